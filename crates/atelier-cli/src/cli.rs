@@ -1,0 +1,104 @@
+//! The command tree. `toolset …`, `tool …` and `run …` slot in beside
+//! `chat` and `workspace` as the core grows.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Atelier: chat with LLM tools in versioned, branching workspaces.
+#[derive(Debug, Parser)]
+#[command(name = "atelier", version, about, propagate_version = true)]
+pub(crate) struct Cli {
+    /// The data directory (default: $ATELIER_DATA_DIR, else <OS data dir>/atelier).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    /// Print records as JSON (field names are the database column names).
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Log more to stderr (-v: info, -vv: debug; ATELIER_LOG overrides).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Chats and their branching message trees.
+    #[command(subcommand)]
+    Chat(ChatCommand),
+    /// A chat's versioned workspace folder.
+    #[command(subcommand, alias = "ws")]
+    Workspace(WorkspaceCommand),
+    /// Build a chat with two branches in a throwaway data dir and show it.
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ChatCommand {
+    /// Start a chat with an empty workspace.
+    New {
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// List chats, most recent first.
+    List,
+    /// Show a chat's active branch (or, with --tree, every branch).
+    Show {
+        chat: String,
+        #[arg(long)]
+        tree: bool,
+    },
+    /// Rename a chat.
+    Rename { chat: String, title: String },
+    /// Make a message the active leaf; the workspace follows.
+    Checkout { chat: String, message: String },
+    /// Append a user message (under --parent: a new branch).
+    Say {
+        chat: String,
+        text: String,
+        #[arg(long, value_name = "MESSAGE_ID")]
+        parent: Option<String>,
+    },
+    /// Delete a chat, its history and its workspace.
+    Delete { chat: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum WorkspaceCommand {
+    /// Print the workspace folder's path.
+    Path { chat: String },
+    /// List the files of the active state, or of --manifest (a manifest or message id).
+    Ls {
+        chat: String,
+        #[arg(long, value_name = "M")]
+        manifest: Option<String>,
+    },
+    /// Print a file of the active state, or of --manifest.
+    Cat {
+        chat: String,
+        path: String,
+        #[arg(long, value_name = "M")]
+        manifest: Option<String>,
+    },
+    /// Record edits made in the workspace folder as an `edit` node.
+    Snapshot { chat: String },
+    /// Compare the workspaces of two messages.
+    Diff { chat: String, from: String, to: String },
+    /// Show a manifest record (default: the active one).
+    Manifest {
+        chat: String,
+        #[arg(value_name = "M")]
+        manifest: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    /// Keep the demo's data dir (its path is printed) instead of deleting it.
+    #[arg(long)]
+    pub keep: bool,
+}

@@ -1,0 +1,82 @@
+//! `atelier chat …`
+
+use atelier_core::Atelier;
+use atelier_core::model::{ContentPart, Role};
+use serde::Serialize;
+
+use crate::cli::ChatCommand;
+use crate::output;
+
+#[derive(Serialize)]
+struct ChatWithMessages<T> {
+    chat: atelier_core::model::Chat,
+    messages: Vec<T>,
+}
+
+pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::Result<()> {
+    match cmd {
+        ChatCommand::New { title } => {
+            let chat = app.create_chat(title.as_deref()).await?;
+            if json {
+                output::json(&chat)?;
+            } else {
+                output::chat(&chat);
+                #[allow(clippy::print_stdout)]
+                {
+                    println!("  workspace {}", app.workspace_dir(&chat.id).display());
+                }
+            }
+        }
+        ChatCommand::List => {
+            let chats = app.list_chats().await?;
+            if json { output::json(&chats)? } else { output::chat_list(&chats) }
+        }
+        ChatCommand::Show { chat, tree } => {
+            let c = app.get_chat(&chat).await?;
+            if tree {
+                let nodes = app.chat_tree(&c.id).await?;
+                if json {
+                    output::json(&ChatWithMessages { chat: c, messages: nodes })?;
+                } else {
+                    output::chat(&c);
+                    output::tree(&nodes, &c.active_leaf_message_id);
+                }
+            } else {
+                let messages = app.active_branch(&c.id).await?;
+                if json {
+                    output::json(&ChatWithMessages { chat: c, messages })?;
+                } else {
+                    output::chat(&c);
+                    output::branch(&messages);
+                }
+            }
+        }
+        ChatCommand::Rename { chat, title } => {
+            let c = app.rename_chat(&chat, &title).await?;
+            if json { output::json(&c)? } else { output::chat(&c) }
+        }
+        ChatCommand::Checkout { chat, message } => {
+            let c = app.checkout(&chat, &message).await?;
+            if json { output::json(&c)? } else { output::chat(&c) }
+        }
+        ChatCommand::Say { chat, text, parent } => {
+            let m = app
+                .append_message(&chat, parent.as_deref(), Role::User, vec![ContentPart::Text { text }])
+                .await?;
+            if json { output::json(&m)? } else { output::message(&m) }
+        }
+        ChatCommand::Delete { chat } => {
+            let c = app.get_chat(&chat).await?;
+            app.delete_chat(&c.id).await?;
+            if json {
+                output::json(&serde_json::json!({ "id": c.id, "deleted": true }))?;
+            } else {
+                #[allow(clippy::print_stdout)]
+                {
+                    println!("Deleted chat {} ({})", c.id, c.title);
+                }
+            }
+        }
+    }
+    Ok(())
+}

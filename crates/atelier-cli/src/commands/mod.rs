@@ -1,0 +1,22 @@
+//! One function per command: call the core, print the result.
+
+mod chat;
+mod demo;
+mod workspace;
+
+use atelier_core::{Atelier, DataDir};
+
+use crate::cli::{Cli, Command};
+
+/// Runs a parsed command line.
+pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Demo(args) => demo::run(args, cli.json).await,
+        Command::Chat(cmd) => chat::run(&open(cli.data_dir).await?, cmd, cli.json).await,
+        Command::Workspace(cmd) => workspace::run(&open(cli.data_dir).await?, cmd, cli.json).await,
+    }
+}
+
+async fn open(data_dir: Option<std::path::PathBuf>) -> anyhow::Result<Atelier> {
+    Ok(Atelier::open(DataDir::resolve(data_dir)?).await?)
+}

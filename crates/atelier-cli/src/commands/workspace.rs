@@ -1,0 +1,104 @@
+//! `atelier workspace …`
+
+use std::io::{IsTerminal, Write};
+
+use atelier_core::{Atelier, Observer};
+
+use crate::cli::WorkspaceCommand;
+use crate::output;
+
+pub(crate) async fn run(app: &Atelier, cmd: WorkspaceCommand, json: bool) -> anyhow::Result<()> {
+    match cmd {
+        WorkspaceCommand::Path { chat } => {
+            let c = app.get_chat(&chat).await?;
+            let path = app.workspace_dir(&c.id);
+            if json {
+                output::json(&serde_json::json!({ "chat_id": c.id, "path": path }))?;
+            } else {
+                writeln!(std::io::stdout(), "{}", path.display())?;
+            }
+        }
+        WorkspaceCommand::Ls { chat, manifest } => {
+            let files = app.list_files(&chat, manifest.as_deref()).await?;
+            if json { output::json(&files)? } else { output::files(&files) }
+        }
+        WorkspaceCommand::Cat { chat, path, manifest } => {
+            let bytes = app.read_file(&chat, &path, manifest.as_deref()).await?;
+            let mut out = std::io::stdout().lock();
+            out.write_all(&bytes)?;
+            out.flush()?;
+        }
+        WorkspaceCommand::Snapshot { chat } => {
+            let outcome = app.snapshot(&chat, &progress_observer("snapshot")).await?;
+            for w in &outcome.warnings {
+                eprintln!("warning: {w}");
+            }
+            if json {
+                output::json(&outcome)?;
+            } else if let Some(id) = &outcome.message_id {
+                writeln!(
+                    std::io::stdout(),
+                    "Recorded edit {id}: +{} -{} ~{} (manifest {})",
+                    outcome.added,
+                    outcome.removed,
+                    outcome.modified,
+                    outcome.manifest_id
+                )?;
+            } else {
+                writeln!(std::io::stdout(), "Nothing changed (manifest {})", outcome.manifest_id)?;
+            }
+        }
+        WorkspaceCommand::Diff { chat, from, to } => {
+            let d = app.diff(&chat, &from, &to).await?;
+            if json { output::json(&d)? } else { output::diff(&d) }
+        }
+        WorkspaceCommand::Manifest { chat, manifest } => {
+            let c = app.get_chat(&chat).await?;
+            let id = manifest.unwrap_or_else(|| c.active_manifest_id.clone());
+            let m = app.get_manifest(&c.id, &id).await?;
+            if json {
+                output::json(&m)?;
+            } else {
+                writeln!(
+                    std::io::stdout(),
+                    "{}  {} files, {} bytes, source {:?}, parent {}",
+                    m.id,
+                    m.file_count,
+                    m.total_size,
+                    m.source,
+                    m.parent_id.as_deref().unwrap_or("-")
+                )?;
+                for (path, sha) in &m.files {
+                    writeln!(std::io::stdout(), "  {sha}  {path}")?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Shows progress on stderr when it is a terminal.
+pub(crate) fn progress_observer(label: &'static str) -> Observer {
+    if !std::io::stderr().is_terminal() {
+        return Observer::default();
+    }
+    let last = std::sync::Mutex::new(std::time::Instant::now());
+    Observer::default().with_progress(move |p| {
+        let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+        let done = p.files_total > 0 && p.files_done >= p.files_total;
+        if last.elapsed().as_millis() < 100 && !done {
+            return;
+        }
+        *last = std::time::Instant::now();
+        eprint!(
+            "\r{label}: {}/{} files, {:.1}/{:.1} MiB   ",
+            p.files_done,
+            p.files_total,
+            p.bytes_done as f64 / 1048576.0,
+            p.bytes_total as f64 / 1048576.0
+        );
+        if done {
+            eprintln!();
+        }
+    })
+}

@@ -1,0 +1,136 @@
+//! Printing: text for people, `--json` for programs.
+#![allow(clippy::print_stdout)]
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use atelier_core::model::{Chat, FileListing, Message, MessageNode, Role, WorkspaceDiff};
+use serde::Serialize;
+
+/// Prints a record as pretty JSON.
+pub(crate) fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// The one line printed for an error: the error and its causes.
+pub(crate) fn error_line(e: &anyhow::Error) -> String {
+    format!("{e:#}")
+}
+
+pub(crate) fn chat(c: &Chat) {
+    println!("{}  {}", c.id, c.title);
+    println!("  created {}  updated {}", c.created_at, c.updated_at);
+    println!("  active leaf {}  manifest {}", c.active_leaf_message_id, c.active_manifest_id);
+}
+
+pub(crate) fn chat_list(chats: &[Chat]) {
+    if chats.is_empty() {
+        println!("No chats yet. Start one with `atelier chat new --title \"…\"`.");
+        return;
+    }
+    for c in chats {
+        println!("{}  {:<32}  {}", c.id, truncate(&c.title, 32), c.updated_at);
+    }
+}
+
+fn role(r: Role) -> &'static str {
+    match r {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::Tool => "tool",
+        Role::Edit => "edit",
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    let one_line = s.replace('\n', " ⏎ ");
+    if one_line.chars().count() <= max {
+        one_line
+    } else {
+        let mut t: String = one_line.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+pub(crate) fn message(m: &Message) {
+    println!("{}  {:<9} {}", m.id, role(m.role), truncate(&m.text(), 80));
+}
+
+pub(crate) fn branch(messages: &[Message]) {
+    for m in messages {
+        message(m);
+    }
+}
+
+/// Draws the message tree; `*` marks the active leaf, `●` the active branch.
+pub(crate) fn tree(nodes: &[MessageNode], active_leaf: &str) {
+    let by_id: HashMap<&str, &MessageNode> = nodes.iter().map(|n| (n.message.id.as_str(), n)).collect();
+    for root in nodes.iter().filter(|n| n.message.parent_id.is_none()) {
+        draw(root, &by_id, active_leaf, "", "");
+    }
+}
+
+fn draw(node: &MessageNode, by_id: &HashMap<&str, &MessageNode>, leaf: &str, first: &str, rest: &str) {
+    let mark = if node.message.id == leaf {
+        "*"
+    } else if node.on_active_branch {
+        "●"
+    } else {
+        "○"
+    };
+    let m = &node.message;
+    println!("{first}{mark} {}  {:<9} {}", m.id, role(m.role), truncate(&m.text(), 60));
+    let n = node.children.len();
+    for (i, child) in node.children.iter().enumerate() {
+        let Some(c) = by_id.get(child.as_str()) else { continue };
+        let last = i + 1 == n;
+        let (f, r) = if last { ("└─ ", "   ") } else { ("├─ ", "│  ") };
+        draw(c, by_id, leaf, &format!("{rest}{f}"), &format!("{rest}{r}"));
+    }
+}
+
+pub(crate) fn files(files: &[FileListing]) {
+    if files.is_empty() {
+        println!("(empty workspace)");
+        return;
+    }
+    for f in files {
+        let x = if f.executable { "x" } else { "-" };
+        println!("{x} {:>10}  {}  {}", f.size, &f.sha256[..12], f.path);
+    }
+}
+
+pub(crate) fn diff(d: &WorkspaceDiff) {
+    if d.added.is_empty() && d.removed.is_empty() && d.modified.is_empty() {
+        println!("(no differences)");
+        return;
+    }
+    for p in &d.added {
+        println!("A {p}");
+    }
+    for p in &d.removed {
+        println!("D {p}");
+    }
+    for m in &d.modified {
+        let note = if m.mode_only {
+            " (executable bit)"
+        } else if m.binary {
+            " (binary)"
+        } else if m.too_large {
+            " (too large to diff)"
+        } else {
+            ""
+        };
+        println!("M {}{note}", m.path);
+    }
+    for m in &d.modified {
+        if let Some(text) = &m.diff {
+            print!("\n{text}");
+        }
+    }
+}

@@ -1,0 +1,287 @@
+//! Chats and their message trees (seed 004 §2.3).
+//!
+//! A chat starts with a root `system` message whose manifest is the empty
+//! workspace. Messages are immutable; each records the workspace state after
+//! it. Appending under any earlier message makes a branch; the chat's active
+//! leaf says which branch the workspace folder shows. Everything here that
+//! moves the workspace goes through [`crate::workspace`], which first
+//! records pending edits so nothing a person changed by hand is lost.
+
+use std::collections::{HashMap, HashSet};
+
+use sqlx::{Row, SqliteConnection};
+
+use crate::model::{Chat, ContentPart, Message, MessageNode, Role};
+use crate::{Atelier, Error, Result, db, ids};
+
+/// The title of a chat created without one.
+pub const DEFAULT_TITLE: &str = "New chat";
+
+/// `SELECT <chat columns> FROM chats c <tail>`, as a literal (sqlx only
+/// takes literal SQL; values are always bound).
+macro_rules! select_chats {
+    ($tail:literal) => {
+        concat!(
+            "SELECT c.id, c.title, c.created_at, c.updated_at, c.active_leaf_message_id, ",
+            "c.active_manifest_id, c.agent_id, ",
+            "(SELECT m.id FROM messages m WHERE m.chat_id = c.id AND m.parent_id IS NULL) AS root_message_id ",
+            "FROM chats c ",
+            $tail
+        )
+    };
+}
+
+/// `SELECT <message columns> FROM messages <tail>`.
+macro_rules! select_messages {
+    ($tail:literal) => {
+        concat!("SELECT id, chat_id, parent_id, role, content, manifest_id, created_at FROM messages ", $tail)
+    };
+}
+
+fn chat_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Chat> {
+    Ok(Chat {
+        id: row.try_get("id")?,
+        title: row.try_get("title")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+        root_message_id: row.try_get::<Option<String>, _>("root_message_id")?.unwrap_or_default(),
+        active_leaf_message_id: row.try_get::<Option<String>, _>("active_leaf_message_id")?.unwrap_or_default(),
+        active_manifest_id: row.try_get::<Option<String>, _>("active_manifest_id")?.unwrap_or_default(),
+        agent_id: row.try_get("agent_id")?,
+    })
+}
+
+pub(crate) fn message_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Message> {
+    let role: String = row.try_get("role")?;
+    let content: String = row.try_get("content")?;
+    Ok(Message {
+        id: row.try_get("id")?,
+        chat_id: row.try_get("chat_id")?,
+        parent_id: row.try_get("parent_id")?,
+        role: Role::parse(&role).ok_or_else(|| Error::InvalidData { what: "message role", reason: role.clone() })?,
+        content: serde_json::from_str(&content)
+            .map_err(|e| Error::InvalidData { what: "message content", reason: e.to_string() })?,
+        manifest_id: row.try_get("manifest_id")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
+/// A message to insert.
+pub(crate) struct NewMessage<'a> {
+    pub id: String,
+    pub chat_id: &'a str,
+    pub parent_id: Option<&'a str>,
+    pub role: Role,
+    pub content: &'a [ContentPart],
+    pub manifest_id: &'a str,
+}
+
+pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_>) -> Result<Message> {
+    let now = ids::now();
+    let content = serde_json::to_string(m.content).map_err(|e| Error::Internal(e.to_string()))?;
+    sqlx::query(
+        "INSERT INTO messages (id, chat_id, parent_id, role, content, manifest_id, created_at) \
+         VALUES (?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&m.id)
+    .bind(m.chat_id)
+    .bind(m.parent_id)
+    .bind(m.role.as_str())
+    .bind(&content)
+    .bind(m.manifest_id)
+    .bind(&now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(Message {
+        id: m.id,
+        chat_id: m.chat_id.to_owned(),
+        parent_id: m.parent_id.map(str::to_owned),
+        role: m.role,
+        content: m.content.to_vec(),
+        manifest_id: m.manifest_id.to_owned(),
+        created_at: now,
+    })
+}
+
+/// Points the chat at a new active leaf and manifest.
+pub(crate) async fn set_active(conn: &mut SqliteConnection, chat_id: &str, leaf: &str, manifest: &str) -> Result<()> {
+    sqlx::query("UPDATE chats SET active_leaf_message_id = ?, active_manifest_id = ?, updated_at = ? WHERE id = ?")
+        .bind(leaf)
+        .bind(manifest)
+        .bind(ids::now())
+        .bind(chat_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+impl Atelier {
+    /// Creates a chat: a root `system` message and an empty workspace.
+    pub async fn create_chat(&self, title: Option<&str>) -> Result<Chat> {
+        let title = title.map(str::trim).filter(|t| !t.is_empty()).unwrap_or(DEFAULT_TITLE);
+        let chat_id = ids::new_id();
+        let now = ids::now();
+        let ws = self.workspace_dir(&chat_id);
+        tokio::fs::create_dir_all(&ws).await.map_err(Error::io("create", &ws))?;
+        let mut tx = db::begin_write(self.db()).await?;
+        sqlx::query("INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)")
+            .bind(&chat_id)
+            .bind(title)
+            .bind(&now)
+            .bind(&now)
+            .execute(&mut *tx)
+            .await?;
+        let root_id = ids::new_id();
+        let manifest_id = crate::workspace::manifests::insert_empty(&mut tx, &chat_id, &root_id).await?;
+        insert_message(
+            &mut tx,
+            NewMessage {
+                id: root_id.clone(),
+                chat_id: &chat_id,
+                parent_id: None,
+                role: Role::System,
+                content: &[],
+                manifest_id: &manifest_id,
+            },
+        )
+        .await?;
+        set_active(&mut tx, &chat_id, &root_id, &manifest_id).await?;
+        tx.commit().await?;
+        tracing::info!(chat = %chat_id, "created chat");
+        self.get_chat(&chat_id).await
+    }
+
+    /// All chats, most recently updated first.
+    pub async fn list_chats(&self) -> Result<Vec<Chat>> {
+        let rows = sqlx::query(select_chats!("ORDER BY c.updated_at DESC, c.id DESC"))
+            .fetch_all(self.db())
+            .await?;
+        rows.iter().map(chat_from_row).collect()
+    }
+
+    /// A chat by id, or by a unique prefix of its id.
+    pub async fn get_chat(&self, id: &str) -> Result<Chat> {
+        let row = sqlx::query(select_chats!("WHERE c.id = ?"))
+            .bind(id)
+            .fetch_optional(self.db())
+            .await?;
+        if let Some(row) = row {
+            return chat_from_row(&row);
+        }
+        let rows = sqlx::query(select_chats!(
+            "WHERE length(?1) >= 4 AND substr(c.id, 1, length(?1)) = ?1 LIMIT 2"
+        ))
+        .bind(id)
+        .fetch_all(self.db())
+        .await?;
+        match rows.as_slice() {
+            [one] => chat_from_row(one),
+            _ => Err(Error::ChatNotFound(id.to_owned())),
+        }
+    }
+
+    /// Renames a chat.
+    pub async fn rename_chat(&self, id: &str, title: &str) -> Result<Chat> {
+        let chat = self.get_chat(id).await?;
+        let title = title.trim();
+        let title = if title.is_empty() { DEFAULT_TITLE } else { title };
+        sqlx::query("UPDATE chats SET title = ?, updated_at = ? WHERE id = ?")
+            .bind(title)
+            .bind(ids::now())
+            .bind(&chat.id)
+            .execute(self.db())
+            .await?;
+        self.get_chat(&chat.id).await
+    }
+
+    /// Deletes a chat: its rows (messages, manifests, tool calls) and its
+    /// folder (workspace and blobs).
+    pub async fn delete_chat(&self, id: &str) -> Result<()> {
+        let chat = self.get_chat(id).await?;
+        let _lock = crate::workspace::lock_chat(self, &chat.id).await?;
+        let mut tx = db::begin_write(self.db()).await?;
+        sqlx::query("DELETE FROM chats WHERE id = ?").bind(&chat.id).execute(&mut *tx).await?;
+        tx.commit().await?;
+        let dir = self.data_dir().chat_dir(&chat.id);
+        tokio::fs::remove_dir_all(&dir).await.or_else(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(Error::io("remove", &dir)(e)) }
+        })?;
+        tracing::info!(chat = %chat.id, "deleted chat");
+        Ok(())
+    }
+
+    /// A message of a chat, by id or unique prefix.
+    pub async fn get_message(&self, chat_id: &str, id: &str) -> Result<Message> {
+        let row = sqlx::query(select_messages!("WHERE chat_id = ? AND id = ?"))
+            .bind(chat_id)
+            .bind(id)
+            .fetch_optional(self.db())
+            .await?;
+        if let Some(row) = row {
+            return message_from_row(&row);
+        }
+        let rows = sqlx::query(select_messages!(
+            "WHERE chat_id = ?1 AND length(?2) >= 4 AND substr(id, 1, length(?2)) = ?2 LIMIT 2"
+        ))
+        .bind(chat_id)
+        .bind(id)
+        .fetch_all(self.db())
+        .await?;
+        match rows.as_slice() {
+            [one] => message_from_row(one),
+            _ => Err(Error::MessageNotFound { chat_id: chat_id.to_owned(), message_id: id.to_owned() }),
+        }
+    }
+
+    /// Every message of the chat, parents before children, siblings in
+    /// creation order, each with its children and whether it is on the
+    /// active branch.
+    pub async fn chat_tree(&self, chat_id: &str) -> Result<Vec<MessageNode>> {
+        let chat = self.get_chat(chat_id).await?;
+        let rows = sqlx::query(select_messages!("WHERE chat_id = ? ORDER BY rowid"))
+            .bind(&chat.id)
+            .fetch_all(self.db())
+            .await?;
+        let messages = rows.iter().map(message_from_row).collect::<Result<Vec<_>>>()?;
+        let mut children: HashMap<&str, Vec<String>> = HashMap::new();
+        let mut parent_of: HashMap<&str, &str> = HashMap::new();
+        for m in &messages {
+            if let Some(p) = &m.parent_id {
+                children.entry(p.as_str()).or_default().push(m.id.clone());
+                parent_of.insert(&m.id, p);
+            }
+        }
+        let mut active: HashSet<&str> = HashSet::new();
+        let mut cur = Some(chat.active_leaf_message_id.as_str());
+        while let Some(id) = cur {
+            active.insert(id);
+            cur = parent_of.get(id).copied();
+        }
+        // Depth-first, children in creation order: the order a tree view shows.
+        let by_id: HashMap<&str, &Message> = messages.iter().map(|m| (m.id.as_str(), m)).collect();
+        let mut out = Vec::with_capacity(messages.len());
+        let mut stack: Vec<&str> = messages.iter().filter(|m| m.parent_id.is_none()).map(|m| m.id.as_str()).collect();
+        while let Some(id) = stack.pop() {
+            let Some(m) = by_id.get(id) else { continue };
+            let kids = children.remove(id).unwrap_or_default();
+            for k in kids.iter().rev() {
+                if let Some((key, _)) = by_id.get_key_value(k.as_str()) {
+                    stack.push(key);
+                }
+            }
+            out.push(MessageNode { message: (*m).clone(), children: kids, on_active_branch: active.contains(id) });
+        }
+        Ok(out)
+    }
+
+    /// The messages from the root to the active leaf.
+    pub async fn active_branch(&self, chat_id: &str) -> Result<Vec<Message>> {
+        Ok(self
+            .chat_tree(chat_id)
+            .await?
+            .into_iter()
+            .filter(|n| n.on_active_branch)
+            .map(|n| n.message)
+            .collect())
+    }
+}

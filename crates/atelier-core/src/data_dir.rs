@@ -1,0 +1,93 @@
+//! The data directory: one folder shared by the CLI and the desktop app.
+//!
+//! Layout (seed 004 §2.1): `atelier.db`, `toolsets/<toolset_id>/`,
+//! `chats/<chat_id>/{workspace,blobs}`. Only this module knows the layout;
+//! everything else asks it for paths. Paths stored in the database are
+//! relative to the root, so the folder can be moved.
+
+use std::path::{Path, PathBuf};
+
+use crate::{Error, Result};
+
+/// The environment variable that overrides the default location.
+pub const ENV_VAR: &str = "ATELIER_DATA_DIR";
+
+/// A data directory root.
+#[derive(Debug, Clone)]
+pub struct DataDir {
+    root: PathBuf,
+}
+
+impl DataDir {
+    /// Uses `root` as the data directory (created on [`crate::Atelier::open`]).
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    /// `explicit` if given, else `$ATELIER_DATA_DIR`, else `<OS data dir>/atelier`
+    /// (`~/.local/share/atelier` on Linux). The desktop app resolves it the
+    /// same way, so both see the same data.
+    pub fn resolve(explicit: Option<PathBuf>) -> Result<Self> {
+        if let Some(root) = explicit {
+            return Ok(Self::new(root));
+        }
+        if let Some(root) = std::env::var_os(ENV_VAR).filter(|v| !v.is_empty()) {
+            return Ok(Self::new(PathBuf::from(root)));
+        }
+        dirs::data_dir().map(|d| Self::new(d.join("atelier"))).ok_or(Error::NoDataDir)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.root.join("atelier.db")
+    }
+
+    pub fn toolsets_dir(&self) -> PathBuf {
+        self.root.join("toolsets")
+    }
+
+    pub fn chats_dir(&self) -> PathBuf {
+        self.root.join("chats")
+    }
+
+    /// `chats/<chat_id>`: everything a chat owns on disk.
+    pub fn chat_dir(&self, chat_id: &str) -> PathBuf {
+        self.chats_dir().join(chat_id)
+    }
+
+    /// `chats/<chat_id>/workspace`: the folder tools read and write.
+    pub fn workspace_dir(&self, chat_id: &str) -> PathBuf {
+        self.chat_dir(chat_id).join("workspace")
+    }
+
+    /// `chats/<chat_id>/blobs`: the content-addressed store.
+    pub fn blobs_dir(&self, chat_id: &str) -> PathBuf {
+        self.chat_dir(chat_id).join("blobs")
+    }
+
+    /// Makes `path` relative to the root for storage in the database.
+    pub fn relative(&self, path: &Path) -> Option<PathBuf> {
+        path.strip_prefix(&self.root).ok().map(Path::to_path_buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_root_wins_and_layout_matches_the_spec() {
+        let d = DataDir::resolve(Some(PathBuf::from("/tmp/x"))).ok();
+        let d = d.as_ref();
+        assert_eq!(d.map(|d| d.workspace_dir("c1")), Some(PathBuf::from("/tmp/x/chats/c1/workspace")));
+        assert_eq!(d.map(|d| d.blobs_dir("c1")), Some(PathBuf::from("/tmp/x/chats/c1/blobs")));
+        assert_eq!(d.map(|d| d.db_path()), Some(PathBuf::from("/tmp/x/atelier.db")));
+        assert_eq!(
+            d.and_then(|d| d.relative(Path::new("/tmp/x/toolsets/a/b.py"))),
+            Some(PathBuf::from("toolsets/a/b.py"))
+        );
+    }
+}

@@ -1,0 +1,89 @@
+//! Atelier's core: everything the desktop app and the CLI do, without a
+//! webview and without Python.
+//!
+//! Start at [`Atelier`], the handle on one data directory ([`DataDir`]): a
+//! SQLite database ([`db`], schema in `migrations/`) and, per chat, a
+//! versioned workspace folder ([`store`]) that follows the conversation's
+//! branches ([`chats`], [`workspace`]).
+//!
+//! The front doors — the `atelier` CLI and the Tauri shell — are thin: each
+//! command parses its arguments, calls one method here, and maps [`Error`].
+//!
+//! ```no_run
+//! # async fn demo() -> atelier_core::Result<()> {
+//! use atelier_core::{Atelier, DataDir};
+//! let app = Atelier::open(DataDir::new("/tmp/atelier-demo")).await?;
+//! let chat = app.create_chat(Some("Demo")).await?;
+//! std::fs::write(app.workspace_dir(&chat.id).join("a.txt"), "hello")
+//!     .map_err(atelier_core::Error::io("write", "a.txt"))?;
+//! let snap = app.snapshot(&chat.id, &Default::default()).await?; // an `edit` node
+//! app.checkout(&chat.id, &chat.root_message_id).await?;          // a.txt is gone
+//! app.checkout(&chat.id, snap.message_id.as_deref().unwrap_or_default()).await?; // back
+//! # Ok(()) }
+//! ```
+
+pub mod chats;
+pub mod data_dir;
+pub mod db;
+mod error;
+pub mod ids;
+pub mod model;
+pub mod store;
+pub mod workspace;
+
+use std::sync::Arc;
+
+use sqlx::SqlitePool;
+
+pub use data_dir::DataDir;
+pub use error::{Error, Result};
+pub use store::{Observer, Progress};
+
+/// A handle on one data directory. Cheap to clone; share it.
+#[derive(Debug, Clone)]
+pub struct Atelier {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    data: DataDir,
+    db: SqlitePool,
+}
+
+impl Atelier {
+    /// Opens the data directory, creating it and the database if needed and
+    /// applying pending migrations.
+    pub async fn open(data: DataDir) -> Result<Self> {
+        let root = data.root().to_path_buf();
+        tokio::fs::create_dir_all(&root).await.map_err(Error::io("create", &root))?;
+        let db = db::open(&data.db_path()).await?;
+        Ok(Self { inner: Arc::new(Inner { data, db }) })
+    }
+
+    pub fn data_dir(&self) -> &DataDir {
+        &self.inner.data
+    }
+
+    /// The connection pool, for modules of this crate and for tests.
+    pub fn db(&self) -> &SqlitePool {
+        &self.inner.db
+    }
+
+    /// The folder tools of this chat read and write.
+    pub fn workspace_dir(&self, chat_id: &str) -> std::path::PathBuf {
+        self.inner.data.workspace_dir(chat_id)
+    }
+
+    /// Closes the database cleanly (checkpoints the WAL).
+    pub async fn close(self) {
+        self.inner.db.close().await;
+    }
+}
+
+/// Runs blocking work (hashing, walking, copying) off the async runtime.
+pub(crate) async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| Error::Internal(format!("a background task failed: {e}")))?
+}

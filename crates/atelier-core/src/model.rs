@@ -1,0 +1,218 @@
+//! The records the core hands out: the same types the CLI prints as JSON and
+//! the desktop app sends over IPC.
+//!
+//! Field names are the column names of the schema (`migrations/`); JSON
+//! stored in TEXT columns is nested JSON here, flags are booleans, absent
+//! values are `null`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// A chat: a conversation tree and the workspace that follows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chat {
+    pub id: String,
+    pub title: String,
+    pub created_at: String,
+    pub updated_at: String,
+    /// The root message (role `system`), whose manifest is the empty workspace.
+    pub root_message_id: String,
+    pub active_leaf_message_id: String,
+    pub active_manifest_id: String,
+    pub agent_id: Option<String>,
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+    /// A change to the workspace made outside a tool call (a person's edit).
+    Edit,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+            Role::Edit => "edit",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "system" => Role::System,
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "tool" => Role::Tool,
+            "edit" => Role::Edit,
+            _ => return None,
+        })
+    }
+}
+
+/// One part of a message's content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentPart {
+    Text { text: String },
+    /// A reference to a `tool_calls` row.
+    ToolCall { tool_call_id: String },
+    /// A workspace change recorded from outside a tool call.
+    WorkspaceEdit { added: u64, removed: u64, modified: u64 },
+}
+
+/// A node of the conversation tree. Immutable once written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub id: String,
+    pub chat_id: String,
+    pub parent_id: Option<String>,
+    pub role: Role,
+    pub content: Vec<ContentPart>,
+    /// The workspace state after this message.
+    pub manifest_id: String,
+    pub created_at: String,
+}
+
+impl Message {
+    /// The text parts joined, for display.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for p in &self.content {
+            match p {
+                ContentPart::Text { text } => out.push_str(text),
+                ContentPart::ToolCall { tool_call_id } => out.push_str(&format!("[tool call {tool_call_id}]")),
+                ContentPart::WorkspaceEdit { added, removed, modified } => {
+                    out.push_str(&format!("[workspace edit: +{added} -{removed} ~{modified}]"));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A message with its place in the tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageNode {
+    #[serde(flatten)]
+    pub message: Message,
+    /// Child ids in creation order.
+    pub children: Vec<String>,
+    /// Whether the message is on the path from the root to the active leaf.
+    pub on_active_branch: bool,
+}
+
+/// Why a manifest was recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ManifestSource {
+    UserUpload,
+    ToolRun,
+    Branch,
+    Edit,
+    /// The empty workspace of a new chat.
+    Empty,
+}
+
+impl ManifestSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ManifestSource::UserUpload => "user_upload",
+            ManifestSource::ToolRun => "tool_run",
+            ManifestSource::Branch => "branch",
+            ManifestSource::Edit => "edit",
+            ManifestSource::Empty => "empty",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "user_upload" => ManifestSource::UserUpload,
+            "tool_run" => ManifestSource::ToolRun,
+            "branch" => ManifestSource::Branch,
+            "edit" => ManifestSource::Edit,
+            "empty" => ManifestSource::Empty,
+            _ => return None,
+        })
+    }
+}
+
+/// A recorded workspace state (a `workspace_manifests` row, with the full
+/// file map read from its trees).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkspaceManifest {
+    pub id: String,
+    pub chat_id: String,
+    pub parent_id: Option<String>,
+    /// The full state, `{path: sha256}` as in seed 004.
+    pub files: BTreeMap<String, String>,
+    /// Paths whose executable bit is set.
+    pub executable: Vec<String>,
+    /// What changed against `parent_id`: `{path: sha256 | null}` (null =
+    /// removed). For a manifest without a parent, every file.
+    pub changes: BTreeMap<String, Option<String>>,
+    pub created_at: String,
+    pub source: ManifestSource,
+    pub source_ref: Option<String>,
+    pub root_tree: String,
+    pub file_count: u64,
+    pub total_size: u64,
+}
+
+/// One file of a workspace listing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileListing {
+    pub path: String,
+    pub sha256: String,
+    pub size: u64,
+    pub executable: bool,
+}
+
+/// The result of recording pending workspace edits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotOutcome {
+    /// The new `edit` message, if anything changed.
+    pub message_id: Option<String>,
+    /// The manifest now active (the new one, or the unchanged current one).
+    pub manifest_id: String,
+    pub changed: bool,
+    pub added: u64,
+    pub removed: u64,
+    pub modified: u64,
+    /// Things skipped (symlinks, special files, non-UTF-8 names).
+    pub warnings: Vec<String>,
+}
+
+/// Differences between two workspace states.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkspaceDiff {
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub modified: Vec<ModifiedFile>,
+}
+
+/// A file present in both states with different content or mode.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModifiedFile {
+    pub path: String,
+    /// Unified diff, for text files.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub diff: Option<String>,
+    /// Set for files that are not UTF-8 text.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub binary: bool,
+    /// Set for text files too large to diff.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub too_large: bool,
+    /// Set when only the executable bit changed.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub mode_only: bool,
+}

@@ -1,0 +1,362 @@
+//! The blob store: `blobs/ab/abcd…`, one file per distinct content.
+//!
+//! Writes go through a [`BlobBatch`]: new blobs are written to `blobs/tmp/`,
+//! made durable with one `syncfs` for the whole batch, renamed to their final
+//! names, and the renames made durable with a second `syncfs`. So a blob is
+//! only ever visible under its final name with durable, complete content,
+//! and "the blob exists" can be trusted by later snapshots. Reads used to
+//! rebuild a workspace verify the content against the name.
+
+use std::collections::HashSet;
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use sha2::Digest;
+
+use super::Hash;
+use crate::{Error, Result};
+
+/// Files up to this size are read into memory once, hashed, and written
+/// only if the store lacks them; bigger ones are streamed.
+const IN_MEMORY_LIMIT: u64 = 8 << 20;
+const CHUNK: usize = 1 << 20;
+
+/// A chat's blob store.
+#[derive(Debug, Clone)]
+pub struct BlobStore {
+    root: PathBuf,
+}
+
+static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Opens a file for reading without following a symlink at its last segment.
+pub(crate) fn open_nofollow(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(path)
+}
+
+impl BlobStore {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `blobs/ab/abcd…`.
+    pub fn path_of(&self, hash: &Hash) -> PathBuf {
+        let hex = hash.to_hex();
+        self.root.join(&hex[..2]).join(hex)
+    }
+
+    pub fn contains(&self, hash: &Hash) -> bool {
+        fs::symlink_metadata(self.path_of(hash)).is_ok_and(|m| m.is_file())
+    }
+
+    fn tmp_dir(&self) -> PathBuf {
+        self.root.join("tmp")
+    }
+
+    /// Creates the store and its 256 fan-out folders (once: creating them on
+    /// demand would cost a syscall per blob).
+    pub fn ensure_layout(&self) -> Result<()> {
+        if self.root.join("ff").is_dir() && self.tmp_dir().is_dir() {
+            return Ok(());
+        }
+        for i in 0..=255u8 {
+            let d = self.root.join(format!("{i:02x}"));
+            fs::create_dir_all(&d).map_err(Error::io("create", &d))?;
+        }
+        let tmp = self.tmp_dir();
+        fs::create_dir_all(&tmp).map_err(Error::io("create", &tmp))?;
+        Ok(())
+    }
+
+    /// Starts a batch of writes. The caller holds the chat lock, so any file
+    /// left in `tmp/` is debris of a crashed batch and is removed.
+    pub fn batch(&self) -> Result<BlobBatch<'_>> {
+        self.ensure_layout()?;
+        let tmp = self.tmp_dir();
+        if let Ok(rd) = fs::read_dir(&tmp) {
+            for e in rd.flatten() {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+        Ok(BlobBatch { store: self, pending: Mutex::new(Vec::new()), seen: Mutex::new(HashSet::new()) })
+    }
+
+    /// Reads a whole blob and checks it against its hash. `path` names the
+    /// workspace file it stands for, for the error message.
+    pub fn read_verified(&self, hash: &Hash, path: &str) -> Result<Vec<u8>> {
+        let p = self.path_of(hash);
+        let bytes = match fs::read(&p) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(self.missing(hash, path)),
+            Err(e) => return Err(Error::io("read blob", p)(e)),
+        };
+        let actual = Hash::of(&bytes);
+        if actual != *hash {
+            return Err(Error::CorruptBlob { path: path.to_owned(), hash: hash.to_hex(), actual: actual.to_hex() });
+        }
+        Ok(bytes)
+    }
+
+    /// Copies a blob to a new file `dest` (which must not exist), checking
+    /// its hash on the way; on a mismatch `dest` is removed.
+    pub fn copy_verified(&self, hash: &Hash, path: &str, dest: &Path, executable: bool) -> Result<()> {
+        let src = self.path_of(hash);
+        let mut input = match File::open(&src) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(self.missing(hash, path)),
+            Err(e) => return Err(Error::io("open blob", src)(e)),
+        };
+        let mode = if executable { 0o755 } else { 0o644 };
+        let mut out = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(dest)
+            .map_err(Error::io("create", dest))?;
+        let mut hasher = sha2::Sha256::new();
+        let mut buf = vec![0u8; CHUNK];
+        let result = (|| -> Result<()> {
+            loop {
+                let n = input.read(&mut buf).map_err(Error::io("read blob", &src))?;
+                if n == 0 {
+                    break;
+                }
+                hasher.update(&buf[..n]);
+                out.write_all(&buf[..n]).map_err(Error::io("write", dest))?;
+            }
+            let actual = Hash(hasher.finalize().into());
+            if actual != *hash {
+                return Err(Error::CorruptBlob { path: path.to_owned(), hash: hash.to_hex(), actual: actual.to_hex() });
+            }
+            // The umask may have cleared bits of `mode`.
+            out.set_permissions(fs::Permissions::from_mode(mode)).map_err(Error::io("set permissions of", dest))
+        })();
+        if result.is_err() {
+            let _ = fs::remove_file(dest);
+        }
+        result
+    }
+
+    fn missing(&self, hash: &Hash, path: &str) -> Error {
+        Error::MissingBlob { path: path.to_owned(), hash: hash.to_hex(), store: self.root.clone() }
+    }
+}
+
+/// New blobs being written; see the module docs. Usable from several threads.
+#[derive(Debug)]
+pub struct BlobBatch<'a> {
+    store: &'a BlobStore,
+    /// Temp files and the hash each will be renamed to.
+    pending: Mutex<Vec<(PathBuf, Hash)>>,
+    /// Hashes stored or pending in this batch (two equal files → one blob).
+    seen: Mutex<HashSet<Hash>>,
+}
+
+/// What [`BlobBatch::put_file`] found.
+#[derive(Debug, Clone, Copy)]
+pub struct PutOutcome {
+    pub hash: Hash,
+    /// Bytes actually read (the file may have changed since it was stat'ed).
+    pub size: u64,
+    /// Whether a new blob was written.
+    pub written: bool,
+}
+
+impl BlobBatch<'_> {
+    fn tmp_path(&self) -> PathBuf {
+        let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        self.store.tmp_dir().join(format!("{}-{n}", std::process::id()))
+    }
+
+    /// Claims `hash` for this batch; false if the store or batch has it.
+    fn claim(&self, hash: &Hash) -> bool {
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        if seen.contains(hash) {
+            return false;
+        }
+        if self.store.contains(hash) {
+            seen.insert(*hash);
+            return false;
+        }
+        seen.insert(*hash);
+        true
+    }
+
+    /// Stores bytes whose hash is already known.
+    pub fn put_bytes(&self, hash: Hash, bytes: &[u8]) -> Result<bool> {
+        if !self.claim(&hash) {
+            return Ok(false);
+        }
+        let tmp = self.tmp_path();
+        fs::write(&tmp, bytes).map_err(Error::io("write blob", &tmp))?;
+        self.pending.lock().unwrap_or_else(|e| e.into_inner()).push((tmp, hash));
+        Ok(true)
+    }
+
+    /// Hashes a workspace file and stores it if new. `size_hint` is the size
+    /// from the walk (decides between reading whole and streaming). Never
+    /// follows a symlink at `src`.
+    pub fn put_file(&self, src: &Path, size_hint: u64) -> Result<PutOutcome> {
+        let mut file = open_nofollow(src).map_err(Error::io("open", src))?;
+        if size_hint <= IN_MEMORY_LIMIT {
+            let mut bytes = Vec::with_capacity(usize::try_from(size_hint).unwrap_or(0));
+            file.read_to_end(&mut bytes).map_err(Error::io("read", src))?;
+            let hash = Hash::of(&bytes);
+            let written = self.put_bytes(hash, &bytes)?;
+            return Ok(PutOutcome { hash, size: bytes.len() as u64, written });
+        }
+        // Big file: hash while copying to a temp file, so it is read once
+        // and what is stored is exactly what was hashed.
+        let tmp = self.tmp_path();
+        let mut out = File::create(&tmp).map_err(Error::io("write blob", &tmp))?;
+        let mut hasher = sha2::Sha256::new();
+        let mut buf = vec![0u8; CHUNK];
+        let mut size = 0u64;
+        let copied = (|| -> Result<()> {
+            loop {
+                let n = file.read(&mut buf).map_err(Error::io("read", src))?;
+                if n == 0 {
+                    return Ok(());
+                }
+                hasher.update(&buf[..n]);
+                out.write_all(&buf[..n]).map_err(Error::io("write blob", &tmp))?;
+                size += n as u64;
+            }
+        })();
+        drop(out);
+        if let Err(e) = copied {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+        let hash = Hash(hasher.finalize().into());
+        if self.claim(&hash) {
+            self.pending.lock().unwrap_or_else(|e| e.into_inner()).push((tmp, hash));
+            Ok(PutOutcome { hash, size, written: true })
+        } else {
+            let _ = fs::remove_file(&tmp);
+            Ok(PutOutcome { hash, size, written: false })
+        }
+    }
+
+    /// Makes every blob of the batch durable under its final name. Returns
+    /// how many blobs were added.
+    pub fn commit(self) -> Result<usize> {
+        let pending = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        if pending.is_empty() {
+            return Ok(0);
+        }
+        let tmp_dir = self.store.tmp_dir();
+        sync_filesystem_of(&tmp_dir, pending.iter().map(|(p, _)| p.as_path()))?;
+        for (tmp, hash) in &pending {
+            let dest = self.store.path_of(hash);
+            fs::rename(tmp, &dest).map_err(Error::io("store blob", &dest))?;
+        }
+        sync_filesystem_of(&self.store.root, pending.iter().map(|(_, h)| self.store.path_of(h)).collect::<Vec<_>>().iter().map(PathBuf::as_path))?;
+        Ok(pending.len())
+    }
+}
+
+impl Drop for BlobBatch<'_> {
+    fn drop(&mut self) {
+        // An uncommitted batch (an error, a cancel) leaves no temp files.
+        for (tmp, _) in self.pending.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..) {
+            let _ = fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Makes `files` (all inside `dir`) and `dir`'s entries durable: one
+/// `syncfs` on Linux, an fsync per file and per folder elsewhere.
+fn sync_filesystem_of<'p>(dir: &Path, files: impl Iterator<Item = &'p Path>) -> Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = files;
+        let d = File::open(dir).map_err(Error::io("open", dir))?;
+        rustix::fs::syncfs(&d).map_err(|e| Error::io("sync", dir)(e.into()))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let mut dirs = HashSet::new();
+        for f in files {
+            File::open(f).and_then(|f| f.sync_all()).map_err(Error::io("sync", f))?;
+            if let Some(parent) = f.parent() {
+                dirs.insert(parent.to_path_buf());
+            }
+        }
+        dirs.insert(dir.to_path_buf());
+        for d in dirs {
+            File::open(&d).and_then(|f| f.sync_all()).map_err(Error::io("sync", &d))?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn put_commit_read_and_detect_corruption() -> anyhow::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let store = BlobStore::new(dir.path().join("blobs"));
+        let src = dir.path().join("f");
+        fs::write(&src, b"hello")?;
+        let batch = store.batch()?;
+        let put = batch.put_file(&src, 5)?;
+        assert!(put.written);
+        assert!(!batch.put_file(&src, 5)?.written, "same content twice in a batch is one blob");
+        assert!(!store.contains(&put.hash), "not visible before commit");
+        assert_eq!(batch.commit()?, 1);
+        assert_eq!(store.read_verified(&put.hash, "f")?, b"hello");
+        assert_eq!(fs::read_dir(store.tmp_dir())?.count(), 0);
+
+        fs::write(store.path_of(&put.hash), b"hellO")?;
+        let err = store.read_verified(&put.hash, "f").err().map(|e| e.kind());
+        assert_eq!(err, Some("corrupt_blob"));
+        let dest = dir.path().join("out");
+        assert!(store.copy_verified(&put.hash, "f", &dest, false).is_err());
+        assert!(!dest.exists(), "a corrupt copy is removed");
+        Ok(())
+    }
+
+    #[test]
+    fn dropped_batch_leaves_nothing() -> anyhow::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let store = BlobStore::new(dir.path().join("blobs"));
+        let batch = store.batch()?;
+        let h = Hash::of(b"x");
+        batch.put_bytes(h, b"x")?;
+        drop(batch);
+        assert!(!store.contains(&h));
+        assert_eq!(fs::read_dir(store.tmp_dir())?.count(), 0);
+        Ok(())
+    }
+
+    #[test]
+    fn big_files_stream_and_dedupe() -> anyhow::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let store = BlobStore::new(dir.path().join("blobs"));
+        let src = dir.path().join("big");
+        let data = vec![7u8; (IN_MEMORY_LIMIT + 3) as usize];
+        fs::write(&src, &data)?;
+        let batch = store.batch()?;
+        let a = batch.put_file(&src, data.len() as u64)?;
+        let b = batch.put_file(&src, data.len() as u64)?;
+        assert!(a.written && !b.written);
+        assert_eq!(a.hash, Hash::of(&data));
+        batch.commit()?;
+        assert_eq!(fs::metadata(store.path_of(&a.hash))?.len(), data.len() as u64);
+        Ok(())
+    }
+}

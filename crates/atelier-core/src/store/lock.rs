@@ -1,0 +1,78 @@
+//! Cross-process file locks.
+//!
+//! The CLI and the desktop app may work on one data dir at the same time.
+//! Operations that move a chat's workspace hold an exclusive `flock` on
+//! `chats/<id>/lock`; as flock locks belong to the open file description,
+//! two opens in one process exclude each other too, so the lock also
+//! serializes tasks inside one process. Acquiring blocks: call it from
+//! blocking code. The lock is released when the guard drops (or the
+//! process dies).
+
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use rustix::fs::{FlockOperation, flock};
+
+use crate::{Error, Result};
+
+/// An exclusive lock held on a file until dropped.
+#[derive(Debug)]
+pub struct FileLock {
+    _file: File,
+    path: PathBuf,
+}
+
+impl FileLock {
+    /// Opens (creating) `path` and waits for an exclusive lock on it.
+    pub fn acquire(path: &Path) -> Result<Self> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(Error::io("open lock file", path))?;
+        flock(&file, FlockOperation::LockExclusive)
+            .map_err(|e| Error::io("lock", path)(e.into()))?;
+        Ok(Self { _file: file, path: path.to_path_buf() })
+    }
+
+    /// Takes the lock only if it is free right now.
+    pub fn try_acquire(path: &Path) -> Result<Option<Self>> {
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(Error::io("open lock file", path))?;
+        match flock(&file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(Some(Self { _file: file, path: path.to_path_buf() })),
+            Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
+            Err(e) => Err(Error::io("lock", path)(e.into())),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_open_in_the_same_process_is_excluded() -> anyhow::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let p = dir.path().join("lock");
+        let held = FileLock::acquire(&p)?;
+        assert!(FileLock::try_acquire(&p)?.is_none());
+        drop(held);
+        assert!(FileLock::try_acquire(&p)?.is_some());
+        Ok(())
+    }
+}

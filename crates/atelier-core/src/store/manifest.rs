@@ -1,0 +1,122 @@
+//! A manifest: the full state of a workspace, `{path: file}`.
+//!
+//! In memory a manifest is a flat sorted map; on disk it is a set of
+//! [trees](super::tree). Comparing two manifests gives the [`Change`]s that
+//! materialize applies and that diffs and change sets report.
+
+use std::collections::BTreeMap;
+
+use super::Hash;
+
+/// One file of a manifest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileEntry {
+    pub hash: Hash,
+    pub size: u64,
+    /// The executable bit (the only mode bit we keep, like git).
+    pub executable: bool,
+}
+
+/// The state of a workspace: workspace-relative path → file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Manifest {
+    pub files: BTreeMap<String, FileEntry>,
+}
+
+/// How a path differs between two manifests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Added(FileEntry),
+    Removed(FileEntry),
+    /// Content or executable bit changed.
+    Modified { from: FileEntry, to: FileEntry },
+}
+
+impl Manifest {
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    pub fn get(&self, path: &str) -> Option<&FileEntry> {
+        self.files.get(path)
+    }
+
+    /// Sum of the file sizes.
+    pub fn total_size(&self) -> u64 {
+        self.files.values().map(|f| f.size).sum()
+    }
+
+    /// What changes from `self` to `to`, in path order. Linear merge of two
+    /// sorted maps.
+    pub fn changes_to<'a>(&'a self, to: &'a Manifest) -> Vec<(&'a str, Change)> {
+        let mut out = Vec::new();
+        let mut a = self.files.iter().peekable();
+        let mut b = to.files.iter().peekable();
+        loop {
+            match (a.peek(), b.peek()) {
+                (None, None) => break,
+                (Some((pa, fa)), None) => {
+                    out.push((pa.as_str(), Change::Removed(**fa)));
+                    a.next();
+                }
+                (None, Some((pb, fb))) => {
+                    out.push((pb.as_str(), Change::Added(**fb)));
+                    b.next();
+                }
+                (Some((pa, fa)), Some((pb, fb))) => match pa.cmp(pb) {
+                    std::cmp::Ordering::Less => {
+                        out.push((pa.as_str(), Change::Removed(**fa)));
+                        a.next();
+                    }
+                    std::cmp::Ordering::Greater => {
+                        out.push((pb.as_str(), Change::Added(**fb)));
+                        b.next();
+                    }
+                    std::cmp::Ordering::Equal => {
+                        if fa != fb {
+                            out.push((pa.as_str(), Change::Modified { from: **fa, to: **fb }));
+                        }
+                        a.next();
+                        b.next();
+                    }
+                },
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(s: &str, executable: bool) -> FileEntry {
+        FileEntry { hash: Hash::of(s.as_bytes()), size: s.len() as u64, executable }
+    }
+
+    #[test]
+    fn changes_cover_added_removed_modified_and_mode() {
+        let mut a = Manifest::default();
+        a.files.insert("keep".into(), entry("k", false));
+        a.files.insert("gone".into(), entry("g", false));
+        a.files.insert("edit".into(), entry("1", false));
+        a.files.insert("chmod".into(), entry("c", false));
+        let mut b = a.clone();
+        b.files.remove("gone");
+        b.files.insert("new".into(), entry("n", false));
+        b.files.insert("edit".into(), entry("2", false));
+        b.files.insert("chmod".into(), entry("c", true));
+        let ch: Vec<_> = a.changes_to(&b).into_iter().map(|(p, c)| (p.to_owned(), c)).collect();
+        let names: Vec<_> = ch.iter().map(|(p, c)| format!("{p}:{}", match c {
+            Change::Added(_) => "A",
+            Change::Removed(_) => "D",
+            Change::Modified { .. } => "M",
+        })).collect();
+        assert_eq!(names, ["chmod:M", "edit:M", "gone:D", "new:A"]);
+        assert!(a.changes_to(&a).is_empty());
+    }
+}

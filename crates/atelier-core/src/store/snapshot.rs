@@ -1,0 +1,161 @@
+//! Snapshot: turn the workspace folder on disk into a [`Manifest`].
+//!
+//! 1. Walk the folder without following symlinks, lstat'ing every entry.
+//! 2. Files whose stat matches the [`StatCache`] keep their cached hash;
+//!    the rest are hashed (on two threads) and stored if new.
+//! 3. The blob batch is committed (durable) before the manifest is returned,
+//!    so whoever records the manifest can rely on every blob existing.
+//!
+//! Skipped with a warning (never followed, never stored): symlinks, sockets,
+//! FIFOs, devices, and names that are not UTF-8 (they cannot be named in a
+//! JSON manifest). Empty folders are not recorded (like git).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::blobs::PutOutcome;
+use super::statcache::{Stat, StatCache};
+use super::{BlobStore, FileEntry, Manifest, Observer, Progress};
+use crate::{Error, Result};
+
+/// What a scan found.
+#[derive(Debug)]
+pub struct Scan {
+    pub manifest: Manifest,
+    /// The cache to save once the manifest is recorded.
+    pub cache: StatCache,
+    /// Files whose content had to be read.
+    pub hashed: usize,
+    /// Blobs added to the store.
+    pub new_blobs: usize,
+    /// Things skipped, one line each, naming the path.
+    pub warnings: Vec<String>,
+}
+
+struct Found {
+    path: String,
+    abs: PathBuf,
+    stat: Stat,
+}
+
+/// Scans `workspace` (see the module docs).
+pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer: &Observer) -> Result<Scan> {
+    match fs::symlink_metadata(workspace) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(Error::InvalidPath {
+                path: workspace.display().to_string(),
+                reason: "the workspace must be a real folder (it is a file or a symlink)",
+            });
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            fs::create_dir_all(workspace).map_err(Error::io("create", workspace))?;
+        }
+        Err(e) => return Err(Error::io("read", workspace)(e)),
+    }
+
+    let mut found = Vec::new();
+    let mut warnings = Vec::new();
+    walk(workspace, "", &mut found, &mut warnings, observer)?;
+
+    let mut manifest = Manifest::default();
+    let mut to_hash = Vec::new();
+    for f in found {
+        match cache.lookup(&f.path, &f.stat) {
+            Some(hash) => {
+                manifest.files.insert(f.path, FileEntry { hash, size: f.stat.size, executable: f.stat.executable() });
+            }
+            None => to_hash.push(f),
+        }
+    }
+
+    let files_total = (manifest.len() + to_hash.len()) as u64;
+    let bytes_total: u64 = to_hash.iter().map(|f| f.stat.size).sum();
+    let mut progress = Progress { files_done: manifest.len() as u64, files_total, bytes_done: 0, bytes_total };
+    observer.progress(progress);
+
+    let batch = store.batch()?;
+    let outcomes = hash_all(&to_hash, &batch, observer, progress)?;
+    let new_blobs = batch.commit()?;
+    let hashed = to_hash.len();
+
+    for (f, out) in to_hash.into_iter().zip(outcomes) {
+        // Deleted between the walk and the read: it is simply not there.
+        let Some(out) = out else { continue };
+        manifest.files.insert(
+            f.path.clone(),
+            FileEntry { hash: out.hash, size: out.size, executable: f.stat.executable() },
+        );
+        if out.size == f.stat.size {
+            cache.insert(f.path, f.stat, out.hash);
+        } else {
+            // Changed while we read it: don't cache a stat that no longer
+            // describes the content; the next snapshot re-reads it.
+            cache.remove(&f.path);
+        }
+    }
+    cache.retain(|p| manifest.files.contains_key(p));
+    progress.files_done = files_total;
+    progress.bytes_done = bytes_total;
+    observer.progress(progress);
+    Ok(Scan { manifest, cache, hashed, new_blobs, warnings })
+}
+
+fn walk(dir: &Path, prefix: &str, out: &mut Vec<Found>, warnings: &mut Vec<String>, observer: &Observer) -> Result<()> {
+    observer.check()?;
+    let rd = fs::read_dir(dir).map_err(Error::io("read folder", dir))?;
+    for entry in rd {
+        let entry = entry.map_err(Error::io("read folder", dir))?;
+        let name = match entry.file_name().into_string() {
+            Ok(n) => n,
+            Err(raw) => {
+                warnings.push(format!("{prefix}{}: skipped, the name is not valid UTF-8", raw.to_string_lossy()));
+                continue;
+            }
+        };
+        let rel = format!("{prefix}{name}");
+        let ft = entry.file_type().map_err(Error::io("read", entry.path()))?;
+        if ft.is_dir() {
+            walk(&entry.path(), &format!("{rel}/"), out, warnings, observer)?;
+        } else if ft.is_file() {
+            // DirEntry::metadata is an lstat relative to the open folder.
+            let md = match entry.metadata() {
+                Ok(m) => m,
+                // Deleted between readdir and lstat: it is simply not there.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(Error::io("read", entry.path())(e)),
+            };
+            out.push(Found { path: rel, abs: entry.path(), stat: Stat::of(&md) });
+        } else if ft.is_symlink() {
+            warnings.push(format!("{rel}: skipped, symlinks are not stored or followed"));
+        } else {
+            warnings.push(format!("{rel}: skipped, not a regular file or folder"));
+        }
+    }
+    Ok(())
+}
+
+fn hash_all(
+    files: &[Found],
+    batch: &super::blobs::BlobBatch<'_>,
+    observer: &Observer,
+    base: Progress,
+) -> Result<Vec<Option<PutOutcome>>> {
+    let done_files = AtomicU64::new(base.files_done);
+    let done_bytes = AtomicU64::new(0);
+    super::par_map(files, |f| {
+        observer.check()?;
+        match batch.put_file(&f.abs, f.stat.size) {
+            Ok(o) => {
+                let bytes_done = done_bytes.fetch_add(o.size, Ordering::Relaxed) + o.size;
+                let files_done = done_files.fetch_add(1, Ordering::Relaxed) + 1;
+                observer.progress(Progress { files_done, bytes_done, ..base });
+                Ok(Some(o))
+            }
+            // Deleted between the walk and the read.
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    })
+}

@@ -1,0 +1,304 @@
+//! Workspace operations on a chat: snapshot, checkout, append, list, read.
+//!
+//! Every operation that moves a chat's workspace runs under the chat's
+//! cross-process [lock](crate::store::lock) and starts by recording pending
+//! edits ([`Atelier::snapshot`]): whatever a person or another program
+//! changed in the folder becomes an `edit` node under the leaf it was made
+//! on, before the folder is changed. Nothing edited by hand is lost.
+//!
+//! Blocking store work runs on `spawn_blocking`; the database is only
+//! touched once the blobs it will name are durable.
+
+mod diff;
+pub(crate) mod manifests;
+
+use std::path::PathBuf;
+
+use crate::chats::{NewMessage, insert_message, set_active};
+use crate::model::{ContentPart, FileListing, ManifestSource, Message, Role, SnapshotOutcome, WorkspaceManifest};
+use crate::store::lock::FileLock;
+use crate::store::manifest::Change;
+use crate::store::statcache::StatCache;
+use crate::store::{BlobStore, Manifest, Observer, failpoint, materialize, snapshot};
+use crate::{Atelier, Error, Result, blocking, db, ids};
+
+/// Takes the chat's workspace lock (waiting for other processes).
+pub(crate) async fn lock_chat(app: &Atelier, chat_id: &str) -> Result<FileLock> {
+    let path = app.data_dir().chat_dir(chat_id).join("lock");
+    blocking(move || FileLock::acquire(&path)).await
+}
+
+/// The chat's state, read under its lock.
+struct Current {
+    chat_id: String,
+    leaf: String,
+    manifest_id: String,
+    manifest: Manifest,
+    cache: StatCache,
+}
+
+impl Atelier {
+    fn blob_store(&self, chat_id: &str) -> BlobStore {
+        BlobStore::new(self.data_dir().blobs_dir(chat_id))
+    }
+
+    fn index_path(&self, chat_id: &str) -> PathBuf {
+        self.data_dir().chat_dir(chat_id).join("index")
+    }
+
+    /// Loads the manifest with this id (of this chat) as a file map.
+    async fn manifest_files(&self, chat_id: &str, manifest_id: &str) -> Result<Manifest> {
+        let row = manifests::load_row(self.db(), chat_id, manifest_id).await?;
+        manifests::load_files(self.db(), chat_id, &row.root_tree).await
+    }
+
+    /// Records pending edits; the caller holds the chat lock.
+    async fn capture_pending(&self, chat_id: &str, observer: &Observer) -> Result<(Current, SnapshotOutcome)> {
+        let chat = self.get_chat(chat_id).await?;
+        let manifest = self.manifest_files(&chat.id, &chat.active_manifest_id).await?;
+        let (ws, store, index) = (self.workspace_dir(&chat.id), self.blob_store(&chat.id), self.index_path(&chat.id));
+        let obs = observer.clone();
+        let scan = blocking(move || snapshot::scan(&ws, &store, StatCache::load(&index), &obs)).await?;
+
+        let mut outcome = SnapshotOutcome {
+            message_id: None,
+            manifest_id: chat.active_manifest_id.clone(),
+            changed: false,
+            added: 0,
+            removed: 0,
+            modified: 0,
+            warnings: scan.warnings,
+        };
+        for (_, change) in manifest.changes_to(&scan.manifest) {
+            match change {
+                Change::Added(_) => outcome.added += 1,
+                Change::Removed(_) => outcome.removed += 1,
+                Change::Modified { .. } => outcome.modified += 1,
+            }
+        }
+        let mut current = Current {
+            chat_id: chat.id.clone(),
+            leaf: chat.active_leaf_message_id.clone(),
+            manifest_id: chat.active_manifest_id.clone(),
+            manifest,
+            cache: scan.cache,
+        };
+        if outcome.added + outcome.removed + outcome.modified > 0 {
+            // The blobs are durable (the scan committed them); a crash from
+            // here on leaves unreferenced blobs, never a dangling manifest.
+            failpoint::hit(failpoint::AFTER_BLOBS)?;
+            let message_id = ids::new_id();
+            let mut tx = db::begin_write(self.db()).await?;
+            let manifest_id = manifests::insert(
+                &mut tx,
+                &chat.id,
+                Some((&current.manifest_id, &current.manifest)),
+                &scan.manifest,
+                ManifestSource::Edit,
+                Some(&message_id),
+            )
+            .await?;
+            insert_message(
+                &mut tx,
+                NewMessage {
+                    id: message_id.clone(),
+                    chat_id: &chat.id,
+                    parent_id: Some(&current.leaf),
+                    role: Role::Edit,
+                    content: &[ContentPart::WorkspaceEdit {
+                        added: outcome.added,
+                        removed: outcome.removed,
+                        modified: outcome.modified,
+                    }],
+                    manifest_id: &manifest_id,
+                },
+            )
+            .await?;
+            set_active(&mut tx, &chat.id, &message_id, &manifest_id).await?;
+            tx.commit().await?;
+            tracing::info!(chat = %chat.id, message = %message_id, "recorded workspace edits");
+            outcome.changed = true;
+            outcome.message_id = Some(message_id.clone());
+            outcome.manifest_id = manifest_id.clone();
+            current.leaf = message_id;
+            current.manifest_id = manifest_id;
+            current.manifest = scan.manifest;
+        }
+        self.save_cache(&current)?;
+        Ok((current, outcome))
+    }
+
+    fn save_cache(&self, current: &Current) -> Result<()> {
+        // A cache that failed to save only costs re-hashing next time.
+        if let Err(e) = current.cache.save(&self.index_path(&current.chat_id)) {
+            tracing::warn!(error = %e, "could not save the stat cache");
+        }
+        Ok(())
+    }
+
+    /// Moves the workspace folder from `current` to `target`.
+    async fn materialize(&self, current: &mut Current, target: Manifest, observer: &Observer) -> Result<()> {
+        let chat_id = current.chat_id.clone();
+        let (ws, store) = (self.workspace_dir(&chat_id), self.blob_store(&chat_id));
+        let staging = self.data_dir().chat_dir(&chat_id).join("staging");
+        let from = std::mem::take(&mut current.manifest);
+        let cache = std::mem::take(&mut current.cache);
+        let obs = observer.clone();
+        let (applied, from, target) = blocking(move || {
+            let applied = materialize::apply(&ws, &staging, &store, &from, &target, cache, &obs);
+            Ok((applied, from, target))
+        })
+        .await?;
+        match applied {
+            Ok(applied) => {
+                for w in &applied.warnings {
+                    tracing::warn!(chat = %chat_id, "{w}");
+                }
+                current.manifest = target;
+                current.cache = applied.cache;
+                self.save_cache(current)
+            }
+            Err(e) => {
+                // The folder is unchanged (staging failed) or partly moved;
+                // either way the next snapshot records what is there.
+                current.manifest = from;
+                Err(e)
+            }
+        }
+    }
+
+    /// Records pending edits in the chat's workspace as an `edit` node under
+    /// the active leaf. Nothing pending → `changed: false`, no new node.
+    pub async fn snapshot(&self, chat_id: &str, observer: &Observer) -> Result<SnapshotOutcome> {
+        let chat = self.get_chat(chat_id).await?;
+        let _lock = lock_chat(self, &chat.id).await?;
+        Ok(self.capture_pending(&chat.id, observer).await?.1)
+    }
+
+    /// Makes `message_id` the active leaf: records pending edits, then turns
+    /// the workspace into that message's state.
+    pub async fn checkout(&self, chat_id: &str, message_id: &str) -> Result<crate::model::Chat> {
+        self.checkout_with(chat_id, message_id, &Observer::default()).await
+    }
+
+    /// [`Atelier::checkout`] with progress and cancellation.
+    pub async fn checkout_with(&self, chat_id: &str, message_id: &str, observer: &Observer) -> Result<crate::model::Chat> {
+        let chat = self.get_chat(chat_id).await?;
+        let target = self.get_message(&chat.id, message_id).await?;
+        let _lock = lock_chat(self, &chat.id).await?;
+        let (mut current, _) = self.capture_pending(&chat.id, observer).await?;
+        if target.manifest_id != current.manifest_id {
+            let files = self.manifest_files(&chat.id, &target.manifest_id).await?;
+            self.materialize(&mut current, files, observer).await?;
+        }
+        let mut tx = db::begin_write(self.db()).await?;
+        set_active(&mut tx, &chat.id, &target.id, &target.manifest_id).await?;
+        tx.commit().await?;
+        self.get_chat(&chat.id).await
+    }
+
+    /// Appends a message under the active leaf, or under `parent_id` (a
+    /// branch). Pending edits are first recorded under the leaf they were
+    /// made on; the new message starts from its parent's workspace and
+    /// becomes the active leaf.
+    pub async fn append_message(
+        &self,
+        chat_id: &str,
+        parent_id: Option<&str>,
+        role: Role,
+        content: Vec<ContentPart>,
+    ) -> Result<Message> {
+        let chat = self.get_chat(chat_id).await?;
+        let explicit_parent = match parent_id {
+            Some(p) => Some(self.get_message(&chat.id, p).await?),
+            None => None,
+        };
+        if role == Role::System {
+            return Err(Error::InvalidData { what: "message role", reason: "only a chat's root is a system message".into() });
+        }
+        let _lock = lock_chat(self, &chat.id).await?;
+        let (mut current, _) = self.capture_pending(&chat.id, &Observer::default()).await?;
+        let parent = match explicit_parent {
+            Some(p) => p,
+            None => self.get_message(&chat.id, &current.leaf).await?,
+        };
+        if parent.manifest_id != current.manifest_id {
+            let files = self.manifest_files(&chat.id, &parent.manifest_id).await?;
+            self.materialize(&mut current, files, &Observer::default()).await?;
+        }
+        let mut tx = db::begin_write(self.db()).await?;
+        let message = insert_message(
+            &mut tx,
+            NewMessage {
+                id: ids::new_id(),
+                chat_id: &chat.id,
+                parent_id: Some(&parent.id),
+                role,
+                content: &content,
+                manifest_id: &parent.manifest_id,
+            },
+        )
+        .await?;
+        set_active(&mut tx, &chat.id, &message.id, &parent.manifest_id).await?;
+        tx.commit().await?;
+        Ok(message)
+    }
+
+    /// A manifest by its id, or the manifest of a message given by id.
+    pub async fn get_manifest(&self, chat_id: &str, manifest_or_message: &str) -> Result<WorkspaceManifest> {
+        let chat = self.get_chat(chat_id).await?;
+        let id = self.resolve_manifest_id(&chat.id, manifest_or_message).await?;
+        let row = manifests::load_row(self.db(), &chat.id, &id).await?;
+        let files = manifests::load_files(self.db(), &chat.id, &row.root_tree).await?;
+        Ok(row.into_record(&files))
+    }
+
+    async fn resolve_manifest_id(&self, chat_id: &str, manifest_or_message: &str) -> Result<String> {
+        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM workspace_manifests WHERE chat_id = ? AND id = ?")
+            .bind(chat_id)
+            .bind(manifest_or_message)
+            .fetch_optional(self.db())
+            .await?;
+        if let Some(id) = exists {
+            return Ok(id);
+        }
+        match self.get_message(chat_id, manifest_or_message).await {
+            Ok(m) => Ok(m.manifest_id),
+            Err(Error::MessageNotFound { .. }) => Err(Error::ManifestNotFound {
+                chat_id: chat_id.to_owned(),
+                manifest_id: manifest_or_message.to_owned(),
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The files of a workspace state (default: the active one), sorted by path.
+    pub async fn list_files(&self, chat_id: &str, manifest_or_message: Option<&str>) -> Result<Vec<FileListing>> {
+        let chat = self.get_chat(chat_id).await?;
+        let id = match manifest_or_message {
+            Some(m) => self.resolve_manifest_id(&chat.id, m).await?,
+            None => chat.active_manifest_id.clone(),
+        };
+        let files = self.manifest_files(&chat.id, &id).await?;
+        Ok(files
+            .files
+            .into_iter()
+            .map(|(path, e)| FileListing { path, sha256: e.hash.to_hex(), size: e.size, executable: e.executable })
+            .collect())
+    }
+
+    /// A file's content in a workspace state (default: the active one), read
+    /// from the store and verified.
+    pub async fn read_file(&self, chat_id: &str, path: &str, manifest_or_message: Option<&str>) -> Result<Vec<u8>> {
+        let path = crate::store::path::normalize(path)?;
+        let chat = self.get_chat(chat_id).await?;
+        let id = match manifest_or_message {
+            Some(m) => self.resolve_manifest_id(&chat.id, m).await?,
+            None => chat.active_manifest_id.clone(),
+        };
+        let files = self.manifest_files(&chat.id, &id).await?;
+        let entry = *files.get(&path).ok_or_else(|| Error::FileNotFound { path: path.clone(), manifest_id: id.clone() })?;
+        let store = self.blob_store(&chat.id);
+        blocking(move || store.read_verified(&entry.hash, &path)).await
+    }
+}
