@@ -1,1 +1,151 @@
+//! Scenario tests: the core and the `atelier` binary together, with a real
+//! SQLite file and real files on disk in a temp data dir.
+//!
+//! Table of contents:
+//! - [`schema`]: migrations on a fresh database, foreign keys, what
+//!   cascades and what must survive (tool-call history).
+//! - [`round_trips`]: snapshot → materialize round trips: executable bits,
+//!   unicode names, deletions, emptied folders, symlinks, big and empty
+//!   workspaces, manifest storage cost.
+//! - [`integrity`]: missing and corrupt blobs, a crash between durable blobs
+//!   and the manifest row, two processes on one chat.
+//! - [`branching`]: branches with different files, checkout back and forth,
+//!   hand edits never lost on a switch, diffs.
+//! - [`cli`]: the `atelier` command as a new user would try it, `--json`
+//!   shapes, exit codes.
 
+mod branching;
+mod cli;
+mod integrity;
+mod round_trips;
+mod schema;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use atelier_core::{Atelier, DataDir, Observer};
+
+/// A throwaway data directory.
+pub(crate) struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub(crate) fn new() -> Self {
+        Self {
+            dir: tempfile::Builder::new()
+                .prefix("atelier-test-")
+                .tempdir()
+                .expect("temp dir"),
+        }
+    }
+
+    pub(crate) fn data(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub(crate) async fn app(&self) -> Atelier {
+        Atelier::open(DataDir::new(self.data()))
+            .await
+            .expect("open data dir")
+    }
+
+    /// Runs `atelier --data-dir <data> args…`.
+    pub(crate) fn cli(&self, args: &[&str]) -> Output {
+        self.cli_env(args, &[])
+    }
+
+    pub(crate) fn cli_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_atelier"));
+        cmd.arg("--data-dir")
+            .arg(self.data())
+            .args(args)
+            .env_remove("ATELIER_DATA_DIR");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        cmd.output().expect("run atelier")
+    }
+
+    /// Runs the CLI, asserts success, returns stdout.
+    pub(crate) fn ok(&self, args: &[&str]) -> String {
+        let out = self.cli(args);
+        assert!(
+            out.status.success(),
+            "atelier {args:?} failed ({}):\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 output")
+    }
+
+    /// Runs the CLI with `--json`, asserts success, parses stdout.
+    pub(crate) fn json(&self, args: &[&str]) -> serde_json::Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let s = self.ok(&a);
+        serde_json::from_str(&s)
+            .unwrap_or_else(|e| panic!("atelier {a:?} printed invalid JSON ({e}):\n{s}"))
+    }
+}
+
+/// Writes a file (creating folders) under `root`.
+pub(crate) fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&p, content).expect("write");
+}
+
+/// Every regular file under `root` as (relative path, content), sorted;
+/// folders listed with a trailing `/` so emptied folders show up.
+pub(crate) fn tree_of(root: &Path) -> Vec<(String, Vec<u8>)> {
+    fn go(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        for e in std::fs::read_dir(dir).expect("read_dir") {
+            let e = e.expect("entry");
+            let p = e.path();
+            let rel = p
+                .strip_prefix(root)
+                .expect("prefix")
+                .to_string_lossy()
+                .into_owned();
+            let ft = e.file_type().expect("file type");
+            if ft.is_dir() {
+                out.push((format!("{rel}/"), Vec::new()));
+                go(root, &p, out);
+            } else if ft.is_symlink() {
+                out.push((
+                    format!("{rel}@"),
+                    std::fs::read_link(&p)
+                        .expect("link")
+                        .to_string_lossy()
+                        .into_owned()
+                        .into_bytes(),
+                ));
+            } else {
+                out.push((rel, std::fs::read(&p).expect("read")));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(root, root, &mut out);
+    out.sort();
+    out
+}
+
+pub(crate) fn paths(tree: &[(String, Vec<u8>)]) -> Vec<&str> {
+    tree.iter().map(|(p, _)| p.as_str()).collect()
+}
+
+pub(crate) async fn snap(app: &Atelier, chat: &str) -> atelier_core::model::SnapshotOutcome {
+    app.snapshot(chat, &Observer::default())
+        .await
+        .expect("snapshot")
+}
+
+pub(crate) fn blob_path(data: &Path, chat: &str, sha: &str) -> PathBuf {
+    data.join("chats")
+        .join(chat)
+        .join("blobs")
+        .join(&sha[..2])
+        .join(sha)
+}

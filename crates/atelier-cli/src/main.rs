@@ -17,7 +17,10 @@ use clap::Parser;
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     init_logging(args.verbose);
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: could not start the async runtime: {e}");
@@ -41,5 +44,9 @@ fn init_logging(verbose: u8) {
         _ => "debug",
     };
     let filter = EnvFilter::try_from_env("ATELIER_LOG").unwrap_or_else(|_| EnvFilter::new(default));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
 }

@@ -23,7 +23,10 @@ pub(crate) fn error_line(e: &anyhow::Error) -> String {
 pub(crate) fn chat(c: &Chat) {
     println!("{}  {}", c.id, c.title);
     println!("  created {}  updated {}", c.created_at, c.updated_at);
-    println!("  active leaf {}  manifest {}", c.active_leaf_message_id, c.active_manifest_id);
+    println!(
+        "  active leaf {}  manifest {}",
+        c.active_leaf_message_id, c.active_manifest_id
+    );
 }
 
 pub(crate) fn chat_list(chats: &[Chat]) {
@@ -69,13 +72,20 @@ pub(crate) fn branch(messages: &[Message]) {
 
 /// Draws the message tree; `*` marks the active leaf, `●` the active branch.
 pub(crate) fn tree(nodes: &[MessageNode], active_leaf: &str) {
-    let by_id: HashMap<&str, &MessageNode> = nodes.iter().map(|n| (n.message.id.as_str(), n)).collect();
+    let by_id: HashMap<&str, &MessageNode> =
+        nodes.iter().map(|n| (n.message.id.as_str(), n)).collect();
     for root in nodes.iter().filter(|n| n.message.parent_id.is_none()) {
         draw(root, &by_id, active_leaf, "", "");
     }
 }
 
-fn draw(node: &MessageNode, by_id: &HashMap<&str, &MessageNode>, leaf: &str, first: &str, rest: &str) {
+fn draw(
+    node: &MessageNode,
+    by_id: &HashMap<&str, &MessageNode>,
+    leaf: &str,
+    first: &str,
+    rest: &str,
+) {
     let mark = if node.message.id == leaf {
         "*"
     } else if node.on_active_branch {
@@ -84,12 +94,23 @@ fn draw(node: &MessageNode, by_id: &HashMap<&str, &MessageNode>, leaf: &str, fir
         "○"
     };
     let m = &node.message;
-    println!("{first}{mark} {}  {:<9} {}", m.id, role(m.role), truncate(&m.text(), 60));
+    println!(
+        "{first}{mark} {}  {:<9} {}",
+        m.id,
+        role(m.role),
+        truncate(&m.text(), 60)
+    );
     let n = node.children.len();
     for (i, child) in node.children.iter().enumerate() {
-        let Some(c) = by_id.get(child.as_str()) else { continue };
+        let Some(c) = by_id.get(child.as_str()) else {
+            continue;
+        };
         let last = i + 1 == n;
-        let (f, r) = if last { ("└─ ", "   ") } else { ("├─ ", "│  ") };
+        let (f, r) = if last {
+            ("└─ ", "   ")
+        } else {
+            ("├─ ", "│  ")
+        };
         draw(c, by_id, leaf, &format!("{rest}{f}"), &format!("{rest}{r}"));
     }
 }

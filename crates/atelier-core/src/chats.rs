@@ -34,7 +34,10 @@ macro_rules! select_chats {
 /// `SELECT <message columns> FROM messages <tail>`.
 macro_rules! select_messages {
     ($tail:literal) => {
-        concat!("SELECT id, chat_id, parent_id, role, content, manifest_id, created_at FROM messages ", $tail)
+        concat!(
+            "SELECT id, chat_id, parent_id, role, content, manifest_id, created_at FROM messages ",
+            $tail
+        )
     };
 }
 
@@ -44,9 +47,15 @@ fn chat_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Chat> {
         title: row.try_get("title")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
-        root_message_id: row.try_get::<Option<String>, _>("root_message_id")?.unwrap_or_default(),
-        active_leaf_message_id: row.try_get::<Option<String>, _>("active_leaf_message_id")?.unwrap_or_default(),
-        active_manifest_id: row.try_get::<Option<String>, _>("active_manifest_id")?.unwrap_or_default(),
+        root_message_id: row
+            .try_get::<Option<String>, _>("root_message_id")?
+            .unwrap_or_default(),
+        active_leaf_message_id: row
+            .try_get::<Option<String>, _>("active_leaf_message_id")?
+            .unwrap_or_default(),
+        active_manifest_id: row
+            .try_get::<Option<String>, _>("active_manifest_id")?
+            .unwrap_or_default(),
         agent_id: row.try_get("agent_id")?,
     })
 }
@@ -58,9 +67,14 @@ pub(crate) fn message_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Message>
         id: row.try_get("id")?,
         chat_id: row.try_get("chat_id")?,
         parent_id: row.try_get("parent_id")?,
-        role: Role::parse(&role).ok_or_else(|| Error::InvalidData { what: "message role", reason: role.clone() })?,
-        content: serde_json::from_str(&content)
-            .map_err(|e| Error::InvalidData { what: "message content", reason: e.to_string() })?,
+        role: Role::parse(&role).ok_or_else(|| Error::InvalidData {
+            what: "message role",
+            reason: role.clone(),
+        })?,
+        content: serde_json::from_str(&content).map_err(|e| Error::InvalidData {
+            what: "message content",
+            reason: e.to_string(),
+        })?,
         manifest_id: row.try_get("manifest_id")?,
         created_at: row.try_get("created_at")?,
     })
@@ -76,7 +90,10 @@ pub(crate) struct NewMessage<'a> {
     pub manifest_id: &'a str,
 }
 
-pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_>) -> Result<Message> {
+pub(crate) async fn insert_message(
+    conn: &mut SqliteConnection,
+    m: NewMessage<'_>,
+) -> Result<Message> {
     let now = ids::now();
     let content = serde_json::to_string(m.content).map_err(|e| Error::Internal(e.to_string()))?;
     sqlx::query(
@@ -104,7 +121,12 @@ pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_
 }
 
 /// Points the chat at a new active leaf and manifest.
-pub(crate) async fn set_active(conn: &mut SqliteConnection, chat_id: &str, leaf: &str, manifest: &str) -> Result<()> {
+pub(crate) async fn set_active(
+    conn: &mut SqliteConnection,
+    chat_id: &str,
+    leaf: &str,
+    manifest: &str,
+) -> Result<()> {
     sqlx::query("UPDATE chats SET active_leaf_message_id = ?, active_manifest_id = ?, updated_at = ? WHERE id = ?")
         .bind(leaf)
         .bind(manifest)
@@ -118,11 +140,16 @@ pub(crate) async fn set_active(conn: &mut SqliteConnection, chat_id: &str, leaf:
 impl Atelier {
     /// Creates a chat: a root `system` message and an empty workspace.
     pub async fn create_chat(&self, title: Option<&str>) -> Result<Chat> {
-        let title = title.map(str::trim).filter(|t| !t.is_empty()).unwrap_or(DEFAULT_TITLE);
+        let title = title
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .unwrap_or(DEFAULT_TITLE);
         let chat_id = ids::new_id();
         let now = ids::now();
         let ws = self.workspace_dir(&chat_id);
-        tokio::fs::create_dir_all(&ws).await.map_err(Error::io("create", &ws))?;
+        tokio::fs::create_dir_all(&ws)
+            .await
+            .map_err(Error::io("create", &ws))?;
         let mut tx = db::begin_write(self.db()).await?;
         sqlx::query("INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)")
             .bind(&chat_id)
@@ -132,7 +159,8 @@ impl Atelier {
             .execute(&mut *tx)
             .await?;
         let root_id = ids::new_id();
-        let manifest_id = crate::workspace::manifests::insert_empty(&mut tx, &chat_id, &root_id).await?;
+        let manifest_id =
+            crate::workspace::manifests::insert_empty(&mut tx, &chat_id, &root_id).await?;
         insert_message(
             &mut tx,
             NewMessage {
@@ -184,7 +212,11 @@ impl Atelier {
     pub async fn rename_chat(&self, id: &str, title: &str) -> Result<Chat> {
         let chat = self.get_chat(id).await?;
         let title = title.trim();
-        let title = if title.is_empty() { DEFAULT_TITLE } else { title };
+        let title = if title.is_empty() {
+            DEFAULT_TITLE
+        } else {
+            title
+        };
         sqlx::query("UPDATE chats SET title = ?, updated_at = ? WHERE id = ?")
             .bind(title)
             .bind(ids::now())
@@ -200,11 +232,18 @@ impl Atelier {
         let chat = self.get_chat(id).await?;
         let _lock = crate::workspace::lock_chat(self, &chat.id).await?;
         let mut tx = db::begin_write(self.db()).await?;
-        sqlx::query("DELETE FROM chats WHERE id = ?").bind(&chat.id).execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM chats WHERE id = ?")
+            .bind(&chat.id)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         let dir = self.data_dir().chat_dir(&chat.id);
         tokio::fs::remove_dir_all(&dir).await.or_else(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(Error::io("remove", &dir)(e)) }
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Ok(())
+            } else {
+                Err(Error::io("remove", &dir)(e))
+            }
         })?;
         tracing::info!(chat = %chat.id, "deleted chat");
         Ok(())
@@ -229,7 +268,10 @@ impl Atelier {
         .await?;
         match rows.as_slice() {
             [one] => message_from_row(one),
-            _ => Err(Error::MessageNotFound { chat_id: chat_id.to_owned(), message_id: id.to_owned() }),
+            _ => Err(Error::MessageNotFound {
+                chat_id: chat_id.to_owned(),
+                message_id: id.to_owned(),
+            }),
         }
     }
 
@@ -242,7 +284,10 @@ impl Atelier {
             .bind(&chat.id)
             .fetch_all(self.db())
             .await?;
-        let messages = rows.iter().map(message_from_row).collect::<Result<Vec<_>>>()?;
+        let messages = rows
+            .iter()
+            .map(message_from_row)
+            .collect::<Result<Vec<_>>>()?;
         let mut children: HashMap<&str, Vec<String>> = HashMap::new();
         let mut parent_of: HashMap<&str, &str> = HashMap::new();
         for m in &messages {
@@ -260,7 +305,11 @@ impl Atelier {
         // Depth-first, children in creation order: the order a tree view shows.
         let by_id: HashMap<&str, &Message> = messages.iter().map(|m| (m.id.as_str(), m)).collect();
         let mut out = Vec::with_capacity(messages.len());
-        let mut stack: Vec<&str> = messages.iter().filter(|m| m.parent_id.is_none()).map(|m| m.id.as_str()).collect();
+        let mut stack: Vec<&str> = messages
+            .iter()
+            .filter(|m| m.parent_id.is_none())
+            .map(|m| m.id.as_str())
+            .collect();
         while let Some(id) = stack.pop() {
             let Some(m) = by_id.get(id) else { continue };
             let kids = children.remove(id).unwrap_or_default();
@@ -269,7 +318,11 @@ impl Atelier {
                     stack.push(key);
                 }
             }
-            out.push(MessageNode { message: (*m).clone(), children: kids, on_active_branch: active.contains(id) });
+            out.push(MessageNode {
+                message: (*m).clone(),
+                children: kids,
+                on_active_branch: active.contains(id),
+            });
         }
         Ok(out)
     }

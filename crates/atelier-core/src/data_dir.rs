@@ -34,7 +34,9 @@ impl DataDir {
         if let Some(root) = std::env::var_os(ENV_VAR).filter(|v| !v.is_empty()) {
             return Ok(Self::new(PathBuf::from(root)));
         }
-        dirs::data_dir().map(|d| Self::new(d.join("atelier"))).ok_or(Error::NoDataDir)
+        dirs::data_dir()
+            .map(|d| Self::new(d.join("atelier")))
+            .ok_or(Error::NoDataDir)
     }
 
     pub fn root(&self) -> &Path {
@@ -82,9 +84,18 @@ mod tests {
     fn explicit_root_wins_and_layout_matches_the_spec() {
         let d = DataDir::resolve(Some(PathBuf::from("/tmp/x"))).ok();
         let d = d.as_ref();
-        assert_eq!(d.map(|d| d.workspace_dir("c1")), Some(PathBuf::from("/tmp/x/chats/c1/workspace")));
-        assert_eq!(d.map(|d| d.blobs_dir("c1")), Some(PathBuf::from("/tmp/x/chats/c1/blobs")));
-        assert_eq!(d.map(|d| d.db_path()), Some(PathBuf::from("/tmp/x/atelier.db")));
+        assert_eq!(
+            d.map(|d| d.workspace_dir("c1")),
+            Some(PathBuf::from("/tmp/x/chats/c1/workspace"))
+        );
+        assert_eq!(
+            d.map(|d| d.blobs_dir("c1")),
+            Some(PathBuf::from("/tmp/x/chats/c1/blobs"))
+        );
+        assert_eq!(
+            d.map(|d| d.db_path()),
+            Some(PathBuf::from("/tmp/x/atelier.db"))
+        );
         assert_eq!(
             d.and_then(|d| d.relative(Path::new("/tmp/x/toolsets/a/b.py"))),
             Some(PathBuf::from("toolsets/a/b.py"))

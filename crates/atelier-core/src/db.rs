@@ -33,7 +33,10 @@ pub async fn open(path: &Path) -> Result<SqlitePool> {
         .synchronous(SqliteSynchronous::Normal)
         .foreign_keys(true)
         .busy_timeout(BUSY_TIMEOUT);
-    let pool = SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
+    let pool = SqlitePoolOptions::new()
+        .max_connections(4)
+        .connect_with(options)
+        .await?;
     migrate(&pool, path).await?;
     Ok(pool)
 }

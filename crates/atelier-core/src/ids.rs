@@ -43,14 +43,17 @@ mod tests {
         let b = new_id();
         assert_ne!(a, b);
         assert!(a < b, "{a} should sort before {b}");
-        assert_eq!(uuid::Uuid::parse_str(&a).map(|u| u.get_version_num()).ok(), Some(7));
+        assert_eq!(
+            uuid::Uuid::parse_str(&a).map(|u| u.get_version_num()).ok(),
+            Some(7)
+        );
     }
 
     #[test]
     fn timestamps_are_iso_utc_millis() {
         let t = OffsetDateTime::from_unix_timestamp_nanos(1_795_000_000_123_456_789).ok();
         let s = t.map(timestamp);
-        assert_eq!(s.as_deref(), Some("2026-11-18T08:26:40.123Z"));
+        assert_eq!(s.as_deref(), Some("2026-11-18T11:06:40.123Z"));
         assert!(now().ends_with('Z'));
     }
 }

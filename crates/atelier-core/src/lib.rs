@@ -56,9 +56,13 @@ impl Atelier {
     /// applying pending migrations.
     pub async fn open(data: DataDir) -> Result<Self> {
         let root = data.root().to_path_buf();
-        tokio::fs::create_dir_all(&root).await.map_err(Error::io("create", &root))?;
+        tokio::fs::create_dir_all(&root)
+            .await
+            .map_err(Error::io("create", &root))?;
         let db = db::open(&data.db_path()).await?;
-        Ok(Self { inner: Arc::new(Inner { data, db }) })
+        Ok(Self {
+            inner: Arc::new(Inner { data, db }),
+        })
     }
 
     pub fn data_dir(&self) -> &DataDir {
@@ -82,7 +86,9 @@ impl Atelier {
 }
 
 /// Runs blocking work (hashing, walking, copying) off the async runtime.
-pub(crate) async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+pub(crate) async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T> + Send + 'static,
+) -> Result<T> {
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| Error::Internal(format!("a background task failed: {e}")))?

@@ -62,11 +62,19 @@ impl Role {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentPart {
-    Text { text: String },
+    Text {
+        text: String,
+    },
     /// A reference to a `tool_calls` row.
-    ToolCall { tool_call_id: String },
+    ToolCall {
+        tool_call_id: String,
+    },
     /// A workspace change recorded from outside a tool call.
-    WorkspaceEdit { added: u64, removed: u64, modified: u64 },
+    WorkspaceEdit {
+        added: u64,
+        removed: u64,
+        modified: u64,
+    },
 }
 
 /// A node of the conversation tree. Immutable once written.
@@ -89,9 +97,17 @@ impl Message {
         for p in &self.content {
             match p {
                 ContentPart::Text { text } => out.push_str(text),
-                ContentPart::ToolCall { tool_call_id } => out.push_str(&format!("[tool call {tool_call_id}]")),
-                ContentPart::WorkspaceEdit { added, removed, modified } => {
-                    out.push_str(&format!("[workspace edit: +{added} -{removed} ~{modified}]"));
+                ContentPart::ToolCall { tool_call_id } => {
+                    out.push_str(&format!("[tool call {tool_call_id}]"))
+                }
+                ContentPart::WorkspaceEdit {
+                    added,
+                    removed,
+                    modified,
+                } => {
+                    out.push_str(&format!(
+                        "[workspace edit: +{added} -{removed} ~{modified}]"
+                    ));
                 }
             }
         }

@@ -29,14 +29,21 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
         }
         ChatCommand::List => {
             let chats = app.list_chats().await?;
-            if json { output::json(&chats)? } else { output::chat_list(&chats) }
+            if json {
+                output::json(&chats)?
+            } else {
+                output::chat_list(&chats)
+            }
         }
         ChatCommand::Show { chat, tree } => {
             let c = app.get_chat(&chat).await?;
             if tree {
                 let nodes = app.chat_tree(&c.id).await?;
                 if json {
-                    output::json(&ChatWithMessages { chat: c, messages: nodes })?;
+                    output::json(&ChatWithMessages {
+                        chat: c,
+                        messages: nodes,
+                    })?;
                 } else {
                     output::chat(&c);
                     output::tree(&nodes, &c.active_leaf_message_id);
@@ -53,17 +60,34 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
         }
         ChatCommand::Rename { chat, title } => {
             let c = app.rename_chat(&chat, &title).await?;
-            if json { output::json(&c)? } else { output::chat(&c) }
+            if json {
+                output::json(&c)?
+            } else {
+                output::chat(&c)
+            }
         }
         ChatCommand::Checkout { chat, message } => {
             let c = app.checkout(&chat, &message).await?;
-            if json { output::json(&c)? } else { output::chat(&c) }
+            if json {
+                output::json(&c)?
+            } else {
+                output::chat(&c)
+            }
         }
         ChatCommand::Say { chat, text, parent } => {
             let m = app
-                .append_message(&chat, parent.as_deref(), Role::User, vec![ContentPart::Text { text }])
+                .append_message(
+                    &chat,
+                    parent.as_deref(),
+                    Role::User,
+                    vec![ContentPart::Text { text }],
+                )
                 .await?;
-            if json { output::json(&m)? } else { output::message(&m) }
+            if json {
+                output::json(&m)?
+            } else {
+                output::message(&m)
+            }
         }
         ChatCommand::Delete { chat } => {
             let c = app.get_chat(&chat).await?;

@@ -20,11 +20,16 @@ fn write(ws: &Path, rel: &str, content: &str) -> anyhow::Result<()> {
 }
 
 fn say(text: &str) -> Vec<ContentPart> {
-    vec![ContentPart::Text { text: text.to_owned() }]
+    vec![ContentPart::Text {
+        text: text.to_owned(),
+    }]
 }
 
 pub(crate) async fn run(args: DemoArgs, json: bool) -> anyhow::Result<()> {
-    let dir = tempfile::Builder::new().prefix("atelier-demo-").tempdir().context("creating a temp folder")?;
+    let dir = tempfile::Builder::new()
+        .prefix("atelier-demo-")
+        .tempdir()
+        .context("creating a temp folder")?;
     let app = Atelier::open(DataDir::new(dir.path())).await?;
     let chat = app.create_chat(Some("Demo: two plans")).await?;
     let ws = app.workspace_dir(&chat.id);
@@ -33,14 +38,29 @@ pub(crate) async fn run(args: DemoArgs, json: bool) -> anyhow::Result<()> {
     write(&ws, "notes.md", "# Notes\n\nWe need a plan.\n")?;
     write(&ws, "src/hello.py", "print('hello')\n")?;
     let base = app.snapshot(&chat.id, &Observer::default()).await?;
-    let base_id = base.message_id.context("the first snapshot records the two files")?;
-    app.append_message(&chat.id, None, Role::User, say("Let's go with plan A.")).await?;
+    let base_id = base
+        .message_id
+        .context("the first snapshot records the two files")?;
+    app.append_message(&chat.id, None, Role::User, say("Let's go with plan A."))
+        .await?;
     write(&ws, "plan.md", "# Plan A\n\n1. Do the thing.\n")?;
-    let plan_a = app.append_message(&chat.id, None, Role::User, say("Plan A is written.")).await?;
+    let plan_a = app
+        .append_message(&chat.id, None, Role::User, say("Plan A is written."))
+        .await?;
 
     // Branch from the base: plan B, in a workspace that never saw plan A.
-    app.append_message(&chat.id, Some(&base_id), Role::User, say("Actually, plan B.")).await?;
-    write(&ws, "plan.md", "# Plan B\n\n1. Do the other thing.\n2. Celebrate.\n")?;
+    app.append_message(
+        &chat.id,
+        Some(&base_id),
+        Role::User,
+        say("Actually, plan B."),
+    )
+    .await?;
+    write(
+        &ws,
+        "plan.md",
+        "# Plan B\n\n1. Do the other thing.\n2. Celebrate.\n",
+    )?;
     let plan_b = app.snapshot(&chat.id, &Observer::default()).await?;
     let plan_b_id = plan_b.message_id.context("plan B was written")?;
 
@@ -79,7 +99,11 @@ pub(crate) async fn run(args: DemoArgs, json: bool) -> anyhow::Result<()> {
     app.close().await;
     if args.keep {
         let kept = dir.keep();
-        eprintln!("Kept {}; try: atelier --data-dir {} chat list", kept.display(), kept.display());
+        eprintln!(
+            "Kept {}; try: atelier --data-dir {} chat list",
+            kept.display(),
+            kept.display()
+        );
     }
     Ok(())
 }

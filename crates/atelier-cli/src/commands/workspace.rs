@@ -20,9 +20,17 @@ pub(crate) async fn run(app: &Atelier, cmd: WorkspaceCommand, json: bool) -> any
         }
         WorkspaceCommand::Ls { chat, manifest } => {
             let files = app.list_files(&chat, manifest.as_deref()).await?;
-            if json { output::json(&files)? } else { output::files(&files) }
+            if json {
+                output::json(&files)?
+            } else {
+                output::files(&files)
+            }
         }
-        WorkspaceCommand::Cat { chat, path, manifest } => {
+        WorkspaceCommand::Cat {
+            chat,
+            path,
+            manifest,
+        } => {
             let bytes = app.read_file(&chat, &path, manifest.as_deref()).await?;
             let mut out = std::io::stdout().lock();
             out.write_all(&bytes)?;
@@ -45,12 +53,20 @@ pub(crate) async fn run(app: &Atelier, cmd: WorkspaceCommand, json: bool) -> any
                     outcome.manifest_id
                 )?;
             } else {
-                writeln!(std::io::stdout(), "Nothing changed (manifest {})", outcome.manifest_id)?;
+                writeln!(
+                    std::io::stdout(),
+                    "Nothing changed (manifest {})",
+                    outcome.manifest_id
+                )?;
             }
         }
         WorkspaceCommand::Diff { chat, from, to } => {
             let d = app.diff(&chat, &from, &to).await?;
-            if json { output::json(&d)? } else { output::diff(&d) }
+            if json {
+                output::json(&d)?
+            } else {
+                output::diff(&d)
+            }
         }
         WorkspaceCommand::Manifest { chat, manifest } => {
             let c = app.get_chat(&chat).await?;

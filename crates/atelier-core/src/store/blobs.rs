@@ -89,7 +89,11 @@ impl BlobStore {
                 let _ = fs::remove_file(e.path());
             }
         }
-        Ok(BlobBatch { store: self, pending: Mutex::new(Vec::new()), seen: Mutex::new(HashSet::new()) })
+        Ok(BlobBatch {
+            store: self,
+            pending: Mutex::new(Vec::new()),
+            seen: Mutex::new(HashSet::new()),
+        })
     }
 
     /// Reads a whole blob and checks it against its hash. `path` names the
@@ -98,23 +102,37 @@ impl BlobStore {
         let p = self.path_of(hash);
         let bytes = match fs::read(&p) {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(self.missing(hash, path)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(self.missing(hash, path));
+            }
             Err(e) => return Err(Error::io("read blob", p)(e)),
         };
         let actual = Hash::of(&bytes);
         if actual != *hash {
-            return Err(Error::CorruptBlob { path: path.to_owned(), hash: hash.to_hex(), actual: actual.to_hex() });
+            return Err(Error::CorruptBlob {
+                path: path.to_owned(),
+                hash: hash.to_hex(),
+                actual: actual.to_hex(),
+            });
         }
         Ok(bytes)
     }
 
     /// Copies a blob to a new file `dest` (which must not exist), checking
     /// its hash on the way; on a mismatch `dest` is removed.
-    pub fn copy_verified(&self, hash: &Hash, path: &str, dest: &Path, executable: bool) -> Result<()> {
+    pub fn copy_verified(
+        &self,
+        hash: &Hash,
+        path: &str,
+        dest: &Path,
+        executable: bool,
+    ) -> Result<()> {
         let src = self.path_of(hash);
         let mut input = match File::open(&src) {
             Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(self.missing(hash, path)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(self.missing(hash, path));
+            }
             Err(e) => return Err(Error::io("open blob", src)(e)),
         };
         let mode = if executable { 0o755 } else { 0o644 };
@@ -137,10 +155,15 @@ impl BlobStore {
             }
             let actual = Hash(hasher.finalize().into());
             if actual != *hash {
-                return Err(Error::CorruptBlob { path: path.to_owned(), hash: hash.to_hex(), actual: actual.to_hex() });
+                return Err(Error::CorruptBlob {
+                    path: path.to_owned(),
+                    hash: hash.to_hex(),
+                    actual: actual.to_hex(),
+                });
             }
             // The umask may have cleared bits of `mode`.
-            out.set_permissions(fs::Permissions::from_mode(mode)).map_err(Error::io("set permissions of", dest))
+            out.set_permissions(fs::Permissions::from_mode(mode))
+                .map_err(Error::io("set permissions of", dest))
         })();
         if result.is_err() {
             let _ = fs::remove_file(dest);
@@ -149,7 +172,11 @@ impl BlobStore {
     }
 
     fn missing(&self, hash: &Hash, path: &str) -> Error {
-        Error::MissingBlob { path: path.to_owned(), hash: hash.to_hex(), store: self.root.clone() }
+        Error::MissingBlob {
+            path: path.to_owned(),
+            hash: hash.to_hex(),
+            store: self.root.clone(),
+        }
     }
 }
 
@@ -176,7 +203,9 @@ pub struct PutOutcome {
 impl BlobBatch<'_> {
     fn tmp_path(&self) -> PathBuf {
         let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        self.store.tmp_dir().join(format!("{}-{n}", std::process::id()))
+        self.store
+            .tmp_dir()
+            .join(format!("{}-{n}", std::process::id()))
     }
 
     /// Claims `hash` for this batch; false if the store or batch has it.
@@ -200,7 +229,10 @@ impl BlobBatch<'_> {
         }
         let tmp = self.tmp_path();
         fs::write(&tmp, bytes).map_err(Error::io("write blob", &tmp))?;
-        self.pending.lock().unwrap_or_else(|e| e.into_inner()).push((tmp, hash));
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((tmp, hash));
         Ok(true)
     }
 
@@ -211,10 +243,15 @@ impl BlobBatch<'_> {
         let mut file = open_nofollow(src).map_err(Error::io("open", src))?;
         if size_hint <= IN_MEMORY_LIMIT {
             let mut bytes = Vec::with_capacity(usize::try_from(size_hint).unwrap_or(0));
-            file.read_to_end(&mut bytes).map_err(Error::io("read", src))?;
+            file.read_to_end(&mut bytes)
+                .map_err(Error::io("read", src))?;
             let hash = Hash::of(&bytes);
             let written = self.put_bytes(hash, &bytes)?;
-            return Ok(PutOutcome { hash, size: bytes.len() as u64, written });
+            return Ok(PutOutcome {
+                hash,
+                size: bytes.len() as u64,
+                written,
+            });
         }
         // Big file: hash while copying to a temp file, so it is read once
         // and what is stored is exactly what was hashed.
@@ -230,7 +267,8 @@ impl BlobBatch<'_> {
                     return Ok(());
                 }
                 hasher.update(&buf[..n]);
-                out.write_all(&buf[..n]).map_err(Error::io("write blob", &tmp))?;
+                out.write_all(&buf[..n])
+                    .map_err(Error::io("write blob", &tmp))?;
                 size += n as u64;
             }
         })();
@@ -241,11 +279,22 @@ impl BlobBatch<'_> {
         }
         let hash = Hash(hasher.finalize().into());
         if self.claim(&hash) {
-            self.pending.lock().unwrap_or_else(|e| e.into_inner()).push((tmp, hash));
-            Ok(PutOutcome { hash, size, written: true })
+            self.pending
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((tmp, hash));
+            Ok(PutOutcome {
+                hash,
+                size,
+                written: true,
+            })
         } else {
             let _ = fs::remove_file(&tmp);
-            Ok(PutOutcome { hash, size, written: false })
+            Ok(PutOutcome {
+                hash,
+                size,
+                written: false,
+            })
         }
     }
 
@@ -262,7 +311,15 @@ impl BlobBatch<'_> {
             let dest = self.store.path_of(hash);
             fs::rename(tmp, &dest).map_err(Error::io("store blob", &dest))?;
         }
-        sync_filesystem_of(&self.store.root, pending.iter().map(|(_, h)| self.store.path_of(h)).collect::<Vec<_>>().iter().map(PathBuf::as_path))?;
+        sync_filesystem_of(
+            &self.store.root,
+            pending
+                .iter()
+                .map(|(_, h)| self.store.path_of(h))
+                .collect::<Vec<_>>()
+                .iter()
+                .map(PathBuf::as_path),
+        )?;
         Ok(pending.len())
     }
 }
@@ -270,7 +327,12 @@ impl BlobBatch<'_> {
 impl Drop for BlobBatch<'_> {
     fn drop(&mut self) {
         // An uncommitted batch (an error, a cancel) leaves no temp files.
-        for (tmp, _) in self.pending.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..) {
+        for (tmp, _) in self
+            .pending
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+        {
             let _ = fs::remove_file(tmp);
         }
     }
@@ -289,14 +351,18 @@ fn sync_filesystem_of<'p>(dir: &Path, files: impl Iterator<Item = &'p Path>) -> 
     {
         let mut dirs = HashSet::new();
         for f in files {
-            File::open(f).and_then(|f| f.sync_all()).map_err(Error::io("sync", f))?;
+            File::open(f)
+                .and_then(|f| f.sync_all())
+                .map_err(Error::io("sync", f))?;
             if let Some(parent) = f.parent() {
                 dirs.insert(parent.to_path_buf());
             }
         }
         dirs.insert(dir.to_path_buf());
         for d in dirs {
-            File::open(&d).and_then(|f| f.sync_all()).map_err(Error::io("sync", &d))?;
+            File::open(&d)
+                .and_then(|f| f.sync_all())
+                .map_err(Error::io("sync", &d))?;
         }
         Ok(())
     }
@@ -315,7 +381,10 @@ mod tests {
         let batch = store.batch()?;
         let put = batch.put_file(&src, 5)?;
         assert!(put.written);
-        assert!(!batch.put_file(&src, 5)?.written, "same content twice in a batch is one blob");
+        assert!(
+            !batch.put_file(&src, 5)?.written,
+            "same content twice in a batch is one blob"
+        );
         assert!(!store.contains(&put.hash), "not visible before commit");
         assert_eq!(batch.commit()?, 1);
         assert_eq!(store.read_verified(&put.hash, "f")?, b"hello");
@@ -356,7 +425,10 @@ mod tests {
         assert!(a.written && !b.written);
         assert_eq!(a.hash, Hash::of(&data));
         batch.commit()?;
-        assert_eq!(fs::metadata(store.path_of(&a.hash))?.len(), data.len() as u64);
+        assert_eq!(
+            fs::metadata(store.path_of(&a.hash))?.len(),
+            data.len() as u64
+        );
         Ok(())
     }
 }

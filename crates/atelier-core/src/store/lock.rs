@@ -37,7 +37,10 @@ impl FileLock {
             .map_err(Error::io("open lock file", path))?;
         flock(&file, FlockOperation::LockExclusive)
             .map_err(|e| Error::io("lock", path)(e.into()))?;
-        Ok(Self { _file: file, path: path.to_path_buf() })
+        Ok(Self {
+            _file: file,
+            path: path.to_path_buf(),
+        })
     }
 
     /// Takes the lock only if it is free right now.
@@ -50,7 +53,10 @@ impl FileLock {
             .open(path)
             .map_err(Error::io("open lock file", path))?;
         match flock(&file, FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => Ok(Some(Self { _file: file, path: path.to_path_buf() })),
+            Ok(()) => Ok(Some(Self {
+                _file: file,
+                path: path.to_path_buf(),
+            })),
             Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
             Err(e) => Err(Error::io("lock", path)(e.into())),
         }

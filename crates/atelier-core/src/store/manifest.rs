@@ -29,7 +29,10 @@ pub enum Change {
     Added(FileEntry),
     Removed(FileEntry),
     /// Content or executable bit changed.
-    Modified { from: FileEntry, to: FileEntry },
+    Modified {
+        from: FileEntry,
+        to: FileEntry,
+    },
 }
 
 impl Manifest {
@@ -78,7 +81,13 @@ impl Manifest {
                     }
                     std::cmp::Ordering::Equal => {
                         if fa != fb {
-                            out.push((pa.as_str(), Change::Modified { from: **fa, to: **fb }));
+                            out.push((
+                                pa.as_str(),
+                                Change::Modified {
+                                    from: **fa,
+                                    to: **fb,
+                                },
+                            ));
                         }
                         a.next();
                         b.next();
@@ -95,7 +104,11 @@ mod tests {
     use super::*;
 
     fn entry(s: &str, executable: bool) -> FileEntry {
-        FileEntry { hash: Hash::of(s.as_bytes()), size: s.len() as u64, executable }
+        FileEntry {
+            hash: Hash::of(s.as_bytes()),
+            size: s.len() as u64,
+            executable,
+        }
     }
 
     #[test]
@@ -110,12 +123,24 @@ mod tests {
         b.files.insert("new".into(), entry("n", false));
         b.files.insert("edit".into(), entry("2", false));
         b.files.insert("chmod".into(), entry("c", true));
-        let ch: Vec<_> = a.changes_to(&b).into_iter().map(|(p, c)| (p.to_owned(), c)).collect();
-        let names: Vec<_> = ch.iter().map(|(p, c)| format!("{p}:{}", match c {
-            Change::Added(_) => "A",
-            Change::Removed(_) => "D",
-            Change::Modified { .. } => "M",
-        })).collect();
+        let ch: Vec<_> = a
+            .changes_to(&b)
+            .into_iter()
+            .map(|(p, c)| (p.to_owned(), c))
+            .collect();
+        let names: Vec<_> = ch
+            .iter()
+            .map(|(p, c)| {
+                format!(
+                    "{p}:{}",
+                    match c {
+                        Change::Added(_) => "A",
+                        Change::Removed(_) => "D",
+                        Change::Modified { .. } => "M",
+                    }
+                )
+            })
+            .collect();
         assert_eq!(names, ["chmod:M", "edit:M", "gone:D", "new:A"]);
         assert!(a.changes_to(&a).is_empty());
     }

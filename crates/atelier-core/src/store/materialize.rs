@@ -77,15 +77,27 @@ pub fn apply(
     let files_total = to_write.len() as u64;
     let done = AtomicU64::new(0);
     let done_bytes = AtomicU64::new(0);
-    let staged = super::par_map(&to_write.iter().enumerate().collect::<Vec<_>>(), |(i, (path, entry))| {
-        observer.check()?;
-        let dest = staging.join(i.to_string());
-        store.copy_verified(&entry.hash, path, &dest, entry.executable)?;
-        let files_done = done.fetch_add(1, Ordering::Relaxed) + 1;
-        let bytes_done = done_bytes.fetch_add(entry.size, Ordering::Relaxed) + entry.size;
-        observer.progress(Progress { files_done, files_total, bytes_done, bytes_total });
-        Ok(Staged { path, entry: *entry, staged: dest })
-    });
+    let staged = super::par_map(
+        &to_write.iter().enumerate().collect::<Vec<_>>(),
+        |(i, (path, entry))| {
+            observer.check()?;
+            let dest = staging.join(i.to_string());
+            store.copy_verified(&entry.hash, path, &dest, entry.executable)?;
+            let files_done = done.fetch_add(1, Ordering::Relaxed) + 1;
+            let bytes_done = done_bytes.fetch_add(entry.size, Ordering::Relaxed) + entry.size;
+            observer.progress(Progress {
+                files_done,
+                files_total,
+                bytes_done,
+                bytes_total,
+            });
+            Ok(Staged {
+                path,
+                entry: *entry,
+                staged: dest,
+            })
+        },
+    );
     let staged = match staged.and_then(|s| failpoint::hit(failpoint::AFTER_STAGING).map(|()| s)) {
         Ok(s) => s,
         Err(e) => {
@@ -100,7 +112,9 @@ pub fn apply(
     let mut emptied: BTreeSet<&str> = BTreeSet::new();
     for path in &to_remove {
         if !parent_is_real(workspace, path, &mut real_dirs) {
-            warnings.push(format!("{path}: not removed, a folder on its path is a symlink"));
+            warnings.push(format!(
+                "{path}: not removed, a folder on its path is a symlink"
+            ));
             continue;
         }
         let abs = workspace.join(path);
@@ -127,7 +141,10 @@ pub fn apply(
                 });
             }
             Ok(_) => {
-                warnings.push(format!("{}: replaced an untracked symlink or special file", s.path));
+                warnings.push(format!(
+                    "{}: replaced an untracked symlink or special file",
+                    s.path
+                ));
                 fs::remove_file(&abs).map_err(Error::io("remove", &abs))?;
             }
             Err(_) => {}
@@ -142,18 +159,26 @@ pub fn apply(
             continue;
         }
         let mode = if entry.executable { 0o755 } else { 0o644 };
-        fs::set_permissions(&abs, fs::Permissions::from_mode(mode)).map_err(Error::io("set permissions of", &abs))?;
+        fs::set_permissions(&abs, fs::Permissions::from_mode(mode))
+            .map_err(Error::io("set permissions of", &abs))?;
         let md = fs::symlink_metadata(&abs).map_err(Error::io("read", &abs))?;
         cache.insert((*path).to_owned(), Stat::of(&md), entry.hash);
     }
     let _ = fs::remove_dir_all(staging);
-    Ok(Applied { written: staged.len(), removed: to_remove.len(), cache, warnings })
+    Ok(Applied {
+        written: staged.len(),
+        removed: to_remove.len(),
+        cache,
+        warnings,
+    })
 }
 
 /// Whether every folder on the way to `path` is a real folder (not a
 /// symlink). Missing folders count as real (nothing to follow).
 fn parent_is_real(workspace: &Path, path: &str, real: &mut HashSet<String>) -> bool {
-    let Some((dir, _)) = path.rsplit_once('/') else { return true };
+    let Some((dir, _)) = path.rsplit_once('/') else {
+        return true;
+    };
     let mut prefix = String::new();
     for seg in dir.split('/') {
         if !prefix.is_empty() {
@@ -176,8 +201,15 @@ fn parent_is_real(workspace: &Path, path: &str, real: &mut HashSet<String>) -> b
 
 /// Creates the folders on the way to `path`, replacing any symlink or file
 /// in the way (those are untracked: a snapshot just skipped them).
-fn ensure_parent(workspace: &Path, path: &str, real: &mut HashSet<String>, warnings: &mut Vec<String>) -> Result<()> {
-    let Some((dir, _)) = path.rsplit_once('/') else { return Ok(()) };
+fn ensure_parent(
+    workspace: &Path,
+    path: &str,
+    real: &mut HashSet<String>,
+    warnings: &mut Vec<String>,
+) -> Result<()> {
+    let Some((dir, _)) = path.rsplit_once('/') else {
+        return Ok(());
+    };
     let mut prefix = String::new();
     for seg in dir.split('/') {
         if !prefix.is_empty() {
@@ -191,7 +223,9 @@ fn ensure_parent(workspace: &Path, path: &str, real: &mut HashSet<String>, warni
         match fs::symlink_metadata(&abs) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
-                warnings.push(format!("{prefix}: replaced an untracked symlink or special file with a folder"));
+                warnings.push(format!(
+                    "{prefix}: replaced an untracked symlink or special file with a folder"
+                ));
                 fs::remove_file(&abs).map_err(Error::io("remove", &abs))?;
                 fs::create_dir(&abs).map_err(Error::io("create", &abs))?;
             }
@@ -222,7 +256,8 @@ fn prune_empty_dirs(workspace: &Path, emptied: &BTreeSet<&str>, real: &mut HashS
     for d in ordered {
         let abs = workspace.join(&d);
         // remove_dir never follows a symlink and fails on a non-empty folder.
-        if matches!(fs::symlink_metadata(&abs), Ok(m) if m.is_dir()) && fs::remove_dir(&abs).is_ok() {
+        if matches!(fs::symlink_metadata(&abs), Ok(m) if m.is_dir()) && fs::remove_dir(&abs).is_ok()
+        {
             real.remove(&d);
         }
     }

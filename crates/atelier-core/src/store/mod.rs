@@ -101,7 +101,9 @@ pub struct Observer {
 
 impl fmt::Debug for Observer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Observer").field("cancelled", &self.cancel.is_cancelled()).finish()
+        f.debug_struct("Observer")
+            .field("cancelled", &self.cancel.is_cancelled())
+            .finish()
     }
 }
 
@@ -125,21 +127,11 @@ impl Observer {
     }
 
     pub(crate) fn check(&self) -> crate::Result<()> {
-        if self.cancel.is_cancelled() { Err(crate::Error::Cancelled) } else { Ok(()) }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hex_round_trips() {
-        let h = Hash::of(b"hello");
-        assert_eq!(h.to_hex(), "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
-        assert_eq!(Hash::from_hex(&h.to_hex()), Some(h));
-        assert_eq!(Hash::from_hex("zz"), None);
-        assert_eq!(Hash::from_hex(&"g".repeat(64)), None);
+        if self.cancel.is_cancelled() {
+            Err(crate::Error::Cancelled)
+        } else {
+            Ok(())
+        }
     }
 }
 
@@ -149,7 +141,10 @@ const WORKER_THREADS: usize = 2;
 
 /// Maps `f` over `items` on [`WORKER_THREADS`] threads, keeping order.
 /// Stops handing out work at the first error, which it returns.
-pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> crate::Result<R> + Sync) -> crate::Result<Vec<R>> {
+pub(crate) fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(&T) -> crate::Result<R> + Sync,
+) -> crate::Result<Vec<R>> {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
     if items.len() <= 1 {
@@ -167,7 +162,10 @@ pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> crate::Re
                     match f(item) {
                         Ok(r) => results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r),
                         Err(e) => {
-                            first_error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+                            first_error
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .get_or_insert(e);
                             next.store(items.len(), Ordering::Relaxed);
                             break;
                         }
@@ -183,6 +181,28 @@ pub(crate) fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> crate::Re
         .into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .into_iter()
-        .map(|r| r.ok_or(crate::Error::InvalidData { what: "parallel task", reason: "a task produced no result".into() }))
+        .map(|r| {
+            r.ok_or(crate::Error::InvalidData {
+                what: "parallel task",
+                reason: "a task produced no result".into(),
+            })
+        })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trips() {
+        let h = Hash::of(b"hello");
+        assert_eq!(
+            h.to_hex(),
+            "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+        );
+        assert_eq!(Hash::from_hex(&h.to_hex()), Some(h));
+        assert_eq!(Hash::from_hex("zz"), None);
+        assert_eq!(Hash::from_hex(&"g".repeat(64)), None);
+    }
 }

@@ -9,7 +9,12 @@ use crate::{Error, Result};
 
 /// Checks that `path` is a clean workspace-relative path.
 pub fn validate(path: &str) -> Result<()> {
-    let bad = |reason| Err(Error::InvalidPath { path: path.to_owned(), reason });
+    let bad = |reason| {
+        Err(Error::InvalidPath {
+            path: path.to_owned(),
+            reason,
+        })
+    };
     if path.is_empty() {
         return bad("the path is empty");
     }
@@ -33,7 +38,10 @@ pub fn validate(path: &str) -> Result<()> {
 /// validates it.
 pub fn normalize(path: &str) -> Result<String> {
     if path.starts_with('/') {
-        return Err(Error::InvalidPath { path: path.to_owned(), reason: "absolute paths are not allowed" });
+        return Err(Error::InvalidPath {
+            path: path.to_owned(),
+            reason: "absolute paths are not allowed",
+        });
     }
     let joined = path
         .split('/')
@@ -42,7 +50,11 @@ pub fn normalize(path: &str) -> Result<String> {
         .join("/");
     validate(&joined).map_err(|_| Error::InvalidPath {
         path: path.to_owned(),
-        reason: if joined.is_empty() { "the path is empty" } else { "`..` segments, NUL and absolute paths are not allowed" },
+        reason: if joined.is_empty() {
+            "the path is empty"
+        } else {
+            "`..` segments, NUL and absolute paths are not allowed"
+        },
     })?;
     Ok(joined)
 }
@@ -53,10 +65,27 @@ mod tests {
 
     #[test]
     fn rejects_escapes_and_accepts_unusual_names() {
-        for bad in ["", "/etc/passwd", "../x", "a/../../x", "a//b", "a/", "./a", "a\0b"] {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../../x",
+            "a//b",
+            "a/",
+            "./a",
+            "a\0b",
+        ] {
             assert!(validate(bad).is_err(), "{bad:?} should be rejected");
         }
-        for good in ["a", "dir/ünïcødé ✓.txt", "-rf", "a b/c\nd", "...", ".hidden", "a\\b"] {
+        for good in [
+            "a",
+            "dir/ünïcødé ✓.txt",
+            "-rf",
+            "a b/c\nd",
+            "...",
+            ".hidden",
+            "a\\b",
+        ] {
             assert!(validate(good).is_ok(), "{good:?} should be accepted");
         }
     }

@@ -40,7 +40,12 @@ struct Found {
 }
 
 /// Scans `workspace` (see the module docs).
-pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer: &Observer) -> Result<Scan> {
+pub fn scan(
+    workspace: &Path,
+    store: &BlobStore,
+    mut cache: StatCache,
+    observer: &Observer,
+) -> Result<Scan> {
     match fs::symlink_metadata(workspace) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => {
@@ -64,7 +69,14 @@ pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer:
     for f in found {
         match cache.lookup(&f.path, &f.stat) {
             Some(hash) => {
-                manifest.files.insert(f.path, FileEntry { hash, size: f.stat.size, executable: f.stat.executable() });
+                manifest.files.insert(
+                    f.path,
+                    FileEntry {
+                        hash,
+                        size: f.stat.size,
+                        executable: f.stat.executable(),
+                    },
+                );
             }
             None => to_hash.push(f),
         }
@@ -72,7 +84,12 @@ pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer:
 
     let files_total = (manifest.len() + to_hash.len()) as u64;
     let bytes_total: u64 = to_hash.iter().map(|f| f.stat.size).sum();
-    let mut progress = Progress { files_done: manifest.len() as u64, files_total, bytes_done: 0, bytes_total };
+    let mut progress = Progress {
+        files_done: manifest.len() as u64,
+        files_total,
+        bytes_done: 0,
+        bytes_total,
+    };
     observer.progress(progress);
 
     let batch = store.batch()?;
@@ -85,7 +102,11 @@ pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer:
         let Some(out) = out else { continue };
         manifest.files.insert(
             f.path.clone(),
-            FileEntry { hash: out.hash, size: out.size, executable: f.stat.executable() },
+            FileEntry {
+                hash: out.hash,
+                size: out.size,
+                executable: f.stat.executable(),
+            },
         );
         if out.size == f.stat.size {
             cache.insert(f.path, f.stat, out.hash);
@@ -99,10 +120,22 @@ pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer:
     progress.files_done = files_total;
     progress.bytes_done = bytes_total;
     observer.progress(progress);
-    Ok(Scan { manifest, cache, hashed, new_blobs, warnings })
+    Ok(Scan {
+        manifest,
+        cache,
+        hashed,
+        new_blobs,
+        warnings,
+    })
 }
 
-fn walk(dir: &Path, prefix: &str, out: &mut Vec<Found>, warnings: &mut Vec<String>, observer: &Observer) -> Result<()> {
+fn walk(
+    dir: &Path,
+    prefix: &str,
+    out: &mut Vec<Found>,
+    warnings: &mut Vec<String>,
+    observer: &Observer,
+) -> Result<()> {
     observer.check()?;
     let rd = fs::read_dir(dir).map_err(Error::io("read folder", dir))?;
     for entry in rd {
@@ -110,7 +143,10 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<Found>, warnings: &mut Vec<Strin
         let name = match entry.file_name().into_string() {
             Ok(n) => n,
             Err(raw) => {
-                warnings.push(format!("{prefix}{}: skipped, the name is not valid UTF-8", raw.to_string_lossy()));
+                warnings.push(format!(
+                    "{prefix}{}: skipped, the name is not valid UTF-8",
+                    raw.to_string_lossy()
+                ));
                 continue;
             }
         };
@@ -126,9 +162,15 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<Found>, warnings: &mut Vec<Strin
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(Error::io("read", entry.path())(e)),
             };
-            out.push(Found { path: rel, abs: entry.path(), stat: Stat::of(&md) });
+            out.push(Found {
+                path: rel,
+                abs: entry.path(),
+                stat: Stat::of(&md),
+            });
         } else if ft.is_symlink() {
-            warnings.push(format!("{rel}: skipped, symlinks are not stored or followed"));
+            warnings.push(format!(
+                "{rel}: skipped, symlinks are not stored or followed"
+            ));
         } else {
             warnings.push(format!("{rel}: skipped, not a regular file or folder"));
         }
@@ -150,11 +192,17 @@ fn hash_all(
             Ok(o) => {
                 let bytes_done = done_bytes.fetch_add(o.size, Ordering::Relaxed) + o.size;
                 let files_done = done_files.fetch_add(1, Ordering::Relaxed) + 1;
-                observer.progress(Progress { files_done, bytes_done, ..base });
+                observer.progress(Progress {
+                    files_done,
+                    bytes_done,
+                    ..base
+                });
                 Ok(Some(o))
             }
             // Deleted between the walk and the read.
-            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                Ok(None)
+            }
             Err(e) => Err(e),
         }
     })

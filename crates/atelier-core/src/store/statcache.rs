@@ -59,10 +59,15 @@ pub struct StatCache {
 impl StatCache {
     /// Loads the cache, or an empty one if it is missing or unreadable.
     pub fn load(path: &Path) -> Self {
-        let Ok(bytes) = fs::read(path) else { return Self::default() };
+        let Ok(bytes) = fs::read(path) else {
+            return Self::default();
+        };
         let written_at = fs::metadata(path).ok().map(|m| Stat::of(&m).mtime);
         match decode(&bytes) {
-            Some(entries) => Self { entries, written_at },
+            Some(entries) => Self {
+                entries,
+                written_at,
+            },
             None => {
                 tracing::warn!(path = %path.display(), "ignoring an unreadable stat cache; files will be re-hashed");
                 Self::default()
@@ -187,15 +192,26 @@ mod tests {
         let loaded = StatCache::load(&idx);
         assert_eq!(loaded.len(), 1);
         // Written in the same tick or later than the file: may be clean…
-        let fresh = Stat { mtime: (stat.mtime.0 - 10, 0), ctime: (stat.ctime.0 - 10, 0), ..stat };
+        let fresh = Stat {
+            mtime: (stat.mtime.0 - 10, 0),
+            ctime: (stat.ctime.0 - 10, 0),
+            ..stat
+        };
         let mut c2 = StatCache::default();
         c2.insert("f".into(), fresh, Hash::of(b"x"));
         c2.save(&idx)?;
         let loaded = StatCache::load(&idx);
         assert_eq!(loaded.lookup("f", &fresh), Some(Hash::of(b"x")));
-        assert_eq!(loaded.lookup("f", &Stat { size: 2, ..fresh }), None, "a changed size is a miss");
+        assert_eq!(
+            loaded.lookup("f", &Stat { size: 2, ..fresh }),
+            None,
+            "a changed size is a miss"
+        );
         // …but a file as new as the cache itself is racily clean: a miss.
-        let racy = Stat { mtime: (i64::MAX, 0), ..fresh };
+        let racy = Stat {
+            mtime: (i64::MAX, 0),
+            ..fresh
+        };
         let mut c3 = StatCache::default();
         c3.insert("f".into(), racy, Hash::of(b"x"));
         c3.save(&idx)?;

@@ -65,15 +65,23 @@ pub fn encode(manifest: &Manifest) -> EncodedTrees {
     }
     let mut out = HashMap::new();
     let (root_hash, _) = encode_dir(&root, &mut out);
-    EncodedTrees { root: root_hash, trees: out.into_iter().collect() }
+    EncodedTrees {
+        root: root_hash,
+        trees: out.into_iter().collect(),
+    }
 }
 
 fn encode_dir(dir: &Dir<'_>, out: &mut HashMap<Hash, Vec<u8>>) -> (Hash, u64) {
     // Merge files and subdirectories into one name-sorted list. A name can't
     // be both (the walk sees one or the other; manifests come from walks).
-    let mut entries: Vec<(&str, EntryKind, Hash, u64)> = Vec::with_capacity(dir.files.len() + dir.dirs.len());
+    let mut entries: Vec<(&str, EntryKind, Hash, u64)> =
+        Vec::with_capacity(dir.files.len() + dir.dirs.len());
     for (name, f) in &dir.files {
-        let kind = if f.executable { EntryKind::Executable } else { EntryKind::File };
+        let kind = if f.executable {
+            EntryKind::Executable
+        } else {
+            EntryKind::File
+        };
         entries.push((name, kind, f.hash, f.size));
     }
     for (name, sub) in &dir.dirs {
@@ -130,8 +138,14 @@ pub fn decode(hash: &Hash, data: &[u8]) -> Result<Vec<TreeEntry>, String> {
         let (h, r) = r.split_first_chunk::<32>().ok_or_else(truncated)?;
         let (size, r) = r.split_first_chunk::<8>().ok_or_else(truncated)?;
         rest = r;
-        let name = std::str::from_utf8(name).map_err(|_| "corrupt: a name is not UTF-8".to_string())?;
-        if name.is_empty() || name == "." || name == ".." || name.contains('/') || name.contains('\0') {
+        let name =
+            std::str::from_utf8(name).map_err(|_| "corrupt: a name is not UTF-8".to_string())?;
+        if name.is_empty()
+            || name == "."
+            || name == ".."
+            || name.contains('/')
+            || name.contains('\0')
+        {
             return Err(format!("corrupt: invalid entry name {name:?}"));
         }
         if let Some(prev) = out.last()
@@ -139,7 +153,12 @@ pub fn decode(hash: &Hash, data: &[u8]) -> Result<Vec<TreeEntry>, String> {
         {
             return Err("corrupt: entries out of order".into());
         }
-        out.push(TreeEntry { name: name.to_owned(), kind, hash: Hash(*h), size: u64::from_le_bytes(*size) });
+        out.push(TreeEntry {
+            name: name.to_owned(),
+            kind,
+            hash: Hash(*h),
+            size: u64::from_le_bytes(*size),
+        });
     }
     Ok(out)
 }
@@ -153,13 +172,21 @@ pub fn assemble(root: &Hash, trees: &HashMap<Hash, Vec<TreeEntry>>) -> Result<Ma
     while let Some((prefix, h)) = stack.pop() {
         let entries = trees.get(&h).ok_or(h)?;
         for e in entries {
-            let path = if prefix.is_empty() { e.name.clone() } else { format!("{prefix}/{}", e.name) };
+            let path = if prefix.is_empty() {
+                e.name.clone()
+            } else {
+                format!("{prefix}/{}", e.name)
+            };
             match e.kind {
                 EntryKind::Dir => stack.push((path, e.hash)),
                 EntryKind::File | EntryKind::Executable => {
                     manifest.files.insert(
                         path,
-                        FileEntry { hash: e.hash, size: e.size, executable: e.kind == EntryKind::Executable },
+                        FileEntry {
+                            hash: e.hash,
+                            size: e.size,
+                            executable: e.kind == EntryKind::Executable,
+                        },
                     );
                 }
             }
@@ -170,7 +197,10 @@ pub fn assemble(root: &Hash, trees: &HashMap<Hash, Vec<TreeEntry>>) -> Result<Ma
 
 /// The subtrees a decoded tree refers to.
 pub fn subtree_hashes(entries: &[TreeEntry]) -> impl Iterator<Item = Hash> + '_ {
-    entries.iter().filter(|e| e.kind == EntryKind::Dir).map(|e| e.hash)
+    entries
+        .iter()
+        .filter(|e| e.kind == EntryKind::Dir)
+        .map(|e| e.hash)
 }
 
 #[cfg(test)]
@@ -182,7 +212,11 @@ mod tests {
         for (p, c) in paths {
             m.files.insert(
                 (*p).to_owned(),
-                FileEntry { hash: Hash::of(c.as_bytes()), size: c.len() as u64, executable: p.ends_with(".sh") },
+                FileEntry {
+                    hash: Hash::of(c.as_bytes()),
+                    size: c.len() as u64,
+                    executable: p.ends_with(".sh"),
+                },
             );
         }
         m
@@ -201,7 +235,13 @@ mod tests {
 
     #[test]
     fn encode_then_assemble_gives_the_same_manifest() {
-        let m = manifest(&[("a.txt", "a"), ("d/b.txt", "b"), ("d/e/run.sh", "x"), ("d.txt", "d"), ("ü/ñ", "u")]);
+        let m = manifest(&[
+            ("a.txt", "a"),
+            ("d/b.txt", "b"),
+            ("d/e/run.sh", "x"),
+            ("d.txt", "d"),
+            ("ü/ñ", "u"),
+        ]);
         assert_eq!(round_trip(&m), m);
         assert_eq!(round_trip(&Manifest::default()), Manifest::default());
     }
@@ -211,7 +251,11 @@ mod tests {
         let a = manifest(&[("x/1", "1"), ("y/2", "2"), ("z/3", "3")]);
         let b = manifest(&[("x/1", "1"), ("y/2", "2"), ("z/3", "changed")]);
         let (ea, eb) = (encode(&a), encode(&b));
-        let shared = ea.trees.iter().filter(|(h, _)| eb.trees.iter().any(|(h2, _)| h2 == h)).count();
+        let shared = ea
+            .trees
+            .iter()
+            .filter(|(h, _)| eb.trees.iter().any(|(h2, _)| h2 == h))
+            .count();
         assert_eq!(ea.trees.len(), 4);
         assert_eq!(shared, 2, "x and y are shared; z and the root differ");
         assert_ne!(ea.root, eb.root);

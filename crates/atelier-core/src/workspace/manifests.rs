@@ -32,8 +32,17 @@ impl ManifestRow {
             id: self.id,
             chat_id: self.chat_id,
             parent_id: self.parent_id,
-            files: files.files.iter().map(|(p, e)| (p.clone(), e.hash.to_hex())).collect(),
-            executable: files.files.iter().filter(|(_, e)| e.executable).map(|(p, _)| p.clone()).collect(),
+            files: files
+                .files
+                .iter()
+                .map(|(p, e)| (p.clone(), e.hash.to_hex()))
+                .collect(),
+            executable: files
+                .files
+                .iter()
+                .filter(|(_, e)| e.executable)
+                .map(|(p, _)| p.clone())
+                .collect(),
             changes: self.changes,
             created_at: self.created_at,
             source: self.source,
@@ -46,8 +55,20 @@ impl ManifestRow {
 }
 
 /// Records the empty workspace of a new chat.
-pub(crate) async fn insert_empty(conn: &mut SqliteConnection, chat_id: &str, source_ref: &str) -> Result<String> {
-    insert(conn, chat_id, None, &Manifest::default(), ManifestSource::Empty, Some(source_ref)).await
+pub(crate) async fn insert_empty(
+    conn: &mut SqliteConnection,
+    chat_id: &str,
+    source_ref: &str,
+) -> Result<String> {
+    insert(
+        conn,
+        chat_id,
+        None,
+        &Manifest::default(),
+        ManifestSource::Empty,
+        Some(source_ref),
+    )
+    .await
 }
 
 /// Records `manifest` (its trees, then its row) and returns its id. The
@@ -62,9 +83,13 @@ pub(crate) async fn insert(
 ) -> Result<String> {
     let encoded = tree::encode(manifest);
     for chunk in encoded.trees.chunks(300) {
-        let mut q = QueryBuilder::<Sqlite>::new("INSERT OR IGNORE INTO workspace_trees (chat_id, hash, data) ");
+        let mut q = QueryBuilder::<Sqlite>::new(
+            "INSERT OR IGNORE INTO workspace_trees (chat_id, hash, data) ",
+        );
         q.push_values(chunk, |mut b, (hash, data)| {
-            b.push_bind(chat_id).push_bind(hash.to_hex()).push_bind(data.as_slice());
+            b.push_bind(chat_id)
+                .push_bind(hash.to_hex())
+                .push_bind(data.as_slice());
         });
         q.build().execute(&mut *conn).await?;
     }
@@ -80,7 +105,11 @@ pub(crate) async fn insert(
                 (path, to)
             })
             .collect(),
-        None => manifest.files.iter().map(|(p, e)| (p.as_str(), Some(e.hash.to_hex()))).collect(),
+        None => manifest
+            .files
+            .iter()
+            .map(|(p, e)| (p.as_str(), Some(e.hash.to_hex())))
+            .collect(),
     };
     let changes = serde_json::to_string(&changes).map_err(|e| Error::Internal(e.to_string()))?;
     let id = ids::new_id();
@@ -105,7 +134,11 @@ pub(crate) async fn insert(
 }
 
 /// Reads a manifest row of a chat.
-pub(crate) async fn load_row(db: &SqlitePool, chat_id: &str, manifest_id: &str) -> Result<ManifestRow> {
+pub(crate) async fn load_row(
+    db: &SqlitePool,
+    chat_id: &str,
+    manifest_id: &str,
+) -> Result<ManifestRow> {
     let row = sqlx::query(
         "SELECT id, chat_id, parent_id, files, created_at, source, source_ref, root_tree, file_count, total_size \
          FROM workspace_manifests WHERE chat_id = ? AND id = ?",
@@ -123,9 +156,11 @@ pub(crate) async fn load_row(db: &SqlitePool, chat_id: &str, manifest_id: &str) 
         id: row.try_get("id")?,
         chat_id: row.try_get("chat_id")?,
         parent_id: row.try_get("parent_id")?,
-        changes: serde_json::from_str(&changes).map_err(|e| bad("manifest change set", e.to_string()))?,
+        changes: serde_json::from_str(&changes)
+            .map_err(|e| bad("manifest change set", e.to_string()))?,
         created_at: row.try_get("created_at")?,
-        source: ManifestSource::parse(&source).ok_or_else(|| bad("manifest source", source.clone()))?,
+        source: ManifestSource::parse(&source)
+            .ok_or_else(|| bad("manifest source", source.clone()))?,
         source_ref: row.try_get("source_ref")?,
         root_tree: Hash::from_hex(&root).ok_or_else(|| bad("manifest root tree", root.clone()))?,
         file_count: u64::try_from(row.try_get::<i64, _>("file_count")?).unwrap_or(0),
@@ -141,7 +176,9 @@ pub(crate) async fn load_files(db: &SqlitePool, chat_id: &str, root: &Hash) -> R
     while !level.is_empty() {
         let mut next = Vec::new();
         for chunk in level.chunks(500) {
-            let mut q = QueryBuilder::<Sqlite>::new("SELECT hash, data FROM workspace_trees WHERE chat_id = ");
+            let mut q = QueryBuilder::<Sqlite>::new(
+                "SELECT hash, data FROM workspace_trees WHERE chat_id = ",
+            );
             q.push_bind(chat_id).push(" AND hash IN (");
             let mut sep = q.separated(", ");
             for h in chunk {
@@ -151,8 +188,13 @@ pub(crate) async fn load_files(db: &SqlitePool, chat_id: &str, root: &Hash) -> R
             for row in q.build().fetch_all(db).await? {
                 let hex: String = row.try_get("hash")?;
                 let data: Vec<u8> = row.try_get("data")?;
-                let corrupt = |reason: String| Error::CorruptTree { chat_id: chat_id.to_owned(), hash: hex.clone(), reason };
-                let hash = Hash::from_hex(&hex).ok_or_else(|| corrupt("not a valid hash".into()))?;
+                let corrupt = |reason: String| Error::CorruptTree {
+                    chat_id: chat_id.to_owned(),
+                    hash: hex.clone(),
+                    reason,
+                };
+                let hash =
+                    Hash::from_hex(&hex).ok_or_else(|| corrupt("not a valid hash".into()))?;
                 let entries = tree::decode(&hash, &data).map_err(corrupt)?;
                 next.extend(tree::subtree_hashes(&entries).filter(|h| !decoded.contains_key(h)));
                 decoded.insert(hash, entries);

@@ -15,7 +15,9 @@ pub(crate) mod manifests;
 use std::path::PathBuf;
 
 use crate::chats::{NewMessage, insert_message, set_active};
-use crate::model::{ContentPart, FileListing, ManifestSource, Message, Role, SnapshotOutcome, WorkspaceManifest};
+use crate::model::{
+    ContentPart, FileListing, ManifestSource, Message, Role, SnapshotOutcome, WorkspaceManifest,
+};
 use crate::store::lock::FileLock;
 use crate::store::manifest::Change;
 use crate::store::statcache::StatCache;
@@ -53,12 +55,23 @@ impl Atelier {
     }
 
     /// Records pending edits; the caller holds the chat lock.
-    async fn capture_pending(&self, chat_id: &str, observer: &Observer) -> Result<(Current, SnapshotOutcome)> {
+    async fn capture_pending(
+        &self,
+        chat_id: &str,
+        observer: &Observer,
+    ) -> Result<(Current, SnapshotOutcome)> {
         let chat = self.get_chat(chat_id).await?;
-        let manifest = self.manifest_files(&chat.id, &chat.active_manifest_id).await?;
-        let (ws, store, index) = (self.workspace_dir(&chat.id), self.blob_store(&chat.id), self.index_path(&chat.id));
+        let manifest = self
+            .manifest_files(&chat.id, &chat.active_manifest_id)
+            .await?;
+        let (ws, store, index) = (
+            self.workspace_dir(&chat.id),
+            self.blob_store(&chat.id),
+            self.index_path(&chat.id),
+        );
         let obs = observer.clone();
-        let scan = blocking(move || snapshot::scan(&ws, &store, StatCache::load(&index), &obs)).await?;
+        let scan =
+            blocking(move || snapshot::scan(&ws, &store, StatCache::load(&index), &obs)).await?;
 
         let mut outcome = SnapshotOutcome {
             message_id: None,
@@ -137,7 +150,12 @@ impl Atelier {
     }
 
     /// Moves the workspace folder from `current` to `target`.
-    async fn materialize(&self, current: &mut Current, target: Manifest, observer: &Observer) -> Result<()> {
+    async fn materialize(
+        &self,
+        current: &mut Current,
+        target: Manifest,
+        observer: &Observer,
+    ) -> Result<()> {
         let chat_id = current.chat_id.clone();
         let (ws, store) = (self.workspace_dir(&chat_id), self.blob_store(&chat_id));
         let staging = self.data_dir().chat_dir(&chat_id).join("staging");
@@ -178,11 +196,17 @@ impl Atelier {
     /// Makes `message_id` the active leaf: records pending edits, then turns
     /// the workspace into that message's state.
     pub async fn checkout(&self, chat_id: &str, message_id: &str) -> Result<crate::model::Chat> {
-        self.checkout_with(chat_id, message_id, &Observer::default()).await
+        self.checkout_with(chat_id, message_id, &Observer::default())
+            .await
     }
 
     /// [`Atelier::checkout`] with progress and cancellation.
-    pub async fn checkout_with(&self, chat_id: &str, message_id: &str, observer: &Observer) -> Result<crate::model::Chat> {
+    pub async fn checkout_with(
+        &self,
+        chat_id: &str,
+        message_id: &str,
+        observer: &Observer,
+    ) -> Result<crate::model::Chat> {
         let chat = self.get_chat(chat_id).await?;
         let target = self.get_message(&chat.id, message_id).await?;
         let _lock = lock_chat(self, &chat.id).await?;
@@ -214,7 +238,10 @@ impl Atelier {
             None => None,
         };
         if role == Role::System {
-            return Err(Error::InvalidData { what: "message role", reason: "only a chat's root is a system message".into() });
+            return Err(Error::InvalidData {
+                what: "message role",
+                reason: "only a chat's root is a system message".into(),
+            });
         }
         let _lock = lock_chat(self, &chat.id).await?;
         let (mut current, _) = self.capture_pending(&chat.id, &Observer::default()).await?;
@@ -224,7 +251,8 @@ impl Atelier {
         };
         if parent.manifest_id != current.manifest_id {
             let files = self.manifest_files(&chat.id, &parent.manifest_id).await?;
-            self.materialize(&mut current, files, &Observer::default()).await?;
+            self.materialize(&mut current, files, &Observer::default())
+                .await?;
         }
         let mut tx = db::begin_write(self.db()).await?;
         let message = insert_message(
@@ -245,20 +273,31 @@ impl Atelier {
     }
 
     /// A manifest by its id, or the manifest of a message given by id.
-    pub async fn get_manifest(&self, chat_id: &str, manifest_or_message: &str) -> Result<WorkspaceManifest> {
+    pub async fn get_manifest(
+        &self,
+        chat_id: &str,
+        manifest_or_message: &str,
+    ) -> Result<WorkspaceManifest> {
         let chat = self.get_chat(chat_id).await?;
-        let id = self.resolve_manifest_id(&chat.id, manifest_or_message).await?;
+        let id = self
+            .resolve_manifest_id(&chat.id, manifest_or_message)
+            .await?;
         let row = manifests::load_row(self.db(), &chat.id, &id).await?;
         let files = manifests::load_files(self.db(), &chat.id, &row.root_tree).await?;
         Ok(row.into_record(&files))
     }
 
-    async fn resolve_manifest_id(&self, chat_id: &str, manifest_or_message: &str) -> Result<String> {
-        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM workspace_manifests WHERE chat_id = ? AND id = ?")
-            .bind(chat_id)
-            .bind(manifest_or_message)
-            .fetch_optional(self.db())
-            .await?;
+    async fn resolve_manifest_id(
+        &self,
+        chat_id: &str,
+        manifest_or_message: &str,
+    ) -> Result<String> {
+        let exists: Option<String> =
+            sqlx::query_scalar("SELECT id FROM workspace_manifests WHERE chat_id = ? AND id = ?")
+                .bind(chat_id)
+                .bind(manifest_or_message)
+                .fetch_optional(self.db())
+                .await?;
         if let Some(id) = exists {
             return Ok(id);
         }
@@ -273,7 +312,11 @@ impl Atelier {
     }
 
     /// The files of a workspace state (default: the active one), sorted by path.
-    pub async fn list_files(&self, chat_id: &str, manifest_or_message: Option<&str>) -> Result<Vec<FileListing>> {
+    pub async fn list_files(
+        &self,
+        chat_id: &str,
+        manifest_or_message: Option<&str>,
+    ) -> Result<Vec<FileListing>> {
         let chat = self.get_chat(chat_id).await?;
         let id = match manifest_or_message {
             Some(m) => self.resolve_manifest_id(&chat.id, m).await?,
@@ -283,13 +326,23 @@ impl Atelier {
         Ok(files
             .files
             .into_iter()
-            .map(|(path, e)| FileListing { path, sha256: e.hash.to_hex(), size: e.size, executable: e.executable })
+            .map(|(path, e)| FileListing {
+                path,
+                sha256: e.hash.to_hex(),
+                size: e.size,
+                executable: e.executable,
+            })
             .collect())
     }
 
     /// A file's content in a workspace state (default: the active one), read
     /// from the store and verified.
-    pub async fn read_file(&self, chat_id: &str, path: &str, manifest_or_message: Option<&str>) -> Result<Vec<u8>> {
+    pub async fn read_file(
+        &self,
+        chat_id: &str,
+        path: &str,
+        manifest_or_message: Option<&str>,
+    ) -> Result<Vec<u8>> {
         let path = crate::store::path::normalize(path)?;
         let chat = self.get_chat(chat_id).await?;
         let id = match manifest_or_message {
@@ -297,7 +350,10 @@ impl Atelier {
             None => chat.active_manifest_id.clone(),
         };
         let files = self.manifest_files(&chat.id, &id).await?;
-        let entry = *files.get(&path).ok_or_else(|| Error::FileNotFound { path: path.clone(), manifest_id: id.clone() })?;
+        let entry = *files.get(&path).ok_or_else(|| Error::FileNotFound {
+            path: path.clone(),
+            manifest_id: id.clone(),
+        })?;
         let store = self.blob_store(&chat.id);
         blocking(move || store.read_verified(&entry.hash, &path)).await
     }

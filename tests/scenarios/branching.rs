@@ -1,0 +1,164 @@
+//! Branches: each keeps its own workspace; switching never loses work.
+
+use atelier_core::model::{ContentPart, Role};
+
+use crate::{Env, snap, tree_of, write};
+
+fn text(t: &str) -> Vec<ContentPart> {
+    vec![ContentPart::Text { text: t.to_owned() }]
+}
+
+#[tokio::test]
+async fn two_branches_with_different_files_restore_exactly_back_and_forth() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(Some("branches")).await.expect("chat");
+    let ws = app.workspace_dir(&chat.id);
+    write(&ws, "shared.txt", "common ground");
+    let base = snap(&app, &chat.id).await.message_id.expect("base");
+
+    let ask_a = app
+        .append_message(&chat.id, None, Role::User, text("plan A"))
+        .await
+        .expect("a");
+    write(&ws, "plan.txt", "A");
+    write(&ws, "only-a/x.bin", [0u8, 159, 146, 150]);
+    let a = snap(&app, &chat.id).await.message_id.expect("a node");
+    let state_a = tree_of(&ws);
+
+    let ask_b = app
+        .append_message(&chat.id, Some(&base), Role::User, text("plan B"))
+        .await
+        .expect("b");
+    assert_eq!(ask_b.parent_id.as_deref(), Some(base.as_str()));
+    assert_eq!(
+        tree_of(&ws),
+        vec![("shared.txt".to_owned(), b"common ground".to_vec())],
+        "B starts from the base"
+    );
+    write(&ws, "plan.txt", "B, longer");
+    std::fs::remove_file(ws.join("shared.txt")).expect("rm");
+    let b = snap(&app, &chat.id).await.message_id.expect("b node");
+    let state_b = tree_of(&ws);
+
+    for _ in 0..3 {
+        app.checkout(&chat.id, &a).await.expect("to a");
+        assert_eq!(tree_of(&ws), state_a);
+        app.checkout(&chat.id, &b).await.expect("to b");
+        assert_eq!(tree_of(&ws), state_b);
+    }
+    // Siblings are listed in creation order and the active branch is marked.
+    let tree = app.chat_tree(&chat.id).await.expect("tree");
+    let base_node = tree
+        .iter()
+        .find(|n| n.message.id == base)
+        .expect("base node");
+    assert_eq!(base_node.children, [ask_a.id.clone(), ask_b.id.clone()]);
+    let active: Vec<&str> = tree
+        .iter()
+        .filter(|n| n.on_active_branch)
+        .map(|n| n.message.id.as_str())
+        .collect();
+    assert_eq!(
+        active,
+        [
+            chat.root_message_id.as_str(),
+            base.as_str(),
+            ask_b.id.as_str(),
+            b.as_str()
+        ]
+    );
+
+    let d = app.diff(&chat.id, &a, &b).await.expect("diff");
+    assert_eq!(d.added, Vec::<String>::new());
+    assert_eq!(d.removed, ["only-a/x.bin", "shared.txt"]);
+    assert_eq!(d.modified.len(), 1);
+    let plan = &d.modified[0];
+    assert_eq!(plan.path, "plan.txt");
+    let patch = plan.diff.as_deref().expect("text diff");
+    assert!(
+        patch.contains("-A") && patch.contains("+B, longer"),
+        "{patch}"
+    );
+}
+
+#[tokio::test]
+async fn hand_edits_are_recorded_before_a_branch_switch() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    let ws = app.workspace_dir(&chat.id);
+    write(&ws, "draft.md", "v1");
+    let v1 = snap(&app, &chat.id).await.message_id.expect("v1");
+
+    // Someone edits the file in their editor and never snapshots…
+    write(&ws, "draft.md", "v2 — an hour of work");
+    write(&ws, "img.png", [137u8, 80, 78, 71, 0, 1]);
+    // …then switches to the root.
+    app.checkout(&chat.id, &chat.root_message_id)
+        .await
+        .expect("checkout");
+    assert!(tree_of(&ws).is_empty());
+
+    // The edit became a node under v1, and it can be brought back.
+    let tree = app.chat_tree(&chat.id).await.expect("tree");
+    let v1_node = tree.iter().find(|n| n.message.id == v1).expect("v1");
+    assert_eq!(
+        v1_node.children.len(),
+        1,
+        "the hand edit is a child of the leaf it was made on"
+    );
+    let edit = tree
+        .iter()
+        .find(|n| n.message.id == v1_node.children[0])
+        .expect("edit");
+    assert_eq!(edit.message.role, Role::Edit);
+    app.checkout(&chat.id, &edit.message.id)
+        .await
+        .expect("back");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("draft.md")).expect("read"),
+        "v2 — an hour of work"
+    );
+
+    let d = app
+        .diff(&chat.id, &v1, &edit.message.id)
+        .await
+        .expect("diff");
+    assert_eq!(d.added, ["img.png"]);
+    let json = serde_json::to_value(&d).expect("json");
+    assert_eq!(json["modified"][0]["path"], "draft.md");
+    assert!(
+        json["modified"][0]["diff"]
+            .as_str()
+            .expect("diff")
+            .contains("+v2 — an hour of work")
+    );
+}
+
+#[tokio::test]
+async fn binary_and_mode_changes_are_reported_as_such() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    let ws = app.workspace_dir(&chat.id);
+    write(&ws, "blob.bin", [0u8, 1, 2]);
+    write(&ws, "tool.sh", "echo");
+    let a = snap(&app, &chat.id).await.message_id.expect("a");
+    write(&ws, "blob.bin", [0u8, 1, 3]);
+    std::fs::set_permissions(
+        ws.join("tool.sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    let b = snap(&app, &chat.id).await.message_id.expect("b");
+    let d = serde_json::to_value(app.diff(&chat.id, &a, &b).await.expect("diff")).expect("json");
+    assert_eq!(
+        d["modified"][0],
+        serde_json::json!({"path": "blob.bin", "binary": true})
+    );
+    assert_eq!(
+        d["modified"][1],
+        serde_json::json!({"path": "tool.sh", "mode_only": true})
+    );
+}

@@ -1,0 +1,222 @@
+//! What happens when things go wrong: missing and corrupt blobs, crashes,
+//! concurrent processes.
+
+use std::process::Stdio;
+
+use crate::{Env, blob_path, snap, tree_of, write};
+
+/// A chat with two states: E1 = {a.txt: "one"}, E2 = {a.txt: "two", b.txt}.
+/// Returns (chat id, e1, e2, sha of E2's a.txt); the workspace is at E1.
+async fn two_states(env: &Env) -> (String, String, String, String) {
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    let ws = app.workspace_dir(&chat.id);
+    write(&ws, "a.txt", "one");
+    let e1 = snap(&app, &chat.id).await.message_id.expect("e1");
+    write(&ws, "a.txt", "two");
+    write(&ws, "b.txt", "bee");
+    let e2 = snap(&app, &chat.id).await.message_id.expect("e2");
+    let sha = app
+        .list_files(&chat.id, None)
+        .await
+        .expect("ls")
+        .into_iter()
+        .find(|f| f.path == "a.txt")
+        .expect("a")
+        .sha256;
+    app.checkout(&chat.id, &e1).await.expect("back to e1");
+    app.close().await;
+    (chat.id, e1, e2, sha)
+}
+
+#[tokio::test]
+async fn a_missing_blob_is_reported_and_the_workspace_left_as_it_was() {
+    let env = Env::new();
+    let (chat, e1, e2, sha) = two_states(&env).await;
+    let app = env.app().await;
+    let ws = app.workspace_dir(&chat);
+    let before = tree_of(&ws);
+    std::fs::remove_file(blob_path(env.data(), &chat, &sha)).expect("rm blob");
+    let err = app.checkout(&chat, &e2).await.expect_err("missing blob");
+    assert_eq!(err.kind(), "missing_blob");
+    let msg = err.to_string();
+    assert!(msg.contains("a.txt") && msg.contains(&sha), "{msg}");
+    assert_eq!(
+        tree_of(&ws),
+        before,
+        "nothing was applied, not even the good b.txt"
+    );
+    assert_eq!(
+        app.get_chat(&chat)
+            .await
+            .expect("chat")
+            .active_leaf_message_id,
+        e1
+    );
+    assert!(
+        !env.data()
+            .join("chats")
+            .join(&chat)
+            .join("staging")
+            .exists()
+    );
+}
+
+#[tokio::test]
+async fn a_corrupt_blob_is_detected_by_its_hash() {
+    let env = Env::new();
+    let (chat, _e1, e2, sha) = two_states(&env).await;
+    let app = env.app().await;
+    let ws = app.workspace_dir(&chat);
+    let before = tree_of(&ws);
+    std::fs::write(blob_path(env.data(), &chat, &sha), "tw0").expect("corrupt");
+    let err = app.checkout(&chat, &e2).await.expect_err("corrupt blob");
+    assert_eq!(err.kind(), "corrupt_blob");
+    assert!(
+        err.to_string().contains("a.txt") && err.to_string().contains(&sha),
+        "{err}"
+    );
+    assert_eq!(tree_of(&ws), before);
+    let cat = app
+        .read_file(&chat, "a.txt", Some(&e2))
+        .await
+        .expect_err("cat verifies too");
+    assert_eq!(cat.kind(), "corrupt_blob");
+}
+
+#[tokio::test]
+async fn a_crash_between_durable_blobs_and_the_manifest_row_loses_nothing() {
+    let env = Env::new();
+    let chat = env.json(&["chat", "new"])["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let ws = env.data().join("chats").join(&chat).join("workspace");
+    write(&ws, "report.txt", "important work");
+    let manifests_before = env.json(&["chat", "show", &chat, "--tree"])["messages"]
+        .as_array()
+        .expect("messages")
+        .len();
+
+    // The process dies (SIGABRT) after the blobs are synced, before the row.
+    let out = env.cli_env(
+        &["workspace", "snapshot", &chat],
+        &[("ATELIER_FAILPOINT", "after-blobs:abort")],
+    );
+    assert!(
+        !out.status.success(),
+        "the failpoint should have killed the process"
+    );
+    let after_crash = env.json(&["chat", "show", &chat, "--tree"]);
+    assert_eq!(
+        after_crash["messages"].as_array().expect("messages").len(),
+        manifests_before,
+        "no half-recorded node"
+    );
+    assert!(
+        !env.data()
+            .join("chats")
+            .join(&chat)
+            .join("blobs/tmp")
+            .read_dir()
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(false)
+    );
+
+    // The edit is still in the folder and the next snapshot records it.
+    let s = env.json(&["workspace", "snapshot", &chat]);
+    assert_eq!(s["changed"], true);
+    assert_eq!(
+        env.ok(&["workspace", "cat", &chat, "report.txt"]),
+        "important work"
+    );
+
+    // Every manifest of the chat names only blobs that exist and verify.
+    let app = env.app().await;
+    for node in app.chat_tree(&chat).await.expect("tree") {
+        for f in app
+            .list_files(&chat, Some(&node.message.id))
+            .await
+            .expect("ls")
+        {
+            app.read_file(&chat, &f.path, Some(&node.message.id))
+                .await
+                .expect("blob verifies");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_failure_after_staging_leaves_the_workspace_untouched() {
+    let env = Env::new();
+    let (chat, e1, e2, _) = two_states(&env).await;
+    let ws = env.data().join("chats").join(&chat).join("workspace");
+    let before = tree_of(&ws);
+    let out = env.cli_env(
+        &["chat", "checkout", &chat, &e2],
+        &[("ATELIER_FAILPOINT", "after-staging")],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: ") && stderr.lines().count() == 1,
+        "one clear line: {stderr}"
+    );
+    assert_eq!(tree_of(&ws), before);
+    assert_eq!(
+        env.json(&["chat", "show", &chat])["chat"]["active_leaf_message_id"],
+        e1.as_str()
+    );
+    env.ok(&["chat", "checkout", &chat, &e2]);
+    assert_eq!(std::fs::read_to_string(ws.join("b.txt")).expect("b"), "bee");
+}
+
+#[tokio::test]
+async fn two_processes_snapshotting_one_chat_record_the_edit_once() {
+    let env = Env::new();
+    let chat = env.json(&["chat", "new"])["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let ws = env.data().join("chats").join(&chat).join("workspace");
+    for i in 0..300 {
+        write(
+            &ws,
+            &format!("d{}/f{i}.txt", i % 7),
+            format!("file {i}").repeat(50),
+        );
+    }
+    let spawn = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+            .arg("--data-dir")
+            .arg(env.data())
+            .args(["workspace", "snapshot", &chat, "--json"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn")
+    };
+    let (a, b) = (spawn(), spawn());
+    let outs = [
+        a.wait_with_output().expect("a"),
+        b.wait_with_output().expect("b"),
+    ];
+    let mut changed = Vec::new();
+    for o in &outs {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        changed.push(v["changed"].as_bool().expect("changed"));
+    }
+    changed.sort();
+    assert_eq!(
+        changed,
+        [false, true],
+        "exactly one process records the edit"
+    );
+    let tree = env.json(&["chat", "show", &chat, "--tree"]);
+    assert_eq!(
+        tree["messages"].as_array().expect("messages").len(),
+        2,
+        "root + one edit node"
+    );
+}
