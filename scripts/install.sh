@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what Atelier needs to build, run and test on Debian 12 (or a
+# derivative): system packages via apt when missing, cargo-nextest, and the
+# Rust dependencies. Safe to run again: it only installs what is missing.
+#
+# Prerequisites it does not install: a Rust toolchain (rustup, >= 1.95).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "error: cargo not found. Install Rust >= 1.95 with rustup (see README.md), then run this again." >&2
+  exit 1
+fi
+
+# System packages. Keep this list in sync with README.md's prerequisites.
+APT_PACKAGES=(build-essential pkg-config git ca-certificates)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  say "installing system packages: ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+for component in rustfmt clippy; do
+  if ! cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1; then
+    say "adding the Rust component $component"
+    rustup component add "$component"
+  fi
+done
+
+if ! cargo nextest --version >/dev/null 2>&1; then
+  say "installing cargo-nextest"
+  cargo install cargo-nextest --locked
+fi
+
+say "fetching Rust dependencies"
+cargo fetch --locked

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs every test: formatting, lints, unit and scenario tests (nextest),
+# doc tests. `.ci/run` calls exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+say "cargo fmt --check"
+cargo fmt --all -- --check
+say "cargo clippy"
+cargo clippy --locked --workspace --all-targets -- -D warnings
+say "tests (nextest)"
+cargo nextest run --locked --workspace --no-fail-fast
+say "doc tests"
+cargo test --locked --workspace --doc
