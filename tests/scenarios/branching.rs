@@ -49,10 +49,7 @@ async fn two_branches_with_different_files_restore_exactly_back_and_forth() {
     }
     // Siblings are listed in creation order and the active branch is marked.
     let tree = app.chat_tree(&chat.id).await.expect("tree");
-    let base_node = tree
-        .iter()
-        .find(|n| n.message.id == base)
-        .expect("base node");
+    let base_node = tree.iter().find(|n| n.message.id == base).expect("base node");
     assert_eq!(base_node.children, [ask_a.id.clone(), ask_b.id.clone()]);
     let active: Vec<&str> = tree
         .iter()
@@ -76,10 +73,7 @@ async fn two_branches_with_different_files_restore_exactly_back_and_forth() {
     let plan = &d.modified[0];
     assert_eq!(plan.path, "plan.txt");
     let patch = plan.diff.as_deref().expect("text diff");
-    assert!(
-        patch.contains("-A") && patch.contains("+B, longer"),
-        "{patch}"
-    );
+    assert!(patch.contains("-A") && patch.contains("+B, longer"), "{patch}");
 }
 
 #[tokio::test]
@@ -95,9 +89,7 @@ async fn hand_edits_are_recorded_before_a_branch_switch() {
     write(&ws, "draft.md", "v2 — an hour of work");
     write(&ws, "img.png", [137u8, 80, 78, 71, 0, 1]);
     // …then switches to the root.
-    app.checkout(&chat.id, &chat.root_message_id)
-        .await
-        .expect("checkout");
+    app.checkout(&chat.id, &chat.root_message_id).await.expect("checkout");
     assert!(tree_of(&ws).is_empty());
 
     // The edit became a node under v1, and it can be brought back.
@@ -108,23 +100,15 @@ async fn hand_edits_are_recorded_before_a_branch_switch() {
         1,
         "the hand edit is a child of the leaf it was made on"
     );
-    let edit = tree
-        .iter()
-        .find(|n| n.message.id == v1_node.children[0])
-        .expect("edit");
+    let edit = tree.iter().find(|n| n.message.id == v1_node.children[0]).expect("edit");
     assert_eq!(edit.message.role, Role::Edit);
-    app.checkout(&chat.id, &edit.message.id)
-        .await
-        .expect("back");
+    app.checkout(&chat.id, &edit.message.id).await.expect("back");
     assert_eq!(
         std::fs::read_to_string(ws.join("draft.md")).expect("read"),
         "v2 — an hour of work"
     );
 
-    let d = app
-        .diff(&chat.id, &v1, &edit.message.id)
-        .await
-        .expect("diff");
+    let d = app.diff(&chat.id, &v1, &edit.message.id).await.expect("diff");
     assert_eq!(d.added, ["img.png"]);
     let json = serde_json::to_value(&d).expect("json");
     assert_eq!(json["modified"][0]["path"], "draft.md");
@@ -146,11 +130,7 @@ async fn binary_and_mode_changes_are_reported_as_such() {
     write(&ws, "tool.sh", "echo");
     let a = snap(&app, &chat.id).await.message_id.expect("a");
     write(&ws, "blob.bin", [0u8, 1, 3]);
-    std::fs::set_permissions(
-        ws.join("tool.sh"),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .expect("chmod");
+    std::fs::set_permissions(ws.join("tool.sh"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
     let b = snap(&app, &chat.id).await.message_id.expect("b");
     let d = serde_json::to_value(app.diff(&chat.id, &a, &b).await.expect("diff")).expect("json");
     assert_eq!(

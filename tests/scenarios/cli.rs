@@ -23,10 +23,7 @@ fn the_new_user_walkthrough_of_branches_and_workspaces() {
         "created_at",
         "updated_at",
     ] {
-        assert!(
-            chat.get(key).is_some(),
-            "chat new --json lacks {key}: {chat}"
-        );
+        assert!(chat.get(key).is_some(), "chat new --json lacks {key}: {chat}");
     }
     assert_eq!(chat["title"], "Walkthrough");
     assert_eq!(chat["agent_id"], Value::Null);
@@ -57,10 +54,7 @@ fn the_new_user_walkthrough_of_branches_and_workspaces() {
         assert!(say.get(key).is_some(), "chat say --json lacks {key}: {say}");
     }
     assert_eq!(say["role"], "user");
-    assert_eq!(
-        say["content"],
-        serde_json::json!([{"type": "text", "text": "hello"}])
-    );
+    assert_eq!(say["content"], serde_json::json!([{"type": "text", "text": "hello"}]));
     let say_id = s(&say["id"]);
     // b.txt was captured first, as an edit node under the root, and the
     // message was appended under that node.
@@ -75,10 +69,7 @@ fn the_new_user_walkthrough_of_branches_and_workspaces() {
     assert_eq!(cap["role"], "edit");
     assert_eq!(cap["parent_id"], root.as_str());
     assert_eq!(
-        nodes
-            .iter()
-            .find(|n| n["id"] == root.as_str())
-            .expect("root")["children"]
+        nodes.iter().find(|n| n["id"] == root.as_str()).expect("root")["children"]
             .as_array()
             .map(Vec::len),
         Some(2)
@@ -98,20 +89,14 @@ fn the_new_user_walkthrough_of_branches_and_workspaces() {
         serde_json::json!({"added": ["b.txt"], "removed": ["a.txt"], "modified": []})
     );
     let human = env.ok(&["workspace", "diff", &id, &edit, &say_id]);
-    assert!(
-        human.contains("A b.txt") && human.contains("D a.txt"),
-        "{human}"
-    );
+    assert!(human.contains("A b.txt") && human.contains("D a.txt"), "{human}");
 
     // Listings and reads at any node, by message id.
     let ls = env.json(&["workspace", "ls", &id, "--manifest", &edit]);
     assert_eq!(ls[0]["path"], "a.txt");
     assert_eq!(ls[0]["size"], 2);
     assert_eq!(ls[0]["sha256"].as_str().map(str::len), Some(64));
-    assert_eq!(
-        env.ok(&["workspace", "cat", &id, "a.txt", "--manifest", &edit]),
-        "A\n"
-    );
+    assert_eq!(env.ok(&["workspace", "cat", &id, "a.txt", "--manifest", &edit]), "A\n");
     let nothing = env.json(&["workspace", "snapshot", &id]);
     assert_eq!(nothing["changed"], false);
     assert_eq!(nothing["message_id"], Value::Null);
@@ -140,10 +125,7 @@ fn errors_are_one_line_with_exit_code_1_and_usage_errors_exit_2() {
     let env = Env::new();
     let out = env.cli(&["chat", "show", "no-such-chat", "--json"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        out.stdout.is_empty(),
-        "errors never go to stdout, even with --json"
-    );
+    assert!(out.stdout.is_empty(), "errors never go to stdout, even with --json");
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "error: chat not found: no-such-chat\n"
@@ -153,10 +135,7 @@ fn errors_are_one_line_with_exit_code_1_and_usage_errors_exit_2() {
     let out = env.cli(&["workspace", "cat", &chat, "../../etc/passwd"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("../../etc/passwd") && err.contains("not allowed"),
-        "{err}"
-    );
+    assert!(err.contains("../../etc/passwd") && err.contains("not allowed"), "{err}");
 
     let out = env.cli(&["workspace", "cat", &chat, "missing.txt"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.txt: no such file"));
@@ -181,10 +160,7 @@ fn the_data_dir_comes_from_the_environment_when_not_given() {
         .expect("run");
     assert!(out.status.success());
     assert!(env.data().join("atelier.db").is_file());
-    assert_eq!(
-        env.json(&["chat", "list"]).as_array().map(Vec::len),
-        Some(1)
-    );
+    assert_eq!(env.json(&["chat", "list"]).as_array().map(Vec::len), Some(1));
 }
 
 #[test]
@@ -193,11 +169,7 @@ fn the_demo_builds_two_branches() {
         .args(["demo", "--json"])
         .output()
         .expect("demo");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     let plan = |b: &str| {
         v[b]["files"]
@@ -208,11 +180,7 @@ fn the_demo_builds_two_branches() {
             .map(|f| f["sha256"].clone())
     };
     assert!(plan("branch_a").is_some() && plan("branch_b").is_some());
-    assert_ne!(
-        plan("branch_a"),
-        plan("branch_b"),
-        "each branch has its own plan.md"
-    );
+    assert_ne!(plan("branch_a"), plan("branch_b"), "each branch has its own plan.md");
     assert_eq!(v["diff"]["modified"][0]["path"], "plan.md");
     assert!(
         !std::path::Path::new(&s(&v["data_dir"])).exists(),

@@ -41,25 +41,9 @@ async fn a_missing_blob_is_reported_and_the_workspace_left_as_it_was() {
     assert_eq!(err.kind(), "missing_blob");
     let msg = err.to_string();
     assert!(msg.contains("a.txt") && msg.contains(&sha), "{msg}");
-    assert_eq!(
-        tree_of(&ws),
-        before,
-        "nothing was applied, not even the good b.txt"
-    );
-    assert_eq!(
-        app.get_chat(&chat)
-            .await
-            .expect("chat")
-            .active_leaf_message_id,
-        e1
-    );
-    assert!(
-        !env.data()
-            .join("chats")
-            .join(&chat)
-            .join("staging")
-            .exists()
-    );
+    assert_eq!(tree_of(&ws), before, "nothing was applied, not even the good b.txt");
+    assert_eq!(app.get_chat(&chat).await.expect("chat").active_leaf_message_id, e1);
+    assert!(!env.data().join("chats").join(&chat).join("staging").exists());
 }
 
 #[tokio::test]
@@ -87,10 +71,7 @@ async fn a_corrupt_blob_is_detected_by_its_hash() {
 #[tokio::test]
 async fn a_crash_between_durable_blobs_and_the_manifest_row_loses_nothing() {
     let env = Env::new();
-    let chat = env.json(&["chat", "new"])["id"]
-        .as_str()
-        .expect("id")
-        .to_owned();
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
     let ws = env.data().join("chats").join(&chat).join("workspace");
     write(&ws, "report.txt", "important work");
     let manifests_before = env.json(&["chat", "show", &chat, "--tree"])["messages"]
@@ -103,10 +84,7 @@ async fn a_crash_between_durable_blobs_and_the_manifest_row_loses_nothing() {
         &["workspace", "snapshot", &chat],
         &[("ATELIER_FAILPOINT", "after-blobs:abort")],
     );
-    assert!(
-        !out.status.success(),
-        "the failpoint should have killed the process"
-    );
+    assert!(!out.status.success(), "the failpoint should have killed the process");
     let after_crash = env.json(&["chat", "show", &chat, "--tree"]);
     assert_eq!(
         after_crash["messages"].as_array().expect("messages").len(),
@@ -126,19 +104,12 @@ async fn a_crash_between_durable_blobs_and_the_manifest_row_loses_nothing() {
     // The edit is still in the folder and the next snapshot records it.
     let s = env.json(&["workspace", "snapshot", &chat]);
     assert_eq!(s["changed"], true);
-    assert_eq!(
-        env.ok(&["workspace", "cat", &chat, "report.txt"]),
-        "important work"
-    );
+    assert_eq!(env.ok(&["workspace", "cat", &chat, "report.txt"]), "important work");
 
     // Every manifest of the chat names only blobs that exist and verify.
     let app = env.app().await;
     for node in app.chat_tree(&chat).await.expect("tree") {
-        for f in app
-            .list_files(&chat, Some(&node.message.id))
-            .await
-            .expect("ls")
-        {
+        for f in app.list_files(&chat, Some(&node.message.id)).await.expect("ls") {
             app.read_file(&chat, &f.path, Some(&node.message.id))
                 .await
                 .expect("blob verifies");
@@ -174,17 +145,10 @@ async fn a_failure_after_staging_leaves_the_workspace_untouched() {
 #[tokio::test]
 async fn two_processes_snapshotting_one_chat_record_the_edit_once() {
     let env = Env::new();
-    let chat = env.json(&["chat", "new"])["id"]
-        .as_str()
-        .expect("id")
-        .to_owned();
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
     let ws = env.data().join("chats").join(&chat).join("workspace");
     for i in 0..300 {
-        write(
-            &ws,
-            &format!("d{}/f{i}.txt", i % 7),
-            format!("file {i}").repeat(50),
-        );
+        write(&ws, &format!("d{}/f{i}.txt", i % 7), format!("file {i}").repeat(50));
     }
     let spawn = || {
         std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
@@ -197,10 +161,7 @@ async fn two_processes_snapshotting_one_chat_record_the_edit_once() {
             .expect("spawn")
     };
     let (a, b) = (spawn(), spawn());
-    let outs = [
-        a.wait_with_output().expect("a"),
-        b.wait_with_output().expect("b"),
-    ];
+    let outs = [a.wait_with_output().expect("a"), b.wait_with_output().expect("b")];
     let mut changed = Vec::new();
     for o in &outs {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -208,11 +169,7 @@ async fn two_processes_snapshotting_one_chat_record_the_edit_once() {
         changed.push(v["changed"].as_bool().expect("changed"));
     }
     changed.sort();
-    assert_eq!(
-        changed,
-        [false, true],
-        "exactly one process records the edit"
-    );
+    assert_eq!(changed, [false, true], "exactly one process records the edit");
     let tree = env.json(&["chat", "show", &chat, "--tree"]);
     assert_eq!(
         tree["messages"].as_array().expect("messages").len(),

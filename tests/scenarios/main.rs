@@ -45,9 +45,7 @@ impl Env {
     }
 
     pub(crate) async fn app(&self) -> Atelier {
-        Atelier::open(DataDir::new(self.data()))
-            .await
-            .expect("open data dir")
+        Atelier::open(DataDir::new(self.data())).await.expect("open data dir")
     }
 
     /// Runs `atelier --data-dir <data> args…`.
@@ -84,8 +82,7 @@ impl Env {
         let mut a = args.to_vec();
         a.push("--json");
         let s = self.ok(&a);
-        serde_json::from_str(&s)
-            .unwrap_or_else(|e| panic!("atelier {a:?} printed invalid JSON ({e}):\n{s}"))
+        serde_json::from_str(&s).unwrap_or_else(|e| panic!("atelier {a:?} printed invalid JSON ({e}):\n{s}"))
     }
 }
 
@@ -103,11 +100,7 @@ pub(crate) fn tree_of(root: &Path) -> Vec<(String, Vec<u8>)> {
         for e in std::fs::read_dir(dir).expect("read_dir") {
             let e = e.expect("entry");
             let p = e.path();
-            let rel = p
-                .strip_prefix(root)
-                .expect("prefix")
-                .to_string_lossy()
-                .into_owned();
+            let rel = p.strip_prefix(root).expect("prefix").to_string_lossy().into_owned();
             let ft = e.file_type().expect("file type");
             if ft.is_dir() {
                 out.push((format!("{rel}/"), Vec::new()));
@@ -137,15 +130,9 @@ pub(crate) fn paths(tree: &[(String, Vec<u8>)]) -> Vec<&str> {
 }
 
 pub(crate) async fn snap(app: &Atelier, chat: &str) -> atelier_core::model::SnapshotOutcome {
-    app.snapshot(chat, &Observer::default())
-        .await
-        .expect("snapshot")
+    app.snapshot(chat, &Observer::default()).await.expect("snapshot")
 }
 
 pub(crate) fn blob_path(data: &Path, chat: &str, sha: &str) -> PathBuf {
-    data.join("chats")
-        .join(chat)
-        .join("blobs")
-        .join(&sha[..2])
-        .join(sha)
+    data.join("chats").join(chat).join("blobs").join(&sha[..2]).join(sha)
 }

@@ -112,15 +112,8 @@ async fn symlinks_are_skipped_with_a_warning_and_never_followed() {
     // Materializing link/x must replace the symlink with a real folder, not
     // write through it.
     app.checkout(&chat.id, &with_dir).await.expect("checkout");
-    assert!(
-        std::fs::symlink_metadata(ws.join("link"))
-            .expect("stat")
-            .is_dir()
-    );
-    assert_eq!(
-        std::fs::read_to_string(ws.join("link/x")).expect("read"),
-        "inside"
-    );
+    assert!(std::fs::symlink_metadata(ws.join("link")).expect("stat").is_dir());
+    assert_eq!(std::fs::read_to_string(ws.join("link/x")).expect("read"), "inside");
     assert_eq!(
         tree_of(outside.path()),
         vec![("secret.txt".to_owned(), b"do not touch".to_vec())]
@@ -164,10 +157,7 @@ async fn snapshots_report_progress() {
     app.snapshot(&chat.id, &obs).await.expect("snapshot");
     assert_eq!(last.1.load(Ordering::SeqCst), 50);
     assert_eq!(last.0.load(Ordering::SeqCst), 50);
-    assert_eq!(
-        last.2.load(Ordering::SeqCst),
-        (0..50).map(|i| 1000 + i).sum::<u64>()
-    );
+    assert_eq!(last.2.load(Ordering::SeqCst), (0..50).map(|i| 1000 + i).sum::<u64>());
 }
 
 #[tokio::test]
@@ -185,13 +175,11 @@ async fn a_manifest_costs_what_changed_not_the_whole_workspace() {
     }
     snap(&app, &chat.id).await;
     let tree_bytes = || async {
-        sqlx::query_scalar::<_, i64>(
-            "SELECT coalesce(sum(length(data)), 0) FROM workspace_trees WHERE chat_id = ?",
-        )
-        .bind(&chat.id)
-        .fetch_one(app.db())
-        .await
-        .expect("sum")
+        sqlx::query_scalar::<_, i64>("SELECT coalesce(sum(length(data)), 0) FROM workspace_trees WHERE chat_id = ?")
+            .bind(&chat.id)
+            .fetch_one(app.db())
+            .await
+            .expect("sum")
     };
     let full = tree_bytes().await;
     for i in 0..20 {
@@ -202,17 +190,9 @@ async fn a_manifest_costs_what_changed_not_the_whole_workspace() {
         );
         let s = snap(&app, &chat.id).await;
         assert!(s.changed);
-        let m = app
-            .get_manifest(&chat.id, &s.manifest_id)
-            .await
-            .expect("manifest");
+        let m = app.get_manifest(&chat.id, &s.manifest_id).await.expect("manifest");
         assert_eq!(m.files.len(), 2000, "the API still returns the full map");
-        assert_eq!(
-            m.changes.len(),
-            1,
-            "the row stores the change set: {:?}",
-            m.changes
-        );
+        assert_eq!(m.changes.len(), 1, "the row stores the change set: {:?}", m.changes);
     }
     let grown = tree_bytes().await - full;
     // 20 snapshots: each adds one ~50-entry folder tree and a 40-entry root.

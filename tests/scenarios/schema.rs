@@ -41,14 +41,13 @@ async fn a_fresh_database_has_every_table_in_wal_mode_with_foreign_keys() {
         .expect("pragma");
     assert_eq!(mode, "wal");
     // The seed's columns are all there.
-    let cols: Vec<String> =
-        sqlx::query("SELECT name FROM pragma_table_info('tool_calls') ORDER BY cid")
-            .fetch_all(app.db())
-            .await
-            .expect("columns")
-            .iter()
-            .map(|r| r.get::<String, _>("name"))
-            .collect();
+    let cols: Vec<String> = sqlx::query("SELECT name FROM pragma_table_info('tool_calls') ORDER BY cid")
+        .fetch_all(app.db())
+        .await
+        .expect("columns")
+        .iter()
+        .map(|r| r.get::<String, _>("name"))
+        .collect();
     for c in [
         "id",
         "chat_id",
@@ -64,10 +63,7 @@ async fn a_fresh_database_has_every_table_in_wal_mode_with_foreign_keys() {
         "pre_manifest_id",
         "post_manifest_id",
     ] {
-        assert!(
-            cols.iter().any(|x| x == c),
-            "tool_calls.{c} missing: {cols:?}"
-        );
+        assert!(cols.iter().any(|x| x == c), "tool_calls.{c} missing: {cols:?}");
     }
     app.close().await;
     // Reopening applies nothing twice.
@@ -146,17 +142,11 @@ async fn uninstalling_a_toolset_removes_its_parts_but_never_tool_call_history() 
         .execute(app.db())
         .await
         .expect("uninstall");
-    for table in [
-        "toolset_files",
-        "tools",
-        "tool_render_configs",
-        "toolset_mcp_servers",
-    ] {
-        let n: i64 =
-            sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {table}")))
-                .fetch_one(app.db())
-                .await
-                .expect("count");
+    for table in ["toolset_files", "tools", "tool_render_configs", "toolset_mcp_servers"] {
+        let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {table}")))
+            .fetch_one(app.db())
+            .await
+            .expect("count");
         assert_eq!(n, 0, "{table} should be emptied with its toolset");
     }
     let calls: i64 = sqlx::query_scalar("SELECT count(*) FROM tool_calls WHERE tool_id = 'ts:a'")

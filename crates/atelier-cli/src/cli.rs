@@ -87,11 +87,7 @@ pub(crate) enum WorkspaceCommand {
     /// Record edits made in the workspace folder as an `edit` node.
     Snapshot { chat: String },
     /// Compare the workspaces of two messages.
-    Diff {
-        chat: String,
-        from: String,
-        to: String,
-    },
+    Diff { chat: String, from: String, to: String },
     /// Show a manifest record (default: the active one).
     Manifest {
         chat: String,

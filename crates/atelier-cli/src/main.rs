@@ -17,10 +17,7 @@ use clap::Parser;
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     init_logging(args.verbose);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: could not start the async runtime: {e}");

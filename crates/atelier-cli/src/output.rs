@@ -72,20 +72,13 @@ pub(crate) fn branch(messages: &[Message]) {
 
 /// Draws the message tree; `*` marks the active leaf, `●` the active branch.
 pub(crate) fn tree(nodes: &[MessageNode], active_leaf: &str) {
-    let by_id: HashMap<&str, &MessageNode> =
-        nodes.iter().map(|n| (n.message.id.as_str(), n)).collect();
+    let by_id: HashMap<&str, &MessageNode> = nodes.iter().map(|n| (n.message.id.as_str(), n)).collect();
     for root in nodes.iter().filter(|n| n.message.parent_id.is_none()) {
         draw(root, &by_id, active_leaf, "", "");
     }
 }
 
-fn draw(
-    node: &MessageNode,
-    by_id: &HashMap<&str, &MessageNode>,
-    leaf: &str,
-    first: &str,
-    rest: &str,
-) {
+fn draw(node: &MessageNode, by_id: &HashMap<&str, &MessageNode>, leaf: &str, first: &str, rest: &str) {
     let mark = if node.message.id == leaf {
         "*"
     } else if node.on_active_branch {
@@ -106,11 +99,7 @@ fn draw(
             continue;
         };
         let last = i + 1 == n;
-        let (f, r) = if last {
-            ("└─ ", "   ")
-        } else {
-            ("├─ ", "│  ")
-        };
+        let (f, r) = if last { ("└─ ", "   ") } else { ("├─ ", "│  ") };
         draw(c, by_id, leaf, &format!("{rest}{f}"), &format!("{rest}{r}"));
     }
 }

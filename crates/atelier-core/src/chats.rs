@@ -47,9 +47,7 @@ fn chat_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Chat> {
         title: row.try_get("title")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
-        root_message_id: row
-            .try_get::<Option<String>, _>("root_message_id")?
-            .unwrap_or_default(),
+        root_message_id: row.try_get::<Option<String>, _>("root_message_id")?.unwrap_or_default(),
         active_leaf_message_id: row
             .try_get::<Option<String>, _>("active_leaf_message_id")?
             .unwrap_or_default(),
@@ -90,10 +88,7 @@ pub(crate) struct NewMessage<'a> {
     pub manifest_id: &'a str,
 }
 
-pub(crate) async fn insert_message(
-    conn: &mut SqliteConnection,
-    m: NewMessage<'_>,
-) -> Result<Message> {
+pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_>) -> Result<Message> {
     let now = ids::now();
     let content = serde_json::to_string(m.content).map_err(|e| Error::Internal(e.to_string()))?;
     sqlx::query(
@@ -121,12 +116,7 @@ pub(crate) async fn insert_message(
 }
 
 /// Points the chat at a new active leaf and manifest.
-pub(crate) async fn set_active(
-    conn: &mut SqliteConnection,
-    chat_id: &str,
-    leaf: &str,
-    manifest: &str,
-) -> Result<()> {
+pub(crate) async fn set_active(conn: &mut SqliteConnection, chat_id: &str, leaf: &str, manifest: &str) -> Result<()> {
     sqlx::query("UPDATE chats SET active_leaf_message_id = ?, active_manifest_id = ?, updated_at = ? WHERE id = ?")
         .bind(leaf)
         .bind(manifest)
@@ -140,16 +130,11 @@ pub(crate) async fn set_active(
 impl Atelier {
     /// Creates a chat: a root `system` message and an empty workspace.
     pub async fn create_chat(&self, title: Option<&str>) -> Result<Chat> {
-        let title = title
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .unwrap_or(DEFAULT_TITLE);
+        let title = title.map(str::trim).filter(|t| !t.is_empty()).unwrap_or(DEFAULT_TITLE);
         let chat_id = ids::new_id();
         let now = ids::now();
         let ws = self.workspace_dir(&chat_id);
-        tokio::fs::create_dir_all(&ws)
-            .await
-            .map_err(Error::io("create", &ws))?;
+        tokio::fs::create_dir_all(&ws).await.map_err(Error::io("create", &ws))?;
         let mut tx = db::begin_write(self.db()).await?;
         sqlx::query("INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)")
             .bind(&chat_id)
@@ -159,8 +144,7 @@ impl Atelier {
             .execute(&mut *tx)
             .await?;
         let root_id = ids::new_id();
-        let manifest_id =
-            crate::workspace::manifests::insert_empty(&mut tx, &chat_id, &root_id).await?;
+        let manifest_id = crate::workspace::manifests::insert_empty(&mut tx, &chat_id, &root_id).await?;
         insert_message(
             &mut tx,
             NewMessage {
@@ -212,11 +196,7 @@ impl Atelier {
     pub async fn rename_chat(&self, id: &str, title: &str) -> Result<Chat> {
         let chat = self.get_chat(id).await?;
         let title = title.trim();
-        let title = if title.is_empty() {
-            DEFAULT_TITLE
-        } else {
-            title
-        };
+        let title = if title.is_empty() { DEFAULT_TITLE } else { title };
         sqlx::query("UPDATE chats SET title = ?, updated_at = ? WHERE id = ?")
             .bind(title)
             .bind(ids::now())
@@ -284,10 +264,7 @@ impl Atelier {
             .bind(&chat.id)
             .fetch_all(self.db())
             .await?;
-        let messages = rows
-            .iter()
-            .map(message_from_row)
-            .collect::<Result<Vec<_>>>()?;
+        let messages = rows.iter().map(message_from_row).collect::<Result<Vec<_>>>()?;
         let mut children: HashMap<&str, Vec<String>> = HashMap::new();
         let mut parent_of: HashMap<&str, &str> = HashMap::new();
         for m in &messages {

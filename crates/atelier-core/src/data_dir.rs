@@ -92,10 +92,7 @@ mod tests {
             d.map(|d| d.blobs_dir("c1")),
             Some(PathBuf::from("/tmp/x/chats/c1/blobs"))
         );
-        assert_eq!(
-            d.map(|d| d.db_path()),
-            Some(PathBuf::from("/tmp/x/atelier.db"))
-        );
+        assert_eq!(d.map(|d| d.db_path()), Some(PathBuf::from("/tmp/x/atelier.db")));
         assert_eq!(
             d.and_then(|d| d.relative(Path::new("/tmp/x/toolsets/a/b.py"))),
             Some(PathBuf::from("toolsets/a/b.py"))

@@ -29,9 +29,7 @@ pub enum Error {
     #[error("could not migrate the database: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
 
-    #[error(
-        "no data directory: set --data-dir or ATELIER_DATA_DIR (the OS reports no user data folder)"
-    )]
+    #[error("no data directory: set --data-dir or ATELIER_DATA_DIR (the OS reports no user data folder)")]
     NoDataDir,
 
     #[error("chat not found: {0}")]
@@ -41,10 +39,7 @@ pub enum Error {
     MessageNotFound { chat_id: String, message_id: String },
 
     #[error("workspace manifest {manifest_id} not found in chat {chat_id}")]
-    ManifestNotFound {
-        chat_id: String,
-        manifest_id: String,
-    },
+    ManifestNotFound { chat_id: String, manifest_id: String },
 
     #[error("{path}: no such file in the workspace at manifest {manifest_id}")]
     FileNotFound { path: String, manifest_id: String },
@@ -56,21 +51,11 @@ pub enum Error {
 
     /// A blob named by a manifest is not in the store.
     #[error("{path}: blob {hash} is missing from {}; the workspace was left as it was", store.display())]
-    MissingBlob {
-        path: String,
-        hash: String,
-        store: PathBuf,
-    },
+    MissingBlob { path: String, hash: String, store: PathBuf },
 
     /// A blob's content no longer hashes to its name.
-    #[error(
-        "{path}: blob {hash} is corrupt (its content hashes to {actual}); the workspace was left as it was"
-    )]
-    CorruptBlob {
-        path: String,
-        hash: String,
-        actual: String,
-    },
+    #[error("{path}: blob {hash} is corrupt (its content hashes to {actual}); the workspace was left as it was")]
+    CorruptBlob { path: String, hash: String, actual: String },
 
     /// A stored directory tree is missing or cannot be decoded.
     #[error("workspace tree {hash} of chat {chat_id} is {reason}")]

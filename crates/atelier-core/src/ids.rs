@@ -43,10 +43,7 @@ mod tests {
         let b = new_id();
         assert_ne!(a, b);
         assert!(a < b, "{a} should sort before {b}");
-        assert_eq!(
-            uuid::Uuid::parse_str(&a).map(|u| u.get_version_num()).ok(),
-            Some(7)
-        );
+        assert_eq!(uuid::Uuid::parse_str(&a).map(|u| u.get_version_num()).ok(), Some(7));
     }
 
     #[test]

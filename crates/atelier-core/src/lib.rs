@@ -86,9 +86,7 @@ impl Atelier {
 }
 
 /// Runs blocking work (hashing, walking, copying) off the async runtime.
-pub(crate) async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T> + Send + 'static,
-) -> Result<T> {
+pub(crate) async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
     tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| Error::Internal(format!("a background task failed: {e}")))?

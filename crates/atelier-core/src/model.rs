@@ -97,17 +97,13 @@ impl Message {
         for p in &self.content {
             match p {
                 ContentPart::Text { text } => out.push_str(text),
-                ContentPart::ToolCall { tool_call_id } => {
-                    out.push_str(&format!("[tool call {tool_call_id}]"))
-                }
+                ContentPart::ToolCall { tool_call_id } => out.push_str(&format!("[tool call {tool_call_id}]")),
                 ContentPart::WorkspaceEdit {
                     added,
                     removed,
                     modified,
                 } => {
-                    out.push_str(&format!(
-                        "[workspace edit: +{added} -{removed} ~{modified}]"
-                    ));
+                    out.push_str(&format!("[workspace edit: +{added} -{removed} ~{modified}]"));
                 }
             }
         }

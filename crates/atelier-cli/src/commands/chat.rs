@@ -60,34 +60,17 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
         }
         ChatCommand::Rename { chat, title } => {
             let c = app.rename_chat(&chat, &title).await?;
-            if json {
-                output::json(&c)?
-            } else {
-                output::chat(&c)
-            }
+            if json { output::json(&c)? } else { output::chat(&c) }
         }
         ChatCommand::Checkout { chat, message } => {
             let c = app.checkout(&chat, &message).await?;
-            if json {
-                output::json(&c)?
-            } else {
-                output::chat(&c)
-            }
+            if json { output::json(&c)? } else { output::chat(&c) }
         }
         ChatCommand::Say { chat, text, parent } => {
             let m = app
-                .append_message(
-                    &chat,
-                    parent.as_deref(),
-                    Role::User,
-                    vec![ContentPart::Text { text }],
-                )
+                .append_message(&chat, parent.as_deref(), Role::User, vec![ContentPart::Text { text }])
                 .await?;
-            if json {
-                output::json(&m)?
-            } else {
-                output::message(&m)
-            }
+            if json { output::json(&m)? } else { output::message(&m) }
         }
         ChatCommand::Delete { chat } => {
             let c = app.get_chat(&chat).await?;

@@ -20,9 +20,7 @@ fn write(ws: &Path, rel: &str, content: &str) -> anyhow::Result<()> {
 }
 
 fn say(text: &str) -> Vec<ContentPart> {
-    vec![ContentPart::Text {
-        text: text.to_owned(),
-    }]
+    vec![ContentPart::Text { text: text.to_owned() }]
 }
 
 pub(crate) async fn run(args: DemoArgs, json: bool) -> anyhow::Result<()> {
@@ -38,9 +36,7 @@ pub(crate) async fn run(args: DemoArgs, json: bool) -> anyhow::Result<()> {
     write(&ws, "notes.md", "# Notes\n\nWe need a plan.\n")?;
     write(&ws, "src/hello.py", "print('hello')\n")?;
     let base = app.snapshot(&chat.id, &Observer::default()).await?;
-    let base_id = base
-        .message_id
-        .context("the first snapshot records the two files")?;
+    let base_id = base.message_id.context("the first snapshot records the two files")?;
     app.append_message(&chat.id, None, Role::User, say("Let's go with plan A."))
         .await?;
     write(&ws, "plan.md", "# Plan A\n\n1. Do the thing.\n")?;
@@ -49,18 +45,9 @@ pub(crate) async fn run(args: DemoArgs, json: bool) -> anyhow::Result<()> {
         .await?;
 
     // Branch from the base: plan B, in a workspace that never saw plan A.
-    app.append_message(
-        &chat.id,
-        Some(&base_id),
-        Role::User,
-        say("Actually, plan B."),
-    )
-    .await?;
-    write(
-        &ws,
-        "plan.md",
-        "# Plan B\n\n1. Do the other thing.\n2. Celebrate.\n",
-    )?;
+    app.append_message(&chat.id, Some(&base_id), Role::User, say("Actually, plan B."))
+        .await?;
+    write(&ws, "plan.md", "# Plan B\n\n1. Do the other thing.\n2. Celebrate.\n")?;
     let plan_b = app.snapshot(&chat.id, &Observer::default()).await?;
     let plan_b_id = plan_b.message_id.context("plan B was written")?;
 

@@ -26,11 +26,7 @@ pub(crate) async fn run(app: &Atelier, cmd: WorkspaceCommand, json: bool) -> any
                 output::files(&files)
             }
         }
-        WorkspaceCommand::Cat {
-            chat,
-            path,
-            manifest,
-        } => {
+        WorkspaceCommand::Cat { chat, path, manifest } => {
             let bytes = app.read_file(&chat, &path, manifest.as_deref()).await?;
             let mut out = std::io::stdout().lock();
             out.write_all(&bytes)?;
@@ -53,20 +49,12 @@ pub(crate) async fn run(app: &Atelier, cmd: WorkspaceCommand, json: bool) -> any
                     outcome.manifest_id
                 )?;
             } else {
-                writeln!(
-                    std::io::stdout(),
-                    "Nothing changed (manifest {})",
-                    outcome.manifest_id
-                )?;
+                writeln!(std::io::stdout(), "Nothing changed (manifest {})", outcome.manifest_id)?;
             }
         }
         WorkspaceCommand::Diff { chat, from, to } => {
             let d = app.diff(&chat, &from, &to).await?;
-            if json {
-                output::json(&d)?
-            } else {
-                output::diff(&d)
-            }
+            if json { output::json(&d)? } else { output::diff(&d) }
         }
         WorkspaceCommand::Manifest { chat, manifest } => {
             let c = app.get_chat(&chat).await?;

@@ -120,13 +120,7 @@ impl BlobStore {
 
     /// Copies a blob to a new file `dest` (which must not exist), checking
     /// its hash on the way; on a mismatch `dest` is removed.
-    pub fn copy_verified(
-        &self,
-        hash: &Hash,
-        path: &str,
-        dest: &Path,
-        executable: bool,
-    ) -> Result<()> {
+    pub fn copy_verified(&self, hash: &Hash, path: &str, dest: &Path, executable: bool) -> Result<()> {
         let src = self.path_of(hash);
         let mut input = match File::open(&src) {
             Ok(f) => f,
@@ -203,9 +197,7 @@ pub struct PutOutcome {
 impl BlobBatch<'_> {
     fn tmp_path(&self) -> PathBuf {
         let n = TMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        self.store
-            .tmp_dir()
-            .join(format!("{}-{n}", std::process::id()))
+        self.store.tmp_dir().join(format!("{}-{n}", std::process::id()))
     }
 
     /// Claims `hash` for this batch; false if the store or batch has it.
@@ -229,10 +221,7 @@ impl BlobBatch<'_> {
         }
         let tmp = self.tmp_path();
         fs::write(&tmp, bytes).map_err(Error::io("write blob", &tmp))?;
-        self.pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push((tmp, hash));
+        self.pending.lock().unwrap_or_else(|e| e.into_inner()).push((tmp, hash));
         Ok(true)
     }
 
@@ -243,8 +232,7 @@ impl BlobBatch<'_> {
         let mut file = open_nofollow(src).map_err(Error::io("open", src))?;
         if size_hint <= IN_MEMORY_LIMIT {
             let mut bytes = Vec::with_capacity(usize::try_from(size_hint).unwrap_or(0));
-            file.read_to_end(&mut bytes)
-                .map_err(Error::io("read", src))?;
+            file.read_to_end(&mut bytes).map_err(Error::io("read", src))?;
             let hash = Hash::of(&bytes);
             let written = self.put_bytes(hash, &bytes)?;
             return Ok(PutOutcome {
@@ -267,8 +255,7 @@ impl BlobBatch<'_> {
                     return Ok(());
                 }
                 hasher.update(&buf[..n]);
-                out.write_all(&buf[..n])
-                    .map_err(Error::io("write blob", &tmp))?;
+                out.write_all(&buf[..n]).map_err(Error::io("write blob", &tmp))?;
                 size += n as u64;
             }
         })();
@@ -279,10 +266,7 @@ impl BlobBatch<'_> {
         }
         let hash = Hash(hasher.finalize().into());
         if self.claim(&hash) {
-            self.pending
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push((tmp, hash));
+            self.pending.lock().unwrap_or_else(|e| e.into_inner()).push((tmp, hash));
             Ok(PutOutcome {
                 hash,
                 size,
@@ -327,12 +311,7 @@ impl BlobBatch<'_> {
 impl Drop for BlobBatch<'_> {
     fn drop(&mut self) {
         // An uncommitted batch (an error, a cancel) leaves no temp files.
-        for (tmp, _) in self
-            .pending
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain(..)
-        {
+        for (tmp, _) in self.pending.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..) {
             let _ = fs::remove_file(tmp);
         }
     }
@@ -351,9 +330,7 @@ fn sync_filesystem_of<'p>(dir: &Path, files: impl Iterator<Item = &'p Path>) -> 
     {
         let mut dirs = HashSet::new();
         for f in files {
-            File::open(f)
-                .and_then(|f| f.sync_all())
-                .map_err(Error::io("sync", f))?;
+            File::open(f).and_then(|f| f.sync_all()).map_err(Error::io("sync", f))?;
             if let Some(parent) = f.parent() {
                 dirs.insert(parent.to_path_buf());
             }
@@ -425,10 +402,7 @@ mod tests {
         assert!(a.written && !b.written);
         assert_eq!(a.hash, Hash::of(&data));
         batch.commit()?;
-        assert_eq!(
-            fs::metadata(store.path_of(&a.hash))?.len(),
-            data.len() as u64
-        );
+        assert_eq!(fs::metadata(store.path_of(&a.hash))?.len(), data.len() as u64);
         Ok(())
     }
 }

@@ -35,8 +35,7 @@ impl FileLock {
             .write(true)
             .open(path)
             .map_err(Error::io("open lock file", path))?;
-        flock(&file, FlockOperation::LockExclusive)
-            .map_err(|e| Error::io("lock", path)(e.into()))?;
+        flock(&file, FlockOperation::LockExclusive).map_err(|e| Error::io("lock", path)(e.into()))?;
         Ok(Self {
             _file: file,
             path: path.to_path_buf(),

@@ -81,13 +81,7 @@ impl Manifest {
                     }
                     std::cmp::Ordering::Equal => {
                         if fa != fb {
-                            out.push((
-                                pa.as_str(),
-                                Change::Modified {
-                                    from: **fa,
-                                    to: **fb,
-                                },
-                            ));
+                            out.push((pa.as_str(), Change::Modified { from: **fa, to: **fb }));
                         }
                         a.next();
                         b.next();
@@ -123,11 +117,7 @@ mod tests {
         b.files.insert("new".into(), entry("n", false));
         b.files.insert("edit".into(), entry("2", false));
         b.files.insert("chmod".into(), entry("c", true));
-        let ch: Vec<_> = a
-            .changes_to(&b)
-            .into_iter()
-            .map(|(p, c)| (p.to_owned(), c))
-            .collect();
+        let ch: Vec<_> = a.changes_to(&b).into_iter().map(|(p, c)| (p.to_owned(), c)).collect();
         let names: Vec<_> = ch
             .iter()
             .map(|(p, c)| {

@@ -112,9 +112,7 @@ pub fn apply(
     let mut emptied: BTreeSet<&str> = BTreeSet::new();
     for path in &to_remove {
         if !parent_is_real(workspace, path, &mut real_dirs) {
-            warnings.push(format!(
-                "{path}: not removed, a folder on its path is a symlink"
-            ));
+            warnings.push(format!("{path}: not removed, a folder on its path is a symlink"));
             continue;
         }
         let abs = workspace.join(path);
@@ -141,10 +139,7 @@ pub fn apply(
                 });
             }
             Ok(_) => {
-                warnings.push(format!(
-                    "{}: replaced an untracked symlink or special file",
-                    s.path
-                ));
+                warnings.push(format!("{}: replaced an untracked symlink or special file", s.path));
                 fs::remove_file(&abs).map_err(Error::io("remove", &abs))?;
             }
             Err(_) => {}
@@ -159,8 +154,7 @@ pub fn apply(
             continue;
         }
         let mode = if entry.executable { 0o755 } else { 0o644 };
-        fs::set_permissions(&abs, fs::Permissions::from_mode(mode))
-            .map_err(Error::io("set permissions of", &abs))?;
+        fs::set_permissions(&abs, fs::Permissions::from_mode(mode)).map_err(Error::io("set permissions of", &abs))?;
         let md = fs::symlink_metadata(&abs).map_err(Error::io("read", &abs))?;
         cache.insert((*path).to_owned(), Stat::of(&md), entry.hash);
     }
@@ -201,12 +195,7 @@ fn parent_is_real(workspace: &Path, path: &str, real: &mut HashSet<String>) -> b
 
 /// Creates the folders on the way to `path`, replacing any symlink or file
 /// in the way (those are untracked: a snapshot just skipped them).
-fn ensure_parent(
-    workspace: &Path,
-    path: &str,
-    real: &mut HashSet<String>,
-    warnings: &mut Vec<String>,
-) -> Result<()> {
+fn ensure_parent(workspace: &Path, path: &str, real: &mut HashSet<String>, warnings: &mut Vec<String>) -> Result<()> {
     let Some((dir, _)) = path.rsplit_once('/') else {
         return Ok(());
     };
@@ -256,8 +245,7 @@ fn prune_empty_dirs(workspace: &Path, emptied: &BTreeSet<&str>, real: &mut HashS
     for d in ordered {
         let abs = workspace.join(&d);
         // remove_dir never follows a symlink and fails on a non-empty folder.
-        if matches!(fs::symlink_metadata(&abs), Ok(m) if m.is_dir()) && fs::remove_dir(&abs).is_ok()
-        {
+        if matches!(fs::symlink_metadata(&abs), Ok(m) if m.is_dir()) && fs::remove_dir(&abs).is_ok() {
             real.remove(&d);
         }
     }

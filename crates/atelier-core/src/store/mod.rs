@@ -162,10 +162,7 @@ pub(crate) fn par_map<T: Sync, R: Send>(
                     match f(item) {
                         Ok(r) => results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r),
                         Err(e) => {
-                            first_error
-                                .lock()
-                                .unwrap_or_else(|e| e.into_inner())
-                                .get_or_insert(e);
+                            first_error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
                             next.store(items.len(), Ordering::Relaxed);
                             break;
                         }

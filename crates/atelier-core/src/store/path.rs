@@ -65,27 +65,10 @@ mod tests {
 
     #[test]
     fn rejects_escapes_and_accepts_unusual_names() {
-        for bad in [
-            "",
-            "/etc/passwd",
-            "../x",
-            "a/../../x",
-            "a//b",
-            "a/",
-            "./a",
-            "a\0b",
-        ] {
+        for bad in ["", "/etc/passwd", "../x", "a/../../x", "a//b", "a/", "./a", "a\0b"] {
             assert!(validate(bad).is_err(), "{bad:?} should be rejected");
         }
-        for good in [
-            "a",
-            "dir/ünïcødé ✓.txt",
-            "-rf",
-            "a b/c\nd",
-            "...",
-            ".hidden",
-            "a\\b",
-        ] {
+        for good in ["a", "dir/ünïcødé ✓.txt", "-rf", "a b/c\nd", "...", ".hidden", "a\\b"] {
             assert!(validate(good).is_ok(), "{good:?} should be accepted");
         }
     }

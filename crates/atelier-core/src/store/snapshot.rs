@@ -40,12 +40,7 @@ struct Found {
 }
 
 /// Scans `workspace` (see the module docs).
-pub fn scan(
-    workspace: &Path,
-    store: &BlobStore,
-    mut cache: StatCache,
-    observer: &Observer,
-) -> Result<Scan> {
+pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer: &Observer) -> Result<Scan> {
     match fs::symlink_metadata(workspace) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => {
@@ -129,13 +124,7 @@ pub fn scan(
     })
 }
 
-fn walk(
-    dir: &Path,
-    prefix: &str,
-    out: &mut Vec<Found>,
-    warnings: &mut Vec<String>,
-    observer: &Observer,
-) -> Result<()> {
+fn walk(dir: &Path, prefix: &str, out: &mut Vec<Found>, warnings: &mut Vec<String>, observer: &Observer) -> Result<()> {
     observer.check()?;
     let rd = fs::read_dir(dir).map_err(Error::io("read folder", dir))?;
     for entry in rd {
@@ -168,9 +157,7 @@ fn walk(
                 stat: Stat::of(&md),
             });
         } else if ft.is_symlink() {
-            warnings.push(format!(
-                "{rel}: skipped, symlinks are not stored or followed"
-            ));
+            warnings.push(format!("{rel}: skipped, symlinks are not stored or followed"));
         } else {
             warnings.push(format!("{rel}: skipped, not a regular file or folder"));
         }
@@ -200,9 +187,7 @@ fn hash_all(
                 Ok(Some(o))
             }
             // Deleted between the walk and the read.
-            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                Ok(None)
-            }
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
         }
     })

@@ -64,10 +64,7 @@ impl StatCache {
         };
         let written_at = fs::metadata(path).ok().map(|m| Stat::of(&m).mtime);
         match decode(&bytes) {
-            Some(entries) => Self {
-                entries,
-                written_at,
-            },
+            Some(entries) => Self { entries, written_at },
             None => {
                 tracing::warn!(path = %path.display(), "ignoring an unreadable stat cache; files will be re-hashed");
                 Self::default()

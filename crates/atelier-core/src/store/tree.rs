@@ -74,8 +74,7 @@ pub fn encode(manifest: &Manifest) -> EncodedTrees {
 fn encode_dir(dir: &Dir<'_>, out: &mut HashMap<Hash, Vec<u8>>) -> (Hash, u64) {
     // Merge files and subdirectories into one name-sorted list. A name can't
     // be both (the walk sees one or the other; manifests come from walks).
-    let mut entries: Vec<(&str, EntryKind, Hash, u64)> =
-        Vec::with_capacity(dir.files.len() + dir.dirs.len());
+    let mut entries: Vec<(&str, EntryKind, Hash, u64)> = Vec::with_capacity(dir.files.len() + dir.dirs.len());
     for (name, f) in &dir.files {
         let kind = if f.executable {
             EntryKind::Executable
@@ -138,14 +137,8 @@ pub fn decode(hash: &Hash, data: &[u8]) -> Result<Vec<TreeEntry>, String> {
         let (h, r) = r.split_first_chunk::<32>().ok_or_else(truncated)?;
         let (size, r) = r.split_first_chunk::<8>().ok_or_else(truncated)?;
         rest = r;
-        let name =
-            std::str::from_utf8(name).map_err(|_| "corrupt: a name is not UTF-8".to_string())?;
-        if name.is_empty()
-            || name == "."
-            || name == ".."
-            || name.contains('/')
-            || name.contains('\0')
-        {
+        let name = std::str::from_utf8(name).map_err(|_| "corrupt: a name is not UTF-8".to_string())?;
+        if name.is_empty() || name == "." || name == ".." || name.contains('/') || name.contains('\0') {
             return Err(format!("corrupt: invalid entry name {name:?}"));
         }
         if let Some(prev) = out.last()
@@ -197,10 +190,7 @@ pub fn assemble(root: &Hash, trees: &HashMap<Hash, Vec<TreeEntry>>) -> Result<Ma
 
 /// The subtrees a decoded tree refers to.
 pub fn subtree_hashes(entries: &[TreeEntry]) -> impl Iterator<Item = Hash> + '_ {
-    entries
-        .iter()
-        .filter(|e| e.kind == EntryKind::Dir)
-        .map(|e| e.hash)
+    entries.iter().filter(|e| e.kind == EntryKind::Dir).map(|e| e.hash)
 }
 
 #[cfg(test)]

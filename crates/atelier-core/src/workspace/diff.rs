@@ -42,9 +42,7 @@ impl Atelier {
                                 let old = store.read_verified(&from.hash, path)?;
                                 let new = store.read_verified(&to.hash, path)?;
                                 match (as_text(&old), as_text(&new)) {
-                                    (Some(old), Some(new)) => {
-                                        m.diff = Some(unified(path, old, new))
-                                    }
+                                    (Some(old), Some(new)) => m.diff = Some(unified(path, old, new)),
                                     _ => m.binary = true,
                                 }
                             }

@@ -32,11 +32,7 @@ impl ManifestRow {
             id: self.id,
             chat_id: self.chat_id,
             parent_id: self.parent_id,
-            files: files
-                .files
-                .iter()
-                .map(|(p, e)| (p.clone(), e.hash.to_hex()))
-                .collect(),
+            files: files.files.iter().map(|(p, e)| (p.clone(), e.hash.to_hex())).collect(),
             executable: files
                 .files
                 .iter()
@@ -55,41 +51,36 @@ impl ManifestRow {
 }
 
 /// Records the empty workspace of a new chat.
-pub(crate) async fn insert_empty(
-    conn: &mut SqliteConnection,
-    chat_id: &str,
-    source_ref: &str,
-) -> Result<String> {
+pub(crate) async fn insert_empty(conn: &mut SqliteConnection, chat_id: &str, source_ref: &str) -> Result<String> {
+    let empty = Manifest::default();
     insert(
         conn,
         chat_id,
         None,
-        &Manifest::default(),
+        &empty,
+        &tree::encode(&empty),
         ManifestSource::Empty,
         Some(source_ref),
     )
     .await
 }
 
-/// Records `manifest` (its trees, then its row) and returns its id. The
-/// caller guarantees its blobs are durable and runs this in a transaction.
+/// Records `manifest` (its trees — `encoded`, from [`tree::encode`] — then
+/// its row) and returns its id. The caller guarantees its blobs are durable
+/// and runs this in a transaction.
 pub(crate) async fn insert(
     conn: &mut SqliteConnection,
     chat_id: &str,
     parent: Option<(&str, &Manifest)>,
     manifest: &Manifest,
+    encoded: &tree::EncodedTrees,
     source: ManifestSource,
     source_ref: Option<&str>,
 ) -> Result<String> {
-    let encoded = tree::encode(manifest);
     for chunk in encoded.trees.chunks(300) {
-        let mut q = QueryBuilder::<Sqlite>::new(
-            "INSERT OR IGNORE INTO workspace_trees (chat_id, hash, data) ",
-        );
+        let mut q = QueryBuilder::<Sqlite>::new("INSERT OR IGNORE INTO workspace_trees (chat_id, hash, data) ");
         q.push_values(chunk, |mut b, (hash, data)| {
-            b.push_bind(chat_id)
-                .push_bind(hash.to_hex())
-                .push_bind(data.as_slice());
+            b.push_bind(chat_id).push_bind(hash.to_hex()).push_bind(data.as_slice());
         });
         q.build().execute(&mut *conn).await?;
     }
@@ -134,11 +125,7 @@ pub(crate) async fn insert(
 }
 
 /// Reads a manifest row of a chat.
-pub(crate) async fn load_row(
-    db: &SqlitePool,
-    chat_id: &str,
-    manifest_id: &str,
-) -> Result<ManifestRow> {
+pub(crate) async fn load_row(db: &SqlitePool, chat_id: &str, manifest_id: &str) -> Result<ManifestRow> {
     let row = sqlx::query(
         "SELECT id, chat_id, parent_id, files, created_at, source, source_ref, root_tree, file_count, total_size \
          FROM workspace_manifests WHERE chat_id = ? AND id = ?",
@@ -147,7 +134,10 @@ pub(crate) async fn load_row(
     .bind(manifest_id)
     .fetch_optional(db)
     .await?
-    .ok_or_else(|| Error::ManifestNotFound { chat_id: chat_id.to_owned(), manifest_id: manifest_id.to_owned() })?;
+    .ok_or_else(|| Error::ManifestNotFound {
+        chat_id: chat_id.to_owned(),
+        manifest_id: manifest_id.to_owned(),
+    })?;
     let bad = |what: &'static str, reason: String| Error::InvalidData { what, reason };
     let source: String = row.try_get("source")?;
     let root: String = row.try_get("root_tree")?;
@@ -156,11 +146,9 @@ pub(crate) async fn load_row(
         id: row.try_get("id")?,
         chat_id: row.try_get("chat_id")?,
         parent_id: row.try_get("parent_id")?,
-        changes: serde_json::from_str(&changes)
-            .map_err(|e| bad("manifest change set", e.to_string()))?,
+        changes: serde_json::from_str(&changes).map_err(|e| bad("manifest change set", e.to_string()))?,
         created_at: row.try_get("created_at")?,
-        source: ManifestSource::parse(&source)
-            .ok_or_else(|| bad("manifest source", source.clone()))?,
+        source: ManifestSource::parse(&source).ok_or_else(|| bad("manifest source", source.clone()))?,
         source_ref: row.try_get("source_ref")?,
         root_tree: Hash::from_hex(&root).ok_or_else(|| bad("manifest root tree", root.clone()))?,
         file_count: u64::try_from(row.try_get::<i64, _>("file_count")?).unwrap_or(0),
@@ -176,9 +164,7 @@ pub(crate) async fn load_files(db: &SqlitePool, chat_id: &str, root: &Hash) -> R
     while !level.is_empty() {
         let mut next = Vec::new();
         for chunk in level.chunks(500) {
-            let mut q = QueryBuilder::<Sqlite>::new(
-                "SELECT hash, data FROM workspace_trees WHERE chat_id = ",
-            );
+            let mut q = QueryBuilder::<Sqlite>::new("SELECT hash, data FROM workspace_trees WHERE chat_id = ");
             q.push_bind(chat_id).push(" AND hash IN (");
             let mut sep = q.separated(", ");
             for h in chunk {
@@ -193,8 +179,7 @@ pub(crate) async fn load_files(db: &SqlitePool, chat_id: &str, root: &Hash) -> R
                     hash: hex.clone(),
                     reason,
                 };
-                let hash =
-                    Hash::from_hex(&hex).ok_or_else(|| corrupt("not a valid hash".into()))?;
+                let hash = Hash::from_hex(&hex).ok_or_else(|| corrupt("not a valid hash".into()))?;
                 let entries = tree::decode(&hash, &data).map_err(corrupt)?;
                 next.extend(tree::subtree_hashes(&entries).filter(|h| !decoded.contains_key(h)));
                 decoded.insert(hash, entries);

@@ -15,13 +15,11 @@ pub(crate) mod manifests;
 use std::path::PathBuf;
 
 use crate::chats::{NewMessage, insert_message, set_active};
-use crate::model::{
-    ContentPart, FileListing, ManifestSource, Message, Role, SnapshotOutcome, WorkspaceManifest,
-};
+use crate::model::{ContentPart, FileListing, ManifestSource, Message, Role, SnapshotOutcome, WorkspaceManifest};
 use crate::store::lock::FileLock;
 use crate::store::manifest::Change;
 use crate::store::statcache::StatCache;
-use crate::store::{BlobStore, Manifest, Observer, failpoint, materialize, snapshot};
+use crate::store::{BlobStore, Manifest, Observer, failpoint, materialize, snapshot, tree};
 use crate::{Atelier, Error, Result, blocking, db, ids};
 
 /// Takes the chat's workspace lock (waiting for other processes).
@@ -55,23 +53,26 @@ impl Atelier {
     }
 
     /// Records pending edits; the caller holds the chat lock.
-    async fn capture_pending(
-        &self,
-        chat_id: &str,
-        observer: &Observer,
-    ) -> Result<(Current, SnapshotOutcome)> {
+    ///
+    /// The scan's manifest *is* the folder's state, so afterwards
+    /// `Current.manifest` is exact whether or not anything changed. The
+    /// stored state is only loaded when the scan's root tree differs from
+    /// the active manifest's (a no-change snapshot reads one row).
+    async fn capture_pending(&self, chat_id: &str, observer: &Observer) -> Result<(Current, SnapshotOutcome)> {
         let chat = self.get_chat(chat_id).await?;
-        let manifest = self
-            .manifest_files(&chat.id, &chat.active_manifest_id)
-            .await?;
+        let active = manifests::load_row(self.db(), &chat.id, &chat.active_manifest_id).await?;
         let (ws, store, index) = (
             self.workspace_dir(&chat.id),
             self.blob_store(&chat.id),
             self.index_path(&chat.id),
         );
         let obs = observer.clone();
-        let scan =
-            blocking(move || snapshot::scan(&ws, &store, StatCache::load(&index), &obs)).await?;
+        let (scan, encoded) = blocking(move || {
+            let scan = snapshot::scan(&ws, &store, StatCache::load(&index), &obs)?;
+            let encoded = tree::encode(&scan.manifest);
+            Ok((scan, encoded))
+        })
+        .await?;
 
         let mut outcome = SnapshotOutcome {
             message_id: None,
@@ -82,21 +83,22 @@ impl Atelier {
             modified: 0,
             warnings: scan.warnings,
         };
-        for (_, change) in manifest.changes_to(&scan.manifest) {
-            match change {
-                Change::Added(_) => outcome.added += 1,
-                Change::Removed(_) => outcome.removed += 1,
-                Change::Modified { .. } => outcome.modified += 1,
-            }
-        }
         let mut current = Current {
             chat_id: chat.id.clone(),
             leaf: chat.active_leaf_message_id.clone(),
             manifest_id: chat.active_manifest_id.clone(),
-            manifest,
+            manifest: scan.manifest,
             cache: scan.cache,
         };
-        if outcome.added + outcome.removed + outcome.modified > 0 {
+        if encoded.root != active.root_tree {
+            let stored = manifests::load_files(self.db(), &chat.id, &active.root_tree).await?;
+            for (_, change) in stored.changes_to(&current.manifest) {
+                match change {
+                    Change::Added(_) => outcome.added += 1,
+                    Change::Removed(_) => outcome.removed += 1,
+                    Change::Modified { .. } => outcome.modified += 1,
+                }
+            }
             // The blobs are durable (the scan committed them); a crash from
             // here on leaves unreferenced blobs, never a dangling manifest.
             failpoint::hit(failpoint::AFTER_BLOBS)?;
@@ -105,8 +107,9 @@ impl Atelier {
             let manifest_id = manifests::insert(
                 &mut tx,
                 &chat.id,
-                Some((&current.manifest_id, &current.manifest)),
-                &scan.manifest,
+                Some((&active.id, &stored)),
+                &current.manifest,
+                &encoded,
                 ManifestSource::Edit,
                 Some(&message_id),
             )
@@ -135,27 +138,20 @@ impl Atelier {
             outcome.manifest_id = manifest_id.clone();
             current.leaf = message_id;
             current.manifest_id = manifest_id;
-            current.manifest = scan.manifest;
         }
-        self.save_cache(&current)?;
+        self.save_cache(&current);
         Ok((current, outcome))
     }
 
-    fn save_cache(&self, current: &Current) -> Result<()> {
+    fn save_cache(&self, current: &Current) {
         // A cache that failed to save only costs re-hashing next time.
         if let Err(e) = current.cache.save(&self.index_path(&current.chat_id)) {
             tracing::warn!(error = %e, "could not save the stat cache");
         }
-        Ok(())
     }
 
     /// Moves the workspace folder from `current` to `target`.
-    async fn materialize(
-        &self,
-        current: &mut Current,
-        target: Manifest,
-        observer: &Observer,
-    ) -> Result<()> {
+    async fn materialize(&self, current: &mut Current, target: Manifest, observer: &Observer) -> Result<()> {
         let chat_id = current.chat_id.clone();
         let (ws, store) = (self.workspace_dir(&chat_id), self.blob_store(&chat_id));
         let staging = self.data_dir().chat_dir(&chat_id).join("staging");
@@ -174,7 +170,8 @@ impl Atelier {
                 }
                 current.manifest = target;
                 current.cache = applied.cache;
-                self.save_cache(current)
+                self.save_cache(current);
+                Ok(())
             }
             Err(e) => {
                 // The folder is unchanged (staging failed) or partly moved;
@@ -196,8 +193,7 @@ impl Atelier {
     /// Makes `message_id` the active leaf: records pending edits, then turns
     /// the workspace into that message's state.
     pub async fn checkout(&self, chat_id: &str, message_id: &str) -> Result<crate::model::Chat> {
-        self.checkout_with(chat_id, message_id, &Observer::default())
-            .await
+        self.checkout_with(chat_id, message_id, &Observer::default()).await
     }
 
     /// [`Atelier::checkout`] with progress and cancellation.
@@ -251,8 +247,7 @@ impl Atelier {
         };
         if parent.manifest_id != current.manifest_id {
             let files = self.manifest_files(&chat.id, &parent.manifest_id).await?;
-            self.materialize(&mut current, files, &Observer::default())
-                .await?;
+            self.materialize(&mut current, files, &Observer::default()).await?;
         }
         let mut tx = db::begin_write(self.db()).await?;
         let message = insert_message(
@@ -273,25 +268,15 @@ impl Atelier {
     }
 
     /// A manifest by its id, or the manifest of a message given by id.
-    pub async fn get_manifest(
-        &self,
-        chat_id: &str,
-        manifest_or_message: &str,
-    ) -> Result<WorkspaceManifest> {
+    pub async fn get_manifest(&self, chat_id: &str, manifest_or_message: &str) -> Result<WorkspaceManifest> {
         let chat = self.get_chat(chat_id).await?;
-        let id = self
-            .resolve_manifest_id(&chat.id, manifest_or_message)
-            .await?;
+        let id = self.resolve_manifest_id(&chat.id, manifest_or_message).await?;
         let row = manifests::load_row(self.db(), &chat.id, &id).await?;
         let files = manifests::load_files(self.db(), &chat.id, &row.root_tree).await?;
         Ok(row.into_record(&files))
     }
 
-    async fn resolve_manifest_id(
-        &self,
-        chat_id: &str,
-        manifest_or_message: &str,
-    ) -> Result<String> {
+    async fn resolve_manifest_id(&self, chat_id: &str, manifest_or_message: &str) -> Result<String> {
         let exists: Option<String> =
             sqlx::query_scalar("SELECT id FROM workspace_manifests WHERE chat_id = ? AND id = ?")
                 .bind(chat_id)
@@ -312,11 +297,7 @@ impl Atelier {
     }
 
     /// The files of a workspace state (default: the active one), sorted by path.
-    pub async fn list_files(
-        &self,
-        chat_id: &str,
-        manifest_or_message: Option<&str>,
-    ) -> Result<Vec<FileListing>> {
+    pub async fn list_files(&self, chat_id: &str, manifest_or_message: Option<&str>) -> Result<Vec<FileListing>> {
         let chat = self.get_chat(chat_id).await?;
         let id = match manifest_or_message {
             Some(m) => self.resolve_manifest_id(&chat.id, m).await?,
@@ -337,12 +318,7 @@ impl Atelier {
 
     /// A file's content in a workspace state (default: the active one), read
     /// from the store and verified.
-    pub async fn read_file(
-        &self,
-        chat_id: &str,
-        path: &str,
-        manifest_or_message: Option<&str>,
-    ) -> Result<Vec<u8>> {
+    pub async fn read_file(&self, chat_id: &str, path: &str, manifest_or_message: Option<&str>) -> Result<Vec<u8>> {
         let path = crate::store::path::normalize(path)?;
         let chat = self.get_chat(chat_id).await?;
         let id = match manifest_or_message {
