@@ -118,14 +118,14 @@ async fn a_crash_between_durable_blobs_and_the_manifest_row_loses_nothing() {
 }
 
 #[tokio::test]
-async fn a_failure_after_staging_leaves_the_workspace_untouched() {
+async fn a_failure_after_verifying_leaves_the_workspace_untouched() {
     let env = Env::new();
     let (chat, e1, e2, _) = two_states(&env).await;
     let ws = env.data().join("chats").join(&chat).join("workspace");
     let before = tree_of(&ws);
     let out = env.cli_env(
         &["chat", "checkout", &chat, &e2],
-        &[("ATELIER_FAILPOINT", "after-staging")],
+        &[("ATELIER_FAILPOINT", "after-verify")],
     );
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);

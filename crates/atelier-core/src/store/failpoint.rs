@@ -11,8 +11,9 @@ use crate::{Error, Result};
 
 /// Between durable blobs and the manifest row that names them.
 pub const AFTER_BLOBS: &str = "after-blobs";
-/// In materialize, after staging and before the workspace is touched.
-pub const AFTER_STAGING: &str = "after-staging";
+/// In materialize, after every blob is verified and before the workspace
+/// is touched.
+pub const AFTER_VERIFY: &str = "after-verify";
 
 static ARMED: OnceLock<Option<String>> = OnceLock::new();
 

@@ -3,12 +3,14 @@
 //!
 //! The caller has just snapshotted, so the folder holds exactly `from`; we
 //! apply `from → to`:
-//! 1. **Stage**: copy every needed blob into `chats/<id>/staging/`, checking
-//!    its hash. A missing or corrupt blob stops here, with the workspace
-//!    untouched.
+//! 1. **Verify**: read every needed blob and check its hash. Small files are
+//!    kept in memory (up to a budget); big ones are copied, verified, into
+//!    `chats/<id>/staging/`. A missing or corrupt blob stops here, with the
+//!    workspace untouched.
 //! 2. **Apply**: delete removed and replaced files, prune folders that became
-//!    empty, then move staged files into place (delete + create is cheaper
-//!    than rename-over on ext4) and fix executable bits.
+//!    empty, then create the new files (written straight from memory, or
+//!    renamed from staging — delete + create is cheaper than rename-over on
+//!    ext4) and fix executable bits.
 //!
 //! Every folder on the way to a path is lstat'ed: a symlink (which snapshots
 //! skip) is never followed, so nothing outside the workspace is written or
@@ -16,8 +18,9 @@
 //! snapshot does not re-read them.
 
 use std::collections::{BTreeSet, HashSet};
-use std::fs;
-use std::os::unix::fs::PermissionsExt;
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -25,6 +28,11 @@ use super::manifest::Change;
 use super::statcache::{Stat, StatCache};
 use super::{BlobStore, FileEntry, Manifest, Observer, Progress, failpoint};
 use crate::{Error, Result};
+
+/// Files up to this size are verified into memory and written from there.
+const HOLD_FILE_LIMIT: u64 = 1 << 20;
+/// At most this much is held in memory at once; the rest is staged on disk.
+const HOLD_BUDGET: u64 = 256 << 20;
 
 /// What a materialize did.
 #[derive(Debug)]
@@ -37,10 +45,10 @@ pub struct Applied {
     pub warnings: Vec<String>,
 }
 
-struct Staged<'a> {
-    path: &'a str,
-    entry: FileEntry,
-    staged: PathBuf,
+/// A verified file, ready to be put in place.
+enum Ready {
+    Held(Vec<u8>),
+    Staged(PathBuf),
 }
 
 /// Applies `from → to` to `workspace` (see the module docs).
@@ -54,54 +62,62 @@ pub fn apply(
     observer: &Observer,
 ) -> Result<Applied> {
     let changes = from.changes_to(to);
-    let mut to_write: Vec<(&str, FileEntry)> = Vec::new();
+    let mut to_write: Vec<(&str, FileEntry, bool)> = Vec::new();
     let mut to_remove: Vec<&str> = Vec::new();
     let mut to_chmod: Vec<(&str, FileEntry)> = Vec::new();
+    let mut held_budget = HOLD_BUDGET;
     for (path, change) in &changes {
         super::path::validate(path)?;
+        let mut write = |e: FileEntry| {
+            let hold = e.size <= HOLD_FILE_LIMIT && e.size <= held_budget;
+            if hold {
+                held_budget -= e.size;
+            }
+            to_write.push((path, e, hold));
+        };
         match *change {
-            Change::Added(e) => to_write.push((path, e)),
+            Change::Added(e) => write(e),
             Change::Removed(_) => to_remove.push(path),
             Change::Modified { from, to } if from.hash == to.hash => to_chmod.push((path, to)),
             Change::Modified { to, .. } => {
                 to_remove.push(path);
-                to_write.push((path, to));
+                write(to);
             }
         }
     }
 
-    // 1. Stage.
-    let _ = fs::remove_dir_all(staging);
-    fs::create_dir_all(staging).map_err(Error::io("create", staging))?;
-    let bytes_total = to_write.iter().map(|(_, e)| e.size).sum();
+    // 1. Verify.
+    let needs_staging = to_write.iter().any(|(_, _, hold)| !hold);
+    if needs_staging {
+        let _ = fs::remove_dir_all(staging);
+        fs::create_dir_all(staging).map_err(Error::io("create", staging))?;
+    }
+    let bytes_total = to_write.iter().map(|(_, e, _)| e.size).sum();
     let files_total = to_write.len() as u64;
     let done = AtomicU64::new(0);
     let done_bytes = AtomicU64::new(0);
-    let staged = super::par_map(
-        &to_write.iter().enumerate().collect::<Vec<_>>(),
-        |(i, (path, entry))| {
-            observer.check()?;
+    let indexed: Vec<_> = to_write.iter().enumerate().collect();
+    let ready = super::par_map(&indexed, |(i, (path, entry, hold))| {
+        observer.check()?;
+        let r = if *hold {
+            Ready::Held(store.read_verified(&entry.hash, path)?)
+        } else {
             let dest = staging.join(i.to_string());
             store.copy_verified(&entry.hash, path, &dest, entry.executable)?;
-            let files_done = done.fetch_add(1, Ordering::Relaxed) + 1;
-            let bytes_done = done_bytes.fetch_add(entry.size, Ordering::Relaxed) + entry.size;
-            observer.progress(Progress {
-                files_done,
-                files_total,
-                bytes_done,
-                bytes_total,
-            });
-            Ok(Staged {
-                path,
-                entry: *entry,
-                staged: dest,
-            })
-        },
-    );
-    let staged = match staged.and_then(|s| failpoint::hit(failpoint::AFTER_STAGING).map(|()| s)) {
-        Ok(s) => s,
+            Ready::Staged(dest)
+        };
+        let files_done = done.fetch_add(1, Ordering::Relaxed) + 1;
+        let bytes_done = done_bytes.fetch_add(entry.size, Ordering::Relaxed) + entry.size;
+        observer.progress(Progress { files_done, files_total, bytes_done, bytes_total });
+        Ok(r)
+    })
+    .and_then(|r| failpoint::hit(failpoint::AFTER_VERIFY).map(|()| r));
+    let ready = match ready {
+        Ok(r) => r,
         Err(e) => {
-            let _ = fs::remove_dir_all(staging);
+            if needs_staging {
+                let _ = fs::remove_dir_all(staging);
+            }
             return Err(e);
         }
     };
@@ -128,25 +144,18 @@ pub fn apply(
     }
     prune_empty_dirs(workspace, &emptied, &mut real_dirs);
 
-    for s in &staged {
-        ensure_parent(workspace, s.path, &mut real_dirs, &mut warnings)?;
-        let abs = workspace.join(s.path);
-        match fs::symlink_metadata(&abs) {
-            Ok(m) if m.is_dir() => {
-                return Err(Error::InvalidPath {
-                    path: s.path.to_owned(),
-                    reason: "a folder that is not tracked (it holds only symlinks or special files) is in the way",
-                });
+    for ((path, entry, _), r) in to_write.iter().zip(ready) {
+        ensure_parent(workspace, path, &mut real_dirs, &mut warnings)?;
+        let abs = workspace.join(path);
+        let stat = match r {
+            Ready::Held(bytes) => create_with(&abs, path, &bytes, entry.executable, &mut warnings)?,
+            Ready::Staged(staged) => {
+                clear_way(&abs, path, &mut warnings)?;
+                fs::rename(&staged, &abs).map_err(Error::io("write", &abs))?;
+                Stat::of(&fs::symlink_metadata(&abs).map_err(Error::io("read", &abs))?)
             }
-            Ok(_) => {
-                warnings.push(format!("{}: replaced an untracked symlink or special file", s.path));
-                fs::remove_file(&abs).map_err(Error::io("remove", &abs))?;
-            }
-            Err(_) => {}
-        }
-        fs::rename(&s.staged, &abs).map_err(Error::io("write", &abs))?;
-        let md = fs::symlink_metadata(&abs).map_err(Error::io("read", &abs))?;
-        cache.insert(s.path.to_owned(), Stat::of(&md), s.entry.hash);
+        };
+        cache.insert((*path).to_owned(), stat, entry.hash);
     }
     for (path, entry) in &to_chmod {
         let abs = workspace.join(path);
@@ -158,13 +167,43 @@ pub fn apply(
         let md = fs::symlink_metadata(&abs).map_err(Error::io("read", &abs))?;
         cache.insert((*path).to_owned(), Stat::of(&md), entry.hash);
     }
-    let _ = fs::remove_dir_all(staging);
-    Ok(Applied {
-        written: staged.len(),
-        removed: to_remove.len(),
-        cache,
-        warnings,
-    })
+    if needs_staging {
+        let _ = fs::remove_dir_all(staging);
+    }
+    Ok(Applied { written: to_write.len(), removed: to_remove.len(), cache, warnings })
+}
+
+/// Creates `abs` (which should not exist) with `bytes`, returning its stat.
+/// Something untracked in the way (a symlink, a FIFO) is replaced.
+fn create_with(abs: &Path, path: &str, bytes: &[u8], executable: bool, warnings: &mut Vec<String>) -> Result<Stat> {
+    let mode = if executable { 0o755 } else { 0o644 };
+    let open = || OpenOptions::new().write(true).create_new(true).mode(mode).open(abs);
+    let mut file = match open() {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            clear_way(abs, path, warnings)?;
+            open().map_err(Error::io("create", abs))?
+        }
+        Err(e) => return Err(Error::io("create", abs)(e)),
+    };
+    file.write_all(bytes).map_err(Error::io("write", abs))?;
+    // fstat after the last write: the mtime the next snapshot will see.
+    Ok(Stat::of(&file.metadata().map_err(Error::io("read", abs))?))
+}
+
+/// Removes an untracked file or symlink at `abs`; refuses a folder.
+fn clear_way(abs: &Path, path: &str, warnings: &mut Vec<String>) -> Result<()> {
+    match fs::symlink_metadata(abs) {
+        Ok(m) if m.is_dir() => Err(Error::InvalidPath {
+            path: path.to_owned(),
+            reason: "a folder that is not tracked (it holds only symlinks or special files) is in the way",
+        }),
+        Ok(_) => {
+            warnings.push(format!("{path}: replaced an untracked symlink or special file"));
+            fs::remove_file(abs).map_err(Error::io("remove", abs))
+        }
+        Err(_) => Ok(()),
+    }
 }
 
 /// Whether every folder on the way to `path` is a real folder (not a

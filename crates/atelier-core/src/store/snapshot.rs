@@ -27,6 +27,10 @@ pub struct Scan {
     pub cache: StatCache,
     /// Files whose content had to be read.
     pub hashed: usize,
+    /// Every file was vouched for by the cache and the cache had no other
+    /// entry: the folder is exactly the state the cache describes
+    /// ([`StatCache::root`]).
+    pub matches_cache: bool,
     /// Blobs added to the store.
     pub new_blobs: usize,
     /// Things skipped, one line each, naming the path.
@@ -37,6 +41,22 @@ struct Found {
     path: String,
     abs: PathBuf,
     stat: Stat,
+}
+
+/// What the walk found: files the cache vouches for, and files to read.
+#[derive(Default)]
+struct Walked {
+    clean: Vec<(String, FileEntry)>,
+    dirty: Vec<Found>,
+    warnings: Vec<String>,
+}
+
+impl Walked {
+    fn extend(&mut self, other: Walked) {
+        self.clean.extend(other.clean);
+        self.dirty.extend(other.dirty);
+        self.warnings.extend(other.warnings);
+    }
 }
 
 /// Scans `workspace` (see the module docs).
@@ -55,36 +75,27 @@ pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer:
         Err(e) => return Err(Error::io("read", workspace)(e)),
     }
 
-    let mut found = Vec::new();
-    let mut warnings = Vec::new();
-    walk(workspace, "", &mut found, &mut warnings, observer)?;
+    // The top level here; its folders are walked on the worker threads
+    // (lstat-bound work: two threads on two cores halve it, as git's
+    // preloaded index does).
+    let mut walked = Walked::default();
+    let mut subdirs = Vec::new();
+    read_folder(workspace, "", &cache, &mut walked, &mut subdirs, observer)?;
+    for part in super::par_map(&subdirs, |(abs, prefix)| {
+        let mut w = Walked::default();
+        walk(abs, prefix, &cache, &mut w, observer)?;
+        Ok(w)
+    })? {
+        walked.extend(part);
+    }
+    let Walked { clean, dirty: to_hash, warnings } = walked;
+    let matches_cache = to_hash.is_empty() && clean.len() == cache.len();
 
     let mut manifest = Manifest::default();
-    let mut to_hash = Vec::new();
-    for f in found {
-        match cache.lookup(&f.path, &f.stat) {
-            Some(hash) => {
-                manifest.files.insert(
-                    f.path,
-                    FileEntry {
-                        hash,
-                        size: f.stat.size,
-                        executable: f.stat.executable(),
-                    },
-                );
-            }
-            None => to_hash.push(f),
-        }
-    }
-
+    manifest.files.extend(clean);
     let files_total = (manifest.len() + to_hash.len()) as u64;
     let bytes_total: u64 = to_hash.iter().map(|f| f.stat.size).sum();
-    let mut progress = Progress {
-        files_done: manifest.len() as u64,
-        files_total,
-        bytes_done: 0,
-        bytes_total,
-    };
+    let mut progress = Progress { files_done: manifest.len() as u64, files_total, bytes_done: 0, bytes_total };
     observer.progress(progress);
 
     let batch = store.batch()?;
@@ -95,14 +106,9 @@ pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer:
     for (f, out) in to_hash.into_iter().zip(outcomes) {
         // Deleted between the walk and the read: it is simply not there.
         let Some(out) = out else { continue };
-        manifest.files.insert(
-            f.path.clone(),
-            FileEntry {
-                hash: out.hash,
-                size: out.size,
-                executable: f.stat.executable(),
-            },
-        );
+        manifest
+            .files
+            .insert(f.path.clone(), FileEntry { hash: out.hash, size: out.size, executable: f.stat.executable() });
         if out.size == f.stat.size {
             cache.insert(f.path, f.stat, out.hash);
         } else {
@@ -111,20 +117,25 @@ pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer:
             cache.remove(&f.path);
         }
     }
-    cache.retain(|p| manifest.files.contains_key(p));
+    if cache.len() != manifest.len() {
+        cache.retain(|p| manifest.files.contains_key(p));
+    }
     progress.files_done = files_total;
     progress.bytes_done = bytes_total;
     observer.progress(progress);
-    Ok(Scan {
-        manifest,
-        cache,
-        hashed,
-        new_blobs,
-        warnings,
-    })
+    Ok(Scan { manifest, cache, hashed, matches_cache, new_blobs, warnings })
 }
 
-fn walk(dir: &Path, prefix: &str, out: &mut Vec<Found>, warnings: &mut Vec<String>, observer: &Observer) -> Result<()> {
+/// Reads one folder: files go to `out` (clean if the cache vouches for
+/// them), subfolders to `subdirs`.
+fn read_folder(
+    dir: &Path,
+    prefix: &str,
+    cache: &StatCache,
+    out: &mut Walked,
+    subdirs: &mut Vec<(PathBuf, String)>,
+    observer: &Observer,
+) -> Result<()> {
     observer.check()?;
     let rd = fs::read_dir(dir).map_err(Error::io("read folder", dir))?;
     for entry in rd {
@@ -132,17 +143,14 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<Found>, warnings: &mut Vec<Strin
         let name = match entry.file_name().into_string() {
             Ok(n) => n,
             Err(raw) => {
-                warnings.push(format!(
-                    "{prefix}{}: skipped, the name is not valid UTF-8",
-                    raw.to_string_lossy()
-                ));
+                out.warnings.push(format!("{prefix}{}: skipped, the name is not valid UTF-8", raw.to_string_lossy()));
                 continue;
             }
         };
         let rel = format!("{prefix}{name}");
         let ft = entry.file_type().map_err(Error::io("read", entry.path()))?;
         if ft.is_dir() {
-            walk(&entry.path(), &format!("{rel}/"), out, warnings, observer)?;
+            subdirs.push((entry.path(), format!("{rel}/")));
         } else if ft.is_file() {
             // DirEntry::metadata is an lstat relative to the open folder.
             let md = match entry.metadata() {
@@ -151,16 +159,26 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<Found>, warnings: &mut Vec<Strin
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(Error::io("read", entry.path())(e)),
             };
-            out.push(Found {
-                path: rel,
-                abs: entry.path(),
-                stat: Stat::of(&md),
-            });
+            let stat = Stat::of(&md);
+            match cache.lookup(&rel, &stat) {
+                Some(hash) => out.clean.push((rel, FileEntry { hash, size: stat.size, executable: stat.executable() })),
+                None => out.dirty.push(Found { path: rel, abs: entry.path(), stat }),
+            }
         } else if ft.is_symlink() {
-            warnings.push(format!("{rel}: skipped, symlinks are not stored or followed"));
+            out.warnings.push(format!("{rel}: skipped, symlinks are not stored or followed"));
         } else {
-            warnings.push(format!("{rel}: skipped, not a regular file or folder"));
+            out.warnings.push(format!("{rel}: skipped, not a regular file or folder"));
         }
+    }
+    Ok(())
+}
+
+/// Walks a folder and everything below it.
+fn walk(dir: &Path, prefix: &str, cache: &StatCache, out: &mut Walked, observer: &Observer) -> Result<()> {
+    let mut subdirs = Vec::new();
+    read_folder(dir, prefix, cache, out, &mut subdirs, observer)?;
+    for (abs, prefix) in subdirs {
+        walk(&abs, &prefix, cache, out, observer)?;
     }
     Ok(())
 }

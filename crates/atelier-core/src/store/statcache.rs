@@ -18,7 +18,7 @@ use std::path::Path;
 use super::Hash;
 use crate::{Error, Result};
 
-const MAGIC: &[u8; 8] = b"ATLIDX1\n";
+const MAGIC: &[u8; 8] = b"ATLIDX2\n";
 
 /// The parts of a file's metadata that change when its content may have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +54,13 @@ pub struct StatCache {
     /// mtime of the cache file when it was loaded; entries touched at or
     /// after it are racily clean.
     written_at: Option<(i64, u32)>,
+    /// Whether anything changed since load (an unchanged cache is not
+    /// rewritten).
+    dirty: bool,
+    /// The root tree of the manifest these entries describe, when the
+    /// cache covers exactly the files of that manifest (set by the
+    /// workspace layer after a snapshot or a materialize).
+    root: Option<Hash>,
 }
 
 impl StatCache {
@@ -64,7 +71,7 @@ impl StatCache {
         };
         let written_at = fs::metadata(path).ok().map(|m| Stat::of(&m).mtime);
         match decode(&bytes) {
-            Some(entries) => Self { entries, written_at },
+            Some((entries, root)) => Self { entries, written_at, dirty: false, root },
             None => {
                 tracing::warn!(path = %path.display(), "ignoring an unreadable stat cache; files will be re-hashed");
                 Self::default()
@@ -85,11 +92,17 @@ impl StatCache {
     }
 
     pub fn insert(&mut self, path: String, stat: Stat, hash: Hash) {
+        // Always dirty, even for an identical entry: that entry was re-read
+        // because it was racily clean, and saving moves the cache's own
+        // timestamp past it.
         self.entries.insert(path, (stat, hash));
+        self.dirty = true;
     }
 
     pub fn remove(&mut self, path: &str) {
-        self.entries.remove(path);
+        if self.entries.remove(path).is_some() {
+            self.dirty = true;
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -102,20 +115,42 @@ impl StatCache {
 
     /// Keeps only the paths for which `keep` returns true.
     pub fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        let before = self.entries.len();
         self.entries.retain(|p, _| keep(p));
+        self.dirty |= self.entries.len() != before;
+    }
+
+    /// The root tree this cache describes, if known.
+    pub fn root(&self) -> Option<Hash> {
+        self.root
+    }
+
+    /// Records which manifest (by root tree) the entries describe.
+    pub fn set_root(&mut self, root: Hash) {
+        if self.root != Some(root) {
+            self.root = Some(root);
+            self.dirty = true;
+        }
+    }
+
+    /// Whether [`StatCache::save`] has anything new to write.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty
     }
 
     /// Writes the cache atomically.
     pub fn save(&self, path: &Path) -> Result<()> {
         let tmp = path.with_extension("tmp");
-        fs::write(&tmp, encode(&self.entries)).map_err(Error::io("write", &tmp))?;
+        fs::write(&tmp, encode(&self.entries, self.root)).map_err(Error::io("write", &tmp))?;
         fs::rename(&tmp, path).map_err(Error::io("write", path))
     }
 }
 
-fn encode(entries: &HashMap<String, (Stat, Hash)>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(16 + entries.len() * 120);
+fn encode(entries: &HashMap<String, (Stat, Hash)>, root: Option<Hash>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64 + entries.len() * 120);
     out.extend_from_slice(MAGIC);
+    out.push(u8::from(root.is_some()));
+    out.extend_from_slice(&root.unwrap_or(Hash([0; 32])).0);
     out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
     for (path, (s, h)) in entries {
         out.extend_from_slice(&(path.len() as u32).to_le_bytes());
@@ -149,12 +184,17 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn decode(bytes: &[u8]) -> Option<HashMap<String, (Stat, Hash)>> {
+type Decoded = (HashMap<String, (Stat, Hash)>, Option<Hash>);
+
+fn decode(bytes: &[u8]) -> Option<Decoded> {
     let (body, sum) = bytes.split_last_chunk::<32>()?;
     if Hash::of(body).0 != *sum || !body.starts_with(MAGIC) {
         return None;
     }
     let mut r = Reader(&body[MAGIC.len()..]);
+    let has_root = r.take::<1>()?[0] == 1;
+    let root = Hash(r.take()?);
+    let root = has_root.then_some(root);
     let count = u64::from_le_bytes(r.take()?);
     let mut entries = HashMap::with_capacity(usize::try_from(count).ok()?.min(1 << 20));
     for _ in 0..count {
@@ -169,7 +209,7 @@ fn decode(bytes: &[u8]) -> Option<HashMap<String, (Stat, Hash)>> {
         };
         entries.insert(path, (stat, Hash(r.take()?)));
     }
-    r.0.is_empty().then_some(entries)
+    r.0.is_empty().then_some((entries, root))
 }
 
 #[cfg(test)]

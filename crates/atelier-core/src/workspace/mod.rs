@@ -19,7 +19,8 @@ use crate::model::{ContentPart, FileListing, ManifestSource, Message, Role, Snap
 use crate::store::lock::FileLock;
 use crate::store::manifest::Change;
 use crate::store::statcache::StatCache;
-use crate::store::{BlobStore, Manifest, Observer, failpoint, materialize, snapshot, tree};
+use crate::model::Chat;
+use crate::store::{BlobStore, Hash, Manifest, Observer, failpoint, materialize, snapshot, tree};
 use crate::{Atelier, Error, Result, blocking, db, ids};
 
 /// Takes the chat's workspace lock (waiting for other processes).
@@ -48,8 +49,14 @@ impl Atelier {
 
     /// Loads the manifest with this id (of this chat) as a file map.
     async fn manifest_files(&self, chat_id: &str, manifest_id: &str) -> Result<Manifest> {
+        Ok(self.manifest_state(chat_id, manifest_id).await?.1)
+    }
+
+    /// A manifest's root tree and file map.
+    async fn manifest_state(&self, chat_id: &str, manifest_id: &str) -> Result<(Hash, Manifest)> {
         let row = manifests::load_row(self.db(), chat_id, manifest_id).await?;
-        manifests::load_files(self.db(), chat_id, &row.root_tree).await
+        let files = manifests::load_files(self.db(), chat_id, &row.root_tree).await?;
+        Ok((row.root_tree, files))
     }
 
     /// Records pending edits; the caller holds the chat lock.
@@ -58,18 +65,17 @@ impl Atelier {
     /// `Current.manifest` is exact whether or not anything changed. The
     /// stored state is only loaded when the scan's root tree differs from
     /// the active manifest's (a no-change snapshot reads one row).
-    async fn capture_pending(&self, chat_id: &str, observer: &Observer) -> Result<(Current, SnapshotOutcome)> {
-        let chat = self.get_chat(chat_id).await?;
+    async fn capture_pending(&self, chat: &Chat, observer: &Observer) -> Result<(Current, SnapshotOutcome)> {
         let active = manifests::load_row(self.db(), &chat.id, &chat.active_manifest_id).await?;
-        let (ws, store, index) = (
-            self.workspace_dir(&chat.id),
-            self.blob_store(&chat.id),
-            self.index_path(&chat.id),
-        );
+        let (ws, store, index) = (self.workspace_dir(&chat.id), self.blob_store(&chat.id), self.index_path(&chat.id));
         let obs = observer.clone();
+        let active_root = active.root_tree;
         let (scan, encoded) = blocking(move || {
             let scan = snapshot::scan(&ws, &store, StatCache::load(&index), &obs)?;
-            let encoded = tree::encode(&scan.manifest);
+            // Encoding the trees costs a pass over every path; skip it when
+            // the stat cache proves the folder is the active state.
+            let unchanged = scan.matches_cache && scan.cache.root() == Some(active_root);
+            let encoded = (!unchanged).then(|| tree::encode(&scan.manifest));
             Ok((scan, encoded))
         })
         .await?;
@@ -90,7 +96,9 @@ impl Atelier {
             manifest: scan.manifest,
             cache: scan.cache,
         };
-        if encoded.root != active.root_tree {
+        let changed = encoded.as_ref().filter(|e| e.root != active.root_tree);
+        current.cache.set_root(encoded.as_ref().map_or(active.root_tree, |e| e.root));
+        if let Some(encoded) = changed {
             let stored = manifests::load_files(self.db(), &chat.id, &active.root_tree).await?;
             for (_, change) in stored.changes_to(&current.manifest) {
                 match change {
@@ -109,7 +117,7 @@ impl Atelier {
                 &chat.id,
                 Some((&active.id, &stored)),
                 &current.manifest,
-                &encoded,
+                encoded,
                 ManifestSource::Edit,
                 Some(&message_id),
             )
@@ -144,6 +152,9 @@ impl Atelier {
     }
 
     fn save_cache(&self, current: &Current) {
+        if !current.cache.is_dirty() {
+            return;
+        }
         // A cache that failed to save only costs re-hashing next time.
         if let Err(e) = current.cache.save(&self.index_path(&current.chat_id)) {
             tracing::warn!(error = %e, "could not save the stat cache");
@@ -151,7 +162,7 @@ impl Atelier {
     }
 
     /// Moves the workspace folder from `current` to `target`.
-    async fn materialize(&self, current: &mut Current, target: Manifest, observer: &Observer) -> Result<()> {
+    async fn materialize(&self, current: &mut Current, root: Hash, target: Manifest, observer: &Observer) -> Result<()> {
         let chat_id = current.chat_id.clone();
         let (ws, store) = (self.workspace_dir(&chat_id), self.blob_store(&chat_id));
         let staging = self.data_dir().chat_dir(&chat_id).join("staging");
@@ -170,6 +181,7 @@ impl Atelier {
                 }
                 current.manifest = target;
                 current.cache = applied.cache;
+                current.cache.set_root(root);
                 self.save_cache(current);
                 Ok(())
             }
@@ -187,7 +199,8 @@ impl Atelier {
     pub async fn snapshot(&self, chat_id: &str, observer: &Observer) -> Result<SnapshotOutcome> {
         let chat = self.get_chat(chat_id).await?;
         let _lock = lock_chat(self, &chat.id).await?;
-        Ok(self.capture_pending(&chat.id, observer).await?.1)
+        let chat = self.get_chat(&chat.id).await?; // fresh, under the lock
+        Ok(self.capture_pending(&chat, observer).await?.1)
     }
 
     /// Makes `message_id` the active leaf: records pending edits, then turns
@@ -206,10 +219,11 @@ impl Atelier {
         let chat = self.get_chat(chat_id).await?;
         let target = self.get_message(&chat.id, message_id).await?;
         let _lock = lock_chat(self, &chat.id).await?;
-        let (mut current, _) = self.capture_pending(&chat.id, observer).await?;
+        let chat = self.get_chat(&chat.id).await?; // fresh, under the lock
+        let (mut current, _) = self.capture_pending(&chat, observer).await?;
         if target.manifest_id != current.manifest_id {
-            let files = self.manifest_files(&chat.id, &target.manifest_id).await?;
-            self.materialize(&mut current, files, observer).await?;
+            let (root, files) = self.manifest_state(&chat.id, &target.manifest_id).await?;
+            self.materialize(&mut current, root, files, observer).await?;
         }
         let mut tx = db::begin_write(self.db()).await?;
         set_active(&mut tx, &chat.id, &target.id, &target.manifest_id).await?;
@@ -240,14 +254,15 @@ impl Atelier {
             });
         }
         let _lock = lock_chat(self, &chat.id).await?;
-        let (mut current, _) = self.capture_pending(&chat.id, &Observer::default()).await?;
+        let chat = self.get_chat(&chat.id).await?; // fresh, under the lock
+        let (mut current, _) = self.capture_pending(&chat, &Observer::default()).await?;
         let parent = match explicit_parent {
             Some(p) => p,
             None => self.get_message(&chat.id, &current.leaf).await?,
         };
         if parent.manifest_id != current.manifest_id {
-            let files = self.manifest_files(&chat.id, &parent.manifest_id).await?;
-            self.materialize(&mut current, files, &Observer::default()).await?;
+            let (root, files) = self.manifest_state(&chat.id, &parent.manifest_id).await?;
+            self.materialize(&mut current, root, files, &Observer::default()).await?;
         }
         let mut tx = db::begin_write(self.db()).await?;
         let message = insert_message(
