@@ -1,8 +1,9 @@
 //! The blob store: `blobs/ab/abcd…`, one file per distinct content.
 //!
 //! Writes go through a [`BlobBatch`]: new blobs are written to `blobs/tmp/`,
-//! made durable with one `syncfs` for the whole batch, renamed to their final
-//! names, and the renames made durable with a second `syncfs`. So a blob is
+//! made durable (an fsync each for a small batch, one `syncfs` for a big
+//! one), renamed to their final names, and the renames made durable (fsync
+//! of the folders, or a second `syncfs`). So a blob is
 //! only ever visible under its final name with durable, complete content,
 //! and "the blob exists" can be trusted by later snapshots. Reads used to
 //! rebuild a workspace verify the content against the name.
@@ -24,6 +25,11 @@ use crate::{Error, Result};
 /// only if the store lacks them; bigger ones are streamed.
 const IN_MEMORY_LIMIT: u64 = 8 << 20;
 const CHUNK: usize = 1 << 20;
+/// Up to this many new blobs are synced one by one; more, with one `syncfs`.
+#[cfg(target_os = "linux")]
+const FSYNC_BATCH_LIMIT: usize = 64;
+#[cfg(not(target_os = "linux"))]
+const FSYNC_BATCH_LIMIT: usize = usize::MAX;
 
 /// A chat's blob store.
 #[derive(Debug, Clone)]
@@ -289,21 +295,36 @@ impl BlobBatch<'_> {
         if pending.is_empty() {
             return Ok(0);
         }
-        let tmp_dir = self.store.tmp_dir();
-        sync_filesystem_of(&tmp_dir, pending.iter().map(|(p, _)| p.as_path()))?;
+        let small = pending.len() <= FSYNC_BATCH_LIMIT;
+        // 1. Content durable before any final name exists.
+        if small {
+            for (tmp, _) in &pending {
+                File::open(tmp)
+                    .and_then(|f| f.sync_data())
+                    .map_err(Error::io("sync", tmp))?;
+            }
+        } else {
+            syncfs(&self.store.tmp_dir())?;
+        }
+        // 2. Final names, then make the names durable.
+        let mut dirs = HashSet::new();
         for (tmp, hash) in &pending {
             let dest = self.store.path_of(hash);
             fs::rename(tmp, &dest).map_err(Error::io("store blob", &dest))?;
+            if let Some(d) = dest.parent() {
+                dirs.insert(d.to_path_buf());
+            }
         }
-        sync_filesystem_of(
-            &self.store.root,
-            pending
-                .iter()
-                .map(|(_, h)| self.store.path_of(h))
-                .collect::<Vec<_>>()
-                .iter()
-                .map(PathBuf::as_path),
-        )?;
+        if small {
+            dirs.insert(self.store.tmp_dir());
+            for d in dirs {
+                File::open(&d)
+                    .and_then(|f| f.sync_all())
+                    .map_err(Error::io("sync", &d))?;
+            }
+        } else {
+            syncfs(&self.store.root)?;
+        }
         Ok(pending.len())
     }
 }
@@ -317,31 +338,21 @@ impl Drop for BlobBatch<'_> {
     }
 }
 
-/// Makes `files` (all inside `dir`) and `dir`'s entries durable: one
-/// `syncfs` on Linux, an fsync per file and per folder elsewhere.
-fn sync_filesystem_of<'p>(dir: &Path, files: impl Iterator<Item = &'p Path>) -> Result<()> {
+/// Flushes the whole filesystem holding `dir`: one call for a big batch,
+/// where a sync per file would cost a journal commit each. (A small batch
+/// syncs its own files instead: `syncfs` also flushes whatever else is
+/// dirty on the disk.)
+fn syncfs(dir: &Path) -> Result<()> {
+    let d = File::open(dir).map_err(Error::io("open", dir))?;
     #[cfg(target_os = "linux")]
     {
-        let _ = files;
-        let d = File::open(dir).map_err(Error::io("open", dir))?;
         rustix::fs::syncfs(&d).map_err(|e| Error::io("sync", dir)(e.into()))
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let mut dirs = HashSet::new();
-        for f in files {
-            File::open(f).and_then(|f| f.sync_all()).map_err(Error::io("sync", f))?;
-            if let Some(parent) = f.parent() {
-                dirs.insert(parent.to_path_buf());
-            }
-        }
-        dirs.insert(dir.to_path_buf());
-        for d in dirs {
-            File::open(&d)
-                .and_then(|f| f.sync_all())
-                .map_err(Error::io("sync", &d))?;
-        }
-        Ok(())
+        // No syncfs: fsync the folder; callers on these systems should use
+        // small batches (each file synced).
+        d.sync_all().map_err(Error::io("sync", dir))
     }
 }
 

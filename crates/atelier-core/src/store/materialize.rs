@@ -108,7 +108,12 @@ pub fn apply(
         };
         let files_done = done.fetch_add(1, Ordering::Relaxed) + 1;
         let bytes_done = done_bytes.fetch_add(entry.size, Ordering::Relaxed) + entry.size;
-        observer.progress(Progress { files_done, files_total, bytes_done, bytes_total });
+        observer.progress(Progress {
+            files_done,
+            files_total,
+            bytes_done,
+            bytes_total,
+        });
         Ok(r)
     })
     .and_then(|r| failpoint::hit(failpoint::AFTER_VERIFY).map(|()| r));
@@ -170,7 +175,12 @@ pub fn apply(
     if needs_staging {
         let _ = fs::remove_dir_all(staging);
     }
-    Ok(Applied { written: to_write.len(), removed: to_remove.len(), cache, warnings })
+    Ok(Applied {
+        written: to_write.len(),
+        removed: to_remove.len(),
+        cache,
+        warnings,
+    })
 }
 
 /// Creates `abs` (which should not exist) with `bytes`, returning its stat.

@@ -88,14 +88,23 @@ pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer:
     })? {
         walked.extend(part);
     }
-    let Walked { clean, dirty: to_hash, warnings } = walked;
+    let Walked {
+        clean,
+        dirty: to_hash,
+        warnings,
+    } = walked;
     let matches_cache = to_hash.is_empty() && clean.len() == cache.len();
 
     let mut manifest = Manifest::default();
     manifest.files.extend(clean);
     let files_total = (manifest.len() + to_hash.len()) as u64;
     let bytes_total: u64 = to_hash.iter().map(|f| f.stat.size).sum();
-    let mut progress = Progress { files_done: manifest.len() as u64, files_total, bytes_done: 0, bytes_total };
+    let mut progress = Progress {
+        files_done: manifest.len() as u64,
+        files_total,
+        bytes_done: 0,
+        bytes_total,
+    };
     observer.progress(progress);
 
     let batch = store.batch()?;
@@ -106,9 +115,14 @@ pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer:
     for (f, out) in to_hash.into_iter().zip(outcomes) {
         // Deleted between the walk and the read: it is simply not there.
         let Some(out) = out else { continue };
-        manifest
-            .files
-            .insert(f.path.clone(), FileEntry { hash: out.hash, size: out.size, executable: f.stat.executable() });
+        manifest.files.insert(
+            f.path.clone(),
+            FileEntry {
+                hash: out.hash,
+                size: out.size,
+                executable: f.stat.executable(),
+            },
+        );
         if out.size == f.stat.size {
             cache.insert(f.path, f.stat, out.hash);
         } else {
@@ -123,7 +137,14 @@ pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer:
     progress.files_done = files_total;
     progress.bytes_done = bytes_total;
     observer.progress(progress);
-    Ok(Scan { manifest, cache, hashed, matches_cache, new_blobs, warnings })
+    Ok(Scan {
+        manifest,
+        cache,
+        hashed,
+        matches_cache,
+        new_blobs,
+        warnings,
+    })
 }
 
 /// Reads one folder: files go to `out` (clean if the cache vouches for
@@ -143,7 +164,10 @@ fn read_folder(
         let name = match entry.file_name().into_string() {
             Ok(n) => n,
             Err(raw) => {
-                out.warnings.push(format!("{prefix}{}: skipped, the name is not valid UTF-8", raw.to_string_lossy()));
+                out.warnings.push(format!(
+                    "{prefix}{}: skipped, the name is not valid UTF-8",
+                    raw.to_string_lossy()
+                ));
                 continue;
             }
         };
@@ -161,13 +185,26 @@ fn read_folder(
             };
             let stat = Stat::of(&md);
             match cache.lookup(&rel, &stat) {
-                Some(hash) => out.clean.push((rel, FileEntry { hash, size: stat.size, executable: stat.executable() })),
-                None => out.dirty.push(Found { path: rel, abs: entry.path(), stat }),
+                Some(hash) => out.clean.push((
+                    rel,
+                    FileEntry {
+                        hash,
+                        size: stat.size,
+                        executable: stat.executable(),
+                    },
+                )),
+                None => out.dirty.push(Found {
+                    path: rel,
+                    abs: entry.path(),
+                    stat,
+                }),
             }
         } else if ft.is_symlink() {
-            out.warnings.push(format!("{rel}: skipped, symlinks are not stored or followed"));
+            out.warnings
+                .push(format!("{rel}: skipped, symlinks are not stored or followed"));
         } else {
-            out.warnings.push(format!("{rel}: skipped, not a regular file or folder"));
+            out.warnings
+                .push(format!("{rel}: skipped, not a regular file or folder"));
         }
     }
     Ok(())

@@ -71,7 +71,12 @@ impl StatCache {
         };
         let written_at = fs::metadata(path).ok().map(|m| Stat::of(&m).mtime);
         match decode(&bytes) {
-            Some((entries, root)) => Self { entries, written_at, dirty: false, root },
+            Some((entries, root)) => Self {
+                entries,
+                written_at,
+                dirty: false,
+                root,
+            },
             None => {
                 tracing::warn!(path = %path.display(), "ignoring an unreadable stat cache; files will be re-hashed");
                 Self::default()

@@ -15,11 +15,10 @@ pub(crate) mod manifests;
 use std::path::PathBuf;
 
 use crate::chats::{NewMessage, insert_message, set_active};
+use crate::model::Chat;
 use crate::model::{ContentPart, FileListing, ManifestSource, Message, Role, SnapshotOutcome, WorkspaceManifest};
 use crate::store::lock::FileLock;
-use crate::store::manifest::Change;
 use crate::store::statcache::StatCache;
-use crate::model::Chat;
 use crate::store::{BlobStore, Hash, Manifest, Observer, failpoint, materialize, snapshot, tree};
 use crate::{Atelier, Error, Result, blocking, db, ids};
 
@@ -67,7 +66,11 @@ impl Atelier {
     /// the active manifest's (a no-change snapshot reads one row).
     async fn capture_pending(&self, chat: &Chat, observer: &Observer) -> Result<(Current, SnapshotOutcome)> {
         let active = manifests::load_row(self.db(), &chat.id, &chat.active_manifest_id).await?;
-        let (ws, store, index) = (self.workspace_dir(&chat.id), self.blob_store(&chat.id), self.index_path(&chat.id));
+        let (ws, store, index) = (
+            self.workspace_dir(&chat.id),
+            self.blob_store(&chat.id),
+            self.index_path(&chat.id),
+        );
         let obs = observer.clone();
         let active_root = active.root_tree;
         let (scan, encoded) = blocking(move || {
@@ -97,31 +100,27 @@ impl Atelier {
             cache: scan.cache,
         };
         let changed = encoded.as_ref().filter(|e| e.root != active.root_tree);
-        current.cache.set_root(encoded.as_ref().map_or(active.root_tree, |e| e.root));
+        current
+            .cache
+            .set_root(encoded.as_ref().map_or(active.root_tree, |e| e.root));
         if let Some(encoded) = changed {
-            let stored = manifests::load_files(self.db(), &chat.id, &active.root_tree).await?;
-            for (_, change) in stored.changes_to(&current.manifest) {
-                match change {
-                    Change::Added(_) => outcome.added += 1,
-                    Change::Removed(_) => outcome.removed += 1,
-                    Change::Modified { .. } => outcome.modified += 1,
-                }
-            }
+            let delta = manifests::delta(self.db(), &chat.id, &active.root_tree, encoded).await?;
+            (outcome.added, outcome.removed, outcome.modified) = delta.counts();
             // The blobs are durable (the scan committed them); a crash from
             // here on leaves unreferenced blobs, never a dangling manifest.
             failpoint::hit(failpoint::AFTER_BLOBS)?;
             let message_id = ids::new_id();
             let mut tx = db::begin_write(self.db()).await?;
-            let manifest_id = manifests::insert(
-                &mut tx,
-                &chat.id,
-                Some((&active.id, &stored)),
-                &current.manifest,
+            let new = manifests::NewManifest {
+                chat_id: &chat.id,
+                parent_id: Some(&active.id),
+                manifest: &current.manifest,
                 encoded,
-                ManifestSource::Edit,
-                Some(&message_id),
-            )
-            .await?;
+                delta: Some(&delta),
+                source: ManifestSource::Edit,
+                source_ref: Some(&message_id),
+            };
+            let manifest_id = manifests::insert(&mut tx, new).await?;
             insert_message(
                 &mut tx,
                 NewMessage {
@@ -162,7 +161,13 @@ impl Atelier {
     }
 
     /// Moves the workspace folder from `current` to `target`.
-    async fn materialize(&self, current: &mut Current, root: Hash, target: Manifest, observer: &Observer) -> Result<()> {
+    async fn materialize(
+        &self,
+        current: &mut Current,
+        root: Hash,
+        target: Manifest,
+        observer: &Observer,
+    ) -> Result<()> {
         let chat_id = current.chat_id.clone();
         let (ws, store) = (self.workspace_dir(&chat_id), self.blob_store(&chat_id));
         let staging = self.data_dir().chat_dir(&chat_id).join("staging");
@@ -262,7 +267,8 @@ impl Atelier {
         };
         if parent.manifest_id != current.manifest_id {
             let (root, files) = self.manifest_state(&chat.id, &parent.manifest_id).await?;
-            self.materialize(&mut current, root, files, &Observer::default()).await?;
+            self.materialize(&mut current, root, files, &Observer::default())
+                .await?;
         }
         let mut tx = db::begin_write(self.db()).await?;
         let message = insert_message(
