@@ -29,6 +29,7 @@ mod error;
 pub mod ids;
 pub mod model;
 pub mod store;
+pub mod toolsets;
 pub mod workspace;
 
 use std::sync::Arc;

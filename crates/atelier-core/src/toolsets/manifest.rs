@@ -1,0 +1,203 @@
+//! `toolset.yaml` as typed structs (seed 004 §3.2, `manifest_version: "1"`)
+//! and their YAML form. Parsing with validation is in [`super::validate`];
+//! this module also regenerates the YAML on export, so field order here is
+//! the order of exported files. Unknown keys are kept in `extra` and
+//! written back (forward compatibility).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The only manifest version this build reads.
+pub const MANIFEST_VERSION: &str = "1";
+
+/// A whole manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolsetManifest {
+    pub manifest_version: String,
+    pub id: String,
+    pub name: String,
+    pub version: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub homepage: Option<String>,
+    /// A path inside the bundle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icon: Option<String>,
+    #[serde(default, skip_serializing_if = "PythonSection::is_empty")]
+    pub python: PythonSection,
+    #[serde(default)]
+    pub tools: Vec<ToolDecl>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<McpServerDecl>,
+    /// Keys this version does not know, kept as they were.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// `python:` — what the Python runtime installs for this toolset.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PythonSection {
+    /// pip requirement strings (`requests>=2`), installed into a venv.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requirements: Vec<String>,
+}
+
+impl PythonSection {
+    pub fn is_empty(&self) -> bool {
+        self.requirements.is_empty()
+    }
+}
+
+/// One tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDecl {
+    pub id: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// `module.path:function`, relative to the toolset root.
+    pub entrypoint: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    pub input_schema: Value,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub requires_confirmation: bool,
+    /// Per-call time limit in seconds (the runtime's default otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renderer: Option<RendererDecl>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// The four renderer types of seed 004 §5.1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RendererKind {
+    Code,
+    Document,
+    Html,
+    Frame,
+}
+
+impl RendererKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RendererKind::Code => "code",
+            RendererKind::Document => "document",
+            RendererKind::Html => "html",
+            RendererKind::Frame => "frame",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "code" => RendererKind::Code,
+            "document" => RendererKind::Document,
+            "html" => RendererKind::Html,
+            "frame" => RendererKind::Frame,
+            _ => return None,
+        })
+    }
+}
+
+/// `renderer:` — a type and its config (every other key).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RendererDecl {
+    #[serde(rename = "type")]
+    pub kind: RendererKind,
+    #[serde(flatten)]
+    pub config: BTreeMap<String, Value>,
+}
+
+/// An MCP server the toolset declares: a command (stdio) or a URL.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct McpServerDecl {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Values may be `${VAR}` references, resolved when the server starts.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
+    pub auto_enabled: bool,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl ToolsetManifest {
+    /// The manifest as YAML, in a stable order (this is what export writes).
+    pub fn to_yaml(&self) -> String {
+        // Serializing plain data structs to YAML cannot fail.
+        serde_norway::to_string(self).unwrap_or_default()
+    }
+}
+
+impl McpServerDecl {
+    /// The declaration with every `env` value that is not already a `${VAR}`
+    /// reference replaced by `${<KEY>}`: what leaves the machine on export.
+    pub fn without_secrets(&self) -> Self {
+        let mut out = self.clone();
+        for (k, v) in out.env.iter_mut() {
+            if !is_env_reference(v) {
+                *v = format!("${{{k}}}");
+            }
+        }
+        out
+    }
+
+    /// The JSON config stored in `toolset_mcp_servers.config` / `mcp_servers.config`.
+    pub fn config_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// `${NAME}` exactly (a reference resolved from the environment).
+pub fn is_env_reference(v: &str) -> bool {
+    v.strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .is_some_and(|name| !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_replaced_by_references() {
+        let s = McpServerDecl {
+            id: "s".into(),
+            command: Some("npx".into()),
+            args: vec![],
+            env: [
+                ("API_KEY".to_owned(), "sk-live-123".to_owned()),
+                ("HOME_DIR".to_owned(), "${HOME}".to_owned()),
+            ]
+            .into_iter()
+            .collect(),
+            url: None,
+            auto_enabled: true,
+            extra: BTreeMap::new(),
+        };
+        let clean = s.without_secrets();
+        assert_eq!(clean.env["API_KEY"], "${API_KEY}");
+        assert_eq!(clean.env["HOME_DIR"], "${HOME}");
+        assert!(is_env_reference("${A_1}") && !is_env_reference("${}") && !is_env_reference("x${A}"));
+    }
+}

@@ -1,0 +1,223 @@
+//! Manifest reading: every problem at once, with positions; YAML round trips.
+
+use std::collections::BTreeSet;
+
+use proptest::prelude::*;
+
+use super::manifest::{McpServerDecl, PythonSection, RendererDecl, RendererKind, ToolDecl, ToolsetManifest};
+use super::validate::{Severity, check};
+
+fn files(list: &[&str]) -> BTreeSet<String> {
+    list.iter().map(|s| (*s).to_owned()).collect()
+}
+
+const GOOD: &str = r#"manifest_version: "1"
+id: app-builder
+name: App Builder
+version: "1.0.0"
+description: Build and preview web applications
+tools:
+  - id: write_file
+    name: Write File
+    description: Write content to a file in the workspace
+    entrypoint: tools.files:write_file
+    category: files
+    input_schema:
+      type: object
+      properties:
+        path: {type: string}
+        content: {type: string}
+      required: [path, content]
+    renderer:
+      type: code
+      file: "$args.path"
+      language: auto
+      editable: true
+mcp_servers:
+  - id: my-mcp-server
+    command: npx
+    args: ["-y", "my-mcp-package"]
+    env:
+      API_KEY: "${MY_API_KEY}"
+"#;
+
+#[test]
+fn the_seed_example_is_valid() {
+    let c = check(GOOD, &files(&["tools/files.py", "toolset.yaml"]));
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    let m = c.manifest.expect("manifest");
+    assert_eq!(m.tools[0].renderer.as_ref().map(|r| r.kind), Some(RendererKind::Code));
+    assert_eq!(m.mcp_servers[0].env["API_KEY"], "${MY_API_KEY}");
+}
+
+#[test]
+fn every_problem_is_reported_with_its_path_and_position() {
+    let bad = r#"manifest_version: "2"
+id: ../Evil
+name: Broken
+version: 1.0
+future_field: true
+python:
+  requirements: ["--index-url http://evil", "ok>=1"]
+tools:
+  - id: a
+    entrypoint: tools.a
+    input_schema: {type: object, properties: {workspace: {type: string}}}
+  - id: a
+    entrypoint: tools.missing:run
+    input_schema: {type: array}
+    renderer: {type: html, artifact: artifacts/nope.html, data: "$foo"}
+  - id: "bad id!"
+    entrypoint: tools.a:run
+    input_schema: {type: object, properties: {n: {type: 12}}}
+    renderer: {type: code}
+  - id: c
+    entrypoint: tools.a:run
+    renderer: {type: sparkle}
+    colour: blue
+mcp_servers:
+  - id: s
+  - id: s
+    command: x
+    url: http://y
+"#;
+    let c = check(bad, &files(&["tools/a.py"]));
+    assert!(c.manifest.is_none());
+    let msgs: Vec<String> = c.problems.iter().map(ToString::to_string).collect();
+    let has = |needle: &str| msgs.iter().any(|m| m.contains(needle));
+    for needle in [
+        "toolset.yaml:1:19 manifest_version: unsupported version \"2\"",
+        "toolset.yaml:2:5 id: \"../Evil\" is not a valid toolset id",
+        "toolset.yaml:4:10 version: expected a string, got the number 1.0: quote it",
+        "future_field: unknown key",
+        "python.requirements[0]: \"--index-url http://evil\" is not a requirement",
+        "toolset.yaml:10:17 tools[0].entrypoint: expected \"module.path:function\", got \"tools.a\"",
+        "tools[0].input_schema.properties.workspace: `workspace` is reserved",
+        "tools[1].id: duplicate tool id \"a\"",
+        "tools[1].entrypoint: module file \"tools/missing.py\" is not in the bundle",
+        "tools[1].input_schema.type: tool arguments are keyword arguments",
+        "tools[1].renderer.artifact: the artifact \"artifacts/nope.html\" is not in the bundle",
+        "tools[1].renderer.data: bad interpolation in \"$foo\": unknown variable `$foo`",
+        "tools[2].id: \"bad id!\" is not a valid tool id",
+        "tools[2].input_schema.properties.n.type: not a valid JSON Schema",
+        "tools[2].renderer: a code renderer needs `file` (a workspace path) or `content`",
+        "tools[3].renderer.type: unknown renderer type \"sparkle\"",
+        "tools[3].colour: unknown key",
+        "mcp_servers[0]: an MCP server needs a `command` or a `url`",
+        "mcp_servers[1].id: duplicate MCP server id \"s\"",
+        "mcp_servers[1]: give `command` (a local server) or `url` (a remote one), not both",
+    ] {
+        assert!(has(needle), "missing {needle:?} in:\n{}", msgs.join("\n"));
+    }
+    let warnings = c.problems.iter().filter(|p| p.severity == Severity::Warning).count();
+    assert_eq!(warnings, 2, "unknown keys are warnings only: {msgs:#?}");
+}
+
+#[test]
+fn yaml_syntax_errors_have_a_position() {
+    let c = check("id: [unclosed\nname: x\n", &BTreeSet::new());
+    assert_eq!(c.problems.len(), 1);
+    let p = &c.problems[0];
+    assert!(p.line.is_some() && p.message.starts_with("not valid YAML"), "{p}");
+}
+
+fn ident() -> impl Strategy<Value = String> {
+    "[a-z][a-z0-9_]{0,10}"
+}
+
+fn text() -> impl Strategy<Value = String> {
+    // Includes YAML-hostile content: quotes, colons, `#`, leading spaces,
+    // unicode, things that look like numbers or booleans.
+    prop_oneof![
+        "[ -~]{0,30}",
+        Just("true".to_owned()),
+        Just("1.5".to_owned()),
+        Just("null".to_owned()),
+        Just("- dash: colon # hash".to_owned()),
+        Just("ünïcødé ✓\nsecond line".to_owned()),
+    ]
+}
+
+fn tool() -> impl Strategy<Value = ToolDecl> {
+    (
+        ident(),
+        text(),
+        text(),
+        ident(),
+        proptest::collection::vec(ident(), 0..3),
+        any::<bool>(),
+        0u8..3,
+    )
+        .prop_map(|(id, name, description, func, tags, confirm, r)| ToolDecl {
+            id: id.clone(),
+            name,
+            description,
+            entrypoint: format!("tools.mod:{func}"),
+            category: None,
+            tags,
+            input_schema: serde_json::json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+            requires_confirmation: confirm,
+            timeout_s: if r == 1 { Some(2.5) } else { None },
+            renderer: match r {
+                0 => None,
+                1 => Some(RendererDecl {
+                    kind: RendererKind::Code,
+                    config: [("file".to_owned(), serde_json::json!("$args.path"))]
+                        .into_iter()
+                        .collect(),
+                }),
+                _ => Some(RendererDecl {
+                    kind: RendererKind::Frame,
+                    config: [("url".to_owned(), serde_json::json!("http://localhost:${return.port}/x"))]
+                        .into_iter()
+                        .collect(),
+                }),
+            },
+            extra: Default::default(),
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn manifests_round_trip_through_yaml(
+        id in "[a-z0-9][a-z0-9-]{0,20}",
+        name in text(),
+        description in text(),
+        tools in proptest::collection::vec(tool(), 0..4),
+        reqs in proptest::collection::vec("[a-z]{1,8}(>=[0-9]\\.[0-9])?", 0..3),
+        secret in "[ -~]{0,12}",
+    ) {
+        let mut seen = std::collections::HashSet::new();
+        let tools: Vec<_> = tools.into_iter().filter(|t| seen.insert(t.id.clone())).collect();
+        let m = ToolsetManifest {
+            manifest_version: "1".into(),
+            id: id.clone(),
+            name,
+            version: "1.2.3-beta.1".into(),
+            description,
+            author: Some("A. Author".into()),
+            homepage: None,
+            icon: None,
+            python: PythonSection { requirements: reqs },
+            tools,
+            mcp_servers: vec![McpServerDecl {
+                id: format!("{id}-srv"),
+                command: Some("npx".into()),
+                args: vec!["-y".into(), "pkg".into()],
+                env: [("KEY".to_owned(), secret)].into_iter().collect(),
+                url: None,
+                auto_enabled: false,
+                extra: Default::default(),
+            }],
+            extra: [("x-future".to_owned(), serde_json::json!({"a": [1, "b"]}))].into_iter().collect(),
+        };
+        let yaml = m.to_yaml();
+        let c = check(&yaml, &files(&["tools/mod.py"]));
+        let errors: Vec<String> = c.errors().map(ToString::to_string).collect();
+        prop_assert!(errors.is_empty(), "{errors:?}\n{yaml}");
+        prop_assert_eq!(c.manifest.as_ref(), Some(&m), "{}", yaml);
+        // Deterministic: the same manifest always gives the same text.
+        prop_assert_eq!(c.manifest.map(|x| x.to_yaml()), Some(yaml));
+    }
+}

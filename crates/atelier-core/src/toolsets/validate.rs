@@ -1,0 +1,720 @@
+//! Reading and checking a `toolset.yaml`: every problem in one pass, each
+//! with its field path and, where known, line and column.
+//!
+//! The YAML is read into a loose JSON value first, so one bad field does
+//! not hide the others; each field is then checked and copied into the
+//! typed [`ToolsetManifest`], which exists only when there are no errors.
+//! Unknown keys are warnings (a newer manifest may have them) and are kept.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::interp;
+use super::locate::Locations;
+use super::manifest::{
+    MANIFEST_VERSION, McpServerDecl, PythonSection, RendererDecl, RendererKind, ToolDecl, ToolsetManifest,
+};
+
+/// The manifest's file name inside a bundle.
+pub const MANIFEST_FILE: &str = "toolset.yaml";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// One thing wrong (or suspicious) in a manifest.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    pub severity: Severity,
+    /// Field path, e.g. `tools[1].entrypoint` (empty: the whole file).
+    pub path: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    /// `toolset.yaml:14:7 tools[1].entrypoint: expected …`
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(MANIFEST_FILE)?;
+        if let (Some(l), Some(c)) = (self.line, self.column) {
+            write!(f, ":{l}:{c}")?;
+        }
+        if self.severity == Severity::Warning {
+            f.write_str(" warning")?;
+        }
+        if self.path.is_empty() {
+            write!(f, ": {}", self.message)
+        } else {
+            write!(f, " {}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// The outcome of reading a manifest.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// Present when there is no error.
+    pub manifest: Option<ToolsetManifest>,
+    pub problems: Vec<Problem>,
+}
+
+impl Checked {
+    pub fn errors(&self) -> impl Iterator<Item = &Problem> {
+        self.problems.iter().filter(|p| p.severity == Severity::Error)
+    }
+}
+
+fn is_toolset_id(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 64
+        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+}
+
+fn is_tool_id(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 64 && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+}
+
+fn is_py_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next().is_some_and(|f| f.is_ascii_alphabetic() || f == '_') && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+}
+
+/// The module file candidates of an entrypoint (`tools.a:run` →
+/// `tools/a.py`, `tools/a/__init__.py`), or `None` if malformed.
+pub fn entrypoint_module_files(entrypoint: &str) -> Option<[String; 2]> {
+    let (module, func) = entrypoint.split_once(':')?;
+    if !is_py_ident(func) || !module.split('.').all(is_py_ident) {
+        return None;
+    }
+    let base = module.replace('.', "/");
+    Some([format!("{base}.py"), format!("{base}/__init__.py")])
+}
+
+struct Checker<'a> {
+    locs: &'a Locations,
+    problems: Vec<Problem>,
+    files: &'a BTreeSet<String>,
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Null => "nothing (null)".into(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(s) => format!("{s:?}"),
+        Value::Array(_) => "a list".into(),
+        Value::Object(_) => "a mapping".into(),
+    }
+}
+
+impl Checker<'_> {
+    fn push(&mut self, severity: Severity, path: &str, message: String, key_pos: bool) {
+        let pos = if key_pos {
+            self.locs.key(path)
+        } else {
+            self.locs.find(path)
+        };
+        self.problems.push(Problem {
+            severity,
+            path: path.to_owned(),
+            line: pos.map(|p| p.line),
+            column: pos.map(|p| p.column),
+            message,
+        });
+    }
+
+    fn error(&mut self, path: &str, message: impl Into<String>) {
+        self.push(Severity::Error, path, message.into(), false);
+    }
+
+    fn warn_unknown(&mut self, obj: &Map<String, Value>, path: &str, known: &[&str]) -> BTreeMap<String, Value> {
+        let mut extra = BTreeMap::new();
+        for (k, v) in obj {
+            if !known.contains(&k.as_str()) {
+                self.push(
+                    Severity::Warning,
+                    &join(path, k),
+                    format!("unknown key `{k}` (kept, but this version does not use it)"),
+                    true,
+                );
+                extra.insert(k.clone(), v.clone());
+            }
+        }
+        extra
+    }
+
+    /// A string field; `None` (and an error if `required`) when absent or
+    /// of another type.
+    fn string(&mut self, obj: &Map<String, Value>, path: &str, key: &str, required: bool) -> Option<String> {
+        let p = join(path, key);
+        match obj.get(key) {
+            Some(Value::String(s)) => Some(s.clone()),
+            None | Some(Value::Null) if !required => None,
+            None | Some(Value::Null) => {
+                self.error(&p, format!("`{key}` is required"));
+                None
+            }
+            Some(Value::Number(n)) if key == "version" || key == "manifest_version" => {
+                self.error(
+                    &p,
+                    format!("expected a string, got the number {n}: quote it, e.g. \"{n}\""),
+                );
+                None
+            }
+            Some(other) => {
+                self.error(&p, format!("expected a string, got {}", describe(other)));
+                None
+            }
+        }
+    }
+
+    fn bool(&mut self, obj: &Map<String, Value>, path: &str, key: &str, default: bool) -> bool {
+        match obj.get(key) {
+            None | Some(Value::Null) => default,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                self.error(
+                    &join(path, key),
+                    format!("expected true or false, got {}", describe(other)),
+                );
+                default
+            }
+        }
+    }
+
+    fn string_list(&mut self, obj: &Map<String, Value>, path: &str, key: &str) -> Vec<String> {
+        let p = join(path, key);
+        match obj.get(key) {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(items)) => {
+                let mut out = Vec::new();
+                for (i, v) in items.iter().enumerate() {
+                    match v {
+                        Value::String(s) => out.push(s.clone()),
+                        other => self.error(
+                            &format!("{p}[{i}]"),
+                            format!("expected a string, got {}", describe(other)),
+                        ),
+                    }
+                }
+                out
+            }
+            Some(other) => {
+                self.error(&p, format!("expected a list of strings, got {}", describe(other)));
+                Vec::new()
+            }
+        }
+    }
+
+    fn bundle_file(&mut self, path: &str, rel: &str, what: &str) {
+        match crate::store::path::normalize(rel.strip_prefix("./").unwrap_or(rel)) {
+            Ok(p) if self.files.contains(&p) => {}
+            Ok(p) => self.error(path, format!("{what} {p:?} is not in the bundle")),
+            Err(_) => self.error(
+                path,
+                format!("{what} must be a relative path inside the bundle, got {rel:?}"),
+            ),
+        }
+    }
+
+    fn templates(&mut self, path: &str, v: &Value) {
+        match v {
+            Value::String(s) => {
+                if let Err(e) = interp::parse(s) {
+                    self.error(path, format!("bad interpolation in {s:?}: {e}"));
+                }
+            }
+            Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .for_each(|(i, x)| self.templates(&format!("{path}[{i}]"), x)),
+            Value::Object(m) => m.iter().for_each(|(k, x)| self.templates(&join(path, k), x)),
+            _ => {}
+        }
+    }
+}
+
+/// Reads and checks a manifest. `files` are the bundle's file paths
+/// (normalized, `/`-separated), used to check entry points, artifacts and
+/// the icon.
+pub fn check(text: &str, files: &BTreeSet<String>) -> Checked {
+    let locs = Locations::of(text);
+    let mut c = Checker {
+        locs: &locs,
+        problems: Vec::new(),
+        files,
+    };
+    let root: Value = match serde_norway::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            let (line, column) = e
+                .location()
+                .map(|l| (Some(l.line()), Some(l.column())))
+                .unwrap_or((None, None));
+            let message = format!("not valid YAML: {e}");
+            return Checked {
+                manifest: None,
+                problems: vec![Problem {
+                    severity: Severity::Error,
+                    path: String::new(),
+                    line,
+                    column,
+                    message,
+                }],
+            };
+        }
+    };
+    let Value::Object(obj) = root else {
+        c.error(
+            "",
+            format!(
+                "expected a mapping of fields (id, name, version, tools…), got {}",
+                describe(&root)
+            ),
+        );
+        return Checked {
+            manifest: None,
+            problems: c.problems,
+        };
+    };
+    let manifest = check_root(&mut c, &obj);
+    let ok = c.problems.iter().all(|p| p.severity != Severity::Error);
+    Checked {
+        manifest: manifest.filter(|_| ok),
+        problems: c.problems,
+    }
+}
+
+fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetManifest> {
+    let manifest_version = match obj.get("manifest_version") {
+        Some(Value::Number(n)) if n.as_u64() == Some(1) => Some(MANIFEST_VERSION.to_owned()),
+        _ => c.string(obj, "", "manifest_version", true),
+    };
+    if let Some(v) = &manifest_version
+        && v != MANIFEST_VERSION
+    {
+        c.error(
+            "manifest_version",
+            format!("unsupported version {v:?}: this Atelier reads \"{MANIFEST_VERSION}\""),
+        );
+    }
+    let id = c.string(obj, "", "id", true);
+    if let Some(id) = &id
+        && !is_toolset_id(id)
+    {
+        c.error(
+            "id",
+            format!("{id:?} is not a valid toolset id: use 1-64 of a-z, 0-9 and `-`, starting with a letter or digit"),
+        );
+    }
+    let name = c.string(obj, "", "name", true);
+    let version = c.string(obj, "", "version", true);
+    if let Some(v) = &version
+        && let Err(e) = semver::Version::parse(v)
+    {
+        c.error(
+            "version",
+            format!("{v:?} is not a semantic version like \"1.2.0\" ({e})"),
+        );
+    }
+    let description = c.string(obj, "", "description", false).unwrap_or_default();
+    let author = c.string(obj, "", "author", false);
+    let homepage = c.string(obj, "", "homepage", false);
+    let icon = c.string(obj, "", "icon", false);
+    if let Some(i) = &icon {
+        c.bundle_file("icon", i, "the icon");
+    }
+    let python = match obj.get("python") {
+        None | Some(Value::Null) => PythonSection::default(),
+        Some(Value::Object(p)) => {
+            c.warn_unknown(p, "python", &["requirements"]);
+            let requirements = c.string_list(p, "python", "requirements");
+            for (i, r) in requirements.iter().enumerate() {
+                if r.trim().is_empty() || r.trim_start().starts_with('-') || r.contains(['\n', '\r']) {
+                    c.error(
+                        &format!("python.requirements[{i}]"),
+                        format!("{r:?} is not a requirement like \"requests>=2.31\" (pip options are not allowed)"),
+                    );
+                }
+            }
+            PythonSection { requirements }
+        }
+        Some(other) => {
+            c.error(
+                "python",
+                format!("expected a mapping with `requirements`, got {}", describe(other)),
+            );
+            PythonSection::default()
+        }
+    };
+    let tools = match obj.get("tools") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => {
+            let mut seen = HashSet::new();
+            let mut out = Vec::new();
+            for (i, t) in items.iter().enumerate() {
+                let path = format!("tools[{i}]");
+                if let Some(tool) = check_tool(c, &path, t) {
+                    if !seen.insert(tool.id.clone()) {
+                        c.error(&join(&path, "id"), format!("duplicate tool id {:?}", tool.id));
+                    }
+                    out.push(tool);
+                }
+            }
+            out
+        }
+        Some(other) => {
+            c.error("tools", format!("expected a list of tools, got {}", describe(other)));
+            Vec::new()
+        }
+    };
+    let mcp_servers = match obj.get("mcp_servers") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => {
+            let mut seen = HashSet::new();
+            let mut out = Vec::new();
+            for (i, s) in items.iter().enumerate() {
+                let path = format!("mcp_servers[{i}]");
+                if let Some(server) = check_server(c, &path, s) {
+                    if !seen.insert(server.id.clone()) {
+                        c.error(&join(&path, "id"), format!("duplicate MCP server id {:?}", server.id));
+                    }
+                    if id.as_deref() == Some(server.id.as_str()) {
+                        c.error(
+                            &join(&path, "id"),
+                            "an MCP server cannot share the toolset's id (they share one namespace of tool prefixes)",
+                        );
+                    }
+                    out.push(server);
+                }
+            }
+            out
+        }
+        Some(other) => {
+            c.error(
+                "mcp_servers",
+                format!("expected a list of servers, got {}", describe(other)),
+            );
+            Vec::new()
+        }
+    };
+    let extra = c.warn_unknown(
+        obj,
+        "",
+        &[
+            "manifest_version",
+            "id",
+            "name",
+            "version",
+            "description",
+            "author",
+            "homepage",
+            "icon",
+            "python",
+            "tools",
+            "mcp_servers",
+        ],
+    );
+    Some(ToolsetManifest {
+        manifest_version: manifest_version?,
+        id: id?,
+        name: name?,
+        version: version?,
+        description,
+        author,
+        homepage,
+        icon,
+        python,
+        tools,
+        mcp_servers,
+        extra,
+    })
+}
+
+fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<ToolDecl> {
+    let Value::Object(t) = v else {
+        c.error(
+            path,
+            format!(
+                "expected a tool (a mapping with id, name, entrypoint…), got {}",
+                describe(v)
+            ),
+        );
+        return None;
+    };
+    let id = c.string(t, path, "id", true);
+    if let Some(id) = &id
+        && !is_tool_id(id)
+    {
+        c.error(
+            &join(path, "id"),
+            format!("{id:?} is not a valid tool id: use 1-64 of A-Z, a-z, 0-9, `_` and `-`"),
+        );
+    }
+    let name = c.string(t, path, "name", false).or_else(|| id.clone());
+    let description = c.string(t, path, "description", false).unwrap_or_default();
+    let entrypoint = c.string(t, path, "entrypoint", true);
+    if let Some(ep) = &entrypoint {
+        match entrypoint_module_files(ep) {
+            None => c.error(
+                &join(path, "entrypoint"),
+                format!("expected \"module.path:function\", got {ep:?}"),
+            ),
+            Some(candidates) if !candidates.iter().any(|f| c.files.contains(f)) => c.error(
+                &join(path, "entrypoint"),
+                format!(
+                    "module file {:?} is not in the bundle (entry points are relative to the toolset root)",
+                    candidates[0]
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
+    let category = c.string(t, path, "category", false);
+    let tags = c.string_list(t, path, "tags");
+    let requires_confirmation = c.bool(t, path, "requires_confirmation", false);
+    let timeout_s = match t.get("timeout_s") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_f64().is_some_and(|x| x > 0.0 && x.is_finite()) => n.as_f64(),
+        Some(other) => {
+            c.error(
+                &join(path, "timeout_s"),
+                format!("expected a positive number of seconds, got {}", describe(other)),
+            );
+            None
+        }
+    };
+    let input_schema = check_schema(c, &join(path, "input_schema"), t.get("input_schema"));
+    let renderer = match t.get("renderer") {
+        None | Some(Value::Null) => None,
+        Some(r) => check_renderer(c, &join(path, "renderer"), r),
+    };
+    let extra = c.warn_unknown(
+        t,
+        path,
+        &[
+            "id",
+            "name",
+            "description",
+            "entrypoint",
+            "category",
+            "tags",
+            "input_schema",
+            "requires_confirmation",
+            "timeout_s",
+            "renderer",
+        ],
+    );
+    Some(ToolDecl {
+        id: id?,
+        name: name?,
+        description,
+        entrypoint: entrypoint?,
+        category,
+        tags,
+        input_schema,
+        requires_confirmation,
+        timeout_s,
+        renderer,
+        extra,
+    })
+}
+
+fn check_schema(c: &mut Checker<'_>, path: &str, v: Option<&Value>) -> Value {
+    let schema = match v {
+        None | Some(Value::Null) => return serde_json::json!({"type": "object", "properties": {}}),
+        Some(s @ Value::Object(_)) => s.clone(),
+        Some(other) => {
+            c.error(path, format!("expected a JSON Schema object, got {}", describe(other)));
+            return Value::Null;
+        }
+    };
+    if let Some(t) = schema.get("type")
+        && t != "object"
+    {
+        c.error(
+            &join(path, "type"),
+            format!("tool arguments are keyword arguments: the type must be \"object\", got {t}"),
+        );
+    }
+    if schema.get("properties").and_then(|p| p.get("workspace")).is_some() {
+        c.error(
+            &join(path, "properties.workspace"),
+            "`workspace` is reserved: every tool receives the chat's workspace folder as its first argument",
+        );
+    }
+    if let Err(e) = jsonschema::meta::validate(&schema) {
+        let at = e.instance_path().to_string();
+        let sub = at.trim_start_matches('/').replace('/', ".");
+        c.error(
+            &if sub.is_empty() {
+                path.to_owned()
+            } else {
+                join(path, &sub)
+            },
+            format!("not a valid JSON Schema: {e}"),
+        );
+    } else if let Err(e) = jsonschema::options().build(&schema) {
+        c.error(path, format!("not a usable JSON Schema: {e}"));
+    }
+    schema
+}
+
+fn check_renderer(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<RendererDecl> {
+    let Value::Object(r) = v else {
+        c.error(
+            path,
+            format!("expected a renderer (a mapping with `type`), got {}", describe(v)),
+        );
+        return None;
+    };
+    let kind_name = c.string(r, path, "type", true)?;
+    let Some(kind) = RendererKind::parse(&kind_name) else {
+        c.error(
+            &join(path, "type"),
+            format!("unknown renderer type {kind_name:?}: use code, document, html or frame"),
+        );
+        return None;
+    };
+    let known: &[&str] = match kind {
+        RendererKind::Code => &["type", "file", "content", "language", "editable"],
+        RendererKind::Document => &["type", "file", "content", "editable"],
+        RendererKind::Html => &["type", "artifact", "data"],
+        RendererKind::Frame => &["type", "url"],
+    };
+    match kind {
+        RendererKind::Code | RendererKind::Document => {
+            match (r.get("file"), r.get("content")) {
+                (Some(_), Some(_)) => c.error(
+                    path,
+                    format!("a {kind_name} renderer takes `file` or `content`, not both"),
+                ),
+                (None, None) => c.error(
+                    path,
+                    format!("a {kind_name} renderer needs `file` (a workspace path) or `content`"),
+                ),
+                _ => {}
+            }
+            for key in ["file", "content", "language"] {
+                if r.contains_key(key) {
+                    c.string(r, path, key, false);
+                }
+            }
+            c.bool(r, path, "editable", false);
+        }
+        RendererKind::Html => {
+            if let Some(a) = c.string(r, path, "artifact", true) {
+                c.bundle_file(&join(path, "artifact"), &a, "the artifact");
+            }
+        }
+        RendererKind::Frame => {
+            c.string(r, path, "url", true);
+        }
+    }
+    let mut config = BTreeMap::new();
+    for (k, v) in r {
+        if k != "type" {
+            c.templates(&join(path, k), v);
+            config.insert(k.clone(), v.clone());
+        }
+    }
+    c.warn_unknown(r, path, known);
+    Some(RendererDecl { kind, config })
+}
+
+fn check_server(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<McpServerDecl> {
+    let Value::Object(s) = v else {
+        c.error(
+            path,
+            format!(
+                "expected an MCP server (a mapping with id and command or url), got {}",
+                describe(v)
+            ),
+        );
+        return None;
+    };
+    let id = c.string(s, path, "id", true);
+    if let Some(id) = &id
+        && !is_toolset_id(id)
+    {
+        c.error(
+            &join(path, "id"),
+            format!("{id:?} is not a valid server id: use 1-64 of a-z, 0-9 and `-`"),
+        );
+    }
+    let command = c.string(s, path, "command", false);
+    let url = c.string(s, path, "url", false);
+    match (&command, &url) {
+        (Some(_), Some(_)) => c.error(
+            path,
+            "give `command` (a local server) or `url` (a remote one), not both",
+        ),
+        (None, None) => c.error(path, "an MCP server needs a `command` or a `url`"),
+        (None, Some(u)) if !(u.starts_with("http://") || u.starts_with("https://")) => c.error(
+            &join(path, "url"),
+            format!("expected an http:// or https:// URL, got {u:?}"),
+        ),
+        _ => {}
+    }
+    let args = c.string_list(s, path, "args");
+    let env = match s.get("env") {
+        None | Some(Value::Null) => BTreeMap::new(),
+        Some(Value::Object(m)) => {
+            let mut out = BTreeMap::new();
+            for (k, v) in m {
+                match v {
+                    Value::String(x) => {
+                        out.insert(k.clone(), x.clone());
+                    }
+                    other => c.error(
+                        &join(&join(path, "env"), k),
+                        format!(
+                            "expected a string (use \"${{VAR}}\" to read an environment variable), got {}",
+                            describe(other)
+                        ),
+                    ),
+                }
+            }
+            out
+        }
+        Some(other) => {
+            c.error(
+                &join(path, "env"),
+                format!(
+                    "expected a mapping of variable names to values, got {}",
+                    describe(other)
+                ),
+            );
+            BTreeMap::new()
+        }
+    };
+    let auto_enabled = c.bool(s, path, "auto_enabled", true);
+    let extra = c.warn_unknown(s, path, &["id", "command", "args", "env", "url", "auto_enabled"]);
+    Some(McpServerDecl {
+        id: id?,
+        command,
+        args,
+        env,
+        url,
+        auto_enabled,
+        extra,
+    })
+}
