@@ -33,8 +33,66 @@ pub(crate) enum Command {
     /// A chat's versioned workspace folder.
     #[command(subcommand, alias = "ws")]
     Workspace(WorkspaceCommand),
+    /// Toolsets: install, check, export and author tool bundles.
+    #[command(subcommand)]
+    Toolset(ToolsetCommand),
+    /// Tools of the enabled toolsets.
+    #[command(subcommand)]
+    Tool(ToolCommand),
     /// Build a chat with two branches in a throwaway data dir and show it.
     Demo(DemoArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ToolsetCommand {
+    /// Install (or upgrade) a toolset from a ZIP file or a folder. Shows what it will run.
+    Import {
+        path: PathBuf,
+        /// Reinstall even if this version is already installed.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Check a ZIP or folder without installing it: every problem, and what it would run.
+    Validate { path: PathBuf },
+    /// Write an installed toolset to a ZIP (deterministic; secrets stripped).
+    Export {
+        id: String,
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+    },
+    /// List installed toolsets.
+    List,
+    /// Show a toolset with its tools, files and MCP servers.
+    Show { id: String },
+    /// Enable a toolset: its tools join the tool list.
+    Enable { id: String },
+    /// Disable a toolset: its tools leave the tool list.
+    Disable { id: String },
+    /// Remove a toolset (tool-call history stays).
+    Uninstall { id: String },
+    /// Create a working toolset to start from: a Python tool, an HTML renderer, a README.
+    Init {
+        dir: PathBuf,
+        /// The toolset id (default: the folder's name).
+        #[arg(long)]
+        id: Option<String>,
+    },
+    /// Validate a toolset folder and pack it into a deterministic ZIP.
+    Pack {
+        dir: PathBuf,
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+    },
+    /// Install the example toolsets that ship with Atelier.
+    InstallExamples,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ToolCommand {
+    /// List tools, sorted by canonical id.
+    List,
+    /// Show a tool with its input schema and render config.
+    Show { id: String },
 }
 
 #[derive(Debug, Subcommand)]

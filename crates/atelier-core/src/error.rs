@@ -69,6 +69,40 @@ pub enum Error {
     #[error("invalid {what} in the database: {reason}")]
     InvalidData { what: &'static str, reason: String },
 
+    /// A bundle (ZIP or folder) broke a safety rule; `entry` names the file.
+    #[error("{bundle}: {}{message}", entry.as_deref().map(|e| format!("entry {e:?}: ")).unwrap_or_default())]
+    Bundle {
+        bundle: String,
+        entry: Option<String>,
+        message: String,
+    },
+
+    /// A manifest with errors; every problem is listed.
+    #[error("{bundle}: toolset.yaml has {} error(s):\n{}", .problems.iter().filter(|p| p.severity == crate::toolsets::validate::Severity::Error).count(), .problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n"))]
+    InvalidManifest {
+        bundle: String,
+        problems: Vec<crate::toolsets::validate::Problem>,
+    },
+
+    #[error("toolset not found: {0}")]
+    ToolsetNotFound(String),
+
+    #[error("tool not found: {0}")]
+    ToolNotFound(String),
+
+    #[error("toolset {id} {version} is already installed (import with --force to reinstall it)")]
+    AlreadyInstalled { id: String, version: String },
+
+    /// Upgrade, disable and uninstall wait for running calls.
+    #[error(
+        "toolset {id} has a tool call running in chat {chat_id}: wait for it to finish or cancel it, then try again"
+    )]
+    ToolsetBusy { id: String, chat_id: String },
+
+    /// Two things claim one id (toolsets and MCP servers share a namespace).
+    #[error("{0}")]
+    Conflict(String),
+
     #[error("operation cancelled")]
     Cancelled,
 
@@ -105,6 +139,13 @@ impl Error {
             Error::CorruptBlob { .. } => "corrupt_blob",
             Error::CorruptTree { .. } => "corrupt_tree",
             Error::InvalidData { .. } => "invalid_data",
+            Error::Bundle { .. } => "invalid_bundle",
+            Error::InvalidManifest { .. } => "invalid_manifest",
+            Error::ToolsetNotFound(_) => "toolset_not_found",
+            Error::ToolNotFound(_) => "tool_not_found",
+            Error::AlreadyInstalled { .. } => "already_installed",
+            Error::ToolsetBusy { .. } => "toolset_busy",
+            Error::Conflict(_) => "conflict",
             Error::Cancelled => "cancelled",
             Error::Internal(_) => "internal",
             Error::Injected(_) => "injected",
@@ -119,6 +160,8 @@ impl Error {
                 | Error::MessageNotFound { .. }
                 | Error::ManifestNotFound { .. }
                 | Error::FileNotFound { .. }
+                | Error::ToolsetNotFound(_)
+                | Error::ToolNotFound(_)
         )
     }
 }

@@ -2,6 +2,7 @@
 
 mod chat;
 mod demo;
+mod toolset;
 mod workspace;
 
 use atelier_core::{Atelier, DataDir};
@@ -14,9 +15,11 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(args) => demo::run(args, cli.json).await,
         Command::Chat(cmd) => chat::run(&open(cli.data_dir).await?, cmd, cli.json).await,
         Command::Workspace(cmd) => workspace::run(&open(cli.data_dir).await?, cmd, cli.json).await,
+        Command::Toolset(cmd) => toolset::run(cli.data_dir, cmd, cli.json).await,
+        Command::Tool(cmd) => toolset::run_tool(&open(cli.data_dir).await?, cmd, cli.json).await,
     }
 }
 
-async fn open(data_dir: Option<std::path::PathBuf>) -> anyhow::Result<Atelier> {
+pub(crate) async fn open(data_dir: Option<std::path::PathBuf>) -> anyhow::Result<Atelier> {
     Ok(Atelier::open(DataDir::resolve(data_dir)?).await?)
 }

@@ -4,11 +4,23 @@
 //! - [`validate`]: reading a manifest and reporting every problem with its
 //!   field path, line and column ([`locate`]).
 //! - [`interp`]: the interpolation grammar of renderer configs.
+//! - [`bundle`]: reading ZIPs and folders safely; deterministic ZIPs.
+//! - [`install`]: import, upgrade, enable/disable, uninstall, listings.
+//! - [`export`]: regenerating `toolset.yaml` and packing bundles.
+//! - [`records`]: the records handed out.
+//! - [`examples`]: the bundled example toolsets and the `init` scaffold.
 
+pub mod bundle;
+pub mod examples;
+pub mod export;
+pub mod install;
 pub mod interp;
 pub mod locate;
 pub mod manifest;
+pub mod records;
 pub mod validate;
+
+pub use install::{ImportOptions, tool_id};
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,314 @@
+//! `atelier toolset …` and `atelier tool …`
+#![allow(clippy::print_stdout)]
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use atelier_core::toolsets::ImportOptions;
+use atelier_core::toolsets::records::{ToolRecord, WillRun};
+use atelier_core::toolsets::validate::Problem;
+use atelier_core::{Atelier, Observer};
+
+use crate::cli::{ToolCommand, ToolsetCommand};
+use crate::output;
+
+/// A progress bar on stderr when it is a terminal.
+fn progress(label: &'static str) -> (Observer, Option<indicatif::ProgressBar>) {
+    if !std::io::stderr().is_terminal() {
+        return (Observer::default(), None);
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({pos_files})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .with_key(
+                "pos_files",
+                |_s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str("files");
+                },
+            )
+            .progress_chars("=> "),
+    );
+    bar.set_message(label);
+    let b = bar.clone();
+    let obs = Observer::default().with_progress(move |p| {
+        b.set_length(p.bytes_total.max(p.bytes_done));
+        b.set_position(p.bytes_done);
+    });
+    (obs, Some(bar))
+}
+
+fn print_problems(problems: &[Problem]) {
+    for p in problems {
+        println!("  {p}");
+    }
+}
+
+fn print_will_run(w: &WillRun) {
+    println!("It will run, with your rights:");
+    if w.python_entrypoints.is_empty() && w.mcp_servers.is_empty() {
+        println!("  (nothing)");
+    }
+    for e in &w.python_entrypoints {
+        println!("  python  {:<32} {}", e.tool_id, e.entrypoint);
+    }
+    for r in &w.requirements {
+        println!("  pip     {r}");
+    }
+    for s in &w.mcp_servers {
+        match (&s.command, &s.url) {
+            (Some(c), _) => println!("  mcp     {:<32} {} {}", s.id, c, s.args.join(" ")),
+            (None, Some(u)) => println!("  mcp     {:<32} {u}", s.id),
+            _ => {}
+        }
+    }
+}
+
+fn print_tool(t: &ToolRecord) {
+    let renderer = t.render_config.as_ref().map(|r| r.renderer.as_str()).unwrap_or("-");
+    let confirm = if t.requires_confirmation { "  (asks first)" } else { "" };
+    println!("{:<36} {:<9} {}{confirm}", t.tool_id, renderer, t.name);
+}
+
+pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bool) -> anyhow::Result<()> {
+    // Authoring commands work on folders and need no data dir.
+    match cmd {
+        ToolsetCommand::Init { dir, id } => {
+            let id = match id {
+                Some(id) => id,
+                None => dir
+                    .file_name()
+                    .map(|n| {
+                        n.to_string_lossy()
+                            .to_lowercase()
+                            .replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+                    })
+                    .unwrap_or_else(|| "my-toolset".into()),
+            };
+            atelier_core::toolsets::examples::init(&dir, &id)?;
+            if json {
+                output::json(&serde_json::json!({ "path": dir, "id": id }))?;
+            } else {
+                println!("Created toolset {id} in {}", dir.display());
+                println!(
+                    "Next: atelier toolset validate {0}  →  atelier toolset pack {0} -o {id}.zip",
+                    dir.display()
+                );
+            }
+            return Ok(());
+        }
+        ToolsetCommand::Pack { dir, output: out } => {
+            let (d, o) = (dir.clone(), out.clone());
+            let report = tokio::task::spawn_blocking(move || {
+                atelier_core::toolsets::export::pack_folder(&d, &o, &Observer::default())
+            })
+            .await??;
+            if json {
+                output::json(&report)?;
+            } else {
+                println!(
+                    "Packed {} files into {} ({} bytes)",
+                    report.file_count,
+                    report.path.display(),
+                    report.size
+                );
+            }
+            return Ok(());
+        }
+        _ => {}
+    }
+    let app = super::open(data_dir).await?;
+    match cmd {
+        ToolsetCommand::Import { path, force } => {
+            let (observer, bar) = progress("importing");
+            let result = app
+                .import_toolset(
+                    &path,
+                    &ImportOptions {
+                        force,
+                        observer,
+                        source_ref: None,
+                    },
+                )
+                .await;
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+            let report = result?;
+            if json {
+                output::json(&report)?;
+            } else {
+                let t = &report.toolset;
+                match &report.previous_version {
+                    Some(v) if v != &t.version => println!("Upgraded {} {v} → {}", t.id, t.version),
+                    _ => println!("{} {} {} ({})", capitalize(&report.action), t.id, t.version, t.name),
+                }
+                print_will_run(&report.will_run);
+                if !report.warnings.is_empty() {
+                    println!("Warnings:");
+                    print_problems(&report.warnings);
+                }
+                println!("Tools: {}", report.tools.join(", "));
+            }
+        }
+        ToolsetCommand::Validate { path } => {
+            let report = app.check_bundle(&path, &Observer::default()).await?;
+            if json {
+                output::json(&report)?;
+            } else {
+                match (&report.id, &report.version) {
+                    (Some(id), Some(v)) => {
+                        println!("{id} {v}: {} files, {} bytes", report.file_count, report.total_size)
+                    }
+                    _ => println!("{}: {} files", path.display(), report.file_count),
+                }
+                if report.problems.is_empty() {
+                    println!("No problems found.");
+                } else {
+                    print_problems(&report.problems);
+                }
+                if report.valid {
+                    print_will_run(&report.will_run);
+                }
+            }
+            if !report.valid {
+                anyhow::bail!("{} is not a valid toolset (see the problems above)", path.display());
+            }
+        }
+        ToolsetCommand::Export { id, output: out } => {
+            let report = app.export_toolset(&id, &out).await?;
+            if json {
+                output::json(&report)?;
+            } else {
+                println!(
+                    "Exported {id} to {} ({} files, {} bytes)",
+                    report.path.display(),
+                    report.file_count,
+                    report.size
+                );
+            }
+        }
+        ToolsetCommand::List => {
+            let list = app.list_toolsets().await?;
+            if json {
+                output::json(&list)?;
+            } else if list.is_empty() {
+                println!("No toolsets installed. Try `atelier toolset install-examples`.");
+            } else {
+                for t in list {
+                    let state = if t.enabled { "enabled" } else { "disabled" };
+                    println!(
+                        "{:<24} {:<10} {:<9} {:<6} {}",
+                        t.id, t.version, state, t.source_type, t.name
+                    );
+                }
+            }
+        }
+        ToolsetCommand::Show { id } => {
+            let d = app.get_toolset(&id).await?;
+            if json {
+                output::json(&d)?;
+            } else {
+                let t = &d.toolset;
+                println!(
+                    "{} {} — {}{}",
+                    t.id,
+                    t.version,
+                    t.name,
+                    if t.enabled { "" } else { " (disabled)" }
+                );
+                if !t.description.is_empty() {
+                    println!("{}", t.description);
+                }
+                println!("source: {} {}", t.source_type, t.source_ref.as_deref().unwrap_or(""));
+                println!("\nTools:");
+                d.tools.iter().for_each(print_tool);
+                if !d.mcp_servers.is_empty() {
+                    println!("\nMCP servers:");
+                    for s in &d.mcp_servers {
+                        println!("  {}  {}", s.server_id, s.config);
+                    }
+                }
+                println!("\nFiles:");
+                for f in &d.files {
+                    println!("  {:<9} {:>8}  {}", f.kind, f.size, f.path);
+                }
+            }
+        }
+        ToolsetCommand::Enable { id } => set_enabled(&app, &id, true, json).await?,
+        ToolsetCommand::Disable { id } => set_enabled(&app, &id, false, json).await?,
+        ToolsetCommand::Uninstall { id } => {
+            app.uninstall_toolset(&id).await?;
+            if json {
+                output::json(&serde_json::json!({ "id": id, "uninstalled": true }))?;
+            } else {
+                println!("Uninstalled {id} (the history of its tool calls is kept)");
+            }
+        }
+        ToolsetCommand::InstallExamples => {
+            let reports = app.install_examples().await?;
+            if json {
+                output::json(&reports)?;
+            } else if reports.is_empty() {
+                println!("The examples are already installed.");
+            } else {
+                for r in reports {
+                    println!("{} {} {}", capitalize(&r.action), r.toolset.id, r.toolset.version);
+                }
+            }
+        }
+        ToolsetCommand::Init { .. } | ToolsetCommand::Pack { .. } => {}
+    }
+    Ok(())
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+async fn set_enabled(app: &Atelier, id: &str, enabled: bool, json: bool) -> anyhow::Result<()> {
+    let t = app.set_toolset_enabled(id, enabled).await?;
+    if json {
+        output::json(&t)?;
+    } else {
+        println!("{} {}", if enabled { "Enabled" } else { "Disabled" }, t.id);
+    }
+    Ok(())
+}
+
+pub(crate) async fn run_tool(app: &Atelier, cmd: ToolCommand, json: bool) -> anyhow::Result<()> {
+    match cmd {
+        ToolCommand::List => {
+            let tools = app.list_tools().await?;
+            if json {
+                output::json(&tools)?;
+            } else if tools.is_empty() {
+                println!("No tools. Install a toolset: `atelier toolset import BUNDLE.zip`.");
+            } else {
+                tools.iter().for_each(print_tool);
+            }
+        }
+        ToolCommand::Show { id } => {
+            let t = app.get_tool(&id).await?;
+            if json {
+                output::json(&t)?;
+            } else {
+                print_tool(&t);
+                if !t.description.is_empty() {
+                    println!("{}", t.description);
+                }
+                if let Some(e) = &t.entrypoint {
+                    println!("entrypoint: {e}");
+                }
+                println!("input schema: {}", serde_json::to_string_pretty(&t.input_schema)?);
+                if let Some(r) = &t.render_config {
+                    println!("renderer {}: {}", r.renderer, r.config);
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,356 @@
+//! Reading bundles safely: a ZIP unpacked into a staging folder, or a local
+//! folder scanned in place. Every byte is untrusted.
+//!
+//! ZIP rules, each checked before anything lands outside the staging folder
+//! (and the staging folder is removed on any failure): at most
+//! [`MAX_ENTRIES`] entries; names that are UTF-8, relative, without `..`,
+//! drive letters or backslashes; no symlinks, devices or other special
+//! entries; no encrypted entries; no duplicate names; at most
+//! [`MAX_TOTAL`] bytes in all, counted while inflating (headers lie); and no
+//! entry over 1 MiB that inflates to more than [`MAX_RATIO`]× its compressed
+//! size. `toolset.yaml` may sit at the root or in one top-level folder.
+//! Folder import and ZIPs alike skip `.git`, `__pycache__`, `.venv`,
+//! `node_modules`, dotfiles and macOS debris.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use sha2::Digest;
+
+use super::validate::MANIFEST_FILE;
+use crate::store::{Hash, Observer, Progress};
+use crate::{Error, Result};
+
+pub const MAX_ENTRIES: usize = 10_000;
+pub const MAX_TOTAL: u64 = 512 << 20;
+pub const MAX_RATIO: u64 = 200;
+/// Entries up to this size may have any ratio (tiny files compress well).
+pub const RATIO_FLOOR: u64 = 1 << 20;
+const CHUNK: usize = 256 << 10;
+
+/// One file of a bundle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileInfo {
+    pub sha256: Hash,
+    pub size: u64,
+}
+
+/// A bundle's files, by `/`-separated relative path.
+pub type Files = BTreeMap<String, FileInfo>;
+
+/// Whether a path segment is skipped on import and pack.
+pub fn is_ignored(segment: &str) -> bool {
+    segment.starts_with('.') || matches!(segment, "__pycache__" | "node_modules" | "__MACOSX")
+}
+
+fn ignored_path(path: &str) -> bool {
+    path.split('/').any(is_ignored)
+}
+
+/// A bundle error naming the bundle and the entry.
+fn reject(bundle: &Path, entry: Option<&str>, message: impl Into<String>) -> Error {
+    Error::Bundle {
+        bundle: bundle.display().to_string(),
+        entry: entry.map(str::to_owned),
+        message: message.into(),
+    }
+}
+
+/// Checks a raw ZIP entry name; returns it normalized.
+fn clean_name(bundle: &Path, raw: &[u8]) -> Result<String> {
+    let name = std::str::from_utf8(raw).map_err(|_| {
+        reject(
+            bundle,
+            Some(&String::from_utf8_lossy(raw)),
+            "the name is not valid UTF-8",
+        )
+    })?;
+    let bad = |m: &str| Err(reject(bundle, Some(name), m.to_owned()));
+    if name.contains('\\') {
+        return bad("backslashes are not allowed in entry names (a Windows path trick)");
+    }
+    if name.starts_with('/') {
+        return bad("absolute paths are not allowed");
+    }
+    if name.len() >= 2 && name.as_bytes()[1] == b':' && name.as_bytes()[0].is_ascii_alphabetic() {
+        return bad("drive letters are not allowed");
+    }
+    if name.split('/').any(|s| s == "..") {
+        return bad("`..` would write outside the toolset folder");
+    }
+    if name.contains('\0') {
+        return bad("NUL in a name");
+    }
+    let norm: Vec<&str> = name.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
+    Ok(norm.join("/"))
+}
+
+/// Unpacks the ZIP at `zip_path` into `dest` (created; must not exist).
+/// Returns the files, relative to the toolset root (a single top-level
+/// folder holding `toolset.yaml` is stripped).
+pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<Files> {
+    let file = File::open(zip_path).map_err(Error::io("open", zip_path))?;
+    let mut archive =
+        zip::ZipArchive::new(file).map_err(|e| reject(zip_path, None, format!("not a readable ZIP archive ({e})")))?;
+    if archive.len() > MAX_ENTRIES {
+        return Err(reject(
+            zip_path,
+            None,
+            format!("{} entries; a bundle may have at most {MAX_ENTRIES}", archive.len()),
+        ));
+    }
+    // Pass 1: names and kinds, from the central directory.
+    let mut entries: Vec<(usize, String)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut declared: u64 = 0;
+    for i in 0..archive.len() {
+        let e = archive
+            .by_index_raw(i)
+            .map_err(|e| reject(zip_path, None, format!("unreadable entry #{i} ({e})")))?;
+        let name = clean_name(zip_path, e.name_raw())?;
+        if e.encrypted() {
+            return Err(reject(zip_path, Some(&name), "encrypted entries are not supported"));
+        }
+        if e.is_symlink() {
+            return Err(reject(zip_path, Some(&name), "symlinks are not allowed in bundles"));
+        }
+        if let Some(mode) = e.unix_mode() {
+            let kind = mode & 0o170000;
+            if kind != 0 && kind != 0o100000 && kind != 0o040000 {
+                return Err(reject(
+                    zip_path,
+                    Some(&name),
+                    "device files, FIFOs and sockets are not allowed",
+                ));
+            }
+        }
+        if !seen.insert(name.clone()) {
+            return Err(reject(zip_path, Some(&name), "duplicate entry name"));
+        }
+        if e.is_dir() || name.is_empty() || ignored_path(&name) {
+            continue;
+        }
+        declared = declared.saturating_add(e.size());
+        entries.push((i, name));
+    }
+    if declared > MAX_TOTAL {
+        return Err(reject(
+            zip_path,
+            None,
+            format!("{declared} bytes uncompressed; a bundle may hold at most {MAX_TOTAL}"),
+        ));
+    }
+    let prefix = root_prefix(zip_path, entries.iter().map(|(_, n)| n.as_str()))?;
+
+    // Pass 2: inflate, counting real bytes.
+    fs::create_dir_all(dest).map_err(Error::io("create", dest))?;
+    let result = (|| {
+        let mut files = Files::new();
+        let mut total: u64 = 0;
+        let bytes_total = declared;
+        for (n, (i, name)) in entries.iter().enumerate() {
+            observer.check()?;
+            let rel = name.strip_prefix(prefix.as_str()).unwrap_or(name).to_owned();
+            let mut e = archive
+                .by_index(*i)
+                .map_err(|e| reject(zip_path, Some(name), format!("cannot read ({e})")))?;
+            let compressed = e.compressed_size().max(1);
+            let out_path = dest.join(&rel);
+            if let Some(dir) = out_path.parent() {
+                fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
+            }
+            let mut out = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&out_path)
+                .map_err(Error::io("create", &out_path))?;
+            let mut hasher = sha2::Sha256::new();
+            let mut buf = vec![0u8; CHUNK];
+            let mut size: u64 = 0;
+            loop {
+                let k = e
+                    .read(&mut buf)
+                    .map_err(|err| reject(zip_path, Some(name), format!("corrupt data ({err})")))?;
+                if k == 0 {
+                    break;
+                }
+                size += k as u64;
+                total += k as u64;
+                if size > RATIO_FLOOR && size > compressed.saturating_mul(MAX_RATIO) {
+                    return Err(reject(
+                        zip_path,
+                        Some(name),
+                        format!(
+                            "inflates to more than {MAX_RATIO}× its compressed size ({compressed} bytes): a zip bomb?"
+                        ),
+                    ));
+                }
+                if total > MAX_TOTAL {
+                    return Err(reject(
+                        zip_path,
+                        None,
+                        format!("more than {MAX_TOTAL} bytes uncompressed"),
+                    ));
+                }
+                hasher.update(&buf[..k]);
+                out.write_all(&buf[..k]).map_err(Error::io("write", &out_path))?;
+            }
+            files.insert(
+                rel,
+                FileInfo {
+                    sha256: Hash(hasher.finalize().into()),
+                    size,
+                },
+            );
+            observer.progress(Progress {
+                files_done: n as u64 + 1,
+                files_total: entries.len() as u64,
+                bytes_done: total,
+                bytes_total,
+            });
+        }
+        Ok(files)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_dir_all(dest);
+    }
+    result
+}
+
+/// `""` if `toolset.yaml` is at the root, `"x/"` if every entry is under one
+/// folder `x` holding it.
+fn root_prefix<'a>(bundle: &Path, names: impl Iterator<Item = &'a str> + Clone) -> Result<String> {
+    if names.clone().any(|n| n == MANIFEST_FILE) {
+        return Ok(String::new());
+    }
+    let mut tops = names
+        .clone()
+        .filter_map(|n| n.split_once('/').map(|(t, _)| t))
+        .collect::<Vec<_>>();
+    tops.sort_unstable();
+    tops.dedup();
+    let all_nested = names.clone().all(|n| n.contains('/'));
+    if let [top] = tops.as_slice()
+        && all_nested
+        && names.clone().any(|n| n == format!("{top}/{MANIFEST_FILE}"))
+    {
+        return Ok(format!("{top}/"));
+    }
+    Err(reject(
+        bundle,
+        None,
+        format!("no {MANIFEST_FILE} at the top of the archive (or inside its one top-level folder)"),
+    ))
+}
+
+/// Lists a local toolset folder (skipping ignored names), hashing each file.
+/// Symlinks are refused, like in ZIPs.
+pub fn scan_folder(dir: &Path, observer: &Observer) -> Result<Files> {
+    let mut files = Files::new();
+    let mut stack = vec![(dir.to_path_buf(), String::new())];
+    while let Some((abs, prefix)) = stack.pop() {
+        observer.check()?;
+        for entry in fs::read_dir(&abs).map_err(Error::io("read folder", &abs))? {
+            let entry = entry.map_err(Error::io("read folder", &abs))?;
+            let Ok(name) = entry.file_name().into_string() else {
+                return Err(reject(
+                    dir,
+                    Some(&entry.file_name().to_string_lossy()),
+                    "the name is not valid UTF-8",
+                ));
+            };
+            if is_ignored(&name) {
+                continue;
+            }
+            let rel = format!("{prefix}{name}");
+            let ft = entry.file_type().map_err(Error::io("read", entry.path()))?;
+            if ft.is_dir() {
+                stack.push((entry.path(), format!("{rel}/")));
+            } else if ft.is_file() {
+                if files.len() >= MAX_ENTRIES {
+                    return Err(reject(dir, None, format!("more than {MAX_ENTRIES} files")));
+                }
+                files.insert(rel, hash_file(&entry.path())?);
+            } else {
+                return Err(reject(
+                    dir,
+                    Some(&rel),
+                    "symlinks and special files are not allowed in toolsets",
+                ));
+            }
+        }
+    }
+    let total: u64 = files.values().map(|f| f.size).sum();
+    if total > MAX_TOTAL {
+        return Err(reject(
+            dir,
+            None,
+            format!("{total} bytes; a toolset may hold at most {MAX_TOTAL}"),
+        ));
+    }
+    Ok(files)
+}
+
+fn hash_file(path: &Path) -> Result<FileInfo> {
+    let mut f = crate::store::blobs::open_nofollow(path).map_err(Error::io("open", path))?;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; CHUNK];
+    let mut size = 0u64;
+    loop {
+        let k = f.read(&mut buf).map_err(Error::io("read", path))?;
+        if k == 0 {
+            break;
+        }
+        size += k as u64;
+        hasher.update(&buf[..k]);
+    }
+    Ok(FileInfo {
+        sha256: Hash(hasher.finalize().into()),
+        size,
+    })
+}
+
+/// A deterministic ZIP: entries sorted, fixed timestamps (1980-01-01) and
+/// permissions, no extra fields. `contents` maps bundle paths to bytes or to
+/// a file to copy.
+pub fn write_zip(out: &Path, contents: &BTreeMap<String, Content>) -> Result<()> {
+    let tmp = out.with_extension("zip.partial");
+    let result = (|| {
+        let file = File::create(&tmp).map_err(Error::io("create", &tmp))?;
+        let mut zip = zip::ZipWriter::new(file);
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .last_modified_time(zip::DateTime::default())
+            .unix_permissions(0o644)
+            .large_file(false);
+        for (name, content) in contents {
+            let zerr = |e: zip::result::ZipError| Error::io("write", &tmp)(std::io::Error::other(e));
+            zip.start_file(name.as_str(), options).map_err(zerr)?;
+            match content {
+                Content::Bytes(b) => zip.write_all(b).map_err(Error::io("write", &tmp))?,
+                Content::File(p) => {
+                    let mut f = File::open(p).map_err(Error::io("read", p))?;
+                    std::io::copy(&mut f, &mut zip).map_err(Error::io("write", &tmp))?;
+                }
+            }
+        }
+        let file = zip
+            .finish()
+            .map_err(|e| Error::io("write", &tmp)(std::io::Error::other(e)))?;
+        file.sync_all().map_err(Error::io("sync", &tmp))?;
+        fs::rename(&tmp, out).map_err(Error::io("write", out))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// What goes into a ZIP entry.
+#[derive(Debug, Clone)]
+pub enum Content {
+    Bytes(Vec<u8>),
+    File(PathBuf),
+}

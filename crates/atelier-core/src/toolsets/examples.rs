@@ -1,0 +1,177 @@
+//! The example toolsets shipped inside Atelier (`examples/toolsets/` in the
+//! repository, embedded at build time), and the scaffold of `toolset init`.
+
+use std::path::Path;
+
+use super::install::ImportOptions;
+use super::records::ImportReport;
+use crate::{Atelier, Error, Result};
+
+macro_rules! example {
+    ($name:literal, [$($file:literal),* $(,)?]) => {
+        ($name, &[$(($file, include_bytes!(concat!("../../../../examples/toolsets/", $name, "/", $file)) as &[u8])),*])
+    };
+}
+
+type Files = &'static [(&'static str, &'static [u8])];
+
+/// Each example: (folder name, files).
+pub const EXAMPLES: &[(&str, Files)] = &[
+    example!(
+        "app-builder",
+        ["toolset.yaml", "tools/__init__.py", "tools/files.py", "tools/shell.py"]
+    ),
+    example!(
+        "csv-report",
+        [
+            "toolset.yaml",
+            "tools/__init__.py",
+            "tools/report.py",
+            "artifacts/report.html"
+        ]
+    ),
+];
+
+fn write_files(dir: &Path, files: &[(&str, &[u8])]) -> Result<()> {
+    for (rel, bytes) in files {
+        let p = dir.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).map_err(Error::io("create", parent))?;
+        }
+        std::fs::write(&p, bytes).map_err(Error::io("write", &p))?;
+    }
+    Ok(())
+}
+
+impl Atelier {
+    /// Installs the bundled examples that are not installed yet (an older
+    /// version is upgraded). Returns what was installed.
+    pub async fn install_examples(&self) -> Result<Vec<ImportReport>> {
+        let tmp = self
+            .data_dir()
+            .toolsets_dir()
+            .join(format!(".examples-{}", crate::ids::new_id()));
+        let result = async {
+            let mut out = Vec::new();
+            for (name, files) in EXAMPLES {
+                let dir = tmp.join(name);
+                let zip = tmp.join(format!("{name}.zip"));
+                let (d, z) = (dir.clone(), zip.clone());
+                let files: Vec<(&str, &[u8])> = files.to_vec();
+                crate::blocking(move || {
+                    write_files(&d, &files)?;
+                    super::export::pack_folder(&d, &z, &Default::default())
+                })
+                .await?;
+                let options = ImportOptions {
+                    source_ref: Some(format!("bundled:{name}")),
+                    ..Default::default()
+                };
+                match self.import_toolset(&zip, &options).await {
+                    Ok(r) => out.push(r),
+                    Err(Error::AlreadyInstalled { .. }) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(out)
+        }
+        .await;
+        let _ = tokio::fs::remove_dir_all(&tmp).await;
+        result
+    }
+}
+
+/// Creates a working toolset in `dir` (which must not exist or be empty):
+/// a Python tool, an HTML renderer artifact and a README.
+pub fn init(dir: &Path, id: &str) -> Result<()> {
+    if dir.exists() && std::fs::read_dir(dir).map_err(Error::io("read", dir))?.next().is_some() {
+        return Err(Error::Conflict(format!(
+            "{} is not empty; `toolset init` only writes into a new folder",
+            dir.display()
+        )));
+    }
+    let manifest = format!(
+        r#"manifest_version: "1"
+id: {id}
+name: {id}
+version: "0.1.0"
+description: A toolset made with `atelier toolset init`
+tools:
+  - id: word_count
+    name: Word count
+    description: Count the words of a text file in the workspace and save a summary next to it
+    entrypoint: tools.words:word_count
+    category: text
+    input_schema:
+      type: object
+      properties:
+        path:
+          type: string
+          description: A text file, relative to the workspace
+        top:
+          type: integer
+          minimum: 1
+          default: 5
+      required: [path]
+    renderer:
+      type: html
+      artifact: artifacts/words.html
+      data: "$return"
+"#
+    );
+    let tool = r#""""Tools of this toolset: plain functions `run(workspace, **args) -> dict`."""
+from collections import Counter
+from pathlib import Path
+
+
+def word_count(workspace: Path, path: str, top: int = 5) -> dict:
+    text = (workspace / path).read_text()
+    words = [w.strip(".,;:!?\"'()").lower() for w in text.split()]
+    common = Counter(w for w in words if w).most_common(top)
+    summary = workspace / f"{path}.words.txt"
+    summary.write_text("\n".join(f"{w}\t{n}" for w, n in common) + "\n")
+    return {"path": path, "words": len(words), "top": [{"word": w, "count": n} for w, n in common]}
+"#;
+    let artifact = r#"<!doctype html>
+<html>
+<head><meta charset="utf-8"><style>
+  body { font: 14px system-ui, sans-serif; margin: 16px; }
+  li span { display: inline-block; background: #4f7cff; height: 10px; margin-left: 8px; }
+</style></head>
+<body>
+<h1 id="title"></h1>
+<ol id="top"></ol>
+<script>
+  // Atelier injects the tool's return value as window.__TOOL_DATA__.
+  const d = window.__TOOL_DATA__;
+  document.getElementById("title").textContent = `${d.path}: ${d.words} words`;
+  const max = Math.max(1, ...d.top.map(t => t.count));
+  for (const t of d.top) {
+    const li = document.createElement("li");
+    li.textContent = `${t.word} (${t.count})`;
+    const bar = document.createElement("span");
+    bar.style.width = `${Math.round(200 * t.count / max)}px`;
+    li.append(bar);
+    document.getElementById("top").append(li);
+  }
+</script>
+</body>
+</html>
+"#;
+    let readme = format!(
+        "# {id}\n\nA toolset for [Atelier](https://example.invalid/atelier).\n\n\
+         - `toolset.yaml` declares the tools, their input schemas and renderers.\n\
+         - `tools/words.py` holds the Python functions (`run(workspace, **args) -> dict`).\n\
+         - `artifacts/words.html` renders a call's result (`window.__TOOL_DATA__`).\n\n\
+         Check it with `atelier toolset validate .`, try it live with `atelier toolset dev .`,\n\
+         and pack it with `atelier toolset pack . -o {id}.zip`.\n"
+    );
+    let files: [(&str, &[u8]); 5] = [
+        ("toolset.yaml", manifest.as_bytes()),
+        ("tools/__init__.py", b""),
+        ("tools/words.py", tool.as_bytes()),
+        ("artifacts/words.html", artifact.as_bytes()),
+        ("README.md", readme.as_bytes()),
+    ];
+    write_files(dir, &files)
+}

@@ -1,0 +1,162 @@
+//! Export (seed 004 §3.4) and `pack`: a toolset as a deterministic ZIP.
+//!
+//! `toolset.yaml` is regenerated from the database (unknown keys kept) with
+//! secrets stripped: every MCP `env` value that is not already a `${VAR}`
+//! reference becomes `${<KEY>}`. Entries are sorted, timestamps and
+//! permissions fixed: exporting twice gives identical bytes, and export →
+//! import → export too.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::Row;
+
+use super::bundle::{self, Content};
+use super::manifest::{McpServerDecl, PythonSection, RendererDecl, RendererKind, ToolDecl, ToolsetManifest};
+use super::validate::{self, MANIFEST_FILE};
+use crate::store::Observer;
+use crate::{Atelier, Error, Result, blocking};
+
+/// What an export or pack wrote.
+#[derive(Debug, Clone, Serialize)]
+pub struct PackReport {
+    pub path: PathBuf,
+    pub file_count: usize,
+    pub size: u64,
+}
+
+fn json_col<T: serde::de::DeserializeOwned>(row: &sqlx::sqlite::SqliteRow, col: &str) -> Result<T> {
+    let s: String = row.try_get(col)?;
+    serde_json::from_str(&s).map_err(|e| Error::InvalidData {
+        what: "JSON column",
+        reason: format!("{col}: {e}"),
+    })
+}
+
+impl Atelier {
+    /// The manifest of an installed toolset, regenerated from the database,
+    /// with secrets stripped.
+    pub async fn toolset_manifest(&self, id: &str) -> Result<ToolsetManifest> {
+        let row = sqlx::query("SELECT * FROM toolsets WHERE id = ?")
+            .bind(id)
+            .fetch_optional(self.db())
+            .await?
+            .ok_or_else(|| Error::ToolsetNotFound(id.to_owned()))?;
+        let tool_rows = sqlx::query(
+            "SELECT t.*, r.renderer, r.config FROM tools t LEFT JOIN tool_render_configs r \
+             ON r.tool_id = t.tool_id AND r.priority = 0 WHERE t.toolset_id = ? ORDER BY t.position, t.tool_id",
+        )
+        .bind(id)
+        .fetch_all(self.db())
+        .await?;
+        let prefix = format!("{id}:");
+        let mut tools = Vec::new();
+        for r in &tool_rows {
+            let tool_id: String = r.try_get("tool_id")?;
+            let renderer = match r.try_get::<Option<String>, _>("renderer")? {
+                Some(kind) => Some(RendererDecl {
+                    kind: RendererKind::parse(&kind).ok_or_else(|| Error::InvalidData {
+                        what: "renderer type",
+                        reason: kind.clone(),
+                    })?,
+                    config: json_col::<BTreeMap<String, Value>>(r, "config")?,
+                }),
+                None => None,
+            };
+            tools.push(ToolDecl {
+                id: tool_id.strip_prefix(&prefix).unwrap_or(&tool_id).to_owned(),
+                name: r.try_get("name")?,
+                description: r.try_get("description")?,
+                entrypoint: r.try_get::<Option<String>, _>("entrypoint")?.unwrap_or_default(),
+                category: r.try_get("category")?,
+                tags: json_col(r, "tags")?,
+                input_schema: json_col(r, "input_schema")?,
+                requires_confirmation: r.try_get("requires_confirmation")?,
+                timeout_s: r.try_get("timeout_s")?,
+                renderer,
+                extra: json_col(r, "extra")?,
+            });
+        }
+        let servers =
+            sqlx::query("SELECT config FROM toolset_mcp_servers WHERE toolset_id = ? ORDER BY position, server_id")
+                .bind(id)
+                .fetch_all(self.db())
+                .await?
+                .iter()
+                .map(|r| json_col::<McpServerDecl>(r, "config").map(|s| s.without_secrets()))
+                .collect::<Result<Vec<_>>>()?;
+        Ok(ToolsetManifest {
+            manifest_version: row.try_get("manifest_version")?,
+            id: row.try_get("id")?,
+            name: row.try_get("name")?,
+            version: row.try_get("version")?,
+            description: row.try_get("description")?,
+            author: row.try_get("author")?,
+            homepage: row.try_get("homepage")?,
+            icon: row.try_get("icon")?,
+            python: PythonSection {
+                requirements: json_col(&row, "python_requirements")?,
+            },
+            tools,
+            mcp_servers: servers,
+            extra: json_col(&row, "extra")?,
+        })
+    }
+
+    /// Writes an installed toolset to `out` as a deterministic ZIP.
+    pub async fn export_toolset(&self, id: &str, out: &Path) -> Result<PackReport> {
+        let manifest = self.toolset_manifest(id).await?;
+        let files = sqlx::query("SELECT path, stored_path FROM toolset_files WHERE toolset_id = ? ORDER BY path")
+            .bind(id)
+            .fetch_all(self.db())
+            .await?;
+        let mut contents = BTreeMap::new();
+        for f in &files {
+            let path: String = f.try_get("path")?;
+            let stored: String = f.try_get("stored_path")?;
+            let stored = PathBuf::from(stored);
+            let abs = if stored.is_absolute() {
+                stored
+            } else {
+                self.data_dir().root().join(stored)
+            };
+            contents.insert(path, Content::File(abs));
+        }
+        contents.insert(
+            MANIFEST_FILE.to_owned(),
+            Content::Bytes(manifest.to_yaml().into_bytes()),
+        );
+        let out = out.to_path_buf();
+        blocking(move || write(&out, &contents)).await
+    }
+}
+
+fn write(out: &Path, contents: &BTreeMap<String, Content>) -> Result<PackReport> {
+    bundle::write_zip(out, contents)?;
+    let size = std::fs::metadata(out).map_err(Error::io("read", out))?.len();
+    Ok(PackReport {
+        path: out.to_path_buf(),
+        file_count: contents.len(),
+        size,
+    })
+}
+
+/// Validates a toolset folder and packs it (skipping ignored files) into a
+/// deterministic ZIP. Blocking.
+pub fn pack_folder(dir: &Path, out: &Path, observer: &Observer) -> Result<PackReport> {
+    let files = bundle::scan_folder(dir, observer)?;
+    let manifest_path = dir.join(MANIFEST_FILE);
+    let text = std::fs::read_to_string(&manifest_path).map_err(Error::io("read", &manifest_path))?;
+    let names: BTreeSet<String> = files.keys().cloned().collect();
+    let checked = validate::check(&text, &names);
+    if checked.errors().next().is_some() {
+        return Err(Error::InvalidManifest {
+            bundle: dir.display().to_string(),
+            problems: checked.problems,
+        });
+    }
+    let contents: BTreeMap<String, Content> = files.keys().map(|p| (p.clone(), Content::File(dir.join(p)))).collect();
+    write(out, &contents)
+}

@@ -1,0 +1,185 @@
+//! The toolset records handed out (CLI `--json`, IPC): field names are the
+//! columns of seed 004 §1 and of `migrations/0002`; JSON columns nested.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+
+use super::validate::Problem;
+use crate::{Error, Result};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolsetRecord {
+    pub id: String,
+    pub name: String,
+    pub version: String,
+    pub description: String,
+    pub enabled: bool,
+    pub installed_at: String,
+    pub updated_at: Option<String>,
+    pub source_type: String,
+    pub source_ref: Option<String>,
+    pub manifest_version: String,
+    pub author: Option<String>,
+    pub homepage: Option<String>,
+    pub icon: Option<String>,
+    pub python_requirements: Vec<String>,
+    pub extra: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RenderConfigRecord {
+    pub renderer: String,
+    pub config: Value,
+    pub priority: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolRecord {
+    /// Canonical id: bare for builtins, `<toolset_id>:<tool>` for toolset tools.
+    pub tool_id: String,
+    pub toolset_id: Option<String>,
+    pub name: String,
+    pub description: String,
+    pub category: Option<String>,
+    pub input_schema: Value,
+    pub requires_confirmation: bool,
+    pub enabled: bool,
+    pub entrypoint: Option<String>,
+    pub tags: Vec<String>,
+    pub timeout_s: Option<f64>,
+    pub render_config: Option<RenderConfigRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolsetFileRecord {
+    pub toolset_id: String,
+    pub path: String,
+    pub kind: String,
+    pub sha256: String,
+    pub size: u64,
+    /// Relative to the data dir for installed bundles; absolute for local
+    /// folders (they run in place).
+    pub stored_path: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolsetMcpServerRecord {
+    pub toolset_id: String,
+    pub server_id: String,
+    pub config: Value,
+    pub auto_enabled: bool,
+}
+
+/// A toolset with everything it brings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolsetDetails {
+    #[serde(flatten)]
+    pub toolset: ToolsetRecord,
+    pub tools: Vec<ToolRecord>,
+    pub files: Vec<ToolsetFileRecord>,
+    pub mcp_servers: Vec<ToolsetMcpServerRecord>,
+}
+
+/// What a bundle will run on this machine, shown before it installs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WillRun {
+    /// `(tool id, module.path:function)`.
+    pub python_entrypoints: Vec<EntryPoint>,
+    pub requirements: Vec<String>,
+    pub mcp_servers: Vec<ServerLaunch>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntryPoint {
+    pub tool_id: String,
+    pub entrypoint: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerLaunch {
+    pub id: String,
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    pub url: Option<String>,
+}
+
+/// The result of checking a bundle without installing it.
+#[derive(Debug, Clone, Serialize)]
+pub struct BundleReport {
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub version: Option<String>,
+    pub valid: bool,
+    pub problems: Vec<Problem>,
+    pub will_run: WillRun,
+    pub file_count: usize,
+    pub total_size: u64,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImportReport {
+    /// `installed`, `upgraded` or `reinstalled`.
+    pub action: String,
+    pub previous_version: Option<String>,
+    pub toolset: ToolsetRecord,
+    pub tools: Vec<String>,
+    pub warnings: Vec<Problem>,
+    pub will_run: WillRun,
+}
+
+fn json<T: serde::de::DeserializeOwned>(row: &SqliteRow, col: &str) -> Result<T> {
+    let s: String = row.try_get(col)?;
+    serde_json::from_str(&s).map_err(|e| Error::InvalidData {
+        what: "JSON column",
+        reason: format!("{col}: {e}"),
+    })
+}
+
+pub(crate) fn toolset_from_row(row: &SqliteRow) -> Result<ToolsetRecord> {
+    Ok(ToolsetRecord {
+        id: row.try_get("id")?,
+        name: row.try_get("name")?,
+        version: row.try_get("version")?,
+        description: row.try_get("description")?,
+        enabled: row.try_get("enabled")?,
+        installed_at: row.try_get("installed_at")?,
+        updated_at: row.try_get("updated_at")?,
+        source_type: row.try_get("source_type")?,
+        source_ref: row.try_get("source_ref")?,
+        manifest_version: row.try_get("manifest_version")?,
+        author: row.try_get("author")?,
+        homepage: row.try_get("homepage")?,
+        icon: row.try_get("icon")?,
+        python_requirements: json(row, "python_requirements")?,
+        extra: json(row, "extra")?,
+    })
+}
+
+pub(crate) fn tool_from_row(row: &SqliteRow) -> Result<ToolRecord> {
+    let renderer: Option<String> = row.try_get("renderer")?;
+    let render_config = match renderer {
+        Some(renderer) => Some(RenderConfigRecord {
+            renderer,
+            config: json(row, "config")?,
+            priority: row.try_get("priority")?,
+        }),
+        None => None,
+    };
+    Ok(ToolRecord {
+        tool_id: row.try_get("tool_id")?,
+        toolset_id: row.try_get("toolset_id")?,
+        name: row.try_get("name")?,
+        description: row.try_get("description")?,
+        category: row.try_get("category")?,
+        input_schema: json(row, "input_schema")?,
+        requires_confirmation: row.try_get("requires_confirmation")?,
+        enabled: row.try_get("enabled")?,
+        entrypoint: row.try_get("entrypoint")?,
+        tags: json(row, "tags")?,
+        timeout_s: row.try_get("timeout_s")?,
+        render_config,
+    })
+}
