@@ -11,10 +11,13 @@
 //!   and the manifest row, two processes on one chat.
 //! - [`branching`]: branches with different files, checkout back and forth,
 //!   hand edits never lost on a switch, diffs.
+//! - [`bundles`]: toolset ZIPs and folders: every rejection rule, upgrades
+//!   and rollback, concurrent imports, shared MCP servers, export round trips.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
 mod branching;
+mod bundles;
 mod cli;
 mod integrity;
 mod round_trips;

@@ -15,6 +15,9 @@ pub const AFTER_BLOBS: &str = "after-blobs";
 /// is touched.
 pub const AFTER_VERIFY: &str = "after-verify";
 
+/// In a toolset import, after the folder swap and before the commit.
+pub const IMPORT_BEFORE_COMMIT: &str = "import-before-commit";
+
 static ARMED: OnceLock<Option<String>> = OnceLock::new();
 
 /// Fails (or aborts) if the named failpoint is armed.

@@ -127,7 +127,12 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
             }
         }
         if !seen.insert(name.clone()) {
-            return Err(reject(zip_path, Some(&name), "duplicate entry name"));
+            let raw = String::from_utf8_lossy(e.name_raw()).into_owned();
+            return Err(reject(
+                zip_path,
+                Some(&raw),
+                format!("duplicate entry name (another entry is also {name:?})"),
+            ));
         }
         if e.is_dir() || name.is_empty() || ignored_path(&name) {
             continue;

@@ -316,12 +316,16 @@ impl Atelier {
             })?),
             None => None,
         };
-        let record = sqlx::query("SELECT * FROM toolsets WHERE id = ?")
-            .bind(&id)
-            .fetch_one(&mut *tx)
-            .await;
+        let record = match crate::store::failpoint::hit(crate::store::failpoint::IMPORT_BEFORE_COMMIT) {
+            Ok(()) => sqlx::query("SELECT * FROM toolsets WHERE id = ?")
+                .bind(&id)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(Error::from),
+            Err(e) => Err(e),
+        };
         let committed = match record {
-            Ok(row) => tx.commit().await.map(|()| row),
+            Ok(row) => tx.commit().await.map(|()| row).map_err(Error::from),
             Err(e) => Err(e),
         };
         let row = match committed {
@@ -330,7 +334,7 @@ impl Atelier {
                 if let Some(s) = swapped {
                     s.undo(&final_dir);
                 }
-                return Err(e.into());
+                return Err(e);
             }
         };
         if let Some(s) = swapped {
