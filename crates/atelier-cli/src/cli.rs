@@ -85,6 +85,8 @@ pub(crate) enum ToolsetCommand {
     },
     /// Install the example toolsets that ship with Atelier.
     InstallExamples,
+    /// Install a folder as a local toolset and reload it on every save (Ctrl-C stops).
+    Dev { dir: PathBuf },
 }
 
 #[derive(Debug, Subcommand)]

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use atelier_core::toolsets::ImportOptions;
 use atelier_core::toolsets::records::{ToolRecord, WillRun};
 use atelier_core::toolsets::validate::Problem;
+use atelier_core::toolsets::watch::Reload;
 use atelier_core::{Atelier, Observer};
 
 use crate::cli::{ToolCommand, ToolsetCommand};
@@ -257,9 +258,34 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
                 }
             }
         }
+        ToolsetCommand::Dev { dir } => {
+            let cancel = tokio_util::sync::CancellationToken::new();
+            let stop = cancel.clone();
+            tokio::spawn(async move {
+                let _ = tokio::signal::ctrl_c().await;
+                stop.cancel();
+            });
+            println!("Watching {} (Ctrl-C to stop)", dir.display());
+            app.watch_toolset(&dir, cancel, |r| match r {
+                Reload::Reloaded(r) => {
+                    let t = &r.toolset;
+                    println!("{} reloaded {} {}: {}", now(), t.id, t.version, r.tools.join(", "));
+                    print_problems(&r.warnings);
+                }
+                Reload::Rejected(e) => {
+                    println!("{} not reloaded, the last good version keeps running:\n{e}", now());
+                }
+            })
+            .await?;
+        }
         ToolsetCommand::Init { .. } | ToolsetCommand::Pack { .. } => {}
     }
     Ok(())
+}
+
+fn now() -> String {
+    let t = atelier_core::ids::now();
+    t.get(11..19).unwrap_or(&t).to_owned()
 }
 
 fn capitalize(s: &str) -> String {

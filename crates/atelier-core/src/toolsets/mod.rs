@@ -8,6 +8,7 @@
 //! - [`install`]: import, upgrade, enable/disable, uninstall, listings.
 //! - [`export`]: regenerating `toolset.yaml` and packing bundles.
 //! - [`records`]: the records handed out.
+//! - [`watch`]: hot reload of local folders.
 //! - [`examples`]: the bundled example toolsets and the `init` scaffold.
 
 pub mod bundle;
@@ -19,6 +20,7 @@ pub mod locate;
 pub mod manifest;
 pub mod records;
 pub mod validate;
+pub mod watch;
 
 pub use install::{ImportOptions, tool_id};
 

@@ -1,0 +1,91 @@
+//! Hot reload of local toolset folders: the author's inner loop.
+//!
+//! A folder installed as `local` is watched (notify); changes are debounced
+//! ([`DEBOUNCE`] of quiet), then the folder is re-validated and reimported.
+//! An edit that makes it invalid changes nothing installed: the last good
+//! version keeps running and the problems are reported.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use notify::{RecursiveMode, Watcher};
+use tokio_util::sync::CancellationToken;
+
+use super::bundle::is_ignored;
+use super::install::ImportOptions;
+use super::records::ImportReport;
+use crate::{Atelier, Error, Result};
+
+/// Quiet time after the last change before reloading: editors write a file
+/// in several steps (temp file, rename, chmod).
+pub const DEBOUNCE: Duration = Duration::from_millis(150);
+
+/// What one reload did.
+#[derive(Debug)]
+pub enum Reload {
+    /// The new version is installed.
+    Reloaded(Box<ImportReport>),
+    /// The folder is invalid now; the previous version stays installed.
+    Rejected(Error),
+}
+
+impl Atelier {
+    /// Installs the folder `dir` as a local toolset, then reloads it on
+    /// every change until `cancel` fires. Each outcome goes to `on_reload`.
+    pub async fn watch_toolset(
+        &self,
+        dir: &Path,
+        cancel: CancellationToken,
+        mut on_reload: impl FnMut(Reload) + Send,
+    ) -> Result<()> {
+        let dir = tokio::fs::canonicalize(dir).await.map_err(Error::io("open", dir))?;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
+        let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
+            if let Ok(event) = res {
+                for p in event.paths {
+                    let _ = tx.send(p);
+                }
+            }
+        })
+        .map_err(|e| Error::io("watch", &dir)(std::io::Error::other(e)))?;
+        watcher
+            .watch(&dir, RecursiveMode::Recursive)
+            .map_err(|e| Error::io("watch", &dir)(std::io::Error::other(e)))?;
+
+        let force = ImportOptions {
+            force: true,
+            ..Default::default()
+        };
+        on_reload(match self.import_toolset(&dir, &force).await {
+            Ok(r) => Reload::Reloaded(Box::new(r)),
+            Err(e) => Reload::Rejected(e),
+        });
+        let relevant = |p: &Path| {
+            p.strip_prefix(&dir)
+                .is_ok_and(|rel| !rel.iter().any(|s| s.to_str().is_none_or(is_ignored)))
+        };
+        loop {
+            // Wait for a relevant change…
+            let first = tokio::select! {
+                _ = cancel.cancelled() => return Ok(()),
+                p = rx.recv() => match p { Some(p) => p, None => return Ok(()) },
+            };
+            if !relevant(&first) {
+                continue;
+            }
+            // …then for quiet.
+            loop {
+                tokio::select! {
+                    _ = cancel.cancelled() => return Ok(()),
+                    _ = tokio::time::sleep(DEBOUNCE) => break,
+                    p = rx.recv() => if p.is_none() { return Ok(()) },
+                }
+            }
+            let outcome = match self.import_toolset(&dir, &force).await {
+                Ok(r) => Reload::Reloaded(Box::new(r)),
+                Err(e) => Reload::Rejected(e),
+            };
+            on_reload(outcome);
+        }
+    }
+}
