@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! atelier-bench workspace [--runs N] [--quick] [--scale a|b|c|all] [--rows 1,2,3,4,5] [--json FILE]
+//! atelier-bench toolset-import [--runs N]
 //! ```
 //!
 //! This module owns the command line, the runtime and the scratch folders;
@@ -19,6 +20,7 @@
 
 mod bench;
 mod git;
+mod import;
 mod report;
 mod tree;
 
@@ -159,7 +161,13 @@ fn run(args: &Args) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    let result = parse_args(std::env::args().skip(1)).and_then(|args| run(&args));
+    let mut argv = std::env::args().skip(1).peekable();
+    let result = if argv.peek().map(String::as_str) == Some("toolset-import") {
+        let runs = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(5);
+        import::run(runs)
+    } else {
+        parse_args(argv).and_then(|args| run(&args))
+    };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
