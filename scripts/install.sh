@@ -15,7 +15,7 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 # System packages. Keep this list in sync with README.md's prerequisites.
-APT_PACKAGES=(build-essential pkg-config git ca-certificates)
+APT_PACKAGES=(build-essential pkg-config git ca-certificates unzip)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -149,17 +149,31 @@ pub fn apply(
     }
     prune_empty_dirs(workspace, &emptied, &mut real_dirs);
 
-    for ((path, entry, _), r) in to_write.iter().zip(ready) {
+    // Folders first (one thread: they depend on each other), then the files
+    // on both threads.
+    for (path, _, _) in &to_write {
         ensure_parent(workspace, path, &mut real_dirs, &mut warnings)?;
+    }
+    let jobs: Vec<_> = to_write.iter().zip(&ready).collect();
+    let write_warnings = std::sync::Mutex::new(Vec::new());
+    let stats = super::par_map(&jobs, |((path, entry, _), r)| {
         let abs = workspace.join(path);
+        let mut w = Vec::new();
         let stat = match r {
-            Ready::Held(bytes) => create_with(&abs, path, &bytes, entry.executable, &mut warnings)?,
+            Ready::Held(bytes) => create_with(&abs, path, bytes, entry.executable, &mut w)?,
             Ready::Staged(staged) => {
-                clear_way(&abs, path, &mut warnings)?;
-                fs::rename(&staged, &abs).map_err(Error::io("write", &abs))?;
+                clear_way(&abs, path, &mut w)?;
+                fs::rename(staged, &abs).map_err(Error::io("write", &abs))?;
                 Stat::of(&fs::symlink_metadata(&abs).map_err(Error::io("read", &abs))?)
             }
         };
+        if !w.is_empty() {
+            write_warnings.lock().unwrap_or_else(|e| e.into_inner()).extend(w);
+        }
+        Ok(stat)
+    })?;
+    warnings.extend(write_warnings.into_inner().unwrap_or_else(|e| e.into_inner()));
+    for ((path, entry, _), stat) in to_write.iter().zip(stats) {
         cache.insert((*path).to_owned(), stat, entry.hash);
     }
     for (path, entry) in &to_chmod {
