@@ -135,6 +135,33 @@ async fn symlinks_encryption_too_many_entries_and_non_zips_are_refused() {
         "{err}"
     );
 
+    // A character device: the file-type bits of the entry's Unix mode
+    // (external attributes of the central directory header) say so.
+    let dev = t.path().join("dev.zip");
+    let mut z = zip::ZipWriter::new(std::fs::File::create(&dev).expect("create"));
+    z.start_file("toolset.yaml", SimpleFileOptions::default())
+        .expect("entry");
+    z.write_all(m.as_bytes()).expect("write");
+    z.start_file("assets/tty", SimpleFileOptions::default().unix_permissions(0o644))
+        .expect("entry");
+    z.finish().expect("finish");
+    let mut bytes = std::fs::read(&dev).expect("read");
+    let central: Vec<usize> = bytes
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"PK\x01\x02")
+        .map(|(i, _)| i)
+        .collect();
+    let at = *central.last().expect("central header") + 38;
+    bytes[at..at + 4].copy_from_slice(&((0o020644u32) << 16).to_le_bytes());
+    std::fs::write(&dev, bytes).expect("write");
+    let err = import_err(&env, &dev).await;
+    assert!(
+        err.to_string()
+            .contains("\"assets/tty\": device files, FIFOs and sockets are not allowed"),
+        "{err}"
+    );
+
     let not_zip = t.path().join("notes.zip");
     std::fs::write(&not_zip, "just text").expect("write");
     let err = import_err(&env, &not_zip).await;
@@ -594,6 +621,20 @@ fn the_examples_install_from_the_binary() {
         serde_json::json!([]),
         "idempotent"
     );
+
+    // Old HTML renders keep working after an uninstall: artifacts stay by hash.
+    let shown = env.json(&["toolset", "show", "csv-report"]);
+    let html = shown["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .find(|f| f["path"] == "artifacts/report.html")
+        .expect("artifact");
+    assert_eq!(html["kind"], "artifact");
+    let sha = html["sha256"].as_str().expect("sha").to_owned();
+    env.ok(&["toolset", "uninstall", "csv-report"]);
+    let kept = env.data().join("artifacts").join(&sha[..2]).join(&sha);
+    assert!(kept.is_file(), "{} should outlive the toolset", kept.display());
 }
 
 #[tokio::test]
