@@ -29,12 +29,23 @@ pub(crate) async fn lock_chat(app: &Atelier, chat_id: &str) -> Result<FileLock> 
 }
 
 /// The chat's state, read under its lock.
-struct Current {
-    chat_id: String,
-    leaf: String,
-    manifest_id: String,
-    manifest: Manifest,
-    cache: StatCache,
+#[derive(Debug)]
+pub(crate) struct Current {
+    pub(crate) chat_id: String,
+    pub(crate) leaf: String,
+    pub(crate) manifest_id: String,
+    pub(crate) manifest: Manifest,
+    pub(crate) cache: StatCache,
+}
+
+/// A scan of the folder compared with a stored manifest (the base).
+#[derive(Debug)]
+pub(crate) struct Scanned {
+    pub(crate) current: Current,
+    pub(crate) base: manifests::ManifestRow,
+    /// The scan's trees, when they differ from the base.
+    pub(crate) changed: Option<tree::EncodedTrees>,
+    pub(crate) warnings: Vec<String>,
 }
 
 impl Atelier {
@@ -52,86 +63,140 @@ impl Atelier {
     }
 
     /// A manifest's root tree and file map.
-    async fn manifest_state(&self, chat_id: &str, manifest_id: &str) -> Result<(Hash, Manifest)> {
+    pub(crate) async fn manifest_state(&self, chat_id: &str, manifest_id: &str) -> Result<(Hash, Manifest)> {
         let row = manifests::load_row(self.db(), chat_id, manifest_id).await?;
         let files = manifests::load_files(self.db(), chat_id, &row.root_tree).await?;
         Ok((row.root_tree, files))
     }
 
-    /// Records pending edits; the caller holds the chat lock.
+    /// Scans the chat's folder against the manifest `base_id`; the caller
+    /// holds the chat lock.
     ///
-    /// The scan's manifest *is* the folder's state, so afterwards
-    /// `Current.manifest` is exact whether or not anything changed. The
-    /// stored state is only loaded when the scan's root tree differs from
-    /// the active manifest's (a no-change snapshot reads one row).
-    async fn capture_pending(&self, chat: &Chat, observer: &Observer) -> Result<(Current, SnapshotOutcome)> {
-        let active = manifests::load_row(self.db(), &chat.id, &chat.active_manifest_id).await?;
+    /// The scan's manifest *is* the folder's state, so `Current.manifest` is
+    /// exact whether or not anything changed. The stored state is only
+    /// loaded (later, by [`Atelier::record_scan`]) when the scan's root tree
+    /// differs from the base's (a no-change scan reads one row).
+    pub(crate) async fn scan_against(
+        &self,
+        chat_id: &str,
+        leaf: &str,
+        base_id: &str,
+        observer: &Observer,
+    ) -> Result<Scanned> {
+        let base = manifests::load_row(self.db(), chat_id, base_id).await?;
         let (ws, store, index) = (
-            self.workspace_dir(&chat.id),
-            self.blob_store(&chat.id),
-            self.index_path(&chat.id),
+            self.workspace_dir(chat_id),
+            self.blob_store(chat_id),
+            self.index_path(chat_id),
         );
         let obs = observer.clone();
-        let active_root = active.root_tree;
+        let base_root = base.root_tree;
         let (scan, encoded) = blocking(move || {
             let scan = snapshot::scan(&ws, &store, StatCache::load(&index), &obs)?;
             // Encoding the trees costs a pass over every path; skip it when
-            // the stat cache proves the folder is the active state.
-            let unchanged = scan.matches_cache && scan.cache.root() == Some(active_root);
+            // the stat cache proves the folder is the base state.
+            let unchanged = scan.matches_cache && scan.cache.root() == Some(base_root);
             let encoded = (!unchanged).then(|| tree::encode(&scan.manifest));
             Ok((scan, encoded))
         })
         .await?;
+        let mut current = Current {
+            chat_id: chat_id.to_owned(),
+            leaf: leaf.to_owned(),
+            manifest_id: base_id.to_owned(),
+            manifest: scan.manifest,
+            cache: scan.cache,
+        };
+        current
+            .cache
+            .set_root(encoded.as_ref().map_or(base.root_tree, |e| e.root));
+        let changed = encoded.filter(|e| e.root != base.root_tree);
+        Ok(Scanned {
+            current,
+            base,
+            changed,
+            warnings: scan.warnings,
+        })
+    }
 
+    /// Records a changed scan as a manifest (child of the base) inside `tx`;
+    /// returns its id and the `(added, removed, modified)` counts. The
+    /// caller points `current.manifest_id` at it after committing.
+    pub(crate) async fn record_scan(
+        &self,
+        tx: &mut sqlx::SqliteConnection,
+        scanned: &Scanned,
+        delta: &manifests::Delta,
+        source: ManifestSource,
+        source_ref: &str,
+    ) -> Result<String> {
+        let Some(encoded) = &scanned.changed else {
+            return Ok(scanned.base.id.clone());
+        };
+        // The blobs are durable (the scan committed them); a crash from
+        // here on leaves unreferenced blobs, never a dangling manifest.
+        failpoint::hit(failpoint::AFTER_BLOBS)?;
+        let new = manifests::NewManifest {
+            chat_id: &scanned.current.chat_id,
+            parent_id: Some(&scanned.base.id),
+            manifest: &scanned.current.manifest,
+            encoded,
+            delta: Some(delta),
+            source,
+            source_ref: Some(source_ref),
+        };
+        manifests::insert(tx, new).await
+    }
+
+    /// The change set of a scan against its base (empty when unchanged).
+    pub(crate) async fn scan_delta(&self, scanned: &Scanned) -> Result<manifests::Delta> {
+        match &scanned.changed {
+            Some(encoded) => {
+                manifests::delta(self.db(), &scanned.current.chat_id, &scanned.base.root_tree, encoded).await
+            }
+            None => Ok(manifests::Delta::default()),
+        }
+    }
+
+    /// Records pending edits as an `edit` node under the active leaf; the
+    /// caller holds the chat lock.
+    pub(crate) async fn capture_pending(&self, chat: &Chat, observer: &Observer) -> Result<(Current, SnapshotOutcome)> {
+        let scanned = self
+            .scan_against(
+                &chat.id,
+                &chat.active_leaf_message_id,
+                &chat.active_manifest_id,
+                observer,
+            )
+            .await?;
+        let delta = self.scan_delta(&scanned).await?;
+        let (added, removed, modified) = delta.counts();
         let mut outcome = SnapshotOutcome {
             message_id: None,
             manifest_id: chat.active_manifest_id.clone(),
             changed: false,
-            added: 0,
-            removed: 0,
-            modified: 0,
-            warnings: scan.warnings,
+            added,
+            removed,
+            modified,
+            warnings: scanned.warnings.clone(),
         };
-        let mut current = Current {
-            chat_id: chat.id.clone(),
-            leaf: chat.active_leaf_message_id.clone(),
-            manifest_id: chat.active_manifest_id.clone(),
-            manifest: scan.manifest,
-            cache: scan.cache,
-        };
-        let changed = encoded.as_ref().filter(|e| e.root != active.root_tree);
-        current
-            .cache
-            .set_root(encoded.as_ref().map_or(active.root_tree, |e| e.root));
-        if let Some(encoded) = changed {
-            let delta = manifests::delta(self.db(), &chat.id, &active.root_tree, encoded).await?;
-            (outcome.added, outcome.removed, outcome.modified) = delta.counts();
-            // The blobs are durable (the scan committed them); a crash from
-            // here on leaves unreferenced blobs, never a dangling manifest.
-            failpoint::hit(failpoint::AFTER_BLOBS)?;
+        if scanned.changed.is_some() {
             let message_id = ids::new_id();
             let mut tx = db::begin_write(self.db()).await?;
-            let new = manifests::NewManifest {
-                chat_id: &chat.id,
-                parent_id: Some(&active.id),
-                manifest: &current.manifest,
-                encoded,
-                delta: Some(&delta),
-                source: ManifestSource::Edit,
-                source_ref: Some(&message_id),
-            };
-            let manifest_id = manifests::insert(&mut tx, new).await?;
+            let manifest_id = self
+                .record_scan(&mut tx, &scanned, &delta, ManifestSource::Edit, &message_id)
+                .await?;
             insert_message(
                 &mut tx,
                 NewMessage {
                     id: message_id.clone(),
                     chat_id: &chat.id,
-                    parent_id: Some(&current.leaf),
+                    parent_id: Some(&scanned.current.leaf),
                     role: Role::Edit,
                     content: &[ContentPart::WorkspaceEdit {
-                        added: outcome.added,
-                        removed: outcome.removed,
-                        modified: outcome.modified,
+                        added,
+                        removed,
+                        modified,
                     }],
                     manifest_id: &manifest_id,
                 },
@@ -141,16 +206,17 @@ impl Atelier {
             tx.commit().await?;
             tracing::info!(chat = %chat.id, message = %message_id, "recorded workspace edits");
             outcome.changed = true;
-            outcome.message_id = Some(message_id.clone());
-            outcome.manifest_id = manifest_id.clone();
-            current.leaf = message_id;
-            current.manifest_id = manifest_id;
+            outcome.message_id = Some(message_id);
+            outcome.manifest_id = manifest_id;
         }
+        let mut current = scanned.current;
+        current.leaf = outcome.message_id.clone().unwrap_or(current.leaf);
+        current.manifest_id = outcome.manifest_id.clone();
         self.save_cache(&current);
         Ok((current, outcome))
     }
 
-    fn save_cache(&self, current: &Current) {
+    pub(crate) fn save_cache(&self, current: &Current) {
         if !current.cache.is_dirty() {
             return;
         }
@@ -161,7 +227,7 @@ impl Atelier {
     }
 
     /// Moves the workspace folder from `current` to `target`.
-    async fn materialize(
+    pub(crate) async fn materialize(
         &self,
         current: &mut Current,
         root: Hash,
