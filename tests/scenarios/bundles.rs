@@ -371,7 +371,11 @@ async fn concurrent_imports_of_one_bundle_install_it_once() {
     );
     let app = env.app().await;
     assert_eq!(app.list_toolsets().await.expect("list").len(), 1);
-    assert_eq!(app.list_tools().await.expect("tools").len(), 1);
+    let tools = app.list_tools().await.expect("tools");
+    assert_eq!(
+        tools.iter().filter(|t| t.toolset_id.as_deref() == Some("conc")).count(),
+        1
+    );
 }
 
 #[tokio::test]
@@ -560,16 +564,26 @@ fn the_author_walkthrough_init_validate_pack_import_list_export() {
         "tools.words:word_count"
     );
     let tools = env.json(&["tool", "list"]);
-    assert_eq!(tools[0]["tool_id"], "word-tools:word_count");
-    assert_eq!(tools[0]["render_config"]["renderer"], "html");
-    assert_eq!(tools[0]["input_schema"]["required"][0], "path");
+    let word = |list: &serde_json::Value| {
+        list.as_array()
+            .expect("list")
+            .iter()
+            .find(|t| t["tool_id"] == "word-tools:word_count")
+            .cloned()
+    };
+    let w = word(&tools).expect("listed");
+    assert_eq!(w["render_config"]["renderer"], "html");
+    assert_eq!(w["input_schema"]["required"][0], "path");
     let shown = env.json(&["tool", "show", "word-tools:word_count"]);
     assert_eq!(shown["requires_confirmation"], false);
     env.ok(&["toolset", "export", "word-tools", "-o", &s(&t.path().join("out.zip"))]);
     env.ok(&["toolset", "disable", "word-tools"]);
-    assert_eq!(env.json(&["tool", "list"]), serde_json::json!([]));
+    assert!(
+        word(&env.json(&["tool", "list"])).is_none(),
+        "a disabled toolset's tools leave the list"
+    );
     env.ok(&["toolset", "enable", "word-tools"]);
-    assert_eq!(env.json(&["tool", "list"]).as_array().map(Vec::len), Some(1));
+    assert!(word(&env.json(&["tool", "list"])).is_some());
 
     // A broken edit: the author reads what to fix.
     let yaml = std::fs::read_to_string(dir.join("toolset.yaml")).expect("read");
@@ -598,6 +612,7 @@ fn the_examples_install_from_the_binary() {
         .expect("list")
         .iter()
         .filter_map(|t| t["tool_id"].as_str())
+        .filter(|id| id.contains(':'))
         .collect();
     assert_eq!(
         ids,

@@ -13,6 +13,8 @@
 //!   hand edits never lost on a switch, diffs.
 //! - [`bundles`]: toolset ZIPs and folders: every rejection rule, upgrades
 //!   and rollback, concurrent imports, shared MCP servers, export round trips.
+//! - [`runs`]: the run flow with builtin tools: records, plans, validation,
+//!   confirmation, confinement, branching.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
@@ -21,6 +23,7 @@ mod bundles;
 mod cli;
 mod integrity;
 mod round_trips;
+mod runs;
 mod schema;
 
 use std::path::{Path, PathBuf};

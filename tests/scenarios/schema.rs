@@ -142,11 +142,18 @@ async fn uninstalling_a_toolset_removes_its_parts_but_never_tool_call_history() 
         .execute(app.db())
         .await
         .expect("uninstall");
-    for table in ["toolset_files", "tools", "tool_render_configs", "toolset_mcp_servers"] {
-        let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {table}")))
-            .fetch_one(app.db())
-            .await
-            .expect("count");
+    for (table, column) in [
+        ("toolset_files", "toolset_id"),
+        ("tools", "toolset_id"),
+        ("tool_render_configs", "tool_id"),
+        ("toolset_mcp_servers", "toolset_id"),
+    ] {
+        let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT count(*) FROM {table} WHERE {column} LIKE 'ts%'"
+        )))
+        .fetch_one(app.db())
+        .await
+        .expect("count");
         assert_eq!(n, 0, "{table} should be emptied with its toolset");
     }
     let calls: i64 = sqlx::query_scalar("SELECT count(*) FROM tool_calls WHERE tool_id = 'ts:a'")

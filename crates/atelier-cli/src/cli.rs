@@ -39,8 +39,45 @@ pub(crate) enum Command {
     /// Tools of the enabled toolsets.
     #[command(subcommand)]
     Tool(ToolCommand),
+    /// Run a tool in a chat; prints the recorded call.
+    Run(RunArgs),
+    /// Recorded tool calls.
+    #[command(subcommand)]
+    Call(CallCommand),
     /// Build a chat with two branches in a throwaway data dir and show it.
     Demo(DemoArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    /// The canonical tool id (`write_file`, `app-builder:run_command`).
+    pub tool: String,
+    #[arg(long)]
+    pub chat: String,
+    /// The arguments as a JSON object.
+    #[arg(long, value_name = "JSON", conflicts_with = "args_file")]
+    pub args: Option<String>,
+    /// Read the arguments (a JSON object) from a file.
+    #[arg(long, value_name = "FILE")]
+    pub args_file: Option<PathBuf>,
+    /// Run under this message instead of the active leaf (a new branch).
+    #[arg(long, value_name = "MESSAGE_ID")]
+    pub parent: Option<String>,
+    /// Approve a tool that asks for confirmation (without it, the call is recorded as denied).
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum CallCommand {
+    /// Show a recorded call.
+    Show { id: String },
+    /// Print a call's render plan, or with --html the complete document of an html plan.
+    Render {
+        id: String,
+        #[arg(long)]
+        html: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -29,6 +29,7 @@ mod error;
 pub mod ids;
 pub mod model;
 pub mod store;
+pub mod tools;
 pub mod toolsets;
 pub mod workspace;
 
@@ -61,6 +62,7 @@ impl Atelier {
             .await
             .map_err(Error::io("create", &root))?;
         let db = db::open(&data.db_path()).await?;
+        tools::sync_builtins(&db).await?;
         Ok(Self {
             inner: Arc::new(Inner { data, db }),
         })

@@ -1,5 +1,6 @@
 //! One function per command: call the core, print the result.
 
+mod call;
 mod chat;
 mod demo;
 mod toolset;
@@ -16,6 +17,8 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Chat(cmd) => chat::run(&open(cli.data_dir).await?, cmd, cli.json).await,
         Command::Workspace(cmd) => workspace::run(&open(cli.data_dir).await?, cmd, cli.json).await,
         Command::Toolset(cmd) => toolset::run(cli.data_dir, cmd, cli.json).await,
+        Command::Run(args) => call::run(&open(cli.data_dir).await?, args, cli.json).await,
+        Command::Call(cmd) => call::show(&open(cli.data_dir).await?, cmd, cli.json).await,
         Command::Tool(cmd) => toolset::run_tool(&open(cli.data_dir).await?, cmd, cli.json).await,
     }
 }

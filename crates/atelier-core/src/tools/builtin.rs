@@ -1,0 +1,196 @@
+//! Builtin tools: Rust functions on the chat workspace, no Python.
+//!
+//! Their canonical ids are bare (`write_file`), their `tools` rows have
+//! `toolset_id` NULL and are synced from [`BUILTINS`] when the data dir is
+//! opened (this list is the one source of truth). Every path argument is
+//! confined: normalized (no `..`, no absolute paths), and every folder on
+//! the way is lstat'ed so a symlink is never followed out of the workspace.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::store::path::normalize;
+use crate::{Error, Result};
+
+/// A builtin tool's definition.
+#[derive(Debug)]
+pub struct Builtin {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub description: &'static str,
+    pub category: &'static str,
+    pub requires_confirmation: bool,
+    pub input_schema: fn() -> Value,
+    /// `(renderer, config)`.
+    pub render: fn() -> (&'static str, Value),
+}
+
+pub const BUILTINS: &[Builtin] = &[
+    Builtin {
+        id: "delete_file",
+        name: "Delete File",
+        description: "Delete a file from the workspace",
+        category: "files",
+        requires_confirmation: true,
+        input_schema: || json!({"type": "object", "properties": {"path": {"type": "string", "description": "File path relative to the workspace"}}, "required": ["path"], "additionalProperties": false}),
+        render: || ("code", json!({"content": "Deleted ${args.path}", "language": "text"})),
+    },
+    Builtin {
+        id: "list_files",
+        name: "List Files",
+        description: "List the files of the workspace (or of one folder of it), with sizes",
+        category: "files",
+        requires_confirmation: false,
+        input_schema: || json!({"type": "object", "properties": {"path": {"type": "string", "description": "A folder relative to the workspace (default: all)"}}, "additionalProperties": false}),
+        render: || ("code", json!({"content": "$return.listing", "language": "text"})),
+    },
+    Builtin {
+        id: "read_file",
+        name: "Read File",
+        description: "Read a text file from the workspace",
+        category: "files",
+        requires_confirmation: false,
+        input_schema: || json!({"type": "object", "properties": {"path": {"type": "string", "description": "File path relative to the workspace"}}, "required": ["path"], "additionalProperties": false}),
+        render: || ("code", json!({"file": "$args.path", "language": "auto"})),
+    },
+    Builtin {
+        id: "write_file",
+        name: "Write File",
+        description: "Write content to a file in the workspace (folders are created)",
+        category: "files",
+        requires_confirmation: false,
+        input_schema: || json!({"type": "object", "properties": {"path": {"type": "string", "description": "File path relative to the workspace"}, "content": {"type": "string", "description": "The whole new content"}}, "required": ["path", "content"], "additionalProperties": false}),
+        render: || {
+            (
+                "code",
+                json!({"file": "$args.path", "language": "auto", "editable": true}),
+            )
+        },
+    },
+];
+
+/// The builtin with this id.
+pub fn find(id: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|b| b.id == id)
+}
+
+/// Resolves a workspace-relative path, refusing symlinks on the way.
+fn confined(workspace: &Path, raw: &str) -> Result<(String, PathBuf)> {
+    let rel = normalize(raw)?;
+    let mut abs = workspace.to_path_buf();
+    let segs: Vec<&str> = rel.split('/').collect();
+    for seg in &segs[..segs.len() - 1] {
+        abs.push(seg);
+        match fs::symlink_metadata(&abs) {
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(Error::InvalidPath {
+                    path: raw.to_owned(),
+                    reason: "a folder on the path is a symlink",
+                });
+            }
+            _ => {}
+        }
+    }
+    abs.push(segs[segs.len() - 1]);
+    Ok((rel, abs))
+}
+
+fn arg<'a>(args: &'a Value, key: &str) -> &'a str {
+    args.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// Runs a builtin (blocking). Errors are the tool's errors (the call is
+/// recorded with status `error`), not the app's.
+pub fn run(id: &str, workspace: &Path, args: &Value) -> Result<Value> {
+    match id {
+        "write_file" => {
+            let (rel, abs) = confined(workspace, arg(args, "path"))?;
+            if let Some(dir) = abs.parent() {
+                fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
+            }
+            if fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink() || m.is_dir()) {
+                return Err(Error::InvalidPath {
+                    path: rel,
+                    reason: "it is a symlink or a folder",
+                });
+            }
+            let content = arg(args, "content");
+            // Atomic: a reader never sees half a file.
+            let tmp = abs.with_file_name(format!(
+                ".{}.atelier-tmp",
+                abs.file_name().and_then(|n| n.to_str()).unwrap_or("f")
+            ));
+            let mut f = fs::File::create(&tmp).map_err(Error::io("write", &tmp))?;
+            f.write_all(content.as_bytes()).map_err(Error::io("write", &tmp))?;
+            drop(f);
+            fs::rename(&tmp, &abs).map_err(Error::io("write", &abs))?;
+            Ok(json!({"written": rel, "size": content.len()}))
+        }
+        "read_file" => {
+            let (rel, abs) = confined(workspace, arg(args, "path"))?;
+            let mut f = crate::store::blobs::open_nofollow(&abs).map_err(Error::io("read", &abs))?;
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut f, &mut bytes).map_err(Error::io("read", &abs))?;
+            let content = String::from_utf8(bytes).map_err(|_| Error::InvalidPath {
+                path: rel.clone(),
+                reason: "not a UTF-8 text file",
+            })?;
+            Ok(json!({"path": rel, "content": content, "size": content.len()}))
+        }
+        "delete_file" => {
+            let (rel, abs) = confined(workspace, arg(args, "path"))?;
+            match fs::symlink_metadata(&abs) {
+                Ok(m) if m.is_dir() => Err(Error::InvalidPath {
+                    path: rel,
+                    reason: "it is a folder",
+                }),
+                Ok(_) => {
+                    fs::remove_file(&abs).map_err(Error::io("delete", &abs))?;
+                    Ok(json!({"deleted": rel}))
+                }
+                Err(e) => Err(Error::io("delete", abs)(e)),
+            }
+        }
+        "list_files" => {
+            let base = match args.get("path").and_then(Value::as_str) {
+                Some(p) if !p.is_empty() && p != "." => Some(confined(workspace, p)?),
+                _ => None,
+            };
+            let (prefix, dir) = match &base {
+                Some((rel, abs)) => (format!("{rel}/"), abs.clone()),
+                None => (String::new(), workspace.to_path_buf()),
+            };
+            let mut files = Vec::new();
+            let mut stack = vec![(dir, prefix)];
+            while let Some((d, p)) = stack.pop() {
+                for e in fs::read_dir(&d).map_err(Error::io("list", &d))?.flatten() {
+                    let Ok(name) = e.file_name().into_string() else {
+                        continue;
+                    };
+                    let ft = e.file_type().map_err(Error::io("list", e.path()))?;
+                    if ft.is_dir() {
+                        stack.push((e.path(), format!("{p}{name}/")));
+                    } else if ft.is_file() {
+                        let size = e.metadata().map(|m| m.len()).unwrap_or(0);
+                        files.push((format!("{p}{name}"), size));
+                    }
+                }
+            }
+            files.sort();
+            let listing = files
+                .iter()
+                .map(|(p, s)| format!("{s:>10}  {p}"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            Ok(json!({
+                "files": files.iter().map(|(p, s)| json!({"path": p, "size": s})).collect::<Vec<_>>(),
+                "count": files.len(),
+                "listing": listing,
+            }))
+        }
+        other => Err(Error::ToolNotFound(other.to_owned())),
+    }
+}

@@ -1,0 +1,57 @@
+//! Running tools: builtin tools ([`builtin`]), the run flow ([`run`]) and
+//! render plans ([`plan`]).
+
+pub mod builtin;
+pub mod plan;
+pub mod run;
+
+pub use run::{Approval, RunRequest, ToolCallRecord};
+
+use crate::{Result, db};
+
+/// Makes the `tools` rows of builtin tools match [`builtin::BUILTINS`].
+pub(crate) async fn sync_builtins(pool: &sqlx::SqlitePool) -> Result<()> {
+    let mut tx = db::begin_write(pool).await?;
+    let ids: Vec<&str> = builtin::BUILTINS.iter().map(|b| b.id).collect();
+    let stale: Vec<String> = sqlx::query_scalar("SELECT tool_id FROM tools WHERE toolset_id IS NULL")
+        .fetch_all(&mut *tx)
+        .await?
+        .into_iter()
+        .filter(|id: &String| !ids.contains(&id.as_str()))
+        .collect();
+    for id in stale {
+        sqlx::query("DELETE FROM tools WHERE tool_id = ? AND toolset_id IS NULL")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+    }
+    for (position, b) in builtin::BUILTINS.iter().enumerate() {
+        sqlx::query(
+            "INSERT INTO tools (tool_id, toolset_id, name, description, category, input_schema, requires_confirmation, \
+             enabled, entrypoint, position) VALUES (?1, NULL, ?2, ?3, ?4, ?5, ?6, 1, NULL, ?7) \
+             ON CONFLICT (tool_id) DO UPDATE SET name = ?2, description = ?3, category = ?4, input_schema = ?5, \
+             requires_confirmation = ?6, position = ?7",
+        )
+        .bind(b.id)
+        .bind(b.name)
+        .bind(b.description)
+        .bind(b.category)
+        .bind((b.input_schema)().to_string())
+        .bind(b.requires_confirmation)
+        .bind(i64::try_from(position).unwrap_or(0))
+        .execute(&mut *tx)
+        .await?;
+        let (renderer, config) = (b.render)();
+        sqlx::query(
+            "INSERT INTO tool_render_configs (tool_id, renderer, config, priority) VALUES (?1, ?2, ?3, 0) \
+             ON CONFLICT (tool_id, priority) DO UPDATE SET renderer = ?2, config = ?3",
+        )
+        .bind(b.id)
+        .bind(renderer)
+        .bind(config.to_string())
+        .execute(&mut *tx)
+        .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}

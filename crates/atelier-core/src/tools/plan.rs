@@ -1,0 +1,125 @@
+//! Render plans (seed 004 §5) and the HTML document of an `html` plan.
+//!
+//! A plan is `{renderer, config, manifest_id, warnings}`: the tool's render
+//! config (highest priority) interpolated with the call's arguments and
+//! return value. `manifest_id` is the call's post-manifest, so a plan that
+//! names a workspace `file` shows it as it was right after the call. An
+//! `html` plan also records the artifact's hash (artifacts are kept by hash
+//! in `artifacts/`, so old calls render the artifact they used).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::toolsets::interp::{self, Context};
+use crate::toolsets::records::RenderConfigRecord;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RenderPlan {
+    /// `code`, `document`, `html`, `frame`, or `error`.
+    pub renderer: String,
+    pub config: Value,
+    /// The workspace state a `file` refers to.
+    pub manifest_id: Option<String>,
+    /// Expressions that did not resolve, and similar.
+    pub warnings: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub artifact_sha256: Option<String>,
+}
+
+/// The plan of a successful call.
+pub fn plan(
+    render: Option<&RenderConfigRecord>,
+    ctx: &Context<'_>,
+    manifest_id: &str,
+    artifact_sha256: Option<String>,
+) -> RenderPlan {
+    let mut warnings = Vec::new();
+    let (renderer, config) = match render {
+        Some(r) => (r.renderer.clone(), interp::render(&r.config, ctx, &mut warnings)),
+        // No renderer: show the return value as JSON.
+        None => (
+            "code".to_owned(),
+            json!({"content": serde_json::to_string_pretty(ctx.ret).unwrap_or_default(), "language": "json"}),
+        ),
+    };
+    RenderPlan {
+        renderer,
+        config,
+        manifest_id: Some(manifest_id.to_owned()),
+        warnings,
+        artifact_sha256,
+    }
+}
+
+/// The plan of a failed call: what went wrong, and any captured output.
+pub fn error_plan(kind: &str, message: &str, manifest_id: Option<&str>) -> RenderPlan {
+    RenderPlan {
+        renderer: "error".to_owned(),
+        config: json!({"kind": kind, "message": message}),
+        manifest_id: manifest_id.map(str::to_owned),
+        warnings: Vec::new(),
+        artifact_sha256: None,
+    }
+}
+
+/// JSON that is safe inside a `<script>` element: `<`, `>`, `&`, U+2028 and
+/// U+2029 are escaped, so `</script>` in the data can never end the script.
+pub fn script_json(data: &Value) -> String {
+    let raw = serde_json::to_string(data).unwrap_or_else(|_| "null".to_owned());
+    let mut out = String::with_capacity(raw.len() + 16);
+    for c in raw.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The document an `html` renderer shows: the artifact with
+/// `<script>window.__TOOL_DATA__ = …;</script>` before `</head>`, else at
+/// the start of `<body>`, else prepended.
+pub fn html_document(artifact: &str, data: &Value) -> String {
+    let script = format!("<script>window.__TOOL_DATA__ = {};</script>", script_json(data));
+    let lower = artifact.to_ascii_lowercase();
+    if let Some(at) = lower.find("</head>") {
+        return format!("{}{script}{}", &artifact[..at], &artifact[at..]);
+    }
+    if let Some(start) = lower.find("<body")
+        && let Some(end) = lower[start..].find('>')
+    {
+        let at = start + end + 1;
+        return format!("{}{script}{}", &artifact[..at], &artifact[at..]);
+    }
+    format!("{script}{artifact}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_data_cannot_close_the_script() {
+        let data = json!({"x": "</script><script>alert(1)</script>", "ls": "\u{2028}\u{2029}", "amp": "a&b"});
+        let doc = html_document("<html><head><title>t</title></head><body>hi</body></html>", &data);
+        assert_eq!(doc.matches("</script>").count(), 1, "{doc}");
+        assert!(doc.contains("\\u003c/script\\u003e\\u003cscript\\u003ealert(1)"));
+        assert!(doc.contains("\\u2028\\u2029") && doc.contains("a\\u0026b"));
+        assert!(doc.find("__TOOL_DATA__") < doc.find("</head>"));
+        // The escaped JSON is still the same data.
+        let start = doc.find("= ").map(|i| i + 2).unwrap_or(0);
+        let end = doc.find(";</script>").unwrap_or(0);
+        assert_eq!(serde_json::from_str::<Value>(&doc[start..end]).ok(), Some(data));
+    }
+
+    #[test]
+    fn injection_falls_back_to_body_then_to_the_start() {
+        let d = json!(1);
+        assert!(html_document("<BODY class=x><p>", &d).starts_with("<BODY class=x><script>"));
+        assert!(html_document("<p>bare</p>", &d).starts_with("<script>window.__TOOL_DATA__ = 1;</script><p>"));
+    }
+}

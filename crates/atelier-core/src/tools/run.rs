@@ -1,0 +1,338 @@
+//! The run flow (seed 004 §4.3–4.4): one code path for every caller.
+//!
+//! resolve the tool → record the call (`running`) → take the chat lock and
+//! record pending edits → validate arguments → confirmation → call → snapshot
+//! (also after an error) → render plan → a `tool` message under the active
+//! leaf (or a given parent: a branch) whose manifest is the post-manifest.
+//! A call refused before it runs (unknown arguments, denied) is still a
+//! recorded call with status `error` and an `error_kind`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::Row;
+
+use super::{builtin, plan};
+use crate::chats::{NewMessage, insert_message, set_active};
+use crate::model::{ContentPart, ManifestSource, Role};
+use crate::store::Observer;
+use crate::toolsets::interp::Context;
+use crate::toolsets::records::ToolRecord;
+use crate::workspace::lock_chat;
+use crate::{Atelier, Error, Result, blocking, db, ids};
+
+/// Whether a `requires_confirmation` tool may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Approval {
+    /// The person approved (the CLI's `--yes`).
+    Approved,
+    /// Not approved: a confirmation tool is recorded as denied.
+    #[default]
+    NotGiven,
+}
+
+/// A call to make.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    pub chat_id: String,
+    pub tool_id: String,
+    pub args: Value,
+    /// Run under this message instead of the active leaf (a branch).
+    pub parent_id: Option<String>,
+    pub approval: Approval,
+}
+
+/// A `tool_calls` row, plus the tool message it added (`node_id`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallRecord {
+    pub id: String,
+    pub chat_id: String,
+    pub message_id: Option<String>,
+    /// The `tool` message this call added to the tree (= `message_id`).
+    pub node_id: Option<String>,
+    pub tool_id: String,
+    pub args: Value,
+    pub result: Option<Value>,
+    pub render_plan: Option<plan::RenderPlan>,
+    pub status: String,
+    pub error_kind: Option<String>,
+    pub error: Option<String>,
+    pub stdout: Option<String>,
+    pub stderr: Option<String>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub pre_manifest_id: Option<String>,
+    pub post_manifest_id: Option<String>,
+}
+
+fn parse<T: serde::de::DeserializeOwned>(s: Option<String>, what: &'static str) -> Result<Option<T>> {
+    s.map(|s| {
+        serde_json::from_str(&s).map_err(|e| Error::InvalidData {
+            what,
+            reason: e.to_string(),
+        })
+    })
+    .transpose()
+}
+
+fn call_from_row(r: &sqlx::sqlite::SqliteRow) -> Result<ToolCallRecord> {
+    let message_id: Option<String> = r.try_get("message_id")?;
+    Ok(ToolCallRecord {
+        id: r.try_get("id")?,
+        chat_id: r.try_get("chat_id")?,
+        node_id: message_id.clone(),
+        message_id,
+        tool_id: r.try_get("tool_id")?,
+        args: parse(r.try_get("args")?, "tool call args")?.unwrap_or(Value::Null),
+        result: parse(r.try_get("result")?, "tool call result")?,
+        render_plan: parse(r.try_get("render_plan")?, "render plan")?,
+        status: r.try_get("status")?,
+        error_kind: r.try_get("error_kind")?,
+        error: r.try_get("error")?,
+        stdout: r.try_get("stdout")?,
+        stderr: r.try_get("stderr")?,
+        started_at: r.try_get("started_at")?,
+        finished_at: r.try_get("finished_at")?,
+        pre_manifest_id: r.try_get("pre_manifest_id")?,
+        post_manifest_id: r.try_get("post_manifest_id")?,
+    })
+}
+
+/// Every violation of `schema` by `args`, with its JSON pointer.
+pub fn validate_args(schema: &Value, args: &Value) -> std::result::Result<(), Vec<String>> {
+    let validator = jsonschema::options()
+        .build(schema)
+        .map_err(|e| vec![format!("the tool's input_schema is unusable: {e}")])?;
+    let errors: Vec<String> = validator
+        .iter_errors(args)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            format!("{}: {e}", if at.is_empty() { "/".to_owned() } else { at })
+        })
+        .collect();
+    if errors.is_empty() { Ok(()) } else { Err(errors) }
+}
+
+/// What the call itself produced.
+enum Outcome {
+    Success(Value),
+    Failed { kind: &'static str, message: String },
+}
+
+impl Atelier {
+    /// Runs a tool in a chat (see the module docs). Returns the recorded
+    /// call, whatever its status; an `Err` means nothing could be recorded.
+    pub async fn run_tool(&self, req: RunRequest) -> Result<ToolCallRecord> {
+        let chat = self.get_chat(&req.chat_id).await?;
+        let tool = self.get_tool(&req.tool_id).await?;
+        let toolset_enabled = match &tool.toolset_id {
+            Some(ts) => self.get_toolset(ts).await?.toolset.enabled,
+            None => true,
+        };
+        if !tool.enabled || !toolset_enabled {
+            return Err(Error::Conflict(format!(
+                "tool {} is disabled (enable its toolset first)",
+                tool.tool_id
+            )));
+        }
+        let parent = match &req.parent_id {
+            Some(p) => Some(self.get_message(&chat.id, p).await?),
+            None => None,
+        };
+        let call_id = ids::new_id();
+        let started_at = ids::now();
+        sqlx::query(
+            "INSERT INTO tool_calls (id, chat_id, tool_id, args, status, started_at) VALUES (?, ?, ?, ?, 'running', ?)",
+        )
+        .bind(&call_id)
+        .bind(&chat.id)
+        .bind(&tool.tool_id)
+        .bind(serde_json::to_string(&req.args).map_err(|e| Error::Internal(e.to_string()))?)
+        .bind(&started_at)
+        .execute(self.db())
+        .await?;
+
+        let _lock = lock_chat(self, &chat.id).await?;
+        let chat = self.get_chat(&chat.id).await?; // fresh, under the lock
+        let (mut current, _) = self.capture_pending(&chat, &Observer::default()).await?;
+        let parent_id = match parent {
+            Some(p) => {
+                if p.manifest_id != current.manifest_id {
+                    let (root, files) = self.manifest_state(&chat.id, &p.manifest_id).await?;
+                    self.materialize(&mut current, root, files, &Observer::default())
+                        .await?;
+                    current.manifest_id = p.manifest_id.clone();
+                }
+                p.id
+            }
+            None => current.leaf.clone(),
+        };
+        let pre_manifest_id = current.manifest_id.clone();
+
+        let outcome = if let Err(violations) = validate_args(&tool.input_schema, &req.args) {
+            Outcome::Failed {
+                kind: "invalid_args",
+                message: format!("invalid arguments for {}:\n  {}", tool.tool_id, violations.join("\n  ")),
+            }
+        } else if tool.requires_confirmation && req.approval != Approval::Approved {
+            Outcome::Failed {
+                kind: "denied",
+                message: "denied by user".to_owned(),
+            }
+        } else {
+            self.call(&tool, &chat.id, &req.args).await
+        };
+
+        // Snapshot, also after a failure: partial changes are kept.
+        let scanned = self
+            .scan_against(&chat.id, &current.leaf, &pre_manifest_id, &Observer::default())
+            .await?;
+        let delta = self.scan_delta(&scanned).await?;
+        let message_id = ids::new_id();
+        let mut tx = db::begin_write(self.db()).await?;
+        let post_manifest_id = self
+            .record_scan(&mut tx, &scanned, &delta, ManifestSource::ToolRun, &call_id)
+            .await?;
+        let (status, result, error_kind, error, render_plan) = match &outcome {
+            Outcome::Success(ret) => {
+                let ctx = Context {
+                    args: &req.args,
+                    ret,
+                    chat_id: &chat.id,
+                    workspace: &self.workspace_dir(&chat.id).display().to_string(),
+                    toolset: &tool
+                        .toolset_id
+                        .as_ref()
+                        .map(|t| self.data_dir().toolsets_dir().join(t).display().to_string())
+                        .unwrap_or_default(),
+                };
+                let artifact = self.artifact_hash(&tool).await?;
+                let p = plan::plan(tool.render_config.as_ref(), &ctx, &post_manifest_id, artifact);
+                ("success", Some(ret.clone()), None, None, p)
+            }
+            Outcome::Failed { kind, message } => (
+                "error",
+                None,
+                Some(*kind),
+                Some(message.clone()),
+                plan::error_plan(kind, message, Some(&post_manifest_id)),
+            ),
+        };
+        insert_message(
+            &mut tx,
+            NewMessage {
+                id: message_id.clone(),
+                chat_id: &chat.id,
+                parent_id: Some(&parent_id),
+                role: Role::Tool,
+                content: &[ContentPart::ToolCall {
+                    tool_call_id: call_id.clone(),
+                }],
+                manifest_id: &post_manifest_id,
+            },
+        )
+        .await?;
+        sqlx::query(
+            "UPDATE tool_calls SET message_id = ?, status = ?, result = ?, render_plan = ?, error_kind = ?, error = ?, \
+             finished_at = ?, pre_manifest_id = ?, post_manifest_id = ? WHERE id = ?",
+        )
+        .bind(&message_id)
+        .bind(status)
+        .bind(result.as_ref().map(json_text))
+        .bind(json_text(&render_plan))
+        .bind(error_kind)
+        .bind(&error)
+        .bind(ids::now())
+        .bind(&pre_manifest_id)
+        .bind(&post_manifest_id)
+        .bind(&call_id)
+        .execute(&mut *tx)
+        .await?;
+        set_active(&mut tx, &chat.id, &message_id, &post_manifest_id).await?;
+        tx.commit().await?;
+        let mut current = scanned.current;
+        current.manifest_id = post_manifest_id;
+        self.save_cache(&current);
+        self.get_tool_call(&call_id).await
+    }
+
+    /// Calls the tool's code.
+    async fn call(&self, tool: &ToolRecord, chat_id: &str, args: &Value) -> Outcome {
+        if tool.toolset_id.is_none() {
+            let (id, ws, args) = (tool.tool_id.clone(), self.workspace_dir(chat_id), args.clone());
+            return match blocking(move || builtin::run(&id, &ws, &args)).await {
+                Ok(v) => Outcome::Success(v),
+                Err(e) => Outcome::Failed {
+                    kind: "exception",
+                    message: e.to_string(),
+                },
+            };
+        }
+        Outcome::Failed {
+            kind: "unavailable",
+            message: format!(
+                "{} is a Python tool, and this build has no Python runtime yet: only builtin tools can run",
+                tool.tool_id
+            ),
+        }
+    }
+
+    /// The hash of an html renderer's artifact (toolset file), if any.
+    async fn artifact_hash(&self, tool: &ToolRecord) -> Result<Option<String>> {
+        let (Some(ts), Some(r)) = (&tool.toolset_id, &tool.render_config) else {
+            return Ok(None);
+        };
+        let Some(artifact) = r.config.get("artifact").and_then(Value::as_str) else {
+            return Ok(None);
+        };
+        Ok(
+            sqlx::query_scalar("SELECT sha256 FROM toolset_files WHERE toolset_id = ? AND path = ?")
+                .bind(ts)
+                .bind(artifact.trim_start_matches("./"))
+                .fetch_optional(self.db())
+                .await?,
+        )
+    }
+
+    /// A recorded call.
+    pub async fn get_tool_call(&self, id: &str) -> Result<ToolCallRecord> {
+        let row = sqlx::query("SELECT * FROM tool_calls WHERE id = ?")
+            .bind(id)
+            .fetch_optional(self.db())
+            .await?
+            .ok_or_else(|| Error::InvalidData {
+                what: "tool call",
+                reason: format!("no tool call {id}"),
+            })?;
+        call_from_row(&row)
+    }
+
+    /// The complete HTML document of a call's `html` plan.
+    pub async fn render_html(&self, call_id: &str) -> Result<String> {
+        let call = self.get_tool_call(call_id).await?;
+        let Some(plan) = call.render_plan.filter(|p| p.renderer == "html") else {
+            return Err(Error::Conflict(format!("tool call {call_id} has no html render plan")));
+        };
+        let sha = plan.artifact_sha256.ok_or_else(|| Error::InvalidData {
+            what: "html plan",
+            reason: "no artifact hash".into(),
+        })?;
+        let path = self
+            .data_dir()
+            .root()
+            .join("artifacts")
+            .join(&sha[..2.min(sha.len())])
+            .join(&sha);
+        let html = tokio::fs::read_to_string(&path)
+            .await
+            .map_err(Error::io("read artifact", &path))?;
+        Ok(plan::html_document(
+            &html,
+            plan.config.get("data").unwrap_or(&Value::Null),
+        ))
+    }
+}
+
+/// JSON text of a value to store.
+fn json_text<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".to_owned())
+}

@@ -1,0 +1,177 @@
+//! The run flow with builtin tools, through the `atelier` binary.
+
+use serde_json::Value;
+
+use crate::Env;
+
+fn new_chat(env: &Env) -> String {
+    env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned()
+}
+
+fn run(env: &Env, chat: &str, tool: &str, args: &str, extra: &[&str]) -> Value {
+    let mut a = vec!["run", tool, "--chat", chat, "--args", args];
+    a.extend_from_slice(extra);
+    env.json(&a)
+}
+
+#[test]
+fn a_builtin_call_is_recorded_with_its_plan_and_a_tool_node() {
+    let env = Env::new();
+    let chat = new_chat(&env);
+    let call = run(
+        &env,
+        &chat,
+        "write_file",
+        r#"{"path": "notes/a.txt", "content": "one\n"}"#,
+        &[],
+    );
+    assert_eq!(call["status"], "success", "{call}");
+    assert_eq!(call["result"], serde_json::json!({"written": "notes/a.txt", "size": 4}));
+    let plan = &call["render_plan"];
+    assert_eq!(plan["renderer"], "code");
+    assert_eq!(plan["config"]["file"], "notes/a.txt", "$args.path interpolated");
+    assert_eq!(plan["manifest_id"], call["post_manifest_id"]);
+    assert_ne!(call["pre_manifest_id"], call["post_manifest_id"]);
+    // The call is a node of the tree, and the chat's workspace has the file.
+    let node = call["node_id"].as_str().expect("node");
+    let chat_now = env.json(&["chat", "show", &chat]);
+    assert_eq!(chat_now["chat"]["active_leaf_message_id"], node);
+    let last = chat_now["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .cloned()
+        .expect("message");
+    assert_eq!(last["role"], "tool");
+    assert_eq!(last["content"][0]["tool_call_id"], call["id"]);
+    assert_eq!(env.ok(&["workspace", "cat", &chat, "notes/a.txt"]), "one\n");
+
+    let read = run(&env, &chat, "read_file", r#"{"path": "notes/a.txt"}"#, &[]);
+    assert_eq!(read["result"]["content"], "one\n");
+    let listed = run(&env, &chat, "list_files", "{}", &[]);
+    assert_eq!(listed["result"]["count"], 1);
+    let shown = env.json(&["call", "show", call["id"].as_str().expect("id")]);
+    assert_eq!(shown, call);
+}
+
+#[test]
+fn a_plan_shows_the_file_as_it_was_after_its_call() {
+    let env = Env::new();
+    let chat = new_chat(&env);
+    let first = run(&env, &chat, "write_file", r#"{"path": "a.txt", "content": "v1"}"#, &[]);
+    run(
+        &env,
+        &chat,
+        "write_file",
+        r#"{"path": "a.txt", "content": "v2, later"}"#,
+        &[],
+    );
+    let id = first["id"].as_str().expect("id");
+    let plan = env.json(&["call", "render", id]);
+    let m = plan["manifest_id"].as_str().expect("manifest");
+    assert_eq!(env.ok(&["workspace", "cat", &chat, "a.txt", "--manifest", m]), "v1");
+    assert_eq!(env.ok(&["workspace", "cat", &chat, "a.txt"]), "v2, later");
+}
+
+#[test]
+fn invalid_arguments_and_denials_are_recorded_and_nothing_runs() {
+    let env = Env::new();
+    let chat = new_chat(&env);
+    let bad = run(&env, &chat, "write_file", r#"{"path": "x.txt", "colour": 3}"#, &[]);
+    assert_eq!(
+        (bad["status"].as_str(), bad["error_kind"].as_str()),
+        (Some("error"), Some("invalid_args"))
+    );
+    let msg = bad["error"].as_str().expect("error");
+    assert!(
+        msg.contains("\"content\" is a required property") && msg.contains("colour"),
+        "{msg}"
+    );
+    assert_eq!(bad["render_plan"]["renderer"], "error");
+    assert!(
+        env.json(&["workspace", "ls", &chat])
+            .as_array()
+            .is_some_and(Vec::is_empty),
+        "nothing ran"
+    );
+
+    run(
+        &env,
+        &chat,
+        "write_file",
+        r#"{"path": "keep.txt", "content": "k"}"#,
+        &[],
+    );
+    let denied = run(&env, &chat, "delete_file", r#"{"path": "keep.txt"}"#, &[]);
+    assert_eq!(
+        (denied["status"].as_str(), denied["error_kind"].as_str()),
+        (Some("error"), Some("denied"))
+    );
+    assert_eq!(denied["error"], "denied by user");
+    assert_eq!(env.ok(&["workspace", "cat", &chat, "keep.txt"]), "k");
+    let approved = run(&env, &chat, "delete_file", r#"{"path": "keep.txt"}"#, &["--yes"]);
+    assert_eq!(approved["status"], "success");
+    assert!(env.cli(&["workspace", "cat", &chat, "keep.txt"]).status.code() == Some(1));
+
+    let out = env.cli(&["run", "no_such_tool", "--chat", &chat]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: tool not found: no_such_tool\n"
+    );
+}
+
+#[test]
+fn builtins_never_write_outside_the_workspace() {
+    let env = Env::new();
+    let outside = tempfile::tempdir().expect("outside");
+    let chat = new_chat(&env);
+    let ws = env.data().join("chats").join(&chat).join("workspace");
+    std::os::unix::fs::symlink(outside.path(), ws.join("link")).expect("symlink");
+    for path in ["../escape.txt", "/tmp/abs.txt", "link/x.txt"] {
+        let call = run(
+            &env,
+            &chat,
+            "write_file",
+            &serde_json::json!({"path": path, "content": "x"}).to_string(),
+            &[],
+        );
+        assert_eq!(call["status"], "error", "{path}: {call}");
+        assert!(call["error"].as_str().is_some_and(|e| e.contains(path)), "{call}");
+    }
+    assert_eq!(std::fs::read_dir(outside.path()).expect("dir").count(), 0);
+    assert!(!env.data().join("chats").join(&chat).join("escape.txt").exists());
+}
+
+#[test]
+fn a_call_under_an_earlier_message_branches() {
+    let env = Env::new();
+    let chat = new_chat(&env);
+    let a = run(&env, &chat, "write_file", r#"{"path": "a.txt", "content": "a"}"#, &[]);
+    run(&env, &chat, "write_file", r#"{"path": "b.txt", "content": "b"}"#, &[]);
+    let a_node = a["node_id"].as_str().expect("node");
+    let c = run(
+        &env,
+        &chat,
+        "write_file",
+        r#"{"path": "c.txt", "content": "c"}"#,
+        &["--parent", a_node],
+    );
+    let files: Vec<String> = env
+        .json(&["workspace", "ls", &chat])
+        .as_array()
+        .expect("ls")
+        .iter()
+        .map(|f| f["path"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(files, ["a.txt", "c.txt"], "the branch starts from a's workspace");
+    let tree = env.json(&["chat", "show", &chat, "--tree"]);
+    let a_children = tree["messages"]
+        .as_array()
+        .expect("m")
+        .iter()
+        .find(|m| m["id"] == a_node)
+        .expect("a")["children"]
+        .clone();
+    assert_eq!(a_children.as_array().map(Vec::len), Some(2));
+    assert!(a_children.as_array().expect("c").contains(&c["node_id"]));
+}
