@@ -175,3 +175,32 @@ fn a_call_under_an_earlier_message_branches() {
     assert_eq!(a_children.as_array().map(Vec::len), Some(2));
     assert!(a_children.as_array().expect("c").contains(&c["node_id"]));
 }
+
+#[tokio::test]
+async fn calls_left_running_by_a_crash_are_marked_interrupted_on_start() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    // A process died mid-call: its row says running, it left a file behind.
+    sqlx::query("INSERT INTO tool_calls (id, chat_id, tool_id, status, started_at) VALUES ('dead', ?, 'write_file', 'running', 'x')")
+        .bind(&chat.id)
+        .execute(app.db())
+        .await
+        .expect("row");
+    crate::write(&app.workspace_dir(&chat.id), "half.txt", "partial");
+    app.close().await;
+
+    let app = env.app().await;
+    let call = app.get_tool_call("dead").await.expect("call");
+    assert_eq!(
+        (call.status.as_str(), call.error_kind.as_deref()),
+        ("interrupted", Some("interrupted"))
+    );
+    let post = call.post_manifest_id.expect("post manifest");
+    let files = app.list_files(&chat.id, Some(&post)).await.expect("ls");
+    assert_eq!(
+        files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
+        ["half.txt"],
+        "its leftovers are recorded"
+    );
+}

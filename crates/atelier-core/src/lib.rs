@@ -63,9 +63,11 @@ impl Atelier {
             .map_err(Error::io("create", &root))?;
         let db = db::open(&data.db_path()).await?;
         tools::sync_builtins(&db).await?;
-        Ok(Self {
+        let app = Self {
             inner: Arc::new(Inner { data, db }),
-        })
+        };
+        tools::run::recover_interrupted(&app).await?;
+        Ok(app)
     }
 
     pub fn data_dir(&self) -> &DataDir {

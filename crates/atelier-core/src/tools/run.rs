@@ -138,6 +138,9 @@ impl Atelier {
             Some(p) => Some(self.get_message(&chat.id, p).await?),
             None => None,
         };
+        // Lock first: a `running` row always has a live holder of the chat
+        // lock, which is how start-up recovery tells a crashed call.
+        let _lock = lock_chat(self, &chat.id).await?;
         let call_id = ids::new_id();
         let started_at = ids::now();
         sqlx::query(
@@ -151,7 +154,6 @@ impl Atelier {
         .execute(self.db())
         .await?;
 
-        let _lock = lock_chat(self, &chat.id).await?;
         let chat = self.get_chat(&chat.id).await?; // fresh, under the lock
         let (mut current, _) = self.capture_pending(&chat, &Observer::default()).await?;
         let parent_id = match parent {
@@ -330,6 +332,40 @@ impl Atelier {
             plan.config.get("data").unwrap_or(&Value::Null),
         ))
     }
+}
+
+/// Marks calls that a crash or kill left unfinished as `interrupted` and
+/// records what they left in the workspace. A call is only taken as dead
+/// when its chat lock is free (its runner holds it while it runs), so a
+/// call running in another process is left alone.
+pub(crate) async fn recover_interrupted(app: &Atelier) -> Result<usize> {
+    let rows =
+        sqlx::query("SELECT id, chat_id FROM tool_calls WHERE status IN ('pending', 'awaiting_approval', 'running')")
+            .fetch_all(app.db())
+            .await?;
+    let mut recovered = 0;
+    for r in rows {
+        let (id, chat_id): (String, String) = (r.try_get("id")?, r.try_get("chat_id")?);
+        let lock_path = app.data_dir().chat_dir(&chat_id).join("lock");
+        let Some(_lock) = blocking(move || crate::store::lock::FileLock::try_acquire(&lock_path)).await? else {
+            continue;
+        };
+        let chat = app.get_chat(&chat_id).await?;
+        let (current, _) = app.capture_pending(&chat, &Observer::default()).await?;
+        sqlx::query(
+            "UPDATE tool_calls SET status = 'interrupted', error_kind = 'interrupted', \
+             error = 'the app stopped while this call ran; what it changed in the workspace was recorded', \
+             finished_at = ?, post_manifest_id = ? WHERE id = ? AND status IN ('pending', 'awaiting_approval', 'running')",
+        )
+        .bind(ids::now())
+        .bind(&current.manifest_id)
+        .bind(&id)
+        .execute(app.db())
+        .await?;
+        tracing::warn!(call = %id, chat = %chat_id, "marked an unfinished tool call interrupted");
+        recovered += 1;
+    }
+    Ok(recovered)
 }
 
 /// JSON text of a value to store.
