@@ -15,6 +15,7 @@ use sqlx::Row;
 
 use super::bundle::{self, Content};
 use super::manifest::{McpServerDecl, PythonSection, RendererDecl, RendererKind, ToolDecl, ToolsetManifest};
+use super::records::json_col;
 use super::validate::{self, MANIFEST_FILE};
 use crate::store::Observer;
 use crate::{Atelier, Error, Result, blocking};
@@ -25,14 +26,6 @@ pub struct PackReport {
     pub path: PathBuf,
     pub file_count: usize,
     pub size: u64,
-}
-
-fn json_col<T: serde::de::DeserializeOwned>(row: &sqlx::sqlite::SqliteRow, col: &str) -> Result<T> {
-    let s: String = row.try_get(col)?;
-    serde_json::from_str(&s).map_err(|e| Error::InvalidData {
-        what: "JSON column",
-        reason: format!("{col}: {e}"),
-    })
 }
 
 impl Atelier {

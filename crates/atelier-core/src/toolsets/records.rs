@@ -130,7 +130,8 @@ pub struct ImportReport {
     pub will_run: WillRun,
 }
 
-fn json<T: serde::de::DeserializeOwned>(row: &SqliteRow, col: &str) -> Result<T> {
+/// A JSON TEXT column, parsed.
+pub(crate) fn json_col<T: serde::de::DeserializeOwned>(row: &SqliteRow, col: &str) -> Result<T> {
     let s: String = row.try_get(col)?;
     serde_json::from_str(&s).map_err(|e| Error::InvalidData {
         what: "JSON column",
@@ -153,8 +154,8 @@ pub(crate) fn toolset_from_row(row: &SqliteRow) -> Result<ToolsetRecord> {
         author: row.try_get("author")?,
         homepage: row.try_get("homepage")?,
         icon: row.try_get("icon")?,
-        python_requirements: json(row, "python_requirements")?,
-        extra: json(row, "extra")?,
+        python_requirements: json_col(row, "python_requirements")?,
+        extra: json_col(row, "extra")?,
     })
 }
 
@@ -163,7 +164,7 @@ pub(crate) fn tool_from_row(row: &SqliteRow) -> Result<ToolRecord> {
     let render_config = match renderer {
         Some(renderer) => Some(RenderConfigRecord {
             renderer,
-            config: json(row, "config")?,
+            config: json_col(row, "config")?,
             priority: row.try_get("priority")?,
         }),
         None => None,
@@ -174,11 +175,11 @@ pub(crate) fn tool_from_row(row: &SqliteRow) -> Result<ToolRecord> {
         name: row.try_get("name")?,
         description: row.try_get("description")?,
         category: row.try_get("category")?,
-        input_schema: json(row, "input_schema")?,
+        input_schema: json_col(row, "input_schema")?,
         requires_confirmation: row.try_get("requires_confirmation")?,
         enabled: row.try_get("enabled")?,
         entrypoint: row.try_get("entrypoint")?,
-        tags: json(row, "tags")?,
+        tags: json_col(row, "tags")?,
         timeout_s: row.try_get("timeout_s")?,
         render_config,
     })
