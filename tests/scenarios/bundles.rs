@@ -10,7 +10,7 @@ use zip::write::SimpleFileOptions;
 
 use crate::Env;
 
-fn manifest(id: &str, version: &str, extra: &str) -> String {
+pub(crate) fn manifest(id: &str, version: &str, extra: &str) -> String {
     format!(
         "manifest_version: \"1\"\nid: {id}\nname: Test {id}\nversion: \"{version}\"\ntools:\n  - id: hello\n    \
          entrypoint: tools.hello:run\n    input_schema: {{type: object, properties: {{name: {{type: string}}}}}}\n    \
@@ -18,10 +18,10 @@ fn manifest(id: &str, version: &str, extra: &str) -> String {
     )
 }
 
-const SERVER: &str = "mcp_servers:\n  - id: shared\n    command: npx\n    args: [\"-y\", \"srv\"]\n    env:\n      API_KEY: \"sk-live-secret\"\n      HOME_DIR: \"${HOME}\"\n";
+pub(crate) const SERVER: &str = "mcp_servers:\n  - id: shared\n    command: npx\n    args: [\"-y\", \"srv\"]\n    env:\n      API_KEY: \"sk-live-secret\"\n      HOME_DIR: \"${HOME}\"\n";
 
 /// Writes a ZIP with `entries` (name, bytes); returns its path.
-fn zip_of(dir: &Path, name: &str, entries: &[(&str, &[u8])]) -> PathBuf {
+pub(crate) fn zip_of(dir: &Path, name: &str, entries: &[(&str, &[u8])]) -> PathBuf {
     let path = dir.join(name);
     let mut z = zip::ZipWriter::new(std::fs::File::create(&path).expect("create"));
     let opts = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
@@ -33,7 +33,7 @@ fn zip_of(dir: &Path, name: &str, entries: &[(&str, &[u8])]) -> PathBuf {
     path
 }
 
-fn toolset_zip(dir: &Path, name: &str, id: &str, version: &str, extra: &str) -> PathBuf {
+pub(crate) fn toolset_zip(dir: &Path, name: &str, id: &str, version: &str, extra: &str) -> PathBuf {
     let m = manifest(id, version, extra);
     zip_of(
         dir,
@@ -49,7 +49,7 @@ fn toolset_zip(dir: &Path, name: &str, id: &str, version: &str, extra: &str) -> 
 }
 
 /// Nothing of a refused bundle remains: no rows, no staging folder.
-async fn assert_nothing_installed(env: &Env) {
+pub(crate) async fn assert_nothing_installed(env: &Env) {
     let app = env.app().await;
     assert!(app.list_toolsets().await.expect("list").is_empty());
     let leftovers: Vec<_> = std::fs::read_dir(env.data().join("toolsets"))
@@ -58,7 +58,7 @@ async fn assert_nothing_installed(env: &Env) {
     assert!(leftovers.is_empty(), "left behind: {leftovers:?}");
 }
 
-async fn import_err(env: &Env, zip: &Path) -> Error {
+pub(crate) async fn import_err(env: &Env, zip: &Path) -> Error {
     env.app()
         .await
         .import_toolset(zip, &ImportOptions::default())
@@ -289,424 +289,4 @@ async fn a_folder_inside_the_zip_and_ignored_files_are_handled() {
     assert_eq!(d.files[0].kind, "python");
     assert_eq!(d.files[0].stored_path, "toolsets/nested/tools/hello.py");
     assert!(env.data().join("toolsets/nested/tools/hello.py").is_file());
-}
-
-#[tokio::test]
-async fn upgrades_keep_state_and_a_failed_upgrade_leaves_the_old_version() {
-    let env = Env::new();
-    let t = tempfile::tempdir().expect("tmp");
-    let app = env.app().await;
-    let v1 = toolset_zip(t.path(), "v1.zip", "up", "1.0.0", "");
-    app.import_toolset(&v1, &ImportOptions::default()).await.expect("v1");
-    app.set_toolset_enabled("up", false).await.expect("disable");
-    let again = app
-        .import_toolset(&v1, &ImportOptions::default())
-        .await
-        .expect_err("same version");
-    assert_eq!(again.kind(), "already_installed");
-    assert!(again.to_string().contains("--force"));
-
-    let v2 = toolset_zip(t.path(), "v2.zip", "up", "2.0.0", "");
-    let r = app.import_toolset(&v2, &ImportOptions::default()).await.expect("v2");
-    assert_eq!(
-        (r.action.as_str(), r.previous_version.as_deref()),
-        ("upgraded", Some("1.0.0"))
-    );
-    assert!(!r.toolset.enabled, "an upgrade keeps the enabled state");
-    let code = std::fs::read_to_string(env.data().join("toolsets/up/tools/hello.py")).expect("read");
-    assert!(code.contains("2.0.0"));
-
-    // v3 breaks at the last moment (after the folder swap, before commit).
-    let v3 = toolset_zip(t.path(), "v3.zip", "up", "3.0.0", "");
-    app.close().await;
-    let out = env.cli_env(
-        &["toolset", "import", v3.to_str().expect("utf-8")],
-        &[("ATELIER_FAILPOINT", "import-before-commit")],
-    );
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-    let app = env.app().await;
-    assert_eq!(
-        app.get_toolset("up").await.expect("still there").toolset.version,
-        "2.0.0"
-    );
-    let code = std::fs::read_to_string(env.data().join("toolsets/up/tools/hello.py")).expect("read");
-    assert!(code.contains("2.0.0"), "the old files are back: {code}");
-    let dirs: Vec<String> = std::fs::read_dir(env.data().join("toolsets"))
-        .expect("dir")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    assert_eq!(dirs, ["up"], "no staging or old folders left");
-}
-
-#[tokio::test]
-async fn concurrent_imports_of_one_bundle_install_it_once() {
-    let env = Env::new();
-    let t = tempfile::tempdir().expect("tmp");
-    let zip = toolset_zip(t.path(), "c.zip", "conc", "1.0.0", "");
-    env.app().await.close().await; // migrate first, so both race on the import itself
-    let spawn = || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
-            .arg("--data-dir")
-            .arg(env.data())
-            .args(["toolset", "import"])
-            .arg(&zip)
-            .output()
-    };
-    let (a, b) = std::thread::scope(|s| {
-        let a = s.spawn(spawn);
-        let b = s.spawn(spawn);
-        (a.join().expect("a").expect("run"), b.join().expect("b").expect("run"))
-    });
-    let codes = [a.status.code(), b.status.code()];
-    assert!(
-        codes.contains(&Some(0)) && codes.contains(&Some(1)),
-        "one wins, one fails: {codes:?}"
-    );
-    let loser = if a.status.success() { &b } else { &a };
-    assert!(
-        String::from_utf8_lossy(&loser.stderr).contains("already installed"),
-        "{}",
-        String::from_utf8_lossy(&loser.stderr)
-    );
-    let app = env.app().await;
-    assert_eq!(app.list_toolsets().await.expect("list").len(), 1);
-    let tools = app.list_tools().await.expect("tools");
-    assert_eq!(
-        tools.iter().filter(|t| t.toolset_id.as_deref() == Some("conc")).count(),
-        1
-    );
-}
-
-#[tokio::test]
-async fn shared_mcp_servers_outlive_one_of_their_toolsets() {
-    let env = Env::new();
-    let t = tempfile::tempdir().expect("tmp");
-    let app = env.app().await;
-    for id in ["one", "two"] {
-        let zip = toolset_zip(t.path(), &format!("{id}.zip"), id, "1.0.0", SERVER);
-        app.import_toolset(&zip, &ImportOptions::default())
-            .await
-            .expect("import");
-    }
-    let servers = || async {
-        sqlx::query_scalar::<_, String>("SELECT id FROM mcp_servers ORDER BY id")
-            .fetch_all(app.db())
-            .await
-            .expect("q")
-    };
-    assert_eq!(servers().await, ["shared"]);
-    let other = SERVER.replace("srv", "other-srv");
-    let clash = toolset_zip(t.path(), "three.zip", "three", "1.0.0", &other);
-    let err = app
-        .import_toolset(&clash, &ImportOptions::default())
-        .await
-        .expect_err("conflict");
-    assert!(err.to_string().contains("declared differently by toolset"), "{err}");
-    let named_like_server = toolset_zip(t.path(), "shared.zip", "shared", "1.0.0", "");
-    let err = app
-        .import_toolset(&named_like_server, &ImportOptions::default())
-        .await
-        .expect_err("namespace");
-    assert!(err.to_string().contains("share one namespace"), "{err}");
-
-    app.uninstall_toolset("one").await.expect("uninstall one");
-    assert_eq!(servers().await, ["shared"], "two still declares it");
-    app.uninstall_toolset("two").await.expect("uninstall two");
-    assert!(servers().await.is_empty());
-    assert!(!env.data().join("toolsets/two").exists());
-}
-
-#[tokio::test]
-async fn exports_are_deterministic_round_trip_and_strip_secrets() {
-    let env = Env::new();
-    let t = tempfile::tempdir().expect("tmp");
-    let app = env.app().await;
-    let zip = toolset_zip(
-        t.path(),
-        "s.zip",
-        "sec",
-        "1.0.0",
-        &format!("x-future: {{keep: me}}\n{SERVER}"),
-    );
-    app.import_toolset(&zip, &ImportOptions::default())
-        .await
-        .expect("import");
-    let e1 = t.path().join("e1.zip");
-    let e2 = t.path().join("e2.zip");
-    app.export_toolset("sec", &e1).await.expect("export");
-    std::thread::sleep(std::time::Duration::from_millis(1100)); // a different second
-    app.export_toolset("sec", &e2).await.expect("export");
-    assert_eq!(
-        std::fs::read(&e1).expect("e1"),
-        std::fs::read(&e2).expect("e2"),
-        "byte-identical exports"
-    );
-
-    let mut yaml = String::new();
-    std::io::Read::read_to_string(
-        &mut zip::ZipArchive::new(std::fs::File::open(&e1).expect("open"))
-            .expect("zip")
-            .by_name("toolset.yaml")
-            .expect("yaml"),
-        &mut yaml,
-    )
-    .expect("read");
-    assert!(!yaml.contains("sk-live-secret"), "{yaml}");
-    assert!(
-        yaml.contains("API_KEY: ${API_KEY}") && yaml.contains("HOME_DIR: ${HOME}"),
-        "{yaml}"
-    );
-    assert!(yaml.contains("x-future:"), "unknown keys are kept: {yaml}");
-
-    let before = app.get_toolset("sec").await.expect("show");
-    app.uninstall_toolset("sec").await.expect("uninstall");
-    app.import_toolset(&e1, &ImportOptions::default())
-        .await
-        .expect("reimport");
-    let e3 = t.path().join("e3.zip");
-    app.export_toolset("sec", &e3).await.expect("export");
-    assert_eq!(
-        std::fs::read(&e1).expect("e1"),
-        std::fs::read(&e3).expect("e3"),
-        "export → import → export"
-    );
-    let after = app.get_toolset("sec").await.expect("show");
-    assert_eq!(before.tools, after.tools);
-    assert_eq!(before.mcp_servers.len(), after.mcp_servers.len());
-    // The author's toolset.yaml was replaced by the regenerated one; every
-    // other file is the same.
-    let others = |d: &atelier_core::toolsets::records::ToolsetDetails| {
-        d.files
-            .iter()
-            .filter(|f| f.path != "toolset.yaml")
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(others(&before), others(&after));
-}
-
-#[tokio::test]
-async fn local_folders_run_in_place_and_survive_uninstall() {
-    let env = Env::new();
-    let src = tempfile::tempdir().expect("src");
-    let dir = src.path().join("mine");
-    let out = env.cli(&["toolset", "init", dir.to_str().expect("utf-8")]);
-    assert!(out.status.success());
-    let app = env.app().await;
-    let r = app
-        .import_toolset(&dir, &ImportOptions::default())
-        .await
-        .expect("import");
-    assert_eq!(r.toolset.source_type, "local");
-    assert!(!env.data().join("toolsets/mine").exists(), "nothing is copied");
-    let d = app.get_toolset("mine").await.expect("show");
-    assert!(
-        d.files
-            .iter()
-            .all(|f| Path::new(&f.stored_path).starts_with(std::fs::canonicalize(&dir).expect("canon")))
-    );
-    app.uninstall_toolset("mine").await.expect("uninstall");
-    assert!(
-        dir.join("toolset.yaml").is_file(),
-        "the author's folder is never deleted"
-    );
-}
-
-#[tokio::test]
-async fn a_running_call_blocks_disable_upgrade_and_uninstall() {
-    let env = Env::new();
-    let t = tempfile::tempdir().expect("tmp");
-    let app = env.app().await;
-    app.import_toolset(
-        &toolset_zip(t.path(), "b.zip", "busy", "1.0.0", ""),
-        &ImportOptions::default(),
-    )
-    .await
-    .expect("import");
-    let chat = app.create_chat(None).await.expect("chat");
-    sqlx::query("INSERT INTO tool_calls (id, chat_id, tool_id, status, started_at) VALUES ('c1', ?, 'busy:hello', 'running', 'x')")
-        .bind(&chat.id)
-        .execute(app.db())
-        .await
-        .expect("call");
-    let v2 = toolset_zip(t.path(), "b2.zip", "busy", "2.0.0", "");
-    for err in [
-        app.set_toolset_enabled("busy", false).await.expect_err("disable"),
-        app.uninstall_toolset("busy").await.expect_err("uninstall"),
-        app.import_toolset(&v2, &ImportOptions::default())
-            .await
-            .expect_err("upgrade"),
-    ] {
-        assert_eq!(err.kind(), "toolset_busy");
-        assert!(err.to_string().contains(&chat.id), "{err}");
-    }
-}
-
-#[test]
-fn the_author_walkthrough_init_validate_pack_import_list_export() {
-    let env = Env::new();
-    let t = tempfile::tempdir().expect("tmp");
-    let dir = t.path().join("word-tools");
-    let s = |p: &Path| p.to_str().expect("utf-8").to_owned();
-    env.ok(&["toolset", "init", &s(&dir)]);
-    let v = env.ok(&["toolset", "validate", &s(&dir)]);
-    assert!(
-        v.contains("No problems found.") && v.contains("word-tools:word_count"),
-        "{v}"
-    );
-    let zip = t.path().join("w.zip");
-    env.ok(&["toolset", "pack", &s(&dir), "-o", &s(&zip)]);
-    let imported = env.json(&["toolset", "import", &s(&zip)]);
-    assert_eq!(imported["action"], "installed");
-    assert_eq!(
-        imported["will_run"]["python_entrypoints"][0]["entrypoint"],
-        "tools.words:word_count"
-    );
-    let tools = env.json(&["tool", "list"]);
-    let word = |list: &serde_json::Value| {
-        list.as_array()
-            .expect("list")
-            .iter()
-            .find(|t| t["tool_id"] == "word-tools:word_count")
-            .cloned()
-    };
-    let w = word(&tools).expect("listed");
-    assert_eq!(w["render_config"]["renderer"], "html");
-    assert_eq!(w["input_schema"]["required"][0], "path");
-    let shown = env.json(&["tool", "show", "word-tools:word_count"]);
-    assert_eq!(shown["requires_confirmation"], false);
-    env.ok(&["toolset", "export", "word-tools", "-o", &s(&t.path().join("out.zip"))]);
-    env.ok(&["toolset", "disable", "word-tools"]);
-    assert!(
-        word(&env.json(&["tool", "list"])).is_none(),
-        "a disabled toolset's tools leave the list"
-    );
-    env.ok(&["toolset", "enable", "word-tools"]);
-    assert!(word(&env.json(&["tool", "list"])).is_some());
-
-    // A broken edit: the author reads what to fix.
-    let yaml = std::fs::read_to_string(dir.join("toolset.yaml")).expect("read");
-    std::fs::write(
-        dir.join("toolset.yaml"),
-        yaml.replace("tools.words:word_count", "tools.words.word_count"),
-    )
-    .expect("write");
-    let out = env.cli(&["toolset", "validate", &s(&dir)]);
-    assert_eq!(out.status.code(), Some(1));
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("toolset.yaml:10:17 tools[0].entrypoint: expected \"module.path:function\""),
-        "{text}"
-    );
-}
-
-#[test]
-fn the_examples_install_from_the_binary() {
-    let env = Env::new();
-    let r = env.json(&["toolset", "install-examples"]);
-    assert_eq!(r.as_array().map(Vec::len), Some(2));
-    let tools = env.json(&["tool", "list"]);
-    let ids: Vec<&str> = tools
-        .as_array()
-        .expect("list")
-        .iter()
-        .filter_map(|t| t["tool_id"].as_str())
-        .filter(|id| id.contains(':'))
-        .collect();
-    assert_eq!(
-        ids,
-        [
-            "app-builder:read_file",
-            "app-builder:run_command",
-            "app-builder:write_file",
-            "csv-report:analyze_csv",
-            "csv-report:make_sample"
-        ]
-    );
-    let run = tools
-        .as_array()
-        .expect("list")
-        .iter()
-        .find(|t| t["tool_id"] == "app-builder:run_command")
-        .expect("run");
-    assert_eq!(run["requires_confirmation"], true);
-    assert_eq!(
-        env.json(&["toolset", "install-examples"]),
-        serde_json::json!([]),
-        "idempotent"
-    );
-
-    // Old HTML renders keep working after an uninstall: artifacts stay by hash.
-    let shown = env.json(&["toolset", "show", "csv-report"]);
-    let html = shown["files"]
-        .as_array()
-        .expect("files")
-        .iter()
-        .find(|f| f["path"] == "artifacts/report.html")
-        .expect("artifact");
-    assert_eq!(html["kind"], "artifact");
-    let sha = html["sha256"].as_str().expect("sha").to_owned();
-    env.ok(&["toolset", "uninstall", "csv-report"]);
-    let kept = env.data().join("artifacts").join(&sha[..2]).join(&sha);
-    assert!(kept.is_file(), "{} should outlive the toolset", kept.display());
-}
-
-#[tokio::test]
-async fn a_local_folder_reloads_on_save_and_keeps_the_last_good_version() {
-    use atelier_core::toolsets::watch::Reload;
-    let env = Env::new();
-    let src = tempfile::tempdir().expect("src");
-    let dir = src.path().join("live");
-    atelier_core::toolsets::examples::init(&dir, "live").expect("init");
-    let app = env.app().await;
-    let cancel = tokio_util::sync::CancellationToken::new();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let watcher = {
-        let (app, dir, cancel) = (app.clone(), dir.clone(), cancel.clone());
-        tokio::spawn(async move { app.watch_toolset(&dir, cancel, move |r| drop(tx.send(r))).await })
-    };
-    // Waiting is bounded so a broken watcher fails the test instead of hanging.
-    let mut next = async || {
-        tokio::time::timeout(std::time::Duration::from_secs(20), rx.recv())
-            .await
-            .expect("a reload")
-            .expect("open")
-    };
-    assert!(matches!(next().await, Reload::Reloaded(_)), "installed at start");
-
-    let yaml_path = dir.join("toolset.yaml");
-    let yaml = std::fs::read_to_string(&yaml_path).expect("read");
-    std::fs::write(&yaml_path, yaml.replace("Count the words", "Count every word")).expect("write");
-    match next().await {
-        Reload::Reloaded(r) => assert_eq!(r.toolset.id, "live"),
-        Reload::Rejected(e) => panic!("a valid edit was rejected: {e}"),
-    }
-    assert!(
-        app.get_tool("live:word_count")
-            .await
-            .expect("tool")
-            .description
-            .starts_with("Count every word")
-    );
-
-    std::fs::write(
-        &yaml_path,
-        yaml.replace("Count the words", "Count every word")
-            .replace("tools.words:word_count", "tools.words.word_count"),
-    )
-    .expect("write");
-    match next().await {
-        Reload::Rejected(e) => assert!(e.to_string().contains("tools[0].entrypoint"), "{e}"),
-        Reload::Reloaded(_) => panic!("an invalid edit was installed"),
-    }
-    let still = app
-        .get_tool("live:word_count")
-        .await
-        .expect("the last good version stays");
-    assert!(still.description.starts_with("Count every word"));
-    assert_eq!(still.entrypoint.as_deref(), Some("tools.words:word_count"));
-
-    cancel.cancel();
-    watcher.await.expect("join").expect("watch ended cleanly");
 }

@@ -11,8 +11,10 @@
 //!   and the manifest row, two processes on one chat.
 //! - [`branching`]: branches with different files, checkout back and forth,
 //!   hand edits never lost on a switch, diffs.
-//! - [`bundles`]: toolset ZIPs and folders: every rejection rule, upgrades
-//!   and rollback, concurrent imports, shared MCP servers, export round trips.
+//! - [`bundles`]: toolset ZIPs and folders: every rejection rule, bombs,
+//!   manifests with many errors.
+//! - [`toolset_lifecycle`]: upgrades and rollback, concurrent imports, shared
+//!   MCP servers, export round trips, local folders and hot reload.
 //! - [`runs`]: the run flow with builtin tools: records, plans, validation,
 //!   confirmation, confinement, branching.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
@@ -25,6 +27,7 @@ mod integrity;
 mod round_trips;
 mod runs;
 mod schema;
+mod toolset_lifecycle;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -161,7 +161,9 @@ fn run(args: &Args) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    let mut argv = std::env::args().skip(1).peekable();
+    // The arguments after the program name.
+    let mut argv = std::env::args().peekable();
+    argv.next();
     let result = if argv.peek().map(String::as_str) == Some("toolset-import") {
         let runs = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(5);
         import::run(runs)

@@ -5,7 +5,8 @@
 //!   field path, line and column ([`locate`]).
 //! - [`interp`]: the interpolation grammar of renderer configs.
 //! - [`bundle`]: reading ZIPs and folders safely; deterministic ZIPs.
-//! - [`install`]: import, upgrade, enable/disable, uninstall, listings.
+//! - [`install`]: import and upgrade; [`manage`]: listings, enable/disable,
+//!   uninstall; `servers`: the rules they share.
 //! - [`export`]: regenerating `toolset.yaml` and packing bundles.
 //! - [`records`]: the records handed out.
 //! - [`watch`]: hot reload of local folders.
@@ -17,8 +18,10 @@ pub mod export;
 pub mod install;
 pub mod interp;
 pub mod locate;
+pub mod manage;
 pub mod manifest;
 pub mod records;
+mod servers;
 pub mod validate;
 pub mod watch;
 

@@ -1,0 +1,169 @@
+//! Installed toolsets and their tools: listings, details, enable/disable,
+//! uninstall (seed 004 §6.3, §7).
+
+use sqlx::Row;
+
+use super::records::{
+    ToolRecord, ToolsetDetails, ToolsetFileRecord, ToolsetMcpServerRecord, ToolsetRecord, tool_from_row,
+    toolset_from_row,
+};
+use super::servers::{ensure_idle, servers_declared_only_by};
+use crate::{Atelier, Error, Result, db, ids};
+
+impl Atelier {
+    /// Installed toolsets, sorted by id.
+    pub async fn list_toolsets(&self) -> Result<Vec<ToolsetRecord>> {
+        let rows = sqlx::query("SELECT * FROM toolsets ORDER BY id")
+            .fetch_all(self.db())
+            .await?;
+        rows.iter().map(toolset_from_row).collect()
+    }
+
+    /// One toolset with its tools, files and MCP servers.
+    pub async fn get_toolset(&self, id: &str) -> Result<ToolsetDetails> {
+        let row = sqlx::query("SELECT * FROM toolsets WHERE id = ?")
+            .bind(id)
+            .fetch_optional(self.db())
+            .await?
+            .ok_or_else(|| Error::ToolsetNotFound(id.to_owned()))?;
+        let toolset = toolset_from_row(&row)?;
+        let tools = sqlx::query(TOOL_SELECT_BY_TOOLSET)
+            .bind(id)
+            .fetch_all(self.db())
+            .await?;
+        let files = sqlx::query("SELECT * FROM toolset_files WHERE toolset_id = ? ORDER BY path")
+            .bind(id)
+            .fetch_all(self.db())
+            .await?;
+        let servers =
+            sqlx::query("SELECT * FROM toolset_mcp_servers WHERE toolset_id = ? ORDER BY position, server_id")
+                .bind(id)
+                .fetch_all(self.db())
+                .await?;
+        Ok(ToolsetDetails {
+            toolset,
+            tools: tools.iter().map(tool_from_row).collect::<Result<_>>()?,
+            files: files
+                .iter()
+                .map(|r| {
+                    Ok(ToolsetFileRecord {
+                        toolset_id: r.try_get("toolset_id")?,
+                        path: r.try_get("path")?,
+                        kind: r.try_get("kind")?,
+                        sha256: r.try_get("sha256")?,
+                        size: u64::try_from(r.try_get::<i64, _>("size")?).unwrap_or(0),
+                        stored_path: r.try_get("stored_path")?,
+                    })
+                })
+                .collect::<Result<_>>()?,
+            mcp_servers: servers
+                .iter()
+                .map(|r| {
+                    let config: String = r.try_get("config")?;
+                    Ok(ToolsetMcpServerRecord {
+                        toolset_id: r.try_get("toolset_id")?,
+                        server_id: r.try_get("server_id")?,
+                        config: serde_json::from_str(&config).map_err(|e| Error::InvalidData {
+                            what: "server config",
+                            reason: e.to_string(),
+                        })?,
+                        auto_enabled: r.try_get("auto_enabled")?,
+                    })
+                })
+                .collect::<Result<_>>()?,
+        })
+    }
+
+    /// Enables or disables a toolset: its tools leave or rejoin the listing.
+    pub async fn set_toolset_enabled(&self, id: &str, enabled: bool) -> Result<ToolsetRecord> {
+        let mut tx = db::begin_write(self.db()).await?;
+        if !enabled {
+            ensure_idle(&mut tx, id).await?;
+        }
+        let done = sqlx::query("UPDATE toolsets SET enabled = ?, updated_at = ? WHERE id = ?")
+            .bind(enabled)
+            .bind(ids::now())
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::ToolsetNotFound(id.to_owned()));
+        }
+        let row = sqlx::query("SELECT * FROM toolsets WHERE id = ?")
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        toolset_from_row(&row)
+    }
+
+    /// Uninstalls a toolset: its rows, its folder (not a local source
+    /// folder: that is the author's), and the MCP servers only it declared.
+    /// Tool-call history and stored artifacts stay.
+    pub async fn uninstall_toolset(&self, id: &str) -> Result<()> {
+        let mut tx = db::begin_write(self.db()).await?;
+        let source: Option<String> = sqlx::query_scalar("SELECT source_type FROM toolsets WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(source) = source else {
+            return Err(Error::ToolsetNotFound(id.to_owned()));
+        };
+        ensure_idle(&mut tx, id).await?;
+        let orphaned = servers_declared_only_by(&mut tx, id).await?;
+        sqlx::query("DELETE FROM toolsets WHERE id = ?")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        for server in orphaned {
+            sqlx::query("DELETE FROM mcp_servers WHERE id = ? AND user_declared = 0")
+                .bind(&server)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        if source != "local" {
+            let dir = self.data_dir().toolsets_dir().join(id);
+            if let Err(e) = tokio::fs::remove_dir_all(&dir).await
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                return Err(Error::io("remove", dir)(e));
+            }
+        }
+        tracing::info!(toolset = %id, "uninstalled toolset");
+        Ok(())
+    }
+
+    /// Tools of enabled toolsets (and builtins), sorted by canonical id.
+    pub async fn list_tools(&self) -> Result<Vec<ToolRecord>> {
+        let rows = sqlx::query(TOOL_SELECT_ENABLED).fetch_all(self.db()).await?;
+        rows.iter().map(tool_from_row).collect()
+    }
+
+    /// One tool by canonical id (whether or not its toolset is enabled).
+    pub async fn get_tool(&self, tool_id: &str) -> Result<ToolRecord> {
+        let row = sqlx::query(TOOL_SELECT_ONE)
+            .bind(tool_id)
+            .fetch_optional(self.db())
+            .await?
+            .ok_or_else(|| Error::ToolNotFound(tool_id.to_owned()))?;
+        tool_from_row(&row)
+    }
+}
+
+macro_rules! tool_select {
+    ($where:literal) => {
+        concat!(
+            "SELECT t.tool_id, t.toolset_id, t.name, t.description, t.category, t.input_schema, ",
+            "t.requires_confirmation, t.enabled, t.entrypoint, t.tags, t.timeout_s, r.renderer, r.config, r.priority ",
+            "FROM tools t LEFT JOIN toolsets s ON s.id = t.toolset_id ",
+            "LEFT JOIN tool_render_configs r ON r.tool_id = t.tool_id ",
+            "AND r.priority = (SELECT max(priority) FROM tool_render_configs x WHERE x.tool_id = t.tool_id) ",
+            $where
+        )
+    };
+}
+const TOOL_SELECT_ENABLED: &str =
+    tool_select!("WHERE t.enabled = 1 AND (t.toolset_id IS NULL OR s.enabled = 1) ORDER BY t.tool_id");
+const TOOL_SELECT_ONE: &str = tool_select!("WHERE t.tool_id = ?");
+const TOOL_SELECT_BY_TOOLSET: &str = tool_select!("WHERE t.toolset_id = ? ORDER BY t.position, t.tool_id");

@@ -1,0 +1,279 @@
+//! Checks of the nested parts of a manifest: tools (schema, renderer) and
+//! MCP servers.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::{Checker, describe, entrypoint_module_files, is_tool_id, is_toolset_id, join};
+use crate::toolsets::manifest::{McpServerDecl, RendererDecl, RendererKind, ToolDecl};
+
+pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<ToolDecl> {
+    let Value::Object(t) = v else {
+        c.error(
+            path,
+            format!(
+                "expected a tool (a mapping with id, name, entrypoint…), got {}",
+                describe(v)
+            ),
+        );
+        return None;
+    };
+    let id = c.string(t, path, "id", true);
+    if let Some(id) = &id
+        && !is_tool_id(id)
+    {
+        c.error(
+            &join(path, "id"),
+            format!("{id:?} is not a valid tool id: use 1-64 of A-Z, a-z, 0-9, `_` and `-`"),
+        );
+    }
+    let name = c.string(t, path, "name", false).or_else(|| id.clone());
+    let description = c.string(t, path, "description", false).unwrap_or_default();
+    let entrypoint = c.string(t, path, "entrypoint", true);
+    if let Some(ep) = &entrypoint {
+        match entrypoint_module_files(ep) {
+            None => c.error(
+                &join(path, "entrypoint"),
+                format!("expected \"module.path:function\", got {ep:?}"),
+            ),
+            Some(candidates) if !candidates.iter().any(|f| c.files.contains(f)) => c.error(
+                &join(path, "entrypoint"),
+                format!(
+                    "module file {:?} is not in the bundle (entry points are relative to the toolset root)",
+                    candidates[0]
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
+    let category = c.string(t, path, "category", false);
+    let tags = c.string_list(t, path, "tags");
+    let requires_confirmation = c.bool(t, path, "requires_confirmation", false);
+    let timeout_s = match t.get("timeout_s") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_f64().is_some_and(|x| x > 0.0 && x.is_finite()) => n.as_f64(),
+        Some(other) => {
+            c.error(
+                &join(path, "timeout_s"),
+                format!("expected a positive number of seconds, got {}", describe(other)),
+            );
+            None
+        }
+    };
+    let input_schema = check_schema(c, &join(path, "input_schema"), t.get("input_schema"));
+    let renderer = match t.get("renderer") {
+        None | Some(Value::Null) => None,
+        Some(r) => check_renderer(c, &join(path, "renderer"), r),
+    };
+    let extra = c.warn_unknown(
+        t,
+        path,
+        &[
+            "id",
+            "name",
+            "description",
+            "entrypoint",
+            "category",
+            "tags",
+            "input_schema",
+            "requires_confirmation",
+            "timeout_s",
+            "renderer",
+        ],
+    );
+    Some(ToolDecl {
+        id: id?,
+        name: name?,
+        description,
+        entrypoint: entrypoint?,
+        category,
+        tags,
+        input_schema,
+        requires_confirmation,
+        timeout_s,
+        renderer,
+        extra,
+    })
+}
+
+fn check_schema(c: &mut Checker<'_>, path: &str, v: Option<&Value>) -> Value {
+    let schema = match v {
+        None | Some(Value::Null) => return serde_json::json!({"type": "object", "properties": {}}),
+        Some(s @ Value::Object(_)) => s.clone(),
+        Some(other) => {
+            c.error(path, format!("expected a JSON Schema object, got {}", describe(other)));
+            return Value::Null;
+        }
+    };
+    if let Some(t) = schema.get("type")
+        && t != "object"
+    {
+        c.error(
+            &join(path, "type"),
+            format!("tool arguments are keyword arguments: the type must be \"object\", got {t}"),
+        );
+    }
+    if schema.get("properties").and_then(|p| p.get("workspace")).is_some() {
+        c.error(
+            &join(path, "properties.workspace"),
+            "`workspace` is reserved: every tool receives the chat's workspace folder as its first argument",
+        );
+    }
+    if let Err(e) = jsonschema::meta::validate(&schema) {
+        let at = e.instance_path().to_string();
+        let sub = at.trim_start_matches('/').replace('/', ".");
+        c.error(
+            &if sub.is_empty() {
+                path.to_owned()
+            } else {
+                join(path, &sub)
+            },
+            format!("not a valid JSON Schema: {e}"),
+        );
+    } else if let Err(e) = jsonschema::options().build(&schema) {
+        c.error(path, format!("not a usable JSON Schema: {e}"));
+    }
+    schema
+}
+
+fn check_renderer(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<RendererDecl> {
+    let Value::Object(r) = v else {
+        c.error(
+            path,
+            format!("expected a renderer (a mapping with `type`), got {}", describe(v)),
+        );
+        return None;
+    };
+    let kind_name = c.string(r, path, "type", true)?;
+    let Some(kind) = RendererKind::parse(&kind_name) else {
+        c.error(
+            &join(path, "type"),
+            format!("unknown renderer type {kind_name:?}: use code, document, html or frame"),
+        );
+        return None;
+    };
+    let known: &[&str] = match kind {
+        RendererKind::Code => &["type", "file", "content", "language", "editable"],
+        RendererKind::Document => &["type", "file", "content", "editable"],
+        RendererKind::Html => &["type", "artifact", "data"],
+        RendererKind::Frame => &["type", "url"],
+    };
+    match kind {
+        RendererKind::Code | RendererKind::Document => {
+            match (r.get("file"), r.get("content")) {
+                (Some(_), Some(_)) => c.error(
+                    path,
+                    format!("a {kind_name} renderer takes `file` or `content`, not both"),
+                ),
+                (None, None) => c.error(
+                    path,
+                    format!("a {kind_name} renderer needs `file` (a workspace path) or `content`"),
+                ),
+                _ => {}
+            }
+            for key in ["file", "content", "language"] {
+                if r.contains_key(key) {
+                    c.string(r, path, key, false);
+                }
+            }
+            c.bool(r, path, "editable", false);
+        }
+        RendererKind::Html => {
+            if let Some(a) = c.string(r, path, "artifact", true) {
+                c.bundle_file(&join(path, "artifact"), &a, "the artifact");
+            }
+        }
+        RendererKind::Frame => {
+            c.string(r, path, "url", true);
+        }
+    }
+    let mut config = BTreeMap::new();
+    for (k, v) in r {
+        if k != "type" {
+            c.templates(&join(path, k), v);
+            config.insert(k.clone(), v.clone());
+        }
+    }
+    c.warn_unknown(r, path, known);
+    Some(RendererDecl { kind, config })
+}
+
+pub(super) fn check_server(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<McpServerDecl> {
+    let Value::Object(s) = v else {
+        c.error(
+            path,
+            format!(
+                "expected an MCP server (a mapping with id and command or url), got {}",
+                describe(v)
+            ),
+        );
+        return None;
+    };
+    let id = c.string(s, path, "id", true);
+    if let Some(id) = &id
+        && !is_toolset_id(id)
+    {
+        c.error(
+            &join(path, "id"),
+            format!("{id:?} is not a valid server id: use 1-64 of a-z, 0-9 and `-`"),
+        );
+    }
+    let command = c.string(s, path, "command", false);
+    let url = c.string(s, path, "url", false);
+    match (&command, &url) {
+        (Some(_), Some(_)) => c.error(
+            path,
+            "give `command` (a local server) or `url` (a remote one), not both",
+        ),
+        (None, None) => c.error(path, "an MCP server needs a `command` or a `url`"),
+        (None, Some(u)) if !(u.starts_with("http://") || u.starts_with("https://")) => c.error(
+            &join(path, "url"),
+            format!("expected an http:// or https:// URL, got {u:?}"),
+        ),
+        _ => {}
+    }
+    let args = c.string_list(s, path, "args");
+    let env = match s.get("env") {
+        None | Some(Value::Null) => BTreeMap::new(),
+        Some(Value::Object(m)) => {
+            let mut out = BTreeMap::new();
+            for (k, v) in m {
+                match v {
+                    Value::String(x) => {
+                        out.insert(k.clone(), x.clone());
+                    }
+                    other => c.error(
+                        &join(&join(path, "env"), k),
+                        format!(
+                            "expected a string (use \"${{VAR}}\" to read an environment variable), got {}",
+                            describe(other)
+                        ),
+                    ),
+                }
+            }
+            out
+        }
+        Some(other) => {
+            c.error(
+                &join(path, "env"),
+                format!(
+                    "expected a mapping of variable names to values, got {}",
+                    describe(other)
+                ),
+            );
+            BTreeMap::new()
+        }
+    };
+    let auto_enabled = c.bool(s, path, "auto_enabled", true);
+    let extra = c.warn_unknown(s, path, &["id", "command", "args", "env", "url", "auto_enabled"]);
+    Some(McpServerDecl {
+        id: id?,
+        command,
+        args,
+        env,
+        url,
+        auto_enabled,
+        extra,
+    })
+}
