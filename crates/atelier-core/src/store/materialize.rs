@@ -154,27 +154,41 @@ pub fn apply(
     for (path, _, _) in &to_write {
         ensure_parent(workspace, path, &mut real_dirs, &mut warnings)?;
     }
-    let jobs: Vec<_> = to_write.iter().zip(&ready).collect();
+    // One folder per task: two threads creating files in one folder contend
+    // on its lock, two folders at once do not. (`to_write` is path-sorted,
+    // so a folder's files are adjacent.)
+    let parent = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
+    let mut groups: Vec<Vec<(&(&str, FileEntry, bool), &Ready)>> = Vec::new();
+    for job in to_write.iter().zip(&ready) {
+        match groups.last_mut() {
+            Some(g) if g.first().is_some_and(|(w, _)| parent(w.0) == parent(job.0.0)) => g.push(job),
+            _ => groups.push(vec![job]),
+        }
+    }
     let write_warnings = std::sync::Mutex::new(Vec::new());
-    let stats = super::par_map(&jobs, |((path, entry, _), r)| {
-        let abs = workspace.join(path);
+    let written = super::par_map(&groups, |group| {
+        let mut stats = Vec::with_capacity(group.len());
         let mut w = Vec::new();
-        let stat = match r {
-            Ready::Held(bytes) => create_with(&abs, path, bytes, entry.executable, &mut w)?,
-            Ready::Staged(staged) => {
-                clear_way(&abs, path, &mut w)?;
-                fs::rename(staged, &abs).map_err(Error::io("write", &abs))?;
-                Stat::of(&fs::symlink_metadata(&abs).map_err(Error::io("read", &abs))?)
-            }
-        };
+        for ((path, entry, _), r) in group {
+            let abs = workspace.join(path);
+            let stat = match r {
+                Ready::Held(bytes) => create_with(&abs, path, bytes, entry.executable, &mut w)?,
+                Ready::Staged(staged) => {
+                    clear_way(&abs, path, &mut w)?;
+                    fs::rename(staged, &abs).map_err(Error::io("write", &abs))?;
+                    Stat::of(&fs::symlink_metadata(&abs).map_err(Error::io("read", &abs))?)
+                }
+            };
+            stats.push(((*path).to_owned(), stat, entry.hash));
+        }
         if !w.is_empty() {
             write_warnings.lock().unwrap_or_else(|e| e.into_inner()).extend(w);
         }
-        Ok(stat)
+        Ok(stats)
     })?;
     warnings.extend(write_warnings.into_inner().unwrap_or_else(|e| e.into_inner()));
-    for ((path, entry, _), stat) in to_write.iter().zip(stats) {
-        cache.insert((*path).to_owned(), stat, entry.hash);
+    for (path, stat, hash) in written.into_iter().flatten() {
+        cache.insert(path, stat, hash);
     }
     for (path, entry) in &to_chmod {
         let abs = workspace.join(path);
