@@ -45,6 +45,9 @@ pub struct Applied {
     pub warnings: Vec<String>,
 }
 
+/// A file to write: (path, entry, held in memory) and its verified content.
+type WriteJob<'a> = (&'a (&'a str, FileEntry, bool), &'a Ready);
+
 /// A verified file, ready to be put in place.
 enum Ready {
     Held(Vec<u8>),
@@ -158,7 +161,7 @@ pub fn apply(
     // on its lock, two folders at once do not. (`to_write` is path-sorted,
     // so a folder's files are adjacent.)
     let parent = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
-    let mut groups: Vec<Vec<(&(&str, FileEntry, bool), &Ready)>> = Vec::new();
+    let mut groups: Vec<Vec<WriteJob<'_>>> = Vec::new();
     for job in to_write.iter().zip(&ready) {
         match groups.last_mut() {
             Some(g) if g.first().is_some_and(|(w, _)| parent(w.0) == parent(job.0.0)) => g.push(job),
