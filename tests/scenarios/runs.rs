@@ -204,3 +204,20 @@ async fn calls_left_running_by_a_crash_are_marked_interrupted_on_start() {
         "its leftovers are recorded"
     );
 }
+
+#[tokio::test]
+async fn a_call_that_cannot_be_recovered_never_stops_the_app_from_opening() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    sqlx::query("INSERT INTO tool_calls (id, chat_id, tool_id, status, started_at) VALUES ('stuck', ?, 'write_file', 'running', 'x')")
+        .bind(&chat.id)
+        .execute(app.db())
+        .await
+        .expect("row");
+    app.close().await;
+    // Someone removed the chat's folder by hand: recovery cannot lock it.
+    std::fs::remove_dir_all(env.data().join("chats").join(&chat.id)).expect("rm");
+    let app = env.app().await;
+    assert_eq!(app.list_chats().await.expect("the app opens").len(), 1);
+}

@@ -11,6 +11,34 @@ use crate::{Result, db};
 
 /// Makes the `tools` rows of builtin tools match [`builtin::BUILTINS`].
 pub(crate) async fn sync_builtins(pool: &sqlx::SqlitePool) -> Result<()> {
+    // Most opens find the rows up to date: check with reads before taking
+    // the write lock.
+    let mut current = 0usize;
+    for b in builtin::BUILTINS {
+        let (renderer, config) = (b.render)();
+        let same: Option<i64> = sqlx::query_scalar(
+            "SELECT 1 FROM tools t JOIN tool_render_configs r ON r.tool_id = t.tool_id AND r.priority = 0 \
+             WHERE t.tool_id = ? AND t.toolset_id IS NULL AND t.name = ? AND t.description = ? AND t.category = ? \
+             AND t.input_schema = ? AND t.requires_confirmation = ? AND r.renderer = ? AND r.config = ?",
+        )
+        .bind(b.id)
+        .bind(b.name)
+        .bind(b.description)
+        .bind(b.category)
+        .bind((b.input_schema)().to_string())
+        .bind(b.requires_confirmation)
+        .bind(renderer)
+        .bind(config.to_string())
+        .fetch_optional(pool)
+        .await?;
+        current += usize::from(same.is_some());
+    }
+    let total: i64 = sqlx::query_scalar("SELECT count(*) FROM tools WHERE toolset_id IS NULL")
+        .fetch_one(pool)
+        .await?;
+    if current == builtin::BUILTINS.len() && usize::try_from(total).ok() == Some(current) {
+        return Ok(());
+    }
     let mut tx = db::begin_write(pool).await?;
     let ids: Vec<&str> = builtin::BUILTINS.iter().map(|b| b.id).collect();
     let stale: Vec<String> = sqlx::query_scalar("SELECT tool_id FROM tools WHERE toolset_id IS NULL")

@@ -346,11 +346,25 @@ pub(crate) async fn recover_interrupted(app: &Atelier) -> Result<usize> {
     let mut recovered = 0;
     for r in rows {
         let (id, chat_id): (String, String) = (r.try_get("id")?, r.try_get("chat_id")?);
-        let lock_path = app.data_dir().chat_dir(&chat_id).join("lock");
+        match recover_one(app, &id, &chat_id).await {
+            Ok(true) => recovered += 1,
+            Ok(false) => {}
+            // Recovery must never keep the app from starting: the call stays
+            // as it is and is tried again next time.
+            Err(e) => tracing::warn!(call = %id, chat = %chat_id, error = %e, "could not recover a tool call"),
+        }
+    }
+    Ok(recovered)
+}
+
+/// Recovers one call if its runner is gone; whether it did.
+async fn recover_one(app: &Atelier, id: &str, chat_id: &str) -> Result<bool> {
+    {
+        let lock_path = app.data_dir().chat_dir(chat_id).join("lock");
         let Some(_lock) = blocking(move || crate::store::lock::FileLock::try_acquire(&lock_path)).await? else {
-            continue;
+            return Ok(false);
         };
-        let chat = app.get_chat(&chat_id).await?;
+        let chat = app.get_chat(chat_id).await?;
         let (current, _) = app.capture_pending(&chat, &Observer::default()).await?;
         sqlx::query(
             "UPDATE tool_calls SET status = 'interrupted', error_kind = 'interrupted', \
@@ -359,13 +373,12 @@ pub(crate) async fn recover_interrupted(app: &Atelier) -> Result<usize> {
         )
         .bind(ids::now())
         .bind(&current.manifest_id)
-        .bind(&id)
+        .bind(id)
         .execute(app.db())
         .await?;
         tracing::warn!(call = %id, chat = %chat_id, "marked an unfinished tool call interrupted");
-        recovered += 1;
     }
-    Ok(recovered)
+    Ok(true)
 }
 
 /// JSON text of a value to store.
