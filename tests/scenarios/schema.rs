@@ -188,3 +188,25 @@ async fn deleting_a_chat_removes_its_rows_and_folder_only() {
     let err = app.get_chat(&gone.id).await.expect_err("deleted");
     assert_eq!(err.kind(), "chat_not_found");
 }
+
+#[tokio::test]
+async fn builtin_tool_rows_are_restored_from_their_definitions_on_open() {
+    let env = Env::new();
+    let app = env.app().await;
+    sqlx::query("UPDATE tools SET description = 'tampered' WHERE tool_id = 'write_file'")
+        .execute(app.db())
+        .await
+        .expect("tamper");
+    app.close().await;
+    let app = env.app().await;
+    let tool = app.get_tool("write_file").await.expect("builtin");
+    assert!(tool.description.starts_with("Write content"), "{}", tool.description);
+    let ids: Vec<String> = app
+        .list_tools()
+        .await
+        .expect("tools")
+        .into_iter()
+        .map(|t| t.tool_id)
+        .collect();
+    assert_eq!(ids, ["delete_file", "list_files", "read_file", "write_file"]);
+}

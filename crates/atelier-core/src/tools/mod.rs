@@ -9,34 +9,47 @@ pub use run::{Approval, RunRequest, ToolCallRecord};
 
 use crate::{Result, db};
 
+/// A builtin's stored row: id, name, description, category, input schema,
+/// confirmation, renderer, render config.
+type BuiltinRow = (
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    bool,
+    Option<String>,
+    Option<String>,
+);
+
 /// Makes the `tools` rows of builtin tools match [`builtin::BUILTINS`].
 pub(crate) async fn sync_builtins(pool: &sqlx::SqlitePool) -> Result<()> {
-    // Most opens find the rows up to date: check with reads before taking
-    // the write lock.
-    let mut current = 0usize;
-    for b in builtin::BUILTINS {
-        let (renderer, config) = (b.render)();
-        let same: Option<i64> = sqlx::query_scalar(
-            "SELECT 1 FROM tools t JOIN tool_render_configs r ON r.tool_id = t.tool_id AND r.priority = 0 \
-             WHERE t.tool_id = ? AND t.toolset_id IS NULL AND t.name = ? AND t.description = ? AND t.category = ? \
-             AND t.input_schema = ? AND t.requires_confirmation = ? AND r.renderer = ? AND r.config = ?",
-        )
-        .bind(b.id)
-        .bind(b.name)
-        .bind(b.description)
-        .bind(b.category)
-        .bind((b.input_schema)().to_string())
-        .bind(b.requires_confirmation)
-        .bind(renderer)
-        .bind(config.to_string())
-        .fetch_optional(pool)
-        .await?;
-        current += usize::from(same.is_some());
-    }
-    let total: i64 = sqlx::query_scalar("SELECT count(*) FROM tools WHERE toolset_id IS NULL")
-        .fetch_one(pool)
-        .await?;
-    if current == builtin::BUILTINS.len() && usize::try_from(total).ok() == Some(current) {
+    // Most opens find the rows up to date: compare with one read before
+    // taking the write lock.
+    let stored: Vec<BuiltinRow> = sqlx::query_as(
+        "SELECT t.tool_id, t.name, t.description, t.category, t.input_schema, t.requires_confirmation, \
+             r.renderer, r.config FROM tools t LEFT JOIN tool_render_configs r \
+             ON r.tool_id = t.tool_id AND r.priority = 0 WHERE t.toolset_id IS NULL ORDER BY t.position",
+    )
+    .fetch_all(pool)
+    .await?;
+    let wanted: Vec<_> = builtin::BUILTINS
+        .iter()
+        .map(|b| {
+            let (renderer, config) = (b.render)();
+            (
+                b.id.to_owned(),
+                b.name.to_owned(),
+                b.description.to_owned(),
+                Some(b.category.to_owned()),
+                (b.input_schema)().to_string(),
+                b.requires_confirmation,
+                Some(renderer.to_owned()),
+                Some(config.to_string()),
+            )
+        })
+        .collect();
+    if stored == wanted {
         return Ok(());
     }
     let mut tx = db::begin_write(pool).await?;
