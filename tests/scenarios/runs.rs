@@ -221,3 +221,44 @@ async fn a_call_that_cannot_be_recovered_never_stops_the_app_from_opening() {
     let app = env.app().await;
     assert_eq!(app.list_chats().await.expect("the app opens").len(), 1);
 }
+
+#[tokio::test]
+async fn a_call_that_fails_on_our_side_is_closed_with_the_reason_not_left_running() {
+    use atelier_core::tools::{Approval, RunRequest};
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    let write = |content: &str, parent: Option<String>| RunRequest {
+        chat_id: chat.id.clone(),
+        tool_id: "write_file".into(),
+        args: serde_json::json!({"path": "a.txt", "content": content}),
+        parent_id: parent,
+        approval: Approval::NotGiven,
+    };
+    let first = app.run_tool(write("v1", None)).await.expect("first");
+    app.run_tool(write("v2", None)).await.expect("second");
+    // v1's blob vanishes: branching from the first call cannot restore it.
+    let sha = app
+        .list_files(&chat.id, first.post_manifest_id.as_deref())
+        .await
+        .expect("ls")[0]
+        .sha256
+        .clone();
+    std::fs::remove_file(crate::blob_path(env.data(), &chat.id, &sha)).expect("rm blob");
+    let err = app
+        .run_tool(write("v3", first.node_id.clone()))
+        .await
+        .expect_err("cannot materialize");
+    assert_eq!(err.kind(), "missing_blob");
+    let (status, kind, error): (String, Option<String>, Option<String>) = sqlx::query_as(
+        "SELECT status, error_kind, error FROM tool_calls WHERE chat_id = ? ORDER BY started_at DESC, rowid DESC LIMIT 1",
+    )
+    .bind(&chat.id)
+    .fetch_one(app.db())
+    .await
+    .expect("row");
+    assert_eq!((status.as_str(), kind.as_deref()), ("error", Some("internal")));
+    assert!(error.is_some_and(|e| e.contains(&sha)), "the reason names the blob");
+    let missing = app.get_tool_call("no-such-call").await.expect_err("unknown call");
+    assert_eq!(missing.kind(), "tool_call_not_found");
+}

@@ -52,15 +52,7 @@ impl Git {
             .command(dir, args)
             .output()
             .with_context(|| format!("run git {}", args.join(" ")))?;
-        if !out.status.success() {
-            bail!(
-                "git {} failed in {}: {}",
-                args.join(" "),
-                dir.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-        }
-        String::from_utf8(out.stdout).with_context(|| format!("git {}: stdout is not UTF-8", args.join(" ")))
+        stdout_of(dir, args, out)
     }
 
     /// Runs the commands one after the other, timing the whole sequence
@@ -82,16 +74,7 @@ impl Git {
         let mut last = String::new();
         for (args, out) in commands.iter().zip(outputs) {
             let out = out.with_context(|| format!("run git {}", args.join(" ")))?;
-            if !out.status.success() {
-                bail!(
-                    "git {} failed in {}: {}",
-                    args.join(" "),
-                    dir.display(),
-                    String::from_utf8_lossy(&out.stderr).trim()
-                );
-            }
-            last = String::from_utf8(out.stdout)
-                .with_context(|| format!("git {}: stdout is not UTF-8", args.join(" ")))?;
+            last = stdout_of(dir, args, out)?;
         }
         Ok((elapsed, last))
     }
@@ -105,4 +88,17 @@ impl Git {
             .trim()
             .to_owned())
     }
+}
+
+/// A finished git's stdout, or an error saying which command failed where.
+fn stdout_of(dir: &Path, args: &[&str], out: std::process::Output) -> Result<String> {
+    if !out.status.success() {
+        bail!(
+            "git {} failed in {}: {}",
+            args.join(" "),
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    String::from_utf8(out.stdout).with_context(|| format!("git {}: stdout is not UTF-8", args.join(" ")))
 }

@@ -90,6 +90,9 @@ pub enum Error {
     #[error("tool not found: {0}")]
     ToolNotFound(String),
 
+    #[error("tool call not found: {0}")]
+    ToolCallNotFound(String),
+
     #[error("toolset {id} {version} is already installed (import with --force to reinstall it)")]
     AlreadyInstalled { id: String, version: String },
 
@@ -143,6 +146,7 @@ impl Error {
             Error::InvalidManifest { .. } => "invalid_manifest",
             Error::ToolsetNotFound(_) => "toolset_not_found",
             Error::ToolNotFound(_) => "tool_not_found",
+            Error::ToolCallNotFound(_) => "tool_call_not_found",
             Error::AlreadyInstalled { .. } => "already_installed",
             Error::ToolsetBusy { .. } => "toolset_busy",
             Error::Conflict(_) => "conflict",
@@ -162,6 +166,7 @@ impl Error {
                 | Error::FileNotFound { .. }
                 | Error::ToolsetNotFound(_)
                 | Error::ToolNotFound(_)
+                | Error::ToolCallNotFound(_)
         )
     }
 }

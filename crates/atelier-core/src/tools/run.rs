@@ -154,7 +154,35 @@ impl Atelier {
         .execute(self.db())
         .await?;
 
-        let chat = self.get_chat(&chat.id).await?; // fresh, under the lock
+        // From here on the call is recorded: a failure of ours (not the
+        // tool's) still ends it, with the reason, instead of leaving it
+        // `running`.
+        if let Err(e) = self.run_recorded(&req, &tool, &chat.id, &call_id, parent).await {
+            sqlx::query(
+                "UPDATE tool_calls SET status = 'error', error_kind = 'internal', error = ?, finished_at = ? \
+                 WHERE id = ? AND status = 'running'",
+            )
+            .bind(format!("the call could not be completed: {e}"))
+            .bind(ids::now())
+            .bind(&call_id)
+            .execute(self.db())
+            .await?;
+            return Err(e);
+        }
+        self.get_tool_call(&call_id).await
+    }
+
+    /// Everything after the call is recorded as `running`; the caller holds
+    /// the chat lock.
+    async fn run_recorded(
+        &self,
+        req: &RunRequest,
+        tool: &ToolRecord,
+        chat_id: &str,
+        call_id: &str,
+        parent: Option<crate::model::Message>,
+    ) -> Result<()> {
+        let chat = self.get_chat(chat_id).await?; // fresh, under the lock
         let (mut current, _) = self.capture_pending(&chat, &Observer::default()).await?;
         let parent_id = match parent {
             Some(p) => {
@@ -181,7 +209,7 @@ impl Atelier {
                 message: "denied by user".to_owned(),
             }
         } else {
-            self.call(&tool, &chat.id, &req.args).await
+            self.call(tool, &chat.id, &req.args).await
         };
 
         // Snapshot, also after a failure: partial changes are kept.
@@ -192,7 +220,7 @@ impl Atelier {
         let message_id = ids::new_id();
         let mut tx = db::begin_write(self.db()).await?;
         let post_manifest_id = self
-            .record_scan(&mut tx, &scanned, &delta, ManifestSource::ToolRun, &call_id)
+            .record_scan(&mut tx, &scanned, &delta, ManifestSource::ToolRun, call_id)
             .await?;
         let (status, result, error_kind, error, render_plan) = match &outcome {
             Outcome::Success(ret) => {
@@ -207,7 +235,7 @@ impl Atelier {
                         .map(|t| self.data_dir().toolsets_dir().join(t).display().to_string())
                         .unwrap_or_default(),
                 };
-                let artifact = self.artifact_hash(&tool).await?;
+                let artifact = self.artifact_hash(tool).await?;
                 let p = plan::plan(tool.render_config.as_ref(), &ctx, &post_manifest_id, artifact);
                 ("success", Some(ret.clone()), None, None, p)
             }
@@ -227,7 +255,7 @@ impl Atelier {
                 parent_id: Some(&parent_id),
                 role: Role::Tool,
                 content: &[ContentPart::ToolCall {
-                    tool_call_id: call_id.clone(),
+                    tool_call_id: call_id.to_owned(),
                 }],
                 manifest_id: &post_manifest_id,
             },
@@ -246,7 +274,7 @@ impl Atelier {
         .bind(ids::now())
         .bind(&pre_manifest_id)
         .bind(&post_manifest_id)
-        .bind(&call_id)
+        .bind(call_id)
         .execute(&mut *tx)
         .await?;
         set_active(&mut tx, &chat.id, &message_id, &post_manifest_id).await?;
@@ -254,7 +282,7 @@ impl Atelier {
         let mut current = scanned.current;
         current.manifest_id = post_manifest_id;
         self.save_cache(&current);
-        self.get_tool_call(&call_id).await
+        Ok(())
     }
 
     /// Calls the tool's code.
@@ -301,10 +329,7 @@ impl Atelier {
             .bind(id)
             .fetch_optional(self.db())
             .await?
-            .ok_or_else(|| Error::InvalidData {
-                what: "tool call",
-                reason: format!("no tool call {id}"),
-            })?;
+            .ok_or_else(|| Error::ToolCallNotFound(id.to_owned()))?;
         call_from_row(&row)
     }
 

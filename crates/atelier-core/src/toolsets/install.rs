@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use sqlx::Row;
 
-use super::servers::{check_namespace, ensure_idle, servers_declared_only_by, sync_server};
+use super::servers::{check_namespace, ensure_idle, servers_declared_only_by, sync_server, to_json};
 
 use super::bundle::{self, Files};
 use super::manifest::{RendererKind, ToolsetManifest};
@@ -104,10 +104,6 @@ fn artifact_paths(m: &ToolsetManifest) -> BTreeSet<String> {
         .filter_map(|r| r.config.get("artifact").and_then(Value::as_str))
         .map(|a| a.trim_start_matches("./").to_owned())
         .collect()
-}
-
-fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
-    serde_json::to_string(v).map_err(|e| Error::Internal(e.to_string()))
 }
 
 impl Atelier {

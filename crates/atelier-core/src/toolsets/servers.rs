@@ -7,7 +7,8 @@ use sqlx::{Row, SqliteConnection};
 use super::manifest::{McpServerDecl, ToolsetManifest};
 use crate::{Error, Result, ids};
 
-fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
+/// JSON text for a TEXT column.
+pub(super) fn to_json<T: serde::Serialize>(v: &T) -> Result<String> {
     serde_json::to_string(v).map_err(|e| Error::Internal(e.to_string()))
 }
 
