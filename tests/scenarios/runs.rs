@@ -234,6 +234,7 @@ async fn a_call_that_fails_on_our_side_is_closed_with_the_reason_not_left_runnin
         args: serde_json::json!({"path": "a.txt", "content": content}),
         parent_id: parent,
         approval: Approval::NotGiven,
+        ..Default::default()
     };
     let first = app.run_tool(write("v1", None)).await.expect("first");
     app.run_tool(write("v2", None)).await.expect("second");

@@ -66,6 +66,12 @@ pub(crate) struct RunArgs {
     /// Approve a tool that asks for confirmation (without it, the call is recorded as denied).
     #[arg(long)]
     pub yes: bool,
+    /// Time limit for this call, in seconds (default: the tool's `timeout_s`, else 60).
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Do not echo the tool's output to stderr while it runs.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]

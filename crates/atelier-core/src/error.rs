@@ -106,6 +106,19 @@ pub enum Error {
     #[error("{0}")]
     Conflict(String),
 
+    /// The Python runtime (the `atelier-worker` process) cannot be used.
+    #[error("Python runtime: {0}")]
+    Python(String),
+
+    /// A toolset's `python.requirements` could not be installed.
+    #[error("toolset {toolset}: could not install python.requirements{}: {message}", requirement.as_deref().map(|r| format!(" ({r})")).unwrap_or_default())]
+    Requirements {
+        toolset: String,
+        /// The requirement that failed, when the installer named it.
+        requirement: Option<String>,
+        message: String,
+    },
+
     #[error("operation cancelled")]
     Cancelled,
 
@@ -151,6 +164,8 @@ impl Error {
             Error::ToolsetBusy { .. } => "toolset_busy",
             Error::Conflict(_) => "conflict",
             Error::Cancelled => "cancelled",
+            Error::Python(_) => "python_unavailable",
+            Error::Requirements { .. } => "requirements_failed",
             Error::Internal(_) => "internal",
             Error::Injected(_) => "injected",
         }

@@ -40,6 +40,7 @@ use sqlx::SqlitePool;
 pub use data_dir::DataDir;
 pub use error::{Error, Result};
 pub use store::{Observer, Progress};
+pub use tools::python::PythonSettings;
 
 /// A handle on one data directory. Cheap to clone; share it.
 #[derive(Debug, Clone)]
@@ -51,12 +52,19 @@ pub struct Atelier {
 struct Inner {
     data: DataDir,
     db: SqlitePool,
+    python: tools::python::Pool,
 }
 
 impl Atelier {
     /// Opens the data directory, creating it and the database if needed and
-    /// applying pending migrations.
+    /// applying pending migrations. Python tools run with
+    /// [`PythonSettings::from_env`].
     pub async fn open(data: DataDir) -> Result<Self> {
+        Self::open_with(data, PythonSettings::from_env()).await
+    }
+
+    /// [`Atelier::open`] with explicit Python settings.
+    pub async fn open_with(data: DataDir, python: PythonSettings) -> Result<Self> {
         let root = data.root().to_path_buf();
         tokio::fs::create_dir_all(&root)
             .await
@@ -64,9 +72,14 @@ impl Atelier {
         let db = db::open(&data.db_path()).await?;
         tools::sync_builtins(&db).await?;
         let app = Self {
-            inner: Arc::new(Inner { data, db }),
+            inner: Arc::new(Inner {
+                data,
+                db,
+                python: tools::python::Pool::new(python),
+            }),
         };
         tools::run::recover_interrupted(&app).await?;
+        app.spawn_idle_reaper();
         Ok(app)
     }
 
@@ -82,6 +95,29 @@ impl Atelier {
     /// The folder tools of this chat read and write.
     pub fn workspace_dir(&self, chat_id: &str) -> std::path::PathBuf {
         self.inner.data.workspace_dir(chat_id)
+    }
+
+    /// Stops idle Python workers now and then, for as long as this handle
+    /// lives.
+    fn spawn_idle_reaper(&self) {
+        let weak = Arc::downgrade(&self.inner);
+        let every = (self.inner.python.settings.idle_timeout / 4).max(std::time::Duration::from_secs(1));
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(inner) = weak.upgrade() else { break };
+                inner.python.reap_idle();
+            }
+        });
+    }
+
+    pub(crate) fn python(&self) -> &tools::python::Pool {
+        &self.inner.python
+    }
+
+    /// How many Python workers wait idle for their next call.
+    pub fn idle_python_workers(&self) -> usize {
+        self.inner.python.idle_count()
     }
 
     /// Closes the database cleanly (checkpoints the WAL).

@@ -3,6 +3,7 @@
 
 use anyhow::Context;
 use atelier_core::Atelier;
+use atelier_core::tools::python::{CallControl, OutputListener, Stream};
 use atelier_core::tools::{Approval, RunRequest, ToolCallRecord};
 
 use crate::cli::{CallCommand, RunArgs};
@@ -38,6 +39,28 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
     let args: serde_json::Value = serde_json::from_str(&text).context("--args must be a JSON object")?;
     anyhow::ensure!(args.is_object(), "--args must be a JSON object, got {args}");
     let approval = if a.yes { Approval::Approved } else { Approval::NotGiven };
+    let timeout = match a.timeout {
+        Some(t) if t.is_finite() && t > 0.0 => Some(std::time::Duration::from_secs_f64(t)),
+        Some(t) => anyhow::bail!("--timeout must be a positive number of seconds, got {t}"),
+        None => None,
+    };
+    // Ctrl-C cancels the call (its worker is killed); the record says so.
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let on_ctrl_c = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_ctrl_c.cancel();
+        }
+    });
+    // The tool's output, live, on stderr: stdout stays the record.
+    let listener: Option<OutputListener> = (!a.quiet).then(|| {
+        std::sync::Arc::new(|_: Stream, text: &str| {
+            use std::io::Write;
+            let mut err = std::io::stderr().lock();
+            let _ = err.write_all(text.as_bytes());
+            let _ = err.flush();
+        }) as OutputListener
+    });
     let call = app
         .run_tool(RunRequest {
             chat_id: a.chat,
@@ -45,6 +68,11 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
             args,
             parent_id: a.parent,
             approval,
+            control: CallControl {
+                timeout,
+                cancel,
+                listener,
+            },
         })
         .await?;
     if json {

@@ -92,10 +92,14 @@ pub struct Progress {
     pub bytes_total: u64,
 }
 
+/// Receives a step's description (an installer's output line).
+type StepFn = std::sync::Arc<dyn Fn(&str) + Send + Sync>;
+
 /// Callback and cancellation for long operations.
 #[derive(Clone, Default)]
 pub struct Observer {
     on_progress: Option<std::sync::Arc<dyn Fn(Progress) + Send + Sync>>,
+    on_step: Option<StepFn>,
     cancel: tokio_util::sync::CancellationToken,
 }
 
@@ -114,6 +118,12 @@ impl Observer {
         self
     }
 
+    /// Reports steps that are not files or bytes (an installer's lines).
+    pub fn with_steps(mut self, f: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_step = Some(std::sync::Arc::new(f));
+        self
+    }
+
     /// Cancels the operation when `token` is cancelled.
     pub fn with_cancel(mut self, token: tokio_util::sync::CancellationToken) -> Self {
         self.cancel = token;
@@ -124,6 +134,16 @@ impl Observer {
         if let Some(f) = &self.on_progress {
             f(p);
         }
+    }
+
+    pub(crate) fn step(&self, what: &str) {
+        if let Some(f) = &self.on_step {
+            f(what);
+        }
+    }
+
+    pub(crate) fn cancel_token(&self) -> &tokio_util::sync::CancellationToken {
+        &self.cancel
     }
 
     pub(crate) fn check(&self) -> crate::Result<()> {

@@ -3,6 +3,7 @@
 
 pub mod builtin;
 pub mod plan;
+pub mod python;
 pub mod run;
 
 pub use run::{Approval, RunRequest, ToolCallRecord};

@@ -53,9 +53,28 @@ pub fn plan(
 
 /// The plan of a failed call: what went wrong, and any captured output.
 pub fn error_plan(kind: &str, message: &str, manifest_id: Option<&str>) -> RenderPlan {
+    error_plan_with(kind, message, &ErrorDetails::default(), manifest_id)
+}
+
+/// What an error view shows besides the message.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ErrorDetails {
+    pub traceback: Option<String>,
+    pub stdout: Option<String>,
+    pub stderr: Option<String>,
+}
+
+/// An error plan with the traceback and captured output.
+pub fn error_plan_with(kind: &str, message: &str, details: &ErrorDetails, manifest_id: Option<&str>) -> RenderPlan {
     RenderPlan {
         renderer: "error".to_owned(),
-        config: json!({"kind": kind, "message": message}),
+        config: json!({
+            "kind": kind,
+            "message": message,
+            "traceback": details.traceback,
+            "stdout": details.stdout,
+            "stderr": details.stderr,
+        }),
         manifest_id: manifest_id.map(str::to_owned),
         warnings: Vec::new(),
         artifact_sha256: None,

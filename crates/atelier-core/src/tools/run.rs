@@ -11,12 +11,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sqlx::Row;
 
+use super::python::{CallControl, PyCall};
 use super::{builtin, plan};
 use crate::chats::{NewMessage, insert_message, set_active};
 use crate::model::{ContentPart, ManifestSource, Role};
 use crate::store::Observer;
 use crate::toolsets::interp::Context;
-use crate::toolsets::records::ToolRecord;
+use crate::toolsets::records::{ToolRecord, ToolsetRecord};
 use crate::workspace::lock_chat;
 use crate::{Atelier, Error, Result, blocking, db, ids};
 
@@ -31,7 +32,7 @@ pub enum Approval {
 }
 
 /// A call to make.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunRequest {
     pub chat_id: String,
     pub tool_id: String,
@@ -39,6 +40,8 @@ pub struct RunRequest {
     /// Run under this message instead of the active leaf (a branch).
     pub parent_id: Option<String>,
     pub approval: Approval,
+    /// Timeout override, cancellation and live output (Python tools).
+    pub control: CallControl,
 }
 
 /// A `tool_calls` row, plus the tool message it added (`node_id`).
@@ -112,10 +115,45 @@ pub fn validate_args(schema: &Value, args: &Value) -> std::result::Result<(), Ve
     if errors.is_empty() { Ok(()) } else { Err(errors) }
 }
 
-/// What the call itself produced.
-enum Outcome {
-    Success(Value),
-    Failed { kind: &'static str, message: String },
+/// What the call itself produced, with what it printed.
+struct Outcome {
+    result: std::result::Result<Value, Failure>,
+    stdout: Option<String>,
+    stderr: Option<String>,
+}
+
+struct Failure {
+    kind: &'static str,
+    message: String,
+    traceback: Option<String>,
+}
+
+impl Outcome {
+    fn failed(kind: &'static str, message: String) -> Self {
+        Outcome {
+            result: Err(Failure {
+                kind,
+                message,
+                traceback: None,
+            }),
+            stdout: None,
+            stderr: None,
+        }
+    }
+}
+
+impl From<PyCall> for Outcome {
+    fn from(c: PyCall) -> Self {
+        Outcome {
+            result: c.result.map_err(|f| Failure {
+                kind: f.kind,
+                message: f.message,
+                traceback: f.traceback,
+            }),
+            stdout: c.stdout,
+            stderr: c.stderr,
+        }
+    }
 }
 
 impl Atelier {
@@ -124,10 +162,11 @@ impl Atelier {
     pub async fn run_tool(&self, req: RunRequest) -> Result<ToolCallRecord> {
         let chat = self.get_chat(&req.chat_id).await?;
         let tool = self.get_tool(&req.tool_id).await?;
-        let toolset_enabled = match &tool.toolset_id {
-            Some(ts) => self.get_toolset(ts).await?.toolset.enabled,
-            None => true,
+        let toolset = match &tool.toolset_id {
+            Some(ts) => Some(self.get_toolset(ts).await?.toolset),
+            None => None,
         };
+        let toolset_enabled = toolset.as_ref().is_none_or(|t| t.enabled);
         if !tool.enabled || !toolset_enabled {
             return Err(Error::Conflict(format!(
                 "tool {} is disabled (enable its toolset first)",
@@ -157,7 +196,10 @@ impl Atelier {
         // From here on the call is recorded: a failure of ours (not the
         // tool's) still ends it, with the reason, instead of leaving it
         // `running`.
-        if let Err(e) = self.run_recorded(&req, &tool, &chat.id, &call_id, parent).await {
+        if let Err(e) = self
+            .run_recorded(&req, &tool, toolset.as_ref(), &chat.id, &call_id, parent)
+            .await
+        {
             sqlx::query(
                 "UPDATE tool_calls SET status = 'error', error_kind = 'internal', error = ?, finished_at = ? \
                  WHERE id = ? AND status = 'running'",
@@ -178,6 +220,7 @@ impl Atelier {
         &self,
         req: &RunRequest,
         tool: &ToolRecord,
+        toolset: Option<&ToolsetRecord>,
         chat_id: &str,
         call_id: &str,
         parent: Option<crate::model::Message>,
@@ -199,17 +242,14 @@ impl Atelier {
         let pre_manifest_id = current.manifest_id.clone();
 
         let outcome = if let Err(violations) = validate_args(&tool.input_schema, &req.args) {
-            Outcome::Failed {
-                kind: "invalid_args",
-                message: format!("invalid arguments for {}:\n  {}", tool.tool_id, violations.join("\n  ")),
-            }
+            Outcome::failed(
+                "invalid_args",
+                format!("invalid arguments for {}:\n  {}", tool.tool_id, violations.join("\n  ")),
+            )
         } else if tool.requires_confirmation && req.approval != Approval::Approved {
-            Outcome::Failed {
-                kind: "denied",
-                message: "denied by user".to_owned(),
-            }
+            Outcome::failed("denied", "denied by user".to_owned())
         } else {
-            self.call(tool, &chat.id, &req.args).await
+            self.call(tool, toolset, &chat.id, &req.args, &req.control).await
         };
 
         // Snapshot, also after a failure: partial changes are kept.
@@ -222,30 +262,40 @@ impl Atelier {
         let post_manifest_id = self
             .record_scan(&mut tx, &scanned, &delta, ManifestSource::ToolRun, call_id)
             .await?;
-        let (status, result, error_kind, error, render_plan) = match &outcome {
-            Outcome::Success(ret) => {
+        let (status, result, error_kind, error, render_plan) = match &outcome.result {
+            Ok(ret) => {
                 let ctx = Context {
                     args: &req.args,
                     ret,
                     chat_id: &chat.id,
                     workspace: &self.workspace_dir(&chat.id).display().to_string(),
-                    toolset: &tool
-                        .toolset_id
-                        .as_ref()
-                        .map(|t| self.data_dir().toolsets_dir().join(t).display().to_string())
+                    toolset: &toolset
+                        .map(|t| self.toolset_root(t).display().to_string())
                         .unwrap_or_default(),
                 };
                 let artifact = self.artifact_hash(tool).await?;
                 let p = plan::plan(tool.render_config.as_ref(), &ctx, &post_manifest_id, artifact);
                 ("success", Some(ret.clone()), None, None, p)
             }
-            Outcome::Failed { kind, message } => (
-                "error",
-                None,
-                Some(*kind),
-                Some(message.clone()),
-                plan::error_plan(kind, message, Some(&post_manifest_id)),
-            ),
+            Err(f) => {
+                let status = if f.kind == "cancelled" { "cancelled" } else { "error" };
+                let details = plan::ErrorDetails {
+                    traceback: f.traceback.clone(),
+                    stdout: outcome.stdout.clone(),
+                    stderr: outcome.stderr.clone(),
+                };
+                let message = match &f.traceback {
+                    Some(tb) => format!("{}\n\n{tb}", f.message),
+                    None => f.message.clone(),
+                };
+                (
+                    status,
+                    None,
+                    Some(f.kind),
+                    Some(message),
+                    plan::error_plan_with(f.kind, &f.message, &details, Some(&post_manifest_id)),
+                )
+            }
         };
         insert_message(
             &mut tx,
@@ -263,7 +313,7 @@ impl Atelier {
         .await?;
         sqlx::query(
             "UPDATE tool_calls SET message_id = ?, status = ?, result = ?, render_plan = ?, error_kind = ?, error = ?, \
-             finished_at = ?, pre_manifest_id = ?, post_manifest_id = ? WHERE id = ?",
+             stdout = ?, stderr = ?, finished_at = ?, pre_manifest_id = ?, post_manifest_id = ? WHERE id = ?",
         )
         .bind(&message_id)
         .bind(status)
@@ -271,6 +321,8 @@ impl Atelier {
         .bind(json_text(&render_plan))
         .bind(error_kind)
         .bind(&error)
+        .bind(&outcome.stdout)
+        .bind(&outcome.stderr)
         .bind(ids::now())
         .bind(&pre_manifest_id)
         .bind(&post_manifest_id)
@@ -286,24 +338,26 @@ impl Atelier {
     }
 
     /// Calls the tool's code.
-    async fn call(&self, tool: &ToolRecord, chat_id: &str, args: &Value) -> Outcome {
-        if tool.toolset_id.is_none() {
+    async fn call(
+        &self,
+        tool: &ToolRecord,
+        toolset: Option<&ToolsetRecord>,
+        chat_id: &str,
+        args: &Value,
+        control: &CallControl,
+    ) -> Outcome {
+        let Some(ts) = toolset else {
             let (id, ws, args) = (tool.tool_id.clone(), self.workspace_dir(chat_id), args.clone());
             return match blocking(move || builtin::run(&id, &ws, &args)).await {
-                Ok(v) => Outcome::Success(v),
-                Err(e) => Outcome::Failed {
-                    kind: "exception",
-                    message: e.to_string(),
+                Ok(v) => Outcome {
+                    result: Ok(v),
+                    stdout: None,
+                    stderr: None,
                 },
+                Err(e) => Outcome::failed("exception", e.to_string()),
             };
-        }
-        Outcome::Failed {
-            kind: "unavailable",
-            message: format!(
-                "{} is a Python tool, and this build has no Python runtime yet: only builtin tools can run",
-                tool.tool_id
-            ),
-        }
+        };
+        self.call_python(tool, ts, chat_id, args, control).await.into()
     }
 
     /// The hash of an html renderer's artifact (toolset file), if any.

@@ -173,6 +173,10 @@ impl Atelier {
         };
         let artifacts = artifact_paths(&manifest);
         self.keep_artifacts(&loaded, &artifacts).await?;
+        // Requirements are a step of the import: if they cannot be
+        // installed, nothing is swapped in.
+        self.ensure_toolset_venv(&manifest.id, &manifest.python.requirements, &options.observer)
+            .await?;
 
         let id = manifest.id.clone();
         let final_dir = self.data_dir().toolsets_dir().join(&id);
@@ -335,6 +339,7 @@ impl Atelier {
         if let Some(s) = swapped {
             s.finish();
         }
+        self.python().stop_toolset(&id);
         // A zip install replaced by a local folder leaves its old copy.
         if loaded.source_type == "local" && previous_source.as_deref() == Some("zip") {
             let _ = tokio::fs::remove_dir_all(&final_dir).await;

@@ -94,6 +94,8 @@ impl Atelier {
             .fetch_one(&mut *tx)
             .await?;
         tx.commit().await?;
+        // Workers import the code once; the next call starts afresh.
+        self.python().stop_toolset(id);
         toolset_from_row(&row)
     }
 
@@ -122,6 +124,7 @@ impl Atelier {
                 .await?;
         }
         tx.commit().await?;
+        self.python().stop_toolset(id);
         if source != "local" {
             let dir = self.data_dir().toolsets_dir().join(id);
             if let Err(e) = tokio::fs::remove_dir_all(&dir).await

@@ -1,0 +1,121 @@
+//! The Python side of the run flow: where a toolset's code and venv are,
+//! and one call through the pool.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use atelier_protocol::Request;
+use serde_json::Value;
+
+use super::{CallControl, Key, PyCall, PyFailure, Spawn, to_call, venv};
+use crate::store::Observer;
+use crate::toolsets::records::{ToolRecord, ToolsetRecord};
+use crate::{Atelier, Error, Result};
+
+impl Atelier {
+    /// The folder a toolset's code runs from: its install folder, or the
+    /// local folder it was installed from (local toolsets run in place).
+    pub fn toolset_root(&self, ts: &ToolsetRecord) -> PathBuf {
+        match (ts.source_type.as_str(), &ts.source_ref) {
+            ("local", Some(dir)) if std::path::Path::new(dir).is_dir() => PathBuf::from(dir),
+            _ => self.data_dir().toolsets_dir().join(&ts.id),
+        }
+    }
+
+    /// Makes (or finds) the venv of a toolset's `python.requirements`;
+    /// `None` when it has none.
+    pub async fn ensure_toolset_venv(
+        &self,
+        toolset_id: &str,
+        requirements: &[String],
+        observer: &Observer,
+    ) -> Result<Option<PathBuf>> {
+        if requirements.is_empty() {
+            return Ok(None);
+        }
+        let probe = self.python().probe().await?.clone();
+        let dir = venv::venv_dir(
+            &self.data_dir().root().join("venvs"),
+            toolset_id,
+            &probe.python_version,
+            requirements,
+        );
+        let settings = &self.python().settings.installer;
+        let python = settings.python.clone().unwrap_or_else(|| probe.interpreter());
+        venv::ensure(settings, &python, &dir, toolset_id, requirements, observer).await?;
+        Ok(Some(dir))
+    }
+
+    /// Calls a toolset's Python tool in the chat's worker.
+    pub(crate) async fn call_python(
+        &self,
+        tool: &ToolRecord,
+        ts: &ToolsetRecord,
+        chat_id: &str,
+        args: &Value,
+        control: &CallControl,
+    ) -> PyCall {
+        match self.try_call_python(tool, ts, chat_id, args, control).await {
+            Ok(call) => call,
+            Err(e) => PyCall {
+                result: Err(PyFailure {
+                    kind: "unavailable",
+                    message: format!("{} could not run: {e}", tool.tool_id),
+                    traceback: None,
+                }),
+                stdout: None,
+                stderr: None,
+            },
+        }
+    }
+
+    async fn try_call_python(
+        &self,
+        tool: &ToolRecord,
+        ts: &ToolsetRecord,
+        chat_id: &str,
+        args: &Value,
+        control: &CallControl,
+    ) -> Result<PyCall> {
+        let entrypoint = tool
+            .entrypoint
+            .clone()
+            .ok_or_else(|| Error::Python(format!("{} has no entrypoint", tool.tool_id)))?;
+        let venv = self
+            .ensure_toolset_venv(&ts.id, &ts.python_requirements, &Observer::default())
+            .await?;
+        let root = self.toolset_root(ts);
+        let workspace = self.workspace_dir(chat_id);
+        let pycache = self.data_dir().root().join("cache").join("pycache");
+        let key = Key {
+            toolset_id: ts.id.clone(),
+            chat_id: chat_id.to_owned(),
+            fingerprint: format!(
+                "{}|{}|{}",
+                ts.version,
+                ts.updated_at.as_deref().unwrap_or(&ts.installed_at),
+                venv.as_ref().map(|v| v.display().to_string()).unwrap_or_default()
+            ),
+        };
+        let settings = &self.python().settings;
+        let timeout = control
+            .timeout
+            .or_else(|| tool.timeout_s.filter(|t| *t > 0.0).map(Duration::from_secs_f64))
+            .unwrap_or(settings.default_timeout);
+        let req = Request::Call {
+            id: crate::ids::new_id(),
+            entrypoint,
+            workspace: workspace.display().to_string(),
+            args: args.as_object().cloned().unwrap_or_default(),
+            exported: false,
+        };
+        let spawn = Spawn {
+            toolset_dir: &root,
+            venv: venv.as_deref(),
+            workspace: &workspace,
+            pycache: &pycache,
+        };
+        let ended = self.python().request(key, spawn, &req, timeout, control).await?;
+        Ok(to_call(ended))
+    }
+}

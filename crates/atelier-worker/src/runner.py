@@ -1,0 +1,285 @@
+"""The Python half of atelier-worker: resolve a tool, check its arguments,
+call it, and check what it returned.
+
+The Rust half (main.rs) owns the process: the protocol socket, fd 1/2
+capture and the end-of-call markers. Every function here returns the JSON
+text of an `Outcome` of the atelier-protocol crate:
+{"status": "ok", "value": ...} or
+{"status": "error", "kind": ..., "message": ..., "exception_type": ..., "traceback": ...}.
+"""
+
+import importlib
+import inspect
+import json
+import math
+import os
+import sys
+import traceback
+from pathlib import Path
+
+_config = {}
+
+
+def setup(config_json):
+    """Puts the toolset folder and its venv on sys.path; returns
+    (python_version, base_prefix)."""
+    global _config
+    _config = json.loads(config_json)
+    sys.path[0:0] = [_config["toolset_dir"], *_config.get("site_packages", [])]
+    sys.argv = [""]
+    if os.environ.pop("ATELIER_WORKER_PINNED_HOME", None):
+        # Set by the worker for its own start only (see main.rs).
+        os.environ.pop("PYTHONHOME", None)
+    minor = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    # Tools that start `sys.executable` must get a Python, not this worker.
+    venv = _config.get("venv")
+    sys.executable = os.path.join(venv, "bin", "python") if venv else os.path.join(sys.base_prefix, "bin", minor)
+    for stream in (sys.stdout, sys.stderr):
+        # fd 1/2 are pipes: line-buffer so output streams while a call runs.
+        stream.reconfigure(line_buffering=True, errors="backslashreplace")
+    import faulthandler
+
+    # A segfault in a C extension prints the Python stack to the capture.
+    faulthandler.enable(file=sys.stderr)
+    return "%d.%d.%d" % sys.version_info[:3], sys.base_prefix
+
+
+def _error(kind, message, exc=None, tb=None):
+    out = {"status": "error", "kind": kind, "message": message}
+    if exc is not None:
+        out["exception_type"] = _type_name(type(exc))
+        out["traceback"] = "".join(traceback.format_exception(type(exc), exc, tb or exc.__traceback__))
+    return json.dumps(out)
+
+
+def _type_name(t):
+    module = getattr(t, "__module__", "builtins")
+    return t.__qualname__ if module in ("builtins", "__main__") else f"{module}.{t.__qualname__}"
+
+
+def _user_frames(exc):
+    """The traceback without this file's own frames."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+        tb = tb.tb_next
+    return tb
+
+
+class _Fail(Exception):
+    def __init__(self, kind, message, exc=None):
+        super().__init__(message)
+        self.kind, self.message, self.exc = kind, message, exc
+
+
+def _import(module_name):
+    try:
+        return importlib.import_module(module_name)
+    except Exception as e:  # noqa: BLE001 - any import failure is reported
+        raise _Fail("import", f"could not import {module_name}: {_type_name(type(e))}: {e}", e) from e
+
+
+def _exports(module):
+    """Seed 002's explicit exports: TOOLS (dict or list) wins, else __all__.
+    Returns {name: callable}; raises on duplicates, non-callables, or none."""
+    name = module.__name__
+    if hasattr(module, "TOOLS"):
+        table = module.TOOLS
+        if isinstance(table, dict):
+            items = list(table.items())
+        elif isinstance(table, (list, tuple)):
+            items = [(getattr(f, "__name__", repr(f)), f) for f in table]
+        else:
+            raise _Fail("entrypoint", f"{name}.TOOLS must be a dict or a list, not {_type_name(type(table))}")
+        source = "TOOLS"
+    elif hasattr(module, "__all__"):
+        items = [(n, getattr(module, n, None)) for n in module.__all__]
+        source = "__all__"
+    else:
+        raise _Fail("entrypoint", f"{name} exports no tools: define TOOLS (a dict or list) or __all__")
+    seen, dupes, bad = {}, [], []
+    for tool_name, fn in items:
+        if not isinstance(tool_name, str) or not tool_name:
+            bad.append(repr(tool_name))
+            continue
+        if tool_name in seen:
+            dupes.append(tool_name)
+        if not callable(fn):
+            bad.append(tool_name)
+        seen[tool_name] = fn
+    if dupes:
+        raise _Fail("entrypoint", f"{name}.{source} names these tools twice: {', '.join(sorted(set(dupes)))}")
+    if bad:
+        raise _Fail("entrypoint", f"{name}.{source} lists entries that are not callable: {', '.join(bad)}")
+    return seen
+
+
+def _resolve(entrypoint, exported):
+    module_name, sep, attr = entrypoint.partition(":")
+    if not sep or not module_name or not attr:
+        raise _Fail("entrypoint", f"entrypoint {entrypoint!r} is not of the form module.path:function")
+    module = _import(module_name)
+    if exported:
+        table = _exports(module)
+        if attr not in table:
+            raise _Fail("entrypoint", f"{module_name} does not export a tool named {attr!r} (it exports: {', '.join(table) or 'nothing'})")
+        return table[attr]
+    fn = module
+    for part in attr.split("."):
+        if not hasattr(fn, part):
+            raise _Fail("entrypoint", f"{module_name} has no attribute {attr!r} (entrypoint {entrypoint})")
+        fn = getattr(fn, part)
+    if not callable(fn):
+        raise _Fail("entrypoint", f"{entrypoint} is a {_type_name(type(fn))}, not a function")
+    return fn
+
+
+def _bind(fn, entrypoint, kwargs):
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return  # builtins without a signature: let the call decide
+    try:
+        sig.bind(**kwargs)
+    except TypeError as e:
+        params = ", ".join(p for p in sig.parameters)
+        raise _Fail("invalid_args", f"{entrypoint} cannot be called with these arguments: {e} (its parameters: {params})") from None
+
+
+def _json_problem(value, path):
+    """The first thing json.dumps(value, allow_nan=False) would refuse, as
+    (type name, key path), or None."""
+    stack = [(value, path)]
+    while stack:
+        v, p = stack.pop()
+        if v is None or isinstance(v, (str, bool, int)):
+            continue
+        if isinstance(v, float):
+            if math.isnan(v) or math.isinf(v):
+                return f"float {v!r}", p
+            continue
+        if isinstance(v, dict):
+            for k, item in v.items():
+                if not isinstance(k, (str, int, float, bool)) and k is not None:
+                    return f"{_type_name(type(k))} key {k!r}", p
+                stack.append((item, f"{p}.{k}"))
+            continue
+        if isinstance(v, (list, tuple)):
+            for i, item in enumerate(v):
+                stack.append((item, f"{p}.{i}"))
+            continue
+        return _type_name(type(v)), p
+    return None
+
+
+def _call(req):
+    entrypoint = req["entrypoint"]
+    fn = _resolve(entrypoint, req.get("exported", False))
+    args = req.get("args") or {}
+    if "workspace" in args:
+        raise _Fail("invalid_args", "'workspace' is given by Atelier and cannot be an argument")
+    workspace = Path(req["workspace"])
+    kwargs = {"workspace": workspace, **args}
+    _bind(fn, entrypoint, kwargs)
+    os.chdir(workspace)
+    try:
+        value = fn(**kwargs)
+    except BaseException as e:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are tool failures too
+        raise _Fail("exception", f"{_type_name(type(e))}: {e}", e) from e
+    if not isinstance(value, dict):
+        raise _Fail("bad_return", f"{entrypoint} must return a dict (a JSON object), not {_type_name(type(value))}")
+    problem = _json_problem(value, "$return")
+    if problem:
+        raise _Fail("bad_return", f"{entrypoint} returned a value JSON cannot hold: {problem[0]} at {problem[1]}")
+    return value
+
+
+def _schema_of(annotation):
+    import typing
+
+    if annotation is inspect.Parameter.empty:
+        return {}
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Union or (origin is not None and getattr(origin, "__name__", "") == "UnionType"):
+        inner = [a for a in args if a is not type(None)]
+        if len(inner) == 1:
+            return _schema_of(inner[0])
+        return {"anyOf": [_schema_of(a) for a in inner]}
+    if origin is typing.Literal:
+        return {"enum": list(args)}
+    simple = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object", Path: "string"}
+    if annotation in simple:
+        return {"type": simple[annotation]}
+    if annotation is list or origin in (list, tuple, set):
+        out = {"type": "array"}
+        if origin is list and args:
+            out["items"] = _schema_of(args[0])
+        return out
+    if origin is dict:
+        return {"type": "object"}
+    return {}
+
+
+def _describe(req):
+    module_name = req["module"]
+    module = _import(module_name)
+    tools = []
+    for name, fn in _exports(module).items():
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            sig = None
+        props, required = {}, []
+        for p in (sig.parameters.values() if sig else []):
+            if p.name == "workspace" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            schema = _schema_of(p.annotation)
+            if p.default is inspect.Parameter.empty:
+                required.append(p.name)
+            elif _json_problem(p.default, "") is None:
+                schema["default"] = p.default
+            props[p.name] = schema
+        input_schema = {"type": "object", "properties": props}
+        if required:
+            input_schema["required"] = required
+        takes_more = sig is not None and any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+        if not takes_more:
+            input_schema["additionalProperties"] = False
+        doc = inspect.getdoc(fn) or ""
+        tools.append({
+            "name": name,
+            "entrypoint": f"{module_name}:{name}",
+            "description": doc.split("\n\n")[0].strip(),
+            "input_schema": input_schema,
+        })
+    return tools
+
+
+def handle(request_json):
+    """Answers one request; returns the JSON text of its Outcome."""
+    try:
+        req = json.loads(request_json)
+        op = req.get("op")
+        if op == "call":
+            value = _call(req)
+        elif op == "describe":
+            value = _describe(req)
+        else:
+            return _error("entrypoint", f"unknown request {op!r}")
+        text = json.dumps({"status": "ok", "value": value}, allow_nan=False)
+        if len(text) > _config.get("return_cap", 16 << 20):
+            preview = json.dumps(value)[:200]
+            return _error("too_large", f"the return value is {len(text)} bytes of JSON, over the cap of {_config['return_cap']}; it starts {preview}")
+        return text
+    except _Fail as f:
+        if f.exc is not None:
+            f.exc.__traceback__ = _user_frames(f.exc)
+        return _error(f.kind, f.message, f.exc)
+    except BaseException as e:  # noqa: BLE001 - never let the worker die on a request
+        return _error("exception", f"{_type_name(type(e))}: {e}", e)
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001 - a closed stream has nothing to flush
+                pass
