@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Atelier needs to build, run and test on Debian 12 (or a
 # derivative): system packages via apt when missing, cargo-nextest, and the
-# Rust dependencies. Safe to run again: it only installs what is missing.
+# Rust dependencies, and `uv` (for toolsets' python.requirements) into
+# .tools/. Safe to run again: it only installs what is missing.
 #
 # Prerequisites it does not install: a Rust toolchain (rustup, >= 1.95).
 set -euo pipefail
@@ -15,7 +16,9 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 # System packages. Keep this list in sync with README.md's prerequisites.
-APT_PACKAGES=(build-essential pkg-config git ca-certificates unzip)
+# python3.11 + libpython3.11-dev: the worker embeds Debian's shared
+# libpython 3.11; python3.11-venv: venvs for toolsets' requirements.
+APT_PACKAGES=(build-essential pkg-config git ca-certificates unzip python3.11 libpython3.11-dev python3.11-venv)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -42,3 +45,13 @@ fi
 
 say "fetching Rust dependencies"
 cargo fetch --locked
+
+# uv installs toolsets' python.requirements (the core falls back to venv +
+# pip without it). From PyPI into a private venv; scripts/env.sh puts it on
+# ATELIER_UV.
+UV_VERSION=0.13.9
+if [ "$(.tools/venv/bin/uv --version 2>/dev/null)" != "uv $UV_VERSION" ]; then
+  say "installing uv $UV_VERSION into .tools/venv"
+  /usr/bin/python3.11 -m venv .tools/venv
+  .tools/venv/bin/pip install --quiet --disable-pip-version-check "uv==$UV_VERSION"
+fi

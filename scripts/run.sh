@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
-cargo build --release --locked -p atelier-cli
+source scripts/env.sh
+cargo build --release --locked -p atelier-cli -p atelier-worker
 if (($#)); then
   exec ./target/release/atelier "$@"
 fi

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
+source scripts/env.sh
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

@@ -177,3 +177,36 @@ async fn two_processes_snapshotting_one_chat_record_the_edit_once() {
         "root + one edit node"
     );
 }
+
+/// Blobs a crashed snapshot left behind (synced, but no manifest names them)
+/// are removed by `atelier gc`; every blob a manifest names stays.
+#[tokio::test]
+async fn gc_removes_blobs_no_manifest_references_and_keeps_the_rest() {
+    let env = Env::new();
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let ws = env.data().join("chats").join(&chat).join("workspace");
+    write(&ws, "kept.txt", "recorded");
+    env.ok(&["workspace", "snapshot", &chat]);
+    write(&ws, "lost.txt", "never recorded");
+    let out = env.cli_env(
+        &["workspace", "snapshot", &chat],
+        &[("ATELIER_FAILPOINT", "after-blobs:abort")],
+    );
+    assert!(!out.status.success(), "the failpoint should have killed the process");
+    std::fs::remove_file(ws.join("lost.txt")).expect("rm");
+    let orphan = blob_path(
+        env.data(),
+        &chat,
+        &atelier_core::store::Hash::of(b"never recorded").to_hex(),
+    );
+    assert!(orphan.is_file(), "the crashed snapshot left its blob");
+
+    let report = env.json(&["gc"]);
+    assert_eq!(report["blobs_removed"], 1, "{report}");
+    assert_eq!(report["bytes_freed"], "never recorded".len(), "{report}");
+    assert!(!orphan.exists());
+    assert!(blob_path(env.data(), &chat, &atelier_core::store::Hash::of(b"recorded").to_hex()).is_file());
+    assert_eq!(env.ok(&["workspace", "cat", &chat, "kept.txt"]), "recorded");
+    // Nothing left to collect.
+    assert_eq!(env.json(&["gc"])["blobs_removed"], 0);
+}

@@ -41,6 +41,8 @@ pub(crate) enum Command {
     Tool(ToolCommand),
     /// Run a tool in a chat; prints the recorded call.
     Run(RunArgs),
+    /// Remove stored file versions that no workspace manifest references.
+    Gc,
     /// Recorded tool calls.
     #[command(subcommand)]
     Call(CallCommand),

@@ -106,3 +106,17 @@ pub(crate) fn progress_observer(label: &'static str) -> Observer {
         }
     })
 }
+
+/// `atelier gc`
+#[allow(clippy::print_stdout)] // its output is the report
+pub(crate) async fn gc(app: &Atelier, json: bool) -> anyhow::Result<()> {
+    let r = app.gc(&atelier_core::Observer::default()).await?;
+    if json {
+        return output::json(&r);
+    }
+    println!(
+        "{} chats: removed {} unreferenced blobs ({} bytes) and {} temp files; {} blobs kept",
+        r.chats, r.blobs_removed, r.bytes_freed, r.temp_files_removed, r.blobs_kept
+    );
+    Ok(())
+}

@@ -10,6 +10,8 @@
 //! touched once the blobs it will name are durable.
 
 mod diff;
+mod gc;
+pub use gc::GcReport;
 pub(crate) mod manifests;
 
 use std::path::PathBuf;

@@ -25,6 +25,8 @@ const COMPLETE: &str = ".atelier-complete";
 pub struct InstallerSettings {
     /// The `uv` binary; looked up on PATH when `None`.
     pub uv: Option<PathBuf>,
+    /// Use the interpreter's `venv` and `pip` even when uv is there.
+    pub pip_only: bool,
     /// Extra folders of wheels (`--find-links`).
     pub find_links: Vec<PathBuf>,
     /// Use only `find_links`, not the package index.
@@ -36,12 +38,13 @@ pub struct InstallerSettings {
 }
 
 impl InstallerSettings {
-    /// `ATELIER_UV`, `ATELIER_PYTHON`, `ATELIER_FIND_LINKS` (a PATH-style
+    /// `ATELIER_UV`, `ATELIER_PIP_ONLY=1`, `ATELIER_PYTHON`, `ATELIER_FIND_LINKS` (a PATH-style
     /// list), `ATELIER_NO_INDEX=1`, `ATELIER_ALLOW_SOURCE=1`.
     pub fn from_env() -> Self {
         let flag = |k: &str| std::env::var(k).is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true"));
         Self {
             uv: std::env::var_os("ATELIER_UV").map(PathBuf::from),
+            pip_only: flag("ATELIER_PIP_ONLY"),
             find_links: std::env::var_os("ATELIER_FIND_LINKS")
                 .map(|v| std::env::split_paths(&v).collect())
                 .unwrap_or_default(),
@@ -52,6 +55,9 @@ impl InstallerSettings {
     }
 
     fn uv(&self) -> Option<PathBuf> {
+        if self.pip_only {
+            return None;
+        }
         if let Some(uv) = &self.uv {
             return Some(uv.clone());
         }

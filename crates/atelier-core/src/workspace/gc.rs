@@ -1,0 +1,103 @@
+//! Garbage collection: removes blobs that no manifest of their chat
+//! references (`atelier gc`).
+//!
+//! Blobs are per chat, and every manifest's trees are rows of
+//! `workspace_trees`, so the blobs a chat still needs are exactly the file
+//! entries of its stored trees. The walk runs under the chat lock: snapshots
+//! write blobs before the manifest that names them, and they hold the same
+//! lock, so no blob of a snapshot in progress can be mistaken for garbage.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use super::lock_chat;
+use crate::store::Hash;
+use crate::store::Observer;
+use crate::store::tree::{self, EntryKind};
+use crate::{Atelier, Error, Result, blocking};
+
+/// What a collection removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GcReport {
+    pub chats: u64,
+    pub blobs_kept: u64,
+    pub blobs_removed: u64,
+    pub bytes_freed: u64,
+    /// Temp files of interrupted writes.
+    pub temp_files_removed: u64,
+}
+
+impl Atelier {
+    /// Removes every blob that no manifest references, chat by chat.
+    pub async fn gc(&self, observer: &Observer) -> Result<GcReport> {
+        let mut report = GcReport::default();
+        for chat in self.list_chats().await? {
+            observer.check()?;
+            let _lock = lock_chat(self, &chat.id).await?;
+            let rows: Vec<(String, Vec<u8>)> =
+                sqlx::query_as("SELECT hash, data FROM workspace_trees WHERE chat_id = ?")
+                    .bind(&chat.id)
+                    .fetch_all(self.db())
+                    .await?;
+            let mut live = HashSet::new();
+            for (hash, data) in rows {
+                let h = Hash::from_hex(&hash).ok_or_else(|| Error::CorruptTree {
+                    chat_id: chat.id.clone(),
+                    hash: hash.clone(),
+                    reason: "not a hash".into(),
+                })?;
+                let entries = tree::decode(&h, &data).map_err(|reason| Error::CorruptTree {
+                    chat_id: chat.id.clone(),
+                    hash: hash.clone(),
+                    reason,
+                })?;
+                live.extend(
+                    entries
+                        .into_iter()
+                        .filter(|e| matches!(e.kind, EntryKind::File | EntryKind::Executable))
+                        .map(|e| e.hash.to_hex()),
+                );
+            }
+            let blobs = self.data_dir().blobs_dir(&chat.id);
+            let swept = blocking(move || sweep(&blobs, &live)).await?;
+            report.chats += 1;
+            report.blobs_kept += swept.blobs_kept;
+            report.blobs_removed += swept.blobs_removed;
+            report.bytes_freed += swept.bytes_freed;
+            report.temp_files_removed += swept.temp_files_removed;
+        }
+        Ok(report)
+    }
+}
+
+/// Removes blob files not in `live`, and everything in `tmp/`.
+fn sweep(blobs: &std::path::Path, live: &HashSet<String>) -> Result<GcReport> {
+    let mut r = GcReport::default();
+    let Ok(fanout) = std::fs::read_dir(blobs) else {
+        return Ok(r); // a chat that never stored a file
+    };
+    for dir in fanout.flatten() {
+        let temp = dir.file_name() == "tmp";
+        let Ok(files) = std::fs::read_dir(dir.path()) else {
+            continue;
+        };
+        for f in files.flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            if !temp && live.contains(&name) {
+                r.blobs_kept += 1;
+                continue;
+            }
+            let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+            let path = f.path();
+            std::fs::remove_file(&path).map_err(Error::io("remove", &path))?;
+            if temp {
+                r.temp_files_removed += 1;
+            } else {
+                r.blobs_removed += 1;
+                r.bytes_freed += size;
+            }
+        }
+    }
+    Ok(r)
+}

@@ -1,0 +1,173 @@
+//! `python.requirements`: installed into a venv outside the toolset folder as
+//! a step of import, from a local wheel (no network), used by the worker; a
+//! requirement that cannot be installed fails the import and leaves nothing.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use atelier_core::tools::RunRequest;
+use atelier_core::tools::python::venv::InstallerSettings;
+use atelier_core::toolsets::ImportOptions;
+use atelier_core::{Atelier, DataDir, Observer, PythonSettings};
+use serde_json::json;
+
+/// Builds `tinyfmt-1.0.0-py3-none-any.whl`, a pure-Python package, in `dir`.
+fn build_wheel(dir: &Path) {
+    let script = r#"
+import base64, hashlib, sys, zipfile
+files = {
+    "tinyfmt/__init__.py": "def shout(s):\n    return s.upper() + '!'\n",
+    "tinyfmt-1.0.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: tinyfmt\nVersion: 1.0.0\n",
+    "tinyfmt-1.0.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: atelier-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+}
+record = []
+for name, text in files.items():
+    digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+    record.append(f"{name},sha256={digest},{len(text.encode())}")
+record.append("tinyfmt-1.0.0.dist-info/RECORD,,")
+files["tinyfmt-1.0.0.dist-info/RECORD"] = "\n".join(record) + "\n"
+with zipfile.ZipFile(sys.argv[1] + "/tinyfmt-1.0.0-py3-none-any.whl", "w") as z:
+    for name, text in files.items():
+        z.writestr(name, text)
+"#;
+    let status = std::process::Command::new("/usr/bin/python3.11")
+        .args(["-c", script, &dir.display().to_string()])
+        .status()
+        .expect("run python3.11 to build the wheel fixture");
+    assert!(status.success(), "building the wheel fixture failed");
+}
+
+fn toolset(dir: &Path, id: &str, requirement: &str) -> PathBuf {
+    let root = dir.join(id);
+    std::fs::create_dir_all(root.join("tools")).expect("mkdir");
+    std::fs::write(
+        root.join("toolset.yaml"),
+        format!(
+            r#"manifest_version: "1"
+id: {id}
+name: Requirements test
+version: 1.0.0
+python:
+  requirements: ["{requirement}"]
+tools:
+  - id: shout
+    name: Shout
+    entrypoint: tools.loud:shout
+    input_schema:
+      type: object
+      properties:
+        text: {{type: string}}
+      required: [text]
+"#
+        ),
+    )
+    .expect("write toolset.yaml");
+    std::fs::write(
+        root.join("tools/loud.py"),
+        "import tinyfmt\n\ndef shout(workspace, text):\n    return {'said': tinyfmt.shout(text), 'from': tinyfmt.__file__}\n",
+    )
+    .expect("write tool");
+    root
+}
+
+async fn app(data: &Path, wheels: &Path) -> Atelier {
+    app_with(data, wheels, false).await
+}
+
+async fn app_with(data: &Path, wheels: &Path, pip_only: bool) -> Atelier {
+    let settings = PythonSettings {
+        worker: Some(env!("CARGO_BIN_EXE_atelier-worker").into()),
+        installer: InstallerSettings {
+            find_links: vec![wheels.to_path_buf()],
+            no_index: true,
+            pip_only,
+            ..InstallerSettings::from_env()
+        },
+        ..PythonSettings::from_env()
+    };
+    Atelier::open_with(DataDir::new(data), settings).await.expect("open")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requirements_install_from_a_local_wheel_into_a_venv_the_tool_imports_from() {
+    install_and_use(false).await;
+}
+
+/// Without uv, the interpreter's own venv and pip do the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requirements_install_with_venv_and_pip_when_uv_is_not_used() {
+    install_and_use(true).await;
+}
+
+async fn install_and_use(pip_only: bool) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let wheels = tmp.path().join("wheels");
+    std::fs::create_dir_all(&wheels).expect("mkdir");
+    build_wheel(&wheels);
+    let app = app_with(&tmp.path().join("data"), &wheels, pip_only).await;
+    let src = toolset(tmp.path(), "loud", "tinyfmt==1.0.0");
+
+    let steps = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = steps.clone();
+    let observer = Observer::default().with_steps(move |s| seen.lock().expect("lock").push(s.to_owned()));
+    let options = ImportOptions {
+        observer,
+        ..Default::default()
+    };
+    app.import_toolset(&src, &options)
+        .await
+        .expect("import with requirements");
+    let steps = steps.lock().expect("lock").clone();
+    assert!(
+        steps.iter().any(|s| s.contains("installing tinyfmt==1.0.0")),
+        "progress names what it installs: {steps:?}"
+    );
+
+    let chat = app.create_chat(None).await.expect("chat");
+    let call = app
+        .run_tool(RunRequest {
+            chat_id: chat.id.clone(),
+            tool_id: "loud:shout".into(),
+            args: json!({"text": "hi"}),
+            ..Default::default()
+        })
+        .await
+        .expect("run");
+    assert_eq!(call.status, "success", "{call:?}");
+    let result = call.result.expect("result");
+    assert_eq!(result["said"], "HI!");
+    // Imported from the venv under <data>/venvs, not from the toolset folder.
+    let from = result["from"].as_str().expect("path");
+    assert!(
+        from.starts_with(&tmp.path().join("data/venvs").display().to_string()),
+        "{from}"
+    );
+    assert!(!src.join(".venv").exists() && !src.join("venv").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_requirement_that_cannot_be_installed_fails_the_import_naming_it_and_installs_nothing() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let wheels = tmp.path().join("wheels");
+    std::fs::create_dir_all(&wheels).expect("mkdir");
+    build_wheel(&wheels);
+    let data = tmp.path().join("data");
+    let app = app(&data, &wheels).await;
+    let src = toolset(tmp.path(), "broken", "no-such-package==9.9");
+
+    let err = app
+        .import_toolset(&src, &ImportOptions::default())
+        .await
+        .expect_err("the import must fail");
+    assert_eq!(err.kind(), "requirements_failed");
+    let message = err.to_string();
+    assert!(
+        message.contains("python.requirements[0] `no-such-package==9.9`"),
+        "{message}"
+    );
+    assert!(app.get_toolset("broken").await.is_err(), "nothing was installed");
+    let venvs: Vec<_> = std::fs::read_dir(data.join("venvs"))
+        .map(|d| d.flatten().filter(|e| e.path().is_dir()).collect())
+        .unwrap_or_default();
+    assert!(venvs.is_empty(), "no half-made venv is left: {venvs:?}");
+}
