@@ -263,3 +263,48 @@ async fn a_call_that_fails_on_our_side_is_closed_with_the_reason_not_left_runnin
     let missing = app.get_tool_call("no-such-call").await.expect_err("unknown call");
     assert_eq!(missing.kind(), "tool_call_not_found");
 }
+
+/// In a long-lived process the run flow skips the pre-call walk while a
+/// watcher has seen nothing change; an edit made outside between two calls
+/// must still become its own `edit` node, not part of the next call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edits_made_outside_between_calls_are_recorded_before_the_next_call() {
+    use atelier_core::model::Role;
+    use atelier_core::tools::RunRequest;
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    let write = |path: &str| RunRequest {
+        chat_id: chat.id.clone(),
+        tool_id: "write_file".into(),
+        args: serde_json::json!({"path": path, "content": "by the tool"}),
+        ..Default::default()
+    };
+    for round in 0..3 {
+        let call = app.run_tool(write(&format!("tool-{round}.txt"))).await.expect("call");
+        assert_eq!(call.status, "success");
+        // Someone edits the folder, then (a moment later, as a person
+        // would) runs the next tool.
+        std::fs::write(
+            app.workspace_dir(&chat.id).join(format!("outside-{round}.txt")),
+            "by hand",
+        )
+        .expect("edit");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let next = app.run_tool(write(&format!("after-{round}.txt"))).await.expect("call");
+        let tree = app.chat_tree(&chat.id).await.expect("tree");
+        let node = |id: &str| tree.iter().find(|n| n.message.id == id).expect("node").message.clone();
+        let tool_node = node(next.node_id.as_deref().expect("node"));
+        let edit = node(tool_node.parent_id.as_deref().expect("parent"));
+        assert_eq!(edit.role, Role::Edit, "round {round}: the outside edit is its own node");
+        let before: Vec<String> = app
+            .list_files(&chat.id, Some(&edit.id))
+            .await
+            .expect("ls")
+            .into_iter()
+            .map(|f| f.path)
+            .collect();
+        assert!(before.contains(&format!("outside-{round}.txt")), "{before:?}");
+        assert!(!before.contains(&format!("after-{round}.txt")), "{before:?}");
+    }
+}

@@ -5,6 +5,7 @@
 //! ```text
 //! atelier-bench workspace [--runs N] [--quick] [--scale a|b|c|all] [--rows 1,2,3,4,5] [--json FILE]
 //! atelier-bench toolset-import [--runs N]
+//! atelier-bench tool-call [--calls N]
 //! ```
 //!
 //! This module owns the command line, the runtime and the scratch folders;
@@ -22,6 +23,7 @@ mod bench;
 mod git;
 mod import;
 mod report;
+mod tool_call;
 mod tree;
 
 use std::path::PathBuf;
@@ -167,6 +169,9 @@ fn main() -> ExitCode {
     let result = if argv.peek().map(String::as_str) == Some("toolset-import") {
         let runs = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(5);
         import::run(runs)
+    } else if argv.peek().map(String::as_str) == Some("tool-call") {
+        let calls = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(100);
+        tool_call::run(calls)
     } else {
         parse_args(argv).and_then(|args| run(&args))
     };

@@ -212,6 +212,7 @@ impl Atelier {
         let chat = self.get_chat(id).await?;
         let _lock = crate::workspace::lock_chat(self, &chat.id).await?;
         self.python().stop_chat(&chat.id);
+        self.edit_watch().forget(&chat.id);
         let mut tx = db::begin_write(self.db()).await?;
         sqlx::query("DELETE FROM chats WHERE id = ?")
             .bind(&chat.id)

@@ -53,6 +53,7 @@ struct Inner {
     data: DataDir,
     db: SqlitePool,
     python: tools::python::Pool,
+    edits: workspace::watch::EditWatch,
 }
 
 impl Atelier {
@@ -76,6 +77,7 @@ impl Atelier {
                 data,
                 db,
                 python: tools::python::Pool::new(python),
+                edits: Default::default(),
             }),
         };
         tools::run::recover_interrupted(&app).await?;
@@ -109,6 +111,10 @@ impl Atelier {
                 inner.python.reap_idle();
             }
         });
+    }
+
+    pub(crate) fn edit_watch(&self) -> &workspace::watch::EditWatch {
+        &self.inner.edits
     }
 
     pub(crate) fn python(&self) -> &tools::python::Pool {

@@ -226,20 +226,32 @@ impl Atelier {
         parent: Option<crate::model::Message>,
     ) -> Result<()> {
         let chat = self.get_chat(chat_id).await?; // fresh, under the lock
-        let (mut current, _) = self.capture_pending(&chat, &Observer::default()).await?;
-        let parent_id = match parent {
-            Some(p) => {
-                if p.manifest_id != current.manifest_id {
-                    let (root, files) = self.manifest_state(&chat.id, &p.manifest_id).await?;
-                    self.materialize(&mut current, root, files, &Observer::default())
-                        .await?;
-                    current.manifest_id = p.manifest_id.clone();
+        let stays = parent.as_ref().is_none_or(|p| p.manifest_id == chat.active_manifest_id);
+        let (parent_id, pre_manifest_id, leaf) = if stays && self.edit_watch().is_clean(&chat.id) {
+            // The watcher saw nothing since the last recorded walk: there
+            // are no edits made outside to record first.
+            let leaf = chat.active_leaf_message_id.clone();
+            (
+                parent.map_or_else(|| leaf.clone(), |p| p.id),
+                chat.active_manifest_id.clone(),
+                leaf,
+            )
+        } else {
+            let (mut current, _) = self.capture_pending(&chat, &Observer::default()).await?;
+            let parent_id = match parent {
+                Some(p) => {
+                    if p.manifest_id != current.manifest_id {
+                        let (root, files) = self.manifest_state(&chat.id, &p.manifest_id).await?;
+                        self.materialize(&mut current, root, files, &Observer::default())
+                            .await?;
+                        current.manifest_id = p.manifest_id.clone();
+                    }
+                    p.id
                 }
-                p.id
-            }
-            None => current.leaf.clone(),
+                None => current.leaf.clone(),
+            };
+            (parent_id, current.manifest_id, current.leaf)
         };
-        let pre_manifest_id = current.manifest_id.clone();
 
         let outcome = if let Err(violations) = validate_args(&tool.input_schema, &req.args) {
             Outcome::failed(
@@ -253,8 +265,9 @@ impl Atelier {
         };
 
         // Snapshot, also after a failure: partial changes are kept.
+        let watch_at = self.edit_watch().before_walk(&chat.id, &self.workspace_dir(&chat.id));
         let scanned = self
-            .scan_against(&chat.id, &current.leaf, &pre_manifest_id, &Observer::default())
+            .scan_against(&chat.id, &leaf, &pre_manifest_id, &Observer::default())
             .await?;
         let delta = self.scan_delta(&scanned).await?;
         let message_id = ids::new_id();
@@ -334,6 +347,9 @@ impl Atelier {
         let mut current = scanned.current;
         current.manifest_id = post_manifest_id;
         self.save_cache(&current);
+        if let Some(at) = watch_at {
+            self.edit_watch().mark_clean(&chat.id, at);
+        }
         Ok(())
     }
 

@@ -339,7 +339,7 @@ impl Atelier {
         if let Some(s) = swapped {
             s.finish();
         }
-        self.python().stop_toolset(&id);
+        self.toolset_changed(&id).await;
         // A zip install replaced by a local folder leaves its old copy.
         if loaded.source_type == "local" && previous_source.as_deref() == Some("zip") {
             let _ = tokio::fs::remove_dir_all(&final_dir).await;

@@ -95,7 +95,7 @@ impl Atelier {
             .await?;
         tx.commit().await?;
         // Workers import the code once; the next call starts afresh.
-        self.python().stop_toolset(id);
+        self.toolset_changed(id).await;
         toolset_from_row(&row)
     }
 
@@ -124,7 +124,7 @@ impl Atelier {
                 .await?;
         }
         tx.commit().await?;
-        self.python().stop_toolset(id);
+        self.toolset_changed(id).await;
         if source != "local" {
             let dir = self.data_dir().toolsets_dir().join(id);
             if let Err(e) = tokio::fs::remove_dir_all(&dir).await

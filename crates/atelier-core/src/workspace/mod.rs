@@ -11,6 +11,7 @@
 
 mod diff;
 mod gc;
+pub(crate) mod watch;
 pub use gc::GcReport;
 pub(crate) mod manifests;
 

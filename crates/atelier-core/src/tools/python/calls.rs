@@ -22,6 +22,15 @@ impl Atelier {
         }
     }
 
+    /// After a toolset changed (upgraded, disabled, uninstalled): stops its
+    /// idle workers, so the next call imports the code afresh, and drops its
+    /// cached bytecode.
+    pub(crate) async fn toolset_changed(&self, toolset_id: &str) {
+        self.python().stop_toolset(toolset_id);
+        let cache = self.data_dir().root().join("cache").join("pycache").join(toolset_id);
+        let _ = tokio::fs::remove_dir_all(cache).await;
+    }
+
     /// Makes (or finds) the venv of a toolset's `python.requirements`;
     /// `None` when it has none.
     pub async fn ensure_toolset_venv(
@@ -86,16 +95,25 @@ impl Atelier {
             .await?;
         let root = self.toolset_root(ts);
         let workspace = self.workspace_dir(chat_id);
-        let pycache = self.data_dir().root().join("cache").join("pycache");
+        let fingerprint = format!(
+            "{}|{}|{}",
+            ts.version,
+            ts.updated_at.as_deref().unwrap_or(&ts.installed_at),
+            venv.as_ref().map(|v| v.display().to_string()).unwrap_or_default()
+        );
+        // Bytecode is cached per installed version: Python trusts a cached
+        // file whose source has the same size and whole-second mtime, which
+        // an upgrade within the same second can have.
+        let pycache = self.data_dir().root().join("cache").join("pycache").join(&ts.id).join(
+            crate::store::Hash::of(fingerprint.as_bytes())
+                .to_hex()
+                .get(..16)
+                .unwrap_or_default(),
+        );
         let key = Key {
             toolset_id: ts.id.clone(),
             chat_id: chat_id.to_owned(),
-            fingerprint: format!(
-                "{}|{}|{}",
-                ts.version,
-                ts.updated_at.as_deref().unwrap_or(&ts.installed_at),
-                venv.as_ref().map(|v| v.display().to_string()).unwrap_or_default()
-            ),
+            fingerprint,
         };
         let settings = &self.python().settings;
         let timeout = control

@@ -1,0 +1,189 @@
+//! Calls that fail: exceptions, timeouts, crashes, bad return values.
+
+use std::time::Duration;
+
+use anyhow::{Context as _, Result};
+use atelier_core::tools::python::CallControl;
+use serde_json::json;
+
+use crate::{Env, failed, run_in, succeeded, tool, tool_with};
+
+const BOOM: &str = r#"import sys
+
+
+def explode(workspace):
+    (workspace / "partial.txt").write_text("half done")
+    print("about to fail", file=sys.stderr)
+    raise ValueError("disk is lava")
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exception_keeps_its_traceback_output_and_partial_files() -> Result<()> {
+    let env = Env::new().await?;
+    let tools = json!([tool("explode", "tools.boom:explode", json!({}))]);
+    env.install("boom", tools, &[("tools/boom.py", BOOM)]).await?;
+    let chat = env.chat().await?;
+
+    let call = env.run(&chat, "boom:explode", json!({})).await?;
+    let error = failed(&call, "exception")?;
+    assert!(error.starts_with("ValueError: disk is lava"), "{error}");
+    assert!(error.contains("Traceback (most recent call last)"), "{error}");
+    assert!(error.contains("tools/boom.py\", line 7, in explode"), "{error}");
+    assert!(error.contains("raise ValueError(\"disk is lava\")"), "{error}");
+    assert!(!error.contains("atelier_runner"), "runner frames are hidden: {error}");
+    assert_eq!(call.stderr.as_deref(), Some("about to fail\n"));
+    let plan = call.render_plan.as_ref().context("plan")?;
+    assert_eq!(plan.renderer, "error");
+    assert!(
+        plan.config["traceback"]
+            .as_str()
+            .is_some_and(|t| t.contains("in explode"))
+    );
+    // What it wrote before raising is kept, as a state of the chat.
+    let post = call.post_manifest_id.as_deref();
+    assert_eq!(env.file_at(&chat, "partial.txt", post).await?, "half done");
+    assert_ne!(call.pre_manifest_id, call.post_manifest_id);
+    Ok(())
+}
+
+const LOOPS: &str = r#"import time
+
+
+def spin(workspace):
+    while True:
+        pass
+
+
+def nap(workspace):
+    time.sleep(30)
+    return {}
+
+
+def ok(workspace):
+    return {"ok": True}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_kills_the_call_and_the_next_call_works() -> Result<()> {
+    let env = Env::new().await?;
+    let tools = json!([
+        tool_with("spin", "tools.loops:spin", json!({}), json!({"timeout_s": 1})),
+        tool("nap", "tools.loops:nap", json!({})),
+        tool("ok", "tools.loops:ok", json!({})),
+    ]);
+    env.install("loops", tools, &[("tools/loops.py", LOOPS)]).await?;
+    let chat = env.chat().await?;
+
+    let call = env.run(&chat, "loops:spin", json!({})).await?;
+    assert_eq!(failed(&call, "timeout")?, "timed out after 1 s");
+    assert!(call.post_manifest_id.is_some() && call.node_id.is_some());
+    let next = env.run(&chat, "loops:ok", json!({})).await?;
+    assert_eq!(succeeded(&next)?, &json!({"ok": true}));
+
+    let control = CallControl {
+        timeout: Some(Duration::from_millis(500)),
+        ..Default::default()
+    };
+    let call = run_in(&env.app, &chat, "loops:nap", json!({}), control).await?;
+    assert_eq!(failed(&call, "timeout")?, "timed out after 0.5 s");
+    succeeded(&env.run(&chat, "loops:ok", json!({})).await?)?;
+    Ok(())
+}
+
+const CRASH: &str = r#"import ctypes
+import os
+
+
+def segfault(workspace):
+    print("last words")
+    ctypes.string_at(0)
+
+
+def exit3(workspace):
+    os._exit(3)
+
+
+def ok(workspace):
+    return {"pid": os.getpid()}
+"#;
+
+async fn crash_env() -> Result<(Env, String)> {
+    let env = Env::new().await?;
+    let tools = json!([
+        tool("segfault", "tools.crash:segfault", json!({})),
+        tool("exit3", "tools.crash:exit3", json!({})),
+        tool("ok", "tools.crash:ok", json!({})),
+    ]);
+    env.install("crash", tools, &[("tools/crash.py", CRASH)]).await?;
+    let chat = env.chat().await?;
+    Ok((env, chat))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_segfault_is_a_crash_that_keeps_output_and_spares_the_next_call() -> Result<()> {
+    let (env, chat) = crash_env().await?;
+    let before = env.run(&chat, "crash:ok", json!({})).await?;
+    let call = env.run(&chat, "crash:segfault", json!({})).await?;
+    let error = failed(&call, "crash")?;
+    assert!(error.contains("signal 11"), "{error}");
+    assert_eq!(call.stdout.as_deref(), Some("last words\n"));
+    let stderr = call.stderr.as_deref().unwrap_or_default();
+    assert!(stderr.contains("Segmentation fault"), "faulthandler's report: {stderr}");
+    // This process is fine, and the chat gets a new worker.
+    let after = env.run(&chat, "crash:ok", json!({})).await?;
+    assert_ne!(succeeded(&after)?["pid"], succeeded(&before)?["pid"]);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn os_exit_is_a_crash_with_its_exit_code() -> Result<()> {
+    let (env, chat) = crash_env().await?;
+    let call = env.run(&chat, "crash:exit3", json!({})).await?;
+    let error = failed(&call, "crash")?;
+    assert!(error.contains("exit code 3"), "{error}");
+    succeeded(&env.run(&chat, "crash:ok", json!({})).await?)?;
+    Ok(())
+}
+
+const RETURNS: &str = r#"import datetime
+
+
+def a_list(workspace):
+    return [1, 2]
+
+
+def a_date(workspace):
+    return {"a": {"b": [1, datetime.datetime.now()]}}
+
+
+def a_nan(workspace):
+    return {"x": [1.5, float("nan")]}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn returns_json_cannot_hold_are_refused_with_type_and_key_path() -> Result<()> {
+    let env = Env::new().await?;
+    let tools = json!([
+        tool("a_list", "tools.ret:a_list", json!({})),
+        tool("a_date", "tools.ret:a_date", json!({})),
+        tool("a_nan", "tools.ret:a_nan", json!({})),
+    ]);
+    env.install("ret", tools, &[("tools/ret.py", RETURNS)]).await?;
+    let chat = env.chat().await?;
+
+    let call = env.run(&chat, "ret:a_list", json!({})).await?;
+    let error = failed(&call, "bad_return")?;
+    assert!(error.contains("not list"), "{error}");
+    assert!(call.result.is_none());
+
+    let error = failed(&env.run(&chat, "ret:a_date", json!({})).await?, "bad_return")?.to_owned();
+    assert!(
+        error.contains("datetime.datetime") && error.contains("$return.a.b.1"),
+        "{error}"
+    );
+
+    let call = env.run(&chat, "ret:a_nan", json!({})).await?;
+    let error = failed(&call, "bad_return")?;
+    assert!(error.contains("nan") && error.contains("$return.x.1"), "{error}");
+    Ok(())
+}

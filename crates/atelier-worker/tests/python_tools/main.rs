@@ -1,0 +1,152 @@
+//! Python tools end to end: real CPython in the real `atelier-worker`
+//! binary, driven through `Atelier::run_tool` on toolsets installed from a
+//! folder (`toolset.yaml` + `tools/*.py` written by [`Env::write_toolset`]).
+//!
+//! - `calls::a_call_returns_json_renders_args_and_return_and_records_its_files`:
+//!   the result JSON, `$args`/`$return` in a document and a code plan,
+//!   `print` output in `stdout`, the written file in the post-manifest.
+//! - `calls::arguments_are_checked_before_the_function_runs`: schema
+//!   violations listed with JSON pointers; an argument the schema allows but
+//!   the function lacks; in both the function never runs.
+//! - `calls::output_streams_live_is_capped_and_includes_children_and_c`: a
+//!   listener sees lines while the call runs; the per-stream cap; output of
+//!   child processes and raw `os.write` is captured.
+//! - `calls::a_plan_keeps_showing_the_file_as_its_call_left_it`
+//! - `failures::an_exception_keeps_its_traceback_output_and_partial_files`
+//! - `failures::a_timeout_kills_the_call_and_the_next_call_works`: the
+//!   manifest's `timeout_s` and a per-call override.
+//! - `failures::a_segfault_is_a_crash_that_keeps_output_and_spares_the_next_call`
+//! - `failures::os_exit_is_a_crash_with_its_exit_code`
+//! - `failures::returns_json_cannot_hold_are_refused_with_type_and_key_path`:
+//!   a list, a nested `datetime`, a NaN.
+//! - `workers::toolsets_with_the_same_module_names_do_not_share_modules`
+//! - `workers::chats_run_in_parallel_while_calls_of_one_chat_take_turns`
+//! - `workers::module_state_stays_warm_per_chat`
+//! - `workers::disabling_and_enabling_a_toolset_restarts_its_code`
+//! - `workers::upgrading_a_toolset_runs_its_new_code_even_edited_within_the_second`:
+//!   a same-size edit saved within the same second (stale bytecode).
+
+mod calls;
+mod failures;
+mod workers;
+
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result, ensure};
+use atelier_core::tools::python::CallControl;
+use atelier_core::tools::{RunRequest, ToolCallRecord};
+use atelier_core::toolsets::ImportOptions;
+use atelier_core::{Atelier, DataDir, PythonSettings};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+/// An app on a fresh data dir, using the worker built with these tests.
+#[derive(Debug)]
+struct Env {
+    app: Atelier,
+    tmp: TempDir,
+}
+
+impl Env {
+    async fn new() -> Result<Self> {
+        Self::with(|_| {}).await
+    }
+
+    async fn with(tweak: impl FnOnce(&mut PythonSettings)) -> Result<Self> {
+        let tmp = tempfile::tempdir()?;
+        let mut settings = PythonSettings {
+            worker: Some(env!("CARGO_BIN_EXE_atelier-worker").into()),
+            ..PythonSettings::from_env()
+        };
+        tweak(&mut settings);
+        let app = Atelier::open_with(DataDir::new(tmp.path().join("data")), settings).await?;
+        Ok(Self { app, tmp })
+    }
+
+    /// Writes a toolset folder: `toolset.yaml` (its `tools` as JSON, which
+    /// is YAML too) and `files` (paths relative to the folder).
+    fn write_toolset(&self, id: &str, version: &str, tools: &Value, files: &[(&str, &str)]) -> Result<PathBuf> {
+        let dir = self.tmp.path().join("src").join(id);
+        for (path, text) in files {
+            let file = dir.join(path);
+            std::fs::create_dir_all(file.parent().context("a file has a folder")?)?;
+            std::fs::write(&file, text)?;
+        }
+        let yaml = format!(
+            "manifest_version: \"1\"\nid: {id}\nname: Test {id}\nversion: \"{version}\"\ntools: {}\n",
+            serde_json::to_string_pretty(tools)?
+        );
+        std::fs::write(dir.join("toolset.yaml"), yaml)?;
+        Ok(dir)
+    }
+
+    /// Writes and imports a toolset (version 1.0.0).
+    async fn install(&self, id: &str, tools: Value, files: &[(&str, &str)]) -> Result<()> {
+        let dir = self.write_toolset(id, "1.0.0", &tools, files)?;
+        self.app.import_toolset(&dir, &ImportOptions::default()).await?;
+        Ok(())
+    }
+
+    async fn chat(&self) -> Result<String> {
+        Ok(self.app.create_chat(None).await?.id)
+    }
+
+    async fn run(&self, chat: &str, tool: &str, args: Value) -> Result<ToolCallRecord> {
+        run_in(&self.app, chat, tool, args, CallControl::default()).await
+    }
+
+    /// A file as a manifest holds it.
+    async fn file_at(&self, chat: &str, path: &str, manifest: Option<&str>) -> Result<String> {
+        Ok(String::from_utf8(self.app.read_file(chat, path, manifest).await?)?)
+    }
+
+    /// The paths a manifest holds.
+    async fn paths_at(&self, chat: &str, manifest: Option<&str>) -> Result<Vec<String>> {
+        let files = self.app.list_files(chat, manifest).await?;
+        Ok(files.into_iter().map(|f| f.path).collect())
+    }
+}
+
+async fn run_in(app: &Atelier, chat: &str, tool: &str, args: Value, control: CallControl) -> Result<ToolCallRecord> {
+    Ok(app
+        .run_tool(RunRequest {
+            chat_id: chat.to_owned(),
+            tool_id: tool.to_owned(),
+            args,
+            control,
+            ..Default::default()
+        })
+        .await?)
+}
+
+/// A tool declaration with an object schema of `props` (no extra keys).
+fn tool(id: &str, entrypoint: &str, props: Value) -> Value {
+    json!({
+        "id": id,
+        "name": id,
+        "entrypoint": entrypoint,
+        "input_schema": {"type": "object", "properties": props, "additionalProperties": false},
+    })
+}
+
+/// `tool` with more keys (renderer, timeout_s, another schema).
+fn tool_with(id: &str, entrypoint: &str, props: Value, extra: Value) -> Value {
+    let mut t = tool(id, entrypoint, props);
+    if let (Some(t), Some(extra)) = (t.as_object_mut(), extra.as_object()) {
+        t.extend(extra.clone());
+    }
+    t
+}
+
+fn succeeded(call: &ToolCallRecord) -> Result<&Value> {
+    ensure!(call.status == "success", "the call failed: {call:#?}");
+    call.result.as_ref().context("a successful call has a result")
+}
+
+fn failed<'a>(call: &'a ToolCallRecord, kind: &str) -> Result<&'a str> {
+    ensure!(
+        call.status == "error" && call.error_kind.as_deref() == Some(kind),
+        "expected a `{kind}` error: {call:#?}"
+    );
+    call.error.as_deref().context("a failed call says why")
+}

@@ -1,0 +1,165 @@
+//! Workers: one per (toolset, chat), warm, restarted when the toolset changes.
+
+use std::time::UNIX_EPOCH;
+
+use anyhow::{Context as _, Result, ensure};
+use atelier_core::tools::python::CallControl;
+use atelier_core::toolsets::ImportOptions;
+use serde_json::{Value, json};
+
+use crate::{Env, run_in, succeeded, tool};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn toolsets_with_the_same_module_names_do_not_share_modules() -> Result<()> {
+    let env = Env::new().await?;
+    let main = "from tools import common\n\n\ndef who(workspace):\n    return {\"who\": common.WHO}\n";
+    for id in ["alpha", "beta"] {
+        let common = format!("WHO = \"{id}\"\n");
+        let tools = json!([tool("who", "tools.main:who", json!({}))]);
+        env.install(id, tools, &[("tools/main.py", main), ("tools/common.py", &common)])
+            .await?;
+    }
+    let chat = env.chat().await?;
+    for id in ["alpha", "beta", "alpha", "beta"] {
+        let call = env.run(&chat, &format!("{id}:who"), json!({})).await?;
+        assert_eq!(succeeded(&call)?["who"], id);
+    }
+    Ok(())
+}
+
+const NAP: &str = r#"import time
+
+
+def nap(workspace, tag):
+    start = time.time()
+    time.sleep(1)
+    return {"tag": tag, "start": start, "end": time.time()}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chats_run_in_parallel_while_calls_of_one_chat_take_turns() -> Result<()> {
+    let env = Env::new().await?;
+    let tools = json!([tool("nap", "tools.nap:nap", json!({"tag": {"type": "string"}}))]);
+    env.install("nap", tools, &[("tools/nap.py", NAP)]).await?;
+    let (a, b) = (env.chat().await?, env.chat().await?);
+    let calls = [(&a, "a1"), (&a, "a2"), (&b, "b1"), (&b, "b2")].map(|(chat, tag)| {
+        let (app, chat) = (env.app.clone(), chat.clone());
+        tokio::spawn(async move {
+            let call = run_in(&app, &chat, "nap:nap", json!({"tag": tag}), CallControl::default()).await?;
+            let r = succeeded(&call)?;
+            let span = (r["start"].as_f64(), r["end"].as_f64());
+            Ok::<_, anyhow::Error>((span.0.context("start")?, span.1.context("end")?))
+        })
+    });
+    let mut spans = Vec::new();
+    for c in calls {
+        spans.push(c.await??);
+    }
+    let overlap = |x: (f64, f64), y: (f64, f64)| x.0 < y.1 && y.0 < x.1;
+    assert!(!overlap(spans[0], spans[1]), "chat A's calls overlapped: {spans:?}");
+    assert!(!overlap(spans[2], spans[3]), "chat B's calls overlapped: {spans:?}");
+    let parallel = [(0, 2), (0, 3), (1, 2), (1, 3)]
+        .iter()
+        .any(|&(i, j)| overlap(spans[i], spans[j]));
+    assert!(parallel, "no call of A ran while one of B did: {spans:?}");
+    Ok(())
+}
+
+/// v1 and v2 differ in one word of the same length: a changed constant.
+fn counter(version: &str) -> String {
+    format!(
+        "COUNT = 0\nVERSION = \"{version}\"\n\n\ndef bump(workspace):\n    global COUNT\n    COUNT += 1\n    return {{\"count\": COUNT, \"version\": VERSION}}\n"
+    )
+}
+
+async fn counter_env() -> Result<(Env, Value)> {
+    let env = Env::new().await?;
+    let tools = json!([tool("bump", "tools.count:bump", json!({}))]);
+    env.install("count", tools.clone(), &[("tools/count.py", &counter("one"))])
+        .await?;
+    Ok((env, tools))
+}
+
+async fn bump(env: &Env, chat: &str) -> Result<(i64, String)> {
+    let call = env.run(chat, "count:bump", json!({})).await?;
+    let r = succeeded(&call)?;
+    Ok((
+        r["count"].as_i64().context("count")?,
+        r["version"].as_str().context("version")?.to_owned(),
+    ))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn module_state_stays_warm_per_chat() -> Result<()> {
+    let (env, _) = counter_env().await?;
+    let (a, b) = (env.chat().await?, env.chat().await?);
+    assert_eq!(bump(&env, &a).await?.0, 1);
+    assert_eq!(bump(&env, &a).await?.0, 2);
+    assert_eq!(bump(&env, &b).await?.0, 1, "chat B has its own module state");
+    assert_eq!(bump(&env, &a).await?.0, 3, "chat A's worker stayed warm");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn disabling_and_enabling_a_toolset_restarts_its_code() -> Result<()> {
+    let (env, _) = counter_env().await?;
+    let chat = env.chat().await?;
+    assert_eq!(bump(&env, &chat).await?.0, 1);
+    assert_eq!(bump(&env, &chat).await?.0, 2);
+    env.app.set_toolset_enabled("count", false).await?;
+    let refused = env.run(&chat, "count:bump", json!({})).await;
+    let said = refused.as_ref().map_err(ToString::to_string).err().unwrap_or_default();
+    assert!(
+        said.contains("is disabled"),
+        "a disabled toolset's tool ran: {refused:?}"
+    );
+    env.app.set_toolset_enabled("count", true).await?;
+    assert_eq!(bump(&env, &chat).await?.0, 1, "a fresh worker");
+    Ok(())
+}
+
+/// Whether test `name` ran (and passed) in a child process that writes
+/// bytecode, as users' Pythons do: `false` when this process already does.
+/// (This sandbox sets `PYTHONDONTWRITEBYTECODE`, which hides stale `.pyc`.)
+fn rerun_writing_bytecode(name: &str) -> Result<bool> {
+    if std::env::var_os("PYTHONDONTWRITEBYTECODE").is_none() {
+        return Ok(false);
+    }
+    let out = std::process::Command::new(std::env::current_exe()?)
+        .args(["--exact", name, "--nocapture"])
+        .env_remove("PYTHONDONTWRITEBYTECODE")
+        .output()?;
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    ensure!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{name} failed with bytecode on:\n{stdout}\n{stderr}"
+    );
+    Ok(true)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upgrading_a_toolset_runs_its_new_code_even_edited_within_the_second() -> Result<()> {
+    if rerun_writing_bytecode("workers::upgrading_a_toolset_runs_its_new_code_even_edited_within_the_second")? {
+        return Ok(());
+    }
+    let (env, tools) = counter_env().await?;
+    let chat = env.chat().await?;
+    assert_eq!(bump(&env, &chat).await?, (1, "one".to_owned()));
+    assert_eq!(bump(&env, &chat).await?.0, 2);
+    // The author changes one word and the version, and saves within the
+    // same second as the first version (same size, same whole-second mtime).
+    let file = env.tmp.path().join("src/count/tools/count.py");
+    let then = std::fs::metadata(&file)?.modified()?.duration_since(UNIX_EPOCH)?;
+    let dir = env.write_toolset("count", "2.0.0", &tools, &[("tools/count.py", &counter("two"))])?;
+    let same_second = UNIX_EPOCH + then;
+    std::fs::File::options()
+        .write(true)
+        .open(&file)?
+        .set_modified(same_second)?;
+    env.app.import_toolset(&dir, &ImportOptions::default()).await?;
+    assert_eq!(bump(&env, &chat).await?, (1, "two".to_owned()), "the new code, fresh");
+    Ok(())
+}
