@@ -308,3 +308,68 @@ async fn edits_made_outside_between_calls_are_recorded_before_the_next_call() {
         assert!(!before.contains(&format!("after-{round}.txt")), "{before:?}");
     }
 }
+
+/// The bundled App Builder, tried as a new user would through the CLI, with
+/// real Python: write a file, read it back, a command refused without
+/// `--yes` and run with it, then a branch from an earlier message, each
+/// branch keeping its own workspace.
+#[test]
+fn the_app_builder_example_writes_reads_runs_commands_and_branches() {
+    let env = Env::new();
+    env.ok(&["toolset", "install-examples"]);
+    let chat = new_chat(&env);
+    let first = run(
+        &env,
+        &chat,
+        "app-builder:write_file",
+        r#"{"path": "index.html", "content": "<h1>v1</h1>"}"#,
+        &[],
+    );
+    assert_eq!(first["status"], "success", "{first}");
+    assert_eq!(first["render_plan"]["config"]["file"], "index.html");
+    let read = run(&env, &chat, "app-builder:read_file", r#"{"path": "index.html"}"#, &[]);
+    assert_eq!(read["result"]["content"], "<h1>v1</h1>", "{read}");
+
+    let cmd = r#"{"command": "ls > listing.txt; echo done"}"#;
+    let denied = run(&env, &chat, "app-builder:run_command", cmd, &[]);
+    assert_eq!(
+        (denied["status"].as_str(), denied["error"].as_str()),
+        (Some("error"), Some("denied by user"))
+    );
+    assert!(
+        !env.ok(&["workspace", "ls", &chat]).contains("listing.txt"),
+        "nothing ran"
+    );
+    let ran = run(&env, &chat, "app-builder:run_command", cmd, &["--yes"]);
+    assert_eq!(ran["status"], "success", "{ran}");
+    assert_eq!(ran["render_plan"]["config"]["content"], "done\n");
+    // The shell creates listing.txt before ls lists the folder.
+    assert_eq!(
+        env.ok(&["workspace", "cat", &chat, "listing.txt"]),
+        "index.html\nlisting.txt\n"
+    );
+
+    // Main line: v2. Branch from the first call: about.html beside v1.
+    let main = run(
+        &env,
+        &chat,
+        "app-builder:write_file",
+        r#"{"path": "index.html", "content": "<h1>v2</h1>"}"#,
+        &[],
+    );
+    let first_node = first["node_id"].as_str().expect("node");
+    let branch = run(
+        &env,
+        &chat,
+        "app-builder:write_file",
+        r#"{"path": "about.html", "content": "branch"}"#,
+        &["--parent", first_node],
+    );
+    assert_eq!(branch["status"], "success", "{branch}");
+    assert_eq!(env.ok(&["workspace", "cat", &chat, "index.html"]), "<h1>v1</h1>");
+    assert!(!env.ok(&["workspace", "ls", &chat]).contains("listing.txt"));
+    env.ok(&["chat", "checkout", &chat, main["node_id"].as_str().expect("node")]);
+    assert_eq!(env.ok(&["workspace", "cat", &chat, "index.html"]), "<h1>v2</h1>");
+    let ls = env.ok(&["workspace", "ls", &chat]);
+    assert!(ls.contains("listing.txt") && !ls.contains("about.html"), "{ls}");
+}

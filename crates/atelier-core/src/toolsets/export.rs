@@ -39,7 +39,8 @@ impl Atelier {
             .ok_or_else(|| Error::ToolsetNotFound(id.to_owned()))?;
         let tool_rows = sqlx::query(
             "SELECT t.*, r.renderer, r.config FROM tools t LEFT JOIN tool_render_configs r \
-             ON r.tool_id = t.tool_id AND r.priority = 0 WHERE t.toolset_id = ? ORDER BY t.position, t.tool_id",
+             ON r.tool_id = t.tool_id AND r.priority = 0 WHERE t.toolset_id = ? AND t.exported_from IS NULL \
+             ORDER BY t.position, t.tool_id",
         )
         .bind(id)
         .fetch_all(self.db())
@@ -93,6 +94,7 @@ impl Atelier {
                 requirements: json_col(&row, "python_requirements")?,
             },
             tools,
+            tools_from: json_col(&row, "tools_from")?,
             mcp_servers: servers,
             extra: json_col(&row, "extra")?,
         })

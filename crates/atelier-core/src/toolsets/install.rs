@@ -81,6 +81,11 @@ fn will_run(m: &ToolsetManifest) -> WillRun {
                 tool_id: tool_id(&m.id, &t.id),
                 entrypoint: t.entrypoint.clone(),
             })
+            // Exported tools are only known once the module is imported.
+            .chain(m.tools_from.iter().map(|module| EntryPoint {
+                tool_id: tool_id(&m.id, "*"),
+                entrypoint: format!("{module}:* (the tools it exports in TOOLS or __all__)"),
+            }))
             .collect(),
         requirements: m.python.requirements.clone(),
         mcp_servers: m
@@ -175,7 +180,13 @@ impl Atelier {
         self.keep_artifacts(&loaded, &artifacts).await?;
         // Requirements are a step of the import: if they cannot be
         // installed, nothing is swapped in.
-        self.ensure_toolset_venv(&manifest.id, &manifest.python.requirements, &options.observer)
+        let venv = self
+            .ensure_toolset_venv(&manifest.id, &manifest.python.requirements, &options.observer)
+            .await?;
+        // `tools_from:` modules are imported (in a worker) to list their
+        // exported tools; a module that fails fails the import.
+        let exported = self
+            .describe_exports(&manifest, &loaded.root, venv.as_deref(), &loaded.label)
             .await?;
 
         let id = manifest.id.clone();
@@ -226,8 +237,8 @@ impl Atelier {
         };
         sqlx::query(
             "INSERT INTO toolsets (id, name, version, description, enabled, installed_at, updated_at, source_type, \
-             source_ref, manifest_version, author, homepage, icon, python_requirements, extra) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+             source_ref, manifest_version, author, homepage, icon, python_requirements, extra, tools_from) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&id)
         .bind(&manifest.name)
@@ -244,6 +255,7 @@ impl Atelier {
         .bind(&manifest.icon)
         .bind(to_json(&manifest.python.requirements)?)
         .bind(to_json(&manifest.extra)?)
+        .bind(to_json(&manifest.tools_from)?)
         .execute(&mut *tx)
         .await?;
         for (path, info) in &loaded.files {
@@ -263,12 +275,14 @@ impl Atelier {
             .execute(&mut *tx)
             .await?;
         }
-        for (position, t) in manifest.tools.iter().enumerate() {
+        let declared = manifest.tools.iter().map(|t| (t, None));
+        let all_tools = declared.chain(exported.iter().map(|(t, module)| (t, Some(module.as_str()))));
+        for (position, (t, exported_from)) in all_tools.enumerate() {
             let tid = tool_id(&id, &t.id);
             sqlx::query(
                 "INSERT INTO tools (tool_id, toolset_id, name, description, category, input_schema, \
-                 requires_confirmation, enabled, entrypoint, tags, timeout_s, extra, position) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)",
+                 requires_confirmation, enabled, entrypoint, tags, timeout_s, extra, position, exported_from) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)",
             )
             .bind(&tid)
             .bind(&id)
@@ -282,6 +296,7 @@ impl Atelier {
             .bind(t.timeout_s)
             .bind(to_json(&t.extra)?)
             .bind(i64::try_from(position).unwrap_or(i64::MAX))
+            .bind(exported_from)
             .execute(&mut *tx)
             .await?;
             if let Some(r) = &t.renderer {
@@ -354,7 +369,12 @@ impl Atelier {
             action: action.to_owned(),
             previous_version,
             toolset: toolset_from_row(&row)?,
-            tools: manifest.tools.iter().map(|t| tool_id(&id, &t.id)).collect(),
+            tools: manifest
+                .tools
+                .iter()
+                .chain(exported.iter().map(|(t, _)| t))
+                .map(|t| tool_id(&id, &t.id))
+                .collect(),
             warnings: loaded
                 .checked
                 .problems

@@ -158,7 +158,8 @@ macro_rules! tool_select {
     ($where:literal) => {
         concat!(
             "SELECT t.tool_id, t.toolset_id, t.name, t.description, t.category, t.input_schema, ",
-            "t.requires_confirmation, t.enabled, t.entrypoint, t.tags, t.timeout_s, r.renderer, r.config, r.priority ",
+            "t.requires_confirmation, t.enabled, t.entrypoint, t.tags, t.timeout_s, t.exported_from, ",
+            "r.renderer, r.config, r.priority ",
             "FROM tools t LEFT JOIN toolsets s ON s.id = t.toolset_id ",
             "LEFT JOIN tool_render_configs r ON r.tool_id = t.tool_id ",
             "AND r.priority = (SELECT max(priority) FROM tool_render_configs x WHERE x.tool_id = t.tool_id) ",

@@ -32,6 +32,10 @@ pub struct ToolsetManifest {
     pub python: PythonSection,
     #[serde(default)]
     pub tools: Vec<ToolDecl>,
+    /// Modules whose explicitly exported functions (`TOOLS`, else
+    /// `__all__`) become tools at import, each named after its export.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools_from: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mcp_servers: Vec<McpServerDecl>,
     /// Keys this version does not know, kept as they were.

@@ -50,6 +50,9 @@ pub struct ToolRecord {
     pub tags: Vec<String>,
     pub timeout_s: Option<f64>,
     pub render_config: Option<RenderConfigRecord>,
+    /// The module that exported this tool (`tools_from:`), if it was not
+    /// declared in `tools:`.
+    pub exported_from: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -182,5 +185,6 @@ pub(crate) fn tool_from_row(row: &SqliteRow) -> Result<ToolRecord> {
         tags: json_col(row, "tags")?,
         timeout_s: row.try_get("timeout_s")?,
         render_config,
+        exported_from: row.try_get("exported_from")?,
     })
 }

@@ -201,6 +201,7 @@ proptest! {
             icon: None,
             python: PythonSection { requirements: reqs },
             tools,
+            tools_from: vec!["tools.mod".into()],
             mcp_servers: vec![McpServerDecl {
                 id: format!("{id}-srv"),
                 command: Some("npx".into()),
@@ -220,4 +221,16 @@ proptest! {
         // Deterministic: the same manifest always gives the same text.
         prop_assert_eq!(c.manifest.map(|x| x.to_yaml()), Some(yaml));
     }
+}
+
+#[test]
+fn tools_from_names_modules_that_are_in_the_bundle() {
+    let yaml = "manifest_version: \"1\"\nid: t\nname: T\nversion: 1.0.0\n\
+                tools_from: [tools.text, tools.gone, \"not a module\", tools.text]\n";
+    let c = check(yaml, &files(&["tools/text.py"]));
+    let errors: Vec<String> = c.errors().map(ToString::to_string).collect();
+    assert_eq!(errors.len(), 3, "{errors:?}");
+    assert!(errors[0].contains("tools_from[1]") && errors[0].contains("\"tools/gone.py\" is not in the bundle"));
+    assert!(errors[1].contains("tools_from[2]") && errors[1].contains("expected a module path"));
+    assert!(errors[2].contains("tools_from[3]") && errors[2].contains("listed twice"));
 }

@@ -19,6 +19,10 @@
 //! - `failures::os_exit_is_a_crash_with_its_exit_code`
 //! - `failures::returns_json_cannot_hold_are_refused_with_type_and_key_path`:
 //!   a list, a nested `datetime`, a NaN.
+//! - `exports::modules_named_in_tools_from_export_tools_through_tools_then_all`:
+//!   seed 002's `TOOLS`-then-`__all__`, schemas from signatures, calls,
+//!   export keeps `tools_from:`.
+//! - `exports::a_tools_from_module_without_explicit_exports_or_with_clashes_fails_the_import`
 //! - `workers::toolsets_with_the_same_module_names_do_not_share_modules`
 //! - `workers::chats_run_in_parallel_while_calls_of_one_chat_take_turns`
 //! - `workers::module_state_stays_warm_per_chat`
@@ -27,6 +31,7 @@
 //!   a same-size edit saved within the same second (stale bytecode).
 
 mod calls;
+mod exports;
 mod failures;
 mod workers;
 

@@ -1,16 +1,30 @@
 //! The Python side of the run flow: where a toolset's code and venv are,
 //! and one call through the pool.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use atelier_protocol::Request;
 use serde_json::Value;
 
+use atelier_protocol::WorkerConfig;
+
+use super::worker::{Limits, Worker};
 use super::{CallControl, Key, PyCall, PyFailure, Spawn, to_call, venv};
 use crate::store::Observer;
+use crate::toolsets::manifest::{ToolDecl, ToolsetManifest};
 use crate::toolsets::records::{ToolRecord, ToolsetRecord};
 use crate::{Atelier, Error, Result};
+
+/// One tool as the worker describes it (see `runner.py`, `_describe`).
+#[derive(serde::Deserialize)]
+struct Exported {
+    name: String,
+    entrypoint: String,
+    #[serde(default)]
+    description: String,
+    input_schema: Value,
+}
 
 impl Atelier {
     /// The folder a toolset's code runs from: its install folder, or the
@@ -53,6 +67,107 @@ impl Atelier {
         let python = settings.python.clone().unwrap_or_else(|| probe.interpreter());
         venv::ensure(settings, &python, &dir, toolset_id, requirements, observer).await?;
         Ok(Some(dir))
+    }
+
+    /// The tools that a manifest's `tools_from:` modules export, as tool
+    /// declarations with the module that exported each. The modules are
+    /// imported in a worker of their own (from `root`, the folder being
+    /// installed), which stops afterwards.
+    pub(crate) async fn describe_exports(
+        &self,
+        manifest: &ToolsetManifest,
+        root: &Path,
+        venv: Option<&Path>,
+        bundle: &str,
+    ) -> Result<Vec<(ToolDecl, String)>> {
+        if manifest.tools_from.is_empty() {
+            return Ok(Vec::new());
+        }
+        let fail = |i: usize, module: &str, message: String| Error::Bundle {
+            bundle: bundle.to_owned(),
+            entry: Some("toolset.yaml".into()),
+            message: format!("tools_from[{i}] ({module}): {message}"),
+        };
+        let settings = &self.python().settings;
+        let exe = settings.worker_exe()?;
+        let config = WorkerConfig {
+            toolset_dir: root.display().to_string(),
+            site_packages: venv
+                .map(venv::site_packages)
+                .unwrap_or_default()
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+            venv: venv.map(|v| v.display().to_string()),
+            marker: format!("\u{1}atelier-end-{}\u{1}", crate::ids::new_id()),
+            return_cap: settings.return_cap,
+        };
+        let pycache = self.data_dir().root().join("cache").join("pycache").join(".import");
+        let mut worker = Worker::start(&exe, &config, root, &pycache).await?;
+        let limits = Limits {
+            timeout: settings.default_timeout,
+            cancel: Default::default(),
+            output_cap: settings.output_cap,
+            listener: None,
+        };
+        let mut out: Vec<(ToolDecl, String)> = Vec::new();
+        for (i, module) in manifest.tools_from.iter().enumerate() {
+            let req = Request::Describe {
+                id: crate::ids::new_id(),
+                module: module.clone(),
+            };
+            let call = to_call(worker.request(&req, &limits).await);
+            let listed = call.result.map_err(|f| {
+                let detail = f.traceback.map(|t| format!("\n{t}")).unwrap_or_default();
+                fail(i, module, format!("{}{detail}", f.message))
+            })?;
+            let listed: Vec<Exported> = serde_json::from_value(listed)
+                .map_err(|e| fail(i, module, format!("the worker described it oddly: {e}")))?;
+            for t in listed {
+                if !crate::toolsets::validate::is_tool_id(&t.name) {
+                    return Err(fail(
+                        i,
+                        module,
+                        format!(
+                            "exported name {:?} is not a valid tool id (1-64 of A-Z, a-z, 0-9, `_`, `-`)",
+                            t.name
+                        ),
+                    ));
+                }
+                if manifest.tools.iter().any(|d| d.id == t.name) {
+                    return Err(fail(
+                        i,
+                        module,
+                        format!("exports {:?}, which `tools:` also declares", t.name),
+                    ));
+                }
+                if let Some((_, other)) = out.iter().find(|(d, _)| d.id == t.name) {
+                    return Err(fail(
+                        i,
+                        module,
+                        format!("exports {:?}, which {other} also exports", t.name),
+                    ));
+                }
+                out.push((
+                    ToolDecl {
+                        id: t.name.clone(),
+                        name: t.name,
+                        description: t.description,
+                        entrypoint: t.entrypoint,
+                        category: None,
+                        tags: Vec::new(),
+                        input_schema: t.input_schema,
+                        requires_confirmation: false,
+                        timeout_s: None,
+                        renderer: None,
+                        extra: Default::default(),
+                    },
+                    module.clone(),
+                ));
+            }
+        }
+        worker.kill().await;
+        Ok(out)
     }
 
     /// Calls a toolset's Python tool in the chat's worker.
@@ -125,7 +240,7 @@ impl Atelier {
             entrypoint,
             workspace: workspace.display().to_string(),
             args: args.as_object().cloned().unwrap_or_default(),
-            exported: false,
+            exported: tool.exported_from.is_some(),
         };
         let spawn = Spawn {
             toolset_dir: &root,

@@ -78,7 +78,7 @@ fn is_toolset_id(s: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
 }
 
-fn is_tool_id(s: &str) -> bool {
+pub(crate) fn is_tool_id(s: &str) -> bool {
     !s.is_empty() && s.len() <= 64 && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
 }
 
@@ -384,6 +384,27 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
             Vec::new()
         }
     };
+    let tools_from = c.string_list(obj, "", "tools_from");
+    for (i, module) in tools_from.iter().enumerate() {
+        let path = format!("tools_from[{i}]");
+        match entrypoint_module_files(&format!("{module}:x")) {
+            None => c.error(
+                &path,
+                format!("expected a module path like \"tools.text\", got {module:?}"),
+            ),
+            Some(candidates) if !candidates.iter().any(|f| c.files.contains(f)) => c.error(
+                &path,
+                format!(
+                    "module file {:?} is not in the bundle (module paths are relative to the toolset root)",
+                    candidates[0]
+                ),
+            ),
+            Some(_) => {}
+        }
+        if tools_from[..i].contains(module) {
+            c.error(&path, format!("{module:?} is listed twice"));
+        }
+    }
     let mcp_servers = match obj.get("mcp_servers") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => {
@@ -428,6 +449,7 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
             "icon",
             "python",
             "tools",
+            "tools_from",
             "mcp_servers",
         ],
     );
@@ -442,6 +464,7 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
         icon,
         python,
         tools,
+        tools_from,
         mcp_servers,
         extra,
     })

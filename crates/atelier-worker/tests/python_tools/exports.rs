@@ -1,0 +1,170 @@
+//! `tools_from:` — seed 002's explicit exports.
+
+use anyhow::{Result, ensure};
+use atelier_core::toolsets::ImportOptions;
+use serde_json::json;
+
+use crate::{Env, failed, succeeded, tool};
+
+const TEXT_PY: &str = r#"
+def shout(workspace, text: str, times: int = 1):
+    """Upper-cases text.
+
+    More words that are not the summary."""
+    return {"out": text.upper() * times}
+
+def whisper(workspace, text: str):
+    return {"out": text.lower()}
+
+def helper(workspace):
+    return {"never": "exported"}
+
+TOOLS = {"shout": shout, "quiet": whisper}
+__all__ = ["helper"]  # ignored: TOOLS wins
+"#;
+
+const ALL_PY: &str = r#"
+__all__ = ["count"]
+
+def count(workspace, items: list[str], strict: bool | None = None):
+    return {"n": len(items)}
+
+def not_a_tool(workspace):
+    return {}
+"#;
+
+fn manifest_with(dir: &std::path::Path, tools_from: &[&str]) -> Result<()> {
+    let yaml = std::fs::read_to_string(dir.join("toolset.yaml"))?;
+    let list = tools_from
+        .iter()
+        .map(|m| format!("\"{m}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    std::fs::write(dir.join("toolset.yaml"), format!("{yaml}tools_from: [{list}]\n"))?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn modules_named_in_tools_from_export_tools_through_tools_then_all() -> Result<()> {
+    let env = Env::new().await?;
+    let dir = env.write_toolset(
+        "texty",
+        "1.0.0",
+        &json!([tool("declared", "tools.plain:run", json!({}))]),
+        &[
+            ("tools/plain.py", "def run(workspace):\n    return {'declared': True}\n"),
+            ("tools/text.py", TEXT_PY),
+            ("tools/lists.py", ALL_PY),
+        ],
+    )?;
+    manifest_with(&dir, &["tools.text", "tools.lists"])?;
+    let report = env.app.import_toolset(&dir, &ImportOptions::default()).await?;
+    ensure!(
+        report.tools == ["texty:declared", "texty:shout", "texty:quiet", "texty:count"],
+        "{:?}",
+        report.tools
+    );
+
+    // Schemas come from signatures; the summary from the docstring.
+    let shout = env.app.get_tool("texty:shout").await?;
+    ensure!(shout.description == "Upper-cases text.", "{}", shout.description);
+    ensure!(
+        shout.input_schema
+            == json!({"type": "object", "properties": {"text": {"type": "string"},
+                "times": {"type": "integer", "default": 1}}, "required": ["text"], "additionalProperties": false}),
+        "{}",
+        shout.input_schema
+    );
+    let count = env.app.get_tool("texty:count").await?;
+    ensure!(count.input_schema["properties"]["items"] == json!({"type": "array", "items": {"type": "string"}}));
+    ensure!(
+        env.app.get_tool("texty:helper").await.is_err(),
+        "TOOLS wins over __all__"
+    );
+    ensure!(
+        env.app.get_tool("texty:not_a_tool").await.is_err(),
+        "only exported names"
+    );
+
+    let chat = env.chat().await?;
+    let out = env.run(&chat, "texty:quiet", json!({"text": "HeLLo"})).await?;
+    ensure!(
+        succeeded(&out)?["out"] == "hello",
+        "a TOOLS key may differ from the function's name"
+    );
+    let out = env.run(&chat, "texty:shout", json!({"text": "a", "times": 3})).await?;
+    ensure!(succeeded(&out)?["out"] == "AAA");
+    let bad = env.run(&chat, "texty:shout", json!({"txt": "a"})).await?;
+    failed(&bad, "invalid_args")?;
+
+    // Export writes tools_from back, not the tools it produced, and
+    // importing the export gives the same toolset.
+    let zip = env.tmp.path().join("texty.zip");
+    env.app.export_toolset("texty", &zip).await?;
+    let exported = env.app.toolset_manifest("texty").await?;
+    ensure!(
+        exported.tools_from == ["tools.text", "tools.lists"],
+        "{:?}",
+        exported.tools_from
+    );
+    ensure!(
+        exported.tools.len() == 1,
+        "only the declared tool: {:?}",
+        exported.tools
+    );
+    let again = env
+        .app
+        .import_toolset(
+            &zip,
+            &ImportOptions {
+                force: true,
+                ..Default::default()
+            },
+        )
+        .await?;
+    ensure!(again.tools == report.tools, "{:?}", again.tools);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tools_from_module_without_explicit_exports_or_with_clashes_fails_the_import() -> Result<()> {
+    let env = Env::new().await?;
+    let cases: [(&str, &str, &str); 3] = [
+        (
+            "def a(workspace):\n    return {}\n",
+            "exports no tools: define TOOLS",
+            "none",
+        ),
+        ("TOOLS = [len, 3]\n", "not callable", "bad"),
+        (
+            "def declared(workspace):\n    return {}\n__all__ = ['declared']\n",
+            "which `tools:` also declares",
+            "clash",
+        ),
+    ];
+    for (source, expected, id) in cases {
+        let dir = env.write_toolset(
+            id,
+            "1.0.0",
+            &json!([tool("declared", "tools.plain:run", json!({}))]),
+            &[
+                ("tools/plain.py", "def run(workspace):\n    return {}\n"),
+                ("tools/mod.py", source),
+            ],
+        )?;
+        manifest_with(&dir, &["tools.mod"])?;
+        let err = env
+            .app
+            .import_toolset(&dir, &ImportOptions::default())
+            .await
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        ensure!(
+            err.contains("tools_from[0] (tools.mod)") && err.contains(expected),
+            "{id}: {err}"
+        );
+        ensure!(env.app.get_toolset(id).await.is_err(), "{id}: nothing installed");
+    }
+    Ok(())
+}
