@@ -54,6 +54,8 @@ struct Inner {
     db: SqlitePool,
     python: tools::python::Pool,
     edits: workspace::watch::EditWatch,
+    /// Cancellation handles of the calls this process is running.
+    running: std::sync::Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
 }
 
 impl Atelier {
@@ -78,6 +80,7 @@ impl Atelier {
                 db,
                 python: tools::python::Pool::new(python),
                 edits: Default::default(),
+                running: Default::default(),
             }),
         };
         tools::run::recover_interrupted(&app).await?;
@@ -115,6 +118,13 @@ impl Atelier {
 
     pub(crate) fn edit_watch(&self) -> &workspace::watch::EditWatch {
         &self.inner.edits
+    }
+
+    pub(crate) fn running_calls(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, tokio_util::sync::CancellationToken>> {
+        // A panic while holding this lock leaves a valid map.
+        self.inner.running.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn python(&self) -> &tools::python::Pool {

@@ -16,7 +16,12 @@ use crate::output;
 /// A progress bar on stderr when it is a terminal.
 fn progress(label: &'static str) -> (Observer, Option<indicatif::ProgressBar>) {
     if !std::io::stderr().is_terminal() {
-        return (Observer::default(), None);
+        // Installer steps (python.requirements) still say what happens.
+        let obs = Observer::default().with_steps(|s| {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "  {s}");
+        });
+        return (obs, None);
     }
     let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
@@ -32,10 +37,13 @@ fn progress(label: &'static str) -> (Observer, Option<indicatif::ProgressBar>) {
     );
     bar.set_message(label);
     let b = bar.clone();
-    let obs = Observer::default().with_progress(move |p| {
-        b.set_length(p.bytes_total.max(p.bytes_done));
-        b.set_position(p.bytes_done);
-    });
+    let s = bar.clone();
+    let obs = Observer::default()
+        .with_progress(move |p| {
+            b.set_length(p.bytes_total.max(p.bytes_done));
+            b.set_position(p.bytes_done);
+        })
+        .with_steps(move |step| s.println(format!("  {step}")));
     (obs, Some(bar))
 }
 

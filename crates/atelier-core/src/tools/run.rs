@@ -196,10 +196,12 @@ impl Atelier {
         // From here on the call is recorded: a failure of ours (not the
         // tool's) still ends it, with the reason, instead of leaving it
         // `running`.
-        if let Err(e) = self
+        self.running_calls().insert(call_id.clone(), req.control.cancel.clone());
+        let done = self
             .run_recorded(&req, &tool, toolset.as_ref(), &chat.id, &call_id, parent)
-            .await
-        {
+            .await;
+        self.running_calls().remove(&call_id);
+        if let Err(e) = done {
             sqlx::query(
                 "UPDATE tool_calls SET status = 'error', error_kind = 'internal', error = ?, finished_at = ? \
                  WHERE id = ? AND status = 'running'",
@@ -391,6 +393,19 @@ impl Atelier {
                 .fetch_optional(self.db())
                 .await?,
         )
+    }
+
+    /// Cancels a call this process is running: its worker is killed and the
+    /// call ends as `cancelled` (what it changed in the workspace is kept).
+    /// Whether such a call was running.
+    pub fn cancel_tool_call(&self, call_id: &str) -> bool {
+        match self.running_calls().get(call_id) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
     }
 
     /// A recorded call.

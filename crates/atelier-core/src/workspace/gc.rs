@@ -6,6 +6,8 @@
 //! entries of its stored trees. The walk runs under the chat lock: snapshots
 //! write blobs before the manifest that names them, and they hold the same
 //! lock, so no blob of a snapshot in progress can be mistaken for garbage.
+//! A chat that lost blobs also loses its stat cache (see ARCHITECTURE.md,
+//! "The stat cache is only a cache").
 
 use std::collections::HashSet;
 
@@ -61,6 +63,12 @@ impl Atelier {
             }
             let blobs = self.data_dir().blobs_dir(&chat.id);
             let swept = blocking(move || sweep(&blobs, &live)).await?;
+            if swept.blobs_removed > 0 {
+                // The stat cache trusts that the blobs it names exist; after
+                // a collection it is rebuilt (one re-hash) rather than trusted.
+                let index = self.index_path(&chat.id);
+                let _ = tokio::fs::remove_file(&index).await;
+            }
             report.chats += 1;
             report.blobs_kept += swept.blobs_kept;
             report.blobs_removed += swept.blobs_removed;

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use anyhow::{Context as _, Result};
+use anyhow::{Context as _, Result, ensure};
 use atelier_core::tools::python::CallControl;
 use serde_json::json;
 
@@ -185,5 +185,60 @@ async fn returns_json_cannot_hold_are_refused_with_type_and_key_path() -> Result
     let call = env.run(&chat, "ret:a_nan", json!({})).await?;
     let error = failed(&call, "bad_return")?;
     assert!(error.contains("nan") && error.contains("$return.x.1"), "{error}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_call_can_be_cancelled_and_the_next_call_works() -> Result<()> {
+    let env = Env::new().await?;
+    env.install(
+        "slow",
+        json!([
+            tool("nap", "tools.slow:nap", json!({})),
+            tool("ping", "tools.slow:ping", json!({})),
+        ]),
+        &[(
+            "tools/slow.py",
+            "import time\n\ndef nap(workspace):\n    (workspace / 'started.txt').write_text('yes')\n    \
+             print('napping', flush=True)\n    time.sleep(30)\n    return {}\n\n\
+             def ping(workspace):\n    return {'pong': True}\n",
+        )],
+    )
+    .await?;
+    let chat = env.chat().await?;
+    let app = env.app.clone();
+    let c = chat.clone();
+    let call = tokio::spawn(async move { run_in(&app, &c, "slow:nap", json!({}), Default::default()).await });
+    // Wait until the call runs, then cancel it by its id.
+    let started = std::time::Instant::now();
+    let id = loop {
+        let running: Option<String> = sqlx::query_scalar("SELECT id FROM tool_calls WHERE status = 'running'")
+            .fetch_optional(env.app.db())
+            .await?;
+        if let Some(id) = running
+            && env.app.workspace_dir(&chat).join("started.txt").exists()
+        {
+            break id;
+        }
+        ensure!(started.elapsed().as_secs() < 20, "the call never started");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    ensure!(env.app.cancel_tool_call(&id), "the call is running in this process");
+    let cancelled = call.await??;
+    ensure!(cancelled.status == "cancelled", "{cancelled:#?}");
+    ensure!(cancelled.error_kind.as_deref() == Some("cancelled"));
+    ensure!(
+        cancelled.stdout.as_deref() == Some("napping\n"),
+        "{:?}",
+        cancelled.stdout
+    );
+    let post = cancelled.post_manifest_id.as_deref();
+    ensure!(
+        env.paths_at(&chat, post).await? == ["started.txt"],
+        "partial changes are kept"
+    );
+    ensure!(!env.app.cancel_tool_call(&id), "a finished call cannot be cancelled");
+    let next = env.run(&chat, "slow:ping", json!({})).await?;
+    ensure!(succeeded(&next)?["pong"] == true);
     Ok(())
 }

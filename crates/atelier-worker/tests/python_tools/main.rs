@@ -17,6 +17,8 @@
 //!   manifest's `timeout_s` and a per-call override.
 //! - `failures::a_segfault_is_a_crash_that_keeps_output_and_spares_the_next_call`
 //! - `failures::os_exit_is_a_crash_with_its_exit_code`
+//! - `failures::a_running_call_can_be_cancelled_and_the_next_call_works`:
+//!   `Atelier::cancel_tool_call` by id; output and partial files are kept.
 //! - `failures::returns_json_cannot_hold_are_refused_with_type_and_key_path`:
 //!   a list, a nested `datetime`, a NaN.
 //! - `exports::modules_named_in_tools_from_export_tools_through_tools_then_all`:
