@@ -373,3 +373,52 @@ fn the_app_builder_example_writes_reads_runs_commands_and_branches() {
     let ls = env.ok(&["workspace", "ls", &chat]);
     assert!(ls.contains("listing.txt") && !ls.contains("about.html"), "{ls}");
 }
+
+/// The desktop app's way: a confirmation tool waits as `awaiting_approval`
+/// until the person answers; yes runs it, no records `denied by user`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmation_tool_waits_for_the_answer_and_obeys_it() {
+    use atelier_core::tools::{Approval, RunRequest};
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    std::fs::write(app.workspace_dir(&chat.id).join("doomed.txt"), "x").expect("write");
+    for answer in [false, true] {
+        let (asker, mut requests) = tokio::sync::mpsc::channel(1);
+        let a = app.clone();
+        let chat_id = chat.id.clone();
+        let call = tokio::spawn(async move {
+            a.run_tool(RunRequest {
+                chat_id,
+                tool_id: "delete_file".into(),
+                args: serde_json::json!({"path": "doomed.txt"}),
+                approval: Approval::Ask(asker),
+                ..Default::default()
+            })
+            .await
+        });
+        let request = requests.recv().await.expect("the call asks");
+        assert_eq!(
+            (request.tool_id.as_str(), &request.args["path"]),
+            ("delete_file", &serde_json::json!("doomed.txt"))
+        );
+        let waiting = app.get_tool_call(&request.call_id).await.expect("record");
+        assert_eq!(waiting.status, "awaiting_approval");
+        assert!(
+            app.workspace_dir(&chat.id).join("doomed.txt").exists(),
+            "nothing ran yet"
+        );
+        request.respond.send(answer).expect("answer");
+        let done = call.await.expect("join").expect("recorded");
+        if answer {
+            assert_eq!(done.status, "success", "{done:?}");
+            assert!(!app.workspace_dir(&chat.id).join("doomed.txt").exists());
+        } else {
+            assert_eq!(
+                (done.status.as_str(), done.error.as_deref()),
+                ("error", Some("denied by user"))
+            );
+            assert!(app.workspace_dir(&chat.id).join("doomed.txt").exists());
+        }
+    }
+}

@@ -6,7 +6,7 @@ pub mod plan;
 pub mod python;
 pub mod run;
 
-pub use run::{Approval, RunRequest, ToolCallRecord};
+pub use run::{Approval, ApprovalRequest, RunRequest, ToolCallRecord};
 
 use crate::{Result, db};
 

@@ -22,13 +22,28 @@ use crate::workspace::lock_chat;
 use crate::{Atelier, Error, Result, blocking, db, ids};
 
 /// Whether a `requires_confirmation` tool may run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Default)]
 pub enum Approval {
-    /// The person approved (the CLI's `--yes`).
+    /// Approved in advance (the CLI's `--yes`).
     Approved,
     /// Not approved: a confirmation tool is recorded as denied.
     #[default]
     NotGiven,
+    /// Ask: the call waits as `awaiting_approval` until the receiver of
+    /// these requests answers (the desktop app asks the person). A dropped
+    /// request or a cancelled call counts as a denial.
+    Ask(tokio::sync::mpsc::Sender<ApprovalRequest>),
+}
+
+/// A call waiting for a person's decision.
+#[derive(Debug)]
+pub struct ApprovalRequest {
+    pub call_id: String,
+    pub chat_id: String,
+    pub tool_id: String,
+    pub args: Value,
+    /// Send `true` to run the call, `false` to deny it.
+    pub respond: tokio::sync::oneshot::Sender<bool>,
 }
 
 /// A call to make.
@@ -260,7 +275,7 @@ impl Atelier {
                 "invalid_args",
                 format!("invalid arguments for {}:\n  {}", tool.tool_id, violations.join("\n  ")),
             )
-        } else if tool.requires_confirmation && req.approval != Approval::Approved {
+        } else if tool.requires_confirmation && !self.approved(req, call_id, &chat.id).await? {
             Outcome::failed("denied", "denied by user".to_owned())
         } else {
             self.call(tool, toolset, &chat.id, &req.args, &req.control).await
@@ -353,6 +368,41 @@ impl Atelier {
             self.edit_watch().mark_clean(&chat.id, at);
         }
         Ok(())
+    }
+
+    /// Asks for approval as the request says; `awaiting_approval` while
+    /// the answer is pending.
+    async fn approved(&self, req: &RunRequest, call_id: &str, chat_id: &str) -> Result<bool> {
+        let asker = match &req.approval {
+            Approval::Approved => return Ok(true),
+            Approval::NotGiven => return Ok(false),
+            Approval::Ask(asker) => asker,
+        };
+        let set_status = |status: &'static str| {
+            sqlx::query("UPDATE tool_calls SET status = ? WHERE id = ?")
+                .bind(status)
+                .bind(call_id)
+                .execute(self.db())
+        };
+        set_status("awaiting_approval").await?;
+        let (respond, answer) = tokio::sync::oneshot::channel();
+        let request = ApprovalRequest {
+            call_id: call_id.to_owned(),
+            chat_id: chat_id.to_owned(),
+            tool_id: req.tool_id.clone(),
+            args: req.args.clone(),
+            respond,
+        };
+        let yes = if asker.send(request).await.is_err() {
+            false
+        } else {
+            tokio::select! {
+                answer = answer => answer.unwrap_or(false),
+                _ = req.control.cancel.cancelled() => false,
+            }
+        };
+        set_status("running").await?;
+        Ok(yes)
     }
 
     /// Calls the tool's code.

@@ -163,3 +163,33 @@ async fn upgrading_a_toolset_runs_its_new_code_even_edited_within_the_second() -
     assert_eq!(bump(&env, &chat).await?, (1, "two".to_owned()), "the new code, fresh");
     Ok(())
 }
+
+/// Workers beyond the cap stop the least recently used idle one; idle
+/// workers stop after the idle timeout. Both show as module state starting
+/// over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_workers_stop_after_the_timeout_and_the_cap_evicts_the_oldest() -> Result<()> {
+    let env = Env::with(|s| {
+        s.max_workers = 1;
+        s.idle_timeout = std::time::Duration::from_millis(400);
+    })
+    .await?;
+    let tools = json!([tool("bump", "tools.count:bump", json!({}))]);
+    env.install("count", tools, &[("tools/count.py", &counter("one"))])
+        .await?;
+    let (a, b) = (env.chat().await?, env.chat().await?);
+    assert_eq!(bump(&env, &a).await?.0, 1);
+    assert_eq!(bump(&env, &a).await?.0, 2);
+    assert_eq!(env.app.idle_python_workers(), 1);
+    assert_eq!(bump(&env, &b).await?.0, 1);
+    assert_eq!(env.app.idle_python_workers(), 1, "the cap is one worker");
+    assert_eq!(bump(&env, &a).await?.0, 1, "chat A's worker was stopped to make room");
+
+    let waited = std::time::Instant::now();
+    while env.app.idle_python_workers() > 0 {
+        ensure!(waited.elapsed().as_secs() < 10, "the idle worker was never stopped");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(bump(&env, &a).await?.0, 1, "a fresh worker after the idle stop");
+    Ok(())
+}
