@@ -242,3 +242,29 @@ async fn a_running_call_can_be_cancelled_and_the_next_call_works() -> Result<()>
     ensure!(succeeded(&next)?["pong"] == true);
     Ok(())
 }
+
+/// A tool that closes the worker's stdout and stderr does not take the
+/// worker down with it: the call is answered and the next call works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_that_closes_its_output_is_still_answered() -> Result<()> {
+    let env = Env::new().await?;
+    env.install(
+        "rude",
+        json!([
+            tool("close", "tools.rude:close", json!({})),
+            tool("ping", "tools.rude:ping", json!({}))
+        ]),
+        &[(
+            "tools/rude.py",
+            "import os\n\ndef close(workspace):\n    print('bye', flush=True)\n    os.close(1)\n    os.close(2)\n    \
+             return {'closed': True}\n\ndef ping(workspace):\n    return {'pong': True}\n",
+        )],
+    )
+    .await?;
+    let chat = env.chat().await?;
+    let call = env.run(&chat, "rude:close", json!({})).await?;
+    ensure!(succeeded(&call)?["closed"] == true);
+    ensure!(call.stdout.as_deref() == Some("bye\n"), "{:?}", call.stdout);
+    ensure!(succeeded(&env.run(&chat, "rude:ping", json!({})).await?)?["pong"] == true);
+    Ok(())
+}

@@ -17,6 +17,7 @@
 //!   manifest's `timeout_s` and a per-call override.
 //! - `failures::a_segfault_is_a_crash_that_keeps_output_and_spares_the_next_call`
 //! - `failures::os_exit_is_a_crash_with_its_exit_code`
+//! - `failures::a_tool_that_closes_its_output_is_still_answered`
 //! - `failures::a_running_call_can_be_cancelled_and_the_next_call_works`:
 //!   `Atelier::cancel_tool_call` by id; output and partial files are kept.
 //! - `failures::returns_json_cannot_hold_are_refused_with_type_and_key_path`:
