@@ -26,7 +26,8 @@ pub struct GcReport {
     pub blobs_kept: u64,
     pub blobs_removed: u64,
     pub bytes_freed: u64,
-    /// Temp files of interrupted writes.
+    /// Temp files of interrupted writes (a leftover staging folder counts
+    /// as one).
     pub temp_files_removed: u64,
 }
 
@@ -62,7 +63,12 @@ impl Atelier {
                 );
             }
             let blobs = self.data_dir().blobs_dir(&chat.id);
-            let swept = blocking(move || sweep(&blobs, &live)).await?;
+            let mut swept = blocking(move || sweep(&blobs, &live)).await?;
+            // A materialize interrupted by a crash leaves its staging folder.
+            let staging = self.data_dir().chat_dir(&chat.id).join("staging");
+            if tokio::fs::remove_dir_all(&staging).await.is_ok() {
+                swept.temp_files_removed += 1;
+            }
             if swept.blobs_removed > 0 {
                 // The stat cache trusts that the blobs it names exist; after
                 // a collection it is rebuilt (one re-hash) rather than trusted.
