@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// A chat: a conversation tree and the workspace that follows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Chat {
     pub id: String,
     pub title: String,
@@ -24,7 +24,7 @@ pub struct Chat {
 }
 
 /// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     System,
@@ -59,7 +59,7 @@ impl Role {
 }
 
 /// One part of a message's content.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentPart {
     Text {
@@ -78,7 +78,7 @@ pub enum ContentPart {
 }
 
 /// A node of the conversation tree. Immutable once written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Message {
     pub id: String,
     pub chat_id: String,
@@ -112,7 +112,7 @@ impl Message {
 }
 
 /// A message with its place in the tree.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct MessageNode {
     #[serde(flatten)]
     pub message: Message,
@@ -123,7 +123,7 @@ pub struct MessageNode {
 }
 
 /// Why a manifest was recorded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ManifestSource {
     UserUpload,
@@ -159,7 +159,7 @@ impl ManifestSource {
 
 /// A recorded workspace state (a `workspace_manifests` row, with the full
 /// file map read from its trees).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct WorkspaceManifest {
     pub id: String,
     pub chat_id: String,
@@ -180,7 +180,7 @@ pub struct WorkspaceManifest {
 }
 
 /// One file of a workspace listing.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct FileListing {
     pub path: String,
     pub sha256: String,
@@ -189,7 +189,7 @@ pub struct FileListing {
 }
 
 /// The result of recording pending workspace edits.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct SnapshotOutcome {
     /// The new `edit` message, if anything changed.
     pub message_id: Option<String>,
@@ -204,7 +204,7 @@ pub struct SnapshotOutcome {
 }
 
 /// Differences between two workspace states.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct WorkspaceDiff {
     pub added: Vec<String>,
     pub removed: Vec<String>,
@@ -212,7 +212,7 @@ pub struct WorkspaceDiff {
 }
 
 /// A file present in both states with different content or mode.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ModifiedFile {
     pub path: String,
     /// Unified diff, for text files.

@@ -80,7 +80,7 @@ impl fmt::Debug for Hash {
 }
 
 /// Progress of a long store operation, reported through a callback.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct Progress {
     /// Files looked at so far.
     pub files_done: u64,

@@ -5,6 +5,7 @@ pub mod builtin;
 pub mod plan;
 pub mod python;
 pub mod run;
+pub mod views;
 
 pub use run::{Approval, ApprovalRequest, RunRequest, ToolCallRecord};
 

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::toolsets::interp::{self, Context};
 use crate::toolsets::records::RenderConfigRecord;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RenderPlan {
     /// `code`, `document`, `html`, `frame`, or `error`.
     pub renderer: String,

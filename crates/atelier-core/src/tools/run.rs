@@ -60,7 +60,7 @@ pub struct RunRequest {
 }
 
 /// A `tool_calls` row, plus the tool message it added (`node_id`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolCallRecord {
     pub id: String,
     pub chat_id: String,

@@ -21,7 +21,7 @@ use crate::store::Observer;
 use crate::{Atelier, Error, Result, blocking};
 
 /// What an export or pack wrote.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct PackReport {
     pub path: PathBuf,
     pub file_count: usize,

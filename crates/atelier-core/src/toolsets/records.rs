@@ -9,7 +9,7 @@ use sqlx::sqlite::SqliteRow;
 use super::validate::Problem;
 use crate::{Error, Result};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolsetRecord {
     pub id: String,
     pub name: String,
@@ -28,14 +28,14 @@ pub struct ToolsetRecord {
     pub extra: Value,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RenderConfigRecord {
     pub renderer: String,
     pub config: Value,
     pub priority: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolRecord {
     /// Canonical id: bare for builtins, `<toolset_id>:<tool>` for toolset tools.
     pub tool_id: String,
@@ -55,7 +55,7 @@ pub struct ToolRecord {
     pub exported_from: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolsetFileRecord {
     pub toolset_id: String,
     pub path: String,
@@ -67,7 +67,7 @@ pub struct ToolsetFileRecord {
     pub stored_path: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolsetMcpServerRecord {
     pub toolset_id: String,
     pub server_id: String,
@@ -76,7 +76,7 @@ pub struct ToolsetMcpServerRecord {
 }
 
 /// A toolset with everything it brings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolsetDetails {
     #[serde(flatten)]
     pub toolset: ToolsetRecord,
@@ -86,7 +86,7 @@ pub struct ToolsetDetails {
 }
 
 /// What a bundle will run on this machine, shown before it installs.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct WillRun {
     /// `(tool id, module.path:function)`.
     pub python_entrypoints: Vec<EntryPoint>,
@@ -94,13 +94,13 @@ pub struct WillRun {
     pub mcp_servers: Vec<ServerLaunch>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct EntryPoint {
     pub tool_id: String,
     pub entrypoint: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ServerLaunch {
     pub id: String,
     pub command: Option<String>,
@@ -109,7 +109,7 @@ pub struct ServerLaunch {
 }
 
 /// The result of checking a bundle without installing it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct BundleReport {
     pub id: Option<String>,
     pub name: Option<String>,
@@ -122,7 +122,7 @@ pub struct BundleReport {
 }
 
 /// What an import did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct ImportReport {
     /// `installed`, `upgraded` or `reinstalled`.
     pub action: String,

@@ -20,7 +20,7 @@ use crate::store::tree::{self, EntryKind};
 use crate::{Atelier, Error, Result, blocking};
 
 /// What a collection removed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct GcReport {
     pub chats: u64,
     pub blobs_kept: u64,

@@ -19,7 +19,7 @@ use super::manifest::{MANIFEST_VERSION, PythonSection, ToolsetManifest};
 /// The manifest's file name inside a bundle.
 pub const MANIFEST_FILE: &str = "toolset.yaml";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Error,
@@ -27,7 +27,7 @@ pub enum Severity {
 }
 
 /// One thing wrong (or suspicious) in a manifest.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Problem {
     pub severity: Severity,
     /// Field path, e.g. `tools[1].entrypoint` (empty: the whole file).

@@ -1,0 +1,102 @@
+//! Read-side helpers for front ends: a workspace file as text, a chat's
+//! calls, argument checks before a run, and the files an HTML render may
+//! load. Each is one call for the desktop app's commands.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::run::{ToolCallRecord, validate_args};
+use crate::{Atelier, Error, Result};
+
+/// A workspace file as a manifest holds it, for a viewer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct WorkspaceFile {
+    pub path: String,
+    pub size: u64,
+    pub sha256: String,
+    /// The content as UTF-8, or `None` when it is binary.
+    pub text: Option<String>,
+}
+
+impl Atelier {
+    /// A file of a chat's workspace at a manifest (or message), or at the
+    /// active state.
+    pub async fn workspace_file(&self, chat_id: &str, path: &str, manifest: Option<&str>) -> Result<WorkspaceFile> {
+        let bytes = self.read_file(chat_id, path, manifest).await?;
+        let sha256 = crate::store::Hash::of(&bytes).to_hex();
+        let size = bytes.len() as u64;
+        let text = String::from_utf8(bytes).ok().filter(|t| !t.contains('\0'));
+        Ok(WorkspaceFile {
+            path: crate::store::path::normalize(path)?.to_string(),
+            size,
+            sha256,
+            text,
+        })
+    }
+
+    /// A chat's tool calls, oldest first.
+    pub async fn list_tool_calls(&self, chat_id: &str) -> Result<Vec<ToolCallRecord>> {
+        let chat = self.get_chat(chat_id).await?;
+        let ids: Vec<String> =
+            sqlx::query_scalar("SELECT id FROM tool_calls WHERE chat_id = ? ORDER BY started_at, id")
+                .bind(&chat.id)
+                .fetch_all(self.db())
+                .await?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            out.push(self.get_tool_call(&id).await?);
+        }
+        Ok(out)
+    }
+
+    /// Every violation of a tool's `input_schema` by `args`, with its JSON
+    /// pointer (empty: valid), as the run flow would report them.
+    pub async fn validate_tool_args(&self, tool_id: &str, args: &Value) -> Result<Vec<String>> {
+        let tool = self.get_tool(tool_id).await?;
+        Ok(validate_args(&tool.input_schema, args).err().unwrap_or_default())
+    }
+
+    /// A file an html render may load next to its artifact (its scripts,
+    /// styles, images): a file of the call's toolset, relative to the
+    /// artifact's folder, never outside the toolset and only if the toolset
+    /// lists it.
+    pub async fn render_asset(&self, call_id: &str, relative: &str) -> Result<Vec<u8>> {
+        let call = self.get_tool_call(call_id).await?;
+        let tool = self.get_tool(&call.tool_id).await?;
+        let artifact = call
+            .render_plan
+            .as_ref()
+            .and_then(|p| p.config.get("artifact"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .trim_start_matches("./")
+            .to_owned();
+        let (Some(toolset_id), Some(_)) = (&tool.toolset_id, call.render_plan.as_ref()) else {
+            return Err(Error::Conflict(format!("tool call {call_id} has no html render")));
+        };
+        let base = artifact.rsplit_once('/').map(|(dir, _)| dir).unwrap_or("");
+        let joined = if base.is_empty() {
+            relative.to_owned()
+        } else {
+            format!("{base}/{relative}")
+        };
+        let path = crate::store::path::normalize(&joined)?.to_string();
+        let listed: Option<String> =
+            sqlx::query_scalar("SELECT path FROM toolset_files WHERE toolset_id = ? AND path = ?")
+                .bind(toolset_id)
+                .bind(&path)
+                .fetch_optional(self.db())
+                .await?;
+        if listed.is_none() {
+            return Err(Error::FileNotFound {
+                path,
+                manifest_id: format!("toolset {toolset_id}"),
+            });
+        }
+        let ts = self.get_toolset(toolset_id).await?.toolset;
+        let file: PathBuf = self.toolset_root(&ts).join(&path);
+        tokio::fs::read(&file).await.map_err(Error::io("read", &file))
+    }
+}
