@@ -19,6 +19,10 @@ fi
 # python3.11 + libpython3.11-dev: the worker embeds Debian's shared
 # libpython 3.11; python3.11-venv: venvs for toolsets' requirements.
 APT_PACKAGES=(build-essential pkg-config git ca-certificates unzip python3.11 libpython3.11-dev python3.11-venv)
+# The desktop app (Tauri 2 on WebKitGTK), and its end-to-end tests under
+# Xvfb with tauri-driver + WebKitWebDriver.
+APT_PACKAGES+=(libwebkit2gtk-4.1-dev libssl-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev
+  xvfb xauth webkit2gtk-driver dbus at-spi2-core)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -43,6 +47,16 @@ if ! cargo nextest --version >/dev/null 2>&1; then
   cargo install cargo-nextest --locked
 fi
 
+if ! command -v tauri-driver >/dev/null 2>&1; then
+  say "installing tauri-driver (end-to-end tests of the desktop app)"
+  cargo install tauri-driver --version '^2' --locked
+fi
+
+if ! command -v node >/dev/null 2>&1 || [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 20 ]; then
+  echo "error: Node.js >= 20 is needed for the desktop UI (see README.md, Prerequisites)." >&2
+  exit 1
+fi
+
 say "fetching Rust dependencies"
 cargo fetch --locked
 
@@ -50,7 +64,7 @@ cargo fetch --locked
 # pip without it). From PyPI into a private venv; scripts/env.sh puts it on
 # ATELIER_UV.
 UV_VERSION=0.13.9
-if [ "$(.tools/venv/bin/uv --version 2>/dev/null)" != "uv $UV_VERSION" ]; then
+if [[ "$(.tools/venv/bin/uv --version 2>/dev/null)" != "uv $UV_VERSION "* ]]; then
   say "installing uv $UV_VERSION into .tools/venv"
   /usr/bin/python3.11 -m venv .tools/venv
   .tools/venv/bin/pip install --quiet --disable-pip-version-check "uv==$UV_VERSION"

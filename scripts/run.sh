@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Installs everything, builds Atelier and runs it. Until the desktop app
-# lands, the main program is the `atelier` CLI: with no arguments this runs
-# its demo (a chat with two branches in a throwaway data dir); any arguments
-# are passed to `atelier` (e.g. `scripts/run.sh chat list`).
+# Installs everything, builds Atelier and runs the desktop app (on the
+# default data dir: ATELIER_DATA_DIR, else the OS data dir; a fresh one gets
+# the bundled example toolsets). With arguments, runs the `atelier` CLI with
+# them instead (e.g. `scripts/run.sh chat list`, `scripts/run.sh demo`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
 source scripts/env.sh
-cargo build --release --locked -p atelier-cli -p atelier-worker
 if (($#)); then
+  cargo build --release --locked -p atelier-cli -p atelier-worker
   exec ./target/release/atelier "$@"
 fi
-exec ./target/release/atelier demo
+npm ci --prefix ui --no-audit --no-fund
+npm --prefix ui run build
+cargo build --release --locked -p atelier-app -p atelier-worker
+exec ./target/release/atelier-app

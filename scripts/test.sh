@@ -8,6 +8,13 @@ source scripts/env.sh
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
+# The desktop app embeds the built UI (tauri.conf.json: ../ui/dist), so
+# the UI is installed, type-checked, built and tested before cargo runs.
+say "ui: npm ci, build, test"
+npm ci --prefix ui --no-audit --no-fund
+npm --prefix ui run build
+npm --prefix ui test
+
 say "cargo fmt --check"
 cargo fmt --all -- --check
 say "cargo clippy"

@@ -1,0 +1,112 @@
+// A small WebDriver client over fetch, for tauri-driver (which forwards to
+// WebKitWebDriver). Only what the end-to-end tests use.
+const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
+
+export class Session {
+  constructor(base, id) {
+    this.base = base;
+    this.id = id;
+  }
+
+  static async start(base, application, env = {}) {
+    const body = { capabilities: { alwaysMatch: { 'tauri:options': { application, env } } } };
+    const res = await call(base, 'POST', '/session', body);
+    return new Session(base, res.sessionId ?? res.value?.sessionId);
+  }
+
+  async cmd(method, path, body) {
+    return (await call(this.base, method, `/session/${this.id}${path}`, body)).value;
+  }
+
+  async find(css, { timeout = 10000 } = {}) {
+    const until = Date.now() + timeout;
+    for (;;) {
+      try {
+        const el = await this.cmd('POST', '/element', { using: 'css selector', value: css });
+        return el[ELEMENT];
+      } catch (e) {
+        if (Date.now() > until) throw new Error(`no element ${css}: ${e.message}`);
+        await sleep(150);
+      }
+    }
+  }
+
+  async findAll(css) {
+    const els = await this.cmd('POST', '/elements', { using: 'css selector', value: css });
+    return els.map((e) => e[ELEMENT]);
+  }
+
+  /** Waits until an element matching `css` contains `text`. */
+  async waitText(css, text, { timeout = 15000 } = {}) {
+    const until = Date.now() + timeout;
+    let last = '';
+    for (;;) {
+      for (const el of await this.findAll(css).catch(() => [])) {
+        last = await this.text(el).catch(() => '');
+        if (last.includes(text)) return el;
+      }
+      if (Date.now() > until) throw new Error(`no ${css} with text ${JSON.stringify(text)} (last: ${JSON.stringify(last)})`);
+      await sleep(200);
+    }
+  }
+
+  text(el) {
+    return this.cmd('GET', `/element/${el}/text`);
+  }
+
+  click(el) {
+    return this.cmd('POST', `/element/${el}/click`, {});
+  }
+
+  async type(el, value) {
+    await this.cmd('POST', `/element/${el}/clear`, {});
+    return this.cmd('POST', `/element/${el}/value`, { text: value });
+  }
+
+  attr(el, name) {
+    return this.cmd('GET', `/element/${el}/attribute/${name}`);
+  }
+
+  exec(script, args = []) {
+    return this.cmd('POST', '/execute/sync', { script, args });
+  }
+
+  execAsync(script, args = []) {
+    return this.cmd('POST', '/execute/async', { script, args });
+  }
+
+  /** Switches into an iframe element (and `parent()` back). */
+  frame(el) {
+    return this.cmd('POST', '/frame', { id: { [ELEMENT]: el } });
+  }
+
+  parent() {
+    return this.cmd('POST', '/frame/parent', {});
+  }
+
+  async screenshot() {
+    return Buffer.from(await this.cmd('GET', '/screenshot'), 'base64');
+  }
+
+  end() {
+    return call(this.base, 'DELETE', `/session/${this.id}`).catch(() => {});
+  }
+}
+
+async function call(base, method, path, body) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok) {
+    const v = json.value ?? {};
+    throw new Error(`${method} ${path}: ${v.error ?? res.status} ${v.message ?? ''}`.trim());
+  }
+  return json;
+}
+
+export function sleep(ms) {
+  return new Promise((r) => setTimeout(r, ms));
+}

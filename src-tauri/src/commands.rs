@@ -1,0 +1,227 @@
+//! The commands the UI invokes. Each takes typed arguments, calls one core
+//! function and maps the error; nothing here decides anything.
+
+use std::path::PathBuf;
+
+use atelier_core::Observer;
+use atelier_core::model::{Chat, FileListing, WorkspaceManifest};
+use atelier_core::tools::views::WorkspaceFile;
+use atelier_core::tools::{Approval, RunRequest, ToolCallRecord};
+use atelier_core::toolsets::ImportOptions;
+use atelier_core::toolsets::records::{BundleReport, ImportReport, ToolRecord, ToolsetDetails, ToolsetRecord};
+use serde::Serialize;
+use serde_json::Value;
+use tauri::ipc::Channel;
+use tauri::{Runtime, State};
+
+use crate::error::{IpcError, IpcResult};
+use crate::{AppState, paths};
+
+/// Progress of an import, sent over its channel.
+#[derive(Debug, Clone, Default, Serialize, ts_rs::TS)]
+pub struct ImportProgress {
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+    pub files_done: u64,
+    pub files_total: u64,
+    /// An installer's step (python.requirements), when there is one.
+    pub step: Option<String>,
+}
+
+#[tauri::command]
+pub async fn list_toolsets(state: State<'_, AppState>) -> IpcResult<Vec<ToolsetRecord>> {
+    Ok(state.app.list_toolsets().await?)
+}
+
+#[tauri::command]
+pub async fn get_toolset(state: State<'_, AppState>, id: String) -> IpcResult<ToolsetDetails> {
+    Ok(state.app.get_toolset(&id).await?)
+}
+
+/// The consent step: what a bundle will run, and its problems.
+#[tauri::command]
+pub async fn check_bundle(state: State<'_, AppState>, path: PathBuf) -> IpcResult<BundleReport> {
+    let path = paths::bundle(&path)?;
+    Ok(state.app.check_bundle(&path, &Observer::default()).await?)
+}
+
+#[tauri::command]
+pub async fn import_toolset(
+    state: State<'_, AppState>,
+    path: PathBuf,
+    force: bool,
+    on_progress: Channel<ImportProgress>,
+) -> IpcResult<ImportReport> {
+    let path = paths::bundle(&path)?;
+    let (bytes, steps) = (on_progress.clone(), on_progress);
+    let observer = Observer::default()
+        .with_progress(move |p| {
+            let _ = bytes.send(ImportProgress {
+                bytes_done: p.bytes_done,
+                bytes_total: p.bytes_total,
+                files_done: p.files_done,
+                files_total: p.files_total,
+                step: None,
+            });
+        })
+        .with_steps(move |s| {
+            let _ = steps.send(ImportProgress {
+                step: Some(s.to_owned()),
+                ..Default::default()
+            });
+        });
+    let options = ImportOptions {
+        force,
+        observer,
+        ..Default::default()
+    };
+    Ok(state.app.import_toolset(&path, &options).await?)
+}
+
+#[tauri::command]
+pub async fn export_toolset(state: State<'_, AppState>, id: String, path: PathBuf) -> IpcResult<()> {
+    let path = paths::export_target(&path)?;
+    state.app.export_toolset(&id, &path).await?;
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn enable_toolset(state: State<'_, AppState>, id: String, enabled: bool) -> IpcResult<ToolsetRecord> {
+    Ok(state.app.set_toolset_enabled(&id, enabled).await?)
+}
+
+#[tauri::command]
+pub async fn uninstall_toolset(state: State<'_, AppState>, id: String) -> IpcResult<()> {
+    Ok(state.app.uninstall_toolset(&id).await?)
+}
+
+/// A native open dialog for a toolset ZIP.
+#[tauri::command]
+pub async fn pick_bundle<R: Runtime>(app: tauri::AppHandle<R>) -> IpcResult<Option<PathBuf>> {
+    crate::dialogs::pick_file(&app, "Toolset bundle", &["zip"]).await
+}
+
+/// A native open dialog for a toolset folder.
+#[tauri::command]
+pub async fn pick_bundle_folder<R: Runtime>(app: tauri::AppHandle<R>) -> IpcResult<Option<PathBuf>> {
+    crate::dialogs::pick_folder(&app).await
+}
+
+/// A native save dialog for an export.
+#[tauri::command]
+pub async fn pick_export_path<R: Runtime>(
+    app: tauri::AppHandle<R>,
+    suggested_name: String,
+) -> IpcResult<Option<PathBuf>> {
+    crate::dialogs::save_file(&app, &suggested_name).await
+}
+
+#[tauri::command]
+pub async fn list_tools(state: State<'_, AppState>) -> IpcResult<Vec<ToolRecord>> {
+    Ok(state.app.list_tools().await?)
+}
+
+/// The tools a chat may use: all enabled tools until agents exist.
+#[tauri::command]
+pub async fn get_available_tools(state: State<'_, AppState>) -> IpcResult<Vec<ToolRecord>> {
+    Ok(state.app.list_tools().await?)
+}
+
+#[tauri::command]
+pub async fn get_tool(state: State<'_, AppState>, tool_id: String) -> IpcResult<ToolRecord> {
+    Ok(state.app.get_tool(&tool_id).await?)
+}
+
+#[tauri::command]
+pub async fn validate_tool_args(state: State<'_, AppState>, tool_id: String, args: Value) -> IpcResult<Vec<String>> {
+    Ok(state.app.validate_tool_args(&tool_id, &args).await?)
+}
+
+#[tauri::command]
+pub async fn list_chats(state: State<'_, AppState>) -> IpcResult<Vec<Chat>> {
+    Ok(state.app.list_chats().await?)
+}
+
+#[tauri::command]
+pub async fn create_chat(state: State<'_, AppState>, title: Option<String>) -> IpcResult<Chat> {
+    Ok(state.app.create_chat(title.as_deref()).await?)
+}
+
+/// Runs a tool in a chat. `approve` is the person's answer to the
+/// confirmation the UI asked for (tools that need none ignore it).
+#[tauri::command]
+pub async fn run_tool(
+    state: State<'_, AppState>,
+    chat_id: String,
+    tool_id: String,
+    args: Value,
+    approve: bool,
+) -> IpcResult<ToolCallRecord> {
+    let approval = if approve {
+        Approval::Approved
+    } else {
+        Approval::NotGiven
+    };
+    Ok(state
+        .app
+        .run_tool(RunRequest {
+            chat_id,
+            tool_id,
+            args,
+            approval,
+            ..Default::default()
+        })
+        .await?)
+}
+
+#[tauri::command]
+pub async fn list_tool_calls(state: State<'_, AppState>, chat_id: String) -> IpcResult<Vec<ToolCallRecord>> {
+    Ok(state.app.list_tool_calls(&chat_id).await?)
+}
+
+#[tauri::command]
+pub async fn get_workspace_files(
+    state: State<'_, AppState>,
+    chat_id: String,
+    manifest_id: Option<String>,
+) -> IpcResult<Vec<FileListing>> {
+    Ok(state.app.list_files(&chat_id, manifest_id.as_deref()).await?)
+}
+
+#[tauri::command]
+pub async fn get_workspace_file(
+    state: State<'_, AppState>,
+    chat_id: String,
+    path: String,
+    manifest_id: Option<String>,
+) -> IpcResult<WorkspaceFile> {
+    Ok(state
+        .app
+        .workspace_file(&chat_id, &path, manifest_id.as_deref())
+        .await?)
+}
+
+#[tauri::command]
+pub async fn get_workspace_manifest(
+    state: State<'_, AppState>,
+    chat_id: String,
+    manifest_id: Option<String>,
+) -> IpcResult<WorkspaceManifest> {
+    let chat = state.app.get_chat(&chat_id).await?;
+    let id = manifest_id.unwrap_or(chat.active_manifest_id);
+    Ok(state.app.get_manifest(&chat.id, &id).await?)
+}
+
+/// A URL under the render scheme, with a fresh unguessable token, that
+/// serves the complete document of a call's html plan.
+#[tauri::command]
+pub async fn render_url(state: State<'_, AppState>, call_id: String) -> IpcResult<String> {
+    let call = state.app.get_tool_call(&call_id).await?;
+    if call.render_plan.as_ref().is_none_or(|p| p.renderer != "html") {
+        return Err(IpcError::new(
+            "conflict",
+            format!("tool call {call_id} has no html render plan"),
+        ));
+    }
+    Ok(state.renders.issue(&call.id))
+}

@@ -1,0 +1,50 @@
+//! Native dialogs (tauri-plugin-dialog), called from Rust so that paths
+//! stay on this side; the UI only learns what the person chose.
+
+use std::path::PathBuf;
+
+use tauri::Runtime;
+use tauri_plugin_dialog::{DialogExt, FilePath};
+
+use crate::error::{IpcError, IpcResult};
+
+fn to_path(p: Option<FilePath>) -> IpcResult<Option<PathBuf>> {
+    p.map(|f| f.into_path().map_err(|e| IpcError::new("invalid_path", e.to_string())))
+        .transpose()
+}
+
+async fn answer(rx: tokio::sync::oneshot::Receiver<Option<FilePath>>) -> IpcResult<Option<PathBuf>> {
+    to_path(rx.await.unwrap_or(None))
+}
+
+pub(crate) async fn pick_file<R: Runtime>(
+    app: &tauri::AppHandle<R>,
+    what: &str,
+    extensions: &[&str],
+) -> IpcResult<Option<PathBuf>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    app.dialog().file().add_filter(what, extensions).pick_file(move |p| {
+        let _ = tx.send(p);
+    });
+    answer(rx).await
+}
+
+pub(crate) async fn pick_folder<R: Runtime>(app: &tauri::AppHandle<R>) -> IpcResult<Option<PathBuf>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    app.dialog().file().pick_folder(move |p| {
+        let _ = tx.send(p);
+    });
+    answer(rx).await
+}
+
+pub(crate) async fn save_file<R: Runtime>(app: &tauri::AppHandle<R>, suggested: &str) -> IpcResult<Option<PathBuf>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    app.dialog()
+        .file()
+        .add_filter("Toolset bundle", &["zip"])
+        .set_file_name(suggested)
+        .save_file(move |p| {
+            let _ = tx.send(p);
+        });
+    answer(rx).await
+}

@@ -1,0 +1,73 @@
+//! Atelier's desktop app: a thin Tauri 2 shell over `atelier-core`.
+//!
+//! [`setup`] assembles the app (commands, the render scheme, the dialog
+//! plugin, the state) for any runtime, so tests drive it on Tauri's mock
+//! runtime without a window; [`run`] opens the data dir and starts it on
+//! the real one. Commands live in [`commands`] (typed arguments, one core
+//! call, [`error::IpcError`]); tool HTML is served by [`render`]; paths from
+//! the webview are re-checked by [`paths`].
+
+mod command_names;
+pub mod commands;
+mod dialogs;
+pub mod error;
+pub mod paths;
+pub mod render;
+
+pub use command_names::COMMANDS;
+
+use atelier_core::{Atelier, DataDir};
+use tauri::Runtime;
+
+/// What every command can reach: the core handle and the issued renders.
+#[derive(Debug)]
+pub struct AppState {
+    pub app: Atelier,
+    pub renders: render::Renders,
+}
+
+/// Adds the app to a builder (Tauri's, or the mock runtime's in tests):
+/// everything but the window and the event loop.
+pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::Builder<R> {
+    builder
+        .plugin(tauri_plugin_dialog::init())
+        .manage(state)
+        .register_asynchronous_uri_scheme_protocol(render::SCHEME, render::handler)
+        .invoke_handler(tauri::generate_handler![
+            commands::list_toolsets,
+            commands::get_toolset,
+            commands::check_bundle,
+            commands::import_toolset,
+            commands::export_toolset,
+            commands::enable_toolset,
+            commands::uninstall_toolset,
+            commands::pick_bundle,
+            commands::pick_bundle_folder,
+            commands::pick_export_path,
+            commands::list_tools,
+            commands::get_tool,
+            commands::get_available_tools,
+            commands::validate_tool_args,
+            commands::list_chats,
+            commands::create_chat,
+            commands::run_tool,
+            commands::list_tool_calls,
+            commands::get_workspace_files,
+            commands::get_workspace_file,
+            commands::get_workspace_manifest,
+            commands::render_url,
+        ])
+}
+
+/// Opens the data dir (the CLI's: `ATELIER_DATA_DIR`, else the OS data
+/// dir), installing the bundled examples into a fresh one.
+pub async fn open_state(data: DataDir) -> atelier_core::Result<AppState> {
+    let app = Atelier::open(data).await?;
+    if app.list_toolsets().await?.is_empty() && app.list_chats().await?.is_empty() {
+        app.install_examples().await?;
+    }
+    Ok(AppState {
+        app,
+        renders: render::Renders::default(),
+    })
+}

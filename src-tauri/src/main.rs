@@ -1,0 +1,30 @@
+//! `atelier-app`: the desktop app. Logs go to stderr (`ATELIER_LOG`), never
+//! to tool output, which the core captures from the tools' own pipes.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ATELIER_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .init();
+    let state = match atelier_core::DataDir::resolve(None)
+        .map(|data| tauri::async_runtime::block_on(atelier_app::open_state(data)))
+    {
+        Ok(Ok(state)) => state,
+        Ok(Err(e)) | Err(e) => {
+            tracing::error!("Atelier could not open its data directory: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match atelier_app::setup(tauri::Builder::default(), state).run(tauri::generate_context!()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("Atelier stopped: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

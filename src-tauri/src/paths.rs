@@ -1,0 +1,83 @@
+//! Paths that come from the webview (dropped files, dialog results passed
+//! back) are checked again here before the core sees them: the UI is not
+//! trusted to say what a path is.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{IpcError, IpcResult};
+
+/// A toolset bundle: an existing `.zip` file or a folder with a
+/// `toolset.yaml`, as an absolute canonical path.
+pub fn bundle(path: &Path) -> IpcResult<PathBuf> {
+    if !path.is_absolute() {
+        return Err(IpcError::new(
+            "invalid_path",
+            format!("{} is not an absolute path", path.display()),
+        ));
+    }
+    let real = std::fs::canonicalize(path)
+        .map_err(|e| IpcError::new("io", format!("could not open {}: {e}", path.display())))?;
+    let md =
+        std::fs::metadata(&real).map_err(|e| IpcError::new("io", format!("could not open {}: {e}", real.display())))?;
+    let is_zip = md.is_file() && real.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+    let is_toolset_dir = md.is_dir() && real.join("toolset.yaml").is_file();
+    if is_zip || is_toolset_dir {
+        Ok(real)
+    } else {
+        Err(IpcError::new(
+            "invalid_bundle",
+            format!(
+                "{} is neither a .zip file nor a folder with a toolset.yaml",
+                path.display()
+            ),
+        ))
+    }
+}
+
+/// Where an export may be written: an absolute path in an existing folder,
+/// ending in `.zip`.
+pub fn export_target(path: &Path) -> IpcResult<PathBuf> {
+    let parent = path.parent().filter(|p| p.is_dir());
+    if !path.is_absolute() || parent.is_none() || !path.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip")) {
+        return Err(IpcError::new(
+            "invalid_path",
+            format!(
+                "cannot export to {}: choose a .zip file in an existing folder",
+                path.display()
+            ),
+        ));
+    }
+    Ok(path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_zips_and_toolset_folders_are_bundles() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let zip = tmp.path().join("a.zip");
+        std::fs::write(&zip, b"PK").expect("write");
+        let txt = tmp.path().join("a.txt");
+        std::fs::write(&txt, b"x").expect("write");
+        assert!(bundle(&zip).is_ok());
+        assert_eq!(
+            bundle(&txt).map_err(|e| e.kind).err().as_deref(),
+            Some("invalid_bundle")
+        );
+        assert_eq!(
+            bundle(tmp.path()).map_err(|e| e.kind).err().as_deref(),
+            Some("invalid_bundle")
+        );
+        std::fs::write(tmp.path().join("toolset.yaml"), b"id: x").expect("write");
+        assert!(bundle(tmp.path()).is_ok());
+        assert_eq!(
+            bundle(Path::new("rel.zip")).map_err(|e| e.kind).err().as_deref(),
+            Some("invalid_path")
+        );
+        assert!(export_target(&tmp.path().join("out.zip")).is_ok());
+        assert!(export_target(&tmp.path().join("missing/out.zip")).is_err());
+        assert!(export_target(&tmp.path().join("out.txt")).is_err());
+    }
+}

@@ -1,0 +1,74 @@
+//! `ui/src/bindings.ts` is generated from the Rust types the commands take
+//! and return (ts-rs). This test fails when the committed file is stale;
+//! `UPDATE_BINDINGS=1 cargo test -p atelier-app --test bindings` rewrites it.
+
+use ts_rs::{Config, TS};
+
+fn generate() -> String {
+    let cfg = Config::new().with_large_int("number");
+    let mut out = String::from(
+        "// Generated from the Rust types by src-tauri/tests/bindings.rs (ts-rs). Do not edit:\n\
+         // run `UPDATE_BINDINGS=1 cargo test -p atelier-app --test bindings`.\n\n\
+         export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;\n",
+    );
+    macro_rules! decl {
+        ($($t:ty),* $(,)?) => {
+            $(
+                out.push_str("\nexport ");
+                out.push_str(&<$t as TS>::decl(&cfg));
+                out.push('\n');
+            )*
+        };
+    }
+    use atelier_core::model::*;
+    use atelier_core::toolsets::records::*;
+    decl!(
+        atelier_app::error::IpcError,
+        atelier_app::commands::ImportProgress,
+        Chat,
+        Role,
+        ContentPart,
+        Message,
+        MessageNode,
+        ManifestSource,
+        WorkspaceManifest,
+        FileListing,
+        SnapshotOutcome,
+        WorkspaceDiff,
+        ModifiedFile,
+        atelier_core::tools::views::WorkspaceFile,
+        ToolsetRecord,
+        RenderConfigRecord,
+        ToolRecord,
+        ToolsetFileRecord,
+        ToolsetMcpServerRecord,
+        ToolsetDetails,
+        WillRun,
+        EntryPoint,
+        ServerLaunch,
+        BundleReport,
+        ImportReport,
+        atelier_core::toolsets::validate::Severity,
+        atelier_core::toolsets::validate::Problem,
+        atelier_core::tools::ToolCallRecord,
+        atelier_core::tools::plan::RenderPlan,
+        atelier_core::toolsets::export::PackReport,
+    );
+    out
+}
+
+#[test]
+fn the_committed_typescript_bindings_match_the_rust_types() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/bindings.ts");
+    let fresh = generate();
+    if std::env::var_os("UPDATE_BINDINGS").is_some() {
+        std::fs::write(&path, &fresh).expect("write the bindings");
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == fresh,
+        "{} is stale: run `UPDATE_BINDINGS=1 cargo test -p atelier-app --test bindings`",
+        path.display()
+    );
+}

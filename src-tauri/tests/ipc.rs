@@ -1,0 +1,156 @@
+//! The IPC surface on Tauri's mock runtime, with the real capability file
+//! and a real data dir: every command is registered and permitted for the
+//! main window, nothing else is, and failures arrive as `{kind, message}`.
+
+use atelier_app::{AppState, COMMANDS, open_state, setup};
+use atelier_core::DataDir;
+use serde_json::{Value, json};
+use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
+use tauri::webview::InvokeRequest;
+use tauri::{App, WebviewWindow, WebviewWindowBuilder};
+
+struct Harness {
+    _app: App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+    _tmp: tempfile::TempDir,
+}
+
+fn harness() -> Harness {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let state: AppState =
+        tauri::async_runtime::block_on(open_state(DataDir::new(tmp.path().join("data")))).expect("open the data dir");
+    let app = setup(mock_builder(), state)
+        .build(tauri::generate_context!())
+        .expect("build the app");
+    let window = WebviewWindowBuilder::new(&app, "main", Default::default())
+        .build()
+        .expect("main window");
+    Harness {
+        _app: app,
+        window,
+        _tmp: tmp,
+    }
+}
+
+fn invoke(h: &Harness, cmd: &str, args: Value) -> Result<Value, Value> {
+    let request = InvokeRequest {
+        cmd: cmd.into(),
+        callback: tauri::ipc::CallbackFn(0),
+        error: tauri::ipc::CallbackFn(1),
+        url: "tauri://localhost".parse().expect("url"),
+        body: tauri::ipc::InvokeBody::Json(args),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
+    };
+    get_ipc_response(&h.window, request).map(|b| b.deserialize::<Value>().expect("json"))
+}
+
+#[test]
+fn every_command_is_registered_and_permitted_and_nothing_else_is() {
+    let h = harness();
+    for cmd in COMMANDS {
+        if cmd.starts_with("pick_") {
+            continue; // they open native dialogs; permission is checked below
+        }
+        // Missing arguments fail in deserialization — after the ACL check
+        // and the lookup, which are what this asserts.
+        let r = invoke(&h, cmd, json!({}));
+        let said = r.as_ref().err().map(Value::to_string).unwrap_or_default();
+        assert!(
+            !said.contains("not allowed") && !said.contains("not found"),
+            "{cmd}: {said}"
+        );
+    }
+    // A plugin command the capability does not grant, and an unknown one.
+    let denied = invoke(&h, "plugin:dialog|open", json!({"options": {}}));
+    assert!(
+        denied
+            .as_ref()
+            .err()
+            .map(Value::to_string)
+            .unwrap_or_default()
+            .contains("not allowed"),
+        "{denied:?}"
+    );
+    assert!(invoke(&h, "delete_everything", json!({})).is_err());
+}
+
+/// The capability file grants exactly the app's commands (and event
+/// listening, for drag and drop): no plugin, filesystem or shell access.
+#[test]
+fn the_capability_grants_the_commands_and_nothing_more() {
+    let text = include_str!("../capabilities/main.json");
+    let cap: Value = serde_json::from_str(text).expect("capability JSON");
+    assert_eq!(cap["windows"], json!(["main"]));
+    let mut granted: Vec<String> = cap["permissions"]
+        .as_array()
+        .expect("permissions")
+        .iter()
+        .filter_map(|p| p.as_str().map(str::to_owned))
+        .collect();
+    granted.sort();
+    let mut wanted: Vec<String> = COMMANDS
+        .iter()
+        .map(|c| format!("allow-{}", c.replace('_', "-")))
+        .collect();
+    wanted.extend([
+        "core:event:allow-listen".to_owned(),
+        "core:event:allow-unlisten".to_owned(),
+    ]);
+    wanted.sort();
+    assert_eq!(granted, wanted);
+}
+
+#[test]
+fn errors_arrive_as_kind_and_message() {
+    let h = harness();
+    let err = invoke(&h, "get_toolset", json!({"id": "no-such-toolset"})).expect_err("unknown toolset");
+    assert_eq!(err["kind"], "toolset_not_found", "{err}");
+    assert!(
+        err["message"].as_str().is_some_and(|m| m.contains("no-such-toolset")),
+        "{err}"
+    );
+    let err = invoke(&h, "check_bundle", json!({"path": "/etc/passwd"})).expect_err("not a bundle");
+    assert_eq!(err["kind"], "invalid_bundle", "{err}");
+}
+
+#[test]
+fn a_fresh_data_dir_has_the_examples_and_a_tool_runs_through_ipc() {
+    let h = harness();
+    let toolsets = invoke(&h, "list_toolsets", json!({})).expect("list");
+    let ids: Vec<&str> = toolsets
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|t| t["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"app-builder") && ids.contains(&"csv-report"), "{ids:?}");
+
+    let chat = invoke(&h, "create_chat", json!({"title": "ipc"})).expect("chat");
+    let chat_id = chat["id"].as_str().expect("id");
+    let call = invoke(
+        &h,
+        "run_tool",
+        json!({"chatId": chat_id, "toolId": "write_file", "args": {"path": "a.txt", "content": "hi"}, "approve": false}),
+    )
+    .expect("run");
+    assert_eq!(call["status"], "success", "{call}");
+    let file = invoke(
+        &h,
+        "get_workspace_file",
+        json!({"chatId": chat_id, "path": "a.txt", "manifestId": call["post_manifest_id"]}),
+    )
+    .expect("file");
+    assert_eq!(file["text"], "hi");
+    let calls = invoke(&h, "list_tool_calls", json!({"chatId": chat_id})).expect("calls");
+    assert_eq!(calls.as_array().map(Vec::len), Some(1));
+    let err = invoke(&h, "render_url", json!({"callId": call["id"]})).expect_err("not html");
+    assert_eq!(err["kind"], "conflict");
+    let bad = invoke(
+        &h,
+        "validate_tool_args",
+        json!({"toolId": "write_file", "args": {"path": 3}}),
+    )
+    .expect("checked");
+    assert!(bad.as_array().is_some_and(|v| !v.is_empty()), "{bad}");
+}

@@ -1,0 +1,91 @@
+// The one typed door onto the Tauri commands. Every command rejects with
+// `{kind, message}`; components show `errorText(e)` where the error happened.
+
+import { Channel, invoke as tauriInvoke, type InvokeArgs } from "@tauri-apps/api/core";
+import type {
+  BundleReport,
+  ImportProgress,
+  IpcError,
+  Chat,
+  FileListing,
+  ImportReport,
+  JsonValue,
+  ToolCallRecord,
+  ToolRecord,
+  ToolsetDetails,
+  ToolsetRecord,
+  WorkspaceFile,
+  WorkspaceManifest,
+} from "./bindings";
+
+export type { ImportProgress, IpcError };
+
+export function isIpcError(e: unknown): e is IpcError {
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    typeof (e as { kind?: unknown }).kind === "string" &&
+    typeof (e as { message?: unknown }).message === "string"
+  );
+}
+
+/** A one-line, human message for anything a command (or we) threw. */
+export function errorText(e: unknown): string {
+  if (isIpcError(e)) return e.message;
+  if (e instanceof Error) return e.message;
+  if (typeof e === "string") return e;
+  return "Something went wrong (no details were given).";
+}
+
+/** `invoke`, with a clear error when the page is not inside the app. */
+function invoke<T>(cmd: string, args?: InvokeArgs): Promise<T> {
+  const internals = (window as { __TAURI_INTERNALS__?: { invoke?: unknown } }).__TAURI_INTERNALS__;
+  if (typeof internals?.invoke !== "function") {
+    const e: IpcError = {
+      kind: "no_backend",
+      message: "The Atelier backend is not available: this page works only inside the Atelier app.",
+    };
+    return Promise.reject(e);
+  }
+  return tauriInvoke<T>(cmd, args);
+}
+
+export const api = {
+  listToolsets: () => invoke<ToolsetRecord[]>("list_toolsets"),
+  getToolset: (id: string) => invoke<ToolsetDetails>("get_toolset", { id }),
+  checkBundle: (path: string) => invoke<BundleReport>("check_bundle", { path }),
+  importToolset: (path: string, force: boolean, onProgress: (p: ImportProgress) => void) => {
+    const channel = new Channel<ImportProgress>();
+    channel.onmessage = onProgress;
+    return invoke<ImportReport>("import_toolset", { path, force, onProgress: channel });
+  },
+  exportToolset: (id: string, path: string) => invoke<null>("export_toolset", { id, path }),
+  /** A native open dialog for a ZIP; null when cancelled. */
+  pickBundle: () => invoke<string | null>("pick_bundle"),
+  /** A native open dialog for a toolset folder; null when cancelled. */
+  pickBundleFolder: () => invoke<string | null>("pick_bundle_folder"),
+  pickExportPath: (suggestedName: string) => invoke<string | null>("pick_export_path", { suggestedName }),
+  enableToolset: (id: string, enabled: boolean) => invoke<ToolsetRecord>("enable_toolset", { id, enabled }),
+  uninstallToolset: (id: string) => invoke<null>("uninstall_toolset", { id }),
+
+  listTools: () => invoke<ToolRecord[]>("list_tools"),
+  getAvailableTools: () => invoke<ToolRecord[]>("get_available_tools"),
+  getTool: (toolId: string) => invoke<ToolRecord>("get_tool", { toolId }),
+  validateToolArgs: (toolId: string, args: JsonValue) => invoke<string[]>("validate_tool_args", { toolId, args }),
+
+  listChats: () => invoke<Chat[]>("list_chats"),
+  createChat: (title: string) => invoke<Chat>("create_chat", { title }),
+
+  runTool: (chatId: string, toolId: string, args: JsonValue, approve: boolean) =>
+    invoke<ToolCallRecord>("run_tool", { chatId, toolId, args, approve }),
+  listToolCalls: (chatId: string) => invoke<ToolCallRecord[]>("list_tool_calls", { chatId }),
+
+  getWorkspaceFiles: (chatId: string, manifestId: string | null) =>
+    invoke<FileListing[]>("get_workspace_files", { chatId, manifestId }),
+  getWorkspaceFile: (chatId: string, path: string, manifestId: string | null) =>
+    invoke<WorkspaceFile>("get_workspace_file", { chatId, path, manifestId }),
+  getWorkspaceManifest: (chatId: string, manifestId: string | null) =>
+    invoke<WorkspaceManifest>("get_workspace_manifest", { chatId, manifestId }),
+
+  renderUrl: (callId: string) => invoke<string>("render_url", { callId }),
+};

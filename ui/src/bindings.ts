@@ -1,0 +1,175 @@
+// Generated from the Rust types by src-tauri/tests/bindings.rs (ts-rs). Do not edit:
+// run `UPDATE_BINDINGS=1 cargo test -p atelier-app --test bindings`.
+
+export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
+
+export type IpcError = { kind: string, message: string, };
+
+export type ImportProgress = { bytes_done: number, bytes_total: number, files_done: number, files_total: number, 
+/**
+ * An installer's step (python.requirements), when there is one.
+ */
+step: string | null, };
+
+export type Chat = { id: string, title: string, created_at: string, updated_at: string, 
+/**
+ * The root message (role `system`), whose manifest is the empty workspace.
+ */
+root_message_id: string, active_leaf_message_id: string, active_manifest_id: string, agent_id: string | null, };
+
+export type Role = "system" | "user" | "assistant" | "tool" | "edit";
+
+export type ContentPart = { "type": "text", text: string, } | { "type": "tool_call", tool_call_id: string, } | { "type": "workspace_edit", added: number, removed: number, modified: number, };
+
+export type Message = { id: string, chat_id: string, parent_id: string | null, role: Role, content: Array<ContentPart>, 
+/**
+ * The workspace state after this message.
+ */
+manifest_id: string, created_at: string, };
+
+export type MessageNode = { 
+/**
+ * Child ids in creation order.
+ */
+children: Array<string>, 
+/**
+ * Whether the message is on the path from the root to the active leaf.
+ */
+on_active_branch: boolean, id: string, chat_id: string, parent_id: string | null, role: Role, content: Array<ContentPart>, 
+/**
+ * The workspace state after this message.
+ */
+manifest_id: string, created_at: string, };
+
+export type ManifestSource = "user_upload" | "tool_run" | "branch" | "edit" | "empty";
+
+export type WorkspaceManifest = { id: string, chat_id: string, parent_id: string | null, 
+/**
+ * The full state, `{path: sha256}` as in seed 004.
+ */
+files: { [key in string]: string }, 
+/**
+ * Paths whose executable bit is set.
+ */
+executable: Array<string>, 
+/**
+ * What changed against `parent_id`: `{path: sha256 | null}` (null =
+ * removed). For a manifest without a parent, every file.
+ */
+changes: { [key in string]: string | null }, created_at: string, source: ManifestSource, source_ref: string | null, root_tree: string, file_count: number, total_size: number, };
+
+export type FileListing = { path: string, sha256: string, size: number, executable: boolean, };
+
+export type SnapshotOutcome = { 
+/**
+ * The new `edit` message, if anything changed.
+ */
+message_id: string | null, 
+/**
+ * The manifest now active (the new one, or the unchanged current one).
+ */
+manifest_id: string, changed: boolean, added: number, removed: number, modified: number, 
+/**
+ * Things skipped (symlinks, special files, non-UTF-8 names).
+ */
+warnings: Array<string>, };
+
+export type WorkspaceDiff = { added: Array<string>, removed: Array<string>, modified: Array<ModifiedFile>, };
+
+export type ModifiedFile = { path: string, 
+/**
+ * Unified diff, for text files.
+ */
+diff?: string | null, 
+/**
+ * Set for files that are not UTF-8 text.
+ */
+binary?: boolean, 
+/**
+ * Set for text files too large to diff.
+ */
+too_large?: boolean, 
+/**
+ * Set when only the executable bit changed.
+ */
+mode_only?: boolean, };
+
+export type WorkspaceFile = { path: string, size: number, sha256: string, 
+/**
+ * The content as UTF-8, or `None` when it is binary.
+ */
+text: string | null, };
+
+export type ToolsetRecord = { id: string, name: string, version: string, description: string, enabled: boolean, installed_at: string, updated_at: string | null, source_type: string, source_ref: string | null, manifest_version: string, author: string | null, homepage: string | null, icon: string | null, python_requirements: Array<string>, extra: JsonValue, };
+
+export type RenderConfigRecord = { renderer: string, config: JsonValue, priority: number, };
+
+export type ToolRecord = { 
+/**
+ * Canonical id: bare for builtins, `<toolset_id>:<tool>` for toolset tools.
+ */
+tool_id: string, toolset_id: string | null, name: string, description: string, category: string | null, input_schema: JsonValue, requires_confirmation: boolean, enabled: boolean, entrypoint: string | null, tags: Array<string>, timeout_s: number | null, render_config: RenderConfigRecord | null, 
+/**
+ * The module that exported this tool (`tools_from:`), if it was not
+ * declared in `tools:`.
+ */
+exported_from: string | null, };
+
+export type ToolsetFileRecord = { toolset_id: string, path: string, kind: string, sha256: string, size: number, 
+/**
+ * Relative to the data dir for installed bundles; absolute for local
+ * folders (they run in place).
+ */
+stored_path: string, };
+
+export type ToolsetMcpServerRecord = { toolset_id: string, server_id: string, config: JsonValue, auto_enabled: boolean, };
+
+export type ToolsetDetails = { tools: Array<ToolRecord>, files: Array<ToolsetFileRecord>, mcp_servers: Array<ToolsetMcpServerRecord>, id: string, name: string, version: string, description: string, enabled: boolean, installed_at: string, updated_at: string | null, source_type: string, source_ref: string | null, manifest_version: string, author: string | null, homepage: string | null, icon: string | null, python_requirements: Array<string>, extra: JsonValue, };
+
+export type WillRun = { 
+/**
+ * `(tool id, module.path:function)`.
+ */
+python_entrypoints: Array<EntryPoint>, requirements: Array<string>, mcp_servers: Array<ServerLaunch>, };
+
+export type EntryPoint = { tool_id: string, entrypoint: string, };
+
+export type ServerLaunch = { id: string, command: string | null, args: Array<string>, url: string | null, };
+
+export type BundleReport = { id: string | null, name: string | null, version: string | null, valid: boolean, problems: Array<Problem>, will_run: WillRun, file_count: number, total_size: number, };
+
+export type ImportReport = { 
+/**
+ * `installed`, `upgraded` or `reinstalled`.
+ */
+action: string, previous_version: string | null, toolset: ToolsetRecord, tools: Array<string>, warnings: Array<Problem>, will_run: WillRun, };
+
+export type Severity = "error" | "warning";
+
+export type Problem = { severity: Severity, 
+/**
+ * Field path, e.g. `tools[1].entrypoint` (empty: the whole file).
+ */
+path: string, line: number | null, column: number | null, message: string, };
+
+export type ToolCallRecord = { id: string, chat_id: string, message_id: string | null, 
+/**
+ * The `tool` message this call added to the tree (= `message_id`).
+ */
+node_id: string | null, tool_id: string, args: JsonValue, result: JsonValue | null, render_plan: RenderPlan | null, status: string, error_kind: string | null, error: string | null, stdout: string | null, stderr: string | null, started_at: string, finished_at: string | null, pre_manifest_id: string | null, post_manifest_id: string | null, };
+
+export type RenderPlan = { 
+/**
+ * `code`, `document`, `html`, `frame`, or `error`.
+ */
+renderer: string, config: JsonValue, 
+/**
+ * The workspace state a `file` refers to.
+ */
+manifest_id: string | null, 
+/**
+ * Expressions that did not resolve, and similar.
+ */
+warnings: Array<string>, artifact_sha256?: string | null, };
+
+export type PackReport = { path: string, file_count: number, size: number, };

@@ -1,0 +1,58 @@
+import { useCallback, useState } from "react";
+import { api } from "../api";
+import type { Chat } from "../bindings";
+import { useLoad, type Load } from "../lib/useLoad";
+
+export type Chats = {
+  load: Load<Chat[]>;
+  reload: () => void;
+  selectedId: string | null;
+  select: (id: string) => void;
+  /** Creates a chat and selects it. */
+  create: () => Promise<Chat>;
+  creating: boolean;
+  createError: unknown;
+  /** The selected chat's id, creating a chat first when there is none. */
+  ensure: () => Promise<string>;
+};
+
+function newTitle(existing: number): string {
+  return existing === 0 ? "New chat" : `New chat ${existing + 1}`;
+}
+
+export function useChats(): Chats {
+  const [load, reload, setChats] = useLoad(() => api.listChats(), "chats");
+  const [picked, setPicked] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
+  const [createError, setCreateError] = useState<unknown>(null);
+
+  const list = load.data ?? [];
+  // The picked chat if it still exists, else the most recently updated one.
+  const selectedId =
+    list.find((c) => c.id === picked)?.id ??
+    [...list].sort((a, b) => b.updated_at.localeCompare(a.updated_at))[0]?.id ??
+    null;
+
+  const create = useCallback(async () => {
+    setCreating(true);
+    setCreateError(null);
+    try {
+      const chat = await api.createChat(newTitle(list.length));
+      setChats([...list.filter((c) => c.id !== chat.id), chat]);
+      setPicked(chat.id);
+      return chat;
+    } catch (e) {
+      setCreateError(e);
+      throw e;
+    } finally {
+      setCreating(false);
+    }
+  }, [list, setChats]);
+
+  const ensure = useCallback(async () => {
+    if (selectedId !== null) return selectedId;
+    return (await create()).id;
+  }, [selectedId, create]);
+
+  return { load, reload, selectedId, select: setPicked, create, creating, createError, ensure };
+}

@@ -1,0 +1,52 @@
+import { useEffect, useRef, type ReactNode } from "react";
+
+/**
+ * An in-app confirmation (the webview's own `window.confirm` is not
+ * dependable under Tauri). Escape cancels; the safe choice has the focus.
+ */
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  danger = false,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const onCancelRef = useRef(onCancel);
+  onCancelRef.current = onCancel;
+  useEffect(() => {
+    cancelRef.current?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") onCancelRef.current();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  return (
+    <div className="modal-backdrop">
+      <div className="modal" role="alertdialog" aria-modal="true" aria-labelledby="confirm-title">
+        <h2 id="confirm-title" className="modal-title">
+          {title}
+        </h2>
+        <div className="modal-body">{children}</div>
+        <div className="modal-actions">
+          <button type="button" className="btn" ref={cancelRef} onClick={onCancel}>
+            Cancel
+          </button>
+          <button type="button" className={danger ? "btn btn-danger" : "btn btn-primary"} onClick={onConfirm}>
+            {confirmLabel}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}

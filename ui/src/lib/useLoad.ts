@@ -1,0 +1,38 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+
+export type Load<T> =
+  | { state: "loading"; data: T | null }
+  | { state: "ok"; data: T }
+  | { state: "error"; data: T | null; error: unknown };
+
+/**
+ * Runs `fetcher` when `key` changes (and on `reload()`), keeping the last
+ * data while reloading. A result that arrives after a newer request is dropped.
+ */
+export function useLoad<T>(fetcher: () => Promise<T>, key: string): [Load<T>, () => void, (data: T) => void] {
+  const [load, setLoad] = useState<Load<T>>({ state: "loading", data: null });
+  const [nonce, setNonce] = useState(0);
+  const seq = useRef(0);
+  const fetcherRef = useRef(fetcher);
+  fetcherRef.current = fetcher;
+
+  useEffect(() => {
+    const mine = ++seq.current;
+    setLoad((prev) => ({ state: "loading", data: prev.data }));
+    fetcherRef.current().then(
+      (data) => {
+        if (seq.current === mine) setLoad({ state: "ok", data });
+      },
+      (error: unknown) => {
+        if (seq.current === mine) setLoad((prev) => ({ state: "error", data: prev.data, error }));
+      },
+    );
+  }, [key, nonce]);
+
+  const reload = useCallback(() => setNonce((n) => n + 1), []);
+  const set = useCallback((data: T) => {
+    seq.current += 1;
+    setLoad({ state: "ok", data });
+  }, []);
+  return [load, reload, set];
+}

@@ -1,0 +1,57 @@
+import { useMemo, useState, type MouseEvent } from "react";
+import { bool } from "../lib/json";
+import { CodeEditor } from "./CodeEditor";
+import { ContentGate } from "./ContentGate";
+import { languageFor } from "./languages";
+import { renderMarkdown } from "./markdown";
+import type { RendererProps } from "./types";
+import { useContent } from "./useContent";
+
+/** Links in a tool's document must never navigate the app's window. */
+function stayHere(e: MouseEvent<HTMLDivElement>) {
+  if (e.target instanceof Element && e.target.closest("a") !== null) e.preventDefault();
+}
+
+export function MarkdownView({ source }: { source: string }) {
+  const html = useMemo(() => renderMarkdown(source), [source]);
+  return <div className="markdown-body" onClick={stayHere} dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
+const MARKDOWN = languageFor("markdown", null);
+
+function DocumentBody({ text, path, editable }: { text: string; path: string | null; editable: boolean }) {
+  const [mode, setMode] = useState<"preview" | "source">("preview");
+  const [draft, setDraft] = useState(text);
+  return (
+    <div className="document-renderer">
+      <div className="renderer-bar">
+        {path !== null && <code className="renderer-path">{path}</code>}
+        {editable && (
+          <div className="segmented segmented-small" role="tablist" aria-label="Document view">
+            <button type="button" role="tab" aria-selected={mode === "preview"} onClick={() => setMode("preview")}>
+              Preview
+            </button>
+            <button type="button" role="tab" aria-selected={mode === "source"} onClick={() => setMode("source")}>
+              Edit
+            </button>
+          </div>
+        )}
+        {draft !== text && <span className="small warning-text">Edited here only: not saved to the workspace.</span>}
+      </div>
+      {mode === "source" ? (
+        <CodeEditor text={draft} language={MARKDOWN} editable label={path ?? "Document"} onChange={setDraft} />
+      ) : (
+        <MarkdownView source={draft} />
+      )}
+    </div>
+  );
+}
+
+export function DocumentRenderer({ call, plan, config }: RendererProps) {
+  const load = useContent(call, config, plan.manifest_id);
+  return (
+    <ContentGate load={load}>
+      {(text, path) => <DocumentBody key={text} text={text} path={path} editable={bool(config, "editable")} />}
+    </ContentGate>
+  );
+}

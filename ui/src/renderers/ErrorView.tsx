@@ -1,0 +1,43 @@
+import { Badge } from "../components/feedback";
+
+export type ErrorInfo = {
+  kind: string | null;
+  message: string | null;
+  traceback: string | null;
+  stdout: string | null;
+  stderr: string | null;
+};
+
+function lineCount(s: string): string {
+  const n = s.replace(/\n$/, "").split("\n").length;
+  return n === 1 ? "1 line" : `${n} lines`;
+}
+
+function Block({ title, text, open }: { title: string; text: string | null; open: boolean }) {
+  if (text === null || text === "") return null;
+  return (
+    <details className="error-block" open={open}>
+      <summary>
+        {title} <span className="muted small">({lineCount(text)})</span>
+      </summary>
+      <pre className="code-block" aria-label={title}>
+        {text}
+      </pre>
+    </details>
+  );
+}
+
+/** What went wrong in a call: kind, message, traceback, what it printed. */
+export function ErrorView({ info }: { info: ErrorInfo }) {
+  return (
+    <div className="error-view" role="group" aria-label="Tool error">
+      <div className="error-view-head">
+        <Badge tone="danger">{info.kind ?? "error"}</Badge>
+        <span className="error-view-message">{info.message ?? "The tool failed without a message."}</span>
+      </div>
+      <Block title="Traceback" text={info.traceback} open />
+      <Block title="Output (stdout)" text={info.stdout} open={false} />
+      <Block title="Errors (stderr)" text={info.stderr} open={false} />
+    </div>
+  );
+}

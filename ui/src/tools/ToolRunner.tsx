@@ -1,0 +1,107 @@
+import { useState, type FormEvent } from "react";
+import { api } from "../api";
+import type { ToolCallRecord, ToolRecord } from "../bindings";
+import { ConfirmDialog } from "../components/ConfirmDialog";
+import { ErrorBox } from "../components/feedback";
+import { pretty } from "../lib/json";
+import { initialArgs } from "./form/schema";
+import { startForm, ToolForm, type FormState } from "./form/ToolForm";
+import { ToolBadges } from "./ToolBadges";
+
+type Stage = "idle" | "validating" | "confirming" | "running";
+
+/** A chosen tool: its form, and Run. */
+export function ToolRunner({
+  tool,
+  ensureChat,
+  onCall,
+}: {
+  tool: ToolRecord;
+  ensureChat: () => Promise<string>;
+  onCall: (call: ToolCallRecord) => void;
+}) {
+  const [form, setForm] = useState<FormState>(() => startForm(initialArgs(tool.input_schema), tool.input_schema));
+  const [stage, setStage] = useState<Stage>("idle");
+  const [violations, setViolations] = useState<string[]>([]);
+  const [error, setError] = useState<unknown>(null);
+
+  const run = async (approve: boolean) => {
+    setStage("running");
+    try {
+      const chatId = await ensureChat();
+      onCall(await api.runTool(chatId, tool.tool_id, form.args, approve));
+    } catch (e) {
+      setError(e);
+    } finally {
+      setStage("idle");
+    }
+  };
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (form.rawError !== null) return;
+    setError(null);
+    setViolations([]);
+    setStage("validating");
+    let found: string[];
+    try {
+      found = await api.validateToolArgs(tool.tool_id, form.args);
+    } catch (err) {
+      setError(err);
+      setStage("idle");
+      return;
+    }
+    if (found.length > 0) {
+      setViolations(found);
+      setStage("idle");
+    } else if (tool.requires_confirmation) setStage("confirming");
+    else await run(false);
+  };
+
+  const busy = stage === "validating" || stage === "running";
+  return (
+    <form className="panel tool-runner" onSubmit={(e) => void submit(e)} noValidate aria-label={`Run ${tool.name}`}>
+      <header className="panel-header">
+        <div>
+          <h2 className="panel-title">
+            {tool.name} <ToolBadges tool={tool} />
+          </h2>
+          <p className="muted small">
+            <code>{tool.tool_id}</code>
+            {tool.description !== "" && ` · ${tool.description}`}
+          </p>
+        </div>
+      </header>
+      <ToolForm schema={tool.input_schema} state={form} onChange={setForm} />
+      {violations.length > 0 && (
+        <div className="violations" role="alert">
+          <strong>Fix these arguments first:</strong>
+          <ul aria-label="Argument problems">
+            {violations.map((v) => (
+              <li key={v}>
+                <code>{v}</code>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {error !== null && <ErrorBox error={error} title="The tool did not run." onDismiss={() => setError(null)} />}
+      <div className="panel-actions">
+        <button type="submit" className="btn btn-primary" disabled={busy || form.rawError !== null}>
+          {stage === "validating" ? "Checking…" : stage === "running" ? "Running…" : "Run"}
+        </button>
+      </div>
+      {stage === "confirming" && (
+        <ConfirmDialog
+          title={`Run ${tool.name}?`}
+          confirmLabel="Run it"
+          onConfirm={() => void run(true)}
+          onCancel={() => setStage("idle")}
+        >
+          <p>This tool asks for your approval before it runs. It will be called with:</p>
+          <pre className="code-block">{pretty(form.args)}</pre>
+        </ConfirmDialog>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,78 @@
+import { useState } from "react";
+import { api } from "../api";
+import type { ToolCallRecord } from "../bindings";
+import { CallList } from "../calls/CallList";
+import type { Chats } from "../chats/useChats";
+import { EmptyState, ErrorBox, Spinner } from "../components/feedback";
+import { useLoad } from "../lib/useLoad";
+import { ToolPicker } from "./ToolPicker";
+import { ToolRunner } from "./ToolRunner";
+
+type ChatCalls = { chatId: string | null; calls: ToolCallRecord[] };
+
+export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion: number }) {
+  const [catalog, reloadCatalog] = useLoad(
+    async () => {
+      const [tools, toolsets] = await Promise.all([api.getAvailableTools(), api.listToolsets()]);
+      return { tools, toolsets };
+    },
+    `tools-${toolsVersion}`,
+  );
+  const chatId = chats.selectedId;
+  const [calls, reloadCalls, setCalls] = useLoad<ChatCalls>(
+    async () => ({ chatId, calls: chatId === null ? [] : await api.listToolCalls(chatId) }),
+    `calls-${chatId ?? "none"}`,
+  );
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [lastRunId, setLastRunId] = useState<string | null>(null);
+
+  const tools = catalog.data?.tools ?? [];
+  const selected = tools.find((t) => t.tool_id === selectedId) ?? null;
+
+  const addCall = (call: ToolCallRecord) => {
+    setLastRunId(call.id);
+    if (calls.data !== null && calls.data.chatId === call.chat_id) {
+      setCalls({ chatId: call.chat_id, calls: [...calls.data.calls, call] });
+    } else reloadCalls();
+  };
+
+  return (
+    <div className="tools-view">
+      <div className="tools-column">
+        <header className="page-header">
+          <h1>Tools</h1>
+        </header>
+        {catalog.state === "error" && (
+          <ErrorBox error={catalog.error} title="Tools could not be loaded." onRetry={reloadCatalog} />
+        )}
+        {catalog.data === null && catalog.state === "loading" && <Spinner label="Loading tools…" />}
+        {catalog.data !== null && (
+          <ToolPicker
+            tools={tools}
+            toolsets={catalog.data.toolsets}
+            selectedId={selected?.tool_id ?? null}
+            onSelect={(t) => setSelectedId(t.tool_id)}
+          />
+        )}
+      </div>
+      <div className="run-column">
+        {selected === null ? (
+          <EmptyState title="Choose a tool to run">
+            Pick one from the list: a form for its arguments opens here, and each run is added to the current chat.
+          </EmptyState>
+        ) : (
+          <ToolRunner key={selected.tool_id} tool={selected} ensureChat={chats.ensure} onCall={addCall} />
+        )}
+        <section className="calls" aria-label="Tool calls">
+          <h2 className="section-title">Calls in this chat</h2>
+          {chatId === null && <p className="muted">No chat yet: the first run creates one.</p>}
+          {calls.state === "error" && <ErrorBox error={calls.error} title="Calls could not be loaded." onRetry={reloadCalls} />}
+          {chatId !== null && calls.state === "loading" && calls.data?.chatId !== chatId && (
+            <Spinner label="Loading calls…" />
+          )}
+          {calls.data !== null && calls.data.chatId === chatId && <CallList calls={calls.data.calls} focusId={lastRunId} />}
+        </section>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,38 @@
+import { api } from "../api";
+import { ErrorBox, Spinner } from "../components/feedback";
+import { useLoad } from "../lib/useLoad";
+import { ToolBadges } from "../tools/ToolBadges";
+
+/** The tools (and MCP servers) a toolset brings, loaded when expanded. */
+export function ToolsetDetailsView({ id }: { id: string }) {
+  const [load, reload] = useLoad(() => api.getToolset(id), id);
+  if (load.state === "error") return <ErrorBox error={load.error} title="Its tools could not be loaded." onRetry={reload} />;
+  if (load.data === null) return <Spinner label="Loading tools…" />;
+  const d = load.data;
+  return (
+    <div className="toolset-details">
+      {d.tools.length === 0 ? (
+        <p className="muted small">This toolset has no tools.</p>
+      ) : (
+        <ul className="tool-mini-list" aria-label={`Tools of ${d.name}`}>
+          {d.tools.map((t) => (
+            <li key={t.tool_id}>
+              <span className="tool-mini-name">{t.name}</span> <code className="muted small">{t.tool_id}</code>
+              <ToolBadges tool={t} />
+              {t.description !== "" && <div className="muted small">{t.description}</div>}
+            </li>
+          ))}
+        </ul>
+      )}
+      {d.mcp_servers.length > 0 && (
+        <p className="small">
+          MCP servers: {d.mcp_servers.map((s) => s.server_id).join(", ")}
+        </p>
+      )}
+      <p className="muted small">
+        {d.files.length} files{d.source_ref !== null ? ` · from ${d.source_ref}` : ""}
+        {d.python_requirements.length > 0 ? ` · requires ${d.python_requirements.join(", ")}` : ""}
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,117 @@
+import { useState } from "react";
+import { api } from "../api";
+import type { ToolsetRecord } from "../bindings";
+import { ConfirmDialog } from "../components/ConfirmDialog";
+import { Badge, ErrorBox, Notice } from "../components/feedback";
+import { ToolsetDetailsView } from "./ToolsetDetailsView";
+
+type Busy = null | "toggle" | "export" | "uninstall";
+
+export function ToolsetRow({
+  toolset,
+  onUpdated,
+  onRemoved,
+}: {
+  toolset: ToolsetRecord;
+  onUpdated: (t: ToolsetRecord) => void;
+  onRemoved: (id: string) => void;
+}) {
+  const [expanded, setExpanded] = useState(false);
+  const [busy, setBusy] = useState<Busy>(null);
+  const [error, setError] = useState<{ what: string; error: unknown } | null>(null);
+  const [exportedTo, setExportedTo] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const t = toolset;
+
+  const run = async (what: Busy & string, label: string, fn: () => Promise<void>) => {
+    setBusy(what);
+    setError(null);
+    try {
+      await fn();
+    } catch (e) {
+      setError({ what: label, error: e });
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const toggle = () =>
+    run("toggle", t.enabled ? "It was not disabled." : "It was not enabled.", async () => {
+      onUpdated(await api.enableToolset(t.id, !t.enabled));
+    });
+
+  const exportIt = () =>
+    run("export", "The export failed.", async () => {
+      setExportedTo(null);
+      const path = await api.pickExportPath(`${t.id}-${t.version}.zip`);
+      if (path === null) return;
+      await api.exportToolset(t.id, path);
+      setExportedTo(path);
+    });
+
+  const uninstall = () => {
+    setConfirming(false);
+    void run("uninstall", "It was not uninstalled.", async () => {
+      await api.uninstallToolset(t.id);
+      onRemoved(t.id);
+    });
+  };
+
+  return (
+    <li className={t.enabled ? "toolset-row" : "toolset-row toolset-disabled"} aria-label={t.name}>
+      <div className="toolset-main">
+        <label className="switch" title={t.enabled ? "Enabled: its tools can be used" : "Disabled"}>
+          <input
+            type="checkbox"
+            role="switch"
+            checked={t.enabled}
+            disabled={busy !== null}
+            onChange={() => void toggle()}
+            aria-label={`Enable ${t.name}`}
+          />
+          <span className="switch-track" aria-hidden="true" />
+        </label>
+        <div className="toolset-text">
+          <div className="toolset-title">
+            <span className="toolset-name">{t.name}</span>
+            <span className="muted">{t.version}</span>
+            <Badge tone="neutral" title={t.source_ref ?? undefined}>
+              {t.source_type}
+            </Badge>
+          </div>
+          <div className="muted small">
+            <code>{t.id}</code>
+            {t.description !== "" && ` · ${t.description}`}
+          </div>
+        </div>
+        <div className="row-actions">
+          <button type="button" className="btn btn-small btn-ghost" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
+            {expanded ? "Hide tools" : "Tools"}
+          </button>
+          <button type="button" className="btn btn-small" disabled={busy !== null} onClick={() => void exportIt()}>
+            {busy === "export" ? "Exporting…" : "Export"}
+          </button>
+          <button type="button" className="btn btn-small btn-danger-ghost" disabled={busy !== null} onClick={() => setConfirming(true)}>
+            {busy === "uninstall" ? "Uninstalling…" : "Uninstall"}
+          </button>
+        </div>
+      </div>
+      {error !== null && <ErrorBox error={error.error} title={error.what} onDismiss={() => setError(null)} />}
+      {exportedTo !== null && <Notice tone="success">Exported to {exportedTo}</Notice>}
+      {expanded && <ToolsetDetailsView id={t.id} />}
+      {confirming && (
+        <ConfirmDialog
+          title={`Uninstall ${t.name}?`}
+          confirmLabel="Uninstall"
+          danger
+          onConfirm={uninstall}
+          onCancel={() => setConfirming(false)}
+        >
+          <p>
+            Its tools disappear from the picker and its files are removed. Past tool calls stay in your chats.
+          </p>
+        </ConfirmDialog>
+      )}
+    </li>
+  );
+}

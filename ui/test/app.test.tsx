@@ -1,0 +1,88 @@
+import { render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { App } from "../src/App";
+import type { Chat, ToolCallRecord } from "../src/bindings";
+import { call, chat, plan, tool, toolset } from "./fixtures";
+import { argsOf, mockCommands } from "./ipc";
+
+const writeFile = tool({
+  tool_id: "app-builder:write_file",
+  toolset_id: "app-builder",
+  input_schema: {
+    type: "object",
+    properties: { path: { type: "string" }, content: { type: "string" } },
+    required: ["path", "content"],
+  },
+});
+
+describe("the app", () => {
+  it("creates a chat on the first run and shows the call, rendered, in the list", async () => {
+    const chats: Chat[] = [];
+    const recorded: ToolCallRecord[] = [];
+    const calls = mockCommands({
+      list_chats: () => [...chats],
+      create_chat: (a) => {
+        const c = chat({ id: "chat-new", title: a.title as string });
+        chats.push(c);
+        return c;
+      },
+      list_toolsets: () => [toolset()],
+      get_available_tools: () => [writeFile],
+      list_tool_calls: (a) => recorded.filter((c) => c.chat_id === a.chatId),
+      validate_tool_args: () => [],
+      run_tool: (a) => {
+        const c = call({
+          id: "call-new",
+          chat_id: a.chatId as string,
+          tool_id: a.toolId as string,
+          args: a.args as ToolCallRecord["args"],
+          render_plan: plan("code", { file: "hello.py", language: "auto" }, { manifest_id: "m-1" }),
+        });
+        recorded.push(c);
+        return c;
+      },
+      get_workspace_file: () => ({ path: "hello.py", size: 14, sha256: "ab", text: "print('hi')" }),
+    });
+    render(<App />);
+    expect(await screen.findByText(/No chat yet\. Create one/)).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    await userEvent.click(await screen.findByRole("button", { name: /Write File/ }));
+    await userEvent.type(screen.getByLabelText(/^path/), "hello.py");
+    await userEvent.type(screen.getByLabelText(/^content/), "print('hi')");
+    await userEvent.click(screen.getByRole("button", { name: "Run" }));
+
+    const card = await screen.findByRole("article", { name: "Call of app-builder:write_file" });
+    await waitFor(() => expect(card.querySelector(".cm-line")).toHaveTextContent("print('hi')"));
+    expect(argsOf(calls, "create_chat")).toEqual([{ title: "New chat" }]);
+    expect(argsOf(calls, "run_tool")[0]).toMatchObject({ chatId: "chat-new", approve: false });
+    expect(within(card).getByText("success")).toBeInTheDocument();
+    expect(screen.getByRole("combobox", { name: "Current chat" })).toHaveValue("chat-new");
+  });
+
+  it("lists the current chat's calls oldest first and appends new ones last", async () => {
+    const older = call({ id: "c1", tool_id: "write_file", render_plan: plan("code", { content: "first" }) });
+    const newer = call({ id: "c2", tool_id: "read_file", render_plan: plan("code", { content: "second" }) });
+    mockCommands({
+      list_chats: () => [chat()],
+      list_toolsets: () => [],
+      get_available_tools: () => [tool({ input_schema: { type: "object", properties: {} } })],
+      list_tool_calls: () => [older, newer],
+      validate_tool_args: () => [],
+      run_tool: () => call({ id: "c3", tool_id: "write_file", render_plan: plan("code", { content: "third" }) }),
+    });
+    render(<App />);
+    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    await screen.findAllByRole("article");
+    await userEvent.click(await screen.findByRole("button", { name: /Write File/ }));
+    await userEvent.click(screen.getByRole("button", { name: "Run" }));
+    await waitFor(() => expect(screen.getAllByRole("article")).toHaveLength(3));
+    await waitFor(() =>
+      expect(screen.getAllByRole("article").map((a) => a.querySelector(".cm-line")?.textContent)).toEqual([
+        "first",
+        "second",
+        "third",
+      ]),
+    );
+  });
+});

@@ -1,0 +1,117 @@
+import type {
+  BundleReport,
+  Chat,
+  JsonValue,
+  RenderPlan,
+  ToolCallRecord,
+  ToolRecord,
+  ToolsetDetails,
+  ToolsetRecord,
+} from "../src/bindings";
+
+export function toolset(over: Partial<ToolsetRecord> = {}): ToolsetRecord {
+  return {
+    id: "app-builder",
+    name: "App Builder",
+    version: "1.0.0",
+    description: "Build and preview web applications",
+    enabled: true,
+    installed_at: "2026-11-20T10:00:00.000Z",
+    updated_at: null,
+    source_type: "zip",
+    source_ref: "/home/me/app-builder.zip",
+    manifest_version: "1",
+    author: null,
+    homepage: null,
+    icon: null,
+    python_requirements: [],
+    extra: {},
+    ...over,
+  };
+}
+
+export function tool(over: Partial<ToolRecord> = {}): ToolRecord {
+  return {
+    tool_id: "write_file",
+    toolset_id: null,
+    name: "Write File",
+    description: "Write content to a file in the workspace",
+    category: "files",
+    input_schema: {
+      type: "object",
+      properties: { path: { type: "string" }, content: { type: "string" } },
+      required: ["path", "content"],
+    },
+    requires_confirmation: false,
+    enabled: true,
+    entrypoint: null,
+    tags: [],
+    timeout_s: null,
+    render_config: { renderer: "code", config: { file: "$args.path", language: "auto" }, priority: 0 },
+    exported_from: null,
+    ...over,
+  };
+}
+
+export function details(ts: ToolsetRecord, tools: ToolRecord[]): ToolsetDetails {
+  return { ...ts, tools, files: [], mcp_servers: [] };
+}
+
+export function chat(over: Partial<Chat> = {}): Chat {
+  return {
+    id: "chat-1",
+    title: "First chat",
+    created_at: "2026-11-20T10:00:00.000Z",
+    updated_at: "2026-11-20T10:00:00.000Z",
+    root_message_id: "m0",
+    active_leaf_message_id: "m0",
+    active_manifest_id: "man-0",
+    agent_id: null,
+    ...over,
+  };
+}
+
+export function plan(renderer: string, config: JsonValue, over: Partial<RenderPlan> = {}): RenderPlan {
+  return { renderer, config, manifest_id: "man-after", warnings: [], ...over };
+}
+
+export function call(over: Partial<ToolCallRecord> = {}): ToolCallRecord {
+  return {
+    id: "call-1",
+    chat_id: "chat-1",
+    message_id: "m1",
+    node_id: "m1",
+    tool_id: "write_file",
+    args: { path: "a.py", content: "print(1)\n" },
+    result: { written: "a.py" },
+    render_plan: plan("code", { file: "a.py", language: "auto" }),
+    status: "success",
+    error_kind: null,
+    error: null,
+    stdout: null,
+    stderr: null,
+    started_at: "2026-11-20T10:01:00.000Z",
+    finished_at: "2026-11-20T10:01:00.100Z",
+    pre_manifest_id: "man-before",
+    post_manifest_id: "man-after",
+    ...over,
+  };
+}
+
+export function bundle(over: Partial<BundleReport> = {}): BundleReport {
+  return {
+    id: "csv-report",
+    name: "CSV Report",
+    version: "0.2.0",
+    valid: true,
+    problems: [],
+    will_run: {
+      python_entrypoints: [{ tool_id: "csv-report:summarize", entrypoint: "tools.csv:summarize" }],
+      requirements: ["pandas==2.2.3"],
+      mcp_servers: [{ id: "files", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem"], url: null }],
+    },
+    file_count: 7,
+    total_size: 20480,
+    ...over,
+  };
+}

@@ -1,0 +1,151 @@
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import type { JsonValue } from "../src/bindings";
+import { initialArgs } from "../src/tools/form/schema";
+import { ToolRunner } from "../src/tools/ToolRunner";
+import { call, tool } from "./fixtures";
+import { argsOf, mockCommands } from "./ipc";
+
+const schema: JsonValue = {
+  type: "object",
+  properties: {
+    path: { type: "string", description: "File path relative to workspace" },
+    mode: { type: "string", enum: ["overwrite", "append"], default: "overwrite" },
+    count: { type: "integer", minimum: 1, default: 3 },
+    ratio: { type: ["number", "null"] },
+    dry_run: { type: "boolean", description: "Only report what would change" },
+    tags: { type: "array", items: { type: "string" } },
+    options: {
+      type: "object",
+      description: "Formatting",
+      properties: { indent: { type: "integer", default: 2 }, newline: { type: "boolean" } },
+      required: ["indent"],
+    },
+    content: { type: "string" },
+  },
+  required: ["path", "mode"],
+};
+const formTool = tool({ tool_id: "demo:format", toolset_id: "demo", name: "Format", input_schema: schema });
+
+function setup(t = formTool, handlers: Parameters<typeof mockCommands>[0] = {}) {
+  const onCall = vi.fn();
+  const ensureChat = vi.fn(() => Promise.resolve("chat-1"));
+  const calls = mockCommands({ validate_tool_args: () => [], run_tool: () => call({ tool_id: t.tool_id }), ...handlers });
+  render(<ToolRunner tool={t} ensureChat={ensureChat} onCall={onCall} />);
+  return { calls, onCall, ensureChat };
+}
+
+const rawText = () => (screen.getByRole("textbox", { name: "Arguments as JSON" }) as HTMLTextAreaElement).value;
+
+describe("schema form", () => {
+  it("starts from defaults", () => {
+    expect(initialArgs(schema)).toEqual({ mode: "overwrite", count: 3, options: { indent: 2 } });
+  });
+
+  it("generates inputs by type, with required markers and descriptions", () => {
+    setup();
+    expect(screen.getByLabelText(/^path/)).toHaveAttribute("type", "text");
+    expect(screen.getByText("path").parentElement).toHaveTextContent("path *");
+    expect(screen.getByText("File path relative to workspace")).toBeInTheDocument();
+    const mode = screen.getByLabelText(/^mode/) as HTMLSelectElement;
+    expect(mode.tagName).toBe("SELECT");
+    expect([...mode.options].map((o) => o.text)).toEqual(["overwrite", "append"]);
+    expect(mode.selectedOptions[0]?.text).toBe("overwrite");
+    expect(screen.getByLabelText("count")).toHaveValue(3);
+    expect(screen.getByLabelText("count")).toHaveAttribute("step", "1");
+    expect(screen.getByLabelText("ratio")).toHaveAttribute("type", "number");
+    expect(screen.getByLabelText("dry_run")).toHaveAttribute("type", "checkbox");
+    expect(screen.getByText("Only report what would change")).toBeInTheDocument();
+    const options = screen.getByRole("group", { name: "options" });
+    expect(within(options).getByLabelText(/^indent/)).toHaveValue(2);
+    expect(within(options).getByText("indent").parentElement).toHaveTextContent("indent *");
+    expect(screen.getByLabelText("content").tagName).toBe("TEXTAREA");
+    expect(screen.getByRole("group", { name: "tags" })).toHaveTextContent("Empty list.");
+  });
+
+  it("keeps the form and the raw JSON tab in step", async () => {
+    setup();
+    await userEvent.type(screen.getByLabelText(/^path/), "notes.md");
+    await userEvent.click(screen.getByLabelText("dry_run"));
+    await userEvent.click(screen.getByRole("button", { name: "Add tags item" }));
+    await userEvent.type(screen.getByRole("textbox", { name: "tags item 1" }), "draft");
+    await userEvent.selectOptions(screen.getByLabelText(/^mode/), "append");
+    await userEvent.click(screen.getByRole("tab", { name: "Raw JSON" }));
+    expect(JSON.parse(rawText())).toEqual({
+      mode: "append",
+      count: 3,
+      options: { indent: 2 },
+      path: "notes.md",
+      dry_run: true,
+      tags: ["draft"],
+    });
+
+    fireEvent.change(screen.getByRole("textbox", { name: "Arguments as JSON" }), {
+      target: { value: '{"path": "b.txt", "mode": "overwrite", "count": 7}' },
+    });
+    await userEvent.click(screen.getByRole("tab", { name: "Form" }));
+    expect(screen.getByLabelText(/^path/)).toHaveValue("b.txt");
+    expect(screen.getByLabelText("count")).toHaveValue(7);
+    expect(screen.getByLabelText("dry_run")).not.toBeChecked();
+  });
+
+  it("blocks the Form tab and Run on invalid JSON", async () => {
+    setup();
+    await userEvent.click(screen.getByRole("tab", { name: "Raw JSON" }));
+    fireEvent.change(screen.getByRole("textbox", { name: "Arguments as JSON" }), { target: { value: "{ nope" } });
+    expect(screen.getByRole("alert")).toHaveTextContent("Not valid JSON");
+    expect(screen.getByRole("tab", { name: "Form" })).toBeDisabled();
+    expect(screen.getByRole("button", { name: "Run" })).toBeDisabled();
+    fireEvent.change(screen.getByRole("textbox", { name: "Arguments as JSON" }), { target: { value: "[1]" } });
+    expect(screen.getByRole("alert")).toHaveTextContent("must be a JSON object");
+  });
+});
+
+describe("running a tool", () => {
+  it("validates through the core, then runs in the current chat", async () => {
+    const { calls, onCall } = setup();
+    await userEvent.type(screen.getByLabelText(/^path/), "a.txt");
+    await userEvent.click(screen.getByRole("button", { name: "Run" }));
+    await waitFor(() => expect(onCall).toHaveBeenCalledTimes(1));
+    const args = { mode: "overwrite", count: 3, options: { indent: 2 }, path: "a.txt" };
+    expect(argsOf(calls, "validate_tool_args")).toEqual([{ toolId: "demo:format", args }]);
+    expect(argsOf(calls, "run_tool")).toEqual([{ chatId: "chat-1", toolId: "demo:format", args, approve: false }]);
+  });
+
+  it("lists the core's violations and does not run", async () => {
+    const { calls, onCall } = setup(formTool, { validate_tool_args: () => ['/path: "path" is a required property'] });
+    await userEvent.click(screen.getByRole("button", { name: "Run" }));
+    const list = await screen.findByRole("list", { name: "Argument problems" });
+    expect(list).toHaveTextContent('/path: "path" is a required property');
+    expect(argsOf(calls, "run_tool")).toEqual([]);
+    expect(onCall).not.toHaveBeenCalled();
+  });
+
+  it("asks before a confirmation tool runs, and sends approve only then", async () => {
+    const confirmTool = tool({ tool_id: "delete_file", name: "Delete File", requires_confirmation: true, input_schema: { type: "object", properties: { path: { type: "string" } } } });
+    const { calls, onCall } = setup(confirmTool);
+    await userEvent.type(screen.getByLabelText("path"), "old.txt");
+    await userEvent.click(screen.getByRole("button", { name: "Run" }));
+    const dialog = await screen.findByRole("alertdialog", { name: "Run Delete File?" });
+    expect(dialog).toHaveTextContent('"path": "old.txt"');
+    await userEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(argsOf(calls, "run_tool")).toEqual([]);
+
+    await userEvent.click(screen.getByRole("button", { name: "Run" }));
+    await userEvent.click(within(await screen.findByRole("alertdialog")).getByRole("button", { name: "Run it" }));
+    await waitFor(() => expect(onCall).toHaveBeenCalled());
+    expect(argsOf(calls, "run_tool")).toEqual([{ chatId: "chat-1", toolId: "delete_file", args: { path: "old.txt" }, approve: true }]);
+  });
+
+  it("shows a run that the backend refused where it happened", async () => {
+    setup(formTool, {
+      run_tool: () => {
+        throw { kind: "tool_not_found", message: "tool not found: demo:format" };
+      },
+    });
+    await userEvent.type(screen.getByLabelText(/^path/), "a.txt");
+    await userEvent.click(screen.getByRole("button", { name: "Run" }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("tool not found: demo:format");
+  });
+});

@@ -1,0 +1,211 @@
+import { emit } from "@tauri-apps/api/event";
+import type { Channel } from "@tauri-apps/api/core";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import type { ImportProgress } from "../src/api";
+import type { ImportReport } from "../src/bindings";
+import { ToolsetManager } from "../src/toolsets/ToolsetManager";
+import { bundle, toolset } from "./fixtures";
+import { argsOf, deferred, mockCommands, sendOnChannel } from "./ipc";
+
+/** Lets pending promise chains (listener registration, IPC) run. */
+async function settle() {
+  for (let i = 0; i < 3; i++) await act(() => new Promise((r) => setTimeout(r, 0)));
+}
+
+const csv = toolset({ id: "csv-report", name: "CSV Report", version: "0.2.0" });
+
+async function reviewPicked(handlers: Parameters<typeof mockCommands>[0]) {
+  const calls = mockCommands({ list_toolsets: () => [], pick_bundle: () => "/home/me/csv-report.zip", ...handlers });
+  render(<ToolsetManager active onChanged={vi.fn()} />);
+  await screen.findByText("No toolsets installed yet");
+  await userEvent.click(screen.getByRole("button", { name: "Import…" }));
+  return calls;
+}
+
+describe("consent before install", () => {
+  it("shows what a valid bundle will run, with an Install button", async () => {
+    const warning = { severity: "warning" as const, path: "x-extra", line: 12, column: 1, message: "unknown key" };
+    const calls = await reviewPicked({ check_bundle: () => bundle({ problems: [warning] }) });
+    await screen.findByRole("button", { name: "Install" });
+    const panel = screen.getByRole("region", { name: "Review bundle" });
+    expect(argsOf(calls, "check_bundle")).toEqual([{ path: "/home/me/csv-report.zip" }]);
+    expect(within(panel).getByRole("region", { name: "Python entry points" })).toHaveTextContent(
+      "csv-report:summarize → tools.csv:summarize",
+    );
+    expect(within(panel).getByRole("region", { name: "Python requirements" })).toHaveTextContent("pandas==2.2.3");
+    expect(within(panel).getByRole("region", { name: "MCP servers" })).toHaveTextContent(
+      "npx -y @modelcontextprotocol/server-filesystem",
+    );
+    expect(within(panel).getByRole("list", { name: "Warnings" })).toHaveTextContent(
+      "toolset.yaml:12:1 warning x-extra: unknown key",
+    );
+    expect(within(panel).getByRole("button", { name: "Install" })).toBeEnabled();
+    expect(argsOf(calls, "import_toolset")).toEqual([]);
+  });
+
+  it("lists every problem of an invalid bundle and offers no Install", async () => {
+    await reviewPicked({
+      check_bundle: () =>
+        bundle({
+          valid: false,
+          problems: [
+            { severity: "error", path: "tools[1].entrypoint", line: 14, column: 7, message: "expected module.path:function" },
+            { severity: "error", path: "version", line: 3, column: 10, message: "expected a string" },
+            { severity: "error", path: "", line: null, column: null, message: "toolset.yaml is missing" },
+            { severity: "warning", path: "x", line: 20, column: 1, message: "unknown key" },
+          ],
+        }),
+    });
+    await screen.findByRole("list", { name: "Problems" });
+    const panel = screen.getByRole("region", { name: "Review bundle" });
+    const items = within(within(panel).getByRole("list", { name: "Problems" })).getAllByRole("listitem");
+    expect(items.map((li) => li.querySelector("code")?.textContent)).toEqual([
+      "toolset.yaml:14:7 tools[1].entrypoint: expected module.path:function",
+      "toolset.yaml:3:10 version: expected a string",
+      "toolset.yaml: toolset.yaml is missing",
+      "toolset.yaml:20:1 warning x: unknown key",
+    ]);
+    expect(within(panel).queryByRole("button", { name: /install/i })).toBeNull();
+    expect(panel).toHaveTextContent("can’t be installed");
+  });
+
+  it("shows a check that failed (an unsafe ZIP) where it happened", async () => {
+    await reviewPicked({
+      check_bundle: () => {
+        throw { kind: "unsafe_bundle", message: "entry ../evil.py: a path may not contain `..`" };
+      },
+    });
+    expect(await screen.findByRole("alert")).toHaveTextContent("entry ../evil.py: a path may not contain `..`");
+  });
+
+  it("imports a folder through the folder dialog", async () => {
+    const calls = mockCommands({ list_toolsets: () => [], pick_bundle_folder: () => "/home/me/dev/csv-report", check_bundle: () => bundle() });
+    render(<ToolsetManager active onChanged={vi.fn()} />);
+    await userEvent.click(await screen.findByRole("button", { name: "Import folder…" }));
+    expect(await screen.findByRole("button", { name: "Install" })).toBeInTheDocument();
+    expect(argsOf(calls, "check_bundle")).toEqual([{ path: "/home/me/dev/csv-report" }]);
+  });
+
+  it("does nothing when the file dialog is cancelled", async () => {
+    const calls = await reviewPicked({ pick_bundle: () => null });
+    expect(argsOf(calls, "check_bundle")).toEqual([]);
+    expect(screen.queryByRole("region", { name: "Review bundle" })).toBeNull();
+  });
+});
+
+describe("install with progress", () => {
+  it("streams progress from the channel, then reports and reloads the list", async () => {
+    const done = deferred<ImportReport>();
+    let channel: Channel<ImportProgress> | null = null;
+    let installed = false;
+    const calls = await reviewPicked({
+      list_toolsets: () => (installed ? [csv] : []),
+      check_bundle: () => bundle(),
+      import_toolset: (a) => {
+        channel = a.onProgress as Channel<ImportProgress>;
+        return done.promise;
+      },
+    });
+    await userEvent.click(await screen.findByRole("button", { name: "Install" }));
+    await waitFor(() => expect(channel).not.toBeNull());
+    const args = argsOf(calls, "import_toolset")[0]!;
+    expect(args.path).toBe("/home/me/csv-report.zip");
+    expect(args.force).toBe(false);
+
+    const bar = screen.getByRole("progressbar", { name: "Import progress" });
+    expect(bar).not.toHaveAttribute("aria-valuenow"); // nothing counted yet
+    // Counts and installer steps come as separate messages, as the shell sends them.
+    act(() =>
+      sendOnChannel(channel!, [
+        { bytes_done: 0, bytes_total: 20480, files_done: 0, files_total: 7, step: null },
+        { bytes_done: 10240, bytes_total: 20480, files_done: 3, files_total: 7, step: null },
+      ]),
+    );
+    expect(bar).toHaveAttribute("aria-valuenow", "50");
+    expect(screen.getByText(/10 KB of 20 KB · 3 \/ 7 files/)).toBeInTheDocument();
+    // Out of order frames are delivered in order: the step arrives last here.
+    act(() => {
+      sendOnChannel(channel!, [{ bytes_done: 0, bytes_total: 0, files_done: 0, files_total: 0, step: "Installing pandas==2.2.3" }], 3);
+      sendOnChannel(channel!, [{ bytes_done: 20480, bytes_total: 20480, files_done: 7, files_total: 7, step: null }], 2);
+    });
+    expect(bar).toHaveAttribute("aria-valuenow", "100");
+    expect(screen.getByText("Installing pandas==2.2.3")).toBeInTheDocument();
+    act(() => sendOnChannel(channel!, [{ bytes_done: 20480, bytes_total: 20480, files_done: 7, files_total: 7, step: null }], 4));
+    expect(screen.getByText("Installing pandas==2.2.3")).toBeInTheDocument(); // the step stays
+
+    installed = true;
+    done.resolve({ action: "installed", previous_version: null, toolset: csv, tools: ["csv-report:summarize"], warnings: [], will_run: bundle().will_run });
+    expect(await screen.findByRole("region", { name: "Installed" })).toHaveTextContent("CSV Report installed 0.2.0: 1 tool.");
+    expect(await screen.findByRole("listitem", { name: "CSV Report" })).toBeInTheDocument();
+  });
+
+  it("reinstalls the same version with force after saying so", async () => {
+    const calls = mockCommands({
+      list_toolsets: () => [csv],
+      pick_bundle: () => "/b.zip",
+      check_bundle: () => bundle(),
+      import_toolset: () => ({ action: "reinstalled", previous_version: "0.2.0", toolset: csv, tools: [], warnings: [], will_run: bundle().will_run }),
+    });
+    render(<ToolsetManager active onChanged={vi.fn()} />);
+    await screen.findByText("CSV Report");
+    await userEvent.click(screen.getByRole("button", { name: "Import…" }));
+    expect(await screen.findByText(/already installed/)).toBeInTheDocument();
+    await userEvent.click(screen.getByRole("button", { name: "Reinstall" }));
+    await screen.findByRole("region", { name: "Installed" });
+    expect(argsOf(calls, "import_toolset")[0]?.force).toBe(true);
+  });
+
+  it("shows an install failure and keeps the review's path for a retry", async () => {
+    await reviewPicked({
+      check_bundle: () => bundle(),
+      import_toolset: () => {
+        throw { kind: "requirements", message: "pandas==2.2.3: no matching wheel" };
+      },
+    });
+    await userEvent.click(await screen.findByRole("button", { name: "Install" }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("was not installed; nothing changed.");
+    expect(alert).toHaveTextContent("pandas==2.2.3: no matching wheel");
+    expect(within(alert).getByRole("button", { name: "Try again" })).toBeInTheDocument();
+  });
+});
+
+describe("drag and drop", () => {
+  it("highlights on drag-over and reviews the dropped path", async () => {
+    const calls = mockCommands({ list_toolsets: () => [], check_bundle: () => bundle() });
+    render(<ToolsetManager active onChanged={vi.fn()} />);
+    await screen.findByText("No toolsets installed yet");
+    const manager = screen.getByTestId("toolset-manager");
+    await settle(); // the four drag listeners register asynchronously
+
+    await act(() => emit("tauri://drag-over", { position: { x: 10, y: 10 } }));
+    expect(manager).toHaveClass("drop-over");
+    await act(() => emit("tauri://drag-leave", null));
+    expect(manager).not.toHaveClass("drop-over");
+
+    await act(() => emit("tauri://drag-enter", { paths: ["/home/me/csv-report"], position: { x: 1, y: 1 } }));
+    expect(manager).toHaveClass("drop-over");
+    await act(() => emit("tauri://drag-drop", { paths: ["/home/me/csv-report"], position: { x: 1, y: 1 } }));
+    expect(manager).not.toHaveClass("drop-over");
+    expect(await screen.findByRole("button", { name: "Install" })).toBeInTheDocument();
+    expect(argsOf(calls, "check_bundle")).toEqual([{ path: "/home/me/csv-report" }]);
+  });
+
+  it("stops listening while another tab is shown", async () => {
+    const calls = mockCommands({ list_toolsets: () => [], check_bundle: () => bundle() });
+    const { rerender } = render(<ToolsetManager active onChanged={vi.fn()} />);
+    await screen.findByText("No toolsets installed yet");
+    await settle();
+    rerender(<ToolsetManager active={false} onChanged={vi.fn()} />);
+    await settle();
+    await act(() => emit("tauri://drag-drop", { paths: ["/x.zip"], position: { x: 1, y: 1 } }));
+    expect(argsOf(calls, "check_bundle")).toEqual([]);
+    rerender(<ToolsetManager active onChanged={vi.fn()} />);
+    await settle();
+    await act(() => emit("tauri://drag-drop", { paths: ["/x.zip", "/y.zip"], position: { x: 1, y: 1 } }));
+    expect(argsOf(calls, "check_bundle")).toEqual([{ path: "/x.zip" }]);
+    expect(screen.getByText(/2 items were dropped; reviewing x.zip/)).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,219 @@
+import { act, render, screen, waitFor, within } from "@testing-library/react";
+import DOMPurify from "dompurify";
+import { describe, expect, it, vi } from "vitest";
+import type { ToolCallRecord } from "../src/bindings";
+import { CallView } from "../src/renderers/CallView";
+import { call, plan } from "./fixtures";
+import { argsOf, mockCommands } from "./ipc";
+
+function show(c: ToolCallRecord) {
+  return render(<CallView call={c} />);
+}
+
+/** The text CodeMirror shows, line by line. */
+function editorText(container: HTMLElement): string {
+  return [...container.querySelectorAll(".cm-line")].map((l) => l.textContent).join("\n");
+}
+
+describe("code renderer", () => {
+  it("shows the workspace file as it was after the call (the plan's manifest)", async () => {
+    const calls = mockCommands({
+      get_workspace_file: (a) =>
+        a.manifestId === "man-after"
+          ? { path: "src/app.py", size: 22, sha256: "ab", text: "def main():\n    return 1" }
+          : { path: "src/app.py", size: 3, sha256: "cd", text: "NEWER" },
+    });
+    const { container } = show(call({ render_plan: plan("code", { file: "src/app.py", language: "auto" }, { manifest_id: "man-after" }) }));
+    await waitFor(() => expect(editorText(container)).toBe("def main():\n    return 1"));
+    expect(argsOf(calls, "get_workspace_file")).toEqual([{ chatId: "chat-1", path: "src/app.py", manifestId: "man-after" }]);
+    expect(screen.getByText("src/app.py")).toBeInTheDocument();
+    expect(screen.getByText("Python")).toBeInTheDocument(); // auto: from the extension
+    expect(container.querySelector(".cm-content")).toHaveAttribute("contenteditable", "false");
+  });
+
+  it("shows inline content, editable when the config says so", async () => {
+    mockCommands({});
+    const { container } = show(call({ render_plan: plan("code", { content: "ls -la", language: "shell", editable: true }) }));
+    await waitFor(() => expect(editorText(container)).toBe("ls -la"));
+    expect(screen.getByText("Plain text")).toBeInTheDocument();
+    expect(container.querySelector(".cm-content")).toHaveAttribute("contenteditable", "true");
+  });
+
+  it("says so for a binary file, and shows read errors where they happened", async () => {
+    mockCommands({ get_workspace_file: () => ({ path: "x.bin", size: 2048, sha256: "ab", text: null }) });
+    show(call({ render_plan: plan("code", { file: "x.bin" }) }));
+    expect(await screen.findByText(/binary file \(2\.0 KB\)/)).toBeInTheDocument();
+  });
+
+  it("shows a file that cannot be read as an error in place", async () => {
+    mockCommands({
+      get_workspace_file: () => {
+        throw { kind: "not_found", message: "no file gone.txt in manifest man-after" };
+      },
+    });
+    show(call({ render_plan: plan("code", { file: "gone.txt" }) }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("no file gone.txt in manifest man-after");
+  });
+});
+
+describe("document renderer", () => {
+  it("renders markdown and never lets script or javascript: links through", async () => {
+    mockCommands({});
+    const md = "# Report\n\nSome **bold** text.\n\n<script>window.__pwned = 1</script>\n\n<img src=x onerror=alert(1)>\n\n[click](javascript:alert(1))";
+    const { container } = show(call({ render_plan: plan("document", { content: md }) }));
+    expect(await screen.findByRole("heading", { name: "Report" })).toBeInTheDocument();
+    const body = container.querySelector(".markdown-body")!;
+    expect(body.querySelector("strong")).toHaveTextContent("bold");
+    expect(body.querySelector("script")).toBeNull();
+    expect(body.querySelector("img")).toBeNull();
+    expect(body.querySelector("[onerror]")).toBeNull();
+    expect(body.querySelector('a[href^="javascript"]')).toBeNull();
+    expect((window as unknown as { __pwned?: number }).__pwned).toBeUndefined();
+    expect(body.textContent).toContain("<script>"); // shown as text, not run
+  });
+
+  it("passes markdown-it's output through DOMPurify", async () => {
+    mockCommands({});
+    const spy = vi.spyOn(DOMPurify, "sanitize");
+    show(call({ render_plan: plan("document", { content: "plain *text*" }) }));
+    expect(await screen.findByText("text")).toBeInTheDocument();
+    expect(spy).toHaveBeenCalledWith(expect.stringContaining("<em>text</em>"), expect.anything());
+  });
+
+  it("reads a workspace file at the plan's manifest", async () => {
+    const calls = mockCommands({ get_workspace_file: () => ({ path: "README.md", size: 9, sha256: "ab", text: "## Hello" }) });
+    show(call({ render_plan: plan("document", { file: "README.md" }, { manifest_id: "m-7" }) }));
+    expect(await screen.findByRole("heading", { name: "Hello" })).toBeInTheDocument();
+    expect(argsOf(calls, "get_workspace_file")[0]).toMatchObject({ manifestId: "m-7" });
+  });
+});
+
+describe("html renderer", () => {
+  it("loads render_url in an iframe sandboxed with allow-scripts only, never srcdoc", async () => {
+    const url = "atelier-render://localhost/tok123/index.html";
+    const calls = mockCommands({ render_url: () => url });
+    const { container } = show(call({ id: "call-9", render_plan: plan("html", { artifact: "./artifacts/v.html", data: { a: 1 } }) }));
+    const frame = await waitFor(() => {
+      const f = container.querySelector("iframe");
+      expect(f).not.toBeNull();
+      return f!;
+    });
+    expect(argsOf(calls, "render_url")).toEqual([{ callId: "call-9" }]);
+    expect(frame.getAttribute("sandbox")).toBe("allow-scripts");
+    expect(frame.hasAttribute("srcdoc")).toBe(false);
+    expect(frame.getAttribute("src")).toBe(url);
+    expect(frame.getAttribute("referrerpolicy")).toBe("no-referrer");
+  });
+
+  it("resizes only on valid messages from its own frame", async () => {
+    mockCommands({ render_url: () => "atelier-render://localhost/t/index.html" });
+    const { container } = show(call({ render_plan: plan("html", {}) }));
+    const frame = await waitFor(() => {
+      const f = container.querySelector("iframe");
+      expect(f).not.toBeNull();
+      return f!;
+    });
+    expect(frame.style.height).toBe("320px");
+    const post = (data: unknown, source: Window | null) =>
+      act(() => {
+        window.dispatchEvent(new MessageEvent("message", { data, source }));
+      });
+
+    // Another source (the app window itself, another frame) is ignored.
+    post({ type: "atelier:resize", height: 900 }, window);
+    const other = document.createElement("iframe");
+    document.body.appendChild(other);
+    post({ type: "atelier:resize", height: 901 }, other.contentWindow);
+    post({ type: "atelier:resize", height: 902 }, null);
+    expect(frame.style.height).toBe("320px");
+
+    // Its own frame: bad shapes ignored, heights clamped to [80, 4000].
+    post({ type: "atelier:resize", height: Number.NaN }, frame.contentWindow);
+    post({ type: "atelier:resize", height: "700" }, frame.contentWindow);
+    post({ type: "other", height: 700 }, frame.contentWindow);
+    expect(frame.style.height).toBe("320px");
+    post({ type: "atelier:resize", height: 640 }, frame.contentWindow);
+    expect(frame.style.height).toBe("640px");
+    post({ type: "atelier:resize", height: 1e9 }, frame.contentWindow);
+    expect(frame.style.height).toBe("4000px");
+    post({ type: "atelier:resize", height: 3 }, frame.contentWindow);
+    expect(frame.style.height).toBe("80px");
+  });
+});
+
+describe("frame renderer", () => {
+  it("frames loopback URLs in a sandbox", () => {
+    mockCommands({});
+    const { container } = show(call({ render_plan: plan("frame", { url: "http://127.0.0.1:5173/" }) }));
+    const frame = container.querySelector("iframe")!;
+    expect(frame.getAttribute("src")).toBe("http://127.0.0.1:5173/");
+    expect(frame.getAttribute("sandbox")).toBe("allow-scripts");
+  });
+
+  it.each(["https://example.com/", "http://localhost.evil.com/", "file:///etc/passwd", "javascript:alert(1)"])(
+    "refuses %s with a notice",
+    (url) => {
+      mockCommands({});
+      const { container } = show(call({ render_plan: plan("frame", { url }) }));
+      expect(container.querySelector("iframe")).toBeNull();
+      expect(screen.getByRole("alert")).toHaveTextContent("only shows pages served from this computer");
+    },
+  );
+});
+
+describe("image renderer", () => {
+  it("shows an SVG from the workspace at the plan's manifest", async () => {
+    mockCommands({ get_workspace_file: () => ({ path: "c.svg", size: 10, sha256: "ab", text: "<svg xmlns='http://www.w3.org/2000/svg'/>" }) });
+    show(call({ render_plan: plan("image", { file: "c.svg", alt: "Chart" }) }));
+    expect((await screen.findByRole("img", { name: "Chart" })).getAttribute("src")).toMatch(/^data:image\/svg\+xml/);
+  });
+
+  it("refuses a remote image", () => {
+    mockCommands({});
+    show(call({ render_plan: plan("image", { url: "https://tracker.example/p.png" }) }));
+    expect(screen.queryByRole("img")).toBeNull();
+    expect(screen.getByRole("alert")).toHaveTextContent("Images are shown only");
+  });
+});
+
+describe("error view", () => {
+  it("shows kind, message, traceback and captured output in collapsible blocks", () => {
+    mockCommands({});
+    const c = call({
+      status: "error",
+      result: null,
+      render_plan: plan("error", {
+        kind: "tool_error",
+        message: "ZeroDivisionError: division by zero",
+        traceback: 'Traceback (most recent call last):\n  File "tools/calc.py", line 3, in divide\nZeroDivisionError: division by zero',
+        stdout: "computing…\n",
+        stderr: "warning: slow\n",
+      }),
+    });
+    const { container } = show(c);
+    const view = screen.getByRole("group", { name: "Tool error" });
+    expect(within(view).getByText("tool_error")).toBeInTheDocument();
+    expect(within(view).getByText("ZeroDivisionError: division by zero")).toBeInTheDocument();
+    expect(screen.getByLabelText("Traceback")).toHaveTextContent('File "tools/calc.py", line 3, in divide');
+    expect(screen.getByLabelText("Output (stdout)")).toHaveTextContent("computing…");
+    expect(screen.getByLabelText("Errors (stderr)")).toHaveTextContent("warning: slow");
+    const blocks = [...container.querySelectorAll("details")];
+    expect(blocks.map((d) => d.open)).toEqual([true, false, false]);
+  });
+
+  it("falls back to the call's own error when there is no plan", () => {
+    mockCommands({});
+    show(call({ render_plan: null, status: "error", error_kind: "interrupted", error: "the app stopped during the call", result: null }));
+    expect(screen.getByText("interrupted")).toBeInTheDocument();
+    expect(screen.getByText("the app stopped during the call")).toBeInTheDocument();
+  });
+});
+
+describe("unknown renderer", () => {
+  it("shows the result as JSON", () => {
+    mockCommands({});
+    const { container } = show(call({ result: { rows: 3 }, render_plan: plan("chart3d", {}) }));
+    expect(screen.getByText(/Unknown renderer “chart3d”/)).toBeInTheDocument();
+    expect(container.querySelector("pre")).toHaveTextContent('"rows": 3');
+  });
+});
