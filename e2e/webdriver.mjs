@@ -1,6 +1,6 @@
 // A small WebDriver client over fetch, for tauri-driver (which forwards to
 // WebKitWebDriver). Only what the end-to-end tests use.
-const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
+export const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
 export class Session {
   constructor(base, id) {
@@ -31,21 +31,32 @@ export class Session {
     }
   }
 
+  /** Runs `script` (which returns a DOM element) and returns its reference. */
+  async execEl(script, args = []) {
+    const v = await this.exec(script, args);
+    if (v === null || typeof v !== 'object' || !(ELEMENT in v)) throw new Error(`script returned no element: ${script}`);
+    return v[ELEMENT];
+  }
+
+  setTimeouts(t) {
+    return this.cmd('POST', '/timeouts', t);
+  }
+
   async findAll(css) {
     const els = await this.cmd('POST', '/elements', { using: 'css selector', value: css });
     return els.map((e) => e[ELEMENT]);
   }
 
-  /** Waits until an element matching `css` contains `text`. */
+  /** Waits until an element matching `css` contains `text` (a string, or a RegExp to test). */
   async waitText(css, text, { timeout = 15000 } = {}) {
     const until = Date.now() + timeout;
     let last = '';
     for (;;) {
       for (const el of await this.findAll(css).catch(() => [])) {
         last = await this.text(el).catch(() => '');
-        if (last.includes(text)) return el;
+        if (text instanceof RegExp ? text.test(last) : last.includes(text)) return el;
       }
-      if (Date.now() > until) throw new Error(`no ${css} with text ${JSON.stringify(text)} (last: ${JSON.stringify(last)})`);
+      if (Date.now() > until) throw new Error(`no ${css} with text ${text instanceof RegExp ? text : JSON.stringify(text)} (last: ${JSON.stringify(last)})`);
       await sleep(200);
     }
   }
@@ -82,6 +93,11 @@ export class Session {
 
   parent() {
     return this.cmd('POST', '/frame/parent', {});
+  }
+
+  /** Back to the top-level document, from any frame depth. */
+  top() {
+    return this.cmd('POST', '/frame', { id: null });
   }
 
   async screenshot() {

@@ -20,9 +20,11 @@ fi
 # libpython 3.11; python3.11-venv: venvs for toolsets' requirements.
 APT_PACKAGES=(build-essential pkg-config git ca-certificates unzip python3.11 libpython3.11-dev python3.11-venv)
 # The desktop app (Tauri 2 on WebKitGTK), and its end-to-end tests under
-# Xvfb with tauri-driver + WebKitWebDriver.
+# Xvfb with tauri-driver + WebKitWebDriver (scripts/e2e.sh). xdotool and
+# PyGObject with GTK 3 (for Debian's /usr/bin/python3) drive drag and drop:
+# e2e/drag_source.py is a GTK drag source.
 APT_PACKAGES+=(libwebkit2gtk-4.1-dev libssl-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev
-  xvfb xauth webkit2gtk-driver dbus at-spi2-core)
+  xvfb xauth webkit2gtk-driver dbus at-spi2-core xdotool python3-gi gir1.2-gtk-3.0)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: formatting, lints, unit and scenario tests (nextest),
-# doc tests. `.ci/run` calls exactly this.
+# doc tests, and the desktop app end to end (scripts/e2e.sh). `.ci/run`
+# calls exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
@@ -23,3 +24,7 @@ say "tests (nextest)"
 cargo nextest run --locked --workspace --no-fail-fast
 say "doc tests"
 cargo test --locked --workspace --doc
+
+# The desktop app end to end, under Xvfb (screenshots in target/e2e-screenshots).
+say "end-to-end (the desktop app under Xvfb)"
+bash scripts/e2e.sh

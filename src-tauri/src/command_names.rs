@@ -24,4 +24,5 @@ pub const COMMANDS: &[&str] = &[
     "get_workspace_file",
     "get_workspace_manifest",
     "render_url",
+    "first_paint",
 ];

@@ -13,6 +13,7 @@ mod dialogs;
 pub mod error;
 pub mod paths;
 pub mod render;
+pub mod startup;
 
 pub use command_names::COMMANDS;
 
@@ -56,6 +57,7 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             commands::get_workspace_file,
             commands::get_workspace_manifest,
             commands::render_url,
+            startup::first_paint,
         ])
 }
 

@@ -51,6 +51,8 @@ function invoke<T>(cmd: string, args?: InvokeArgs): Promise<T> {
 }
 
 export const api = {
+  /** Tells the shell the first screen is painted (start-up benchmark). */
+  firstPaint: () => invoke<null>("first_paint"),
   listToolsets: () => invoke<ToolsetRecord[]>("list_toolsets"),
   getToolset: (id: string) => invoke<ToolsetDetails>("get_toolset", { id }),
   checkBundle: (path: string) => invoke<BundleReport>("check_bundle", { path }),

@@ -6,6 +6,7 @@
 //! atelier-bench workspace [--runs N] [--quick] [--scale a|b|c|all] [--rows 1,2,3,4,5] [--json FILE]
 //! atelier-bench toolset-import [--runs N]
 //! atelier-bench tool-call [--calls N]
+//! atelier-bench startup --app BIN --reference BIN [--runs N]   (under xvfb-run)
 //! ```
 //!
 //! This module owns the command line, the runtime and the scratch folders;
@@ -23,6 +24,7 @@ mod bench;
 mod git;
 mod import;
 mod report;
+mod startup;
 mod tool_call;
 mod tree;
 
@@ -169,6 +171,9 @@ fn main() -> ExitCode {
     let result = if argv.peek().map(String::as_str) == Some("toolset-import") {
         let runs = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(5);
         import::run(runs)
+    } else if argv.peek().map(String::as_str) == Some("startup") {
+        argv.next();
+        startup::run(argv)
     } else if argv.peek().map(String::as_str) == Some("tool-call") {
         let calls = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(100);
         tool_call::run(calls)

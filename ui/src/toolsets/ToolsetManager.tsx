@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { api } from "../api";
 import type { ImportReport, ToolsetRecord } from "../bindings";
 import { EmptyState, ErrorBox, Notice, Spinner } from "../components/feedback";
@@ -7,6 +7,7 @@ import { useLoad } from "../lib/useLoad";
 import { ImportFlow } from "./ImportFlow";
 import { ToolsetRow } from "./ToolsetRow";
 import { useBundleDrop } from "./useBundleDrop";
+import { reportFirstPaint } from "../lib/firstPaint";
 
 type Pending = { path: string; seq: number };
 
@@ -17,6 +18,10 @@ export function ToolsetManager({ active, onChanged }: { active: boolean; onChang
   const [pickError, setPickError] = useState<unknown>(null);
   const [note, setNote] = useState<string | null>(null);
   const toolsets = load.data ?? [];
+  const loaded = load.state === "ok";
+  useEffect(() => {
+    if (loaded) reportFirstPaint();
+  }, [loaded]);
 
   const review = (paths: string[]) => {
     const first = paths[0];
