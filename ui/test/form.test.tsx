@@ -122,20 +122,22 @@ describe("running a tool", () => {
     expect(onCall).not.toHaveBeenCalled();
   });
 
-  it("asks before a confirmation tool runs, and sends approve only then", async () => {
+  it("asks before a confirmation tool runs; a denial is sent as such, approval only when given", async () => {
     const confirmTool = tool({ tool_id: "delete_file", name: "Delete File", requires_confirmation: true, input_schema: { type: "object", properties: { path: { type: "string" } } } });
     const { calls, onCall } = setup(confirmTool);
     await userEvent.type(screen.getByLabelText("path"), "old.txt");
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
     const dialog = await screen.findByRole("alertdialog", { name: "Run Delete File?" });
     expect(dialog).toHaveTextContent('"path": "old.txt"');
-    await userEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
-    expect(argsOf(calls, "run_tool")).toEqual([]);
+    // Denied: the backend records the call as `denied by user` and runs nothing.
+    await userEvent.click(within(dialog).getByRole("button", { name: "Deny" }));
+    await waitFor(() => expect(onCall).toHaveBeenCalledTimes(1));
+    expect(argsOf(calls, "run_tool")).toEqual([{ chatId: "chat-1", toolId: "delete_file", args: { path: "old.txt" }, approve: false }]);
 
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
     await userEvent.click(within(await screen.findByRole("alertdialog")).getByRole("button", { name: "Run it" }));
-    await waitFor(() => expect(onCall).toHaveBeenCalled());
-    expect(argsOf(calls, "run_tool")).toEqual([{ chatId: "chat-1", toolId: "delete_file", args: { path: "old.txt" }, approve: true }]);
+    await waitFor(() => expect(onCall).toHaveBeenCalledTimes(2));
+    expect(argsOf(calls, "run_tool")[1]).toEqual({ chatId: "chat-1", toolId: "delete_file", args: { path: "old.txt" }, approve: true });
   });
 
   it("shows a run that the backend refused where it happened", async () => {

@@ -8,6 +8,7 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  cancelLabel = "Cancel",
   danger = false,
   onConfirm,
   onCancel,
@@ -15,6 +16,7 @@ export function ConfirmDialog({
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  cancelLabel?: string;
   danger?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
@@ -40,7 +42,7 @@ export function ConfirmDialog({
         <div className="modal-body">{children}</div>
         <div className="modal-actions">
           <button type="button" className="btn" ref={cancelRef} onClick={onCancel}>
-            Cancel
+            {cancelLabel}
           </button>
           <button type="button" className={danger ? "btn btn-danger" : "btn btn-primary"} onClick={onConfirm}>
             {confirmLabel}

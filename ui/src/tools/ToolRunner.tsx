@@ -95,10 +95,14 @@ export function ToolRunner({
         <ConfirmDialog
           title={`Run ${tool.name}?`}
           confirmLabel="Run it"
+          cancelLabel="Deny"
           onConfirm={() => void run(true)}
-          onCancel={() => setStage("idle")}
+          onCancel={() => void run(false)}
         >
-          <p>This tool asks for your approval before it runs. It will be called with:</p>
+          <p>
+            This tool asks for your approval before it runs. It will be called with the arguments below; if you
+            deny it, the call is recorded as denied and nothing runs.
+          </p>
           <pre className="code-block">{pretty(form.args)}</pre>
         </ConfirmDialog>
       )}
