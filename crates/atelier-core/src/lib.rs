@@ -83,7 +83,7 @@ impl Atelier {
                 running: Default::default(),
             }),
         };
-        tools::run::recover_interrupted(&app).await?;
+        tools::recover::recover_interrupted(&app).await?;
         app.spawn_idle_reaper();
         Ok(app)
     }

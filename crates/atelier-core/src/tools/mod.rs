@@ -4,6 +4,7 @@
 pub mod builtin;
 pub mod plan;
 pub mod python;
+pub(crate) mod recover;
 pub mod run;
 pub mod views;
 
