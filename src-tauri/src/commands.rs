@@ -207,9 +207,7 @@ pub async fn get_workspace_manifest(
     chat_id: String,
     manifest_id: Option<String>,
 ) -> IpcResult<WorkspaceManifest> {
-    let chat = state.app.get_chat(&chat_id).await?;
-    let id = manifest_id.unwrap_or(chat.active_manifest_id);
-    Ok(state.app.get_manifest(&chat.id, &id).await?)
+    Ok(state.app.workspace_manifest(&chat_id, manifest_id.as_deref()).await?)
 }
 
 /// A URL under the render scheme, with a fresh unguessable token, that

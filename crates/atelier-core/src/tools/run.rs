@@ -468,12 +468,18 @@ impl Atelier {
         call_from_row(&row)
     }
 
+    /// A call's `html` render plan; a conflict error naming the call when
+    /// it has none.
+    pub async fn html_plan(&self, call_id: &str) -> Result<plan::RenderPlan> {
+        let call = self.get_tool_call(call_id).await?;
+        call.render_plan
+            .filter(|p| p.renderer == "html")
+            .ok_or_else(|| Error::Conflict(format!("tool call {call_id} has no html render plan")))
+    }
+
     /// The complete HTML document of a call's `html` plan.
     pub async fn render_html(&self, call_id: &str) -> Result<String> {
-        let call = self.get_tool_call(call_id).await?;
-        let Some(plan) = call.render_plan.filter(|p| p.renderer == "html") else {
-            return Err(Error::Conflict(format!("tool call {call_id} has no html render plan")));
-        };
+        let plan = self.html_plan(call_id).await?;
         let sha = plan.artifact_sha256.ok_or_else(|| Error::InvalidData {
             what: "html plan",
             reason: "no artifact hash".into(),

@@ -358,6 +358,21 @@ impl Atelier {
     }
 
     /// A manifest by its id, or the manifest of a message given by id.
+    /// A manifest of a chat, or its active one when `None`.
+    pub async fn workspace_manifest(
+        &self,
+        chat_id: &str,
+        manifest_or_message: Option<&str>,
+    ) -> Result<WorkspaceManifest> {
+        match manifest_or_message {
+            Some(m) => self.get_manifest(chat_id, m).await,
+            None => {
+                let chat = self.get_chat(chat_id).await?;
+                self.get_manifest(&chat.id, &chat.active_manifest_id).await
+            }
+        }
+    }
+
     pub async fn get_manifest(&self, chat_id: &str, manifest_or_message: &str) -> Result<WorkspaceManifest> {
         let chat = self.get_chat(chat_id).await?;
         let id = self.resolve_manifest_id(&chat.id, manifest_or_message).await?;

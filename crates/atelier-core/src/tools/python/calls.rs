@@ -7,9 +7,7 @@ use std::time::Duration;
 use atelier_protocol::Request;
 use serde_json::Value;
 
-use atelier_protocol::WorkerConfig;
-
-use super::worker::{Limits, Worker};
+use super::worker::Limits;
 use super::{CallControl, Key, PyCall, PyFailure, Spawn, to_call, venv};
 use crate::store::Observer;
 use crate::toolsets::manifest::{ToolDecl, ToolsetManifest};
@@ -36,12 +34,17 @@ impl Atelier {
         }
     }
 
+    /// Where toolsets' bytecode is cached (`PYTHONPYCACHEPREFIX` roots).
+    fn pycache_root(&self) -> PathBuf {
+        self.data_dir().root().join("cache").join("pycache")
+    }
+
     /// After a toolset changed (upgraded, disabled, uninstalled): stops its
     /// idle workers, so the next call imports the code afresh, and drops its
     /// cached bytecode.
     pub(crate) async fn toolset_changed(&self, toolset_id: &str) {
         self.python().stop_toolset(toolset_id);
-        let cache = self.data_dir().root().join("cache").join("pycache").join(toolset_id);
+        let cache = self.pycache_root().join(toolset_id);
         let _ = tokio::fs::remove_dir_all(cache).await;
     }
 
@@ -89,21 +92,14 @@ impl Atelier {
             message: format!("tools_from[{i}] ({module}): {message}"),
         };
         let settings = &self.python().settings;
-        let exe = settings.worker_exe()?;
-        let config = WorkerConfig {
-            toolset_dir: root.display().to_string(),
-            site_packages: venv
-                .map(venv::site_packages)
-                .unwrap_or_default()
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect(),
-            venv: venv.map(|v| v.display().to_string()),
-            marker: format!("\u{1}atelier-end-{}\u{1}", crate::ids::new_id()),
-            return_cap: settings.return_cap,
+        let pycache = self.pycache_root().join(".import");
+        let spawn = Spawn {
+            toolset_dir: root,
+            venv,
+            workspace: root,
+            pycache: &pycache,
         };
-        let pycache = self.data_dir().root().join("cache").join("pycache").join(".import");
-        let mut worker = Worker::start(&exe, &config, root, &pycache).await?;
+        let mut worker = self.python().start(&spawn).await?;
         let limits = Limits {
             timeout: settings.default_timeout,
             cancel: Default::default(),
@@ -219,7 +215,7 @@ impl Atelier {
         // Bytecode is cached per installed version: Python trusts a cached
         // file whose source has the same size and whole-second mtime, which
         // an upgrade within the same second can have.
-        let pycache = self.data_dir().root().join("cache").join("pycache").join(&ts.id).join(
+        let pycache = self.pycache_root().join(&ts.id).join(
             crate::store::Hash::of(fingerprint.as_bytes())
                 .to_hex()
                 .get(..16)

@@ -263,7 +263,8 @@ impl Pool {
         Ok(ended)
     }
 
-    async fn start(&self, spawn: &Spawn<'_>) -> Result<Worker> {
+    /// Starts a worker outside the pool (the caller owns it).
+    pub(crate) async fn start(&self, spawn: &Spawn<'_>) -> Result<Worker> {
         let exe = self.settings.worker_exe()?;
         let site_packages = match spawn.venv {
             Some(v) => venv::site_packages(v),
