@@ -108,11 +108,15 @@ describe("html renderer", () => {
   it("resizes only on valid messages from its own frame", async () => {
     mockCommands({ render_url: () => "atelier-render://localhost/t/index.html" });
     const { container } = show(call({ render_plan: plan("html", {}) }));
-    const frame = await waitFor(() => {
+    // The frame as it is now (a re-render under load may replace the
+    // element, and jsdom its window while the src fails to load).
+    const current = () => {
       const f = container.querySelector("iframe");
       expect(f).not.toBeNull();
       return f!;
-    });
+    };
+    await waitFor(() => expect(current().contentWindow).not.toBeNull());
+    const frame = { get style() { return current().style; }, get contentWindow() { return current().contentWindow; } };
     expect(frame.style.height).toBe("320px");
     const post = (data: unknown, source: Window | null) =>
       act(() => {
