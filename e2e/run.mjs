@@ -479,6 +479,47 @@ step('</script> in the data does not break out of the report', async () => {
   await shot('script-breakout-literal');
 });
 
+step('chart_column writes a PNG that the image renderer shows from the workspace', async () => {
+  await openTab('tools');
+  await pickTool('csv-report:chart_column');
+  const card = await runAndWait('csv-report:chart_column');
+  const img = await waitEl(
+    `const i = arguments[0].querySelector('img.image-renderer');
+     return i && i.complete && i.naturalWidth > 0 ? i : null;`,
+    [ref(card)],
+    'a decoded chart image',
+    30000,
+  );
+  const info = await s.exec(
+    `const i = arguments[0]; return { src: i.getAttribute('src'), alt: i.alt, w: i.naturalWidth, h: i.naturalHeight };`,
+    [ref(img)],
+  );
+  log(`image: ${JSON.stringify(info)}`);
+  assert(/^atelier-render:\/\/localhost\/[0-9a-f]{32}\/sales-revenue\.png$/.test(info.src), `the image src: ${info.src}`);
+  eq(`${info.w}x${info.h}`, '480x240', 'the decoded PNG size');
+  eq(info.alt, 'revenue by row of sales.csv (max 3190.25)', 'the alt text from $return.alt');
+  await s.exec(`arguments[0].scrollIntoView({ block: 'center' });`, [ref(img)]);
+  await sleep(200);
+  await shot('image-renderer-png');
+});
+
+step('Settings: an allowed frame origin is listed and waits for a restart', async () => {
+  await openTab('settings');
+  await s.waitText('#panel-settings', 'No other origins are allowed.');
+  const input = await s.find('#origin-input');
+  await s.type(input, 'https://*.example.com');
+  await clickButton('#panel-settings form.origin-form', 'Allow');
+  await s.waitText('#panel-settings [role="alert"]', 'wildcards are not allowed');
+  await shot('settings-refused');
+  await s.type(input, 'Docs.Example.com');
+  await clickButton('#panel-settings form.origin-form', 'Allow');
+  const list = await s.waitText('#panel-settings ul[aria-label="Allowed origins"]', 'https://docs.example.com');
+  const text = await s.text(list);
+  assert(text.includes('after restart'), `no restart badge: ${text}`);
+  eq(JSON.stringify(JSON.parse(cli('settings', 'show', '--json')).frame_origins), '["https://docs.example.com"]', 'the CLI sees the saved origin');
+  await shot('settings-allowed');
+});
+
 // ---------------------------------------------------------------------------
 // The run
 

@@ -24,5 +24,10 @@ pub const COMMANDS: &[&str] = &[
     "get_workspace_file",
     "get_workspace_manifest",
     "render_url",
+    "workspace_file_url",
+    "get_settings",
+    "allow_frame_origin",
+    "forbid_frame_origin",
+    "restart_app",
     "first_paint",
 ];

@@ -15,6 +15,7 @@ use tauri::ipc::Channel;
 use tauri::{Runtime, State};
 
 use crate::error::{IpcError, IpcResult};
+use crate::frames::SettingsView;
 use crate::{AppState, paths};
 
 /// Progress of an import, sent over its channel.
@@ -222,4 +223,49 @@ pub async fn render_url(state: State<'_, AppState>, call_id: String) -> IpcResul
         ));
     }
     Ok(state.renders.issue(&call.id))
+}
+
+/// A URL under the render scheme, with a fresh unguessable token, that
+/// serves one workspace file version (images the UI shows).
+#[tauri::command]
+pub async fn workspace_file_url(
+    state: State<'_, AppState>,
+    chat_id: String,
+    path: String,
+    manifest_id: Option<String>,
+) -> IpcResult<String> {
+    let file = state
+        .app
+        .workspace_file_ref(&chat_id, &path, manifest_id.as_deref())
+        .await?;
+    Ok(state.renders.issue_file(file))
+}
+
+fn settings_view(state: &AppState, saved: atelier_core::settings::Settings) -> SettingsView {
+    SettingsView {
+        saved,
+        frame_origins_in_effect: state.frame_origins_in_effect.clone(),
+    }
+}
+
+#[tauri::command]
+pub async fn get_settings(state: State<'_, AppState>) -> IpcResult<SettingsView> {
+    Ok(settings_view(&state, state.app.settings().await?))
+}
+
+/// Lets frame renderers show pages from an origin (from the next start on).
+#[tauri::command]
+pub async fn allow_frame_origin(state: State<'_, AppState>, origin: String) -> IpcResult<SettingsView> {
+    Ok(settings_view(&state, state.app.allow_frame_origin(&origin).await?))
+}
+
+#[tauri::command]
+pub async fn forbid_frame_origin(state: State<'_, AppState>, origin: String) -> IpcResult<SettingsView> {
+    Ok(settings_view(&state, state.app.forbid_frame_origin(&origin).await?))
+}
+
+/// Restarts the app so saved frame origins take effect.
+#[tauri::command]
+pub fn restart_app<R: Runtime>(app: tauri::AppHandle<R>) {
+    app.restart();
 }

@@ -11,6 +11,7 @@ mod command_names;
 pub mod commands;
 mod dialogs;
 pub mod error;
+pub mod frames;
 pub mod paths;
 pub mod render;
 pub mod startup;
@@ -20,11 +21,13 @@ pub use command_names::COMMANDS;
 use atelier_core::{Atelier, DataDir};
 use tauri::Runtime;
 
-/// What every command can reach: the core handle and the issued renders.
+/// What every command can reach: the core handle, the issued renders and
+/// the frame origins this run's CSP allows ([`frames`]).
 #[derive(Debug)]
 pub struct AppState {
     pub app: Atelier,
     pub renders: render::Renders,
+    pub frame_origins_in_effect: Vec<String>,
 }
 
 /// Adds the app to a builder (Tauri's, or the mock runtime's in tests):
@@ -57,19 +60,28 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             commands::get_workspace_file,
             commands::get_workspace_manifest,
             commands::render_url,
+            commands::workspace_file_url,
+            commands::get_settings,
+            commands::allow_frame_origin,
+            commands::forbid_frame_origin,
+            commands::restart_app,
             startup::first_paint,
         ])
 }
 
 /// Opens the data dir (the CLI's: `ATELIER_DATA_DIR`, else the OS data
-/// dir), installing the bundled examples into a fresh one.
+/// dir), installing the bundled examples into a fresh one. The saved frame
+/// origins become the ones in effect: pass them to [`frames::allow_in_csp`]
+/// before the app is built.
 pub async fn open_state(data: DataDir) -> atelier_core::Result<AppState> {
     let app = Atelier::open(data).await?;
     if app.list_toolsets().await?.is_empty() && app.list_chats().await?.is_empty() {
         app.install_examples().await?;
     }
+    let frame_origins_in_effect = app.settings().await?.frame_origins;
     Ok(AppState {
         app,
         renders: render::Renders::default(),
+        frame_origins_in_effect,
     })
 }

@@ -21,7 +21,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match atelier_app::setup(tauri::Builder::default(), state).run(tauri::generate_context!()) {
+    let mut context = tauri::generate_context!();
+    atelier_app::frames::allow_in_csp(context.config_mut(), &state.frame_origins_in_effect);
+    match atelier_app::setup(tauri::Builder::default(), state).run(context) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("Atelier stopped: {e}");

@@ -6,6 +6,11 @@
 //! no other frames — plus `nosniff` and `no-referrer`. The UI shows it in an
 //! `<iframe sandbox="allow-scripts">`: an opaque origin that never receives
 //! the IPC key.
+//!
+//! The same scheme serves single workspace file versions (images the UI
+//! shows with `<img>`): a token pins (chat, manifest, path), the response is
+//! typed only for image formats (else `application/octet-stream`) and its
+//! CSP forbids scripts outright, so an SVG opened on its own runs nothing.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -15,28 +20,53 @@ use std::sync::Mutex;
 use tauri::http::{Request, Response, StatusCode, header};
 use tauri::{Manager, Runtime, UriSchemeContext, UriSchemeResponder};
 
+use atelier_core::tools::views::FileRef;
+
 use crate::AppState;
 
 pub const SCHEME: &str = "atelier-render";
 
-/// Tokens issued for renders: token → tool call id.
+/// What a token lets the webview load.
+#[derive(Debug, Clone)]
+enum Grant {
+    /// A call's html document and its toolset's files beside the artifact.
+    Html { call_id: String },
+    /// One workspace file version, under its own name.
+    File(FileRef),
+}
+
+/// Tokens issued for renders and files.
 #[derive(Debug, Default)]
 pub struct Renders {
-    tokens: Mutex<HashMap<String, String>>,
+    tokens: Mutex<HashMap<String, Grant>>,
 }
 
 impl Renders {
-    /// A fresh URL for a call's document.
-    pub fn issue(&self, call_id: &str) -> String {
+    fn insert(&self, grant: Grant) -> String {
         let token = random_token();
         self.tokens
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(token.clone(), call_id.to_owned());
+            .insert(token.clone(), grant);
+        token
+    }
+
+    /// A fresh URL for a call's document.
+    pub fn issue(&self, call_id: &str) -> String {
+        let token = self.insert(Grant::Html {
+            call_id: call_id.to_owned(),
+        });
         format!("{}/{token}/index.html", base())
     }
 
-    fn call_of(&self, token: &str) -> Option<String> {
+    /// A fresh URL for one workspace file version.
+    pub fn issue_file(&self, file: FileRef) -> String {
+        let name = percent_encode(file_name(&file.path));
+        let token = self.insert(Grant::File(file));
+        format!("{}/{token}/{name}", base())
+    }
+
+    fn grant_of(&self, token: &str) -> Option<Grant> {
         self.tokens
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -44,6 +74,25 @@ impl Renders {
             .cloned()
     }
 }
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// The CSP of a workspace file: nothing runs, nothing loads.
+pub const FILE_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox";
 
 /// The scheme's origin as the webview sees it (Windows maps custom schemes
 /// to `http://<scheme>.localhost`).
@@ -76,6 +125,17 @@ pub fn csp(token: &str) -> String {
     )
 }
 
+/// Content types a workspace file may be served as: images only.
+fn image_mime(path: &str) -> &'static str {
+    match mime(path) {
+        m @ ("image/svg+xml" | "image/png" | "image/jpeg" | "image/gif" | "image/webp") => m,
+        _ if path.to_ascii_lowercase().ends_with(".bmp") => "image/bmp",
+        _ if path.to_ascii_lowercase().ends_with(".ico") => "image/x-icon",
+        _ if path.to_ascii_lowercase().ends_with(".avif") => "image/avif",
+        _ => "application/octet-stream",
+    }
+}
+
 fn mime(path: &str) -> &'static str {
     match path.rsplit('.').next().map(str::to_ascii_lowercase).as_deref() {
         Some("html" | "htm") => "text/html; charset=utf-8",
@@ -93,11 +153,11 @@ fn mime(path: &str) -> &'static str {
     }
 }
 
-fn respond(status: StatusCode, token: &str, content_type: &str, body: Vec<u8>) -> Response<Cow<'static, [u8]>> {
+fn respond(status: StatusCode, csp: &str, content_type: &str, body: Vec<u8>) -> Response<Cow<'static, [u8]>> {
     Response::builder()
         .status(status)
         .header(header::CONTENT_TYPE, content_type)
-        .header(header::CONTENT_SECURITY_POLICY, csp(token))
+        .header(header::CONTENT_SECURITY_POLICY, csp)
         .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
         .header(header::REFERRER_POLICY, "no-referrer")
         .header(header::CACHE_CONTROL, "no-store")
@@ -109,10 +169,20 @@ fn respond(status: StatusCode, token: &str, content_type: &str, body: Vec<u8>) -
 pub async fn serve(state: &AppState, path: &str) -> Response<Cow<'static, [u8]>> {
     let path = path.trim_start_matches('/');
     let (token, rest) = path.split_once('/').unwrap_or((path, ""));
-    let Some(call_id) = state.renders.call_of(token) else {
-        return respond(StatusCode::NOT_FOUND, "-", "text/plain", b"unknown render".to_vec());
-    };
     let rest = percent_decode(rest);
+    let call_id = match state.renders.grant_of(token) {
+        None => {
+            return respond(
+                StatusCode::NOT_FOUND,
+                FILE_CSP,
+                "text/plain",
+                b"unknown render".to_vec(),
+            );
+        }
+        Some(Grant::File(file)) => return serve_file(state, &file, &rest).await,
+        Some(Grant::Html { call_id }) => call_id,
+    };
+    let csp = csp(token);
     let served = if rest == "index.html" {
         state
             .app
@@ -127,10 +197,28 @@ pub async fn serve(state: &AppState, path: &str) -> Response<Cow<'static, [u8]>>
             .map(|bytes| (mime(&rest), bytes))
     };
     match served {
-        Ok((content_type, body)) => respond(StatusCode::OK, token, content_type, body),
+        Ok((content_type, body)) => respond(StatusCode::OK, &csp, content_type, body),
         Err(e) => {
             tracing::debug!(call = %call_id, path = %rest, error = %e, "render request refused");
-            respond(StatusCode::NOT_FOUND, token, "text/plain", b"not found".to_vec())
+            respond(StatusCode::NOT_FOUND, &csp, "text/plain", b"not found".to_vec())
+        }
+    }
+}
+
+/// A pinned workspace file, only under its own name.
+async fn serve_file(state: &AppState, file: &FileRef, rest: &str) -> Response<Cow<'static, [u8]>> {
+    if rest != file_name(&file.path) {
+        return respond(StatusCode::NOT_FOUND, FILE_CSP, "text/plain", b"not found".to_vec());
+    }
+    match state
+        .app
+        .read_file(&file.chat_id, &file.path, Some(&file.manifest_id))
+        .await
+    {
+        Ok(bytes) => respond(StatusCode::OK, FILE_CSP, image_mime(&file.path), bytes),
+        Err(e) => {
+            tracing::debug!(chat = %file.chat_id, path = %file.path, error = %e, "file request refused");
+            respond(StatusCode::NOT_FOUND, FILE_CSP, "text/plain", b"not found".to_vec())
         }
     }
 }
@@ -173,6 +261,17 @@ mod tests {
         assert!(c.contains("connect-src 'none'") && c.contains("default-src 'none'"));
         assert!(c.contains("script-src 'unsafe-inline' atelier-render://localhost/abc/"));
         assert!(!c.contains("unsafe-eval"));
+    }
+
+    #[test]
+    fn workspace_files_are_served_as_images_or_opaque_bytes_never_as_pages() {
+        assert_eq!(image_mime("a/b/pic.PNG"), "image/png");
+        assert_eq!(image_mime("x.svg"), "image/svg+xml");
+        assert_eq!(image_mime("page.html"), "application/octet-stream");
+        assert_eq!(image_mime("app.js"), "application/octet-stream");
+        assert!(FILE_CSP.contains("default-src 'none'") && FILE_CSP.ends_with("sandbox"));
+        assert!(!FILE_CSP.contains("script-src"));
+        assert_eq!(percent_encode("a b/ü.png"), "a%20b%2F%C3%BC.png");
     }
 
     #[test]

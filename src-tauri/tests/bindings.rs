@@ -37,6 +37,8 @@ fn generate() -> String {
         WorkspaceDiff,
         ModifiedFile,
         atelier_core::tools::views::WorkspaceFile,
+        atelier_core::settings::Settings,
+        atelier_app::frames::SettingsView,
         ToolsetRecord,
         RenderConfigRecord,
         ToolRecord,

@@ -49,8 +49,10 @@ fn invoke(h: &Harness, cmd: &str, args: Value) -> Result<Value, Value> {
 fn every_command_is_registered_and_permitted_and_nothing_else_is() {
     let h = harness();
     for cmd in COMMANDS {
-        if cmd.starts_with("pick_") {
-            continue; // they open native dialogs; permission is checked below
+        if cmd.starts_with("pick_") || *cmd == "restart_app" {
+            // They open native dialogs or end this process; their
+            // permissions are checked by the capability test below.
+            continue;
         }
         // Missing arguments fail in deserialization — after the ACL check
         // and the lookup, which are what this asserts.
@@ -146,6 +148,20 @@ fn a_fresh_data_dir_has_the_examples_and_a_tool_runs_through_ipc() {
     assert_eq!(calls.as_array().map(Vec::len), Some(1));
     let err = invoke(&h, "render_url", json!({"callId": call["id"]})).expect_err("not html");
     assert_eq!(err["kind"], "conflict");
+    let url = invoke(
+        &h,
+        "workspace_file_url",
+        json!({"chatId": chat_id, "path": "a.txt", "manifestId": call["post_manifest_id"]}),
+    )
+    .expect("file url");
+    let url = url.as_str().expect("a URL");
+    assert!(
+        url.starts_with("atelier-render://localhost/") && url.ends_with("/a.txt"),
+        "{url}"
+    );
+    let missing =
+        invoke(&h, "workspace_file_url", json!({"chatId": chat_id, "path": "nope.png"})).expect_err("no such file");
+    assert_eq!(missing["kind"], "file_not_found", "{missing}");
     let bad = invoke(
         &h,
         "validate_tool_args",
@@ -153,4 +169,20 @@ fn a_fresh_data_dir_has_the_examples_and_a_tool_runs_through_ipc() {
     )
     .expect("checked");
     assert!(bad.as_array().is_some_and(|v| !v.is_empty()), "{bad}");
+}
+
+#[test]
+fn frame_origins_are_saved_through_ipc_and_take_effect_at_the_next_start() {
+    let h = harness();
+    let view = invoke(&h, "allow_frame_origin", json!({"origin": "Docs.Example.com"})).expect("allowed");
+    assert_eq!(view["saved"]["frame_origins"], json!(["https://docs.example.com"]));
+    assert_eq!(
+        view["frame_origins_in_effect"],
+        json!([]),
+        "this run's CSP is unchanged"
+    );
+    let err = invoke(&h, "allow_frame_origin", json!({"origin": "https://*.example.com"})).expect_err("wildcard");
+    assert_eq!(err["kind"], "invalid_setting", "{err}");
+    let view = invoke(&h, "forbid_frame_origin", json!({"origin": "https://docs.example.com"})).expect("removed");
+    assert_eq!(view["saved"]["frame_origins"], json!([]));
 }

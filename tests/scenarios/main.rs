@@ -17,6 +17,8 @@
 //!   MCP servers, export round trips, local folders and hot reload.
 //! - [`runs`]: the run flow with builtin tools: records, plans, validation,
 //!   confirmation, confinement, branching.
+//! - [`settings`]: app settings (allowed frame origins) survive a restart
+//!   and refuse values wider than one origin.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
@@ -27,6 +29,7 @@ mod integrity;
 mod round_trips;
 mod runs;
 mod schema;
+mod settings;
 mod toolset_lifecycle;
 
 use std::path::{Path, PathBuf};

@@ -422,3 +422,48 @@ async fn a_confirmation_tool_waits_for_the_answer_and_obeys_it() {
         }
     }
 }
+
+/// The app shows how far the walks of a big workspace are; the run flow
+/// reports them through `CallControl::workspace`.
+#[tokio::test]
+async fn a_run_reports_the_progress_of_its_workspace_walks() {
+    use std::sync::{Arc, Mutex};
+
+    use atelier_core::tools::python::CallControl;
+    use atelier_core::tools::{Approval, RunRequest};
+
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    let ws = app.workspace_dir(&chat.id);
+    for i in 0..120 {
+        crate::write(&ws, &format!("d{}/f{i}.txt", i % 7), format!("file {i}\n"));
+    }
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let control = CallControl {
+        workspace: atelier_core::Observer::default().with_progress(move |p| {
+            sink.lock().expect("lock").push(p.files_done);
+        }),
+        ..Default::default()
+    };
+    let call = app
+        .run_tool(RunRequest {
+            chat_id: chat.id.clone(),
+            tool_id: "write_file".into(),
+            args: serde_json::json!({"path": "new.txt", "content": "x"}),
+            approval: Approval::NotGiven,
+            control,
+            ..Default::default()
+        })
+        .await
+        .expect("run");
+    assert_eq!(call.status, "success");
+    let seen = seen.lock().expect("lock");
+    assert!(
+        seen.iter().any(|&n| n >= 120),
+        "the walks reported {} updates, the largest {:?}",
+        seen.len(),
+        seen.iter().max()
+    );
+}

@@ -339,6 +339,7 @@ fn the_examples_install_from_the_binary() {
             "app-builder:run_command",
             "app-builder:write_file",
             "csv-report:analyze_csv",
+            "csv-report:chart_column",
             "csv-report:make_sample"
         ]
     );

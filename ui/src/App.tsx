@@ -1,14 +1,17 @@
 import { useCallback, useState } from "react";
 import { ChatSelector } from "./chats/ChatSelector";
 import { useChats } from "./chats/useChats";
+import { SettingsPanel } from "./settings/SettingsPanel";
+import { SettingsProvider } from "./settings/useSettings";
 import { ToolsetManager } from "./toolsets/ToolsetManager";
 import { ToolsView } from "./tools/ToolsView";
 
-type Tab = "toolsets" | "tools";
+type Tab = "toolsets" | "tools" | "settings";
 
 const TABS: Array<{ id: Tab; label: string }> = [
   { id: "toolsets", label: "Toolsets" },
   { id: "tools", label: "Tools" },
+  { id: "settings", label: "Settings" },
 ];
 
 export function App() {
@@ -19,41 +22,46 @@ export function App() {
   const toolsetsChanged = useCallback(() => setToolsVersion((v) => v + 1), []);
 
   return (
-    <div className="app">
-      <aside className="sidebar">
-        <div className="brand">
-          <span className="brand-mark" aria-hidden="true">◆</span> Atelier
-        </div>
-        <ChatSelector chats={chats} />
-        <nav className="tabs" role="tablist" aria-label="Sections" aria-orientation="vertical">
-          {TABS.map((t) => (
-            <button
-              key={t.id}
-              type="button"
-              role="tab"
-              id={`tab-${t.id}`}
-              aria-controls={`panel-${t.id}`}
-              aria-selected={tab === t.id}
-              className={tab === t.id ? "tab tab-active" : "tab"}
-              onClick={() => setTab(t.id)}
-            >
-              {t.label}
-            </button>
-          ))}
-        </nav>
-        <p className="sidebar-footnote">
-          Toolset code runs with your rights, like any app extension. Install only toolsets you trust.
-        </p>
-      </aside>
-      <main className="main">
-        {/* Both panels stay mounted so a half-filled form survives a tab switch. */}
-        <div role="tabpanel" id="panel-toolsets" aria-labelledby="tab-toolsets" hidden={tab !== "toolsets"}>
-          <ToolsetManager active={tab === "toolsets"} onChanged={toolsetsChanged} />
-        </div>
-        <div role="tabpanel" id="panel-tools" aria-labelledby="tab-tools" hidden={tab !== "tools"}>
-          <ToolsView chats={chats} toolsVersion={toolsVersion} />
-        </div>
-      </main>
-    </div>
+    <SettingsProvider>
+      <div className="app">
+        <aside className="sidebar">
+          <div className="brand">
+            <span className="brand-mark" aria-hidden="true">◆</span> Atelier
+          </div>
+          <ChatSelector chats={chats} />
+          <nav className="tabs" role="tablist" aria-label="Sections" aria-orientation="vertical">
+            {TABS.map((t) => (
+              <button
+                key={t.id}
+                type="button"
+                role="tab"
+                id={`tab-${t.id}`}
+                aria-controls={`panel-${t.id}`}
+                aria-selected={tab === t.id}
+                className={tab === t.id ? "tab tab-active" : "tab"}
+                onClick={() => setTab(t.id)}
+              >
+                {t.label}
+              </button>
+            ))}
+          </nav>
+          <p className="sidebar-footnote">
+            Toolset code runs with your rights, like any app extension. Install only toolsets you trust.
+          </p>
+        </aside>
+        <main className="main">
+          {/* Both panels stay mounted so a half-filled form survives a tab switch. */}
+          <div role="tabpanel" id="panel-toolsets" aria-labelledby="tab-toolsets" hidden={tab !== "toolsets"}>
+            <ToolsetManager active={tab === "toolsets"} onChanged={toolsetsChanged} />
+          </div>
+          <div role="tabpanel" id="panel-tools" aria-labelledby="tab-tools" hidden={tab !== "tools"}>
+            <ToolsView chats={chats} toolsVersion={toolsVersion} />
+          </div>
+          <div role="tabpanel" id="panel-settings" aria-labelledby="tab-settings" hidden={tab !== "settings"}>
+            <SettingsPanel />
+          </div>
+        </main>
+      </div>
+    </SettingsProvider>
   );
 }

@@ -10,6 +10,7 @@ import type {
   FileListing,
   ImportReport,
   JsonValue,
+  SettingsView,
   ToolCallRecord,
   ToolRecord,
   ToolsetDetails,
@@ -90,4 +91,13 @@ export const api = {
     invoke<WorkspaceManifest>("get_workspace_manifest", { chatId, manifestId }),
 
   renderUrl: (callId: string) => invoke<string>("render_url", { callId }),
+  /** A render-scheme URL for one workspace file version (images). */
+  workspaceFileUrl: (chatId: string, path: string, manifestId: string | null) =>
+    invoke<string>("workspace_file_url", { chatId, path, manifestId }),
+
+  getSettings: () => invoke<SettingsView>("get_settings"),
+  allowFrameOrigin: (origin: string) => invoke<SettingsView>("allow_frame_origin", { origin }),
+  forbidFrameOrigin: (origin: string) => invoke<SettingsView>("forbid_frame_origin", { origin }),
+  /** Restarts the app (saved frame origins apply at start). */
+  restartApp: () => invoke<null>("restart_app"),
 };

@@ -100,6 +100,20 @@ export type WorkspaceFile = { path: string, size: number, sha256: string,
  */
 text: string | null, };
 
+export type Settings = { 
+/**
+ * Origins (`https://host[:port]`) whose pages frame renderers may show,
+ * besides loopback ones. Normalized by [`parse_origin`], sorted.
+ */
+frame_origins: Array<string>, };
+
+export type SettingsView = { saved: Settings, 
+/**
+ * Allowed origins in effect since start-up; saved ones missing here
+ * wait for a restart.
+ */
+frame_origins_in_effect: Array<string>, };
+
 export type ToolsetRecord = { id: string, name: string, version: string, description: string, enabled: boolean, installed_at: string, updated_at: string | null, source_type: string, source_ref: string | null, manifest_version: string, author: string | null, homepage: string | null, icon: string | null, python_requirements: Array<string>, extra: JsonValue, };
 
 export type RenderConfigRecord = { renderer: string, config: JsonValue, priority: number, };
@@ -160,7 +174,7 @@ node_id: string | null, tool_id: string, args: JsonValue, result: JsonValue | nu
 
 export type RenderPlan = { 
 /**
- * `code`, `document`, `html`, `frame`, or `error`.
+ * `code`, `document`, `html`, `frame`, `image`, or `error`.
  */
 renderer: string, config: JsonValue, 
 /**

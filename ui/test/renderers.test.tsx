@@ -3,11 +3,21 @@ import DOMPurify from "dompurify";
 import { describe, expect, it, vi } from "vitest";
 import type { ToolCallRecord } from "../src/bindings";
 import { CallView } from "../src/renderers/CallView";
+import { SettingsProvider } from "../src/settings/useSettings";
 import { call, plan } from "./fixtures";
 import { argsOf, mockCommands } from "./ipc";
 
 function show(c: ToolCallRecord) {
-  return render(<CallView call={c} />);
+  return render(
+    <SettingsProvider>
+      <CallView call={c} />
+    </SettingsProvider>,
+  );
+}
+
+/** `get_settings` answering with these allowed origins (saved, and in effect). */
+function settings(saved: string[], inEffect: string[] = saved) {
+  return () => ({ saved: { frame_origins: saved }, frame_origins_in_effect: inEffect });
 }
 
 /** The text CodeMirror shows, line by line. */
@@ -147,29 +157,92 @@ describe("html renderer", () => {
 
 describe("frame renderer", () => {
   it("frames loopback URLs in a sandbox", () => {
-    mockCommands({});
+    mockCommands({ get_settings: settings([]) });
     const { container } = show(call({ render_plan: plan("frame", { url: "http://127.0.0.1:5173/" }) }));
     const frame = container.querySelector("iframe")!;
     expect(frame.getAttribute("src")).toBe("http://127.0.0.1:5173/");
     expect(frame.getAttribute("sandbox")).toBe("allow-scripts");
   });
 
-  it.each(["https://example.com/", "http://localhost.evil.com/", "file:///etc/passwd", "javascript:alert(1)"])(
-    "refuses %s with a notice",
-    (url) => {
-      mockCommands({});
-      const { container } = show(call({ render_plan: plan("frame", { url }) }));
-      expect(container.querySelector("iframe")).toBeNull();
-      expect(screen.getByRole("alert")).toHaveTextContent("only shows pages served from this computer");
-    },
-  );
+  it.each(["https://example.com/", "http://localhost.evil.com/"])("asks before framing %s", async (url) => {
+    mockCommands({ get_settings: settings([]) });
+    const { container } = show(call({ render_plan: plan("frame", { url }) }));
+    expect(await screen.findByRole("button", { name: /Allow pages from/ })).toBeInTheDocument();
+    expect(container.querySelector("iframe")).toBeNull();
+    expect(screen.getByRole("alert")).toHaveTextContent("Atelier shows pages from this computer");
+  });
+
+  it.each(["file:///etc/passwd", "javascript:alert(1)", "not a url"])("never frames %s and offers nothing", (url) => {
+    mockCommands({ get_settings: settings([]) });
+    const { container } = show(call({ render_plan: plan("frame", { url }) }));
+    expect(container.querySelector("iframe")).toBeNull();
+    expect(screen.getByRole("alert")).toHaveTextContent("Only http and https pages");
+    expect(screen.queryByRole("button")).toBeNull();
+  });
+
+  it("allows an origin after the person confirms, then asks for a restart", async () => {
+    let saved: string[] = [];
+    const calls = mockCommands({
+      get_settings: () => settings(saved, [])(),
+      allow_frame_origin: (a) => {
+        saved = ["https://docs.example.com"];
+        expect(a.origin).toBe("https://docs.example.com");
+        return settings(saved, [])();
+      },
+      restart_app: () => null,
+    });
+    const { container } = show(call({ render_plan: plan("frame", { url: "https://docs.example.com/guide?q=1" }) }));
+    const allow = await screen.findByRole("button", { name: "Allow pages from https://docs.example.com…" });
+    act(() => allow.click());
+    const dialog = await screen.findByRole("alertdialog", { name: "Show pages from https://docs.example.com?" });
+    // Cancel first: nothing is saved.
+    act(() => within(dialog).getByRole("button", { name: "Cancel" }).click());
+    expect(argsOf(calls, "allow_frame_origin")).toEqual([]);
+    const again = await screen.findByRole("button", { name: /Allow pages from/ });
+    act(() => again.click());
+    const confirm = await screen.findByRole("alertdialog");
+    act(() => within(confirm).getByRole("button", { name: "Allow" }).click());
+    expect(await screen.findByText(/Restart Atelier to show/)).toBeInTheDocument();
+    expect(container.querySelector("iframe")).toBeNull(); // not until the CSP allows it
+    act(() => screen.getByRole("button", { name: "Restart Atelier now" }).click());
+    await waitFor(() => expect(argsOf(calls, "restart_app")).toHaveLength(1));
+  });
+
+  it("frames an origin the running app allows", async () => {
+    mockCommands({ get_settings: settings(["https://docs.example.com"]) });
+    const { container } = show(call({ render_plan: plan("frame", { url: "https://docs.example.com/guide" }) }));
+    await waitFor(() => expect(container.querySelector("iframe")?.getAttribute("src")).toBe("https://docs.example.com/guide"));
+    expect(container.querySelector("iframe")?.getAttribute("sandbox")).toBe("allow-scripts");
+  });
 });
 
 describe("image renderer", () => {
-  it("shows an SVG from the workspace at the plan's manifest", async () => {
-    mockCommands({ get_workspace_file: () => ({ path: "c.svg", size: 10, sha256: "ab", text: "<svg xmlns='http://www.w3.org/2000/svg'/>" }) });
-    show(call({ render_plan: plan("image", { file: "c.svg", alt: "Chart" }) }));
-    expect((await screen.findByRole("img", { name: "Chart" })).getAttribute("src")).toMatch(/^data:image\/svg\+xml/);
+  it("loads a workspace image through a URL pinned to the plan's manifest", async () => {
+    const url = "atelier-render://localhost/0123456789abcdef0123456789abcdef/chart.png";
+    const calls = mockCommands({ workspace_file_url: () => url });
+    show(call({ render_plan: plan("image", { file: "out/chart.png", alt: "Chart" }, { manifest_id: "man-after" }) }));
+    expect((await screen.findByRole("img", { name: "Chart" })).getAttribute("src")).toBe(url);
+    expect(argsOf(calls, "workspace_file_url")).toEqual([{ chatId: "chat-1", path: "out/chart.png", manifestId: "man-after" }]);
+  });
+
+  it("says so when the file is not an image the webview can decode", async () => {
+    mockCommands({ workspace_file_url: () => "atelier-render://localhost/t/notes.txt" });
+    show(call({ render_plan: plan("image", { file: "notes.txt", alt: "Notes" }) }));
+    const img = await screen.findByRole("img", { name: "Notes" });
+    act(() => {
+      img.dispatchEvent(new Event("error"));
+    });
+    expect(await screen.findByText(/is not an image this app can show/)).toBeInTheDocument();
+  });
+
+  it("shows a missing file as an error in place", async () => {
+    mockCommands({
+      workspace_file_url: () => {
+        throw { kind: "file_not_found", message: "no file gone.png in manifest man-after" };
+      },
+    });
+    show(call({ render_plan: plan("image", { file: "gone.png" }) }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("no file gone.png in manifest man-after");
   });
 
   it("refuses a remote image", () => {

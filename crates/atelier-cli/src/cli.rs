@@ -48,6 +48,20 @@ pub(crate) enum Command {
     Call(CallCommand),
     /// Build a chat with two branches in a throwaway data dir and show it.
     Demo(DemoArgs),
+    /// App settings (shared with the desktop app).
+    #[command(subcommand)]
+    Settings(SettingsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum SettingsCommand {
+    /// Print the settings.
+    Show,
+    /// Let frame renderers show pages from an origin (`https://host[:port]`)
+    /// besides this computer's; the desktop app applies it at its next start.
+    AllowFrameOrigin { origin: String },
+    /// Take an origin off the frame renderers' list.
+    ForbidFrameOrigin { origin: String },
 }
 
 #[derive(Debug, Args)]

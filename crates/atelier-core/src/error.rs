@@ -119,6 +119,14 @@ pub enum Error {
         message: String,
     },
 
+    /// A setting value that cannot be used; `key` names the setting.
+    #[error("setting {key}: {value:?} cannot be used: {reason}")]
+    InvalidSetting {
+        key: &'static str,
+        value: String,
+        reason: String,
+    },
+
     #[error("operation cancelled")]
     Cancelled,
 
@@ -163,6 +171,7 @@ impl Error {
             Error::AlreadyInstalled { .. } => "already_installed",
             Error::ToolsetBusy { .. } => "toolset_busy",
             Error::Conflict(_) => "conflict",
+            Error::InvalidSetting { .. } => "invalid_setting",
             Error::Cancelled => "cancelled",
             Error::Python(_) => "python_unavailable",
             Error::Requirements { .. } => "requirements_failed",

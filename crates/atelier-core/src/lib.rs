@@ -28,6 +28,7 @@ pub mod db;
 mod error;
 pub mod ids;
 pub mod model;
+pub mod settings;
 pub mod store;
 pub mod tools;
 pub mod toolsets;

@@ -1,32 +1,36 @@
-import { Notice } from "../components/feedback";
-import { str, type JsonObject } from "../lib/json";
-import { ContentGate } from "./ContentGate";
-import { extensionOf } from "./languages";
-import { isLoopbackUrl } from "./FrameRenderer";
+import { useState } from "react";
+import { api } from "../api";
+import { ErrorBox, Notice, Spinner } from "../components/feedback";
+import { str } from "../lib/json";
+import { useLoad } from "../lib/useLoad";
+import { isLoopbackUrl } from "../settings/useSettings";
 import type { RendererProps } from "./types";
-import { useContent } from "./useContent";
 
 function safeImageUrl(url: string): boolean {
   return /^data:image\/[a-z0-9.+-]+[;,]/i.test(url) || isLoopbackUrl(url);
 }
 
+/**
+ * A workspace image as it was after the call, loaded through the app's
+ * render scheme (a URL pinned to that file version), so any format the
+ * webview decodes shows — PNG, JPEG, GIF, WebP, SVG — without copying the
+ * bytes through IPC.
+ */
 function FileImage({ call, plan, file, alt }: RendererProps & { file: string; alt: string }) {
-  const fileOnly: JsonObject = { file };
-  const load = useContent(call, fileOnly, plan.manifest_id);
-  if (load.data?.kind === "binary") {
-    return <Notice>{file} is a binary image; this version of Atelier shows only SVG images from the workspace.</Notice>;
+  const key = JSON.stringify([call.chat_id, file, plan.manifest_id]);
+  const [load] = useLoad(() => api.workspaceFileUrl(call.chat_id, file, plan.manifest_id), key);
+  const [broken, setBroken] = useState<string | null>(null);
+  if (load.state === "error") return <ErrorBox error={load.error} title="The image could not be read." />;
+  if (load.state === "loading" || load.data === null) return <Spinner label="Loading…" />;
+  const src = load.data;
+  if (broken === src) {
+    return (
+      <Notice>
+        <code>{file}</code> is not an image this app can show.
+      </Notice>
+    );
   }
-  return (
-    <ContentGate load={load}>
-      {(text, path) =>
-        extensionOf(path ?? file).toLowerCase() === "svg" ? (
-          <img className="image-renderer" alt={alt} src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(text)}`} />
-        ) : (
-          <Notice>{file} is not an image.</Notice>
-        )
-      }
-    </ContentGate>
-  );
+  return <img className="image-renderer" alt={alt} src={src} onError={() => setBroken(src)} />;
 }
 
 export function ImageRenderer(props: RendererProps) {

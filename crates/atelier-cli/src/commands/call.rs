@@ -72,6 +72,7 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
                 timeout,
                 cancel,
                 listener,
+                workspace: Default::default(),
             },
         })
         .await?;

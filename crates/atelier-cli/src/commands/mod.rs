@@ -3,6 +3,7 @@
 mod call;
 mod chat;
 mod demo;
+mod settings;
 mod toolset;
 mod workspace;
 
@@ -20,6 +21,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Run(args) => call::run(&open(cli.data_dir).await?, args, cli.json).await,
         Command::Gc => workspace::gc(&open(cli.data_dir).await?, cli.json).await,
         Command::Call(cmd) => call::show(&open(cli.data_dir).await?, cmd, cli.json).await,
+        Command::Settings(cmd) => settings::run(&open(cli.data_dir).await?, cmd, cli.json).await,
         Command::Tool(cmd) => toolset::run_tool(&open(cli.data_dir).await?, cmd, cli.json).await,
     }
 }

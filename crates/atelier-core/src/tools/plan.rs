@@ -15,7 +15,7 @@ use crate::toolsets::records::RenderConfigRecord;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RenderPlan {
-    /// `code`, `document`, `html`, `frame`, or `error`.
+    /// `code`, `document`, `html`, `frame`, `image`, or `error`.
     pub renderer: String,
     pub config: Value,
     /// The workspace state a `file` refers to.

@@ -15,7 +15,6 @@ use super::python::{CallControl, PyCall};
 use super::{builtin, plan};
 use crate::chats::{NewMessage, insert_message, set_active};
 use crate::model::{ContentPart, ManifestSource, Role};
-use crate::store::Observer;
 use crate::toolsets::interp::Context;
 use crate::toolsets::records::{ToolRecord, ToolsetRecord};
 use crate::workspace::lock_chat;
@@ -254,12 +253,12 @@ impl Atelier {
                 leaf,
             )
         } else {
-            let (mut current, _) = self.capture_pending(&chat, &Observer::default()).await?;
+            let (mut current, _) = self.capture_pending(&chat, &req.control.workspace).await?;
             let parent_id = match parent {
                 Some(p) => {
                     if p.manifest_id != current.manifest_id {
                         let (root, files) = self.manifest_state(&chat.id, &p.manifest_id).await?;
-                        self.materialize(&mut current, root, files, &Observer::default())
+                        self.materialize(&mut current, root, files, &req.control.workspace)
                             .await?;
                         current.manifest_id = p.manifest_id.clone();
                     }
@@ -284,7 +283,7 @@ impl Atelier {
         // Snapshot, also after a failure: partial changes are kept.
         let watch_at = self.edit_watch().before_walk(&chat.id, &self.workspace_dir(&chat.id));
         let scanned = self
-            .scan_against(&chat.id, &leaf, &pre_manifest_id, &Observer::default())
+            .scan_against(&chat.id, &leaf, &pre_manifest_id, &req.control.workspace)
             .await?;
         let delta = self.scan_delta(&scanned).await?;
         let message_id = ids::new_id();

@@ -20,7 +20,36 @@ pub struct WorkspaceFile {
     pub text: Option<String>,
 }
 
+/// Where a workspace file version lives: a concrete manifest and a
+/// normalized path, checked to exist. Viewers that load files by URL (the
+/// desktop app's images) are handed this, so the URL keeps showing that
+/// version whatever the chat does next.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct FileRef {
+    pub chat_id: String,
+    pub manifest_id: String,
+    pub path: String,
+    pub sha256: String,
+}
+
 impl Atelier {
+    /// Pins a file of a chat's workspace at a manifest (or message), or at
+    /// the active state, without reading it.
+    pub async fn workspace_file_ref(&self, chat_id: &str, path: &str, manifest: Option<&str>) -> Result<FileRef> {
+        let path = crate::store::path::normalize(path)?.to_string();
+        let m = self.workspace_manifest(chat_id, manifest).await?;
+        let sha256 = m.files.get(&path).cloned().ok_or_else(|| Error::FileNotFound {
+            path: path.clone(),
+            manifest_id: m.id.clone(),
+        })?;
+        Ok(FileRef {
+            chat_id: m.chat_id,
+            manifest_id: m.id,
+            path,
+            sha256,
+        })
+    }
+
     /// A file of a chat's workspace at a manifest (or message), or at the
     /// active state.
     pub async fn workspace_file(&self, chat_id: &str, path: &str, manifest: Option<&str>) -> Result<WorkspaceFile> {

@@ -27,6 +27,7 @@ pub const EXAMPLES: &[(&str, Files)] = &[
             "toolset.yaml",
             "tools/__init__.py",
             "tools/report.py",
+            "tools/chart.py",
             "artifacts/report.html"
         ]
     ),
@@ -174,4 +175,44 @@ def word_count(workspace: Path, path: str, top: int = 5) -> dict:
         ("README.md", readme.as_bytes()),
     ];
     write_files(dir, &files)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    /// Every file of `examples/toolsets/<name>/` is embedded, and nothing
+    /// else: a file added to an example but not here would be missing from
+    /// installs (its entry point "not in the bundle").
+    #[test]
+    fn the_embedded_examples_are_exactly_the_example_folders() {
+        fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+            for e in std::fs::read_dir(dir).expect("read examples") {
+                let p = e.expect("entry").path();
+                if p.is_dir() {
+                    if p.file_name().is_some_and(|n| n == "__pycache__") {
+                        continue;
+                    }
+                    walk(root, &p, out);
+                } else {
+                    out.push(
+                        p.strip_prefix(root)
+                            .expect("prefix")
+                            .to_string_lossy()
+                            .replace('\\', "/"),
+                    );
+                }
+            }
+        }
+        let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/toolsets");
+        let mut on_disk: Vec<String> = Vec::new();
+        walk(&base, &base, &mut on_disk);
+        on_disk.sort();
+        let mut embedded: Vec<String> = super::EXAMPLES
+            .iter()
+            .flat_map(|(name, files)| files.iter().map(move |(f, _)| format!("{name}/{f}")))
+            .collect();
+        embedded.sort();
+        assert_eq!(embedded, on_disk);
+    }
 }

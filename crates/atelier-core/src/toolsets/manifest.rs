@@ -90,6 +90,9 @@ pub enum RendererKind {
     Document,
     Html,
     Frame,
+    /// Atelier's extension of seed 004 §5.1: a workspace image (`file`) or
+    /// a data / loopback `url`, with `alt` text.
+    Image,
 }
 
 impl RendererKind {
@@ -99,6 +102,7 @@ impl RendererKind {
             RendererKind::Document => "document",
             RendererKind::Html => "html",
             RendererKind::Frame => "frame",
+            RendererKind::Image => "image",
         }
     }
 
@@ -108,6 +112,7 @@ impl RendererKind {
             "document" => RendererKind::Document,
             "html" => RendererKind::Html,
             "frame" => RendererKind::Frame,
+            "image" => RendererKind::Image,
             _ => return None,
         })
     }

@@ -75,6 +75,12 @@ tools:
     entrypoint: tools.a:run
     renderer: {type: sparkle}
     colour: blue
+  - id: d
+    entrypoint: tools.a:run
+    renderer: {type: image, file: a.png, url: "data:image/png;base64,AA=="}
+  - id: e
+    entrypoint: tools.a:run
+    renderer: {type: image, alt: nothing to show}
 mcp_servers:
   - id: s
   - id: s
@@ -103,6 +109,8 @@ mcp_servers:
         "tools[2].renderer: a code renderer needs `file` (a workspace path) or `content`",
         "tools[3].renderer.type: unknown renderer type \"sparkle\"",
         "tools[3].colour: unknown key",
+        "tools[4].renderer: an image renderer takes `file` or `url`, not both",
+        "tools[5].renderer: an image renderer needs `file` (a workspace image) or `url`",
         "mcp_servers[0]: an MCP server needs a `command` or a `url`",
         "mcp_servers[1].id: duplicate MCP server id \"s\"",
         "mcp_servers[1]: give `command` (a local server) or `url` (a remote one), not both",

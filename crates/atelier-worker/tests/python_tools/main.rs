@@ -22,6 +22,8 @@
 //!   `Atelier::cancel_tool_call` by id; output and partial files are kept.
 //! - `failures::returns_json_cannot_hold_are_refused_with_type_and_key_path`:
 //!   a list, a nested `datetime`, a NaN.
+//! - `examples::csv_report_charts_a_column_as_a_png_the_image_renderer_shows`:
+//!   the bundled example's PNG chart, pinned as the app's image URL pins it.
 //! - `exports::modules_named_in_tools_from_export_tools_through_tools_then_all`:
 //!   seed 002's `TOOLS`-then-`__all__`, schemas from signatures, calls,
 //!   export keeps `tools_from:`.
@@ -35,6 +37,7 @@
 //!   a same-size edit saved within the same second (stale bytecode).
 
 mod calls;
+mod examples;
 mod exports;
 mod failures;
 mod workers;

@@ -176,6 +176,9 @@ pub struct CallControl {
     pub cancel: CancellationToken,
     /// Receives captured output while the call runs.
     pub listener: Option<OutputListener>,
+    /// Progress of the workspace walks before and after the call (a big
+    /// workspace takes a while to record).
+    pub workspace: crate::store::Observer,
 }
 
 impl std::fmt::Debug for CallControl {

@@ -149,7 +149,7 @@ fn check_renderer(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<Renderer
     let Some(kind) = RendererKind::parse(&kind_name) else {
         c.error(
             &join(path, "type"),
-            format!("unknown renderer type {kind_name:?}: use code, document, html or frame"),
+            format!("unknown renderer type {kind_name:?}: use code, document, html, frame or image"),
         );
         return None;
     };
@@ -158,6 +158,7 @@ fn check_renderer(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<Renderer
         RendererKind::Document => &["type", "file", "content", "editable"],
         RendererKind::Html => &["type", "artifact", "data"],
         RendererKind::Frame => &["type", "url"],
+        RendererKind::Image => &["type", "file", "url", "alt"],
     };
     match kind {
         RendererKind::Code | RendererKind::Document => {
@@ -186,6 +187,21 @@ fn check_renderer(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<Renderer
         }
         RendererKind::Frame => {
             c.string(r, path, "url", true);
+        }
+        RendererKind::Image => {
+            match (r.get("file"), r.get("url")) {
+                (Some(_), Some(_)) => c.error(path, "an image renderer takes `file` or `url`, not both"),
+                (None, None) => c.error(
+                    path,
+                    "an image renderer needs `file` (a workspace image) or `url` (a data: or loopback URL)",
+                ),
+                _ => {}
+            }
+            for key in ["file", "url", "alt"] {
+                if r.contains_key(key) {
+                    c.string(r, path, key, false);
+                }
+            }
         }
     }
     let mut config = BTreeMap::new();

@@ -1,0 +1,54 @@
+//! The bundled example toolsets, run as a new user would.
+
+use anyhow::{Context as _, Result, ensure};
+use serde_json::json;
+
+use crate::{Env, failed, succeeded};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn csv_report_charts_a_column_as_a_png_the_image_renderer_shows() -> Result<()> {
+    let env = Env::new().await?;
+    env.app.install_examples().await?;
+    let chat = env.chat().await?;
+    succeeded(&env.run(&chat, "csv-report:make_sample", json!({})).await?)?;
+
+    let call = env
+        .run(
+            &chat,
+            "csv-report:chart_column",
+            json!({"path": "sales.csv", "column": "units"}),
+        )
+        .await?;
+    assert_eq!(succeeded(&call)?["bars"], 6);
+    let plan = call.render_plan.as_ref().context("plan")?;
+    assert_eq!(plan.renderer, "image");
+    assert_eq!(plan.config["file"], "sales-units.png");
+    assert_eq!(plan.config["alt"], "units by row of sales.csv (max 160)");
+
+    // What the app's image URL pins and serves: that version of the PNG.
+    let pinned = env
+        .app
+        .workspace_file_ref(&chat, "sales-units.png", plan.manifest_id.as_deref())
+        .await?;
+    assert_eq!(Some(pinned.manifest_id.as_str()), plan.manifest_id.as_deref());
+    let png = env
+        .app
+        .read_file(&chat, &pinned.path, Some(&pinned.manifest_id))
+        .await?;
+    ensure!(
+        png.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "not a PNG: {:?}",
+        &png[..8.min(png.len())]
+    );
+    assert_eq!(&png[16..24], &[0, 0, 1, 224, 0, 0, 0, 240], "480×240");
+
+    let bad = env
+        .run(
+            &chat,
+            "csv-report:chart_column",
+            json!({"path": "sales.csv", "column": "region"}),
+        )
+        .await?;
+    assert!(failed(&bad, "exception")?.contains("column 'region' of sales.csv is not numeric"));
+    Ok(())
+}
