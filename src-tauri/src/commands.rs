@@ -16,6 +16,7 @@ use tauri::{Runtime, State};
 
 use crate::error::{IpcError, IpcResult};
 use crate::frames::SettingsView;
+use crate::run_events::{self, RunEvent};
 use crate::{AppState, paths};
 
 /// Progress of an import, sent over its channel.
@@ -149,7 +150,8 @@ pub async fn create_chat(state: State<'_, AppState>, title: Option<String>) -> I
 }
 
 /// Runs a tool in a chat. `approve` is the person's answer to the
-/// confirmation the UI asked for (tools that need none ignore it).
+/// confirmation the UI asked for (tools that need none ignore it); walk
+/// progress and live output arrive on `on_event`.
 #[tauri::command]
 pub async fn run_tool(
     state: State<'_, AppState>,
@@ -157,6 +159,7 @@ pub async fn run_tool(
     tool_id: String,
     args: Value,
     approve: bool,
+    on_event: Channel<RunEvent>,
 ) -> IpcResult<ToolCallRecord> {
     let approval = if approve {
         Approval::Approved
@@ -170,6 +173,7 @@ pub async fn run_tool(
             tool_id,
             args,
             approval,
+            control: run_events::control(on_event),
             ..Default::default()
         })
         .await?)

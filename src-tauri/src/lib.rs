@@ -14,6 +14,7 @@ pub mod error;
 pub mod frames;
 pub mod paths;
 pub mod render;
+pub mod run_events;
 pub mod startup;
 
 pub use command_names::COMMANDS;

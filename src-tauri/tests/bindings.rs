@@ -25,6 +25,7 @@ fn generate() -> String {
     decl!(
         atelier_app::error::IpcError,
         atelier_app::commands::ImportProgress,
+        atelier_app::run_events::RunEvent,
         Chat,
         Role,
         ContentPart,

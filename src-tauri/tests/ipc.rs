@@ -133,7 +133,7 @@ fn a_fresh_data_dir_has_the_examples_and_a_tool_runs_through_ipc() {
     let call = invoke(
         &h,
         "run_tool",
-        json!({"chatId": chat_id, "toolId": "write_file", "args": {"path": "a.txt", "content": "hi"}, "approve": false}),
+        json!({"chatId": chat_id, "toolId": "write_file", "args": {"path": "a.txt", "content": "hi"}, "approve": false, "onEvent": "__CHANNEL__:1"}),
     )
     .expect("run");
     assert_eq!(call["status"], "success", "{call}");

@@ -10,6 +10,7 @@ import type {
   FileListing,
   ImportReport,
   JsonValue,
+  RunEvent,
   SettingsView,
   ToolCallRecord,
   ToolRecord,
@@ -19,7 +20,7 @@ import type {
   WorkspaceManifest,
 } from "./bindings";
 
-export type { ImportProgress, IpcError };
+export type { ImportProgress, IpcError, RunEvent };
 
 export function isIpcError(e: unknown): e is IpcError {
   return (
@@ -79,8 +80,12 @@ export const api = {
   listChats: () => invoke<Chat[]>("list_chats"),
   createChat: (title: string) => invoke<Chat>("create_chat", { title }),
 
-  runTool: (chatId: string, toolId: string, args: JsonValue, approve: boolean) =>
-    invoke<ToolCallRecord>("run_tool", { chatId, toolId, args, approve }),
+  /** Runs a tool; walk progress and live output arrive on `onEvent`. */
+  runTool: (chatId: string, toolId: string, args: JsonValue, approve: boolean, onEvent: (e: RunEvent) => void = () => {}) => {
+    const channel = new Channel<RunEvent>();
+    channel.onmessage = onEvent;
+    return invoke<ToolCallRecord>("run_tool", { chatId, toolId, args, approve, onEvent: channel });
+  },
   listToolCalls: (chatId: string) => invoke<ToolCallRecord[]>("list_tool_calls", { chatId }),
 
   getWorkspaceFiles: (chatId: string, manifestId: string | null) =>

@@ -1,11 +1,16 @@
-import { fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import type { Channel } from "@tauri-apps/api/core";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import type { JsonValue } from "../src/bindings";
+import type { JsonValue, RunEvent, ToolCallRecord } from "../src/bindings";
 import { initialArgs } from "../src/tools/form/schema";
 import { ToolRunner } from "../src/tools/ToolRunner";
 import { call, tool } from "./fixtures";
-import { argsOf, mockCommands } from "./ipc";
+import { argsOf, deferred, mockCommands, sendOnChannel, type Args } from "./ipc";
+
+/** run_tool's arguments without the event channel (an object per call). */
+const runArgs = (calls: ReturnType<typeof mockCommands>): Args[] =>
+  argsOf(calls, "run_tool").map(({ onEvent: _channel, ...rest }) => rest);
 
 const schema: JsonValue = {
   type: "object",
@@ -110,7 +115,7 @@ describe("running a tool", () => {
     await waitFor(() => expect(onCall).toHaveBeenCalledTimes(1));
     const args = { mode: "overwrite", count: 3, options: { indent: 2 }, path: "a.txt" };
     expect(argsOf(calls, "validate_tool_args")).toEqual([{ toolId: "demo:format", args }]);
-    expect(argsOf(calls, "run_tool")).toEqual([{ chatId: "chat-1", toolId: "demo:format", args, approve: false }]);
+    expect(runArgs(calls)).toEqual([{ chatId: "chat-1", toolId: "demo:format", args, approve: false }]);
   });
 
   it("lists the core's violations and does not run", async () => {
@@ -132,12 +137,45 @@ describe("running a tool", () => {
     // Denied: the backend records the call as `denied by user` and runs nothing.
     await userEvent.click(within(dialog).getByRole("button", { name: "Deny" }));
     await waitFor(() => expect(onCall).toHaveBeenCalledTimes(1));
-    expect(argsOf(calls, "run_tool")).toEqual([{ chatId: "chat-1", toolId: "delete_file", args: { path: "old.txt" }, approve: false }]);
+    expect(runArgs(calls)).toEqual([{ chatId: "chat-1", toolId: "delete_file", args: { path: "old.txt" }, approve: false }]);
 
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
     await userEvent.click(within(await screen.findByRole("alertdialog")).getByRole("button", { name: "Run it" }));
     await waitFor(() => expect(onCall).toHaveBeenCalledTimes(2));
-    expect(argsOf(calls, "run_tool")[1]).toEqual({ chatId: "chat-1", toolId: "delete_file", args: { path: "old.txt" }, approve: true });
+    expect(runArgs(calls)[1]).toEqual({ chatId: "chat-1", toolId: "delete_file", args: { path: "old.txt" }, approve: true });
+  });
+
+  it("shows the workspace walk and the output live while the call runs", async () => {
+    const done = deferred<ToolCallRecord>();
+    let channel: Channel<RunEvent> | null = null;
+    const { onCall } = setup(formTool, {
+      run_tool: (a) => {
+        channel = a.onEvent as Channel<RunEvent>;
+        return done.promise;
+      },
+    });
+    await userEvent.type(screen.getByLabelText(/^path/), "a.txt");
+    await userEvent.click(screen.getByRole("button", { name: "Run" }));
+    await waitFor(() => expect(channel).not.toBeNull());
+    const live = screen.getByRole("region", { name: "Running" });
+    act(() =>
+      sendOnChannel(channel!, [
+        { kind: "workspace", files_done: 2500, files_total: 10000, bytes_done: 1 << 20, bytes_total: 4 << 20 },
+        { kind: "output", stream: "stdout", text: "step 1 of 3\n" },
+        { kind: "output", stream: "stderr", text: "warning: slow disk\n" },
+      ]),
+    );
+    expect(live).toHaveTextContent("recording the workspace: 2,500 of 10,000 files (1.0 MB of 4.0 MB)");
+    expect(screen.getByRole("progressbar", { name: "Workspace recorded" })).toHaveAttribute("value", "2500");
+    expect(screen.getByLabelText("Output so far").textContent).toBe("step 1 of 3\nwarning: slow disk\n");
+    expect(screen.getByRole("button", { name: "Running…" })).toBeDisabled();
+
+    // The walk ends: its bar goes; the output stays until the call returns.
+    act(() => sendOnChannel(channel!, [{ kind: "workspace", files_done: 10000, files_total: 10000, bytes_done: 4 << 20, bytes_total: 4 << 20 }], 3));
+    expect(screen.queryByRole("progressbar")).toBeNull();
+    await act(async () => done.resolve(call({ tool_id: "demo:format" })));
+    await waitFor(() => expect(onCall).toHaveBeenCalledTimes(1));
+    expect(screen.queryByRole("region", { name: "Running" })).toBeNull();
   });
 
   it("shows a run that the backend refused where it happened", async () => {

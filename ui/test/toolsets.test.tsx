@@ -7,18 +7,20 @@ import { argsOf, mockCommands } from "./ipc";
 
 const appBuilder = toolset();
 const csv = toolset({ id: "csv-report", name: "CSV Report", version: "0.2.0", source_type: "local", enabled: false });
+const example = toolset({ id: "demo", name: "Demo", source_type: "zip", source_ref: "bundled:demo" });
 
 describe("toolset list", () => {
   it("lists installed toolsets with version, source and toggle state", async () => {
-    mockCommands({ list_toolsets: () => [appBuilder, csv] });
+    mockCommands({ list_toolsets: () => [appBuilder, csv, example] });
     render(<ToolsetManager active onChanged={vi.fn()} />);
     const list = await screen.findByRole("list", { name: "Installed toolsets" });
     const rows = within(list).getAllByRole("listitem");
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
     expect(within(rows[0]!).getByText("App Builder")).toBeInTheDocument();
     expect(within(rows[0]!).getByText("1.0.0")).toBeInTheDocument();
-    expect(within(rows[0]!).getByText("zip")).toBeInTheDocument();
-    expect(within(rows[1]!).getByText("local")).toBeInTheDocument();
+    expect(within(rows[0]!).getByText("ZIP")).toHaveAttribute("title", "/home/me/app-builder.zip");
+    expect(within(rows[1]!).getByText("folder")).toBeInTheDocument();
+    expect(within(rows[2]!).getByText("example")).toBeInTheDocument();
     expect(screen.getByRole("switch", { name: "Enable App Builder" })).toBeChecked();
     expect(screen.getByRole("switch", { name: "Enable CSV Report" })).not.toBeChecked();
   });

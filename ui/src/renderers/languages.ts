@@ -13,6 +13,8 @@ const LANGS: Record<string, Lang> = {
   python: { name: "Python", load: () => import("@codemirror/lang-python").then((m) => m.python()) },
   json: { name: "JSON", load: () => import("@codemirror/lang-json").then((m) => m.json()) },
   markdown: { name: "Markdown", load: () => import("@codemirror/lang-markdown").then((m) => m.markdown()) },
+  csv: { name: "CSV", load: () => import("./csv").then((m) => m.csv()) },
+  tsv: { name: "TSV", load: () => import("./csv").then((m) => m.tsv()) },
 };
 
 const ALIASES: Record<string, string> = {

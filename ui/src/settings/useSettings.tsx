@@ -39,7 +39,7 @@ export function SettingsProvider({ children }: { children: ReactNode }) {
   return <SettingsContext.Provider value={value}>{children}</SettingsContext.Provider>;
 }
 
-/** The shared settings; outside a provider (a lone component), its own load. */
+/** The settings every view shares (inside `SettingsProvider`). */
 export function useSettings(): SettingsApi {
   const shared = useContext(SettingsContext);
   if (shared === null) throw new Error("useSettings needs a SettingsProvider");

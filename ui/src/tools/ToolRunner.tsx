@@ -6,6 +6,7 @@ import { ErrorBox } from "../components/feedback";
 import { pretty } from "../lib/json";
 import { initialArgs } from "./form/schema";
 import { startForm, ToolForm, type FormState } from "./form/ToolForm";
+import { addEvent, LiveRun, NO_LIVE, type Live } from "./LiveRun";
 import { ToolBadges } from "./ToolBadges";
 
 type Stage = "idle" | "validating" | "confirming" | "running";
@@ -24,12 +25,16 @@ export function ToolRunner({
   const [stage, setStage] = useState<Stage>("idle");
   const [violations, setViolations] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(null);
+  const [live, setLive] = useState<Live>(NO_LIVE);
+  const [startedAt, setStartedAt] = useState(0);
 
   const run = async (approve: boolean) => {
     setStage("running");
+    setLive(NO_LIVE);
+    setStartedAt(Date.now());
     try {
       const chatId = await ensureChat();
-      onCall(await api.runTool(chatId, tool.tool_id, form.args, approve));
+      onCall(await api.runTool(chatId, tool.tool_id, form.args, approve, (ev) => setLive((l) => addEvent(l, ev))));
     } catch (e) {
       setError(e);
     } finally {
@@ -91,6 +96,7 @@ export function ToolRunner({
           {stage === "validating" ? "Checking…" : stage === "running" ? "Running…" : "Run"}
         </button>
       </div>
+      {stage === "running" && <LiveRun live={live} startedAt={startedAt} />}
       {stage === "confirming" && (
         <ConfirmDialog
           title={`Run ${tool.name}?`}

@@ -76,7 +76,7 @@ export function ToolsetRow({
             <span className="toolset-name">{t.name}</span>
             <span className="muted">{t.version}</span>
             <Badge tone="neutral" title={t.source_ref ?? undefined}>
-              {t.source_type}
+              {sourceLabel(t)}
             </Badge>
           </div>
           <div className="muted small">
@@ -114,4 +114,12 @@ export function ToolsetRow({
       )}
     </li>
   );
+}
+
+/** Where a toolset came from, in words: a bundled example, a ZIP, a folder. */
+export function sourceLabel(t: ToolsetRecord): string {
+  if (t.source_ref?.startsWith("bundled:") === true) return "example";
+  if (t.source_type === "local") return "folder";
+  if (t.source_type === "zip") return "ZIP";
+  return t.source_type;
 }

@@ -130,7 +130,8 @@ impl Observer {
         self
     }
 
-    pub(crate) fn progress(&self, p: Progress) {
+    /// Passes `p` to the progress callback, if there is one.
+    pub fn progress(&self, p: Progress) {
         if let Some(f) = &self.on_progress {
             f(p);
         }

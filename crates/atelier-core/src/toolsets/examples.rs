@@ -96,7 +96,7 @@ pub fn init(dir: &Path, id: &str) -> Result<()> {
 id: {id}
 name: {id}
 version: "0.1.0"
-description: A toolset made with `atelier toolset init`
+description: A starting point made by atelier toolset init
 tools:
   - id: word_count
     name: Word count
