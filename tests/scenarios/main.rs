@@ -11,6 +11,8 @@
 //!   and the manifest row, two processes on one chat.
 //! - [`branching`]: branches with different files, checkout back and forth,
 //!   hand edits never lost on a switch, diffs.
+//! - [`edits`]: changes made through the app: editor saves (branching at
+//!   an older call), restoring a file, files dropped onto the workspace.
 //! - [`bundles`]: toolset ZIPs and folders: every rejection rule, bombs,
 //!   manifests with many errors.
 //! - [`toolset_lifecycle`]: upgrades and rollback, concurrent imports, shared
@@ -25,6 +27,7 @@
 mod branching;
 mod bundles;
 mod cli;
+mod edits;
 mod integrity;
 mod round_trips;
 mod runs;

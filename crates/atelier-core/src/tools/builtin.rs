@@ -78,7 +78,7 @@ pub fn find(id: &str) -> Option<&'static Builtin> {
 }
 
 /// Resolves a workspace-relative path, refusing symlinks on the way.
-fn confined(workspace: &Path, raw: &str) -> Result<(String, PathBuf)> {
+pub(crate) fn confined(workspace: &Path, raw: &str) -> Result<(String, PathBuf)> {
     let rel = normalize(raw)?;
     let mut abs = workspace.to_path_buf();
     let segs: Vec<&str> = rel.split('/').collect();
@@ -98,6 +98,36 @@ fn confined(workspace: &Path, raw: &str) -> Result<(String, PathBuf)> {
     Ok((rel, abs))
 }
 
+/// Writes a workspace file (creating folders; never through a symlink or
+/// over a folder). Returns the normalized path.
+pub(crate) fn write_confined(workspace: &Path, raw: &str, bytes: &[u8]) -> Result<String> {
+    let (rel, abs) = confined(workspace, raw)?;
+    if let Some(dir) = abs.parent() {
+        fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
+    }
+    if fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink() || m.is_dir()) {
+        return Err(Error::InvalidPath {
+            path: rel,
+            reason: "it is a symlink or a folder",
+        });
+    }
+    write_atomic(&abs, bytes)?;
+    Ok(rel)
+}
+
+/// Writes `bytes` to `abs` through a temp file and a rename, so a reader
+/// never sees half a file.
+fn write_atomic(abs: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = abs.with_file_name(format!(
+        ".{}.atelier-tmp",
+        abs.file_name().and_then(|n| n.to_str()).unwrap_or("f")
+    ));
+    let mut f = fs::File::create(&tmp).map_err(Error::io("write", &tmp))?;
+    f.write_all(bytes).map_err(Error::io("write", &tmp))?;
+    drop(f);
+    fs::rename(&tmp, abs).map_err(Error::io("write", abs))
+}
+
 fn arg<'a>(args: &'a Value, key: &str) -> &'a str {
     args.get(key).and_then(Value::as_str).unwrap_or_default()
 }
@@ -107,26 +137,8 @@ fn arg<'a>(args: &'a Value, key: &str) -> &'a str {
 pub fn run(id: &str, workspace: &Path, args: &Value) -> Result<Value> {
     match id {
         "write_file" => {
-            let (rel, abs) = confined(workspace, arg(args, "path"))?;
-            if let Some(dir) = abs.parent() {
-                fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
-            }
-            if fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink() || m.is_dir()) {
-                return Err(Error::InvalidPath {
-                    path: rel,
-                    reason: "it is a symlink or a folder",
-                });
-            }
             let content = arg(args, "content");
-            // Atomic: a reader never sees half a file.
-            let tmp = abs.with_file_name(format!(
-                ".{}.atelier-tmp",
-                abs.file_name().and_then(|n| n.to_str()).unwrap_or("f")
-            ));
-            let mut f = fs::File::create(&tmp).map_err(Error::io("write", &tmp))?;
-            f.write_all(content.as_bytes()).map_err(Error::io("write", &tmp))?;
-            drop(f);
-            fs::rename(&tmp, &abs).map_err(Error::io("write", &abs))?;
+            let rel = write_confined(workspace, arg(args, "path"), content.as_bytes())?;
             Ok(json!({"written": rel, "size": content.len()}))
         }
         "read_file" => {

@@ -10,6 +10,8 @@
 //! touched once the blobs it will name are durable.
 
 mod diff;
+pub mod edits;
+pub mod export;
 mod gc;
 pub(crate) mod watch;
 pub use gc::GcReport;
@@ -172,11 +174,27 @@ impl Atelier {
                 observer,
             )
             .await?;
+        self.record_node(scanned, ManifestSource::Edit, false).await
+    }
+
+    /// Records a scan that changed as a node (role `edit`, a
+    /// `WorkspaceEdit` part; its manifest's source is `source`) under the
+    /// scan's leaf and makes it the active leaf. An unchanged scan adds
+    /// nothing; with `activate_unchanged` its leaf becomes the active one
+    /// (a change made at an earlier message that turned out to be none).
+    /// The caller holds the chat lock.
+    pub(crate) async fn record_node(
+        &self,
+        scanned: Scanned,
+        source: ManifestSource,
+        activate_unchanged: bool,
+    ) -> Result<(Current, SnapshotOutcome)> {
         let delta = self.scan_delta(&scanned).await?;
         let (added, removed, modified) = delta.counts();
+        let chat_id = scanned.current.chat_id.clone();
         let mut outcome = SnapshotOutcome {
             message_id: None,
-            manifest_id: chat.active_manifest_id.clone(),
+            manifest_id: scanned.base.id.clone(),
             changed: false,
             added,
             removed,
@@ -186,14 +204,12 @@ impl Atelier {
         if scanned.changed.is_some() {
             let message_id = ids::new_id();
             let mut tx = db::begin_write(self.db()).await?;
-            let manifest_id = self
-                .record_scan(&mut tx, &scanned, &delta, ManifestSource::Edit, &message_id)
-                .await?;
+            let manifest_id = self.record_scan(&mut tx, &scanned, &delta, source, &message_id).await?;
             insert_message(
                 &mut tx,
                 NewMessage {
                     id: message_id.clone(),
-                    chat_id: &chat.id,
+                    chat_id: &chat_id,
                     parent_id: Some(&scanned.current.leaf),
                     role: Role::Edit,
                     content: &[ContentPart::WorkspaceEdit {
@@ -205,12 +221,16 @@ impl Atelier {
                 },
             )
             .await?;
-            set_active(&mut tx, &chat.id, &message_id, &manifest_id).await?;
+            set_active(&mut tx, &chat_id, &message_id, &manifest_id).await?;
             tx.commit().await?;
-            tracing::info!(chat = %chat.id, message = %message_id, "recorded workspace edits");
+            tracing::info!(chat = %chat_id, message = %message_id, source = source.as_str(), "recorded workspace changes");
             outcome.changed = true;
             outcome.message_id = Some(message_id);
             outcome.manifest_id = manifest_id;
+        } else if activate_unchanged {
+            let mut tx = db::begin_write(self.db()).await?;
+            set_active(&mut tx, &chat_id, &scanned.current.leaf, &scanned.base.id).await?;
+            tx.commit().await?;
         }
         let mut current = scanned.current;
         current.leaf = outcome.message_id.clone().unwrap_or(current.leaf);

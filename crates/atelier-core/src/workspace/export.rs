@@ -1,0 +1,96 @@
+//! A node's workspace, out of Atelier: as a new folder or as a ZIP.
+//!
+//! Every file is copied from the blob store with its hash checked (a
+//! missing or corrupt blob fails the export, naming the file) into a
+//! staging folder first, so a failed export never leaves half a folder or
+//! half a ZIP where the person asked for it. Folders keep executable bits;
+//! ZIPs are deterministic (`toolsets::bundle::write_zip`).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::store::{Observer, Progress};
+use crate::toolsets::bundle::{Content, write_zip};
+use crate::{Atelier, Error, Result, blocking, ids};
+
+/// What an export wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct WorkspaceExport {
+    pub path: String,
+    pub files: u64,
+    pub bytes: u64,
+}
+
+impl Atelier {
+    /// Writes the workspace of `node` (a message or manifest of the chat;
+    /// the active state when `None`) to `dest`: a ZIP when `dest` ends in
+    /// `.zip`, else a folder that must not exist yet (or be empty).
+    pub async fn export_workspace(
+        &self,
+        chat_id: &str,
+        node: Option<&str>,
+        dest: &Path,
+        observer: &Observer,
+    ) -> Result<WorkspaceExport> {
+        let manifest = self.workspace_manifest(chat_id, node).await?;
+        let (_, files) = self.manifest_state(&manifest.chat_id, &manifest.id).await?;
+        let store = self.blob_store(&manifest.chat_id);
+        let zip = dest.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+        let staging = if zip {
+            self.data_dir()
+                .chat_dir(&manifest.chat_id)
+                .join(format!("export-{}", ids::new_id()))
+        } else {
+            if dest.exists() && fs::read_dir(dest).map_err(Error::io("read", dest))?.next().is_some() {
+                return Err(Error::Conflict(format!(
+                    "{} is not empty: export a workspace into a new folder",
+                    dest.display()
+                )));
+            }
+            let name = dest.file_name().and_then(|n| n.to_str()).unwrap_or("workspace");
+            dest.with_file_name(format!(".{name}.atelier-partial-{}", ids::new_id()))
+        };
+        let (dest, obs) = (dest.to_path_buf(), observer.clone());
+        blocking(move || {
+            let result = (|| {
+                let mut progress = Progress {
+                    files_total: files.files.len() as u64,
+                    ..Default::default()
+                };
+                let mut staged: BTreeMap<String, Content> = BTreeMap::new();
+                fs::create_dir_all(&staging).map_err(Error::io("create", &staging))?;
+                for (path, entry) in &files.files {
+                    obs.check()?;
+                    let target: PathBuf = staging.join(path);
+                    if let Some(dir) = target.parent() {
+                        fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
+                    }
+                    store.copy_verified(&entry.hash, path, &target, entry.executable)?;
+                    progress.files_done += 1;
+                    progress.bytes_done += entry.size;
+                    obs.progress(progress);
+                    staged.insert(path.clone(), Content::File(target));
+                }
+                if zip {
+                    write_zip(&dest, &staged)?;
+                } else {
+                    if dest.exists() {
+                        fs::remove_dir(&dest).map_err(Error::io("replace", &dest))?;
+                    }
+                    fs::rename(&staging, &dest).map_err(Error::io("move", &dest))?;
+                }
+                Ok(WorkspaceExport {
+                    path: dest.display().to_string(),
+                    files: progress.files_done,
+                    bytes: progress.bytes_done,
+                })
+            })();
+            let _ = fs::remove_dir_all(&staging);
+            result
+        })
+        .await
+    }
+}
