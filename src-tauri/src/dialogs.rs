@@ -38,13 +38,22 @@ pub(crate) async fn pick_folder<R: Runtime>(app: &tauri::AppHandle<R>) -> IpcRes
 }
 
 pub(crate) async fn save_file<R: Runtime>(app: &tauri::AppHandle<R>, suggested: &str) -> IpcResult<Option<PathBuf>> {
+    save_as(app, suggested, Some(("Toolset bundle", &["zip"]))).await
+}
+
+/// A save dialog, with a file-type filter or none (a new folder's name).
+pub(crate) async fn save_as<R: Runtime>(
+    app: &tauri::AppHandle<R>,
+    suggested: &str,
+    filter: Option<(&str, &[&str])>,
+) -> IpcResult<Option<PathBuf>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
-    app.dialog()
-        .file()
-        .add_filter("Toolset bundle", &["zip"])
-        .set_file_name(suggested)
-        .save_file(move |p| {
-            let _ = tx.send(p);
-        });
+    let mut dialog = app.dialog().file().set_file_name(suggested);
+    if let Some((what, extensions)) = filter {
+        dialog = dialog.add_filter(what, extensions);
+    }
+    dialog.save_file(move |p| {
+        let _ = tx.send(p);
+    });
     answer(rx).await
 }

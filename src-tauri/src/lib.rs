@@ -7,8 +7,10 @@
 //! call, [`error::IpcError`]); tool HTML is served by [`render`]; paths from
 //! the webview are re-checked by [`paths`].
 
+pub mod chat_commands;
 mod command_names;
 pub mod commands;
+mod desktop;
 mod dialogs;
 pub mod error;
 pub mod frames;
@@ -66,6 +68,17 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             commands::allow_frame_origin,
             commands::forbid_frame_origin,
             commands::restart_app,
+            chat_commands::chat_tree,
+            chat_commands::checkout,
+            chat_commands::rename_chat,
+            chat_commands::delete_chat,
+            chat_commands::diff_nodes,
+            chat_commands::save_edit,
+            chat_commands::restore_file,
+            chat_commands::upload_files,
+            chat_commands::export_workspace,
+            chat_commands::pick_workspace_export_path,
+            chat_commands::open_workspace_folder,
             startup::first_paint,
         ])
 }

@@ -50,6 +50,34 @@ pub fn export_target(path: &Path) -> IpcResult<PathBuf> {
     Ok(path.to_path_buf())
 }
 
+/// A file or folder dropped onto a workspace: an absolute path that exists.
+pub fn upload_source(path: &Path) -> IpcResult<PathBuf> {
+    if !path.is_absolute() {
+        return Err(IpcError::new(
+            "invalid_path",
+            format!("{} is not an absolute path", path.display()),
+        ));
+    }
+    std::fs::symlink_metadata(path)
+        .map_err(|e| IpcError::new("io", format!("could not open {}: {e}", path.display())))?;
+    Ok(path.to_path_buf())
+}
+
+/// Where a workspace export may go: an absolute path in an existing folder
+/// (a `.zip` file, or a folder the core creates or finds empty).
+pub fn workspace_export_target(path: &Path) -> IpcResult<PathBuf> {
+    if !path.is_absolute() || !path.parent().is_some_and(Path::is_dir) {
+        return Err(IpcError::new(
+            "invalid_path",
+            format!(
+                "cannot export to {}: choose a place in an existing folder",
+                path.display()
+            ),
+        ));
+    }
+    Ok(path.to_path_buf())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,5 +107,19 @@ mod tests {
         assert!(export_target(&tmp.path().join("out.zip")).is_ok());
         assert!(export_target(&tmp.path().join("missing/out.zip")).is_err());
         assert!(export_target(&tmp.path().join("out.txt")).is_err());
+        assert!(upload_source(&zip).is_ok() && upload_source(tmp.path()).is_ok());
+        assert_eq!(
+            upload_source(Path::new("a.zip")).map_err(|e| e.kind).err().as_deref(),
+            Some("invalid_path")
+        );
+        assert_eq!(
+            upload_source(&tmp.path().join("gone"))
+                .map_err(|e| e.kind)
+                .err()
+                .as_deref(),
+            Some("io")
+        );
+        assert!(workspace_export_target(&tmp.path().join("ws")).is_ok());
+        assert!(workspace_export_target(&tmp.path().join("missing/ws.zip")).is_err());
     }
 }

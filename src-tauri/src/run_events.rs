@@ -6,8 +6,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use atelier_core::Observer;
 use atelier_core::tools::python::{CallControl, OutputListener, Stream};
+use atelier_core::{Observer, Progress};
 use serde::Serialize;
 use tauri::ipc::Channel;
 
@@ -28,17 +28,25 @@ pub enum RunEvent {
 
 const EVERY: Duration = Duration::from_millis(100);
 
-/// A call control that reports to `channel`.
-pub fn control(channel: Channel<RunEvent>) -> CallControl {
-    let walks = channel.clone();
+/// An observer that passes progress to `send` at most every 100 ms, and
+/// always the last step (when `files_done` reaches a known total).
+pub fn throttled(send: impl Fn(Progress) + Send + Sync + 'static) -> Observer {
     let last: Mutex<Option<Instant>> = Mutex::new(None);
-    let workspace = Observer::default().with_progress(move |p| {
+    Observer::default().with_progress(move |p| {
         let done = p.files_total > 0 && p.files_done >= p.files_total;
         let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
         if !done && last.is_some_and(|t| t.elapsed() < EVERY) {
             return;
         }
         *last = Some(Instant::now());
+        send(p);
+    })
+}
+
+/// A call control that reports to `channel`.
+pub fn control(channel: Channel<RunEvent>) -> CallControl {
+    let walks = channel.clone();
+    let workspace = throttled(move |p| {
         let _ = walks.send(RunEvent::Workspace {
             files_done: p.files_done,
             files_total: p.files_total,
@@ -65,7 +73,6 @@ pub fn control(channel: Channel<RunEvent>) -> CallControl {
 
 #[cfg(test)]
 mod tests {
-    use atelier_core::Progress;
     use tauri::ipc::InvokeResponseBody;
 
     use super::*;

@@ -49,8 +49,8 @@ fn invoke(h: &Harness, cmd: &str, args: Value) -> Result<Value, Value> {
 fn every_command_is_registered_and_permitted_and_nothing_else_is() {
     let h = harness();
     for cmd in COMMANDS {
-        if cmd.starts_with("pick_") || *cmd == "restart_app" {
-            // They open native dialogs or end this process; their
+        if cmd.starts_with("pick_") || *cmd == "restart_app" || *cmd == "open_workspace_folder" {
+            // They open native dialogs or windows or end this process; their
             // permissions are checked by the capability test below.
             continue;
         }
@@ -185,4 +185,111 @@ fn frame_origins_are_saved_through_ipc_and_take_effect_at_the_next_start() {
     assert_eq!(err["kind"], "invalid_setting", "{err}");
     let view = invoke(&h, "forbid_frame_origin", json!({"origin": "https://docs.example.com"})).expect("removed");
     assert_eq!(view["saved"]["frame_origins"], json!([]));
+}
+
+/// The chat and workspace views' commands, end to end on a real data dir:
+/// branch from an earlier call by saving its file, switch back, diff the
+/// two nodes, drop a file, export a node.
+#[test]
+fn saves_branches_uploads_and_exports_go_through_ipc() {
+    let h = harness();
+    let chat = invoke(&h, "create_chat", json!({"title": "views"})).expect("chat");
+    let chat_id = chat["id"].as_str().expect("id");
+    let run = |path: &str, content: &str| {
+        invoke(
+            &h,
+            "run_tool",
+            json!({"chatId": chat_id, "toolId": "write_file", "args": {"path": path, "content": content}, "approve": false, "onEvent": "__CHANNEL__:1"}),
+        )
+        .expect("run")
+    };
+    let first = run("a.txt", "one\n");
+    let second = run("b.txt", "two\n");
+    let first_node = first["node_id"].as_str().expect("node");
+
+    // Save a.txt from the first call's view: a branch at that call.
+    let saved = invoke(
+        &h,
+        "save_edit",
+        json!({"chatId": chat_id, "at": first_node, "changes": [{"op": "write", "path": "a.txt", "text": "ONE\n"}]}),
+    )
+    .expect("save");
+    assert_eq!(saved["changed"], true, "{saved}");
+    let edit = saved["message_id"].as_str().expect("edit node");
+    let tree = invoke(&h, "chat_tree", json!({"chatId": chat_id})).expect("tree");
+    let node = |id: &str| {
+        tree.as_array()
+            .expect("nodes")
+            .iter()
+            .find(|n| n["id"] == id)
+            .cloned()
+            .expect("node")
+    };
+    assert_eq!(node(first_node)["children"].as_array().map(Vec::len), Some(2), "{tree}");
+    let files = invoke(&h, "get_workspace_files", json!({"chatId": chat_id})).expect("files");
+    assert_eq!(
+        files.as_array().map(Vec::len),
+        Some(1),
+        "b.txt is not on this branch: {files}"
+    );
+
+    let back = invoke(
+        &h,
+        "checkout",
+        json!({"chatId": chat_id, "messageId": second["node_id"], "onProgress": "__CHANNEL__:2"}),
+    )
+    .expect("checkout");
+    assert_eq!(back["active_leaf_message_id"], second["node_id"]);
+    let diff = invoke(
+        &h,
+        "diff_nodes",
+        json!({"chatId": chat_id, "from": second["node_id"], "to": edit}),
+    )
+    .expect("diff");
+    assert_eq!(diff["removed"], json!(["b.txt"]), "{diff}");
+    assert_eq!(diff["modified"][0]["path"], "a.txt", "{diff}");
+
+    let tmp = tempfile::tempdir().expect("tmp");
+    let dropped = tmp.path().join("notes.md");
+    std::fs::write(&dropped, "# dropped").expect("write");
+    let up = invoke(
+        &h,
+        "upload_files",
+        json!({"chatId": chat_id, "paths": [dropped], "dest": "", "onProgress": "__CHANNEL__:3"}),
+    )
+    .expect("upload");
+    assert_eq!(up["added"], 1, "{up}");
+    let err = invoke(
+        &h,
+        "upload_files",
+        json!({"chatId": chat_id, "paths": ["relative.txt"], "dest": "", "onProgress": "__CHANNEL__:4"}),
+    )
+    .expect_err("relative");
+    assert_eq!(err["kind"], "invalid_path", "{err}");
+
+    let zip = tmp.path().join("ws.zip");
+    let out = invoke(
+        &h,
+        "export_workspace",
+        json!({"chatId": chat_id, "node": edit, "path": zip, "onProgress": "__CHANNEL__:5"}),
+    )
+    .expect("export");
+    assert_eq!(out["files"], 1, "{out}");
+    assert!(zip.is_file());
+
+    let restored = invoke(
+        &h,
+        "restore_file",
+        json!({"chatId": chat_id, "path": "a.txt", "from": first_node}),
+    )
+    .expect("restore");
+    assert_eq!(
+        restored["changed"], false,
+        "a.txt is already one\\n on this branch: {restored}"
+    );
+    let renamed = invoke(&h, "rename_chat", json!({"chatId": chat_id, "title": "renamed"})).expect("rename");
+    assert_eq!(renamed["title"], "renamed");
+    invoke(&h, "delete_chat", json!({"chatId": chat_id})).expect("delete");
+    let err = invoke(&h, "chat_tree", json!({"chatId": chat_id})).expect_err("gone");
+    assert_eq!(err["kind"], "chat_not_found", "{err}");
 }

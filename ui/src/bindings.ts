@@ -109,6 +109,28 @@ export type Settings = {
  */
 frame_origins: Array<string>, };
 
+export type Progress = { 
+/**
+ * Files looked at so far.
+ */
+files_done: number, 
+/**
+ * Files to look at in all (0 while still counting).
+ */
+files_total: number, 
+/**
+ * Bytes hashed or copied so far.
+ */
+bytes_done: number, 
+/**
+ * Bytes to hash or copy in all (0 while still counting).
+ */
+bytes_total: number, };
+
+export type FileChange = { "op": "write", path: string, text: string, } | { "op": "delete", path: string, };
+
+export type WorkspaceExport = { path: string, files: number, bytes: number, };
+
 export type SettingsView = { saved: Settings, 
 /**
  * Allowed origins in effect since start-up; saved ones missing here

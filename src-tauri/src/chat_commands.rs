@@ -1,0 +1,135 @@
+//! The commands of the chat and workspace views: the message tree, branch
+//! switches, diffs, editor saves, restores, dropped files and exports. Like
+//! [`crate::commands`]: typed arguments, one core call, `{kind, message}`.
+
+use std::path::PathBuf;
+
+use atelier_core::model::{Chat, MessageNode, SnapshotOutcome, WorkspaceDiff};
+use atelier_core::workspace::edits::FileChange;
+use atelier_core::workspace::export::WorkspaceExport;
+use atelier_core::{Observer, Progress};
+use tauri::ipc::Channel;
+use tauri::{Runtime, State};
+
+use crate::error::{IpcError, IpcResult};
+use crate::{AppState, paths};
+
+fn reporting(channel: Channel<Progress>) -> Observer {
+    crate::run_events::throttled(move |p| {
+        let _ = channel.send(p);
+    })
+}
+
+#[tauri::command]
+pub async fn chat_tree(state: State<'_, AppState>, chat_id: String) -> IpcResult<Vec<MessageNode>> {
+    Ok(state.app.chat_tree(&chat_id).await?)
+}
+
+/// Makes a message the active leaf; the workspace follows.
+#[tauri::command]
+pub async fn checkout(
+    state: State<'_, AppState>,
+    chat_id: String,
+    message_id: String,
+    on_progress: Channel<Progress>,
+) -> IpcResult<Chat> {
+    Ok(state
+        .app
+        .checkout_with(&chat_id, &message_id, &reporting(on_progress))
+        .await?)
+}
+
+#[tauri::command]
+pub async fn rename_chat(state: State<'_, AppState>, chat_id: String, title: String) -> IpcResult<Chat> {
+    Ok(state.app.rename_chat(&chat_id, &title).await?)
+}
+
+#[tauri::command]
+pub async fn delete_chat(state: State<'_, AppState>, chat_id: String) -> IpcResult<()> {
+    Ok(state.app.delete_chat(&chat_id).await?)
+}
+
+/// What changed between two nodes (messages or manifests).
+#[tauri::command]
+pub async fn diff_nodes(
+    state: State<'_, AppState>,
+    chat_id: String,
+    from: String,
+    to: String,
+) -> IpcResult<WorkspaceDiff> {
+    Ok(state.app.diff(&chat_id, &from, &to).await?)
+}
+
+/// An editor's save, as an `edit` node under `at` (default: the active leaf).
+#[tauri::command]
+pub async fn save_edit(
+    state: State<'_, AppState>,
+    chat_id: String,
+    at: Option<String>,
+    changes: Vec<FileChange>,
+) -> IpcResult<SnapshotOutcome> {
+    Ok(state.app.save_edit(&chat_id, at.as_deref(), changes).await?)
+}
+
+#[tauri::command]
+pub async fn restore_file(
+    state: State<'_, AppState>,
+    chat_id: String,
+    path: String,
+    from: String,
+) -> IpcResult<SnapshotOutcome> {
+    Ok(state.app.restore_file(&chat_id, &path, &from).await?)
+}
+
+/// Files and folders dropped onto the workspace (a `user_upload` node).
+#[tauri::command]
+pub async fn upload_files(
+    state: State<'_, AppState>,
+    chat_id: String,
+    paths: Vec<PathBuf>,
+    dest: String,
+    on_progress: Channel<Progress>,
+) -> IpcResult<SnapshotOutcome> {
+    let sources = paths
+        .iter()
+        .map(|p| paths::upload_source(p))
+        .collect::<IpcResult<Vec<_>>>()?;
+    Ok(state
+        .app
+        .upload_files(&chat_id, sources, &dest, &reporting(on_progress))
+        .await?)
+}
+
+/// A node's workspace as a ZIP (`path` ends in `.zip`) or a new folder.
+#[tauri::command]
+pub async fn export_workspace(
+    state: State<'_, AppState>,
+    chat_id: String,
+    node: Option<String>,
+    path: PathBuf,
+    on_progress: Channel<Progress>,
+) -> IpcResult<WorkspaceExport> {
+    let path = paths::workspace_export_target(&path)?;
+    Ok(state
+        .app
+        .export_workspace(&chat_id, node.as_deref(), &path, &reporting(on_progress))
+        .await?)
+}
+
+/// A native save dialog for a workspace export (a ZIP, or a new folder's name).
+#[tauri::command]
+pub async fn pick_workspace_export_path<R: Runtime>(
+    app: tauri::AppHandle<R>,
+    suggested_name: String,
+    zip: bool,
+) -> IpcResult<Option<PathBuf>> {
+    crate::dialogs::save_as(&app, &suggested_name, zip.then_some(("ZIP archive", &["zip"][..]))).await
+}
+
+/// Opens the chat's workspace folder in the system file manager.
+#[tauri::command]
+pub async fn open_workspace_folder(state: State<'_, AppState>, chat_id: String) -> IpcResult<()> {
+    let chat = state.app.get_chat(&chat_id).await?;
+    let dir = state.app.workspace_dir(&chat.id);
+    crate::desktop::reveal(&dir).map_err(|e| IpcError::new("io", format!("could not open {}: {e}", dir.display())))
+}
