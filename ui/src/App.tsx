@@ -5,12 +5,14 @@ import { SettingsPanel } from "./settings/SettingsPanel";
 import { SettingsProvider } from "./settings/useSettings";
 import { ToolsetManager } from "./toolsets/ToolsetManager";
 import { ToolsView } from "./tools/ToolsView";
+import { WorkspaceView } from "./workspace/WorkspaceView";
 
-type Tab = "toolsets" | "tools" | "settings";
+type Tab = "toolsets" | "tools" | "workspace" | "settings";
 
 const TABS: Array<{ id: Tab; label: string }> = [
   { id: "toolsets", label: "Toolsets" },
   { id: "tools", label: "Tools" },
+  { id: "workspace", label: "Workspace" },
   { id: "settings", label: "Settings" },
 ];
 
@@ -56,6 +58,9 @@ export function App() {
           </div>
           <div role="tabpanel" id="panel-tools" aria-labelledby="tab-tools" hidden={tab !== "tools"}>
             <ToolsView chats={chats} toolsVersion={toolsVersion} />
+          </div>
+          <div role="tabpanel" id="panel-workspace" aria-labelledby="tab-workspace" hidden={tab !== "workspace"}>
+            <WorkspaceView chats={chats} active={tab === "workspace"} />
           </div>
           <div role="tabpanel" id="panel-settings" aria-labelledby="tab-settings" hidden={tab !== "settings"}>
             <SettingsPanel />

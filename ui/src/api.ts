@@ -9,7 +9,12 @@ import type {
   Chat,
   FileListing,
   ImportReport,
+  FileChange,
   JsonValue,
+  MessageNode,
+  Progress,
+  SnapshotOutcome,
+  WorkspaceExport,
   RunEvent,
   SettingsView,
   ToolCallRecord,
@@ -99,6 +104,24 @@ export const api = {
   /** A render-scheme URL for one workspace file version (images). */
   workspaceFileUrl: (chatId: string, path: string, manifestId: string | null) =>
     invoke<string>("workspace_file_url", { chatId, path, manifestId }),
+
+  chatTree: (chatId: string) => invoke<MessageNode[]>("chat_tree", { chatId }),
+  saveEdit: (chatId: string, at: string | null, changes: FileChange[]) =>
+    invoke<SnapshotOutcome>("save_edit", { chatId, at, changes }),
+  restoreFile: (chatId: string, path: string, from: string) => invoke<SnapshotOutcome>("restore_file", { chatId, path, from }),
+  uploadFiles: (chatId: string, paths: string[], dest: string, onProgress: (p: Progress) => void = () => {}) => {
+    const channel = new Channel<Progress>();
+    channel.onmessage = onProgress;
+    return invoke<SnapshotOutcome>("upload_files", { chatId, paths, dest, onProgress: channel });
+  },
+  exportWorkspace: (chatId: string, node: string | null, path: string, onProgress: (p: Progress) => void = () => {}) => {
+    const channel = new Channel<Progress>();
+    channel.onmessage = onProgress;
+    return invoke<WorkspaceExport>("export_workspace", { chatId, node, path, onProgress: channel });
+  },
+  pickWorkspaceExportPath: (suggestedName: string, zip: boolean) =>
+    invoke<string | null>("pick_workspace_export_path", { suggestedName, zip }),
+  openWorkspaceFolder: (chatId: string) => invoke<null>("open_workspace_folder", { chatId }),
 
   getSettings: () => invoke<SettingsView>("get_settings"),
   allowFrameOrigin: (origin: string) => invoke<SettingsView>("allow_frame_origin", { origin }),

@@ -1,4 +1,5 @@
 import { act, render, screen, waitFor, within } from "@testing-library/react";
+import { EditorView } from "@codemirror/view";
 import DOMPurify from "dompurify";
 import { describe, expect, it, vi } from "vitest";
 import type { ToolCallRecord } from "../src/bindings";
@@ -63,6 +64,40 @@ describe("code renderer", () => {
     });
     show(call({ render_plan: plan("code", { file: "gone.txt" }) }));
     expect(await screen.findByRole("alert")).toHaveTextContent("no file gone.txt in manifest man-after");
+  });
+});
+
+describe("saving an editable code view", () => {
+  it("shows the diff first, then saves the file as an edit node after the call", async () => {
+    const calls = mockCommands({
+      get_workspace_file: () => ({ path: "sales.csv", size: 8, sha256: "ab", text: "a,b\n1,2" }),
+      save_edit: () => ({ message_id: "edit-1", manifest_id: "man-3", changed: true, added: 0, removed: 0, modified: 1, warnings: [] }),
+    });
+    const { container } = show(call({ node_id: "node-7", render_plan: plan("code", { file: "sales.csv", editable: true }) }));
+    await waitFor(() => expect(editorText(container)).toBe("a,b\n1,2"));
+    const view = EditorView.findFromDOM(container.querySelector(".cm-editor") as HTMLElement)!;
+    act(() => view.dispatch({ changes: { from: view.state.doc.length - 1, to: view.state.doc.length, insert: "3" } }));
+    expect(screen.getByText("Not saved yet.")).toBeInTheDocument();
+    act(() => screen.getByRole("button", { name: "Save…" }).click());
+    const dialog = await screen.findByRole("alertdialog", { name: "Save sales.csv?" });
+    expect(within(dialog).getByText(/\+1 −1 lines/)).toBeInTheDocument();
+    expect(within(dialog).getByLabelText("Changes").textContent).toBe("  a,b\n- 1,2\n+ 1,3\n");
+    act(() => within(dialog).getByRole("button", { name: "Save" }).click());
+    expect(await screen.findByText(/Saved as a new edit node after this call/)).toBeInTheDocument();
+    expect(argsOf(calls, "save_edit")).toEqual([
+      { chatId: "chat-1", at: "node-7", changes: [{ op: "write", path: "sales.csv", text: "a,b\n1,3" }] },
+    ]);
+    expect(screen.queryByText("Not saved yet.")).toBeNull();
+  });
+
+  it("offers no save for inline content", async () => {
+    mockCommands({});
+    const { container } = show(call({ render_plan: plan("code", { content: "x", editable: true }) }));
+    await waitFor(() => expect(editorText(container)).toBe("x"));
+    const view = EditorView.findFromDOM(container.querySelector(".cm-editor") as HTMLElement)!;
+    act(() => view.dispatch({ changes: { from: 0, insert: "y" } }));
+    expect(screen.getByText(/no workspace file to save to/)).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Save…" })).toBeNull();
   });
 });
 

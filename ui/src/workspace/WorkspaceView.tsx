@@ -1,0 +1,144 @@
+import { useState } from "react";
+import { api } from "../api";
+import type { WorkspaceManifest } from "../bindings";
+import type { Chats } from "../chats/useChats";
+import { EmptyState, ErrorBox, Notice, Spinner } from "../components/feedback";
+import { formatBytes } from "../lib/format";
+import { useLoad } from "../lib/useLoad";
+import { useBundleDrop } from "../toolsets/useBundleDrop";
+import { FileView } from "./FileView";
+
+type Status = { tone: "info" | "success" | "warning"; text: string } | null;
+
+/** The active node's files: view them, drop files in, export, open the folder. */
+export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean }) {
+  const chatId = chats.selectedId;
+  const [nonce, setNonce] = useState(0);
+  // Reloaded each time the tab is shown and after every change made here.
+  const [load, reload] = useLoad<WorkspaceManifest | null>(
+    async () => (chatId === null ? null : api.getWorkspaceManifest(chatId, null)),
+    `ws-${chatId ?? "none"}-${active ? "shown" : "hidden"}-${nonce}`,
+  );
+  const [selected, setSelected] = useState<string | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const [status, setStatus] = useState<Status>(null);
+  const [error, setError] = useState<unknown>(null);
+
+  const act = async (what: string, f: () => Promise<Status>) => {
+    setBusy(what);
+    setError(null);
+    setStatus(null);
+    try {
+      setStatus(await f());
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const upload = (paths: string[]) =>
+    void act("Adding files…", async () => {
+      const id = await chats.ensure();
+      const out = await api.uploadFiles(id, paths, "", (p) =>
+        setBusy(`Adding files… ${p.files_done} file${p.files_done === 1 ? "" : "s"} (${formatBytes(p.bytes_done)})`),
+      );
+      setNonce((n) => n + 1);
+      const warn = out.warnings.length > 0 ? ` Skipped: ${out.warnings.join("; ")}.` : "";
+      return {
+        tone: out.warnings.length > 0 ? "warning" : "success",
+        text: out.changed
+          ? `Added as a new upload node: ${out.added} new, ${out.modified} changed.${warn}`
+          : `Nothing changed: the workspace already had these files.${warn}`,
+      };
+    });
+  const over = useBundleDrop(active, upload);
+
+  const exportZip = () =>
+    void act("Exporting…", async () => {
+      if (chatId === null) return null;
+      const path = await api.pickWorkspaceExportPath("workspace.zip", true);
+      if (path === null) return null;
+      const out = await api.exportWorkspace(chatId, null, path);
+      const n = `${out.files} file${out.files === 1 ? "" : "s"}`;
+      return { tone: "success", text: `Exported ${n} (${formatBytes(out.bytes)}) to ${out.path}.` };
+    });
+
+  const openFolder = () =>
+    void act("", async () => {
+      if (chatId !== null) await api.openWorkspaceFolder(chatId);
+      return null;
+    });
+
+  const manifest = load.data;
+  const files = manifest === null ? [] : Object.entries(manifest.files);
+  const changed = new Set(manifest === null ? [] : Object.keys(manifest.changes).filter((p) => manifest.changes[p] !== null));
+
+  return (
+    <div className={over ? "workspace-view drop-over" : "workspace-view"} data-testid="workspace-view">
+      <header className="page-header">
+        <div>
+          <h1>Workspace</h1>
+          <p className="muted">
+            The files of the chat’s current node. Drop files or folders here to add them (a ZIP is added as a file).
+          </p>
+        </div>
+        <div className="header-actions">
+          <button type="button" className="btn" disabled={chatId === null || busy !== null} onClick={openFolder}>
+            Open folder
+          </button>
+          <button type="button" className="btn" disabled={chatId === null || files.length === 0 || busy !== null} onClick={exportZip}>
+            Export ZIP…
+          </button>
+        </div>
+      </header>
+      {over && (
+        <div className="drop-hint" aria-live="polite">
+          Drop to add to the workspace
+        </div>
+      )}
+      {busy !== null && busy !== "" && <Spinner label={busy} />}
+      {status !== null && <Notice tone={status.tone}>{status.text}</Notice>}
+      {error !== null && <ErrorBox error={error} title="That did not work." onDismiss={() => setError(null)} />}
+      {load.state === "error" && <ErrorBox error={load.error} title="The workspace could not be read." onRetry={reload} />}
+      {chatId === null && <EmptyState title="No chat yet">Run a tool or drop files here: either starts a chat.</EmptyState>}
+      {chatId !== null && manifest === null && load.state === "loading" && <Spinner label="Reading the workspace…" />}
+      {manifest !== null && files.length === 0 && (
+        <EmptyState title="The workspace is empty">Drop files here, or run a tool that writes some.</EmptyState>
+      )}
+      {manifest !== null && files.length > 0 && chatId !== null && (
+        <div className="workspace-body">
+          <ul className="file-list" aria-label="Workspace files">
+            {files.map(([path]) => (
+              <li key={path}>
+                <button
+                  type="button"
+                  className={`file-item${selected === path ? " file-item-selected" : ""}${changed.has(path) ? " file-item-changed" : ""}`}
+                  aria-current={selected === path ? "true" : undefined}
+                  onClick={() => setSelected(path)}
+                  title={changed.has(path) ? "Changed by the last step" : undefined}
+                >
+                  <span className="file-path">{path}</span>
+                  {changed.has(path) && <span className="badge badge-info">changed</span>}
+                </button>
+              </li>
+            ))}
+          </ul>
+          <div className="file-pane">
+            {selected !== null && manifest.files[selected] !== undefined ? (
+              <FileView key={`${manifest.id}:${selected}`} chatId={chatId} manifestId={manifest.id} path={selected} />
+            ) : (
+              <p className="muted">Choose a file to see it as it is at this node.</p>
+            )}
+          </div>
+        </div>
+      )}
+      {manifest !== null && (
+        <p className="muted small">
+          {manifest.file_count.toLocaleString()} files, {formatBytes(manifest.total_size)} · node source:{" "}
+          {manifest.source.replace("_", " ")}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,114 @@
+import { act, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { emit } from "@tauri-apps/api/event";
+import { describe, expect, it, vi } from "vitest";
+import type { WorkspaceManifest } from "../src/bindings";
+import type { Chats } from "../src/chats/useChats";
+import { WorkspaceView } from "../src/workspace/WorkspaceView";
+import { argsOf, mockCommands } from "./ipc";
+
+async function settle() {
+  for (let i = 0; i < 3; i++) await act(() => new Promise((r) => setTimeout(r, 0)));
+}
+
+function chats(selectedId: string | null = "chat-1"): Chats {
+  return {
+    load: { state: "ok", data: [] },
+    reload: vi.fn(),
+    selectedId,
+    select: vi.fn(),
+    create: vi.fn(),
+    creating: false,
+    createError: null,
+    ensure: vi.fn(() => Promise.resolve("chat-1")),
+  };
+}
+
+function manifest(files: Record<string, string>, changes: Record<string, string | null> = {}, over: Partial<WorkspaceManifest> = {}): WorkspaceManifest {
+  return {
+    id: "man-1",
+    chat_id: "chat-1",
+    parent_id: "man-0",
+    files,
+    executable: [],
+    changes,
+    created_at: "2026-11-23T06:00:00.000Z",
+    source: "tool_run",
+    source_ref: null,
+    root_tree: "t",
+    file_count: Object.keys(files).length,
+    total_size: 1234,
+    ...over,
+  };
+}
+
+describe("workspace browser", () => {
+  it("lists the active node's files, marks the ones the last step changed, and shows one", async () => {
+    const calls = mockCommands({
+      get_workspace_manifest: () => manifest({ "app.py": "aa", "data/chart.png": "bb", "notes.md": "cc" }, { "app.py": "aa", "gone.txt": null }),
+      get_workspace_file: () => ({ path: "app.py", size: 9, sha256: "aa", text: "print(1)\n" }),
+      workspace_file_url: () => "atelier-render://localhost/0123/chart.png",
+    });
+    const { container } = render(<WorkspaceView chats={chats()} active />);
+    const list = await screen.findByRole("list", { name: "Workspace files" });
+    const items = within(list).getAllByRole("button");
+    expect(items.map((b) => b.textContent)).toEqual(["app.pychanged", "data/chart.png", "notes.md"]);
+    expect(argsOf(calls, "get_workspace_manifest")).toEqual([{ chatId: "chat-1", manifestId: null }]);
+    expect(screen.getByText(/3 files, 1\.2 KB · node source: tool run/)).toBeInTheDocument();
+
+    await userEvent.click(items[0]!);
+    await waitFor(() => expect(container.querySelector(".cm-content")?.textContent).toBe("print(1)"));
+    expect(argsOf(calls, "get_workspace_file")).toEqual([{ chatId: "chat-1", path: "app.py", manifestId: "man-1" }]);
+
+    await userEvent.click(items[1]!);
+    expect((await screen.findByRole("img", { name: "data/chart.png" })).getAttribute("src")).toBe("atelier-render://localhost/0123/chart.png");
+  });
+
+  it("adds dropped files as an upload node and reloads", async () => {
+    let version = 0;
+    const calls = mockCommands({
+      get_workspace_manifest: () => (version === 0 ? manifest({}) : manifest({ "report.csv": "dd" }, { "report.csv": "dd" }, { source: "user_upload" })),
+      upload_files: () => {
+        version = 1;
+        return { message_id: "m2", manifest_id: "man-2", changed: true, added: 1, removed: 0, modified: 0, warnings: ["photos/link: a symlink, not copied"] };
+      },
+    });
+    render(<WorkspaceView chats={chats()} active />);
+    await screen.findByText("The workspace is empty");
+    await settle();
+    await act(() => emit("tauri://drag-over", { position: { x: 1, y: 1 } }));
+    expect(screen.getByTestId("workspace-view")).toHaveClass("drop-over");
+    await act(() => emit("tauri://drag-drop", { paths: ["/home/me/report.csv", "/home/me/photos"], position: { x: 1, y: 1 } }));
+    expect(await screen.findByText(/Added as a new upload node: 1 new, 0 changed\. Skipped: photos\/link/)).toBeInTheDocument();
+    expect(argsOf(calls, "upload_files").map(({ onProgress: _c, ...a }) => a)).toEqual([
+      { chatId: "chat-1", paths: ["/home/me/report.csv", "/home/me/photos"], dest: "" },
+    ]);
+    expect(await screen.findByText("report.csv")).toBeInTheDocument();
+    expect(screen.getByText(/node source: user upload/)).toBeInTheDocument();
+  });
+
+  it("exports the node as a ZIP through a save dialog; a cancelled dialog does nothing", async () => {
+    let picked: string | null = null;
+    const calls = mockCommands({
+      get_workspace_manifest: () => manifest({ "a.txt": "aa" }),
+      pick_workspace_export_path: () => picked,
+      export_workspace: (a) => ({ path: a.path, files: 1, bytes: 3 }),
+    });
+    render(<WorkspaceView chats={chats()} active />);
+    const button = await screen.findByRole("button", { name: "Export ZIP…" });
+    await userEvent.click(button);
+    await waitFor(() => expect(argsOf(calls, "pick_workspace_export_path")).toHaveLength(1));
+    expect(argsOf(calls, "export_workspace")).toEqual([]);
+    picked = "/home/me/ws.zip";
+    await userEvent.click(button);
+    expect(await screen.findByText("Exported 1 file (3 B) to /home/me/ws.zip.")).toBeInTheDocument();
+    expect(argsOf(calls, "pick_workspace_export_path")[1]).toEqual({ suggestedName: "workspace.zip", zip: true });
+  });
+
+  it("says what to do when there is no chat yet", () => {
+    mockCommands({});
+    render(<WorkspaceView chats={chats(null)} active />);
+    expect(screen.getByText("No chat yet")).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Export ZIP…" })).toBeDisabled();
+  });
+});
