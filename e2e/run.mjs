@@ -11,7 +11,8 @@
 //   E2E_APP       an executable that execs atelier-app with ATELIER_DATA_DIR set
 //   E2E_DATA_DIR  that data dir (also read with the CLI)
 //   E2E_CLI       target/debug/atelier
-//   E2E_FIXTURES  a folder with word-tools.zip (valid) and broken-tools.zip
+//   E2E_FIXTURES  a folder with word-tools.zip (valid), broken-tools.zip and
+//                 dropped-notes.md (dropped onto the workspace)
 //   E2E_SHOTS     where screenshots go
 //   E2E_APP_LOG   the app's stderr (printed on failure)
 
@@ -70,6 +71,13 @@ async function shot(name) {
 
 function cli(...args) {
   return execFileSync(CLI, ['--data-dir', DATA_DIR, ...args], { encoding: 'utf8' });
+}
+
+/** The chat the app is working in (the most recently updated). */
+function chatIdNow() {
+  const chats = JSON.parse(cli('chat', 'list', '--json'));
+  chats.sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+  return chats[0].id;
 }
 
 function installedIds() {
@@ -137,11 +145,11 @@ function appWindow() {
 }
 
 /** Drags `file` from a file-manager-like window and drops it on the toolset manager. */
-async function dropFile(file, { hoverShot = null } = {}) {
+async function dropFile(file, { hoverShot = null, onto = 'toolset-manager', hint = 'Drop to review' } = {}) {
   assert(existsSync(file), `fixture missing: ${file}`);
   const win = appWindow();
   const target = await s.exec(`
-    const r = document.querySelector('[data-testid=toolset-manager]').getBoundingClientRect();
+    const r = document.querySelector('[data-testid=${onto}]').getBoundingClientRect();
     return { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + Math.min(r.height / 2, 240)) };`);
   const to = { x: win.X + target.x, y: win.Y + target.y };
   // The source sits right of the app's window (the screen is 1280 wide, the window 1200).
@@ -166,7 +174,7 @@ async function dropFile(file, { hoverShot = null } = {}) {
     }
     await sleep(400);
     if (hoverShot) {
-      await s.waitText('.drop-hint', 'Drop to review', { timeout: 5000 });
+      await s.waitText('.drop-hint', hint, { timeout: 5000 });
       await shot(hoverShot);
     }
     xdotool('mouseup', 1);
@@ -518,6 +526,38 @@ step('Settings: an allowed frame origin is listed and waits for a restart', asyn
   assert(text.includes('after restart'), `no restart badge: ${text}`);
   eq(JSON.stringify(JSON.parse(cli('settings', 'show', '--json')).frame_origins), '["https://docs.example.com"]', 'the CLI sees the saved origin');
   await shot('settings-allowed');
+});
+
+/** The workspace file list once it lists `path` (read from the DOM: WebDriver's
+ *  element text skips the ellipsized path spans). */
+function fileList(path) {
+  return waitEl(
+    `const ul = document.querySelector('#panel-workspace ul[aria-label="Workspace files"]');
+     return ul && [...ul.querySelectorAll('.file-path')].some((p) => p.textContent === arguments[0]) ? ul : null;`,
+    [path],
+    `${path} in the workspace file list`,
+  );
+}
+
+step('Workspace: a dropped file becomes an upload node and shows in the browser', async () => {
+  await openTab('workspace');
+  await fileList('sales.csv');
+  await dropFile(join(FIXTURES, 'dropped-notes.md'), { onto: 'workspace-view', hint: 'Drop to add', hoverShot: 'workspace-drag-over' });
+  await s.waitText('#panel-workspace', 'Added as a new upload node: 1 new');
+  const list = await fileList('dropped-notes.md');
+  const item = await waitEl(
+    `for (const b of arguments[0].querySelectorAll('button.file-item')) if (b.textContent.startsWith('dropped-notes.md')) return b; return null;`,
+    [ref(list)],
+    'the dropped file in the list',
+  );
+  const marked = await s.exec(`return arguments[0].classList.contains('file-item-changed');`, [ref(item)]);
+  assert(marked, 'the dropped file is not marked as changed by the last step');
+  await s.click(item);
+  await s.waitText('#panel-workspace .file-view', 'Dropped in by the end-to-end lane');
+  await s.waitText('#panel-workspace', 'node source: user upload');
+  const files = JSON.parse(cli('workspace', 'ls', chatIdNow(), '--json')).map((f) => f.path);
+  assert(files.includes('dropped-notes.md'), `the CLI does not list the dropped file: ${files}`);
+  await shot('workspace-upload');
 });
 
 // ---------------------------------------------------------------------------

@@ -69,6 +69,7 @@ sed -i 's/^name: .*/name: Word Tools/' "$fixtures/word-tools/toolset.yaml"
 "$cli" --data-dir "$work/scratch" toolset pack "$fixtures/word-tools" -o "$fixtures/word-tools.zip"
 # An invalid one: zipped as is (pack would refuse it).
 (cd e2e/fixtures/broken-tools && python3 -m zipfile -c "$fixtures/broken-tools.zip" toolset.yaml tools)
+printf "# Notes\n\nDropped in by the end-to-end lane.\n" >"$fixtures/dropped-notes.md"
 
 # tauri-driver starts this instead of the binary, so the app gets the data
 # dir and its stderr lands in a file (the driver does not keep it).
