@@ -39,6 +39,21 @@ pub async fn checkout(
         .await?)
 }
 
+/// Switches to the branch through a message (sibling arrows, the tree
+/// map): its newest leaf becomes active; the workspace follows.
+#[tauri::command]
+pub async fn switch_branch(
+    state: State<'_, AppState>,
+    chat_id: String,
+    message_id: String,
+    on_progress: Channel<Progress>,
+) -> IpcResult<Chat> {
+    Ok(state
+        .app
+        .switch_branch(&chat_id, &message_id, &reporting(on_progress))
+        .await?)
+}
+
 #[tauri::command]
 pub async fn rename_chat(state: State<'_, AppState>, chat_id: String, title: String) -> IpcResult<Chat> {
     Ok(state.app.rename_chat(&chat_id, &title).await?)

@@ -31,6 +31,8 @@ pub const COMMANDS: &[&str] = &[
     "restart_app",
     "chat_tree",
     "checkout",
+    "switch_branch",
+    "cancel_tool_call",
     "rename_chat",
     "delete_chat",
     "diff_nodes",

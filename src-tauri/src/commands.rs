@@ -179,6 +179,13 @@ pub async fn run_tool(
         .await?)
 }
 
+/// Cancels a running call (its worker is stopped; the call is recorded as
+/// `cancelled` with what it printed and wrote). False: it is not running.
+#[tauri::command]
+pub fn cancel_tool_call(state: State<'_, AppState>, call_id: String) -> bool {
+    state.app.cancel_tool_call(&call_id)
+}
+
 #[tauri::command]
 pub async fn list_tool_calls(state: State<'_, AppState>, chat_id: String) -> IpcResult<Vec<ToolCallRecord>> {
     Ok(state.app.list_tool_calls(&chat_id).await?)

@@ -70,6 +70,8 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             commands::restart_app,
             chat_commands::chat_tree,
             chat_commands::checkout,
+            chat_commands::switch_branch,
+            commands::cancel_tool_call,
             chat_commands::rename_chat,
             chat_commands::delete_chat,
             chat_commands::diff_nodes,

@@ -15,6 +15,8 @@ use tauri::ipc::Channel;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RunEvent {
+    /// The call is recorded and running: its id, for Cancel.
+    Started { call_id: String },
     /// The walk before or after the call (files looked at, bytes hashed).
     Workspace {
         files_done: u64,
@@ -46,6 +48,7 @@ pub fn throttled(send: impl Fn(Progress) + Send + Sync + 'static) -> Observer {
 /// A call control that reports to `channel`.
 pub fn control(channel: Channel<RunEvent>) -> CallControl {
     let walks = channel.clone();
+    let walks_and_start = channel.clone();
     let workspace = throttled(move |p| {
         let _ = walks.send(RunEvent::Workspace {
             files_done: p.files_done,
@@ -64,9 +67,13 @@ pub fn control(channel: Channel<RunEvent>) -> CallControl {
             text: text.to_owned(),
         });
     });
+    let started_channel = walks_and_start.clone();
     CallControl {
         listener: Some(listener),
         workspace,
+        on_started: Some(Arc::new(move |id: &str| {
+            let _ = started_channel.send(RunEvent::Started { call_id: id.to_owned() });
+        })),
         ..Default::default()
     }
 }

@@ -142,3 +142,45 @@ async fn binary_and_mode_changes_are_reported_as_such() {
         serde_json::json!({"path": "tool.sh", "mode_only": true})
     );
 }
+
+#[tokio::test]
+async fn switching_to_a_branch_lands_on_its_newest_leaf() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    let ws = app.workspace_dir(&chat.id);
+    write(&ws, "a.txt", "a");
+    let a = snap(&app, &chat.id).await.message_id.expect("a");
+    write(&ws, "a.txt", "a1");
+    let a1 = snap(&app, &chat.id).await.message_id.expect("a1");
+    app.checkout(&chat.id, &a).await.expect("back to a");
+    write(&ws, "a.txt", "a2");
+    let a2 = snap(&app, &chat.id).await.message_id.expect("a2");
+    write(&ws, "b.txt", "deeper");
+    let a2_child = snap(&app, &chat.id).await.message_id.expect("a2 child");
+
+    app.checkout(&chat.id, &a1).await.expect("to a1");
+    assert_eq!(
+        app.latest_leaf(&chat.id, &a).await.expect("leaf"),
+        a2_child,
+        "the newest child, then down"
+    );
+    assert_eq!(
+        app.latest_leaf(&chat.id, &a1).await.expect("leaf"),
+        a1,
+        "a leaf is its own"
+    );
+    let now = app
+        .switch_branch(&chat.id, &a2, &Default::default())
+        .await
+        .expect("switch");
+    assert_eq!(now.active_leaf_message_id, a2_child);
+    assert_eq!(std::fs::read_to_string(ws.join("b.txt")).expect("b"), "deeper");
+    let now = app
+        .switch_branch(&chat.id, &a1, &Default::default())
+        .await
+        .expect("switch back");
+    assert_eq!(now.active_leaf_message_id, a1);
+    assert!(!ws.join("b.txt").exists());
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).expect("a"), "a1");
+}

@@ -423,10 +423,11 @@ async fn a_confirmation_tool_waits_for_the_answer_and_obeys_it() {
     }
 }
 
-/// The app shows how far the walks of a big workspace are; the run flow
-/// reports them through `CallControl::workspace`.
+/// The app shows how far the walks of a big workspace are, and offers
+/// Cancel as soon as the call is recorded; the run flow reports both
+/// through `CallControl`.
 #[tokio::test]
-async fn a_run_reports_the_progress_of_its_workspace_walks() {
+async fn a_run_reports_its_id_and_the_progress_of_its_workspace_walks() {
     use std::sync::{Arc, Mutex};
 
     use atelier_core::tools::python::CallControl;
@@ -441,10 +442,15 @@ async fn a_run_reports_the_progress_of_its_workspace_walks() {
     }
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&seen);
+    let started = Arc::new(Mutex::new(Vec::<String>::new()));
+    let started_sink = Arc::clone(&started);
     let control = CallControl {
         workspace: atelier_core::Observer::default().with_progress(move |p| {
             sink.lock().expect("lock").push(p.files_done);
         }),
+        on_started: Some(Arc::new(move |id: &str| {
+            started_sink.lock().expect("lock").push(id.to_owned())
+        })),
         ..Default::default()
     };
     let call = app
@@ -459,6 +465,11 @@ async fn a_run_reports_the_progress_of_its_workspace_walks() {
         .await
         .expect("run");
     assert_eq!(call.status, "success");
+    assert_eq!(
+        started.lock().expect("lock").as_slice(),
+        std::slice::from_ref(&call.id),
+        "told the id once, when recorded"
+    );
     let seen = seen.lock().expect("lock");
     assert!(
         seen.iter().any(|&n| n >= 120),

@@ -105,6 +105,15 @@ export const api = {
   workspaceFileUrl: (chatId: string, path: string, manifestId: string | null) =>
     invoke<string>("workspace_file_url", { chatId, path, manifestId }),
 
+  switchBranch: (chatId: string, messageId: string) => {
+    const channel = new Channel<Progress>();
+    return invoke<Chat>("switch_branch", { chatId, messageId, onProgress: channel });
+  },
+  checkout: (chatId: string, messageId: string) => {
+    const channel = new Channel<Progress>();
+    return invoke<Chat>("checkout", { chatId, messageId, onProgress: channel });
+  },
+  cancelToolCall: (callId: string) => invoke<boolean>("cancel_tool_call", { callId }),
   chatTree: (chatId: string) => invoke<MessageNode[]>("chat_tree", { chatId }),
   saveEdit: (chatId: string, at: string | null, changes: FileChange[]) =>
     invoke<SnapshotOutcome>("save_edit", { chatId, at, changes }),

@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { App } from "../src/App";
 import type { Chat, ToolCallRecord } from "../src/bindings";
-import { call, chat, plan, tool, toolset } from "./fixtures";
+import { call, chat, linearTree, plan, tool, toolset } from "./fixtures";
 import { argsOf, mockCommands } from "./ipc";
 
 const writeFile = tool({
@@ -30,6 +30,7 @@ describe("the app", () => {
       list_toolsets: () => [toolset()],
       get_available_tools: () => [writeFile],
       list_tool_calls: (a) => recorded.filter((c) => c.chat_id === a.chatId),
+      chat_tree: () => linearTree(recorded),
       validate_tool_args: () => [],
       run_tool: (a) => {
         const c = call({
@@ -61,15 +62,21 @@ describe("the app", () => {
   });
 
   it("lists the current chat's calls oldest first and appends new ones last", async () => {
-    const older = call({ id: "c1", tool_id: "write_file", render_plan: plan("code", { content: "first" }) });
-    const newer = call({ id: "c2", tool_id: "read_file", render_plan: plan("code", { content: "second" }) });
+    const older = call({ id: "c1", node_id: "n1", tool_id: "write_file", render_plan: plan("code", { content: "first" }) });
+    const newer = call({ id: "c2", node_id: "n2", tool_id: "read_file", render_plan: plan("code", { content: "second" }) });
+    const recorded = [older, newer];
     mockCommands({
       list_chats: () => [chat()],
       list_toolsets: () => [],
       get_available_tools: () => [tool({ input_schema: { type: "object", properties: {} } })],
-      list_tool_calls: () => [older, newer],
+      list_tool_calls: () => [...recorded],
+      chat_tree: () => linearTree(recorded),
       validate_tool_args: () => [],
-      run_tool: () => call({ id: "c3", tool_id: "write_file", render_plan: plan("code", { content: "third" }) }),
+      run_tool: () => {
+        const c = call({ id: "c3", node_id: "n3", tool_id: "write_file", render_plan: plan("code", { content: "third" }) });
+        recorded.push(c);
+        return c;
+      },
     });
     render(<App />);
     await userEvent.click(screen.getByRole("tab", { name: "Tools" }));

@@ -2,6 +2,7 @@ import type {
   BundleReport,
   Chat,
   JsonValue,
+  MessageNode,
   RenderPlan,
   ToolCallRecord,
   ToolRecord,
@@ -114,4 +115,26 @@ export function bundle(over: Partial<BundleReport> = {}): BundleReport {
     total_size: 20480,
     ...over,
   };
+}
+
+/** A message node; `children` and the active flag as given. */
+export function node(id: string, parent: string | null, over: Partial<MessageNode> = {}): MessageNode {
+  return {
+    id,
+    chat_id: "chat-1",
+    parent_id: parent,
+    role: parent === null ? "system" : "tool",
+    content: [],
+    manifest_id: `man-${id}`,
+    created_at: "2026-11-20T10:00:00.000Z",
+    children: [],
+    on_active_branch: true,
+    ...over,
+  };
+}
+
+/** The tree of a chat whose calls ran one after another (all active). */
+export function linearTree(calls: ToolCallRecord[]): MessageNode[] {
+  const ids = ["root", ...calls.map((c) => c.node_id ?? c.id)];
+  return ids.map((id, i) => node(id, i === 0 ? null : ids[i - 1]!, { children: i + 1 < ids.length ? [ids[i + 1]!] : [] }));
 }

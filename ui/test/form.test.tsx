@@ -148,11 +148,12 @@ describe("running a tool", () => {
   it("shows the workspace walk and the output live while the call runs", async () => {
     const done = deferred<ToolCallRecord>();
     let channel: Channel<RunEvent> | null = null;
-    const { onCall } = setup(formTool, {
+    const { onCall, calls } = setup(formTool, {
       run_tool: (a) => {
         channel = a.onEvent as Channel<RunEvent>;
         return done.promise;
       },
+      cancel_tool_call: () => true,
     });
     await userEvent.type(screen.getByLabelText(/^path/), "a.txt");
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
@@ -173,7 +174,13 @@ describe("running a tool", () => {
     // The walk ends: its bar goes; the output stays until the call returns.
     act(() => sendOnChannel(channel!, [{ kind: "workspace", files_done: 10000, files_total: 10000, bytes_done: 4 << 20, bytes_total: 4 << 20 }], 3));
     expect(screen.queryByRole("progressbar")).toBeNull();
-    await act(async () => done.resolve(call({ tool_id: "demo:format" })));
+    // Once recorded, the call can be cancelled.
+    expect(screen.queryByRole("button", { name: "Cancel" })).toBeNull();
+    act(() => sendOnChannel(channel!, [{ kind: "started", call_id: "call-9" }], 4));
+    await userEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(argsOf(calls, "cancel_tool_call")).toEqual([{ callId: "call-9" }]);
+    expect(screen.getByRole("button", { name: "Cancelling…" })).toBeDisabled();
+    await act(async () => done.resolve(call({ tool_id: "demo:format", status: "cancelled" })));
     await waitFor(() => expect(onCall).toHaveBeenCalledTimes(1));
     expect(screen.queryByRole("region", { name: "Running" })).toBeNull();
   });

@@ -306,6 +306,22 @@ impl Atelier {
         Ok(out)
     }
 
+    /// Where a switch to `message_id`'s branch lands: from it, the newest
+    /// child, repeatedly, down to a leaf (the message itself if it has no
+    /// children).
+    pub async fn latest_leaf(&self, chat_id: &str, message_id: &str) -> Result<String> {
+        let mut id = self.get_message(chat_id, message_id).await?.id;
+        while let Some(child) =
+            sqlx::query_scalar::<_, String>("SELECT id FROM messages WHERE parent_id = ? ORDER BY rowid DESC LIMIT 1")
+                .bind(&id)
+                .fetch_optional(self.db())
+                .await?
+        {
+            id = child;
+        }
+        Ok(id)
+    }
+
     /// The messages from the root to the active leaf.
     pub async fn active_branch(&self, chat_id: &str) -> Result<Vec<Message>> {
         Ok(self

@@ -7,7 +7,7 @@ import { CallCard } from "./CallCard";
  * Scrolls a new call into view, and again while its view loads and grows
  * (a lazy renderer, a file read) during the first two seconds.
  */
-function revealWhileLoading(item: HTMLElement): (() => void) | undefined {
+export function revealWhileLoading(item: HTMLElement): (() => void) | undefined {
   if (typeof item.scrollIntoView !== "function") return undefined;
   const reveal = () => item.scrollIntoView({ behavior: "smooth", block: "nearest" });
   reveal();

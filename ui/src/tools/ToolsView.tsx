@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { api } from "../api";
 import type { ToolCallRecord } from "../bindings";
-import { CallList } from "../calls/CallList";
+import { BranchView } from "../calls/BranchView";
 import type { Chats } from "../chats/useChats";
 import { EmptyState, ErrorBox, Spinner } from "../components/feedback";
 import { useLoad } from "../lib/useLoad";
@@ -70,7 +70,15 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
           {chatId !== null && calls.state === "loading" && calls.data?.chatId !== chatId && (
             <Spinner label="Loading calls…" />
           )}
-          {calls.data !== null && calls.data.chatId === chatId && <CallList calls={calls.data.calls} focusId={lastRunId} />}
+          {chatId !== null && calls.data !== null && calls.data.chatId === chatId && (
+            <BranchView
+              chatId={chatId}
+              calls={calls.data.calls}
+              version={`${calls.data.calls.length}:${lastRunId ?? ""}`}
+              focusId={lastRunId}
+              onSwitched={reloadCalls}
+            />
+          )}
         </section>
       </div>
     </div>

@@ -73,6 +73,7 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
                 cancel,
                 listener,
                 workspace: Default::default(),
+                on_started: None,
             },
         })
         .await?;

@@ -211,6 +211,9 @@ impl Atelier {
         // tool's) still ends it, with the reason, instead of leaving it
         // `running`.
         self.running_calls().insert(call_id.clone(), req.control.cancel.clone());
+        if let Some(started) = &req.control.on_started {
+            started(&call_id);
+        }
         let done = self
             .run_recorded(&req, &tool, toolset.as_ref(), &chat.id, &call_id, parent)
             .await;

@@ -325,6 +325,14 @@ impl Atelier {
         self.get_chat(&chat.id).await
     }
 
+    /// Switches to the branch through `message_id` (a sibling arrow, a
+    /// node of the tree map): checks out its latest leaf
+    /// ([`Atelier::latest_leaf`]).
+    pub async fn switch_branch(&self, chat_id: &str, message_id: &str, observer: &Observer) -> Result<Chat> {
+        let leaf = self.latest_leaf(chat_id, message_id).await?;
+        self.checkout_with(chat_id, &leaf, observer).await
+    }
+
     /// Appends a message under the active leaf, or under `parent_id` (a
     /// branch). Pending edits are first recorded under the leaf they were
     /// made on; the new message starts from its parent's workspace and

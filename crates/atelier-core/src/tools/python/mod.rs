@@ -179,13 +179,20 @@ pub struct CallControl {
     /// Progress of the workspace walks before and after the call (a big
     /// workspace takes a while to record).
     pub workspace: crate::store::Observer,
+    /// Told the call's id as soon as it is recorded (`running`), so a front
+    /// end can show it and offer Cancel before the call returns.
+    pub on_started: Option<StartedListener>,
 }
+
+/// Receives a call's id when it is recorded.
+pub type StartedListener = Arc<dyn Fn(&str) + Send + Sync>;
 
 impl std::fmt::Debug for CallControl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CallControl")
             .field("timeout", &self.timeout)
             .field("listener", &self.listener.is_some())
+            .field("on_started", &self.on_started.is_some())
             .finish_non_exhaustive()
     }
 }

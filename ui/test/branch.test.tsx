@@ -1,0 +1,86 @@
+import { act, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import type { MessageNode } from "../src/bindings";
+import { BranchView } from "../src/calls/BranchView";
+import { call, node, plan } from "./fixtures";
+import { argsOf, mockCommands } from "./ipc";
+
+// root ─ a ─┬─ b1 (edit) ─ c
+//           └─ b2
+const a = call({ id: "ca", node_id: "a", tool_id: "write_file", render_plan: plan("code", { content: "A" }) });
+const c = call({ id: "cc", node_id: "c", tool_id: "read_file", render_plan: plan("code", { content: "C" }) });
+const b2 = call({ id: "cb2", node_id: "b2", tool_id: "list_files", render_plan: plan("code", { content: "B2" }) });
+
+function tree(activeLeaf: "c" | "b2"): MessageNode[] {
+  const on = (ids: string[]) => (id: string) => ids.includes(id);
+  const active = on(activeLeaf === "c" ? ["root", "a", "b1", "c"] : ["root", "a", "b2"]);
+  return [
+    node("root", null, { children: ["a"], on_active_branch: true }),
+    node("a", "root", { children: ["b1", "b2"], on_active_branch: true }),
+    node("b1", "a", {
+      role: "edit",
+      content: [{ type: "workspace_edit", added: 1, removed: 0, modified: 2 }],
+      children: ["c"],
+      on_active_branch: active("b1"),
+    }),
+    node("c", "b1", { on_active_branch: active("c") }),
+    node("b2", "a", { on_active_branch: active("b2") }),
+  ];
+}
+
+describe("the active branch", () => {
+  it("shows calls and edits of the active branch with sibling arrows at the branch point", async () => {
+    let leaf: "c" | "b2" = "c";
+    const onSwitched = vi.fn();
+    const calls = mockCommands({
+      chat_tree: () => tree(leaf),
+      switch_branch: (args) => {
+        leaf = args.messageId === "b2" ? "b2" : "c";
+        return {};
+      },
+    });
+    render(<BranchView chatId="chat-1" calls={[a, c, b2]} version="1" focusId={null} onSwitched={onSwitched} />);
+    const list = await screen.findByRole("list", { name: "Active branch" });
+    await waitFor(() => expect(within(list).getAllByRole("listitem")).toHaveLength(3));
+    expect(within(list).getByText("Workspace edit: 1 added, 2 changed")).toBeInTheDocument();
+    expect(within(list).getAllByRole("article").map((x) => x.getAttribute("aria-label"))).toEqual([
+      "Call of write_file",
+      "Call of read_file",
+    ]);
+    const versions = within(list).getByRole("group", { name: "Other versions of this step" });
+    expect(versions).toHaveTextContent("1/2");
+    expect(within(versions).getByRole("button", { name: "Previous version" })).toBeDisabled();
+
+    await userEvent.click(within(versions).getByRole("button", { name: "Next version" }));
+    await waitFor(() => expect(within(screen.getByRole("list", { name: "Active branch" })).getAllByRole("listitem")).toHaveLength(2));
+    expect(argsOf(calls, "switch_branch").map(({ onProgress: _c, ...x }) => x)).toEqual([{ chatId: "chat-1", messageId: "b2" }]);
+    expect(screen.getByRole("group", { name: "Other versions of this step" })).toHaveTextContent("2/2");
+    expect(screen.getByRole("article", { name: "Call of list_files" })).toBeInTheDocument();
+    expect(onSwitched).toHaveBeenCalledTimes(1);
+  });
+
+  it("branches from an earlier step by checking it out; the leaf offers no such button", async () => {
+    const calls = mockCommands({ chat_tree: () => tree("c"), checkout: () => ({}) });
+    render(<BranchView chatId="chat-1" calls={[a, c, b2]} version="1" focusId={null} onSwitched={vi.fn()} />);
+    const items = await screen.findAllByRole("listitem");
+    await waitFor(() => expect(screen.getAllByRole("listitem")).toHaveLength(3));
+    expect(within(items.at(-1)!).queryByRole("button", { name: "Branch from here" })).toBeNull();
+    await userEvent.click(within(screen.getAllByRole("listitem")[0]!).getByRole("button", { name: "Branch from here" }));
+    await waitFor(() => expect(argsOf(calls, "checkout")).toHaveLength(1));
+    expect(argsOf(calls, "checkout")[0]).toMatchObject({ chatId: "chat-1", messageId: "a" });
+  });
+
+  it("shows a failed switch where it happened", async () => {
+    mockCommands({
+      chat_tree: () => tree("c"),
+      switch_branch: () => {
+        throw { kind: "corrupt_blob", message: "blob ab of a.txt is corrupt" };
+      },
+    });
+    render(<BranchView chatId="chat-1" calls={[a, c, b2]} version="1" focusId={null} onSwitched={vi.fn()} />);
+    const next = await screen.findByRole("button", { name: "Next version" });
+    await act(async () => next.click());
+    expect(await screen.findByRole("alert")).toHaveTextContent("blob ab of a.txt is corrupt");
+  });
+});
