@@ -102,6 +102,18 @@ async function clickButton(scope, label) {
   await s.click(el);
 }
 
+/** Clicks the enabled button labelled `label` inside the element `el`. */
+async function clickIn(el, label) {
+  const b = await waitEl(
+    `for (const b of arguments[0].querySelectorAll('button'))
+       if (b.textContent.trim() === arguments[1] && !b.disabled) return b;
+     return null;`,
+    [ref(el), label],
+    `a button "${label}"`,
+  );
+  await s.click(b);
+}
+
 /** Polls a script until it returns an element. */
 async function waitEl(script, args, what, timeout = 15000) {
   const until = Date.now() + timeout;
@@ -558,6 +570,51 @@ step('Workspace: a dropped file becomes an upload node and shows in the browser'
   const files = JSON.parse(cli('workspace', 'ls', chatIdNow(), '--json')).map((f) => f.path);
   assert(files.includes('dropped-notes.md'), `the CLI does not list the dropped file: ${files}`);
   await shot('workspace-upload');
+});
+
+/** The workspace's listed paths, once the list shows `want` (all present). */
+async function workspacePaths(want) {
+  await openTab('workspace');
+  for (const p of want) await fileList(p);
+  return s.exec(`return [...document.querySelectorAll('#panel-workspace .file-path')].map((p) => p.textContent);`);
+}
+
+const branchItems = () => s.findAll('#panel-tools ol[aria-label="Active branch"] > li');
+
+step('Branches: branch from the first call, run there, switch back and forth with the arrows', async () => {
+  await openTab('tools');
+  const first = (await branchItems())[0];
+  assert(first, 'the active branch is empty');
+  await clickIn(first, 'Branch from here');
+  await waitFor(async () => (await branchItems()).length === 1, 'the branch to end at the first call');
+  let paths = await workspacePaths(['hello.txt']);
+  eq(JSON.stringify(paths), '["hello.txt"]', 'the workspace right after the first call');
+
+  await openTab('tools');
+  await pickTool('write_file');
+  await s.type(await field('path'), 'branch.txt');
+  await s.type(await field('content'), 'made on a branch');
+  await runAndWait('write_file');
+  const second = (await branchItems())[1];
+  const arrows = await waitEl(`return arguments[0].querySelector('[aria-label="Other versions of this step"]');`, [ref(second)], 'the sibling arrows');
+  eq((await s.text(arrows)).replace(/\s+/g, ''), '‹2/2›', 'the new branch is the second version of step 2');
+  await scrollIntoView(second);
+  await shot('branch-new');
+  paths = await workspacePaths(['hello.txt', 'branch.txt']);
+  assert(!paths.includes('sales.csv'), `the branch still lists sales.csv: ${paths}`);
+
+  await openTab('tools');
+  await clickIn((await branchItems())[1], '‹');
+  await waitFor(async () => (await branchItems()).length > 2, 'the first branch back');
+  paths = await workspacePaths(['sales.csv', 'dropped-notes.md']);
+  assert(!paths.includes('branch.txt'), `the first branch lists branch.txt: ${paths}`);
+  await shot('branch-switched-back');
+
+  await openTab('tools');
+  await clickIn((await branchItems())[1], '›');
+  await waitFor(async () => (await branchItems()).length === 2, 'the second branch again');
+  paths = await workspacePaths(['branch.txt']);
+  assert(!paths.includes('sales.csv'), `switching forth again still lists sales.csv: ${paths}`);
 });
 
 // ---------------------------------------------------------------------------

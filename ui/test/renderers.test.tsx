@@ -90,6 +90,28 @@ describe("saving an editable code view", () => {
     expect(screen.queryByText("Not saved yet.")).toBeNull();
   });
 
+  it("saves an edited markdown document the same way", async () => {
+    const calls = mockCommands({
+      get_workspace_file: () => ({ path: "README.md", size: 7, sha256: "ab", text: "# Title" }),
+      save_edit: () => ({ message_id: "edit-2", manifest_id: "man-4", changed: true, added: 0, removed: 0, modified: 1, warnings: [] }),
+    });
+    const { container } = show(call({ node_id: "node-8", render_plan: plan("document", { file: "README.md", editable: true }) }));
+    expect(await screen.findByRole("heading", { name: "Title" })).toBeInTheDocument();
+    act(() => screen.getByRole("tab", { name: "Edit" }).click());
+    await waitFor(() => expect(editorText(container)).toBe("# Title"));
+    const view = EditorView.findFromDOM(container.querySelector(".cm-editor") as HTMLElement)!;
+    act(() => view.dispatch({ changes: { from: view.state.doc.length, insert: "\n\nMore." } }));
+    act(() => screen.getByRole("button", { name: "Save…" }).click());
+    const dialog = await screen.findByRole("alertdialog", { name: "Save README.md?" });
+    act(() => within(dialog).getByRole("button", { name: "Save" }).click());
+    expect(await screen.findByText(/Saved as a new edit node/)).toBeInTheDocument();
+    expect(argsOf(calls, "save_edit")).toEqual([
+      { chatId: "chat-1", at: "node-8", changes: [{ op: "write", path: "README.md", text: "# Title\n\nMore." }] },
+    ]);
+    act(() => screen.getByRole("tab", { name: "Preview" }).click());
+    expect(await screen.findByText("More.")).toBeInTheDocument();
+  });
+
   it("offers no save for inline content", async () => {
     mockCommands({});
     const { container } = show(call({ render_plan: plan("code", { content: "x", editable: true }) }));

@@ -1,6 +1,7 @@
 import { useMemo, useState, type MouseEvent } from "react";
 import { bool } from "../lib/json";
 import { CodeEditor } from "./CodeEditor";
+import { saverFor, useSaveControls, type Save } from "./SaveControls";
 import { ContentGate } from "./ContentGate";
 import { languageFor } from "./languages";
 import { renderMarkdown } from "./markdown";
@@ -19,9 +20,10 @@ export function MarkdownView({ source }: { source: string }) {
 
 const MARKDOWN = languageFor("markdown", null);
 
-function DocumentBody({ text, path, editable }: { text: string; path: string | null; editable: boolean }) {
+function DocumentBody({ text, path, editable, save }: { text: string; path: string | null; editable: boolean; save: Save | null }) {
   const [mode, setMode] = useState<"preview" | "source">("preview");
   const [draft, setDraft] = useState(text);
+  const { bar, below } = useSaveControls({ path, text, draft, setDraft, save });
   return (
     <div className="document-renderer">
       <div className="renderer-bar">
@@ -36,8 +38,9 @@ function DocumentBody({ text, path, editable }: { text: string; path: string | n
             </button>
           </div>
         )}
-        {draft !== text && <span className="small warning-text">Edited here only: not saved to the workspace.</span>}
+        {editable && bar}
       </div>
+      {below}
       {mode === "source" ? (
         <CodeEditor text={draft} language={MARKDOWN} editable label={path ?? "Document"} onChange={setDraft} />
       ) : (
@@ -51,7 +54,9 @@ export function DocumentRenderer({ call, plan, config }: RendererProps) {
   const load = useContent(call, config, plan.manifest_id);
   return (
     <ContentGate load={load}>
-      {(text, path) => <DocumentBody key={text} text={text} path={path} editable={bool(config, "editable")} />}
+      {(text, path) => (
+        <DocumentBody key={text} text={text} path={path} editable={bool(config, "editable")} save={saverFor(call, config)} />
+      )}
     </ContentGate>
   );
 }
