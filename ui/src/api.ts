@@ -84,6 +84,8 @@ export const api = {
 
   listChats: () => invoke<Chat[]>("list_chats"),
   createChat: (title: string) => invoke<Chat>("create_chat", { title }),
+  renameChat: (chatId: string, title: string) => invoke<Chat>("rename_chat", { chatId, title }),
+  deleteChat: (chatId: string) => invoke<null>("delete_chat", { chatId }),
 
   /** Runs a tool; walk progress and live output arrive on `onEvent`. */
   runTool: (chatId: string, toolId: string, args: JsonValue, approve: boolean, onEvent: (e: RunEvent) => void = () => {}) => {

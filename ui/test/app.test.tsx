@@ -58,7 +58,7 @@ describe("the app", () => {
     expect(argsOf(calls, "create_chat")).toEqual([{ title: "New chat" }]);
     expect(argsOf(calls, "run_tool")[0]).toMatchObject({ chatId: "chat-new", approve: false });
     expect(within(card).getByText("success")).toBeInTheDocument();
-    expect(screen.getByRole("combobox", { name: "Current chat" })).toHaveValue("chat-new");
+    expect(within(screen.getByRole("list", { name: "Chat list" })).getByRole("button", { name: "New chat" })).toHaveAttribute("aria-current", "true");
   });
 
   it("lists the current chat's calls oldest first and appends new ones last", async () => {

@@ -21,6 +21,8 @@ function chats(selectedId: string | null = "chat-1"): Chats {
     creating: false,
     createError: null,
     ensure: vi.fn(() => Promise.resolve("chat-1")),
+    rename: vi.fn(),
+    remove: vi.fn(),
   };
 }
 

@@ -1,17 +1,36 @@
+import { useState, type FormEvent } from "react";
+import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorBox } from "../components/feedback";
+import type { Chat } from "../bindings";
 import type { Chats } from "./useChats";
 
+/** The chats: search, choose, create, rename and delete. */
 export function ChatSelector({ chats }: { chats: Chats }) {
   const { load } = chats;
-  const list = load.data ?? [];
+  const list = [...(load.data ?? [])].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+  const [query, setQuery] = useState("");
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const [draft, setDraft] = useState("");
+  const [deleting, setDeleting] = useState<Chat | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const q = query.trim().toLowerCase();
+  const shown = q === "" ? list : list.filter((c) => c.title.toLowerCase().includes(q));
+
   const newChat = () => {
     chats.create().catch(() => undefined); // shown below through createError
   };
+  const saveTitle = (e: FormEvent, id: string) => {
+    e.preventDefault();
+    const title = draft.trim();
+    if (title === "") return;
+    setError(null);
+    chats.rename(id, title).then(() => setRenaming(null), setError);
+  };
 
   return (
-    <section className="chat-selector" aria-label="Chat">
+    <section className="chat-selector" aria-label="Chats">
       <div className="sidebar-heading">
-        <span>Chat</span>
+        <span>Chats</span>
         <button type="button" className="btn btn-small" onClick={newChat} disabled={chats.creating}>
           {chats.creating ? "Creating…" : "New chat"}
         </button>
@@ -21,21 +40,94 @@ export function ChatSelector({ chats }: { chats: Chats }) {
       {load.data !== null && list.length === 0 && (
         <p className="muted small">No chat yet. Create one, or just run a tool: a chat is made for it.</p>
       )}
+      {list.length > 3 && (
+        <input
+          className="input input-small"
+          type="search"
+          aria-label="Search chats"
+          placeholder="Search chats"
+          value={query}
+          onChange={(e) => setQuery(e.target.value)}
+        />
+      )}
       {list.length > 0 && (
-        <select
-          className="input"
-          aria-label="Current chat"
-          value={chats.selectedId ?? ""}
-          onChange={(e) => chats.select(e.target.value)}
-        >
-          {list.map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.title}
-            </option>
-          ))}
-        </select>
+        <ul className="chat-list" aria-label="Chat list">
+          {shown.map((c) => {
+            const current = c.id === chats.selectedId;
+            return (
+              <li key={c.id} className={current ? "chat-item chat-item-current" : "chat-item"}>
+                {renaming === c.id ? (
+                  <form className="chat-rename" onSubmit={(e) => saveTitle(e, c.id)}>
+                    <input
+                      className="input input-small"
+                      aria-label="Chat title"
+                      value={draft}
+                      autoFocus
+                      onChange={(e) => setDraft(e.target.value)}
+                      onKeyDown={(e) => {
+                        if (e.key === "Escape") setRenaming(null);
+                      }}
+                    />
+                    <button type="submit" className="btn btn-small" disabled={draft.trim() === ""}>
+                      Save
+                    </button>
+                  </form>
+                ) : (
+                  <button
+                    type="button"
+                    className="chat-title"
+                    aria-current={current ? "true" : undefined}
+                    onClick={() => chats.select(c.id)}
+                  >
+                    {c.title}
+                  </button>
+                )}
+                {current && renaming !== c.id && (
+                  <span className="chat-actions">
+                    <button
+                      type="button"
+                      className="btn btn-small btn-ghost"
+                      aria-label={`Rename ${c.title}`}
+                      onClick={() => {
+                        setDraft(c.title);
+                        setRenaming(c.id);
+                      }}
+                    >
+                      Rename
+                    </button>
+                    <button
+                      type="button"
+                      className="btn btn-small btn-ghost"
+                      aria-label={`Delete ${c.title}`}
+                      onClick={() => setDeleting(c)}
+                    >
+                      Delete
+                    </button>
+                  </span>
+                )}
+              </li>
+            );
+          })}
+          {shown.length === 0 && <li className="muted small">No chat matches “{query}”.</li>}
+        </ul>
       )}
       {chats.createError !== null && <ErrorBox error={chats.createError} title="The chat was not created." />}
+      {error !== null && <ErrorBox error={error} title="That did not work." onDismiss={() => setError(null)} />}
+      {deleting !== null && (
+        <ConfirmDialog
+          title={`Delete “${deleting.title}”?`}
+          confirmLabel="Delete"
+          danger
+          onCancel={() => setDeleting(null)}
+          onConfirm={() => {
+            const id = deleting.id;
+            setDeleting(null);
+            chats.remove(id).catch(setError);
+          }}
+        >
+          <p>Its messages, tool calls and every version of its workspace files are removed. This cannot be undone.</p>
+        </ConfirmDialog>
+      )}
     </section>
   );
 }

@@ -14,6 +14,8 @@ export type Chats = {
   createError: unknown;
   /** The selected chat's id, creating a chat first when there is none. */
   ensure: () => Promise<string>;
+  rename: (id: string, title: string) => Promise<Chat>;
+  remove: (id: string) => Promise<void>;
 };
 
 function newTitle(existing: number): string {
@@ -54,5 +56,23 @@ export function useChats(): Chats {
     return (await create()).id;
   }, [selectedId, create]);
 
-  return { load, reload, selectedId, select: setPicked, create, creating, createError, ensure };
+  const rename = useCallback(
+    async (id: string, title: string) => {
+      const chat = await api.renameChat(id, title);
+      setChats(list.map((c) => (c.id === id ? chat : c)));
+      return chat;
+    },
+    [list, setChats],
+  );
+
+  const remove = useCallback(
+    async (id: string) => {
+      await api.deleteChat(id);
+      setChats(list.filter((c) => c.id !== id));
+      if (picked === id) setPicked(null);
+    },
+    [list, setChats, picked],
+  );
+
+  return { load, reload, selectedId, select: setPicked, create, creating, createError, ensure, rename, remove };
 }
