@@ -1,4 +1,6 @@
 import { useCallback, useState } from "react";
+import { HelpOverlay } from "./components/HelpOverlay";
+import { useShortcut, useShortcutKeys } from "./lib/shortcuts";
 import { ChatSelector } from "./chats/ChatSelector";
 import { useChats } from "./chats/useChats";
 import { SettingsPanel } from "./settings/SettingsPanel";
@@ -22,6 +24,21 @@ export function App() {
   // Bumped whenever toolsets change, so the tool picker reloads.
   const [toolsVersion, setToolsVersion] = useState(0);
   const toolsetsChanged = useCallback(() => setToolsVersion((v) => v + 1), []);
+  const [help, setHelp] = useState(false);
+  useShortcutKeys();
+  useShortcut("help", () => setHelp(true));
+  useShortcut("new-chat", () => {
+    chats.create().catch(() => undefined); // shown in the sidebar
+  });
+  useShortcut(
+    (a) => a.startsWith("tab-"),
+    (a) => {
+      const t = TABS[Number(a.slice(4)) - 1];
+      if (t !== undefined) setTab(t.id);
+    },
+  );
+  // Run and search live in the Tools tab: bring it forward first.
+  useShortcut((a) => a === "focus-picker" || a === "run-tool", () => setTab("tools"));
 
   return (
     <SettingsProvider>
@@ -47,7 +64,10 @@ export function App() {
               </button>
             ))}
           </nav>
-          <p className="sidebar-footnote">
+          <button type="button" className="btn btn-small btn-ghost shortcut-hint" onClick={() => setHelp(true)}>
+          Keyboard shortcuts <kbd>?</kbd>
+        </button>
+        <p className="sidebar-footnote">
             Toolset code runs with your rights, like any app extension. Install only toolsets you trust.
           </p>
         </aside>
@@ -66,6 +86,7 @@ export function App() {
             <SettingsPanel />
           </div>
         </main>
+        {help && <HelpOverlay onClose={() => setHelp(false)} />}
       </div>
     </SettingsProvider>
   );

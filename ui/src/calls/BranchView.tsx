@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "react";
 import { api } from "../api";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { EmptyState, ErrorBox, Spinner } from "../components/feedback";
+import { useShortcut } from "../lib/shortcuts";
 import { useLoad } from "../lib/useLoad";
 import { CallCard } from "./CallCard";
 import { revealWhileLoading } from "./CallList";
@@ -82,6 +83,17 @@ export function BranchView({
       setMoving(false);
     }
   };
+
+  // Alt+←/→: the deepest branch point of the active branch.
+  const point = [...steps].reverse().find((st) => st.siblings.length > 1) ?? null;
+  useShortcut(
+    (a) => a === "prev-sibling" || a === "next-sibling",
+    (a) => {
+      if (point === null || moving) return;
+      const to = point.siblings[point.index + (a === "prev-sibling" ? -1 : 1)];
+      if (to !== undefined) void move(() => api.switchBranch(chatId, to));
+    },
+  );
 
   if (tree.state === "error") return <ErrorBox error={tree.error} title="The conversation could not be read." onRetry={reload} />;
   if (tree.data === null) return <Spinner label="Loading the conversation…" />;

@@ -1,6 +1,7 @@
-import { useMemo, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import type { ToolRecord, ToolsetRecord } from "../bindings";
 import { EmptyState } from "../components/feedback";
+import { useShortcut } from "../lib/shortcuts";
 import { groupTools } from "./groupTools";
 import { ToolBadges } from "./ToolBadges";
 
@@ -16,11 +17,20 @@ export function ToolPicker({
   onSelect: (tool: ToolRecord) => void;
 }) {
   const [query, setQuery] = useState("");
+  const search = useRef<HTMLInputElement>(null);
+  useShortcut("focus-picker", () => {
+    // After the Tools tab is shown (same event), focus and select.
+    window.setTimeout(() => {
+      search.current?.focus();
+      search.current?.select();
+    }, 0);
+  });
   const groups = useMemo(() => groupTools(tools, toolsets, query), [tools, toolsets, query]);
 
   return (
     <div className="picker">
       <input
+        ref={search}
         className="input"
         type="search"
         placeholder="Search tools by name, id or description"

@@ -1,4 +1,5 @@
-import { useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
+import { useShortcut } from "../lib/shortcuts";
 import { api } from "../api";
 import type { ToolCallRecord, ToolRecord } from "../bindings";
 import { ConfirmDialog } from "../components/ConfirmDialog";
@@ -64,8 +65,12 @@ export function ToolRunner({
   };
 
   const busy = stage === "validating" || stage === "running";
+  const formRef = useRef<HTMLFormElement>(null);
+  useShortcut("run-tool", () => {
+    if (!busy) formRef.current?.requestSubmit();
+  });
   return (
-    <form className="panel tool-runner" onSubmit={(e) => void submit(e)} noValidate aria-label={`Run ${tool.name}`}>
+    <form ref={formRef} className="panel tool-runner" onSubmit={(e) => void submit(e)} noValidate aria-label={`Run ${tool.name}`}>
       <header className="panel-header">
         <div>
           <h2 className="panel-title">

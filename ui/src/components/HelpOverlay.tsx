@@ -1,0 +1,43 @@
+import { useEffect, useRef } from "react";
+import { SHORTCUTS } from "../lib/shortcuts";
+
+/** The keyboard shortcuts, from the one list. Escape or the button closes it. */
+export function HelpOverlay({ onClose }: { onClose: () => void }) {
+  const close = useRef<HTMLButtonElement>(null);
+  const onCloseRef = useRef(onClose);
+  onCloseRef.current = onClose;
+  useEffect(() => {
+    close.current?.focus();
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape") onCloseRef.current();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+  return (
+    <div className="modal-backdrop" onClick={onClose}>
+      <div className="modal" role="dialog" aria-modal="true" aria-labelledby="help-title" onClick={(e) => e.stopPropagation()}>
+        <h2 id="help-title" className="modal-title">
+          Keyboard shortcuts
+        </h2>
+        <table className="shortcut-table">
+          <tbody>
+            {SHORTCUTS.map((s) => (
+              <tr key={s.action}>
+                <td>
+                  <kbd>{s.keys}</kbd>
+                </td>
+                <td>{s.what}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <div className="modal-actions">
+          <button type="button" className="btn" ref={close} onClick={onClose}>
+            Close
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
