@@ -469,37 +469,6 @@ impl Atelier {
             .ok_or_else(|| Error::ToolCallNotFound(id.to_owned()))?;
         call_from_row(&row)
     }
-
-    /// A call's `html` render plan; a conflict error naming the call when
-    /// it has none.
-    pub async fn html_plan(&self, call_id: &str) -> Result<plan::RenderPlan> {
-        let call = self.get_tool_call(call_id).await?;
-        call.render_plan
-            .filter(|p| p.renderer == "html")
-            .ok_or_else(|| Error::Conflict(format!("tool call {call_id} has no html render plan")))
-    }
-
-    /// The complete HTML document of a call's `html` plan.
-    pub async fn render_html(&self, call_id: &str) -> Result<String> {
-        let plan = self.html_plan(call_id).await?;
-        let sha = plan.artifact_sha256.ok_or_else(|| Error::InvalidData {
-            what: "html plan",
-            reason: "no artifact hash".into(),
-        })?;
-        let path = self
-            .data_dir()
-            .root()
-            .join("artifacts")
-            .join(&sha[..2.min(sha.len())])
-            .join(&sha);
-        let html = tokio::fs::read_to_string(&path)
-            .await
-            .map_err(Error::io("read artifact", &path))?;
-        Ok(plan::html_document(
-            &html,
-            plan.config.get("data").unwrap_or(&Value::Null),
-        ))
-    }
 }
 
 /// JSON text of a value to store.

@@ -1,12 +1,13 @@
 //! Read-side helpers for front ends: a workspace file as text, a chat's
-//! calls, argument checks before a run, and the files an HTML render may
-//! load. Each is one call for the desktop app's commands.
+//! calls, argument checks before a run, an HTML render's document and the
+//! files it may load. Each is one call for the desktop app's commands.
 
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::plan;
 use super::run::{ToolCallRecord, validate_args};
 use crate::{Atelier, Error, Result};
 
@@ -127,5 +128,36 @@ impl Atelier {
         let ts = self.get_toolset(toolset_id).await?.toolset;
         let file: PathBuf = self.toolset_root(&ts).join(&path);
         tokio::fs::read(&file).await.map_err(Error::io("read", &file))
+    }
+
+    /// A call's `html` render plan; a conflict error naming the call when
+    /// it has none.
+    pub async fn html_plan(&self, call_id: &str) -> Result<plan::RenderPlan> {
+        let call = self.get_tool_call(call_id).await?;
+        call.render_plan
+            .filter(|p| p.renderer == "html")
+            .ok_or_else(|| Error::Conflict(format!("tool call {call_id} has no html render plan")))
+    }
+
+    /// The complete HTML document of a call's `html` plan.
+    pub async fn render_html(&self, call_id: &str) -> Result<String> {
+        let plan = self.html_plan(call_id).await?;
+        let sha = plan.artifact_sha256.ok_or_else(|| Error::InvalidData {
+            what: "html plan",
+            reason: "no artifact hash".into(),
+        })?;
+        let path = self
+            .data_dir()
+            .root()
+            .join("artifacts")
+            .join(&sha[..2.min(sha.len())])
+            .join(&sha);
+        let html = tokio::fs::read_to_string(&path)
+            .await
+            .map_err(Error::io("read artifact", &path))?;
+        Ok(plan::html_document(
+            &html,
+            plan.config.get("data").unwrap_or(&Value::Null),
+        ))
     }
 }
