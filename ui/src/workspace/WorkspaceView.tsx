@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { api } from "../api";
 import type { WorkspaceManifest } from "../bindings";
 import type { Chats } from "../chats/useChats";
@@ -23,6 +23,13 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   const [busy, setBusy] = useState<string | null>(null);
   const [status, setStatus] = useState<Status>(null);
   const [error, setError] = useState<unknown>(null);
+  // What happened here is news only until the person looks elsewhere.
+  useEffect(() => {
+    if (!active) {
+      setStatus(null);
+      setError(null);
+    }
+  }, [active]);
 
   const act = async (what: string, f: () => Promise<Status>) => {
     setBusy(what);
