@@ -14,6 +14,7 @@ import type {
   MessageNode,
   Progress,
   SnapshotOutcome,
+  WorkspaceDiff,
   WorkspaceExport,
   RunEvent,
   SettingsView,
@@ -116,6 +117,7 @@ export const api = {
     return invoke<Chat>("checkout", { chatId, messageId, onProgress: channel });
   },
   cancelToolCall: (callId: string) => invoke<boolean>("cancel_tool_call", { callId }),
+  diffNodes: (chatId: string, from: string, to: string) => invoke<WorkspaceDiff>("diff_nodes", { chatId, from, to }),
   chatTree: (chatId: string) => invoke<MessageNode[]>("chat_tree", { chatId }),
   saveEdit: (chatId: string, at: string | null, changes: FileChange[]) =>
     invoke<SnapshotOutcome>("save_edit", { chatId, at, changes }),

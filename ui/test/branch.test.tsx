@@ -84,3 +84,32 @@ describe("the active branch", () => {
     expect(await screen.findByRole("alert")).toHaveTextContent("blob ab of a.txt is corrupt");
   });
 });
+
+describe("a step's changes", () => {
+  it("are read when opened, show each file's diff, and restore one file", async () => {
+    const onSwitched = vi.fn();
+    const calls = mockCommands({
+      chat_tree: () => tree("c"),
+      diff_nodes: () => ({
+        added: ["new.txt"],
+        removed: [],
+        modified: [{ path: "a.txt", diff: "--- a.txt\n+++ a.txt\n@@ -1 +1 @@\n-one\n+ONE" }],
+      }),
+      restore_file: () => ({ message_id: "r1", manifest_id: "m9", changed: true, added: 0, removed: 0, modified: 1, warnings: [] }),
+    });
+    render(<BranchView chatId="chat-1" calls={[a, c, b2]} version="1" focusId={null} onSwitched={onSwitched} />);
+    await waitFor(() => expect(screen.getAllByRole("listitem").length).toBeGreaterThanOrEqual(3));
+    expect(argsOf(calls, "diff_nodes")).toEqual([]); // nothing read until opened
+    const first = screen.getAllByText("Files changed by this step")[0]!;
+    await userEvent.click(first);
+    const changed = await screen.findByRole("list", { name: "Changed files" });
+    expect(argsOf(calls, "diff_nodes")).toEqual([{ chatId: "chat-1", from: "root", to: "a" }]);
+    expect(within(changed).getByText("new.txt")).toBeInTheDocument();
+    expect(changed.querySelector(".diff-del")?.textContent).toBe("-one\n");
+    expect(changed.querySelector(".diff-add")?.textContent).toBe("+ONE\n");
+    await userEvent.click(within(changed).getByRole("button", { name: "Restore a.txt as of this step" }));
+    expect(await screen.findByText("a.txt is back as it was after this step (a new edit node).")).toBeInTheDocument();
+    expect(argsOf(calls, "restore_file")).toEqual([{ chatId: "chat-1", path: "a.txt", from: "a" }]);
+    expect(onSwitched).toHaveBeenCalled();
+  });
+});

@@ -6,6 +6,7 @@ import { useShortcut } from "../lib/shortcuts";
 import { useLoad } from "../lib/useLoad";
 import { CallCard } from "./CallCard";
 import { revealWhileLoading } from "./CallList";
+import { NodeChanges } from "./NodeChanges";
 
 type Step = { node: MessageNode; call: ToolCallRecord | null; index: number; siblings: string[] };
 
@@ -33,6 +34,17 @@ function editSummary(node: MessageNode): string {
     }
   }
   return "Workspace edit";
+}
+
+/** A step's file changes, read only once the person opens them. */
+function StepChanges(props: { chatId: string; from: string; to: string; onRestored: () => void }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <details className="step-changes" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>Files changed by this step</summary>
+      {open && <NodeChanges {...props} />}
+    </details>
+  );
 }
 
 /**
@@ -147,6 +159,17 @@ export function BranchView({
                 )}
               </div>
               {call !== null ? <CallCard call={call} /> : <p className="edit-node muted">{editSummary(node)}</p>}
+              {node.parent_id !== null && (
+                <StepChanges
+                  chatId={chatId}
+                  from={node.parent_id}
+                  to={node.id}
+                  onRestored={() => {
+                    setNonce((n) => n + 1);
+                    onSwitched();
+                  }}
+                />
+              )}
             </li>
           ))}
         </ol>

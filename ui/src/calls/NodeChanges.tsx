@@ -1,0 +1,77 @@
+import { useState } from "react";
+import { api } from "../api";
+import { ErrorBox, Notice, Spinner } from "../components/feedback";
+import { useLoad } from "../lib/useLoad";
+
+/** Unified-diff line → style: headers and hunk lines are context. */
+function diffClass(line: string): string {
+  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@")) return "diff-gap";
+  if (line.startsWith("+")) return "diff-add";
+  if (line.startsWith("-")) return "diff-del";
+  return "diff-ctx";
+}
+
+/**
+ * What a step changed in the workspace (its parent's state → its own), with
+ * each file's diff, and a way to bring one file back as it was after this
+ * step into the current workspace (an edit node on the active branch).
+ */
+export function NodeChanges({ chatId, from, to, onRestored }: { chatId: string; from: string; to: string; onRestored: () => void }) {
+  const [load] = useLoad(() => api.diffNodes(chatId, from, to), `${chatId}:${from}:${to}`);
+  const [note, setNote] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  if (load.state === "error") return <ErrorBox error={load.error} title="The changes could not be read." />;
+  if (load.data === null) return <Spinner label="Comparing…" />;
+  const d = load.data;
+
+  const restore = (path: string) => {
+    setError(null);
+    setNote(null);
+    api.restoreFile(chatId, path, to).then((out) => {
+      setNote(out.changed ? `${path} is back as it was after this step (a new edit node).` : `${path} is already like that.`);
+      onRestored();
+    }, setError);
+  };
+  const restoreButton = (path: string) => (
+    <button type="button" className="btn btn-small btn-ghost" aria-label={`Restore ${path} as of this step`} onClick={() => restore(path)}>
+      Restore
+    </button>
+  );
+
+  if (d.added.length + d.removed.length + d.modified.length === 0) {
+    return <p className="muted small">This step changed no files.</p>;
+  }
+  return (
+    <div className="node-changes">
+      <ul className="change-list" aria-label="Changed files">
+        {d.added.map((p) => (
+          <li key={`+${p}`}>
+            <span className="change change-add">added</span> <code>{p}</code> {restoreButton(p)}
+          </li>
+        ))}
+        {d.removed.map((p) => (
+          <li key={`-${p}`}>
+            <span className="change change-del">removed</span> <code>{p}</code> {restoreButton(p)}
+          </li>
+        ))}
+        {d.modified.map((m) => (
+          <li key={`~${m.path}`}>
+            <span className="change">changed</span> <code>{m.path}</code> {restoreButton(m.path)}
+            {m.binary === true && <span className="muted small"> (binary)</span>}
+            {m.diff !== undefined && m.diff !== null && (
+              <pre className="diff-view">
+                {m.diff.split("\n").map((line, i) => (
+                  <span key={i} className={diffClass(line)}>
+                    {`${line}\n`}
+                  </span>
+                ))}
+              </pre>
+            )}
+          </li>
+        ))}
+      </ul>
+      {note !== null && <Notice tone="success">{note}</Notice>}
+      {error !== null && <ErrorBox error={error} title="Not restored." onDismiss={() => setError(null)} />}
+    </div>
+  );
+}
