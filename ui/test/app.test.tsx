@@ -92,4 +92,35 @@ describe("the app", () => {
       ]),
     );
   });
+
+  it("runs a call again from its arguments, edited in the prefilled form", async () => {
+    const first = call({ id: "c1", node_id: "n1", tool_id: "app-builder:write_file", args: { path: "a.txt", content: "one" }, render_plan: plan("code", { content: "one" }) });
+    const recorded = [first];
+    const calls = mockCommands({
+      list_chats: () => [chat()],
+      list_toolsets: () => [toolset()],
+      get_available_tools: () => [writeFile],
+      list_tool_calls: () => [...recorded],
+      chat_tree: () => linearTree(recorded),
+      validate_tool_args: () => [],
+      run_tool: (a) => {
+        const c = call({ id: "c2", node_id: "n2", tool_id: a.toolId as string, args: a.args as ToolCallRecord["args"], render_plan: plan("code", { content: "two" }) });
+        recorded.push(c);
+        return c;
+      },
+    });
+    render(<App />);
+    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    const card = await screen.findByRole("article", { name: "Call of app-builder:write_file" });
+    await userEvent.click(within(card).getByRole("button", { name: "Run again…" }));
+    const content = await screen.findByLabelText(/^content/);
+    expect(screen.getByLabelText(/^path/)).toHaveValue("a.txt");
+    expect(content).toHaveValue("one");
+    await userEvent.clear(content);
+    await userEvent.type(content, "edited");
+    await userEvent.click(screen.getByRole("button", { name: "Run" }));
+    await waitFor(() => expect(argsOf(calls, "run_tool")).toHaveLength(1));
+    expect(argsOf(calls, "run_tool")[0]).toMatchObject({ toolId: "app-builder:write_file", args: { path: "a.txt", content: "edited" } });
+    await waitFor(() => expect(screen.getAllByRole("article")).toHaveLength(2));
+  });
 });

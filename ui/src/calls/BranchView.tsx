@@ -59,12 +59,14 @@ export function BranchView({
   version,
   focusId,
   onSwitched,
+  onRerun,
 }: {
   chatId: string;
   calls: ToolCallRecord[];
   version: string;
   focusId: string | null;
   onSwitched: () => void;
+  onRerun?: (call: ToolCallRecord) => void;
 }) {
   const [nonce, setNonce] = useState(0);
   const [tree, reload] = useLoad(() => api.chatTree(chatId), `${chatId}:${version}:${nonce}`);
@@ -158,7 +160,7 @@ export function BranchView({
                   </button>
                 )}
               </div>
-              {call !== null ? <CallCard call={call} /> : <p className="edit-node muted">{editSummary(node)}</p>}
+              {call !== null ? <CallCard call={call} onRerun={onRerun} /> : <p className="edit-node muted">{editSummary(node)}</p>}
               {node.parent_id !== null && (
                 <StepChanges
                   chatId={chatId}

@@ -19,13 +19,23 @@ const STATUS_TONE: Record<string, string> = {
   awaiting_approval: "info",
 };
 
-export function CallCard({ call }: { call: ToolCallRecord }) {
+export function CallCard({ call, onRerun }: { call: ToolCallRecord; onRerun?: (call: ToolCallRecord) => void }) {
   return (
     <article className="call-card" aria-label={`Call of ${call.tool_id}`}>
       <header className="call-header">
         <code className="call-tool">{call.tool_id}</code>
         <Badge tone={STATUS_TONE[call.status] ?? "neutral"}>{call.status.replace(/_/g, " ")}</Badge>
         <span className="muted small">{formatTime(call.started_at)}</span>
+        {onRerun !== undefined && (
+          <button
+            type="button"
+            className="btn btn-small btn-ghost call-rerun"
+            title="Open the form with these arguments to edit and run again"
+            onClick={() => onRerun(call)}
+          >
+            Run again…
+          </button>
+        )}
       </header>
       <details className="call-args">
         <summary>Arguments</summary>

@@ -1,10 +1,10 @@
-import { useRef, useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useShortcut } from "../lib/shortcuts";
 import { api } from "../api";
 import type { ToolCallRecord, ToolRecord } from "../bindings";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorBox } from "../components/feedback";
-import { pretty } from "../lib/json";
+import { pretty, type JsonObject } from "../lib/json";
 import { initialArgs } from "./form/schema";
 import { startForm, ToolForm, type FormState } from "./form/ToolForm";
 import { addEvent, LiveRun, NO_LIVE, type Live } from "./LiveRun";
@@ -17,12 +17,17 @@ export function ToolRunner({
   tool,
   ensureChat,
   onCall,
+  prefill = null,
 }: {
   tool: ToolRecord;
   ensureChat: () => Promise<string>;
   onCall: (call: ToolCallRecord) => void;
+  /** Arguments of an earlier call to start from ("Run again…"). */
+  prefill?: JsonObject | null;
 }) {
-  const [form, setForm] = useState<FormState>(() => startForm(initialArgs(tool.input_schema), tool.input_schema));
+  const [form, setForm] = useState<FormState>(() =>
+    startForm(prefill ?? initialArgs(tool.input_schema), tool.input_schema),
+  );
   const [stage, setStage] = useState<Stage>("idle");
   const [violations, setViolations] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(null);
@@ -66,6 +71,14 @@ export function ToolRunner({
 
   const busy = stage === "validating" || stage === "running";
   const formRef = useRef<HTMLFormElement>(null);
+  const prefilled = prefill !== null;
+  useEffect(() => {
+    // "Run again…" was clicked further down: bring the form into view.
+    const form = formRef.current;
+    if (prefilled && form !== null && typeof form.scrollIntoView === "function") {
+      form.scrollIntoView({ behavior: "smooth", block: "nearest" });
+    }
+  }, [prefilled]);
   useShortcut("run-tool", () => {
     if (!busy) formRef.current?.requestSubmit();
   });

@@ -4,6 +4,7 @@ import type { ToolCallRecord } from "../bindings";
 import { BranchView } from "../calls/BranchView";
 import type { Chats } from "../chats/useChats";
 import { EmptyState, ErrorBox, Spinner } from "../components/feedback";
+import { isObject, type JsonObject } from "../lib/json";
 import { useLoad } from "../lib/useLoad";
 import { ToolPicker } from "./ToolPicker";
 import { ToolRunner } from "./ToolRunner";
@@ -25,6 +26,19 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
   );
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [lastRunId, setLastRunId] = useState<string | null>(null);
+  // "Run again…": the tool and the arguments to start its form from.
+  const [prefill, setPrefill] = useState<{ toolId: string; args: JsonObject; seq: number } | null>(null);
+  const [rerunError, setRerunError] = useState<string | null>(null);
+  const rerun = (call: ToolCallRecord) => {
+    if (!tools.some((t) => t.tool_id === call.tool_id)) {
+      setRerunError(`${call.tool_id} is not available any more: its toolset was disabled, upgraded without it, or removed.`);
+      return;
+    }
+    setRerunError(null);
+    setSelectedId(call.tool_id);
+    const args = isObject(call.args) ? call.args : {};
+    setPrefill((p) => ({ toolId: call.tool_id, args, seq: (p?.seq ?? 0) + 1 }));
+  };
 
   const tools = catalog.data?.tools ?? [];
   const selected = tools.find((t) => t.tool_id === selectedId) ?? null;
@@ -56,12 +70,19 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
         )}
       </div>
       <div className="run-column">
+        {rerunError !== null && <ErrorBox error={rerunError} title="Cannot run again." onDismiss={() => setRerunError(null)} />}
         {selected === null ? (
           <EmptyState title="Choose a tool to run">
             Pick one from the list: a form for its arguments opens here, and each run is added to the current chat.
           </EmptyState>
         ) : (
-          <ToolRunner key={selected.tool_id} tool={selected} ensureChat={chats.ensure} onCall={addCall} />
+          <ToolRunner
+            key={`${selected.tool_id}:${prefill?.toolId === selected.tool_id ? prefill.seq : 0}`}
+            tool={selected}
+            ensureChat={chats.ensure}
+            onCall={addCall}
+            prefill={prefill?.toolId === selected.tool_id ? prefill.args : null}
+          />
         )}
         <section className="calls" aria-label="Tool calls">
           <h2 className="section-title">Calls in this chat</h2>
@@ -77,6 +98,7 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
               version={`${calls.data.calls.length}:${lastRunId ?? ""}`}
               focusId={lastRunId}
               onSwitched={reloadCalls}
+              onRerun={rerun}
             />
           )}
         </section>
