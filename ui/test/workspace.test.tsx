@@ -89,7 +89,7 @@ describe("workspace browser", () => {
     expect(screen.getByText(/node source: user upload/)).toBeInTheDocument();
   });
 
-  it("exports the node as a ZIP through a save dialog; a cancelled dialog does nothing", async () => {
+  it("exports the node as a ZIP or a folder through a save dialog; a cancelled dialog does nothing", async () => {
     let picked: string | null = null;
     const calls = mockCommands({
       get_workspace_manifest: () => manifest({ "a.txt": "aa" }),
@@ -105,6 +105,16 @@ describe("workspace browser", () => {
     await userEvent.click(button);
     expect(await screen.findByText("Exported 1 file (3 B) to /home/me/ws.zip.")).toBeInTheDocument();
     expect(argsOf(calls, "pick_workspace_export_path")[1]).toEqual({ suggestedName: "workspace.zip", zip: true });
+
+    // A folder: the dialog names a new folder, the core fills it.
+    picked = "/home/me/ws-copy";
+    await userEvent.click(screen.getByRole("button", { name: "Export folder…" }));
+    expect(await screen.findByText("Exported 1 file (3 B) to /home/me/ws-copy.")).toBeInTheDocument();
+    expect(argsOf(calls, "pick_workspace_export_path")[2]).toEqual({ suggestedName: "workspace", zip: false });
+    expect(argsOf(calls, "export_workspace").map(({ onProgress: _c, ...a }) => a)).toEqual([
+      { chatId: "chat-1", node: null, path: "/home/me/ws.zip" },
+      { chatId: "chat-1", node: null, path: "/home/me/ws-copy" },
+    ]);
   });
 
   it("says what to do when there is no chat yet", () => {

@@ -61,10 +61,10 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
     });
   const over = useBundleDrop(active, upload);
 
-  const exportZip = () =>
+  const exportTo = (zip: boolean) =>
     void act("Exporting…", async () => {
       if (chatId === null) return null;
-      const path = await api.pickWorkspaceExportPath("workspace.zip", true);
+      const path = await api.pickWorkspaceExportPath(zip ? "workspace.zip" : "workspace", zip);
       if (path === null) return null;
       const out = await api.exportWorkspace(chatId, null, path);
       const n = `${out.files} file${out.files === 1 ? "" : "s"}`;
@@ -94,7 +94,10 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
           <button type="button" className="btn" disabled={chatId === null || busy !== null} onClick={openFolder}>
             Open folder
           </button>
-          <button type="button" className="btn" disabled={chatId === null || files.length === 0 || busy !== null} onClick={exportZip}>
+          <button type="button" className="btn" disabled={chatId === null || files.length === 0 || busy !== null} onClick={() => exportTo(false)}>
+            Export folder…
+          </button>
+          <button type="button" className="btn" disabled={chatId === null || files.length === 0 || busy !== null} onClick={() => exportTo(true)}>
             Export ZIP…
           </button>
         </div>
