@@ -14,7 +14,7 @@ use serde_json::Value;
 use tauri::ipc::Channel;
 use tauri::{Runtime, State};
 
-use crate::error::{IpcError, IpcResult};
+use crate::error::IpcResult;
 use crate::frames::SettingsView;
 use crate::run_events::{self, RunEvent};
 use crate::{AppState, paths};
@@ -226,14 +226,8 @@ pub async fn get_workspace_manifest(
 /// serves the complete document of a call's html plan.
 #[tauri::command]
 pub async fn render_url(state: State<'_, AppState>, call_id: String) -> IpcResult<String> {
-    let call = state.app.get_tool_call(&call_id).await?;
-    if call.render_plan.as_ref().is_none_or(|p| p.renderer != "html") {
-        return Err(IpcError::new(
-            "conflict",
-            format!("tool call {call_id} has no html render plan"),
-        ));
-    }
-    Ok(state.renders.issue(&call.id))
+    state.app.html_plan(&call_id).await?;
+    Ok(state.renders.issue(&call_id))
 }
 
 /// A URL under the render scheme, with a fresh unguessable token, that

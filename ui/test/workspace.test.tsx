@@ -124,3 +124,17 @@ describe("workspace browser", () => {
     expect(screen.getByRole("button", { name: "Export ZIP…" })).toBeDisabled();
   });
 });
+
+describe("workspace browser reloads", () => {
+  it("when shown again, not when hidden", async () => {
+    const calls = mockCommands({ get_workspace_manifest: () => manifest({ "a.txt": "aa" }) });
+    const view = render(<WorkspaceView chats={chats()} active />);
+    await screen.findByText("a.txt");
+    expect(argsOf(calls, "get_workspace_manifest")).toHaveLength(1);
+    view.rerender(<WorkspaceView chats={chats()} active={false} />);
+    await act(async () => undefined);
+    expect(argsOf(calls, "get_workspace_manifest")).toHaveLength(1);
+    view.rerender(<WorkspaceView chats={chats()} active />);
+    await waitFor(() => expect(argsOf(calls, "get_workspace_manifest")).toHaveLength(2));
+  });
+});

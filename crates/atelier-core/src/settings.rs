@@ -33,10 +33,7 @@ impl Atelier {
             let key: String = row.get("key");
             let value: String = row.get("value");
             if key == FRAME_ORIGINS {
-                settings.frame_origins = serde_json::from_str(&value).map_err(|e| Error::InvalidData {
-                    what: "setting frame_origins",
-                    reason: e.to_string(),
-                })?;
+                settings.frame_origins = decode_origins(&value)?;
             }
         }
         Ok(settings)
@@ -67,10 +64,7 @@ impl Atelier {
             .fetch_optional(&mut *tx)
             .await?;
         let mut list: Vec<String> = match stored {
-            Some(v) => serde_json::from_str(&v).map_err(|e| Error::InvalidData {
-                what: "setting frame_origins",
-                reason: e.to_string(),
-            })?,
+            Some(v) => decode_origins(&v)?,
             None => Vec::new(),
         };
         change(&mut list);
@@ -89,6 +83,14 @@ impl Atelier {
         tx.commit().await?;
         self.settings().await
     }
+}
+
+/// The stored JSON list of frame origins.
+fn decode_origins(text: &str) -> Result<Vec<String>> {
+    serde_json::from_str(text).map_err(|e| Error::InvalidData {
+        what: "setting frame_origins",
+        reason: e.to_string(),
+    })
 }
 
 fn invalid(value: &str, reason: impl Into<String>) -> Error {

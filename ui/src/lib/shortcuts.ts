@@ -59,15 +59,18 @@ export function useShortcutKeys() {
 
 /** Runs `handler` when `action` is announced (while `enabled`). */
 export function useShortcut(action: Action | ((a: Action) => boolean), handler: (a: Action) => void, enabled = true) {
-  const ref = useRef(handler);
-  ref.current = handler;
+  // Refs, so callers may pass fresh functions each render without the
+  // listener being removed and added again every time.
+  const ref = useRef({ action, handler });
+  ref.current = { action, handler };
   useEffect(() => {
     if (!enabled) return;
     const on = (e: Event) => {
       const a = (e as CustomEvent<Action>).detail;
-      if (typeof action === "function" ? action(a) : a === action) ref.current(a);
+      const { action: want, handler: run } = ref.current;
+      if (typeof want === "function" ? want(a) : a === want) run(a);
     };
     window.addEventListener(EVENT, on);
     return () => window.removeEventListener(EVENT, on);
-  }, [action, enabled]);
+  }, [enabled]);
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api } from "../api";
 import type { WorkspaceManifest } from "../bindings";
 import type { Chats } from "../chats/useChats";
@@ -17,18 +17,24 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   // Reloaded each time the tab is shown and after every change made here.
   const [load, reload] = useLoad<WorkspaceManifest | null>(
     async () => (chatId === null ? null : api.getWorkspaceManifest(chatId, null)),
-    `ws-${chatId ?? "none"}-${active ? "shown" : "hidden"}-${nonce}`,
+    `ws-${chatId ?? "none"}-${nonce}`,
   );
   const [selected, setSelected] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [status, setStatus] = useState<Status>(null);
   const [error, setError] = useState<unknown>(null);
   // What happened here is news only until the person looks elsewhere.
+  // Read again when the tab comes back (a run or a switch may have moved
+  // the workspace); hiding it reads nothing.
+  const wasActive = useRef(active);
   useEffect(() => {
     if (!active) {
       setStatus(null);
       setError(null);
+    } else if (!wasActive.current) {
+      setNonce((n) => n + 1);
     }
+    wasActive.current = active;
   }, [active]);
 
   const act = async (what: string, f: () => Promise<Status>) => {
