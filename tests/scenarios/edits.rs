@@ -262,3 +262,31 @@ async fn a_nodes_workspace_exports_as_a_folder_or_a_zip_and_a_bad_blob_leaves_no
     assert!(e.to_string().contains("later.txt"), "{e}");
     assert!(!out.join("bad.zip").exists() && !out.join("bad.zip.partial").exists());
 }
+
+#[cfg(unix)]
+#[tokio::test]
+async fn an_upload_never_goes_through_a_symlinked_target_folder() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    let ws = app.workspace_dir(&chat.id);
+    let elsewhere = env.data().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    std::os::unix::fs::symlink(&elsewhere, ws.join("inbox")).expect("symlink");
+    write(&env.data().join("src"), "a.txt", "A");
+    let e = app
+        .upload_files(
+            &chat.id,
+            vec![env.data().join("src/a.txt")],
+            "inbox",
+            &Observer::default(),
+        )
+        .await
+        .expect_err("through a symlink");
+    assert_eq!(e.kind(), "invalid_path", "{e}");
+    assert!(e.to_string().contains("inbox"), "{e}");
+    assert!(
+        std::fs::read_dir(&elsewhere).expect("read").next().is_none(),
+        "nothing written outside"
+    );
+}

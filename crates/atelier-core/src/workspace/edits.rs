@@ -140,8 +140,15 @@ impl Atelier {
             let target = if dest.is_empty() {
                 ws.to_path_buf()
             } else {
-                let (_, abs) = confined(ws, &format!("{dest}/x"))?;
-                abs.parent().map(Path::to_path_buf).unwrap_or_else(|| ws.to_path_buf())
+                // Folders on the way are checked by `confined`; the last one too.
+                let (rel, abs) = confined(ws, &dest)?;
+                if fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink()) {
+                    return Err(Error::InvalidPath {
+                        path: rel,
+                        reason: "the target folder is a symlink",
+                    });
+                }
+                abs
             };
             fs::create_dir_all(&target).map_err(Error::io("create", &target))?;
             move_merge(&stage, &target)?;
