@@ -2,6 +2,7 @@ import { useCallback, useState } from "react";
 import { HelpOverlay } from "./components/HelpOverlay";
 import { useShortcut, useShortcutKeys } from "./lib/shortcuts";
 import { ChatSelector } from "./chats/ChatSelector";
+import { MovedContext } from "./chats/moved";
 import { useChats } from "./chats/useChats";
 import { SettingsPanel } from "./settings/SettingsPanel";
 import { SettingsProvider } from "./settings/useSettings";
@@ -42,6 +43,7 @@ export function App() {
 
   return (
     <SettingsProvider>
+      <MovedContext.Provider value={chats.moved}>
       <div className="app">
         <aside className="sidebar">
           <div className="brand">
@@ -88,6 +90,7 @@ export function App() {
         </main>
         {help && <HelpOverlay onClose={() => setHelp(false)} />}
       </div>
+      </MovedContext.Provider>
     </SettingsProvider>
   );
 }

@@ -23,6 +23,8 @@ function chats(selectedId: string | null = "chat-1"): Chats {
     ensure: vi.fn(() => Promise.resolve("chat-1")),
     rename: vi.fn(),
     remove: vi.fn(),
+    revision: 0,
+    moved: vi.fn(),
   };
 }
 

@@ -16,6 +16,13 @@ export type Chats = {
   ensure: () => Promise<string>;
   rename: (id: string, title: string) => Promise<Chat>;
   remove: (id: string) => Promise<void>;
+  /**
+   * Bumped whenever the selected chat's tree or workspace moved (a run, a
+   * branch switch, an edit, an upload): views that show either read again.
+   */
+  revision: number;
+  /** Says the selected chat's tree or workspace moved. */
+  moved: () => void;
 };
 
 function newTitle(existing: number): string {
@@ -27,6 +34,8 @@ export function useChats(): Chats {
   const [picked, setPicked] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const [createError, setCreateError] = useState<unknown>(null);
+  const [revision, setRevision] = useState(0);
+  const moved = useCallback(() => setRevision((r) => r + 1), []);
 
   const list = load.data ?? [];
   // The picked chat if it still exists, else the most recently updated one.
@@ -74,5 +83,18 @@ export function useChats(): Chats {
     [list, setChats, picked],
   );
 
-  return { load, reload, selectedId, select: setPicked, create, creating, createError, ensure, rename, remove };
+  return {
+    load,
+    reload,
+    selectedId,
+    select: setPicked,
+    create,
+    creating,
+    createError,
+    ensure,
+    rename,
+    remove,
+    revision,
+    moved,
+  };
 }

@@ -3,6 +3,7 @@ import { api } from "../api";
 import type { SnapshotOutcome, ToolCallRecord } from "../bindings";
 import { str, type JsonObject } from "../lib/json";
 import { ErrorBox, Notice } from "../components/feedback";
+import { useMoved } from "../chats/moved";
 import { SaveDialog } from "./SaveDialog";
 
 /** Saves an editor's text as an edit node after the call it belongs to. */
@@ -35,6 +36,7 @@ export function useSaveControls({
   setDraft: (t: string) => void;
   save: Save | null;
 }) {
+  const moved = useMoved();
   const [base, setBase] = useState(text);
   const [asking, setAsking] = useState(false);
   const [saved, setSaved] = useState<SnapshotOutcome | null>(null);
@@ -82,6 +84,7 @@ export function useSaveControls({
               (out) => {
                 setSaved(out);
                 setBase(text);
+                if (out.changed) moved();
               },
               setError,
             );

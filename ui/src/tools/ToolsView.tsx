@@ -45,6 +45,7 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
 
   const addCall = (call: ToolCallRecord) => {
     setLastRunId(call.id);
+    chats.moved();
     if (calls.data !== null && calls.data.chatId === call.chat_id) {
       setCalls({ chatId: call.chat_id, calls: [...calls.data.calls, call] });
     } else reloadCalls();
@@ -95,9 +96,9 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
             <BranchView
               chatId={chatId}
               calls={calls.data.calls}
-              version={`${calls.data.calls.length}:${lastRunId ?? ""}`}
+              version={`${calls.data.calls.length}:${lastRunId ?? ""}:${chats.revision}`}
               focusId={lastRunId}
-              onSwitched={reloadCalls}
+              onSwitched={chats.moved}
               onRerun={rerun}
             />
           )}

@@ -17,7 +17,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   // Reloaded each time the tab is shown and after every change made here.
   const [load, reload] = useLoad<WorkspaceManifest | null>(
     async () => (chatId === null ? null : api.getWorkspaceManifest(chatId, null)),
-    `ws-${chatId ?? "none"}-${nonce}`,
+    `ws-${chatId ?? "none"}-${nonce}-${chats.revision}`,
   );
   const [selected, setSelected] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
@@ -56,7 +56,9 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
       const out = await api.uploadFiles(id, paths, "", (p) =>
         setBusy(`Adding files… ${p.files_done} file${p.files_done === 1 ? "" : "s"} (${formatBytes(p.bytes_done)})`),
       );
+      // Both in one batch: read here at once, and tell the other views.
       setNonce((n) => n + 1);
+      chats.moved();
       const warn = out.warnings.length > 0 ? ` Skipped: ${out.warnings.join("; ")}.` : "";
       return {
         tone: out.warnings.length > 0 ? "warning" : "success",
