@@ -33,6 +33,7 @@ pub const COMMANDS: &[&str] = &[
     "checkout",
     "switch_branch",
     "cancel_tool_call",
+    "answer_approval",
     "rename_chat",
     "delete_chat",
     "diff_nodes",

@@ -149,8 +149,8 @@ pub async fn create_chat(state: State<'_, AppState>, title: Option<String>) -> I
     Ok(state.app.create_chat(title.as_deref()).await?)
 }
 
-/// Runs a tool in a chat. `approve` is the person's answer to the
-/// confirmation the UI asked for (tools that need none ignore it); walk
+/// Runs a tool in a chat. A `requires_confirmation` tool waits for
+/// `answer_approval` (the channel says `awaiting_approval` first); walk
 /// progress and live output arrive on `on_event`.
 #[tauri::command]
 pub async fn run_tool(
@@ -158,25 +158,26 @@ pub async fn run_tool(
     chat_id: String,
     tool_id: String,
     args: Value,
-    approve: bool,
     on_event: Channel<RunEvent>,
 ) -> IpcResult<ToolCallRecord> {
-    let approval = if approve {
-        Approval::Approved
-    } else {
-        Approval::NotGiven
-    };
     Ok(state
         .app
         .run_tool(RunRequest {
             chat_id,
             tool_id,
             args,
-            approval,
+            approval: Approval::Wait,
             control: run_events::control(on_event),
             ..Default::default()
         })
         .await?)
+}
+
+/// The person's answer to a call waiting for approval: true runs it, false
+/// records it as denied. False back: the call was not waiting any more.
+#[tauri::command]
+pub fn answer_approval(state: State<'_, AppState>, call_id: String, approve: bool) -> bool {
+    state.app.answer_approval(&call_id, approve)
 }
 
 /// Cancels a running call (its worker is stopped; the call is recorded as

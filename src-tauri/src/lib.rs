@@ -72,6 +72,7 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             chat_commands::checkout,
             chat_commands::switch_branch,
             commands::cancel_tool_call,
+            commands::answer_approval,
             chat_commands::rename_chat,
             chat_commands::delete_chat,
             chat_commands::diff_nodes,

@@ -17,6 +17,8 @@ use tauri::ipc::Channel;
 pub enum RunEvent {
     /// The call is recorded and running: its id, for Cancel.
     Started { call_id: String },
+    /// The call waits for the person's answer (`answer_approval`).
+    AwaitingApproval { call_id: String },
     /// The walk before or after the call (files looked at, bytes hashed).
     Workspace {
         files_done: u64,
@@ -68,11 +70,15 @@ pub fn control(channel: Channel<RunEvent>) -> CallControl {
         });
     });
     let started_channel = walks_and_start.clone();
+    let awaiting_channel = walks_and_start.clone();
     CallControl {
         listener: Some(listener),
         workspace,
         on_started: Some(Arc::new(move |id: &str| {
             let _ = started_channel.send(RunEvent::Started { call_id: id.to_owned() });
+        })),
+        on_awaiting: Some(Arc::new(move |id: &str| {
+            let _ = awaiting_channel.send(RunEvent::AwaitingApproval { call_id: id.to_owned() });
         })),
         ..Default::default()
     }

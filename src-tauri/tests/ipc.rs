@@ -33,6 +33,11 @@ fn harness() -> Harness {
 }
 
 fn invoke(h: &Harness, cmd: &str, args: Value) -> Result<Value, Value> {
+    invoke_on(&h.window, cmd, args)
+}
+
+/// `invoke` from another thread (the app itself is not `Sync`).
+fn invoke_on(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
     let request = InvokeRequest {
         cmd: cmd.into(),
         callback: tauri::ipc::CallbackFn(0),
@@ -42,7 +47,7 @@ fn invoke(h: &Harness, cmd: &str, args: Value) -> Result<Value, Value> {
         headers: Default::default(),
         invoke_key: INVOKE_KEY.to_string(),
     };
-    get_ipc_response(&h.window, request).map(|b| b.deserialize::<Value>().expect("json"))
+    get_ipc_response(window, request).map(|b| b.deserialize::<Value>().expect("json"))
 }
 
 #[test]
@@ -133,7 +138,7 @@ fn a_fresh_data_dir_has_the_examples_and_a_tool_runs_through_ipc() {
     let call = invoke(
         &h,
         "run_tool",
-        json!({"chatId": chat_id, "toolId": "write_file", "args": {"path": "a.txt", "content": "hi"}, "approve": false, "onEvent": "__CHANNEL__:1"}),
+        json!({"chatId": chat_id, "toolId": "write_file", "args": {"path": "a.txt", "content": "hi"}, "onEvent": "__CHANNEL__:1"}),
     )
     .expect("run");
     assert_eq!(call["status"], "success", "{call}");
@@ -171,6 +176,63 @@ fn a_fresh_data_dir_has_the_examples_and_a_tool_runs_through_ipc() {
     assert!(bad.as_array().is_some_and(|v| !v.is_empty()), "{bad}");
 }
 
+/// A confirmation tool waits in `run_tool` until `answer_approval`: Deny
+/// records the denial and runs nothing, Approve runs it.
+#[test]
+fn a_confirmation_waits_for_the_answer_given_through_ipc() {
+    let h = harness();
+    let chat = invoke(&h, "create_chat", json!({"title": "confirm"})).expect("chat");
+    let chat_id = chat["id"].as_str().expect("id").to_owned();
+    invoke(
+        &h,
+        "run_tool",
+        json!({"chatId": chat_id, "toolId": "write_file", "args": {"path": "doomed.txt", "content": "x"}, "onEvent": "__CHANNEL__:1"}),
+    )
+    .expect("write");
+    for approve in [false, true] {
+        let done = std::thread::scope(|s| {
+            let (window, args) = (
+                h.window.clone(),
+                json!({"chatId": chat_id, "toolId": "delete_file", "args": {"path": "doomed.txt"}, "onEvent": "__CHANNEL__:2"}),
+            );
+            let run = s.spawn(move || invoke_on(&window, "run_tool", args));
+            let waiting = (0..500)
+                .find_map(|_| {
+                    let calls = invoke(&h, "list_tool_calls", json!({"chatId": chat_id})).expect("calls");
+                    let found = calls.as_array().and_then(|cs| {
+                        cs.iter()
+                            .find(|c| c["status"] == "awaiting_approval")
+                            .map(|c| c["id"].as_str().unwrap_or_default().to_owned())
+                    });
+                    if found.is_none() {
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                    }
+                    found
+                })
+                .expect("the call waits for an answer");
+            let answered =
+                invoke(&h, "answer_approval", json!({"callId": waiting, "approve": approve})).expect("answer");
+            assert_eq!(answered, json!(true));
+            run.join().expect("join").expect("recorded")
+        });
+        let files = invoke(&h, "get_workspace_files", json!({"chatId": chat_id})).expect("files");
+        let still_there = files.to_string().contains("doomed.txt");
+        if approve {
+            assert_eq!(done["status"], "success", "{done}");
+            assert!(!still_there, "{files}");
+        } else {
+            assert_eq!(
+                (&done["status"], &done["error_kind"]),
+                (&json!("error"), &json!("denied")),
+                "{done}"
+            );
+            assert!(still_there, "{files}");
+        }
+    }
+    let late = invoke(&h, "answer_approval", json!({"callId": "nope", "approve": true})).expect("answer");
+    assert_eq!(late, json!(false), "nothing waits");
+}
+
 #[test]
 fn frame_origins_are_saved_through_ipc_and_take_effect_at_the_next_start() {
     let h = harness();
@@ -199,7 +261,7 @@ fn saves_branches_uploads_and_exports_go_through_ipc() {
         invoke(
             &h,
             "run_tool",
-            json!({"chatId": chat_id, "toolId": "write_file", "args": {"path": path, "content": content}, "approve": false, "onEvent": "__CHANNEL__:1"}),
+            json!({"chatId": chat_id, "toolId": "write_file", "args": {"path": path, "content": content}, "onEvent": "__CHANNEL__:1"}),
         )
         .expect("run")
     };

@@ -3,6 +3,7 @@ import { HelpOverlay } from "./components/HelpOverlay";
 import { useShortcut, useShortcutKeys } from "./lib/shortcuts";
 import { ChatSelector } from "./chats/ChatSelector";
 import { MovedContext } from "./chats/moved";
+import { RunsProvider } from "./calls/runs";
 import { useChats } from "./chats/useChats";
 import { SettingsPanel } from "./settings/SettingsPanel";
 import { SettingsProvider } from "./settings/useSettings";
@@ -44,6 +45,7 @@ export function App() {
   return (
     <SettingsProvider>
       <MovedContext.Provider value={chats.moved}>
+      <RunsProvider>
       <div className="app">
         <aside className="sidebar">
           <div className="brand">
@@ -90,6 +92,7 @@ export function App() {
         </main>
         {help && <HelpOverlay onClose={() => setHelp(false)} />}
       </div>
+      </RunsProvider>
       </MovedContext.Provider>
     </SettingsProvider>
   );

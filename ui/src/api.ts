@@ -88,12 +88,17 @@ export const api = {
   renameChat: (chatId: string, title: string) => invoke<Chat>("rename_chat", { chatId, title }),
   deleteChat: (chatId: string) => invoke<null>("delete_chat", { chatId }),
 
-  /** Runs a tool; walk progress and live output arrive on `onEvent`. */
-  runTool: (chatId: string, toolId: string, args: JsonValue, approve: boolean, onEvent: (e: RunEvent) => void = () => {}) => {
+  /**
+   * Runs a tool; walk progress, live output and, for a confirmation tool,
+   * the wait for `answerApproval` arrive on `onEvent`.
+   */
+  runTool: (chatId: string, toolId: string, args: JsonValue, onEvent: (e: RunEvent) => void = () => {}) => {
     const channel = new Channel<RunEvent>();
     channel.onmessage = onEvent;
-    return invoke<ToolCallRecord>("run_tool", { chatId, toolId, args, approve, onEvent: channel });
+    return invoke<ToolCallRecord>("run_tool", { chatId, toolId, args, onEvent: channel });
   },
+  /** Approve (true) or deny a call waiting for approval; false: it was not waiting. */
+  answerApproval: (callId: string, approve: boolean) => invoke<boolean>("answer_approval", { callId, approve }),
   listToolCalls: (chatId: string) => invoke<ToolCallRecord[]>("list_tool_calls", { chatId }),
 
   getWorkspaceFiles: (chatId: string, manifestId: string | null) =>

@@ -11,7 +11,7 @@ export type ImportProgress = { bytes_done: number, bytes_total: number, files_do
  */
 step: string | null, };
 
-export type RunEvent = { "kind": "started", call_id: string, } | { "kind": "workspace", files_done: number, files_total: number, bytes_done: number, bytes_total: number, } | { "kind": "output", stream: string, text: string, };
+export type RunEvent = { "kind": "started", call_id: string, } | { "kind": "awaiting_approval", call_id: string, } | { "kind": "workspace", files_done: number, files_total: number, bytes_done: number, bytes_total: number, } | { "kind": "output", stream: string, text: string, };
 
 export type Chat = { id: string, title: string, created_at: string, updated_at: string, 
 /**

@@ -56,7 +56,7 @@ describe("the app", () => {
     const card = await screen.findByRole("article", { name: "Call of app-builder:write_file" });
     await waitFor(() => expect(card.querySelector(".cm-line")).toHaveTextContent("print('hi')"));
     expect(argsOf(calls, "create_chat")).toEqual([{ title: "New chat" }]);
-    expect(argsOf(calls, "run_tool")[0]).toMatchObject({ chatId: "chat-new", approve: false });
+    expect(argsOf(calls, "run_tool")[0]).toMatchObject({ chatId: "chat-new", toolId: expect.any(String) as string });
     expect(within(card).getByText("success")).toBeInTheDocument();
     expect(within(screen.getByRole("list", { name: "Chat list" })).getByRole("button", { name: "New chat" })).toHaveAttribute("aria-current", "true");
   });

@@ -4,6 +4,8 @@ import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { JsonValue, RunEvent, ToolCallRecord } from "../src/bindings";
 import { initialArgs } from "../src/tools/form/schema";
+import { LiveCalls } from "../src/calls/LiveCallCard";
+import { RunsProvider } from "../src/calls/runs";
 import { ToolRunner } from "../src/tools/ToolRunner";
 import { call, tool } from "./fixtures";
 import { argsOf, deferred, mockCommands, sendOnChannel, type Args } from "./ipc";
@@ -37,7 +39,12 @@ function setup(t = formTool, handlers: Parameters<typeof mockCommands>[0] = {}) 
   const onCall = vi.fn();
   const ensureChat = vi.fn(() => Promise.resolve("chat-1"));
   const calls = mockCommands({ validate_tool_args: () => [], run_tool: () => call({ tool_id: t.tool_id }), ...handlers });
-  render(<ToolRunner tool={t} ensureChat={ensureChat} onCall={onCall} />);
+  render(
+    <RunsProvider>
+      <ToolRunner tool={t} ensureChat={ensureChat} onCall={onCall} />
+      <LiveCalls chatId="chat-1" />
+    </RunsProvider>,
+  );
   return { calls, onCall, ensureChat };
 }
 
@@ -115,7 +122,7 @@ describe("running a tool", () => {
     await waitFor(() => expect(onCall).toHaveBeenCalledTimes(1));
     const args = { mode: "overwrite", count: 3, options: { indent: 2 }, path: "a.txt" };
     expect(argsOf(calls, "validate_tool_args")).toEqual([{ toolId: "demo:format", args }]);
-    expect(runArgs(calls)).toEqual([{ chatId: "chat-1", toolId: "demo:format", args, approve: false }]);
+    expect(runArgs(calls)).toEqual([{ chatId: "chat-1", toolId: "demo:format", args }]);
   });
 
   it("lists the core's violations and does not run", async () => {
@@ -127,22 +134,47 @@ describe("running a tool", () => {
     expect(onCall).not.toHaveBeenCalled();
   });
 
-  it("asks before a confirmation tool runs; a denial is sent as such, approval only when given", async () => {
+  it("shows a confirmation inline on the call's card while the backend waits, and sends the answer", async () => {
     const confirmTool = tool({ tool_id: "delete_file", name: "Delete File", requires_confirmation: true, input_schema: { type: "object", properties: { path: { type: "string" } } } });
-    const { calls, onCall } = setup(confirmTool);
+    let done = deferred<ToolCallRecord>();
+    let channel: Channel<RunEvent> | null = null;
+    const { calls, onCall } = setup(confirmTool, {
+      run_tool: (a) => {
+        channel = a.onEvent as Channel<RunEvent>;
+        return done.promise;
+      },
+      answer_approval: () => true,
+    });
     await userEvent.type(screen.getByLabelText("path"), "old.txt");
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
-    const dialog = await screen.findByRole("alertdialog", { name: "Run Delete File?" });
-    expect(dialog).toHaveTextContent('"path": "old.txt"');
-    // Denied: the backend records the call as `denied by user` and runs nothing.
-    await userEvent.click(within(dialog).getByRole("button", { name: "Deny" }));
+    await waitFor(() => expect(channel).not.toBeNull());
+    expect(screen.getByText("Waiting for your approval in the call below.")).toBeInTheDocument();
+    act(() => sendOnChannel(channel!, [{ kind: "started", call_id: "call-1" }, { kind: "awaiting_approval", call_id: "call-1" }]));
+    const card = screen.getByRole("article", { name: "Call of delete_file" });
+    expect(card).toHaveTextContent("waiting for approval");
+    expect(card).toHaveTextContent('"path": "old.txt"');
+    // Denied: the backend records the call as denied and runs nothing.
+    await userEvent.click(within(card).getByRole("button", { name: "Deny" }));
+    expect(argsOf(calls, "answer_approval")).toEqual([{ callId: "call-1", approve: false }]);
+    await act(async () => done.resolve(call({ tool_id: "delete_file", status: "error", error_kind: "denied" })));
     await waitFor(() => expect(onCall).toHaveBeenCalledTimes(1));
-    expect(runArgs(calls)).toEqual([{ chatId: "chat-1", toolId: "delete_file", args: { path: "old.txt" }, approve: false }]);
+    expect(screen.queryByRole("article", { name: "Call of delete_file" })).toBeNull();
 
+    done = deferred<ToolCallRecord>();
+    channel = null;
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
-    await userEvent.click(within(await screen.findByRole("alertdialog")).getByRole("button", { name: "Run it" }));
+    await waitFor(() => expect(channel).not.toBeNull());
+    act(() => sendOnChannel(channel!, [{ kind: "started", call_id: "call-2" }, { kind: "awaiting_approval", call_id: "call-2" }]));
+    await userEvent.click(within(screen.getByRole("group", { name: "Approval" })).getByRole("button", { name: "Approve" }));
+    expect(argsOf(calls, "answer_approval")[1]).toEqual({ callId: "call-2", approve: true });
+    // Approved: the card turns into a running call, with Cancel.
+    const running = screen.getByRole("article", { name: "Call of delete_file" });
+    expect(running).toHaveTextContent("running");
+    expect(within(running).getByRole("button", { name: "Cancel" })).toBeEnabled();
+    expect(within(running).queryByRole("button", { name: "Approve" })).toBeNull();
+    await act(async () => done.resolve(call({ tool_id: "delete_file" })));
     await waitFor(() => expect(onCall).toHaveBeenCalledTimes(2));
-    expect(runArgs(calls)[1]).toEqual({ chatId: "chat-1", toolId: "delete_file", args: { path: "old.txt" }, approve: true });
+    expect(runArgs(calls).every((a) => !("approve" in a))).toBe(true);
   });
 
   it("shows the workspace walk and the output live while the call runs", async () => {
@@ -194,5 +226,12 @@ describe("running a tool", () => {
     await userEvent.type(screen.getByLabelText(/^path/), "a.txt");
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
     expect(await screen.findByRole("alert")).toHaveTextContent("tool not found: demo:format");
+  });
+});
+
+describe("elapsed time on a live card", () => {
+  it("reads as seconds, then minutes, then hours", async () => {
+    const { formatElapsed } = await import("../src/calls/LiveCallCard");
+    expect([7_000, 125_000, 3_725_000, -5].map(formatElapsed)).toEqual(["7 s", "2:05", "1:02:05", "0 s"]);
   });
 });

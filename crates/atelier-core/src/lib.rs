@@ -57,6 +57,9 @@ struct Inner {
     edits: workspace::watch::EditWatch,
     /// Cancellation handles of the calls this process is running.
     running: std::sync::Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
+    /// Where the answer goes for each call waiting for approval
+    /// ([`tools::Approval::Wait`]).
+    approvals: std::sync::Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<bool>>>,
 }
 
 impl Atelier {
@@ -82,6 +85,7 @@ impl Atelier {
                 python: tools::python::Pool::new(python),
                 edits: Default::default(),
                 running: Default::default(),
+                approvals: Default::default(),
             }),
         };
         tools::recover::recover_interrupted(&app).await?;
@@ -126,6 +130,12 @@ impl Atelier {
     ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, tokio_util::sync::CancellationToken>> {
         // A panic while holding this lock leaves a valid map.
         self.inner.running.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn pending_approvals(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, tokio::sync::oneshot::Sender<bool>>> {
+        self.inner.approvals.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn python(&self) -> &tools::python::Pool {

@@ -5,6 +5,8 @@ import { EmptyState, ErrorBox, Spinner } from "../components/feedback";
 import { useShortcut } from "../lib/shortcuts";
 import { useLoad } from "../lib/useLoad";
 import { CallCard } from "./CallCard";
+import { LiveCalls } from "./LiveCallCard";
+import { useRuns } from "./runs";
 import { revealWhileLoading } from "./CallList";
 import { NodeChanges } from "./NodeChanges";
 
@@ -71,6 +73,11 @@ export function BranchView({
   const [nonce, setNonce] = useState(0);
   const [tree, reload] = useLoad(() => api.chatTree(chatId), `${chatId}:${version}:${nonce}`);
   const [moving, setMoving] = useState(false);
+  // A running call holds the chat's workspace: moving it would wait for
+  // the call, so the buttons say so instead of hanging.
+  const running = useRuns().live.some((l) => l.chatId === chatId);
+  const locked = moving || running;
+  const lockedTitle = running ? "A call is running in this chat: wait for it to end (or cancel it)" : undefined;
   const [error, setError] = useState<unknown>(null);
   const list = useRef<HTMLOListElement>(null);
   const shown = useRef<string | null>(null);
@@ -103,7 +110,7 @@ export function BranchView({
   useShortcut(
     (a) => a === "prev-sibling" || a === "next-sibling",
     (a) => {
-      if (point === null || moving) return;
+      if (point === null || locked) return;
       const to = point.siblings[point.index + (a === "prev-sibling" ? -1 : 1)];
       if (to !== undefined) void move(() => api.switchBranch(chatId, to));
     },
@@ -116,7 +123,7 @@ export function BranchView({
     <>
       {error !== null && <ErrorBox error={error} title="Could not switch." onDismiss={() => setError(null)} />}
       {moving && <Spinner label="Switching the workspace…" />}
-      {steps.length === 0 ? (
+      {steps.length === 0 && !running ? (
         <EmptyState title="No calls yet">Run a tool above: its output appears here.</EmptyState>
       ) : (
         <ol className="call-list" ref={list} aria-label="Active branch">
@@ -129,7 +136,8 @@ export function BranchView({
                       type="button"
                       className="btn btn-small btn-ghost"
                       aria-label="Previous version"
-                      disabled={moving || index <= 0}
+                      disabled={locked || index <= 0}
+                      title={lockedTitle}
                       onClick={() => void move(() => api.switchBranch(chatId, siblings[index - 1]!))}
                     >
                       ‹
@@ -141,7 +149,8 @@ export function BranchView({
                       type="button"
                       className="btn btn-small btn-ghost"
                       aria-label="Next version"
-                      disabled={moving || index >= siblings.length - 1}
+                      disabled={locked || index >= siblings.length - 1}
+                      title={lockedTitle}
                       onClick={() => void move(() => api.switchBranch(chatId, siblings[index + 1]!))}
                     >
                       ›
@@ -152,8 +161,8 @@ export function BranchView({
                   <button
                     type="button"
                     className="btn btn-small btn-ghost branch-here"
-                    disabled={moving}
-                    title="Go back to the workspace after this step; the next run starts a new branch here"
+                    disabled={locked}
+                    title={lockedTitle ?? "Go back to the workspace after this step; the next run starts a new branch here"}
                     onClick={() => void move(() => api.checkout(chatId, node.id))}
                   >
                     Branch from here
@@ -176,6 +185,7 @@ export function BranchView({
           ))}
         </ol>
       )}
+      <LiveCalls chatId={chatId} />
     </>
   );
 }

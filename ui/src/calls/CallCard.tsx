@@ -20,11 +20,13 @@ const STATUS_TONE: Record<string, string> = {
 };
 
 export function CallCard({ call, onRerun }: { call: ToolCallRecord; onRerun?: (call: ToolCallRecord) => void }) {
+  // A denial is recorded as an error of kind `denied`; people call it denied.
+  const status = call.status === "error" && call.error_kind === "denied" ? "denied" : call.status;
   return (
     <article className="call-card" aria-label={`Call of ${call.tool_id}`}>
       <header className="call-header">
         <code className="call-tool">{call.tool_id}</code>
-        <Badge tone={STATUS_TONE[call.status] ?? "neutral"}>{call.status.replace(/_/g, " ")}</Badge>
+        <Badge tone={STATUS_TONE[status] ?? "neutral"}>{status.replace(/_/g, " ")}</Badge>
         <span className="muted small">{formatTime(call.started_at)}</span>
         {onRerun !== undefined && (
           <button

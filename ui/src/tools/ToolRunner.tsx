@@ -2,17 +2,19 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useShortcut } from "../lib/shortcuts";
 import { api } from "../api";
 import type { ToolCallRecord, ToolRecord } from "../bindings";
-import { ConfirmDialog } from "../components/ConfirmDialog";
+import { useRuns } from "../calls/runs";
 import { ErrorBox } from "../components/feedback";
-import { pretty, type JsonObject } from "../lib/json";
+import type { JsonObject } from "../lib/json";
 import { initialArgs } from "./form/schema";
 import { startForm, ToolForm, type FormState } from "./form/ToolForm";
-import { addEvent, LiveRun, NO_LIVE, type Live } from "./LiveRun";
 import { ToolBadges } from "./ToolBadges";
 
-type Stage = "idle" | "validating" | "confirming" | "running";
+type Stage = "idle" | "validating" | "running";
 
-/** A chosen tool: its form, and Run. */
+/**
+ * A chosen tool: its form, and Run. The call itself shows as a live card at
+ * the end of the branch (approval, elapsed time, output, Cancel).
+ */
 export function ToolRunner({
   tool,
   ensureChat,
@@ -31,16 +33,13 @@ export function ToolRunner({
   const [stage, setStage] = useState<Stage>("idle");
   const [violations, setViolations] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(null);
-  const [live, setLive] = useState<Live>(NO_LIVE);
-  const [startedAt, setStartedAt] = useState(0);
+  const runs = useRuns();
 
-  const run = async (approve: boolean) => {
+  const run = async () => {
     setStage("running");
-    setLive(NO_LIVE);
-    setStartedAt(Date.now());
     try {
       const chatId = await ensureChat();
-      onCall(await api.runTool(chatId, tool.tool_id, form.args, approve, (ev) => setLive((l) => addEvent(l, ev))));
+      onCall(await runs.start(chatId, tool.tool_id, form.args));
     } catch (e) {
       setError(e);
     } finally {
@@ -65,8 +64,7 @@ export function ToolRunner({
     if (found.length > 0) {
       setViolations(found);
       setStage("idle");
-    } else if (tool.requires_confirmation) setStage("confirming");
-    else await run(false);
+    } else await run();
   };
 
   const busy = stage === "validating" || stage === "running";
@@ -114,21 +112,12 @@ export function ToolRunner({
           {stage === "validating" ? "Checking…" : stage === "running" ? "Running…" : "Run"}
         </button>
       </div>
-      {stage === "running" && <LiveRun live={live} startedAt={startedAt} />}
-      {stage === "confirming" && (
-        <ConfirmDialog
-          title={`Run ${tool.name}?`}
-          confirmLabel="Run it"
-          cancelLabel="Deny"
-          onConfirm={() => void run(true)}
-          onCancel={() => void run(false)}
-        >
-          <p>
-            This tool asks for your approval before it runs. It will be called with the arguments below; if you
-            deny it, the call is recorded as denied and nothing runs.
-          </p>
-          <pre className="code-block">{pretty(form.args)}</pre>
-        </ConfirmDialog>
+      {stage === "running" && (
+        <p className="muted small" aria-live="polite">
+          {tool.requires_confirmation
+            ? "Waiting for your approval in the call below."
+            : "Running: follow it in the call below."}
+        </p>
       )}
     </form>
   );

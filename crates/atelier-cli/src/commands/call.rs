@@ -74,6 +74,7 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
                 listener,
                 workspace: Default::default(),
                 on_started: None,
+                on_awaiting: None,
             },
         })
         .await?;

@@ -182,6 +182,9 @@ pub struct CallControl {
     /// Told the call's id as soon as it is recorded (`running`), so a front
     /// end can show it and offer Cancel before the call returns.
     pub on_started: Option<StartedListener>,
+    /// Told the call's id when it starts waiting for a person's approval
+    /// ([`crate::tools::Approval::Wait`]).
+    pub on_awaiting: Option<StartedListener>,
 }
 
 /// Receives a call's id when it is recorded.
@@ -193,6 +196,7 @@ impl std::fmt::Debug for CallControl {
             .field("timeout", &self.timeout)
             .field("listener", &self.listener.is_some())
             .field("on_started", &self.on_started.is_some())
+            .field("on_awaiting", &self.on_awaiting.is_some())
             .finish_non_exhaustive()
     }
 }
