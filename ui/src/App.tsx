@@ -2,6 +2,7 @@ import { useCallback, useState } from "react";
 import { HelpOverlay } from "./components/HelpOverlay";
 import { useShortcut, useShortcutKeys } from "./lib/shortcuts";
 import { ChatSelector } from "./chats/ChatSelector";
+import { ConversationMap } from "./chats/ConversationMap";
 import { MovedContext } from "./chats/moved";
 import { RunsProvider } from "./calls/runs";
 import { useChats } from "./chats/useChats";
@@ -52,6 +53,7 @@ export function App() {
             <span className="brand-mark" aria-hidden="true">◆</span> Atelier
           </div>
           <ChatSelector chats={chats} />
+          <ConversationMap chats={chats} />
           <nav className="tabs" role="tablist" aria-label="Sections" aria-orientation="vertical">
             {TABS.map((t) => (
               <button

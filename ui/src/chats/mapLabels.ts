@@ -1,0 +1,106 @@
+/**
+ * What the conversation map says about a node: its kind (which picks the
+ * shape and colour), its accessible label and tooltip, and the short text
+ * written beside it when there is room. Derived from the node's content
+ * parts and, for tool calls, the call record (which names the tool).
+ */
+import type { MessageNode, ToolCallRecord } from "../bindings";
+
+/**
+ * Uploads are not told apart from edits: both are `edit` nodes with a
+ * `workspace_edit` part, and the difference (the manifest's `source`) is
+ * not on the node.
+ */
+export type NodeKind = "root" | "tool" | "edit" | "message";
+
+export function nodeKind(node: MessageNode): NodeKind {
+  if (node.parent_id === null || node.role === "system") return "root";
+  if (node.content.some((p) => p.type === "tool_call") || node.role === "tool") return "tool";
+  if (node.content.some((p) => p.type === "workspace_edit") || node.role === "edit") return "edit";
+  return "message";
+}
+
+/** The call a tool node recorded, if the call list has it. */
+export function callOf(node: MessageNode, calls: ReadonlyMap<string, ToolCallRecord>): ToolCallRecord | null {
+  for (const part of node.content) {
+    if (part.type === "tool_call") return calls.get(part.tool_call_id) ?? null;
+  }
+  return null;
+}
+
+export function failed(call: ToolCallRecord | null): boolean {
+  return call !== null && (call.status === "error" || call.status === "cancelled");
+}
+
+/** "2 changed, 1 added" — what an edit did to the files. */
+function editCounts(node: MessageNode): string {
+  for (const part of node.content) {
+    if (part.type === "workspace_edit") {
+      const bits = [
+        part.added > 0 && `${part.added} added`,
+        part.modified > 0 && `${part.modified} changed`,
+        part.removed > 0 && `${part.removed} removed`,
+      ].filter((b): b is string => typeof b === "string");
+      return bits.length > 0 ? bits.join(", ") : "no files";
+    }
+  }
+  return "files changed";
+}
+
+function text(node: MessageNode): string {
+  const all = node.content.map((p) => (p.type === "text" ? p.text : "")).join(" ").trim();
+  return all.length > 40 ? `${all.slice(0, 39)}…` : all;
+}
+
+// One formatter for all nodes: toLocaleDateString builds a new one per call.
+const DAY = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
+
+/** Local wall-clock time ("12:04"), with the day when it is not today. */
+export function clock(iso: string, now: Date = new Date()): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  const time = `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
+  if (d.toDateString() === now.toDateString()) return time;
+  return `${DAY.format(d)} ${time}`;
+}
+
+/** What the node is, without its position: "csv_report.summarize", "Edit: 2 changed". */
+function what(node: MessageNode, call: ToolCallRecord | null): string {
+  switch (nodeKind(node)) {
+    case "root":
+      return "Start: empty workspace";
+    case "tool":
+      return `${call?.tool_id ?? "Tool call"}${failed(call) ? ` (${call!.status === "error" ? "failed" : "cancelled"})` : ""}`;
+    case "edit":
+      return `Edit: ${editCounts(node)}`;
+    case "message":
+      return `${node.role === "user" ? "Message" : "Reply"}: ${text(node) || "(empty)"}`;
+  }
+}
+
+/** "Step 3: csv_report.summarize, 12:04" — the node's accessible name. */
+export function nodeLabel(node: MessageNode, depth: number, call: ToolCallRecord | null): string {
+  const when = clock(node.created_at);
+  const body = depth === 0 ? what(node, call) : `Step ${depth}: ${what(node, call)}`;
+  return when === "" ? body : `${body}, ${when}`;
+}
+
+/** The few words drawn beside a node. */
+export function shortLabel(node: MessageNode, call: ToolCallRecord | null): string {
+  switch (nodeKind(node)) {
+    case "root":
+      return "start";
+    case "tool":
+      return call?.tool_id ?? "tool call";
+    case "edit":
+      return `edit, ${editCounts(node)}`;
+    case "message":
+      return text(node) || node.role;
+  }
+}
+
+/** Cuts `s` to about `chars` characters. */
+export function fit(s: string, chars: number): string {
+  if (chars < 4) return "";
+  return s.length <= chars ? s : `${s.slice(0, chars - 1)}…`;
+}

@@ -1,0 +1,314 @@
+// The conversation map: its layout (pure) and the sidebar view that jumps.
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it, vi } from "vitest";
+import type { MessageNode } from "../src/bindings";
+import { ConversationMap } from "../src/chats/ConversationMap";
+import { mapLayout, type MapItem } from "../src/chats/mapLayout";
+import type { Chats } from "../src/chats/useChats";
+import { call, node } from "./fixtures";
+import { argsOf, deferred, mockCommands } from "./ipc";
+
+function chats(over: Partial<Chats> = {}): Chats {
+  return {
+    load: { state: "ok", data: [] },
+    reload: vi.fn(),
+    selectedId: "chat-1",
+    select: vi.fn(),
+    create: vi.fn(),
+    creating: false,
+    createError: null,
+    ensure: vi.fn(() => Promise.resolve("chat-1")),
+    rename: vi.fn(),
+    remove: vi.fn(),
+    revision: 0,
+    moved: vi.fn(),
+    ...over,
+  };
+}
+
+// root ─ a ─┬─ b1 (edit) ─ c      active: root, a, b1, c (c is current)
+//           ├─ b2 ─ d
+//           └─ b3
+function branched(active = ["root", "a", "b1", "c"]): MessageNode[] {
+  const on = (id: string) => active.includes(id);
+  const tool = (id: string) => [{ type: "tool_call" as const, tool_call_id: `call-${id}` }];
+  return [
+    node("root", null, { children: ["a"], on_active_branch: on("root") }),
+    node("a", "root", { children: ["b1", "b2", "b3"], content: tool("a"), on_active_branch: on("a") }),
+    node("b1", "a", {
+      role: "edit",
+      content: [{ type: "workspace_edit", added: 1, removed: 0, modified: 2 }],
+      children: ["c"],
+      on_active_branch: on("b1"),
+    }),
+    node("c", "b1", { content: tool("c"), on_active_branch: on("c") }),
+    node("b2", "a", { children: ["d"], content: tool("b2"), on_active_branch: on("b2") }),
+    node("d", "b2", { content: tool("d"), on_active_branch: on("d") }),
+    node("b3", "a", { content: tool("b3"), on_active_branch: on("b3") }),
+  ];
+}
+const calls = [
+  call({ id: "call-a", node_id: "a", tool_id: "write_file" }),
+  call({ id: "call-c", node_id: "c", tool_id: "csv_report.summarize" }),
+  call({ id: "call-b2", node_id: "b2", tool_id: "read_file", status: "error" }),
+  call({ id: "call-d", node_id: "d", tool_id: "list_files" }),
+  call({ id: "call-b3", node_id: "b3", tool_id: "delete_file" }),
+];
+
+/** root ─ n1 ─ n2 ─ … ─ n<steps>, all active. */
+function chain(steps: number): MessageNode[] {
+  const ids = ["root", ...Array.from({ length: steps }, (_, i) => `n${i + 1}`)];
+  return ids.map((id, i) => node(id, i === 0 ? null : ids[i - 1]!, { children: i < steps ? [ids[i + 1]!] : [] }));
+}
+
+const where = (items: MapItem[]) =>
+  Object.fromEntries(items.map((it) => [it.type === "node" ? it.node.id : `run:${it.key}`, [it.col, it.row]]));
+
+describe("map layout", () => {
+  it("runs depth downward and puts later branches in columns to the right, in creation order", () => {
+    const layout = mapLayout(branched());
+    expect(where(layout.items)).toEqual({
+      root: [0, 0],
+      a: [0, 1],
+      b1: [0, 2],
+      c: [0, 3],
+      b2: [1, 2],
+      d: [1, 3],
+      b3: [2, 2],
+    });
+    expect([layout.cols, layout.rows, layout.currentId]).toEqual([3, 4, "c"]);
+    const ids = layout.items.map((it) => (it.type === "node" ? it.node.id : it.key));
+    const edges = layout.edges.map((e) => `${ids[e.from]}>${ids[e.to]}${e.active ? "*" : ""}`);
+    expect(edges.sort()).toEqual(["a>b1*", "a>b2", "a>b3", "b1>c*", "b2>d", "root>a*"]);
+    // Labels fit only where nothing is drawn to the right on the same row.
+    const room = layout.items.filter((it) => it.room).map((it) => (it.type === "node" ? it.node.id : it.key));
+    expect(room.sort()).toEqual(["a", "b3", "d", "root"]);
+  });
+
+  it("takes an inner node that was checked out as the current one", () => {
+    const layout = mapLayout(branched(["root", "a"]));
+    expect(layout.currentId).toBe("a");
+    expect(layout.items.filter((it) => it.type === "node" && it.current)).toHaveLength(1);
+  });
+
+  it("folds a 2,000-step chain into one run, keeping the start and the last steps", () => {
+    const tree = chain(2000);
+    const layout = mapLayout(tree);
+    expect(layout.items.length).toBeLessThanOrEqual(8);
+    const runs = layout.items.filter((it) => it.type === "run");
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ firstId: "n1", lastId: "n1996", count: 1996, firstDepth: 1, lastDepth: 1996, active: true });
+    expect(layout.items.map((it) => (it.type === "node" ? it.node.id : "⋯"))).toEqual(["root", "⋯", "n1997", "n1998", "n1999", "n2000"]);
+    expect(layout.rows).toBe(6);
+    // Opened, every step is drawn again.
+    expect(mapLayout(tree, new Set(["n1"])).items).toHaveLength(2001);
+  });
+
+  it("leaves short runs alone and folds long ones on other branches too", () => {
+    expect(mapLayout(chain(6)).items.every((it) => it.type === "node")).toBe(true);
+    // root ─┬─ x (current)
+    //       └─ s1 ─ … ─ s50 (another branch)
+    const side = chain(50).map((n) => ({
+      ...n,
+      id: n.id === "root" ? "root" : `s${n.id.slice(1)}`,
+      parent_id: n.parent_id === null ? null : n.parent_id === "root" ? "root" : `s${n.parent_id.slice(1)}`,
+      children: n.children.map((c) => `s${c.slice(1)}`),
+      on_active_branch: n.id === "root",
+    }));
+    side[0] = { ...side[0]!, children: ["x", "s1"] };
+    const layout = mapLayout([...side, node("x", "root")]);
+    expect(layout.currentId).toBe("x");
+    const run = layout.items.find((it) => it.type === "run");
+    // s1 starts a branch and s50 is a leaf: both stay, the 48 between fold.
+    expect(run).toMatchObject({ firstId: "s2", lastId: "s49", count: 48, active: false, col: 1 });
+    expect(layout.items).toHaveLength(5);
+  });
+
+  it("reuses a column where it is free, and keeps overlapping branches and curves apart", () => {
+    // root ─ m1 ─ … ─ m12 (current); x1─x2 off m1, y1─…─y4 off m2, z1 off m9, v1 off m11.
+    const tree = chain(12).map((n) => ({
+      ...n,
+      id: n.id.replace("n", "m"),
+      parent_id: n.parent_id?.replace("n", "m") ?? null,
+      children: n.children.map((c) => c.replace("n", "m")),
+    }));
+    const off = (at: string, ids: string[]) => {
+      tree.find((n) => n.id === at)!.children.push(ids[0]!);
+      ids.forEach((id, i) =>
+        tree.push(node(id, i === 0 ? at : ids[i - 1]!, { children: i + 1 < ids.length ? [ids[i + 1]!] : [], on_active_branch: false })),
+      );
+    };
+    off("m1", ["x1", "x2"]);
+    off("m2", ["y1", "y2", "y3", "y4"]);
+    off("m9", ["z1"]);
+    off("m11", ["v1"]);
+    const layout = mapLayout(tree);
+    const at = where(layout.items);
+    expect([at.m2, at.m3, at["run:m4"], at.m9, at.z1]).toEqual([[0, 2], [0, 3], [0, 4], [0, 5], [1, 6]]);
+    // y overlaps z's rows; x would be cut by the curve from m2 into y.
+    expect([at.y1, at.y4, at.x1, at.x2]).toEqual([[2, 3], [2, 6], [3, 2], [3, 3]]);
+    // z ends a row above v starts: they share column 1.
+    expect([at.v1, at.m12]).toEqual([[1, 8], [0, 8]]);
+    expect(layout.cols).toBe(4);
+  });
+
+  it("lays out 20,000 nodes without recursion and in one pass", () => {
+    // A comb: a long spine with a short side branch every 10 steps.
+    const tree = chain(20000);
+    const byId = new Map(tree.map((n) => [n.id, n]));
+    for (let i = 10; i <= 20000; i += 10) {
+      const id = `side${i}`;
+      byId.get(`n${i}`)!.children.push(id);
+      tree.push(node(id, `n${i}`, { on_active_branch: false }));
+    }
+    const start = performance.now();
+    const layout = mapLayout(tree);
+    expect(performance.now() - start).toBeLessThan(2000);
+    expect(layout.currentId).toBe("n20000");
+    // Each side branch ends long before the next one starts: they share a column.
+    expect(layout.cols).toBe(2);
+    expect(layout.items.filter((it) => it.type === "node" && !it.node.on_active_branch)).toHaveLength(2000);
+    expect(layout.items.length).toBeLessThan(tree.length);
+  });
+});
+
+async function shown() {
+  return await screen.findByRole("group", { name: "Conversation tree" });
+}
+
+describe("conversation map", () => {
+  it("shows nothing without a chat", async () => {
+    const ipc = mockCommands({});
+    const { container } = render(<ConversationMap chats={chats({ selectedId: null })} />);
+    await act(async () => undefined);
+    expect(container).toBeEmptyDOMElement();
+    expect(argsOf(ipc, "chat_tree")).toEqual([]);
+  });
+
+  it("highlights the active branch, marks the current node and names each node", async () => {
+    mockCommands({ chat_tree: () => branched(), list_tool_calls: () => calls });
+    render(<ConversationMap chats={chats()} />);
+    const map = await shown();
+    expect(screen.getByText("7 nodes")).toBeInTheDocument();
+    const nodes = within(map).getAllByRole("button");
+    const labels = nodes.map((n) => n.getAttribute("aria-label"));
+    expect(labels[0]).toMatch(/^Start: empty workspace, /);
+    expect(labels).toContainEqual(expect.stringMatching(/^Step 1: write_file, /));
+    expect(labels).toContainEqual(expect.stringMatching(/^Step 2: Edit: 1 added, 2 changed, /));
+    expect(labels).toContainEqual(expect.stringMatching(/^Step 2: read_file \(failed\), /));
+    const current = within(map).getByRole("button", { current: "step" });
+    expect(current).toHaveAccessibleName(/^Step 3: csv_report\.summarize, /);
+    expect(current.querySelector("title")?.textContent).toMatch(/You are here/);
+    expect(current.querySelector(".map-ring")).not.toBeNull();
+    const active = nodes.filter((n) => n.classList.contains("map-node-active")).map((n) => n.getAttribute("data-node-id"));
+    expect(active).toEqual(["root", "a", "b1", "c"]);
+    expect(map.querySelectorAll(".map-edge-active")).toHaveLength(3);
+    // Different kinds, different shapes: square start, diamond edit, circle tool.
+    expect(nodes[0]!.querySelector("rect.map-shape")).not.toBeNull();
+    expect(map.querySelector('[data-node-id="b1"] polygon.map-shape')).not.toBeNull();
+    expect(current.querySelector("circle.map-shape")).not.toBeNull();
+  });
+
+  it("jumps to a clicked node: checkout, then moved; busy meanwhile, and the current node does nothing", async () => {
+    const pending = deferred<unknown>();
+    const ipc = mockCommands({ chat_tree: () => branched(), list_tool_calls: () => calls, checkout: () => pending.promise });
+    const moved = vi.fn();
+    render(<ConversationMap chats={chats({ moved })} />);
+    const map = await shown();
+    await userEvent.click(within(map).getByRole("button", { current: "step" }));
+    expect(argsOf(ipc, "checkout")).toEqual([]);
+
+    await userEvent.click(within(map).getByRole("button", { name: /^Step 2: read_file/ }));
+    expect(argsOf(ipc, "checkout").map(({ onProgress: _p, ...a }) => a)).toEqual([{ chatId: "chat-1", messageId: "b2" }]);
+    expect(screen.getByRole("status")).toHaveTextContent("Bringing that workspace back…");
+    expect(map.parentElement).toHaveAttribute("aria-busy", "true");
+    // A second click while the first runs is ignored.
+    await userEvent.click(within(map).getByRole("button", { name: /^Step 1: write_file/ }));
+    expect(argsOf(ipc, "checkout")).toHaveLength(1);
+    expect(moved).not.toHaveBeenCalled();
+
+    await act(async () => pending.resolve({}));
+    expect(moved).toHaveBeenCalledTimes(1);
+    expect(map.parentElement).toHaveAttribute("aria-busy", "false");
+    expect(screen.queryByRole("status")).toBeNull();
+  });
+
+  it("jumps from the keyboard with Enter or Space on a focused node", async () => {
+    const ipc = mockCommands({ chat_tree: () => branched(), list_tool_calls: () => calls, checkout: () => ({}) });
+    const moved = vi.fn();
+    render(<ConversationMap chats={chats({ moved })} />);
+    const map = await shown();
+    const d = within(map).getByRole("button", { name: /^Step 3: list_files/ });
+    d.focus();
+    expect(d).toHaveFocus();
+    await userEvent.keyboard("{Enter}");
+    await waitFor(() => expect(moved).toHaveBeenCalledTimes(1));
+    await userEvent.keyboard(" ");
+    await waitFor(() => expect(moved).toHaveBeenCalledTimes(2));
+    expect(argsOf(ipc, "checkout").map((a) => a.messageId)).toEqual(["d", "d"]);
+  });
+
+  it("shows a failed jump where it happened", async () => {
+    mockCommands({
+      chat_tree: () => branched(),
+      list_tool_calls: () => calls,
+      checkout: () => {
+        throw { kind: "corrupt_blob", message: "blob ab of a.txt is corrupt" };
+      },
+    });
+    const moved = vi.fn();
+    render(<ConversationMap chats={chats({ moved })} />);
+    const map = await shown();
+    fireEvent.click(within(map).getByRole("button", { name: /^Step 1: write_file/ }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Could not go there.");
+    expect(alert).toHaveTextContent("blob ab of a.txt is corrupt");
+    expect(moved).not.toHaveBeenCalled();
+    await userEvent.click(within(alert).getByRole("button", { name: "Dismiss" }));
+    expect(screen.queryByRole("alert")).toBeNull();
+  });
+
+  it("reads the tree again on a new revision, keeping the old map up meanwhile", async () => {
+    let tree = branched();
+    const next = deferred<MessageNode[]>();
+    const ipc = mockCommands({
+      chat_tree: () => (argsOf(ipc, "chat_tree").length === 1 ? tree : next.promise),
+      list_tool_calls: () => calls,
+    });
+    const { rerender } = render(<ConversationMap chats={chats()} />);
+    await shown();
+    expect(screen.getByText("7 nodes")).toBeInTheDocument();
+
+    tree = [...branched(["root", "a", "b3", "e"])];
+    tree.find((n) => n.id === "b3")!.children = ["e"];
+    tree.push(node("e", "b3", { role: "edit", content: [{ type: "workspace_edit", added: 0, removed: 1, modified: 0 }] }));
+    rerender(<ConversationMap chats={chats({ revision: 1 })} />);
+    await waitFor(() => expect(argsOf(ipc, "chat_tree")).toHaveLength(2));
+    expect(screen.getByRole("group", { name: "Conversation tree" })).toBeInTheDocument();
+    expect(screen.getByRole("button", { current: "step" })).toHaveAccessibleName(/^Step 3: csv_report/);
+
+    await act(async () => next.resolve(tree));
+    expect(screen.getByText("8 nodes")).toBeInTheDocument();
+    expect(screen.getByRole("button", { current: "step" })).toHaveAccessibleName(/^Step 3: Edit: 1 removed, /);
+  });
+
+  it("draws a 2,000-step chat as a few nodes, scrolled to the current one; a folded run opens on click", async () => {
+    const ipc = mockCommands({ chat_tree: () => chain(2000), list_tool_calls: () => [] });
+    render(<ConversationMap chats={chats()} />);
+    const map = await shown();
+    expect(screen.getByText("2,001 nodes")).toBeInTheDocument();
+    expect(within(map).getAllByRole("button").length).toBeLessThanOrEqual(8);
+    expect(map.parentElement!.scrollTop).toBeGreaterThan(0);
+    const run = within(map).getByRole("button", { name: /^1,996 steps folded \(steps 1–1,996\)/ });
+    expect(run).toHaveTextContent("⋯ 1,996 steps");
+
+    // fireEvent and selectors here: userEvent and role queries over 2,000
+    // SVG nodes take seconds in jsdom.
+    fireEvent.click(run);
+    expect(map.querySelectorAll('[role="button"]')).toHaveLength(2001);
+    expect(argsOf(ipc, "checkout")).toEqual([]); // opening a run moves nothing
+    fireEvent.click(screen.getByText("Fold long runs again"));
+    expect(within(map).getAllByRole("button").length).toBeLessThanOrEqual(8);
+  }, 20_000);
+});
