@@ -141,6 +141,28 @@ pub async fn pick_workspace_export_path<R: Runtime>(
     crate::dialogs::save_as(&app, &suggested_name, zip.then_some(("ZIP archive", &["zip"][..]))).await
 }
 
+/// Save as…: asks where (a native save dialog named after the file), then
+/// writes that file version there. None: the person cancelled.
+#[tauri::command]
+pub async fn export_workspace_file<R: Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+    chat_id: String,
+    manifest_id: Option<String>,
+    path: String,
+) -> IpcResult<Option<String>> {
+    let name = path.rsplit('/').next().unwrap_or("file");
+    let Some(dest) = crate::dialogs::save_as(&app, name, None).await? else {
+        return Ok(None);
+    };
+    let dest = paths::workspace_export_target(&dest)?;
+    let saved = state
+        .app
+        .export_file(&chat_id, &path, manifest_id.as_deref(), &dest)
+        .await?;
+    Ok(Some(saved.path))
+}
+
 /// Opens the chat's workspace folder in the system file manager.
 #[tauri::command]
 pub async fn open_workspace_folder(state: State<'_, AppState>, chat_id: String) -> IpcResult<()> {

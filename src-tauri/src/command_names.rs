@@ -43,5 +43,6 @@ pub const COMMANDS: &[&str] = &[
     "export_workspace",
     "pick_workspace_export_path",
     "open_workspace_folder",
+    "export_workspace_file",
     "first_paint",
 ];

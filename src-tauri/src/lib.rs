@@ -82,6 +82,7 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             chat_commands::export_workspace,
             chat_commands::pick_workspace_export_path,
             chat_commands::open_workspace_folder,
+            chat_commands::export_workspace_file,
             startup::first_paint,
         ])
 }

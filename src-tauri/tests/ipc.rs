@@ -54,7 +54,8 @@ fn invoke_on(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Res
 fn every_command_is_registered_and_permitted_and_nothing_else_is() {
     let h = harness();
     for cmd in COMMANDS {
-        if cmd.starts_with("pick_") || *cmd == "restart_app" || *cmd == "open_workspace_folder" {
+        if cmd.starts_with("pick_") || matches!(*cmd, "restart_app" | "open_workspace_folder" | "export_workspace_file")
+        {
             // They open native dialogs or windows or end this process; their
             // permissions are checked by the capability test below.
             continue;

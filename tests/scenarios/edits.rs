@@ -263,6 +263,65 @@ async fn a_nodes_workspace_exports_as_a_folder_or_a_zip_and_a_bad_blob_leaves_no
     assert!(!out.join("bad.zip").exists() && !out.join("bad.zip.partial").exists());
 }
 
+/// Save as…: one file version out of the workspace, replacing the chosen
+/// file; a corrupt blob or a folder as the target leaves things as they were.
+#[tokio::test]
+async fn one_file_of_a_node_is_saved_as_a_chosen_file() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    let ws = app.workspace_dir(&chat.id);
+    std::fs::create_dir_all(ws.join("img")).expect("mkdir");
+    std::fs::write(ws.join("img/pic.bin"), [0u8, 159, 146, 150]).expect("write");
+    let first = snap(&app, &chat.id).await.message_id.expect("first");
+    std::fs::write(ws.join("img/pic.bin"), b"newer").expect("write");
+    snap(&app, &chat.id).await;
+
+    let out = env.data().join("out");
+    std::fs::create_dir_all(&out).expect("mkdir");
+    std::fs::write(out.join("old.bin"), b"replace me").expect("write");
+    let saved = app
+        .export_file(&chat.id, "img/pic.bin", Some(&first), &out.join("old.bin"))
+        .await
+        .expect("saved");
+    assert_eq!((saved.files, saved.bytes), (1, 4));
+    assert_eq!(std::fs::read(out.join("old.bin")).expect("read"), [0u8, 159, 146, 150]);
+    app.export_file(&chat.id, "img/pic.bin", None, &out.join("now.bin"))
+        .await
+        .expect("saved");
+    assert_eq!(std::fs::read(out.join("now.bin")).expect("read"), b"newer");
+
+    let e = app
+        .export_file(&chat.id, "img/nope.bin", None, &out.join("x.bin"))
+        .await
+        .expect_err("missing");
+    assert_eq!(e.kind(), "file_not_found", "{e}");
+    let e = app
+        .export_file(&chat.id, "img/pic.bin", None, &out)
+        .await
+        .expect_err("a folder");
+    assert_eq!(e.kind(), "conflict", "{e}");
+
+    let sha = &app.workspace_manifest(&chat.id, None).await.expect("manifest").files["img/pic.bin"];
+    std::fs::write(crate::blob_path(env.data(), &chat.id, sha), "tampered").expect("tamper");
+    let e = app
+        .export_file(&chat.id, "img/pic.bin", None, &out.join("old.bin"))
+        .await
+        .expect_err("corrupt");
+    assert!(e.to_string().contains("img/pic.bin"), "{e}");
+    assert_eq!(
+        std::fs::read(out.join("old.bin")).expect("read"),
+        [0u8, 159, 146, 150],
+        "untouched"
+    );
+    let left: Vec<_> = std::fs::read_dir(&out)
+        .expect("ls")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left.len(), 2, "no partial file left: {left:?}");
+}
+
 #[cfg(unix)]
 #[tokio::test]
 async fn an_upload_never_goes_through_a_symlinked_target_folder() {

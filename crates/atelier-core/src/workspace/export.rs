@@ -93,4 +93,50 @@ impl Atelier {
         })
         .await
     }
+
+    /// Saves one file of a workspace state (a message or manifest of the
+    /// chat; the active state when `None`) as `dest`, replacing what is
+    /// there (the person chose it in a save dialog, which asked). The blob
+    /// is verified into a hidden file beside `dest` first, then renamed, so
+    /// a failure leaves `dest` as it was.
+    pub async fn export_file(
+        &self,
+        chat_id: &str,
+        path: &str,
+        node: Option<&str>,
+        dest: &Path,
+    ) -> Result<WorkspaceExport> {
+        let path = crate::store::path::normalize(path)?;
+        let manifest = self.workspace_manifest(chat_id, node).await?;
+        let files = self.manifest_files(&manifest.chat_id, &manifest.id).await?;
+        let entry = *files.get(&path).ok_or_else(|| Error::FileNotFound {
+            path: path.clone(),
+            manifest_id: manifest.id.clone(),
+        })?;
+        if dest.is_dir() {
+            return Err(Error::Conflict(format!(
+                "{} is a folder: choose a file name to save {path} as",
+                dest.display()
+            )));
+        }
+        let store = self.blob_store(&manifest.chat_id);
+        let dest = dest.to_path_buf();
+        blocking(move || {
+            let name = dest.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+            let partial = dest.with_file_name(format!(".{name}.atelier-partial-{}", ids::new_id()));
+            let done = store
+                .copy_verified(&entry.hash, &path, &partial, entry.executable)
+                .and_then(|()| fs::rename(&partial, &dest).map_err(Error::io("save", &dest)));
+            if done.is_err() {
+                let _ = fs::remove_file(&partial);
+            }
+            done?;
+            Ok(WorkspaceExport {
+                path: dest.display().to_string(),
+                files: 1,
+                bytes: entry.size,
+            })
+        })
+        .await
+    }
 }
