@@ -540,12 +540,13 @@ step('Settings: an allowed frame origin is listed and waits for a restart', asyn
   await shot('settings-allowed');
 });
 
-/** The workspace file list once it lists `path` (read from the DOM: WebDriver's
- *  element text skips the ellipsized path spans). */
+/** The workspace file tree once it shows `path`: each file row carries its full
+ *  path in `data-path` (a row's text is only the name; rows are virtualized, so
+ *  only files in open folders and in view are in the DOM). */
 function fileList(path) {
   return waitEl(
-    `const ul = document.querySelector('#panel-workspace ul[aria-label="Workspace files"]');
-     return ul && [...ul.querySelectorAll('.file-path')].some((p) => p.textContent === arguments[0]) ? ul : null;`,
+    `const tree = document.querySelector('#panel-workspace [aria-label="Workspace files"]');
+     return tree && [...tree.querySelectorAll('[data-path]')].some((p) => p.dataset.path === arguments[0]) ? tree : null;`,
     [path],
     `${path} in the workspace file list`,
   );
@@ -558,7 +559,7 @@ step('Workspace: a dropped file becomes an upload node and shows in the browser'
   await s.waitText('#panel-workspace', 'Added as a new upload node: 1 new');
   const list = await fileList('dropped-notes.md');
   const item = await waitEl(
-    `for (const b of arguments[0].querySelectorAll('button.file-item')) if (b.textContent.startsWith('dropped-notes.md')) return b; return null;`,
+    `for (const b of arguments[0].querySelectorAll('.file-item')) if (b.dataset.path === 'dropped-notes.md') return b; return null;`,
     [ref(list)],
     'the dropped file in the list',
   );
@@ -576,7 +577,7 @@ step('Workspace: a dropped file becomes an upload node and shows in the browser'
 async function workspacePaths(want) {
   await openTab('workspace');
   for (const p of want) await fileList(p);
-  return s.exec(`return [...document.querySelectorAll('#panel-workspace .file-path')].map((p) => p.textContent);`);
+  return s.exec(`return [...document.querySelectorAll('#panel-workspace [aria-label="Workspace files"] [data-path]')].map((p) => p.dataset.path);`);
 }
 
 const branchItems = () => s.findAll('#panel-tools ol[aria-label="Active branch"] > li');

@@ -140,6 +140,9 @@ export const api = {
   pickWorkspaceExportPath: (suggestedName: string, zip: boolean) =>
     invoke<string | null>("pick_workspace_export_path", { suggestedName, zip }),
   openWorkspaceFolder: (chatId: string) => invoke<null>("open_workspace_folder", { chatId }),
+  /** One file version saved where the person picks (a native save dialog); null when cancelled. */
+  exportWorkspaceFile: (chatId: string, manifestId: string, path: string) =>
+    invoke<string | null>("export_workspace_file", { chatId, manifestId, path }),
 
   getSettings: () => invoke<SettingsView>("get_settings"),
   allowFrameOrigin: (origin: string) => invoke<SettingsView>("allow_frame_origin", { origin }),

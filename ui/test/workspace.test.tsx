@@ -47,31 +47,35 @@ function manifest(files: Record<string, string>, changes: Record<string, string 
 }
 
 describe("workspace browser", () => {
-  it("lists the active node's files, marks the ones the last step changed, and shows one", async () => {
+  it("shows the active node's files as a tree, marks the ones the last step changed, and shows one", async () => {
     const calls = mockCommands({
       get_workspace_manifest: () => manifest({ "app.py": "aa", "data/chart.png": "bb", "notes.md": "cc" }, { "app.py": "aa", "gone.txt": null }),
       get_workspace_file: () => ({ path: "app.py", size: 9, sha256: "aa", text: "print(1)\n" }),
       workspace_file_url: () => "atelier-render://localhost/0123/chart.png",
     });
     const { container } = render(<WorkspaceView chats={chats()} active />);
-    const list = await screen.findByRole("list", { name: "Workspace files" });
-    const items = within(list).getAllByRole("button");
-    expect(items.map((b) => b.textContent)).toEqual(["app.pychanged", "data/chart.png", "notes.md"]);
+    const tree = await screen.findByRole("tree", { name: "Workspace files" });
+    // Folders first; a small workspace opens every folder.
+    const items = within(tree).getAllByRole("treeitem");
+    expect(items.map((r) => r.getAttribute("title"))).toEqual(["data", "data/chart.png", "app.py", "notes.md"]);
+    expect(items.map((r) => r.textContent)).toEqual(["data1 files", "chart.png", "app.py (changed)", "notes.md"]);
+    expect(items[2]).toHaveClass("file-item-changed");
     expect(argsOf(calls, "get_workspace_manifest")).toEqual([{ chatId: "chat-1", manifestId: null }]);
     expect(screen.getByText(/3 files, 1\.2 KB · node source: tool run/)).toBeInTheDocument();
 
-    await userEvent.click(items[0]!);
+    await userEvent.click(items[2]!);
     await waitFor(() => expect(container.querySelector(".cm-content")?.textContent).toBe("print(1)"));
+    expect(items[2]).toHaveAttribute("aria-selected", "true");
     expect(argsOf(calls, "get_workspace_file")).toEqual([{ chatId: "chat-1", path: "app.py", manifestId: "man-1" }]);
 
-    await userEvent.click(items[1]!);
+    await userEvent.click(within(tree).getByTitle("data/chart.png"));
     expect((await screen.findByRole("img", { name: "data/chart.png" })).getAttribute("src")).toBe("atelier-render://localhost/0123/chart.png");
   });
 
   it("adds dropped files as an upload node and reloads", async () => {
     let version = 0;
     const calls = mockCommands({
-      get_workspace_manifest: () => (version === 0 ? manifest({}) : manifest({ "report.csv": "dd" }, { "report.csv": "dd" }, { source: "user_upload" })),
+      get_workspace_manifest: () => (version === 0 ? manifest({}) : manifest({ "report.csv": "dd" }, { "report.csv": "dd" }, { id: "man-2", source: "user_upload" })),
       upload_files: () => {
         version = 1;
         return { message_id: "m2", manifest_id: "man-2", changed: true, added: 1, removed: 0, modified: 0, warnings: ["photos/link: a symlink, not copied"] };

@@ -2,14 +2,7 @@ import { useState } from "react";
 import { api } from "../api";
 import { ErrorBox, Notice, Spinner } from "../components/feedback";
 import { useLoad } from "../lib/useLoad";
-
-/** Unified-diff line → style: headers and hunk lines are context. */
-function diffClass(line: string): string {
-  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@")) return "diff-gap";
-  if (line.startsWith("+")) return "diff-add";
-  if (line.startsWith("-")) return "diff-del";
-  return "diff-ctx";
-}
+import { DiffList } from "../workspace/DiffList";
 
 /**
  * What a step changed in the workspace (its parent's state → its own), with
@@ -43,33 +36,7 @@ export function NodeChanges({ chatId, from, to, onRestored }: { chatId: string; 
   }
   return (
     <div className="node-changes">
-      <ul className="change-list" aria-label="Changed files">
-        {d.added.map((p) => (
-          <li key={`+${p}`}>
-            <span className="change change-add">added</span> <code>{p}</code> {restoreButton(p)}
-          </li>
-        ))}
-        {d.removed.map((p) => (
-          <li key={`-${p}`}>
-            <span className="change change-del">removed</span> <code>{p}</code> {restoreButton(p)}
-          </li>
-        ))}
-        {d.modified.map((m) => (
-          <li key={`~${m.path}`}>
-            <span className="change">changed</span> <code>{m.path}</code> {restoreButton(m.path)}
-            {m.binary === true && <span className="muted small"> (binary)</span>}
-            {m.diff !== undefined && m.diff !== null && (
-              <pre className="diff-view">
-                {m.diff.split("\n").map((line, i) => (
-                  <span key={i} className={diffClass(line)}>
-                    {`${line}\n`}
-                  </span>
-                ))}
-              </pre>
-            )}
-          </li>
-        ))}
-      </ul>
+      <DiffList diff={d} actions={restoreButton} />
       {note !== null && <Notice tone="success">{note}</Notice>}
       {error !== null && <ErrorBox error={error} title="Not restored." onDismiss={() => setError(null)} />}
     </div>

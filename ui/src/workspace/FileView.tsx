@@ -1,16 +1,23 @@
+// The file pane of the Workspace tab: one file version shown as what it is.
+
+import type { ReactNode } from "react";
 import { api } from "../api";
 import type { WorkspaceFile } from "../bindings";
-import { ErrorBox, Notice, Spinner } from "../components/feedback";
-import { formatBytes } from "../lib/format";
+import { ErrorBox, Spinner } from "../components/feedback";
+import { baseName, formatBytes } from "../lib/format";
 import { useLoad } from "../lib/useLoad";
 import { CodeEditor } from "../renderers/CodeEditor";
 import { extensionOf, languageFor } from "../renderers/languages";
+import { SaveAsButton, SaveAsStatus, useSaveAs } from "./SaveAs";
 
 const IMAGES = new Set(["png", "jpg", "jpeg", "gif", "webp", "svg", "bmp", "ico", "avif"]);
 
 type Shown = { kind: "text"; file: WorkspaceFile } | { kind: "image"; url: string } | { kind: "binary"; file: WorkspaceFile };
 
-/** One file at one node: text in the code view, images as images. */
+/**
+ * One file at one node: text in the code view, images as images, anything
+ * else by name and size. Every kind can be saved out ("Save as…").
+ */
 export function FileView({ chatId, manifestId, path }: { chatId: string; manifestId: string; path: string }) {
   const [load] = useLoad<Shown>(async () => {
     if (IMAGES.has(extensionOf(path).toLowerCase())) {
@@ -19,6 +26,7 @@ export function FileView({ chatId, manifestId, path }: { chatId: string; manifes
     const file = await api.getWorkspaceFile(chatId, path, manifestId);
     return file.text === null ? { kind: "binary", file } : { kind: "text", file };
   }, `${chatId}:${manifestId}:${path}`);
+  const saver = useSaveAs(chatId, manifestId, path);
   if (load.state === "error") return <ErrorBox error={load.error} title={`${path} could not be read.`} />;
   if (load.data === null) return <Spinner label="Loading…" />;
   const shown = load.data;
@@ -27,12 +35,39 @@ export function FileView({ chatId, manifestId, path }: { chatId: string; manifes
       <div className="renderer-bar">
         <code className="renderer-path">{path}</code>
         {shown.kind !== "image" && <span className="muted small">{formatBytes(shown.file.size)}</span>}
+        {/* A binary file's card below has the button. */}
+        {shown.kind !== "binary" && (
+          <span className="file-view-actions">
+            <SaveAsButton saver={saver} />
+          </span>
+        )}
       </div>
+      <SaveAsStatus saver={saver} />
       {shown.kind === "text" && (
         <CodeEditor text={shown.file.text ?? ""} language={languageFor(null, path)} editable={false} label={path} />
       )}
       {shown.kind === "image" && <img className="image-renderer" alt={path} src={shown.url} />}
-      {shown.kind === "binary" && <Notice>A binary file ({formatBytes(shown.file.size)}): export the workspace to open it.</Notice>}
+      {shown.kind === "binary" && <BinaryFile file={shown.file} saveButton={<SaveAsButton saver={saver} primary />} />}
+    </div>
+  );
+}
+
+/** A file Atelier cannot show: what it is, and a way to get it out. */
+function BinaryFile({ file, saveButton }: { file: WorkspaceFile; saveButton: ReactNode }) {
+  const ext = extensionOf(file.path);
+  return (
+    <div className="binary-file">
+      <span className="binary-file-icon" aria-hidden="true">
+        {ext === "" ? "BIN" : ext.slice(0, 4).toUpperCase()}
+      </span>
+      <div className="binary-file-about">
+        <strong className="binary-file-name">{baseName(file.path)}</strong>
+        <span className="muted small">
+          {formatBytes(file.size)}
+          {file.size >= 1024 && ` (${file.size.toLocaleString()} bytes)`} · not text or an image, so it is not shown here
+        </span>
+        <div>{saveButton}</div>
+      </div>
     </div>
   );
 }

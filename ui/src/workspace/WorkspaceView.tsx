@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../api";
 import type { WorkspaceManifest } from "../bindings";
 import type { Chats } from "../chats/useChats";
@@ -6,11 +6,14 @@ import { EmptyState, ErrorBox, Notice, Spinner } from "../components/feedback";
 import { formatBytes } from "../lib/format";
 import { useLoad } from "../lib/useLoad";
 import { useBundleDrop } from "../toolsets/useBundleDrop";
+import { ComparePanel } from "./ComparePanel";
+import { buildTree } from "./fileTree";
+import { FileTree } from "./FileTree";
 import { FileView } from "./FileView";
 
 type Status = { tone: "info" | "success" | "warning"; text: string } | null;
 
-/** The active node's files: view them, drop files in, export, open the folder. */
+/** The active node's files: browse and view them, compare nodes, drop files in, export, open the folder. */
 export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean }) {
   const chatId = chats.selectedId;
   const [nonce, setNonce] = useState(0);
@@ -20,6 +23,14 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
     `ws-${chatId ?? "none"}-${nonce}-${chats.revision}`,
   );
   const [selected, setSelected] = useState<string | null>(null);
+  const [comparing, setComparing] = useState(false);
+  // Another chat: its own files, nothing chosen yet.
+  const [shownChat, setShownChat] = useState(chatId);
+  if (shownChat !== chatId) {
+    setShownChat(chatId);
+    setSelected(null);
+    setComparing(false);
+  }
   const [busy, setBusy] = useState<string | null>(null);
   const [status, setStatus] = useState<Status>(null);
   const [error, setError] = useState<unknown>(null);
@@ -86,8 +97,12 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
     });
 
   const manifest = load.data;
-  const files = manifest === null ? [] : Object.entries(manifest.files);
-  const changed = new Set(manifest === null ? [] : Object.keys(manifest.changes).filter((p) => manifest.changes[p] !== null));
+  // Built once per manifest id (manifests never change, and a reload of the
+  // same node reuses it), so selecting a file or opening a folder never
+  // walks 10,000 paths again.
+  const manifestId = manifest?.id ?? null;
+  const tree = useMemo(() => (manifest === null ? null : buildTree(manifest.files, manifest.changes)), [manifestId]);
+  const fileCount = tree?.root.count ?? 0;
 
   return (
     <div className={over ? "workspace-view drop-over" : "workspace-view"} data-testid="workspace-view">
@@ -99,13 +114,22 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
           </p>
         </div>
         <div className="header-actions">
+          <button
+            type="button"
+            className="btn"
+            disabled={chatId === null}
+            aria-expanded={comparing}
+            onClick={() => setComparing((c) => !c)}
+          >
+            Compare…
+          </button>
           <button type="button" className="btn" disabled={chatId === null || busy !== null} onClick={openFolder}>
             Open folder
           </button>
-          <button type="button" className="btn" disabled={chatId === null || files.length === 0 || busy !== null} onClick={() => exportTo(false)}>
+          <button type="button" className="btn" disabled={chatId === null || fileCount === 0 || busy !== null} onClick={() => exportTo(false)}>
             Export folder…
           </button>
-          <button type="button" className="btn" disabled={chatId === null || files.length === 0 || busy !== null} onClick={() => exportTo(true)}>
+          <button type="button" className="btn" disabled={chatId === null || fileCount === 0 || busy !== null} onClick={() => exportTo(true)}>
             Export ZIP…
           </button>
         </div>
@@ -115,33 +139,21 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
           Drop to add to the workspace
         </div>
       )}
+      {comparing && chatId !== null && (
+        <ComparePanel chatId={chatId} revision={`${nonce}-${chats.revision}`} onClose={() => setComparing(false)} />
+      )}
       {busy !== null && busy !== "" && <Spinner label={busy} />}
       {status !== null && <Notice tone={status.tone}>{status.text}</Notice>}
       {error !== null && <ErrorBox error={error} title="That did not work." onDismiss={() => setError(null)} />}
       {load.state === "error" && <ErrorBox error={load.error} title="The workspace could not be read." onRetry={reload} />}
       {chatId === null && <EmptyState title="No chat yet">Run a tool or drop files here: either starts a chat.</EmptyState>}
       {chatId !== null && manifest === null && load.state === "loading" && <Spinner label="Reading the workspace…" />}
-      {manifest !== null && files.length === 0 && (
+      {manifest !== null && fileCount === 0 && (
         <EmptyState title="The workspace is empty">Drop files here, or run a tool that writes some.</EmptyState>
       )}
-      {manifest !== null && files.length > 0 && chatId !== null && (
+      {manifest !== null && tree !== null && fileCount > 0 && chatId !== null && (
         <div className="workspace-body">
-          <ul className="file-list" aria-label="Workspace files">
-            {files.map(([path]) => (
-              <li key={path}>
-                <button
-                  type="button"
-                  className={`file-item${selected === path ? " file-item-selected" : ""}${changed.has(path) ? " file-item-changed" : ""}`}
-                  aria-current={selected === path ? "true" : undefined}
-                  onClick={() => setSelected(path)}
-                  title={changed.has(path) ? "Changed by the last step" : undefined}
-                >
-                  <span className="file-path">{path}</span>
-                  {changed.has(path) && <span className="badge badge-info">changed</span>}
-                </button>
-              </li>
-            ))}
-          </ul>
+          <FileTree key={chatId} tree={tree} selected={selected} onSelect={setSelected} />
           <div className="file-pane">
             {selected !== null && manifest.files[selected] !== undefined ? (
               <FileView key={`${manifest.id}:${selected}`} chatId={chatId} manifestId={manifest.id} path={selected} />

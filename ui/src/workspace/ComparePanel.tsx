@@ -1,0 +1,152 @@
+// The Workspace tab's "Compare…": any two nodes of the chat, picked by a
+// readable label, and the files that differ between them with their diffs.
+
+import { useEffect, useState } from "react";
+import { api } from "../api";
+import type { ManifestSource, MessageNode, ToolCallRecord } from "../bindings";
+import { ErrorBox, Spinner } from "../components/feedback";
+import { useLoad } from "../lib/useLoad";
+import { DiffList, diffSize, diffSummary } from "./DiffList";
+import { currentNode, nodeChoices, type NodeChoice } from "./nodeLabels";
+
+// Manifests never change once written, so what each one's source is (the
+// only way to tell an upload from an edit) is read once per app session.
+const sources = new Map<string, ManifestSource>();
+
+/** The sources of these manifests, read one at a time in the background. */
+function useManifestSources(chatId: string, manifestIds: string[]): ReadonlyMap<string, ManifestSource> {
+  const [, setKnown] = useState(0);
+  const key = manifestIds.join(",");
+  useEffect(() => {
+    let live = true;
+    void (async () => {
+      for (const id of key === "" ? [] : key.split(",")) {
+        if (!live) return;
+        if (sources.has(id)) continue;
+        try {
+          sources.set(id, (await api.getWorkspaceManifest(chatId, id)).source);
+        } catch {
+          return; // only a label's wording: "edit" stays
+        }
+        if (live) setKnown((n) => n + 1);
+      }
+    })();
+    return () => {
+      live = false;
+    };
+  }, [chatId, key]);
+  return sources;
+}
+
+type Picked = { from: string; to: string };
+
+function NodeSelect({ label, value, choices, onChange }: { label: string; value: string; choices: { active: NodeChoice[]; other: NodeChoice[] }; onChange: (id: string) => void }) {
+  const options = (list: NodeChoice[]) =>
+    list.map((c) => (
+      <option key={c.id} value={c.id}>
+        {c.label}
+      </option>
+    ));
+  return (
+    <label className="compare-pick">
+      <span className="field-label">{label}</span>
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        <optgroup label="Current branch">{options(choices.active)}</optgroup>
+        {choices.other.length > 0 && <optgroup label="Other branches">{options(choices.other)}</optgroup>}
+      </select>
+    </label>
+  );
+}
+
+/** The difference between two nodes, read when either changes. */
+function CompareResult({ chatId, from, to }: { chatId: string; from: string; to: string }) {
+  const [load, reload] = useLoad(
+    () => (from === to ? Promise.resolve(null) : api.diffNodes(chatId, from, to)),
+    `${chatId}:${from}:${to}`,
+  );
+  if (from === to) return <p className="muted">Both sides are the same node: pick another one to compare.</p>;
+  if (load.state === "error") return <ErrorBox error={load.error} title="The two nodes could not be compared." onRetry={reload} />;
+  if (load.state === "loading" || load.data === null) return <Spinner label="Comparing…" />;
+  const d = load.data;
+  return (
+    <div className="compare-result" aria-live="polite">
+      <p className="compare-summary">{diffSize(d) === 0 ? "The two nodes have the same files." : `${diffSummary(d)}.`}</p>
+      {diffSize(d) > 0 && <DiffList diff={d} label="Differences" />}
+    </div>
+  );
+}
+
+/**
+ * Two node pickers (by default: the current node's parent → the current
+ * node, i.e. what the last step did) and their difference. `revision`
+ * changes when the chat moved, so the node list is read again.
+ */
+export function ComparePanel({ chatId, revision, onClose }: { chatId: string; revision: string; onClose: () => void }) {
+  const [load, reload] = useLoad(
+    async (): Promise<[MessageNode[], ToolCallRecord[]]> => Promise.all([api.chatTree(chatId), api.listToolCalls(chatId)]),
+    `${chatId}:${revision}`,
+  );
+  const [picked, setPicked] = useState<Picked | null>(null);
+  const tree = load.data?.[0] ?? [];
+  const editManifests = tree.filter((n) => n.content.some((p) => p.type === "workspace_edit")).map((n) => n.manifest_id);
+  const sourceOf = useManifestSources(chatId, editManifests);
+
+  let body;
+  if (load.state === "error") {
+    body = <ErrorBox error={load.error} title="The chat’s nodes could not be read." onRetry={reload} />;
+  } else if (load.data === null) {
+    body = <Spinner label="Reading the chat’s nodes…" />;
+  } else {
+    const [nodes, calls] = load.data;
+    const toolOf = new Map(calls.map((c) => [c.id, c.tool_id]));
+    const choices = nodeChoices(nodes, toolOf, sourceOf);
+    const ids = new Set(nodes.map((n) => n.id));
+    const current = currentNode(nodes);
+    // A pick that is gone (deleted chat state, another chat) falls back to the default.
+    const pair: Picked | null =
+      picked !== null && ids.has(picked.from) && ids.has(picked.to)
+        ? picked
+        : current === null
+          ? null
+          : { from: current.parent_id ?? current.id, to: current.id };
+    body =
+      pair === null ? (
+        <p className="muted">This chat has no nodes yet.</p>
+      ) : (
+        <>
+          <div className="compare-picks">
+            <NodeSelect label="From" value={pair.from} choices={choices} onChange={(id) => setPicked({ ...pair, from: id })} />
+            <button
+              type="button"
+              className="btn btn-small btn-ghost compare-swap"
+              aria-label="Swap the two nodes"
+              title="Swap"
+              onClick={() => setPicked({ from: pair.to, to: pair.from })}
+            >
+              ⇄
+            </button>
+            <NodeSelect label="To" value={pair.to} choices={choices} onChange={(id) => setPicked({ ...pair, to: id })} />
+          </div>
+          <CompareResult chatId={chatId} from={pair.from} to={pair.to} />
+        </>
+      );
+  }
+
+  return (
+    <section
+      className="panel compare-panel"
+      aria-label="Compare two nodes"
+      onKeyDown={(e) => {
+        if (e.key === "Escape") onClose();
+      }}
+    >
+      <div className="compare-head">
+        <h2 className="panel-title">Compare two nodes</h2>
+        <button type="button" className="btn btn-small btn-ghost" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      {body}
+    </section>
+  );
+}

@@ -1,0 +1,110 @@
+// How a difference between two workspace states is shown, wherever one is:
+// a step's changes (calls/NodeChanges) and the Workspace tab's Compare panel.
+
+import { useState, type ReactNode } from "react";
+import type { ModifiedFile, WorkspaceDiff } from "../bindings";
+
+/** Entries drawn before "Show all": comparing far-apart nodes can list thousands. */
+const FIRST = 200;
+
+/** Unified-diff line → style: headers and hunk lines are context. */
+function diffClass(line: string): string {
+  if (line.startsWith("+++") || line.startsWith("---") || line.startsWith("@@")) return "diff-gap";
+  if (line.startsWith("+")) return "diff-add";
+  if (line.startsWith("-")) return "diff-del";
+  return "diff-ctx";
+}
+
+/** A unified diff, line by line. */
+export function UnifiedDiff({ diff }: { diff: string }) {
+  return (
+    <pre className="diff-view">
+      {diff.split("\n").map((line, i) => (
+        <span key={i} className={diffClass(line)}>
+          {`${line}\n`}
+        </span>
+      ))}
+    </pre>
+  );
+}
+
+/** Why a modified file has no diff to show, if it has none. */
+function noDiffReason(m: ModifiedFile): string | null {
+  if (m.binary === true) return "binary";
+  if (m.too_large === true) return "too large to show a diff";
+  if (m.mode_only === true) return "only the executable bit changed";
+  return null;
+}
+
+export function diffSize(d: WorkspaceDiff): number {
+  return d.added.length + d.removed.length + d.modified.length;
+}
+
+/** "2 added · 1 removed · 3 changed" (only the non-zero ones). */
+export function diffSummary(d: WorkspaceDiff): string {
+  const bits = [
+    d.added.length > 0 && `${d.added.length.toLocaleString()} added`,
+    d.removed.length > 0 && `${d.removed.length.toLocaleString()} removed`,
+    d.modified.length > 0 && `${d.modified.length.toLocaleString()} changed`,
+  ].filter((b): b is string => typeof b === "string");
+  return bits.length > 0 ? bits.join(" · ") : "no files differ";
+}
+
+/**
+ * Added, removed and changed files, each changed text file with its
+ * unified diff and a binary one marked "binary". `actions` adds buttons
+ * after a path (NodeChanges' Restore).
+ */
+export function DiffList({
+  diff,
+  label = "Changed files",
+  actions,
+}: {
+  diff: WorkspaceDiff;
+  label?: string;
+  actions?: (path: string) => ReactNode;
+}) {
+  const [all, setAll] = useState(false);
+  const total = diffSize(diff);
+  let budget = all ? Infinity : FIRST;
+  const take = <T,>(xs: T[]): T[] => {
+    const out = xs.slice(0, Math.max(0, budget));
+    budget -= out.length;
+    return out;
+  };
+  const added = take(diff.added);
+  const removed = take(diff.removed);
+  const modified = take(diff.modified);
+  const hidden = total - added.length - removed.length - modified.length;
+  return (
+    <>
+      <ul className="change-list" aria-label={label}>
+        {added.map((p) => (
+          <li key={`+${p}`}>
+            <span className="change change-add">added</span> <code>{p}</code> {actions?.(p)}
+          </li>
+        ))}
+        {removed.map((p) => (
+          <li key={`-${p}`}>
+            <span className="change change-del">removed</span> <code>{p}</code> {actions?.(p)}
+          </li>
+        ))}
+        {modified.map((m) => {
+          const reason = noDiffReason(m);
+          return (
+            <li key={`~${m.path}`}>
+              <span className="change">changed</span> <code>{m.path}</code> {actions?.(m.path)}
+              {reason !== null && <span className="muted small"> ({reason})</span>}
+              {typeof m.diff === "string" && <UnifiedDiff diff={m.diff} />}
+            </li>
+          );
+        })}
+      </ul>
+      {hidden > 0 && (
+        <button type="button" className="btn btn-small" onClick={() => setAll(true)}>
+          Show all {total.toLocaleString()} files ({hidden.toLocaleString()} more)
+        </button>
+      )}
+    </>
+  );
+}
