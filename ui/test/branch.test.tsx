@@ -1,10 +1,10 @@
 import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import type { MessageNode } from "../src/bindings";
+import type { MessageNode, ToolCallRecord } from "../src/bindings";
 import { BranchView } from "../src/calls/BranchView";
 import { call, node, plan } from "./fixtures";
-import { argsOf, mockCommands } from "./ipc";
+import { argsOf, deferred, mockCommands } from "./ipc";
 
 // root ─ a ─┬─ b1 (edit) ─ c
 //           └─ b2
@@ -111,5 +111,78 @@ describe("a step's changes", () => {
     expect(await screen.findByText("a.txt is back as it was after this step (a new edit node).")).toBeInTheDocument();
     expect(argsOf(calls, "restore_file")).toEqual([{ chatId: "chat-1", path: "a.txt", from: "a" }]);
     expect(onSwitched).toHaveBeenCalled();
+  });
+});
+
+describe("a long chat", () => {
+  // root ─ s0 ─ s1 ─ … ─ s1999: one call each.
+  const N = 2000;
+  const chain: MessageNode[] = [node("root", null, { children: ["s0"], on_active_branch: true })];
+  const calls: ToolCallRecord[] = [];
+  for (let i = 0; i < N; i++) {
+    chain.push(node(`s${i}`, i === 0 ? "root" : `s${i - 1}`, { children: i + 1 < N ? [`s${i + 1}`] : [], on_active_branch: true }));
+    calls.push(call({ id: `c${i}`, node_id: `s${i}`, tool_id: `tool_${i}`, render_plan: plan("code", { content: `out ${i}` }) }));
+  }
+
+  it("renders only the steps near the viewport, and brings the call just run into view", async () => {
+    mockCommands({ chat_tree: () => chain });
+    // jsdom has no scrolling: record where the virtualizer asks to go.
+    const scrolled = vi.fn();
+    Object.defineProperty(HTMLElement.prototype, "scrollTo", { value: scrolled, configurable: true });
+    // …and no layout: every element is a 900 px square.
+    const height = vi.spyOn(HTMLElement.prototype, "clientHeight", "get").mockReturnValue(900);
+    const width = vi.spyOn(HTMLElement.prototype, "clientWidth", "get").mockReturnValue(900);
+    const scrollHeight = vi.spyOn(HTMLElement.prototype, "scrollHeight", "get").mockReturnValue(N * 300);
+    render(
+      <div style={{ overflowY: "auto", height: 900 }}>
+        <BranchView chatId="chat-1" calls={calls} version="1" focusId="c1999" onSwitched={() => undefined} />
+      </div>,
+    );
+    const list = await screen.findByRole("list", { name: "Active branch" });
+    const items = within(list).getAllByRole("listitem");
+    expect(items.length).toBeGreaterThan(0);
+    // (jsdom measures rendered cards as 0 px tall, so more fit than in the app.)
+    expect(items.length).toBeLessThan(200);
+    // The list is as tall as all its steps, so the scrollbar is honest.
+    expect(parseFloat(list.style.height)).toBeGreaterThan(N * 100);
+    // The newest call was asked for: the scroller moves to its place.
+    await waitFor(() => expect(scrolled).toHaveBeenCalled());
+    const to = (scrolled.mock.calls.at(-1)?.[0] as { top: number }).top;
+    expect(to).toBeGreaterThan((N - 10) * 100);
+    delete (HTMLElement.prototype as { scrollTo?: unknown }).scrollTo;
+    height.mockRestore();
+    width.mockRestore();
+    scrollHeight.mockRestore();
+  });
+});
+
+describe("while a call runs in the chat", () => {
+  it("the arrows and Branch from here wait for it, and say why", async () => {
+    const { RunsProvider, useRuns } = await import("../src/calls/runs");
+    const done = deferred<unknown>();
+    mockCommands({ chat_tree: () => tree("c"), run_tool: () => done.promise });
+    function Start() {
+      const runs = useRuns();
+      return (
+        <button type="button" onClick={() => void runs.start("chat-1", "read_file", {}).catch(() => undefined)}>
+          start
+        </button>
+      );
+    }
+    render(
+      <RunsProvider>
+        <Start />
+        <BranchView chatId="chat-1" calls={[a, c, b2]} version="1" focusId={null} onSwitched={() => undefined} />
+      </RunsProvider>,
+    );
+    const next = await screen.findByRole("button", { name: "Next version" });
+    expect(next).toBeEnabled();
+    await userEvent.click(screen.getByRole("button", { name: "start" }));
+    expect(next).toBeDisabled();
+    expect(next).toHaveAttribute("title", expect.stringContaining("A call is running in this chat"));
+    expect(screen.getAllByRole("button", { name: "Branch from here" })[0]).toBeDisabled();
+    expect(screen.getByRole("list", { name: "Calls in progress" })).toHaveTextContent("read_file");
+    await act(async () => done.resolve(call({ tool_id: "read_file" })));
+    await waitFor(() => expect(next).toBeEnabled());
   });
 });

@@ -1,0 +1,105 @@
+// One step of the active branch: its sibling arrows and "Branch from
+// here", the call's card (or an edit's summary), and the files it changed.
+
+import { memo, useState } from "react";
+import { api } from "../api";
+import type { MessageNode, ToolCallRecord } from "../bindings";
+import { CallCard } from "./CallCard";
+import { NodeChanges } from "./NodeChanges";
+
+export type Step = { node: MessageNode; call: ToolCallRecord | null; index: number; siblings: string[] };
+
+function editSummary(node: MessageNode): string {
+  for (const part of node.content) {
+    if (part.type === "workspace_edit") {
+      const bits = [
+        part.added > 0 && `${part.added} added`,
+        part.modified > 0 && `${part.modified} changed`,
+        part.removed > 0 && `${part.removed} removed`,
+      ].filter(Boolean);
+      return `Workspace edit: ${bits.length > 0 ? bits.join(", ") : "no files"}`;
+    }
+  }
+  return "Workspace edit";
+}
+
+/** A step's file changes, read only once the person opens them. */
+function StepChanges(props: { chatId: string; from: string; to: string; onRestored: () => void }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <details className="step-changes" onToggle={(e) => setOpen(e.currentTarget.open)}>
+      <summary>Files changed by this step</summary>
+      {open && <NodeChanges {...props} />}
+    </details>
+  );
+}
+
+type Props = {
+  step: Step;
+  chatId: string;
+  isLeaf: boolean;
+  locked: boolean;
+  lockedTitle: string | undefined;
+  move: (f: () => Promise<unknown>) => Promise<void>;
+  onRerun: ((call: ToolCallRecord) => void) | undefined;
+  onRestored: () => void;
+};
+
+// Memoized: in a long chat a switch or a run re-renders the list, not
+// every card in it.
+export const StepItem = memo(function StepItem({ step, chatId, isLeaf, locked, lockedTitle, move, onRerun, onRestored }: Props) {
+  const { node, call, index, siblings } = step;
+  return (
+    <>
+      <div className="step-bar">
+        {siblings.length > 1 && (
+          <span className="siblings" role="group" aria-label="Other versions of this step">
+            <button
+              type="button"
+              className="btn btn-small btn-ghost"
+              aria-label="Previous version"
+              disabled={locked || index <= 0}
+              title={lockedTitle}
+              onClick={() => void move(() => api.switchBranch(chatId, siblings[index - 1]!))}
+            >
+              ‹
+            </button>
+            <span className="small">
+              {index + 1}/{siblings.length}
+            </span>
+            <button
+              type="button"
+              className="btn btn-small btn-ghost"
+              aria-label="Next version"
+              disabled={locked || index >= siblings.length - 1}
+              title={lockedTitle}
+              onClick={() => void move(() => api.switchBranch(chatId, siblings[index + 1]!))}
+            >
+              ›
+            </button>
+          </span>
+        )}
+        {!isLeaf && (
+          <button
+            type="button"
+            className="btn btn-small btn-ghost branch-here"
+            disabled={locked}
+            title={lockedTitle ?? "Go back to the workspace after this step; the next run starts a new branch here"}
+            onClick={() => void move(() => api.checkout(chatId, node.id))}
+          >
+            Branch from here
+          </button>
+        )}
+      </div>
+      {call !== null ? <CallCard call={call} onRerun={onRerun} /> : <p className="edit-node muted">{editSummary(node)}</p>}
+      {node.parent_id !== null && (
+        <StepChanges
+          chatId={chatId}
+          from={node.parent_id}
+          to={node.id}
+          onRestored={onRestored}
+        />
+      )}
+    </>
+  );
+});
