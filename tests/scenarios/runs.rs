@@ -343,6 +343,8 @@ fn the_app_builder_example_writes_reads_runs_commands_and_branches() {
     let ran = run(&env, &chat, "app-builder:run_command", cmd, &["--yes"]);
     assert_eq!(ran["status"], "success", "{ran}");
     assert_eq!(ran["render_plan"]["config"]["content"], "done\n");
+    // Printed as it came, so the app shows it live; kept with the call.
+    assert_eq!(ran["stdout"], "done\n", "{ran}");
     // The shell creates listing.txt before ls lists the folder.
     assert_eq!(
         env.ok(&["workspace", "cat", &chat, "listing.txt"]),
