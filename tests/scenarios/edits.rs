@@ -161,6 +161,14 @@ async fn dropped_files_and_folders_become_a_user_upload_node_and_a_zip_stays_a_f
         .await
         .expect("manifest");
     assert_eq!(manifest.source, ManifestSource::UserUpload);
+    // The tree says so too, so views tell an upload from a hand edit.
+    let tree = app.chat_tree(&chat.id).await.expect("tree");
+    let node = tree
+        .iter()
+        .find(|n| n.message.manifest_id == up.manifest_id)
+        .expect("the upload node");
+    assert_eq!(node.source, ManifestSource::UserUpload);
+    assert_eq!(tree[0].source, ManifestSource::Empty, "the root");
     let paths: Vec<&str> = manifest.files.keys().map(String::as_str).collect();
     assert_eq!(
         paths,

@@ -37,7 +37,12 @@ children: Array<string>,
 /**
  * Whether the message is on the path from the root to the active leaf.
  */
-on_active_branch: boolean, id: string, chat_id: string, parent_id: string | null, role: Role, content: Array<ContentPart>, 
+on_active_branch: boolean, 
+/**
+ * Why its workspace state was recorded: tells an upload from an edit
+ * made by hand, which share the `edit` role.
+ */
+source: ManifestSource, id: string, chat_id: string, parent_id: string | null, role: Role, content: Array<ContentPart>, 
 /**
  * The workspace state after this message.
  */

@@ -186,3 +186,16 @@ describe("while a call runs in the chat", () => {
     await waitFor(() => expect(next).toBeEnabled());
   });
 });
+
+describe("uploads", () => {
+  it("read as uploads, not hand edits, on the branch", async () => {
+    mockCommands({
+      chat_tree: () => [
+        node("root", null, { children: ["u"] }),
+        node("u", "root", { role: "edit", source: "user_upload", content: [{ type: "workspace_edit", added: 2, removed: 0, modified: 0 }] }),
+      ],
+    });
+    render(<BranchView chatId="chat-1" calls={[]} version="1" focusId={null} onSwitched={() => undefined} />);
+    expect(await screen.findByText("Upload: 2 added")).toBeInTheDocument();
+  });
+});

@@ -48,8 +48,8 @@ function chatTree(): MessageNode[] {
   return [
     node("root", null, { children: ["a"] }),
     node("a", "root", { content: [{ type: "tool_call", tool_call_id: "ca" }], children: ["b", "b2"], created_at: at(1) }),
-    node("b", "a", { role: "edit", content: [{ type: "workspace_edit", added: 1, removed: 0, modified: 0 }], children: ["c"], created_at: at(2) }),
-    node("c", "b", { role: "edit", content: [{ type: "workspace_edit", added: 0, removed: 0, modified: 2 }], created_at: at(3) }),
+    node("b", "a", { role: "edit", source: "user_upload", content: [{ type: "workspace_edit", added: 1, removed: 0, modified: 0 }], children: ["c"], created_at: at(2) }),
+    node("c", "b", { role: "edit", source: "edit", content: [{ type: "workspace_edit", added: 0, removed: 0, modified: 2 }], created_at: at(3) }),
     node("b2", "a", { content: [{ type: "tool_call", tool_call_id: "cb2" }], on_active_branch: false, created_at: at(4) }),
   ];
 }
@@ -71,9 +71,8 @@ function diffOf({ from, to }: Args): WorkspaceDiff {
 }
 
 function mock() {
-  const sources: Record<string, ManifestSource> = { "man-b": "user_upload", "man-c": "edit" };
   return mockCommands({
-    get_workspace_manifest: (a) => manifest(typeof a.manifestId === "string" ? a.manifestId : "man-c", sources[String(a.manifestId)] ?? "edit"),
+    get_workspace_manifest: (a) => manifest(typeof a.manifestId === "string" ? a.manifestId : "man-c", "edit"),
     chat_tree: () => chatTree(),
     list_tool_calls: () => [call({ id: "ca", node_id: "a", tool_id: "write_file" }), call({ id: "cb2", node_id: "b2", tool_id: "list_files" })],
     diff_nodes: diffOf,

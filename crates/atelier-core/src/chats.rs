@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 
 use sqlx::{Row, SqliteConnection};
 
-use crate::model::{Chat, ContentPart, Message, MessageNode, Role};
+use crate::model::{Chat, ContentPart, ManifestSource, Message, MessageNode, Role};
 use crate::{Atelier, Error, Result, db, ids};
 
 /// The title of a chat created without one.
@@ -267,6 +267,13 @@ impl Atelier {
             .fetch_all(self.db())
             .await?;
         let messages = rows.iter().map(message_from_row).collect::<Result<Vec<_>>>()?;
+        let sources: HashMap<String, String> =
+            sqlx::query_as("SELECT id, source FROM workspace_manifests WHERE chat_id = ?")
+                .bind(&chat.id)
+                .fetch_all(self.db())
+                .await?
+                .into_iter()
+                .collect();
         let mut children: HashMap<&str, Vec<String>> = HashMap::new();
         let mut parent_of: HashMap<&str, &str> = HashMap::new();
         for m in &messages {
@@ -297,10 +304,15 @@ impl Atelier {
                     stack.push(key);
                 }
             }
+            let source = sources
+                .get(&m.manifest_id)
+                .and_then(|s| ManifestSource::parse(s))
+                .ok_or_else(|| Error::Internal(format!("message {id} has no known manifest source")))?;
             out.push(MessageNode {
                 message: (*m).clone(),
                 children: kids,
                 on_active_branch: active.contains(id),
+                source,
             });
         }
         Ok(out)

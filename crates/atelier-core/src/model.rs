@@ -120,6 +120,9 @@ pub struct MessageNode {
     pub children: Vec<String>,
     /// Whether the message is on the path from the root to the active leaf.
     pub on_active_branch: bool,
+    /// Why its workspace state was recorded: tells an upload from an edit
+    /// made by hand, which share the `edit` role.
+    pub source: ManifestSource,
 }
 
 /// Why a manifest was recorded.

@@ -17,10 +17,11 @@ function editSummary(node: MessageNode): string {
         part.modified > 0 && `${part.modified} changed`,
         part.removed > 0 && `${part.removed} removed`,
       ].filter(Boolean);
-      return `Workspace edit: ${bits.length > 0 ? bits.join(", ") : "no files"}`;
+      const what = node.source === "user_upload" ? "Upload" : "Workspace edit";
+      return `${what}: ${bits.length > 0 ? bits.join(", ") : "no files"}`;
     }
   }
-  return "Workspace edit";
+  return node.source === "user_upload" ? "Upload" : "Workspace edit";
 }
 
 /** A step's file changes, read only once the person opens them. */

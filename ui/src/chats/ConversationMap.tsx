@@ -176,6 +176,9 @@ function Shape({ kind, cx, cy }: { kind: NodeKind; cx: number; cy: number }) {
   switch (kind) {
     case "root":
       return <rect className="map-shape" x={cx - 4.5} y={cy - 4.5} width={9} height={9} rx={1.5} />;
+    case "upload":
+      // An arrow into the workspace: files came in from outside.
+      return <polygon className="map-shape" points={`${cx - 5},${cy - 5} ${cx + 5},${cy - 5} ${cx},${cy + 5}`} />;
     case "edit":
       return <polygon className="map-shape" points={`${cx},${cy - 6} ${cx + 6},${cy} ${cx},${cy + 6} ${cx - 6},${cy}`} />;
     case "message":

@@ -6,17 +6,15 @@
  */
 import type { MessageNode, ToolCallRecord } from "../bindings";
 
-/**
- * Uploads are not told apart from edits: both are `edit` nodes with a
- * `workspace_edit` part, and the difference (the manifest's `source`) is
- * not on the node.
- */
-export type NodeKind = "root" | "tool" | "edit" | "message";
+/** Uploads and hand edits are both `edit` nodes; the node's `source` tells them apart. */
+export type NodeKind = "root" | "tool" | "edit" | "upload" | "message";
 
 export function nodeKind(node: MessageNode): NodeKind {
   if (node.parent_id === null || node.role === "system") return "root";
   if (node.content.some((p) => p.type === "tool_call") || node.role === "tool") return "tool";
-  if (node.content.some((p) => p.type === "workspace_edit") || node.role === "edit") return "edit";
+  if (node.content.some((p) => p.type === "workspace_edit") || node.role === "edit") {
+    return node.source === "user_upload" ? "upload" : "edit";
+  }
   return "message";
 }
 
@@ -73,6 +71,8 @@ function what(node: MessageNode, call: ToolCallRecord | null): string {
       return `${call?.tool_id ?? "Tool call"}${failed(call) ? ` (${call!.status === "error" ? "failed" : "cancelled"})` : ""}`;
     case "edit":
       return `Edit: ${editCounts(node)}`;
+    case "upload":
+      return `Upload: ${editCounts(node)}`;
     case "message":
       return `${node.role === "user" ? "Message" : "Reply"}: ${text(node) || "(empty)"}`;
   }
@@ -94,6 +94,8 @@ export function shortLabel(node: MessageNode, call: ToolCallRecord | null): stri
       return call?.tool_id ?? "tool call";
     case "edit":
       return `edit, ${editCounts(node)}`;
+    case "upload":
+      return `upload, ${editCounts(node)}`;
     case "message":
       return text(node) || node.role;
   }

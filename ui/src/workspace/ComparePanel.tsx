@@ -1,42 +1,13 @@
 // The Workspace tab's "Compare…": any two nodes of the chat, picked by a
 // readable label, and the files that differ between them with their diffs.
 
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { api } from "../api";
-import type { ManifestSource, MessageNode, ToolCallRecord } from "../bindings";
+import type { MessageNode, ToolCallRecord } from "../bindings";
 import { ErrorBox, Spinner } from "../components/feedback";
 import { useLoad } from "../lib/useLoad";
 import { DiffList, diffSize, diffSummary } from "./DiffList";
 import { currentNode, nodeChoices, type NodeChoice } from "./nodeLabels";
-
-// Manifests never change once written, so what each one's source is (the
-// only way to tell an upload from an edit) is read once per app session.
-const sources = new Map<string, ManifestSource>();
-
-/** The sources of these manifests, read one at a time in the background. */
-function useManifestSources(chatId: string, manifestIds: string[]): ReadonlyMap<string, ManifestSource> {
-  const [, setKnown] = useState(0);
-  const key = manifestIds.join(",");
-  useEffect(() => {
-    let live = true;
-    void (async () => {
-      for (const id of key === "" ? [] : key.split(",")) {
-        if (!live) return;
-        if (sources.has(id)) continue;
-        try {
-          sources.set(id, (await api.getWorkspaceManifest(chatId, id)).source);
-        } catch {
-          return; // only a label's wording: "edit" stays
-        }
-        if (live) setKnown((n) => n + 1);
-      }
-    })();
-    return () => {
-      live = false;
-    };
-  }, [chatId, key]);
-  return sources;
-}
 
 type Picked = { from: string; to: string };
 
@@ -87,9 +58,6 @@ export function ComparePanel({ chatId, revision, onClose }: { chatId: string; re
     `${chatId}:${revision}`,
   );
   const [picked, setPicked] = useState<Picked | null>(null);
-  const tree = load.data?.[0] ?? [];
-  const editManifests = tree.filter((n) => n.content.some((p) => p.type === "workspace_edit")).map((n) => n.manifest_id);
-  const sourceOf = useManifestSources(chatId, editManifests);
 
   let body;
   if (load.state === "error") {
@@ -99,7 +67,7 @@ export function ComparePanel({ chatId, revision, onClose }: { chatId: string; re
   } else {
     const [nodes, calls] = load.data;
     const toolOf = new Map(calls.map((c) => [c.id, c.tool_id]));
-    const choices = nodeChoices(nodes, toolOf, sourceOf);
+    const choices = nodeChoices(nodes, toolOf);
     const ids = new Set(nodes.map((n) => n.id));
     const current = currentNode(nodes);
     // A pick that is gone (deleted chat state, another chat) falls back to the default.

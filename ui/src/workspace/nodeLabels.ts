@@ -1,7 +1,7 @@
 // Naming a chat's nodes for a person choosing two to compare: where each sits
 // (step n of its branch, which version at a fork), what it was, and when.
 
-import type { ManifestSource, MessageNode } from "../bindings";
+import type { MessageNode } from "../bindings";
 import { formatTime } from "../lib/format";
 
 export type NodeChoice = { id: string; label: string };
@@ -20,12 +20,12 @@ function counts(added: number, modified: number, removed: number): string {
 }
 
 /** What a node is: a tool call (by tool), an edit or an upload, a message, the start. */
-export function nodeKind(node: MessageNode, toolOf: ReadonlyMap<string, string>, sourceOf: ReadonlyMap<string, ManifestSource>): string {
+export function nodeKind(node: MessageNode, toolOf: ReadonlyMap<string, string>): string {
   if (node.parent_id === null) return "empty workspace";
   for (const part of node.content) {
     if (part.type === "tool_call") return toolOf.get(part.tool_call_id) ?? "tool call";
     if (part.type === "workspace_edit") {
-      const what = sourceOf.get(node.manifest_id) === "user_upload" ? "upload" : "edit";
+      const what = node.source === "user_upload" ? "upload" : "edit";
       return `${what}${counts(part.added, part.modified, part.removed)}`;
     }
     if (part.type === "text") {
@@ -44,7 +44,6 @@ export function nodeKind(node: MessageNode, toolOf: ReadonlyMap<string, string>,
 export function nodeChoices(
   tree: MessageNode[],
   toolOf: ReadonlyMap<string, string>,
-  sourceOf: ReadonlyMap<string, ManifestSource>,
 ): { active: NodeChoice[]; other: NodeChoice[] } {
   const byId = new Map(tree.map((n) => [n.id, n]));
   const current = currentNode(tree)?.id ?? null;
@@ -58,7 +57,7 @@ export function nodeChoices(
     const where = depth === 0 ? "Start" : `Step ${depth}`;
     const version = siblings.length > 1 ? ` (${siblings.indexOf(node.id) + 1}/${siblings.length})` : "";
     const now = node.id === current ? " · current" : "";
-    const label = `${where}${version} · ${nodeKind(node, toolOf, sourceOf)} · ${formatTime(node.created_at)}${now}`;
+    const label = `${where}${version} · ${nodeKind(node, toolOf)} · ${formatTime(node.created_at)}${now}`;
     (node.on_active_branch ? active : other).push({ id: node.id, label });
     for (let i = node.children.length - 1; i >= 0; i--) {
       const child = byId.get(node.children[i]!);
