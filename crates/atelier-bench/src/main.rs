@@ -7,7 +7,12 @@
 //! atelier-bench toolset-import [--runs N]
 //! atelier-bench tool-call [--calls N]
 //! atelier-bench startup --app BIN --reference BIN [--runs N]   (under xvfb-run)
+//! atelier-bench ui-seed --data-dir DIR
+//! atelier-bench checkout --data-dir DIR --chat C --from A --to B [--runs N]
 //! ```
+//!
+//! The last two serve `scripts/bench-ui.sh`, which measures the app's UI
+//! (a branch switch in a 10,000-file workspace, scrolling 2,000 calls).
 //!
 //! This module owns the command line, the runtime and the scratch folders;
 //! [`bench`] measures, [`tree`] makes the trees, [`git`] runs the reference
@@ -27,6 +32,7 @@ mod report;
 mod startup;
 mod tool_call;
 mod tree;
+mod ui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -174,6 +180,12 @@ fn main() -> ExitCode {
     } else if argv.peek().map(String::as_str) == Some("startup") {
         argv.next();
         startup::run(argv)
+    } else if argv.peek().map(String::as_str) == Some("ui-seed") {
+        argv.next();
+        ui::seed(argv)
+    } else if argv.peek().map(String::as_str) == Some("checkout") {
+        argv.next();
+        ui::checkout(argv)
     } else if argv.peek().map(String::as_str) == Some("tool-call") {
         let calls = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(100);
         tool_call::run(calls)

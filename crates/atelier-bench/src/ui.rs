@@ -1,0 +1,156 @@
+//! The data behind the desktop app's UI benchmarks (`scripts/bench-ui.sh`,
+//! which drives the real app with `e2e/bench-ui.mjs`), and the core-only
+//! reference they are measured against, in the same run:
+//!
+//! - `atelier-bench ui-seed --data-dir DIR` makes three chats and prints
+//!   their ids as JSON: a 10,000-file workspace (scale b: 4 KiB files in 200
+//!   folders) with two sibling branches that each changed 1% of the files
+//!   and added a marker folder (`branch-a/`, `branch-b/`: folders come first
+//!   in the app's file tree, so the marker is in view); a chat of
+//!   2,000 tool calls (each card with a code renderer); and an empty chat.
+//! - `atelier-bench checkout --data-dir DIR --chat C --from A --to B [--runs N]`
+//!   switches the chat between the two leaves with the core alone
+//!   (`Atelier::checkout` in a warm process, the app's own code path minus
+//!   IPC and the UI), and prints the median of each direction as JSON.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail, ensure};
+use atelier_core::tools::{Approval, RunRequest};
+use atelier_core::{Atelier, DataDir, Observer};
+use serde_json::json;
+
+use crate::report::median;
+use crate::tree::{self, INITIAL, SCALES};
+
+/// Calls in the long chat.
+const LONG_CHAT_CALLS: usize = 2_000;
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("start the tokio runtime")
+}
+
+fn data_dir(args: &mut impl Iterator<Item = String>, usage: &str) -> Result<(PathBuf, Vec<(String, String)>)> {
+    let mut dir = None;
+    let mut rest = Vec::new();
+    while let Some(a) = args.next() {
+        let value = args.next().with_context(|| format!("{a} needs a value\n{usage}"))?;
+        if a == "--data-dir" {
+            dir = Some(PathBuf::from(value));
+        } else {
+            rest.push((a, value));
+        }
+    }
+    Ok((dir.with_context(|| format!("--data-dir is required\n{usage}"))?, rest))
+}
+
+async fn record(app: &Atelier, chat: &str) -> Result<String> {
+    app.snapshot(chat, &Observer::default())
+        .await?
+        .message_id
+        .context("the snapshot recorded nothing")
+}
+
+/// `ui-seed`: the three chats.
+pub(crate) fn seed(mut args: impl Iterator<Item = String>) -> Result<()> {
+    const USAGE: &str = "usage: atelier-bench ui-seed --data-dir DIR";
+    let (dir, rest) = data_dir(&mut args, USAGE)?;
+    if let Some((a, _)) = rest.first() {
+        bail!("unknown option {a:?}\n{USAGE}");
+    }
+    runtime()?.block_on(async {
+        let app = Atelier::open(DataDir::new(dir)).await?;
+
+        let big = app.create_chat(Some("Bench: 10,000 files")).await?;
+        let spec = &SCALES[1];
+        let ws = app.workspace_dir(&big.id);
+        spec.write_tree(&ws)?;
+        let base = record(&app, &big.id).await?;
+        let mut leaves = Vec::new();
+        for (generation, marker) in [(1, "branch-a"), (2, "branch-b")] {
+            app.checkout(&big.id, &base).await?;
+            for i in spec.one_percent() {
+                spec.rewrite(&ws, i, INITIAL + generation)?;
+            }
+            std::fs::create_dir_all(ws.join(marker))?;
+            std::fs::write(ws.join(marker).join("README.txt"), format!("made on {marker}\n"))?;
+            leaves.push(record(&app, &big.id).await?);
+        }
+
+        let long = app.create_chat(Some("Bench: 2,000 calls")).await?;
+        let started = Instant::now();
+        for i in 0..LONG_CHAT_CALLS {
+            let lines: Vec<String> = (0..12)
+                .map(|l| format!("call {i}, line {l}: some output to look at"))
+                .collect();
+            let call = app
+                .run_tool(RunRequest {
+                    chat_id: long.id.clone(),
+                    tool_id: "write_file".into(),
+                    args: json!({"path": format!("notes/n{:02}.txt", i % 50), "content": lines.join("\n")}),
+                    approval: Approval::Approved,
+                    ..Default::default()
+                })
+                .await?;
+            ensure!(call.status == "success", "seeding call {i} failed: {:?}", call.error);
+        }
+        eprintln!(
+            "seeded {LONG_CHAT_CALLS} calls in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        let empty = app.create_chat(Some("Bench: empty chat")).await?;
+        // Back on branch a, so the first switch in the app goes to b.
+        app.checkout(&big.id, &leaves[0]).await?;
+        println!(
+            "{}",
+            json!({
+                "switch": {"chat": big.id, "title": big.title, "a": leaves[0], "b": leaves[1],
+                           "files": spec.files, "changed": spec.one_percent().count()},
+                "long": {"chat": long.id, "title": long.title, "calls": LONG_CHAT_CALLS},
+                "empty": {"chat": empty.id, "title": empty.title},
+            })
+        );
+        Ok(())
+    })
+}
+
+/// `checkout`: the core's switch between two leaves, medians in ms.
+pub(crate) fn checkout(mut args: impl Iterator<Item = String>) -> Result<()> {
+    const USAGE: &str = "usage: atelier-bench checkout --data-dir DIR --chat C --from A --to B [--runs N]";
+    let (dir, rest) = data_dir(&mut args, USAGE)?;
+    let (mut chat, mut from, mut to, mut runs) = (None, None, None, 9usize);
+    for (a, v) in rest {
+        match a.as_str() {
+            "--chat" => chat = Some(v),
+            "--from" => from = Some(v),
+            "--to" => to = Some(v),
+            "--runs" => runs = v.parse().context("--runs takes a number")?,
+            other => bail!("unknown option {other:?}\n{USAGE}"),
+        }
+    }
+    let (chat, from, to) = (chat.context(USAGE)?, from.context(USAGE)?, to.context(USAGE)?);
+    runtime()?.block_on(async {
+        let app = Atelier::open(DataDir::new(dir)).await?;
+        app.checkout(&chat, &from).await?; // untimed: start where the app starts
+        // Nothing dirty left from seeding to be flushed during the timings.
+        tree::settle(&app.workspace_dir(&chat))?;
+        let (mut there, mut back) = (Vec::new(), Vec::new());
+        for _ in 0..runs {
+            for (target, samples) in [(&to, &mut there), (&from, &mut back)] {
+                let start = Instant::now();
+                app.checkout(&chat, target).await?;
+                samples.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        println!(
+            "{}",
+            json!({"to_ms": median(&there), "back_ms": median(&back), "runs": runs,
+                   "samples_to": there, "samples_back": back})
+        );
+        Ok(())
+    })
+}

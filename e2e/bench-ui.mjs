@@ -1,0 +1,198 @@
+// The desktop app's UI benchmarks, in the real app (release build) under
+// Xvfb through tauri-driver; `scripts/bench-ui.sh` seeds the data dir,
+// measures the core-only reference, and runs this. Two measurements, each
+// printed with its reference and ratio:
+//
+// 1. A branch switch in a 10,000-file workspace: with the Workspace tab
+//    shown, a click on the other leaf in the conversation map, until the
+//    file tree shows that branch (its marker folder in, the other's out).
+//    Timed inside the page (performance.now() around a dispatched click and
+//    a MutationObserver), so WebDriver's round trips are not counted.
+//    Reference: the core's checkout of the same switch (BENCH_CORE_MS).
+// 2. Scrolling a 2,000-call chat: the Tools tab's main pane scrolled 40 px
+//    per frame for 3 s; the requestAnimationFrame intervals, against the
+//    same scroll attempted on an empty chat.
+//
+// Environment: BENCH_APP (executable that starts atelier-app on the seeded
+// data dir), BENCH_SEED (the seed JSON), BENCH_CORE (the checkout JSON),
+// BENCH_RUNS (switches per direction, default 9).
+
+import { readFileSync } from 'node:fs';
+import { Session, ELEMENT, sleep } from './webdriver.mjs';
+
+const DRIVER = 'http://127.0.0.1:4444';
+const seed = JSON.parse(readFileSync(process.env.BENCH_SEED, 'utf8'));
+const core = JSON.parse(readFileSync(process.env.BENCH_CORE, 'utf8'));
+const RUNS = Number(process.env.BENCH_RUNS ?? 9);
+
+const median = (v) => {
+  const s = [...v].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const pct = (v, p) => [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor((p / 100) * v.length))];
+const ms = (x) => x.toFixed(1).padStart(8);
+
+async function waitDriver() {
+  for (let i = 0; i < 150; i++) {
+    try {
+      if ((await fetch(`${DRIVER}/status`)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await sleep(100);
+  }
+  throw new Error('tauri-driver did not answer on port 4444');
+}
+
+async function until(s, script, args, what, timeout = 60000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const v = await s.exec(script, args).catch(() => null);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+async function openChat(s, title) {
+  const el = await until(
+    s,
+    `for (const b of document.querySelectorAll('.chat-title')) if (b.textContent.trim() === arguments[0]) return b; return null;`,
+    [title],
+    `the chat "${title}" in the sidebar`,
+  );
+  await s.click(el[ELEMENT]);
+}
+
+async function openTab(s, id) {
+  await s.click(await s.find(`#tab-${id}`));
+}
+
+/** One switch: click the map node `to`, until the tree shows `want` and not `gone`. */
+const SWITCH = `
+  const [to, want, gone, done] = arguments;
+  const tree = () => document.querySelector('#panel-workspace [aria-label="Workspace files"]');
+  const shown = () => {
+    const t = tree();
+    return t !== null && t.querySelector('[data-folder="' + want + '"]') !== null && t.querySelector('[data-folder="' + gone + '"]') === null;
+  };
+  const node = document.querySelector('.conversation-map [data-node-id="' + to + '"]');
+  if (node === null) return done({ error: 'no map node ' + to });
+  const t0 = performance.now();
+  const mo = new MutationObserver(() => {
+    if (shown()) {
+      mo.disconnect();
+      done({ ms: performance.now() - t0 });
+    }
+  });
+  mo.observe(document.getElementById('root') ?? document.body, { childList: true, subtree: true, attributes: true });
+  node.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  setTimeout(() => { mo.disconnect(); done({ error: 'the tree did not show ' + want + ' within 60 s' }); }, 60000);
+`;
+
+/** rAF intervals while the main pane scrolls 40 px per frame for `frames` frames. */
+const SCROLL = `
+  const [frames, done] = arguments;
+  const main = document.querySelector('main.main');
+  main.scrollTop = 0;
+  const deltas = [];
+  let last = null;
+  const tick = (t) => {
+    if (last !== null) deltas.push(t - last);
+    last = t;
+    main.scrollTop += 40;
+    if (deltas.length < frames) requestAnimationFrame(tick);
+    else done({ deltas, scrolled: main.scrollTop, height: main.scrollHeight });
+  };
+  requestAnimationFrame(tick);
+`;
+
+async function main() {
+  await waitDriver();
+  const s = await Session.start(DRIVER, process.env.BENCH_APP);
+  try {
+    await s.cmd('POST', '/timeouts', { script: 120000 });
+    await until(s, `return document.querySelector('.chat-title') !== null;`, [], 'the chat list');
+
+    // 1. Branch switch.
+    const sw = seed.switch;
+    await openChat(s, sw.title);
+    await openTab(s, 'workspace');
+    await until(s, `return document.querySelector('#panel-workspace [data-folder="branch-a"]') !== null;`, [], 'branch a in the tree');
+    await until(s, `return document.querySelector('.conversation-map [data-node-id="${sw.b}"]') !== null;`, [], 'the map');
+    const times = { b: [], a: [] };
+    for (let i = 0; i < RUNS; i++) {
+      for (const [to, want, gone, key] of [
+        [sw.b, 'branch-b', 'branch-a', 'b'],
+        [sw.a, 'branch-a', 'branch-b', 'a'],
+      ]) {
+        const r = await s.execAsync(SWITCH, [to, want, gone]);
+        if (r.error) throw new Error(r.error);
+        times[key].push(r.ms);
+        // Let the other views (map, branch list) finish reading before the next click.
+        await sleep(400);
+      }
+    }
+    const appMs = median([...times.b, ...times.a]);
+    const coreMs = median([core.to_ms, core.back_ms]);
+
+    // 2. Scrolling.
+    const scroll = async (title, hasCalls) => {
+      await openChat(s, title);
+      await openTab(s, 'tools');
+      if (hasCalls) {
+        await until(
+          s,
+          `return document.querySelectorAll('#panel-tools ol[aria-label="Active branch"] > li').length > 0;`,
+          [],
+          'the calls of ' + title,
+        );
+      }
+      await sleep(1500);
+      await s.execAsync(SCROLL, [30]); // warm: the renderers' code loaded
+      const r = await s.execAsync(SCROLL, [180]);
+      return r;
+    };
+    const long = await scroll(seed.long.title, true);
+    const empty = await scroll(seed.empty.title, false);
+
+    console.log('\n| measurement | ours (ms) | reference | ref (ms) | ratio | target |');
+    console.log('|---|---:|---|---:|---:|---|');
+    const row = (what, ours, ref, theirs, target) => {
+      const ratio = ours / theirs;
+      console.log(`| ${what} | ${ms(ours)} | ${ref} | ${ms(theirs)} | ${ratio.toFixed(2)} | ≤ ${target} ${ratio <= target ? '✓' : '✗'} |`);
+    };
+    row(
+      `branch switch, ${sw.files.toLocaleString()} files (${sw.changed} differ), click → tree updated, median of ${2 * RUNS}`,
+      appMs,
+      'core checkout alone',
+      coreMs,
+      1.5,
+    );
+    row(`scroll ${seed.long.calls.toLocaleString()} calls: mean frame interval`, mean(long.deltas), 'empty chat', mean(empty.deltas), 2);
+    row(`scroll ${seed.long.calls.toLocaleString()} calls: p95 frame interval`, pct(long.deltas, 95), 'empty chat', pct(empty.deltas, 95), 2);
+    console.log(
+      `\nswitch samples (ms): to b ${times.b.map((x) => x.toFixed(0)).join(' ')}; to a ${times.a.map((x) => x.toFixed(0)).join(' ')}; ` +
+        `core: to b ${core.to_ms.toFixed(1)}, back ${core.back_ms.toFixed(1)}`,
+    );
+    console.log(
+      `scroll: long chat ${long.deltas.length} frames, scrolled to ${long.scrolled} of ${long.height} px, max ${Math.max(...long.deltas).toFixed(1)} ms; ` +
+        `empty chat max ${Math.max(...empty.deltas).toFixed(1)} ms`,
+    );
+  } finally {
+    await s.end();
+  }
+}
+
+function mean(v) {
+  return v.reduce((a, b) => a + b, 0) / v.length;
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(`bench-ui: ${e.stack ?? e}`);
+    process.exit(1);
+  },
+);

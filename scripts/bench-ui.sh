@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The desktop app's UI benchmarks, as ratios measured in one run (not part
+# of .ci/run; needs what scripts/install.sh installs):
+#
+#   1. a branch switch in a 10,000-file workspace, click → file tree
+#      updated, against the core's checkout of the same switch (≤ 1.5×);
+#   2. scrolling a 2,000-call chat: requestAnimationFrame intervals against
+#      the same scroll on an empty chat (≤ 2×).
+#
+# Release builds of the app, the worker and atelier-bench; a fresh data dir
+# seeded by `atelier-bench ui-seed`; then `atelier-bench checkout` (the
+# reference) and e2e/bench-ui.mjs (the app, under Xvfb + tauri-driver).
+# BENCH_SKIP_BUILD=1 reuses the release binaries and ui/dist.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$(pwd)"
+source scripts/env.sh
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then
+  say "bench-ui: building the UI and the release binaries"
+  [ -d ui/node_modules ] || npm ci --prefix ui --no-audit --no-fund
+  npm --prefix ui run build
+  cargo build --release --locked -p atelier-app -p atelier-worker -p atelier-bench
+fi
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for i in $(seq 1 120); do
+  port_busy 4444 || port_busy 4445 || break
+  [ "$i" -lt 120 ] || { echo "error: ports 4444/4445 stay in use (another tauri-driver)" >&2; exit 1; }
+  sleep 1
+done
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/atelier-bench-ui.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+data="$work/data"
+bench="$root/target/release/atelier-bench"
+
+say "bench-ui: seeding a 10,000-file workspace with two branches and a 2,000-call chat"
+"$bench" ui-seed --data-dir "$data" >"$work/seed.json"
+read -r chat a b < <(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["switch"]; print(s["chat"], s["a"], s["b"])' "$work/seed.json")
+
+say "bench-ui: the reference, the core's checkout alone"
+"$bench" checkout --data-dir "$data" --chat "$chat" --from "$a" --to "$b" --runs "${BENCH_RUNS:-9}" >"$work/core.json"
+
+cat >"$work/app.sh" <<EOS
+export ATELIER_DATA_DIR='$data'
+export NO_AT_BRIDGE=1
+exec '$root/target/release/atelier-app' "\$@" 2>>'$work/app.log'
+EOS
+chmod +x "$work/app.sh"
+
+say "bench-ui: the app under Xvfb"
+cat >"$work/inside.sh" <<EOS
+tauri-driver --port 4444 >'$work/driver.log' 2>&1 &
+driver=\$!
+trap 'kill \$driver 2>/dev/null || true' EXIT
+BENCH_APP='$work/app.sh' BENCH_SEED='$work/seed.json' BENCH_CORE='$work/core.json' node '$root/e2e/bench-ui.mjs'
+EOS
+runner=()
+command -v dbus-run-session >/dev/null 2>&1 && runner=(dbus-run-session --)
+"${runner[@]}" xvfb-run -a -s "-screen 0 1280x800x24" bash "$work/inside.sh" || {
+  tail -20 "$work/app.log" >&2 || true
+  exit 1
+}
