@@ -64,6 +64,14 @@ export async function shot(name) {
   return file;
 }
 
+/** A screenshot of the whole X screen (WebDriver sees only the webview): native dialogs. */
+export function screenShot(name) {
+  const file = shotFile(name);
+  execFileSync('/usr/bin/python3', [join(HERE, 'xshot.py'), file], { encoding: 'utf8' });
+  log(`screenshot ${file} (the whole screen)`);
+  return file;
+}
+
 export function cli(...args) {
   return execFileSync(CLI, ['--data-dir', DATA_DIR, ...args], { encoding: 'utf8' });
 }
@@ -317,3 +325,31 @@ export async function workspacePaths(want) {
 }
 
 export const branchItems = () => s.findAll('#panel-tools ol[aria-label="Active branch"] > li');
+
+/** Clicks the conversation map's node whose label starts with `label` ("Step 1: write_file,") and waits until it is the current node. */
+export async function jumpOnMap(label) {
+  const node = await waitEl(
+    `for (const g of document.querySelectorAll('section[aria-label="Conversation map"] g[role=button][data-node-id]'))
+       if (g.getAttribute('aria-label').startsWith(arguments[0])) return g;
+     return null;`,
+    [label],
+    `the map node "${label}…"`,
+  );
+  const id = await s.attr(node, 'data-node-id');
+  // WebDriver finds no box to click on the <g> itself: its shape, drawn on top.
+  await s.click(await waitEl(`return arguments[0].querySelector('.map-shape');`, [ref(node)], 'its shape'));
+  await waitFor(
+    () => s.exec(`return document.querySelector('section[aria-label="Conversation map"] g[data-node-id="' + arguments[0] + '"]')?.getAttribute('aria-current') === 'step';`, [id]),
+    `the map node "${label}…" to be the current one`,
+  );
+  return id;
+}
+
+/** The workspace tab's listed paths once they are exactly `want` (sorted). */
+export function workspaceIs(want) {
+  const sorted = JSON.stringify([...want].sort());
+  return waitFor(
+    async () => JSON.stringify((await workspacePaths(want)).sort()) === sorted,
+    `the workspace to list exactly ${sorted}`,
+  );
+}

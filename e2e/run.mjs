@@ -16,14 +16,16 @@
 //   webdriver.mjs  a small WebDriver client
 //   steps/*.mjs    the steps by theme, each file's `register(step)` adds its
 //                  steps in order
-//   drag_source.py a GTK window to drag files from
+//   drag_source.py a GTK window to drag files from; xshot.py a whole-screen
+//                  screenshot (native dialogs are windows WebDriver cannot see)
 //
 // Environment (all set by scripts/e2e.sh):
 //   E2E_APP       an executable that execs atelier-app with ATELIER_DATA_DIR set
 //   E2E_DATA_DIR  that data dir (also read with the CLI)
 //   E2E_CLI       target/debug/atelier
 //   E2E_FIXTURES  a folder with word-tools.zip (valid), broken-tools.zip and
-//                 dropped-notes.md (dropped onto the workspace)
+//                 dropped-notes.md (dropped onto the workspace); Export ZIP… writes
+//                 export.zip there
 //   E2E_SHOTS     where screenshots go
 //   E2E_APP_LOG   the app's stderr (printed on failure)
 
@@ -32,7 +34,11 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path';
 import { APP, APP_LOG, DRIVER, SHOTS, STEP_TIMEOUT_MS, log, s, setSession, shot, sleep } from './lib.mjs';
 import { Session } from './webdriver.mjs';
+import * as approvals from './steps/approvals.mjs';
 import * as branches from './steps/branches.mjs';
+import * as edits from './steps/edits.mjs';
+import * as exportZip from './steps/export.mjs';
+import * as map from './steps/map.mjs';
 import * as renderers from './steps/renderers.mjs';
 import * as settings from './steps/settings.mjs';
 import * as toolsets from './steps/toolsets.mjs';
@@ -49,6 +55,10 @@ renderers.register(step); // 4-8
 settings.register(step); // 9
 workspace.register(step); // 10
 branches.register(step); // 11
+approvals.register(step); // 12
+edits.register(step); // 13
+map.register(step); // 14
+exportZip.register(step); // 15
 
 // ---------------------------------------------------------------------------
 // The run

@@ -74,6 +74,11 @@ export class Session {
     return this.cmd('POST', `/element/${el}/value`, { text: value });
   }
 
+  /** Types `value` into the element as it is (no clear first); \uE000 releases held modifiers. */
+  keys(el, value) {
+    return this.cmd('POST', `/element/${el}/value`, { text: value });
+  }
+
   attr(el, name) {
     return this.cmd('GET', `/element/${el}/attribute/${name}`);
   }

@@ -7,7 +7,8 @@
 #
 # E2E_SKIP_BUILD=1 skips the UI and cargo builds (when they are fresh).
 # Needs what scripts/install.sh installs (xvfb, webkit2gtk-driver,
-# tauri-driver, xdotool, python3-gi + gir1.2-gtk-3.0 for drag and drop).
+# tauri-driver, xdotool, python3-gi + gir1.2-gtk-3.0 for drag and drop and for
+# screenshots of native dialogs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
