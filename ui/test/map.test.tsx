@@ -23,6 +23,7 @@ function chats(over: Partial<Chats> = {}): Chats {
     remove: vi.fn(),
     revision: 0,
     moved: vi.fn(),
+    activeManifest: null,
     ...over,
   };
 }

@@ -20,6 +20,7 @@ function chats(): Chats {
     remove: vi.fn(),
     revision: 0,
     moved: vi.fn(),
+    activeManifest: null,
   };
 }
 

@@ -20,6 +20,7 @@ function chats(revision = 0): Chats {
     remove: vi.fn(),
     revision,
     moved: vi.fn(),
+    activeManifest: null,
   };
 }
 

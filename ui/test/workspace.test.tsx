@@ -25,6 +25,7 @@ function chats(selectedId: string | null = "chat-1"): Chats {
     remove: vi.fn(),
     revision: 0,
     moved: vi.fn(),
+    activeManifest: null,
   };
 }
 
@@ -142,5 +143,39 @@ describe("workspace browser reloads", () => {
     expect(argsOf(calls, "get_workspace_manifest")).toHaveLength(1);
     view.rerender(<WorkspaceView chats={chats()} active />);
     await waitFor(() => expect(argsOf(calls, "get_workspace_manifest")).toHaveLength(2));
+  });
+});
+
+describe("after a switch", () => {
+  it("reads the manifest the switch named, once, sharing a read already under way", async () => {
+    const { clearManifests, prefetchManifest } = await import("../src/workspace/manifests");
+    clearManifests();
+    const calls = mockCommands({
+      get_workspace_manifest: (a) => manifest({ "branch-b/README.txt": "bb" }, {}, { id: String(a.manifestId) }),
+    });
+    // The switch started reading the target while the workspace moved…
+    prefetchManifest("chat-1", "man-b");
+    // …then said where the chat is now.
+    render(<WorkspaceView chats={{ ...chats(), activeManifest: { chatId: "chat-1", manifestId: "man-b" } }} active />);
+    expect(await screen.findByText("branch-b")).toBeInTheDocument();
+    expect(argsOf(calls, "get_workspace_manifest")).toEqual([{ chatId: "chat-1", manifestId: "man-b" }]);
+  });
+
+  it("keeps only the last few manifests, and does not keep a failed read", async () => {
+    const { clearManifests, manifestOf } = await import("../src/workspace/manifests");
+    clearManifests();
+    let fail = true;
+    const calls = mockCommands({
+      get_workspace_manifest: (a) => {
+        if (fail && a.manifestId === "m0") throw { kind: "io", message: "disk" };
+        return manifest({}, {}, { id: String(a.manifestId) });
+      },
+    });
+    await expect(manifestOf("chat-1", "m0")).rejects.toMatchObject({ kind: "io" });
+    fail = false;
+    for (const id of ["m0", "m1", "m2", "m3", "m4", "m4", "m0"]) await manifestOf("chat-1", id);
+    // m0 is read again after its failure; m4, asked twice, is read once; with room
+    // for four, m4 pushed m0 out, so asking for m0 once more reads it again.
+    expect(argsOf(calls, "get_workspace_manifest").map((a) => a.manifestId)).toEqual(["m0", "m0", "m1", "m2", "m3", "m4", "m0"]);
   });
 });

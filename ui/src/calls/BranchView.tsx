@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { api } from "../api";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { EmptyState, ErrorBox, Spinner } from "../components/feedback";
@@ -6,8 +6,17 @@ import { useShortcut } from "../lib/shortcuts";
 import { useLoad } from "../lib/useLoad";
 import { LiveCalls } from "./LiveCallCard";
 import { useRuns } from "./runs";
-import { StepItem, type Step } from "./StepItem";
+import { prefetchManifest } from "../workspace/manifests";
+import { StepItem, type Move, type Step } from "./StepItem";
 import { StepList } from "./StepList";
+
+/** Where a switch through `id` lands, as the core decides: the newest child, down to a leaf. */
+export function latestLeaf(tree: MessageNode[], id: string): MessageNode | undefined {
+  const byId = new Map(tree.map((n) => [n.id, n]));
+  let node = byId.get(id);
+  while (node !== undefined && node.children.length > 0) node = byId.get(node.children[node.children.length - 1]!);
+  return node;
+}
 
 /** The active branch, root to leaf, with where each message sits among its siblings. */
 export function activeBranch(tree: MessageNode[], calls: ToolCallRecord[]): Step[] {
@@ -39,7 +48,8 @@ export function BranchView({
   calls: ToolCallRecord[];
   version: string;
   focusId: string | null;
-  onSwitched: () => void;
+  /** The workspace moved (to this manifest, when known). */
+  onSwitched: (activeManifestId?: string) => void;
   onRerun?: (call: ToolCallRecord) => void;
 }) {
   const [nonce, setNonce] = useState(0);
@@ -54,22 +64,27 @@ export function BranchView({
 
   const steps = useMemo(() => (tree.data === null ? [] : activeBranch(tree.data, calls)), [tree.data, calls]);
 
+  const nodes = useRef<MessageNode[]>([]);
+  nodes.current = tree.data ?? [];
   // Stable, so the memoized steps of a long chat do not all re-render.
   const move = useCallback(
-    async (f: () => Promise<unknown>) => {
+    async (how: Move, id: string) => {
       setMoving(true);
       setError(null);
       try {
-        await f();
+        // Read the target's files while the workspace moves.
+        const target = how === "switch" ? latestLeaf(nodes.current, id) : nodes.current.find((n) => n.id === id);
+        if (target !== undefined) prefetchManifest(chatId, target.manifest_id);
+        const chat = how === "switch" ? await api.switchBranch(chatId, id) : await api.checkout(chatId, id);
         setNonce((n) => n + 1);
-        onSwitched();
+        onSwitched(chat.active_manifest_id);
       } catch (e) {
         setError(e);
       } finally {
         setMoving(false);
       }
     },
-    [onSwitched],
+    [chatId, onSwitched],
   );
   const restored = useCallback(() => {
     setNonce((n) => n + 1);
@@ -83,7 +98,7 @@ export function BranchView({
     (a) => {
       if (point === null || locked) return;
       const to = point.siblings[point.index + (a === "prev-sibling" ? -1 : 1)];
-      if (to !== undefined) void move(() => api.switchBranch(chatId, to));
+      if (to !== undefined) void move("switch", to);
     },
   );
 
@@ -100,8 +115,9 @@ export function BranchView({
         <StepList
           steps={steps}
           focusId={focusId}
-          render={(step) => (
+          render={(step, deferBody) => (
             <StepItem
+              deferBody={deferBody}
               step={step}
               chatId={chatId}
               isLeaf={step.node.id === leaf}

@@ -1,4 +1,4 @@
-import { lazy, Suspense } from "react";
+import { lazy, Suspense, useLayoutEffect, useRef } from "react";
 import type { ToolCallRecord } from "../bindings";
 import { Badge, Spinner } from "../components/feedback";
 import { formatTime } from "../lib/format";
@@ -19,7 +19,33 @@ const STATUS_TONE: Record<string, string> = {
   awaiting_approval: "info",
 };
 
-export function CallCard({ call, onRerun }: { call: ToolCallRecord; onRerun?: (call: ToolCallRecord) => void }) {
+// How tall each card's body last was, so a body deferred while the list
+// scrolls keeps its place (no jump when the view arrives).
+const bodyHeights = new Map<string, number>();
+
+/**
+ * A finished call: status, arguments, and its renderer. `deferBody` (a
+ * long list scrolling past) puts a placeholder of the body's last height
+ * where the renderer goes: editors and frames are built once the list
+ * stops, so scrolling never waits for them.
+ */
+export function CallCard({
+  call,
+  onRerun,
+  deferBody = false,
+}: {
+  call: ToolCallRecord;
+  onRerun?: (call: ToolCallRecord) => void;
+  deferBody?: boolean;
+}) {
+  const body = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    if (deferBody) return;
+    const el = body.current;
+    return () => {
+      if (el !== null && el.offsetHeight > 0) bodyHeights.set(call.id, el.offsetHeight);
+    };
+  }, [deferBody, call.id]);
   // A denial is recorded as an error of kind `denied`; people call it denied.
   const status = call.status === "error" && call.error_kind === "denied" ? "denied" : call.status;
   return (
@@ -43,11 +69,15 @@ export function CallCard({ call, onRerun }: { call: ToolCallRecord; onRerun?: (c
         <summary>Arguments</summary>
         <pre className="code-block">{pretty(call.args)}</pre>
       </details>
-      <div className="call-body">
-        <Suspense fallback={<Spinner label="Loading the view…" />}>
-          <CallView call={call} />
-        </Suspense>
-      </div>
+      {deferBody ? (
+        <div className="call-body call-body-deferred" style={{ height: bodyHeights.get(call.id) ?? 160 }} />
+      ) : (
+        <div className="call-body" ref={body}>
+          <Suspense fallback={<Spinner label="Loading the view…" />}>
+            <CallView call={call} />
+          </Suspense>
+        </div>
+      )}
     </article>
   );
 }

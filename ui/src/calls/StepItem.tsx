@@ -2,10 +2,12 @@
 // here", the call's card (or an edit's summary), and the files it changed.
 
 import { memo, useState } from "react";
-import { api } from "../api";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { CallCard } from "./CallCard";
 import { NodeChanges } from "./NodeChanges";
+
+/** How a button moves the workspace: to a sibling's branch, or back to a step. */
+export type Move = "switch" | "checkout";
 
 export type Step = { node: MessageNode; call: ToolCallRecord | null; index: number; siblings: string[] };
 
@@ -41,14 +43,26 @@ type Props = {
   isLeaf: boolean;
   locked: boolean;
   lockedTitle: string | undefined;
-  move: (f: () => Promise<unknown>) => Promise<void>;
+  move: (how: Move, id: string) => Promise<void>;
   onRerun: ((call: ToolCallRecord) => void) | undefined;
   onRestored: () => void;
+  /** A long list is scrolling past: leave the renderer for later. */
+  deferBody?: boolean;
 };
 
 // Memoized: in a long chat a switch or a run re-renders the list, not
 // every card in it.
-export const StepItem = memo(function StepItem({ step, chatId, isLeaf, locked, lockedTitle, move, onRerun, onRestored }: Props) {
+export const StepItem = memo(function StepItem({
+  step,
+  chatId,
+  isLeaf,
+  locked,
+  lockedTitle,
+  move,
+  onRerun,
+  onRestored,
+  deferBody = false,
+}: Props) {
   const { node, call, index, siblings } = step;
   return (
     <>
@@ -61,7 +75,7 @@ export const StepItem = memo(function StepItem({ step, chatId, isLeaf, locked, l
               aria-label="Previous version"
               disabled={locked || index <= 0}
               title={lockedTitle}
-              onClick={() => void move(() => api.switchBranch(chatId, siblings[index - 1]!))}
+              onClick={() => void move("switch", siblings[index - 1]!)}
             >
               ‹
             </button>
@@ -74,7 +88,7 @@ export const StepItem = memo(function StepItem({ step, chatId, isLeaf, locked, l
               aria-label="Next version"
               disabled={locked || index >= siblings.length - 1}
               title={lockedTitle}
-              onClick={() => void move(() => api.switchBranch(chatId, siblings[index + 1]!))}
+              onClick={() => void move("switch", siblings[index + 1]!)}
             >
               ›
             </button>
@@ -86,13 +100,13 @@ export const StepItem = memo(function StepItem({ step, chatId, isLeaf, locked, l
             className="btn btn-small btn-ghost branch-here"
             disabled={locked}
             title={lockedTitle ?? "Go back to the workspace after this step; the next run starts a new branch here"}
-            onClick={() => void move(() => api.checkout(chatId, node.id))}
+            onClick={() => void move("checkout", node.id)}
           >
             Branch from here
           </button>
         )}
       </div>
-      {call !== null ? <CallCard call={call} onRerun={onRerun} /> : <p className="edit-node muted">{editSummary(node)}</p>}
+      {call !== null ? <CallCard call={call} onRerun={onRerun} deferBody={deferBody} /> : <p className="edit-node muted">{editSummary(node)}</p>}
       {node.parent_id !== null && (
         <StepChanges
           chatId={chatId}

@@ -13,7 +13,8 @@ import type { Step } from "./StepItem";
 /** From this many steps on, only those near the viewport are rendered. */
 export const VIRTUAL_FROM = 60;
 
-type Props = { steps: Step[]; focusId: string | null; render: (step: Step) => ReactNode };
+/** `deferBody`: the list is scrolling past this step; render it light. */
+type Props = { steps: Step[]; focusId: string | null; render: (step: Step, deferBody: boolean) => ReactNode };
 
 export function StepList(props: Props) {
   return props.steps.length >= VIRTUAL_FROM ? <VirtualSteps {...props} /> : <AllSteps {...props} />;
@@ -37,7 +38,7 @@ function AllSteps({ steps, focusId, render }: Props) {
     <ol className="call-list" ref={list} aria-label="Active branch">
       {steps.map((step) => (
         <li key={step.node.id} data-call-id={step.call?.id} data-node-id={step.node.id}>
-          {render(step)}
+          {render(step, false)}
         </li>
       ))}
     </ol>
@@ -96,6 +97,12 @@ function VirtualSteps({ steps, focusId, render }: Props) {
   useReveal(list, focusId, items.length > 0 ? `${items[0]!.index}-${items.at(-1)!.index}` : "");
 
   const touch = (index: number) => touched.current.add(index);
+  // While the list scrolls, steps coming into view are drawn without their
+  // renderer (built when scrolling stops); steps already drawn in full stay so.
+  const full = useRef(new Set<string | number | bigint>());
+  const nowFull = new Set<string | number | bigint>();
+  for (const item of items) if (!v.isScrolling || full.current.has(item.key)) nowFull.add(item.key);
+  full.current = nowFull;
   return (
     <ol className="call-list call-list-virtual" ref={list} aria-label="Active branch" style={{ height: v.getTotalSize() }}>
       {items.map((item) => {
@@ -111,7 +118,7 @@ function VirtualSteps({ steps, focusId, render }: Props) {
             onFocus={() => touch(item.index)}
             onInput={() => touch(item.index)}
           >
-            {render(step)}
+            {render(step, !nowFull.has(item.key))}
           </li>
         );
       })}

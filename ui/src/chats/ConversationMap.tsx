@@ -8,6 +8,7 @@
  */
 import { useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { api } from "../api";
+import { prefetchManifest } from "../workspace/manifests";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { ErrorBox, Spinner } from "../components/feedback";
 import { useLoad } from "../lib/useLoad";
@@ -77,8 +78,11 @@ export function ConversationMap({ chats }: { chats: Chats }) {
     setBusy(id);
     setError(null);
     try {
-      await api.checkout(data.chatId, id);
-      chats.moved();
+      const target = data.tree.find((n) => n.id === id);
+      // Read the target's files while the workspace moves.
+      if (target !== undefined) prefetchManifest(data.chatId, target.manifest_id);
+      const chat = await api.checkout(data.chatId, id);
+      chats.moved(chat.active_manifest_id);
     } catch (e) {
       setError(e);
     } finally {

@@ -5,8 +5,8 @@ import { createContext, useContext } from "react";
  * selected chat's tree or workspace moved, so the branch view, the map and
  * the workspace browser read again. The app provides `Chats.moved`.
  */
-export const MovedContext = createContext<() => void>(() => undefined);
+export const MovedContext = createContext<(activeManifestId?: string) => void>(() => undefined);
 
-export function useMoved(): () => void {
+export function useMoved(): (activeManifestId?: string) => void {
   return useContext(MovedContext);
 }

@@ -1,4 +1,4 @@
-import { useCallback, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import { api } from "../api";
 import type { Chat } from "../bindings";
 import { useLoad, type Load } from "../lib/useLoad";
@@ -21,8 +21,14 @@ export type Chats = {
    * branch switch, an edit, an upload): views that show either read again.
    */
   revision: number;
-  /** Says the selected chat's tree or workspace moved. */
-  moved: () => void;
+  /**
+   * Says the selected chat's tree or workspace moved; with the manifest it
+   * is at now, when the caller knows it (a switch), views read that one
+   * directly.
+   */
+  moved: (activeManifestId?: string) => void;
+  /** The selected chat's active manifest as the last `moved` said, if it did. */
+  activeManifest: { chatId: string; manifestId: string } | null;
 };
 
 function newTitle(existing: number): string {
@@ -35,7 +41,13 @@ export function useChats(): Chats {
   const [creating, setCreating] = useState(false);
   const [createError, setCreateError] = useState<unknown>(null);
   const [revision, setRevision] = useState(0);
-  const moved = useCallback(() => setRevision((r) => r + 1), []);
+  const [activeManifest, setActiveManifest] = useState<Chats["activeManifest"]>(null);
+  const selectedRef = useRef<string | null>(null);
+  const moved = useCallback((activeManifestId?: string) => {
+    const chatId = selectedRef.current;
+    setActiveManifest(activeManifestId !== undefined && chatId !== null ? { chatId, manifestId: activeManifestId } : null);
+    setRevision((r) => r + 1);
+  }, []);
 
   const list = load.data ?? [];
   // The picked chat if it still exists, else the most recently updated one.
@@ -43,6 +55,7 @@ export function useChats(): Chats {
     list.find((c) => c.id === picked)?.id ??
     [...list].sort((a, b) => b.updated_at.localeCompare(a.updated_at))[0]?.id ??
     null;
+  selectedRef.current = selectedId;
 
   const create = useCallback(async () => {
     setCreating(true);
@@ -96,5 +109,6 @@ export function useChats(): Chats {
     remove,
     revision,
     moved,
+    activeManifest: activeManifest?.chatId === selectedId ? activeManifest : null,
   };
 }

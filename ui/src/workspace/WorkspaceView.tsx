@@ -8,6 +8,7 @@ import { useLoad } from "../lib/useLoad";
 import { useBundleDrop } from "../toolsets/useBundleDrop";
 import { ComparePanel } from "./ComparePanel";
 import { buildTree } from "./fileTree";
+import { manifestOf } from "./manifests";
 import { FileTree } from "./FileTree";
 import { FileView } from "./FileView";
 
@@ -18,8 +19,11 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   const chatId = chats.selectedId;
   const [nonce, setNonce] = useState(0);
   // Reloaded each time the tab is shown and after every change made here.
+  // After a switch the chat says where it is now: that manifest may be read
+  // already (the switch started reading it while the workspace moved).
+  const hinted = nonce === 0 ? (chats.activeManifest?.manifestId ?? null) : null;
   const [load, reload] = useLoad<WorkspaceManifest | null>(
-    async () => (chatId === null ? null : api.getWorkspaceManifest(chatId, null)),
+    async () => (chatId === null ? null : hinted !== null ? manifestOf(chatId, hinted) : api.getWorkspaceManifest(chatId, null)),
     `ws-${chatId ?? "none"}-${nonce}-${chats.revision}`,
   );
   const [selected, setSelected] = useState<string | null>(null);
