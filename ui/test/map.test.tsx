@@ -313,3 +313,16 @@ describe("conversation map", () => {
     expect(within(map).getAllByRole("button").length).toBeLessThanOrEqual(8);
   }, 20_000);
 });
+
+describe("map labels", () => {
+  it("tell a failed call from one the person denied or cancelled", async () => {
+    const { nodeLabel, outcome } = await import("../src/chats/mapLabels");
+    const n = node("s", "root", { content: [{ type: "tool_call", tool_call_id: "c1" }] });
+    const ended = (over: Parameters<typeof call>[0]) => call({ id: "c1", tool_id: "app-builder:run_command", ...over });
+    expect(outcome(ended({ status: "error", error_kind: "denied" }))).toBe("denied");
+    expect(outcome(ended({ status: "cancelled", error_kind: "cancelled" }))).toBe("cancelled");
+    expect(outcome(ended({ status: "error", error_kind: "tool_error" }))).toBe("failed");
+    expect(outcome(ended({}))).toBeNull();
+    expect(nodeLabel(n, 3, ended({ status: "error", error_kind: "denied" }))).toMatch(/^Step 3: app-builder:run_command \(denied\)/);
+  });
+});

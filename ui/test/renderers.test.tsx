@@ -335,6 +335,18 @@ describe("error view", () => {
     expect(blocks.map((d) => d.open)).toEqual([true, false, false]);
   });
 
+  it("says a denied or cancelled call was the person's choice, not a failure, with what it printed", () => {
+    mockCommands({});
+    const { unmount } = show(call({ render_plan: null, status: "error", error_kind: "denied", error: "denied by user", result: null }));
+    expect(screen.queryByRole("group", { name: "Tool error" })).toBeNull();
+    expect(screen.getByRole("group", { name: "Call stopped" })).toHaveTextContent("You denied this call: nothing ran");
+    unmount();
+    show(call({ render_plan: null, status: "cancelled", error_kind: "cancelled", error: "cancelled", stdout: "ticking\n", result: null }));
+    const view = screen.getByRole("group", { name: "Call stopped" });
+    expect(view).toHaveTextContent("Cancelled while it ran");
+    expect(screen.getByLabelText("Output (stdout)")).toHaveTextContent("ticking");
+  });
+
   it("falls back to the call's own error when there is no plan", () => {
     mockCommands({});
     show(call({ render_plan: null, status: "error", error_kind: "interrupted", error: "the app stopped during the call", result: null }));

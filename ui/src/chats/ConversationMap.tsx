@@ -12,7 +12,7 @@ import { prefetchManifest } from "../workspace/manifests";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { ErrorBox, Spinner } from "../components/feedback";
 import { useLoad } from "../lib/useLoad";
-import { callOf, failed, fit, nodeKind, nodeLabel, shortLabel, type NodeKind } from "./mapLabels";
+import { callOf, outcome, fit, nodeKind, nodeLabel, shortLabel, type NodeKind } from "./mapLabels";
 import { mapLayout, type MapItem, type MapLayout, type MapNodeItem, type MapRunItem } from "./mapLayout";
 import type { Chats } from "./useChats";
 
@@ -210,10 +210,13 @@ function MapNode(props: {
     `map-kind-${kind}`,
     item.active && "map-node-active",
     current && "map-node-current",
-    failed(call) && "map-node-failed",
+    outcome(call) === "failed" && "map-node-failed",
+    (outcome(call) === "denied" || outcome(call) === "cancelled") && "map-node-stopped",
     busy === node.id && "map-node-pending",
   ].filter(Boolean);
-  const words = item.room ? fit(shortLabel(node, call), Math.floor((width - cx - 16) / CHAR_W)) : "";
+  // The current node's label is bold, so wider per character.
+  const charW = current ? CHAR_W * 1.12 : CHAR_W;
+  const words = item.room ? fit(shortLabel(node, call), Math.floor((width - cx - 16) / charW)) : "";
   return (
     <g
       className={classes.join(" ")}

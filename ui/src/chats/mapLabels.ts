@@ -26,8 +26,16 @@ export function callOf(node: MessageNode, calls: ReadonlyMap<string, ToolCallRec
   return null;
 }
 
-export function failed(call: ToolCallRecord | null): boolean {
-  return call !== null && (call.status === "error" || call.status === "cancelled");
+/**
+ * How a call ended when not well: `failed` (an error of the tool or of
+ * Atelier), or `stopped` by the person (denied, cancelled), which is no
+ * failure and is drawn as such.
+ */
+export function outcome(call: ToolCallRecord | null): "failed" | "denied" | "cancelled" | null {
+  if (call === null) return null;
+  if (call.status === "cancelled") return "cancelled";
+  if (call.status === "error") return call.error_kind === "denied" ? "denied" : "failed";
+  return null;
 }
 
 /** "2 changed, 1 added" — what an edit did to the files. */
@@ -67,8 +75,10 @@ function what(node: MessageNode, call: ToolCallRecord | null): string {
   switch (nodeKind(node)) {
     case "root":
       return "Start: empty workspace";
-    case "tool":
-      return `${call?.tool_id ?? "Tool call"}${failed(call) ? ` (${call!.status === "error" ? "failed" : "cancelled"})` : ""}`;
+    case "tool": {
+      const how = outcome(call);
+      return `${call?.tool_id ?? "Tool call"}${how === null ? "" : ` (${how})`}`;
+    }
     case "edit":
       return `Edit: ${editCounts(node)}`;
     case "upload":

@@ -27,8 +27,28 @@ function Block({ title, text, open }: { title: string; text: string | null; open
   );
 }
 
+// A call the person stopped (denied before it ran, cancelled while it ran)
+// did not fail: it says what happened in the person's terms, not in red.
+const STOPPED: Record<string, string> = {
+  denied: "You denied this call: nothing ran, and the workspace did not change.",
+  cancelled: "Cancelled while it ran: what it printed and wrote to the workspace until then is kept.",
+};
+
 /** What went wrong in a call: kind, message, traceback, what it printed. */
 export function ErrorView({ info }: { info: ErrorInfo }) {
+  const stopped = info.kind === null ? undefined : STOPPED[info.kind];
+  if (stopped !== undefined) {
+    return (
+      <div className="error-view error-view-stopped" role="group" aria-label="Call stopped">
+        <div className="error-view-head">
+          <Badge tone="warning">{info.kind}</Badge>
+          <span className="error-view-message">{stopped}</span>
+        </div>
+        <Block title="Output (stdout)" text={info.stdout} open />
+        <Block title="Errors (stderr)" text={info.stderr} open={false} />
+      </div>
+    );
+  }
   return (
     <div className="error-view" role="group" aria-label="Tool error">
       <div className="error-view-head">
