@@ -3,14 +3,29 @@
 
 use std::path::PathBuf;
 
-use tauri::Runtime;
-use tauri_plugin_dialog::{DialogExt, FilePath};
+use tauri::{Manager, Runtime};
+use tauri_plugin_dialog::{DialogExt, FileDialogBuilder, FilePath};
 
 use crate::error::{IpcError, IpcResult};
 
 fn to_path(p: Option<FilePath>) -> IpcResult<Option<PathBuf>> {
     p.map(|f| f.into_path().map_err(|e| IpcError::new("invalid_path", e.to_string())))
         .transpose()
+}
+
+/// Where dialogs open: the Downloads folder (where bundles arrive and
+/// exports are looked for), else home — never the app's working directory.
+fn starting_at<R: Runtime>(app: &tauri::AppHandle<R>, dialog: FileDialogBuilder<R>) -> FileDialogBuilder<R> {
+    let paths = app.path();
+    match paths
+        .download_dir()
+        .ok()
+        .filter(|d| d.is_dir())
+        .or_else(|| paths.home_dir().ok())
+    {
+        Some(dir) => dialog.set_directory(dir),
+        None => dialog,
+    }
 }
 
 async fn answer(rx: tokio::sync::oneshot::Receiver<Option<FilePath>>) -> IpcResult<Option<PathBuf>> {
@@ -23,15 +38,17 @@ pub(crate) async fn pick_file<R: Runtime>(
     extensions: &[&str],
 ) -> IpcResult<Option<PathBuf>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
-    app.dialog().file().add_filter(what, extensions).pick_file(move |p| {
-        let _ = tx.send(p);
-    });
+    starting_at(app, app.dialog().file())
+        .add_filter(what, extensions)
+        .pick_file(move |p| {
+            let _ = tx.send(p);
+        });
     answer(rx).await
 }
 
 pub(crate) async fn pick_folder<R: Runtime>(app: &tauri::AppHandle<R>) -> IpcResult<Option<PathBuf>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
-    app.dialog().file().pick_folder(move |p| {
+    starting_at(app, app.dialog().file()).pick_folder(move |p| {
         let _ = tx.send(p);
     });
     answer(rx).await
@@ -48,7 +65,7 @@ pub(crate) async fn save_as<R: Runtime>(
     filter: Option<(&str, &[&str])>,
 ) -> IpcResult<Option<PathBuf>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let mut dialog = app.dialog().file().set_file_name(suggested);
+    let mut dialog = starting_at(app, app.dialog().file()).set_file_name(suggested);
     if let Some((what, extensions)) = filter {
         dialog = dialog.add_filter(what, extensions);
     }

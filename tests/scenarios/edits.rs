@@ -258,6 +258,18 @@ async fn a_nodes_workspace_exports_as_a_folder_or_a_zip_and_a_bad_blob_leaves_no
         .collect();
     names.sort();
     assert_eq!(names, ["later.txt", "run.sh", "src/ü.txt"]);
+    let run = archive.by_name("run.sh").expect("run.sh");
+    #[cfg(unix)]
+    assert_eq!(
+        run.unix_mode().map(|m| m & 0o111),
+        Some(0o111),
+        "the executable bit survives in a ZIP"
+    );
+    assert!(
+        run.last_modified().is_some_and(|t| t.year() >= 2026),
+        "dated when the node was recorded, not 1980"
+    );
+    drop(run);
 
     // A corrupt blob: the export fails naming the file, and leaves no ZIP.
     let manifest = app.workspace_manifest(&chat.id, None).await.expect("manifest");

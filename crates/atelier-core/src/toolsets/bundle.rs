@@ -321,18 +321,36 @@ fn hash_file(path: &Path) -> Result<FileInfo> {
 /// permissions, no extra fields. `contents` maps bundle paths to bytes or to
 /// a file to copy.
 pub fn write_zip(out: &Path, contents: &BTreeMap<String, Content>) -> Result<()> {
+    write_zip_with(
+        out,
+        contents,
+        zip::DateTime::default(),
+        &std::collections::BTreeSet::new(),
+    )
+}
+
+/// [`write_zip`] with every entry dated `modified`, and the paths in
+/// `executable` marked executable (0755).
+pub(crate) fn write_zip_with(
+    out: &Path,
+    contents: &BTreeMap<String, Content>,
+    modified: zip::DateTime,
+    executable: &std::collections::BTreeSet<String>,
+) -> Result<()> {
     let tmp = out.with_extension("zip.partial");
     let result = (|| {
         let file = File::create(&tmp).map_err(Error::io("create", &tmp))?;
         let mut zip = zip::ZipWriter::new(file);
         let options = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Deflated)
-            .last_modified_time(zip::DateTime::default())
+            .last_modified_time(modified)
             .unix_permissions(0o644)
             .large_file(false);
         for (name, content) in contents {
             let zerr = |e: zip::result::ZipError| Error::io("write", &tmp)(std::io::Error::other(e));
-            zip.start_file(name.as_str(), options).map_err(zerr)?;
+            let mode = if executable.contains(name) { 0o755 } else { 0o644 };
+            zip.start_file(name.as_str(), options.unix_permissions(mode))
+                .map_err(zerr)?;
             match content {
                 Content::Bytes(b) => zip.write_all(b).map_err(Error::io("write", &tmp))?,
                 Content::File(p) => {

@@ -3,8 +3,9 @@
 //! Every file is copied from the blob store with its hash checked (a
 //! missing or corrupt blob fails the export, naming the file) into a
 //! staging folder first, so a failed export never leaves half a folder or
-//! half a ZIP where the person asked for it. Folders keep executable bits;
-//! ZIPs are deterministic (`toolsets::bundle::write_zip`).
+//! half a ZIP where the person asked for it. Folders and ZIPs keep
+//! executable bits; ZIP entries are dated when the node was recorded (a
+//! workspace has no file times of its own) and otherwise deterministic.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -13,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::store::{Observer, Progress};
-use crate::toolsets::bundle::{Content, write_zip};
+use crate::toolsets::bundle::{Content, write_zip_with};
 use crate::{Atelier, Error, Result, blocking, ids};
 
 /// What an export wrote.
@@ -53,6 +54,8 @@ impl Atelier {
             let name = dest.file_name().and_then(|n| n.to_str()).unwrap_or("workspace");
             dest.with_file_name(format!(".{name}.atelier-partial-{}", ids::new_id()))
         };
+        let stamp = zip_time(&manifest.created_at);
+        let executable: std::collections::BTreeSet<String> = manifest.executable.iter().cloned().collect();
         let (dest, obs) = (dest.to_path_buf(), observer.clone());
         blocking(move || {
             let result = (|| {
@@ -75,7 +78,7 @@ impl Atelier {
                     staged.insert(path.clone(), Content::File(target));
                 }
                 if zip {
-                    write_zip(&dest, &staged)?;
+                    write_zip_with(&dest, &staged, stamp, &executable)?;
                 } else {
                     if dest.exists() {
                         fs::remove_dir(&dest).map_err(Error::io("replace", &dest))?;
@@ -138,5 +141,37 @@ impl Atelier {
             })
         })
         .await
+    }
+}
+
+/// `2026-11-23T09:15:02.123Z` as a ZIP time (the 1980 epoch when unreadable).
+fn zip_time(iso: &str) -> zip::DateTime {
+    let num = |from: usize, len: usize| iso.get(from..from + len).and_then(|s| s.parse::<u16>().ok());
+    (|| {
+        let date = (
+            num(0, 4)?,
+            u8::try_from(num(5, 2)?).ok()?,
+            u8::try_from(num(8, 2)?).ok()?,
+        );
+        let time = (
+            u8::try_from(num(11, 2)?).ok()?,
+            u8::try_from(num(14, 2)?).ok()?,
+            u8::try_from(num(17, 2)?).ok()?,
+        );
+        zip::DateTime::from_date_and_time(date.0, date.1, date.2, time.0, time.1, time.2).ok()
+    })()
+    .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_node_time_becomes_the_zip_entries_time() {
+        let t = super::zip_time("2026-11-23T09:15:02.123Z");
+        assert_eq!(
+            (t.year(), t.month(), t.day(), t.hour(), t.minute(), t.second()),
+            (2026, 11, 23, 9, 15, 2)
+        );
+        assert_eq!(super::zip_time("yesterday"), zip::DateTime::default());
     }
 }
