@@ -34,6 +34,8 @@ export function ToolRunner({
   const [violations, setViolations] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(null);
   const runs = useRuns();
+  // This form's call, while it is in progress (the newest of its tool).
+  const mine = stage === "running" ? runs.live.filter((l) => l.toolId === tool.tool_id).at(-1) : undefined;
 
   const run = async () => {
     setStage("running");
@@ -114,7 +116,7 @@ export function ToolRunner({
       </div>
       {stage === "running" && (
         <p className="muted small" aria-live="polite">
-          {tool.requires_confirmation
+          {mine?.awaiting === true || (mine?.callId == null && tool.requires_confirmation)
             ? "Waiting for your approval in the call below."
             : "Running: follow it in the call below."}
         </p>

@@ -169,7 +169,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
       )}
       {manifest !== null && (
         <p className="muted small">
-          {manifest.file_count.toLocaleString()} files, {formatBytes(manifest.total_size)} · node source:{" "}
+          {manifest.file_count.toLocaleString()} {manifest.file_count === 1 ? "file" : "files"}, {formatBytes(manifest.total_size)} · node source:{" "}
           {manifest.source.replace("_", " ")}
         </p>
       )}
