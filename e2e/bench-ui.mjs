@@ -15,12 +15,12 @@
 //
 // Environment: BENCH_APP (executable that starts atelier-app on the seeded
 // data dir), BENCH_SEED (the seed JSON), BENCH_CORE (the checkout JSON),
-// BENCH_RUNS (switches per direction, default 9).
+// BENCH_RUNS (switches per direction, default 9), BENCH_DRIVER (tauri-driver's URL).
 
 import { readFileSync } from 'node:fs';
 import { Session, ELEMENT, sleep } from './webdriver.mjs';
 
-const DRIVER = 'http://127.0.0.1:4444';
+const DRIVER = process.env.BENCH_DRIVER ?? 'http://127.0.0.1:4454';
 const seed = JSON.parse(readFileSync(process.env.BENCH_SEED, 'utf8'));
 const core = JSON.parse(readFileSync(process.env.BENCH_CORE, 'utf8'));
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
@@ -42,7 +42,7 @@ async function waitDriver() {
     }
     await sleep(100);
   }
-  throw new Error('tauri-driver did not answer on port 4444');
+  throw new Error(`tauri-driver did not answer at ${DRIVER}`);
 }
 
 async function until(s, script, args, what, timeout = 60000) {

@@ -25,12 +25,13 @@ if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then
   cargo build --release --locked -p atelier-app -p atelier-worker -p atelier-bench
 fi
 
+# Ports of its own (the E2E lane uses 4444/4445): the two can run side by side.
+port=4454
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-for i in $(seq 1 120); do
-  port_busy 4444 || port_busy 4445 || break
-  [ "$i" -lt 120 ] || { echo "error: ports 4444/4445 stay in use (another tauri-driver)" >&2; exit 1; }
-  sleep 1
-done
+if port_busy "$port" || port_busy "$((port + 1))"; then
+  echo "error: ports $port/$((port + 1)) are in use (another bench-ui run?)" >&2
+  exit 1
+fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/atelier-bench-ui.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -53,10 +54,10 @@ chmod +x "$work/app.sh"
 
 say "bench-ui: the app under Xvfb"
 cat >"$work/inside.sh" <<EOS
-tauri-driver --port 4444 >'$work/driver.log' 2>&1 &
+tauri-driver --port $port --native-port $((port + 1)) >'$work/driver.log' 2>&1 &
 driver=\$!
 trap 'kill \$driver 2>/dev/null || true' EXIT
-BENCH_APP='$work/app.sh' BENCH_SEED='$work/seed.json' BENCH_CORE='$work/core.json' node '$root/e2e/bench-ui.mjs'
+BENCH_DRIVER='http://127.0.0.1:$port' BENCH_APP='$work/app.sh' BENCH_SEED='$work/seed.json' BENCH_CORE='$work/core.json' node '$root/e2e/bench-ui.mjs'
 EOS
 runner=()
 command -v dbus-run-session >/dev/null 2>&1 && runner=(dbus-run-session --)

@@ -12,6 +12,7 @@ mod command_names;
 pub mod commands;
 mod desktop;
 mod dialogs;
+pub mod display;
 pub mod error;
 pub mod frames;
 pub mod paths;

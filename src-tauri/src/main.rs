@@ -4,6 +4,7 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    atelier_app::display::prefer_software_friendly_renderer();
     atelier_app::startup::mark_start();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
