@@ -153,12 +153,22 @@ describe("after a switch", () => {
     const calls = mockCommands({
       get_workspace_manifest: (a) => manifest({ "branch-b/README.txt": "bb" }, {}, { id: String(a.manifestId) }),
     });
+    const view = render(<WorkspaceView chats={chats()} active />);
+    await settle();
     // The switch started reading the target while the workspace moved…
     prefetchManifest("chat-1", "man-b");
     // …then said where the chat is now.
-    render(<WorkspaceView chats={{ ...chats(), activeManifest: { chatId: "chat-1", manifestId: "man-b" } }} active />);
+    view.rerender(<WorkspaceView chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }} active />);
     expect(await screen.findByText("branch-b")).toBeInTheDocument();
-    expect(argsOf(calls, "get_workspace_manifest")).toEqual([{ chatId: "chat-1", manifestId: "man-b" }]);
+    expect(argsOf(calls, "get_workspace_manifest")).toEqual([
+      { chatId: "chat-1", manifestId: null },
+      { chatId: "chat-1", manifestId: "man-b" },
+    ]);
+    // Shown again later (the tab was hidden): the active state is read afresh.
+    view.rerender(<WorkspaceView chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }} active={false} />);
+    view.rerender(<WorkspaceView chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }} active />);
+    await settle();
+    expect(argsOf(calls, "get_workspace_manifest").at(-1)).toEqual({ chatId: "chat-1", manifestId: null });
   });
 
   it("keeps only the last few manifests, and does not keep a failed read", async () => {

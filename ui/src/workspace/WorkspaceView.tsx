@@ -21,7 +21,15 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   // Reloaded each time the tab is shown and after every change made here.
   // After a switch the chat says where it is now: that manifest may be read
   // already (the switch started reading it while the workspace moved).
-  const hinted = nonce === 0 ? (chats.activeManifest?.manifestId ?? null) : null;
+  // The hint holds only when the chat's move is the newest reason to read
+  // (a reload of this tab's own, like an upload, reads the active state).
+  const reason = useRef({ nonce, revision: chats.revision, hint: null as string | null });
+  if (reason.current.revision !== chats.revision) {
+    reason.current = { nonce, revision: chats.revision, hint: chats.activeManifest?.manifestId ?? null };
+  } else if (reason.current.nonce !== nonce) {
+    reason.current = { nonce, revision: chats.revision, hint: null };
+  }
+  const hinted = reason.current.hint;
   const [load, reload] = useLoad<WorkspaceManifest | null>(
     async () => (chatId === null ? null : hinted !== null ? manifestOf(chatId, hinted) : api.getWorkspaceManifest(chatId, null)),
     `ws-${chatId ?? "none"}-${nonce}-${chats.revision}`,
