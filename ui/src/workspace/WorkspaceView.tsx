@@ -7,8 +7,7 @@ import { formatBytes } from "../lib/format";
 import { useLoad } from "../lib/useLoad";
 import { useBundleDrop } from "../toolsets/useBundleDrop";
 import { ComparePanel } from "./ComparePanel";
-import { buildTree } from "./fileTree";
-import { manifestOf } from "./manifests";
+import { manifestOf, treeOf } from "./manifests";
 import { FileTree } from "./FileTree";
 import { FileView } from "./FileView";
 
@@ -113,7 +112,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   // same node reuses it), so selecting a file or opening a folder never
   // walks 10,000 paths again.
   const manifestId = manifest?.id ?? null;
-  const tree = useMemo(() => (manifest === null ? null : buildTree(manifest.files, manifest.changes)), [manifestId]);
+  const tree = useMemo(() => (manifest === null ? null : treeOf(manifest)), [manifestId]);
   const fileCount = tree?.root.count ?? 0;
 
   return (

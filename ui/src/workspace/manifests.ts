@@ -6,6 +6,7 @@
 
 import { api } from "../api";
 import type { WorkspaceManifest } from "../bindings";
+import { buildTree, type Tree } from "./fileTree";
 
 const KEEP = 4;
 const cache = new Map<string, Promise<WorkspaceManifest>>();
@@ -25,6 +26,21 @@ export function manifestOf(chatId: string, manifestId: string): Promise<Workspac
   read.catch(() => cache.delete(key));
   while (cache.size > KEEP) cache.delete(cache.keys().next().value!);
   return read;
+}
+
+// The file tree of each manifest object, built once: switching back and
+// forth between versions (the sibling arrows) shows a tree already built.
+// Kept as long as the manifest object is (the cache above, or a view).
+const trees = new WeakMap<WorkspaceManifest, Tree>();
+
+/** The manifest's files as a tree (see `buildTree`), built once per manifest read. */
+export function treeOf(manifest: WorkspaceManifest): Tree {
+  let tree = trees.get(manifest);
+  if (tree === undefined) {
+    tree = buildTree(manifest.files, manifest.changes);
+    trees.set(manifest, tree);
+  }
+  return tree;
 }
 
 /** Starts reading a manifest that is about to be shown. */
