@@ -115,6 +115,21 @@ describe("comparing two nodes", () => {
     expect(within(panel).getByLabelText("To")).toHaveValue("c");
   });
 
+  it("restores one file into the workspace as it is in the From node", async () => {
+    const calls = mockCommands({
+      get_workspace_manifest: (a) => manifest(typeof a.manifestId === "string" ? a.manifestId : "man-c", "edit"),
+      chat_tree: () => chatTree(),
+      list_tool_calls: () => [call({ id: "ca", node_id: "a", tool_id: "write_file" })],
+      diff_nodes: diffOf,
+      restore_file: () => ({ changed: true, message_id: "r", manifest_id: "man-r", added: 0, modified: 1, removed: 0 }),
+    });
+    const panel = await openCompare();
+    await within(panel).findByRole("list", { name: "Differences" });
+    await userEvent.click(within(panel).getByRole("button", { name: "Restore notes.md as in the From node" }));
+    expect(await within(panel).findByText("Restored (a new edit node).")).toBeInTheDocument();
+    expect(argsOf(calls, "restore_file")).toEqual([{ chatId: "chat-1", path: "notes.md", from: "b" }]);
+  });
+
   it("compares the two nodes the person picks, either way round", async () => {
     const calls = mock();
     const panel = await openCompare();

@@ -5,6 +5,7 @@ import { useState } from "react";
 import { api } from "../api";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { ErrorBox, Spinner } from "../components/feedback";
+import { useMoved } from "../chats/moved";
 import { useLoad } from "../lib/useLoad";
 import { DiffList, diffSize, diffSummary } from "./DiffList";
 import { currentNode, nodeChoices, type NodeChoice } from "./nodeLabels";
@@ -29,6 +30,41 @@ function NodeSelect({ label, value, choices, onChange }: { label: string; value:
   );
 }
 
+/**
+ * Brings one file into the current workspace as it is in the "From" node
+ * (absent there: removed), as a new edit node.
+ */
+function RestoreFrom({ chatId, node, path }: { chatId: string; node: string; path: string }) {
+  const moved = useMoved();
+  const [state, setState] = useState<{ busy: boolean; note: string | null; error: unknown }>({ busy: false, note: null, error: null });
+  const restore = () => {
+    setState({ busy: true, note: null, error: null });
+    api.restoreFile(chatId, path, node).then(
+      (out) => {
+        setState({ busy: false, note: out.changed ? "Restored (a new edit node)." : "Already like that.", error: null });
+        if (out.changed) moved();
+      },
+      (error: unknown) => setState({ busy: false, note: null, error }),
+    );
+  };
+  return (
+    <>
+      <button
+        type="button"
+        className="btn btn-small btn-ghost"
+        aria-label={`Restore ${path} as in the From node`}
+        title="Bring this file into the current workspace as it is in the From node"
+        disabled={state.busy}
+        onClick={restore}
+      >
+        Restore from “From”
+      </button>
+      {state.note !== null && <span className="muted small">{state.note}</span>}
+      {state.error !== null && <ErrorBox error={state.error} title={`${path} was not restored.`} />}
+    </>
+  );
+}
+
 /** The difference between two nodes, read when either changes. */
 function CompareResult({ chatId, from, to }: { chatId: string; from: string; to: string }) {
   const [load, reload] = useLoad(
@@ -42,7 +78,7 @@ function CompareResult({ chatId, from, to }: { chatId: string; from: string; to:
   return (
     <div className="compare-result" aria-live="polite">
       <p className="compare-summary">{diffSize(d) === 0 ? "The two nodes have the same files." : `${diffSummary(d)}.`}</p>
-      {diffSize(d) > 0 && <DiffList diff={d} label="Differences" />}
+      {diffSize(d) > 0 && <DiffList diff={d} label="Differences" actions={(path) => <RestoreFrom chatId={chatId} node={from} path={path} />} />}
     </div>
   );
 }
