@@ -43,7 +43,8 @@ say "bench-ui: seeding a 10,000-file workspace with two branches and a 2,000-cal
 read -r chat a b < <(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["switch"]; print(s["chat"], s["a"], s["b"])' "$work/seed.json")
 
 say "bench-ui: the reference, the core's checkout alone"
-"$bench" checkout --data-dir "$data" --chat "$chat" --from "$a" --to "$b" --runs "${BENCH_RUNS:-9}" >"$work/core.json"
+"$bench" checkout --data-dir "$data" --chat "$chat" --from "$a" --to "$b" --runs "${BENCH_RUNS:-9}" \
+  --pause-ms 400 >"$work/core.json"
 
 cat >"$work/app.sh" <<EOS
 export ATELIER_DATA_DIR='$data'

@@ -8,10 +8,11 @@
 //!   and added a marker folder (`branch-a/`, `branch-b/`: folders come first
 //!   in the app's file tree, so the marker is in view); a chat of
 //!   2,000 tool calls (each card with a code renderer); and an empty chat.
-//! - `atelier-bench checkout --data-dir DIR --chat C --from A --to B [--runs N]`
-//!   switches the chat between the two leaves with the core alone
-//!   (`Atelier::checkout` in a warm process, the app's own code path minus
-//!   IPC and the UI), and prints the median of each direction as JSON.
+//! - `atelier-bench checkout --data-dir DIR --chat C --from A --to B [--runs N]
+//!   [--pause-ms MS]` switches the chat between the two leaves with the core
+//!   alone (`Atelier::checkout` in a warm process, the app's own code path
+//!   minus IPC and the UI), pausing before each switch as the app benchmark
+//!   pauses between clicks, and prints the median of each direction as JSON.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -120,15 +121,17 @@ pub(crate) fn seed(mut args: impl Iterator<Item = String>) -> Result<()> {
 
 /// `checkout`: the core's switch between two leaves, medians in ms.
 pub(crate) fn checkout(mut args: impl Iterator<Item = String>) -> Result<()> {
-    const USAGE: &str = "usage: atelier-bench checkout --data-dir DIR --chat C --from A --to B [--runs N]";
+    const USAGE: &str =
+        "usage: atelier-bench checkout --data-dir DIR --chat C --from A --to B [--runs N] [--pause-ms MS]";
     let (dir, rest) = data_dir(&mut args, USAGE)?;
-    let (mut chat, mut from, mut to, mut runs) = (None, None, None, 9usize);
+    let (mut chat, mut from, mut to, mut runs, mut pause) = (None, None, None, 9usize, 0u64);
     for (a, v) in rest {
         match a.as_str() {
             "--chat" => chat = Some(v),
             "--from" => from = Some(v),
             "--to" => to = Some(v),
             "--runs" => runs = v.parse().context("--runs takes a number")?,
+            "--pause-ms" => pause = v.parse().context("--pause-ms takes a number")?,
             other => bail!("unknown option {other:?}\n{USAGE}"),
         }
     }
@@ -141,6 +144,8 @@ pub(crate) fn checkout(mut args: impl Iterator<Item = String>) -> Result<()> {
         let (mut there, mut back) = (Vec::new(), Vec::new());
         for _ in 0..runs {
             for (target, samples) in [(&to, &mut there), (&from, &mut back)] {
+                // The app's switches come one click at a time, not back to back.
+                tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
                 let start = Instant::now();
                 app.checkout(&chat, target).await?;
                 samples.push(start.elapsed().as_secs_f64() * 1e3);

@@ -7,7 +7,7 @@ import { formatBytes } from "../lib/format";
 import { useLoad } from "../lib/useLoad";
 import { useBundleDrop } from "../toolsets/useBundleDrop";
 import { ComparePanel } from "./ComparePanel";
-import { manifestOf, treeOf } from "./manifests";
+import { arrivedManifest, manifestOf, treeOf } from "./manifests";
 import { FileTree } from "./FileTree";
 import { FileView } from "./FileView";
 
@@ -107,7 +107,10 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
       return null;
     });
 
-  const manifest = load.data;
+  // A switch's manifest already read (prefetched while the workspace
+  // moved): shown in this very render, not after another read's round trip.
+  const ready = chatId !== null && hinted !== null ? arrivedManifest(chatId, hinted) : null;
+  const manifest = ready ?? load.data;
   // Built once per manifest id (manifests never change, and a reload of the
   // same node reuses it), so selecting a file or opening a folder never
   // walks 10,000 paths again.

@@ -10,6 +10,8 @@ import { buildTree, type Tree } from "./fileTree";
 
 const KEEP = 4;
 const cache = new Map<string, Promise<WorkspaceManifest>>();
+// The reads that have arrived, for views that can show one at once.
+const arrived = new Map<string, WorkspaceManifest>();
 
 /** The manifest `manifestId` of a chat, read once (a failed read is not kept). */
 export function manifestOf(chatId: string, manifestId: string): Promise<WorkspaceManifest> {
@@ -23,9 +25,26 @@ export function manifestOf(chatId: string, manifestId: string): Promise<Workspac
   }
   const read = api.getWorkspaceManifest(chatId, manifestId);
   cache.set(key, read);
-  read.catch(() => cache.delete(key));
-  while (cache.size > KEEP) cache.delete(cache.keys().next().value!);
+  read.then(
+    (m) => {
+      if (cache.get(key) === read) arrived.set(key, m);
+    },
+    () => cache.delete(key),
+  );
+  while (cache.size > KEEP) {
+    const oldest = cache.keys().next().value!;
+    cache.delete(oldest);
+    arrived.delete(oldest);
+  }
   return read;
+}
+
+/**
+ * The manifest if its read has already arrived (no waiting, no new read):
+ * a view shown right after a switch renders it in the same frame.
+ */
+export function arrivedManifest(chatId: string, manifestId: string): WorkspaceManifest | null {
+  return arrived.get(`${chatId}:${manifestId}`) ?? null;
 }
 
 // The file tree of each manifest object, built once: switching back and
@@ -51,4 +70,5 @@ export function prefetchManifest(chatId: string, manifestId: string): void {
 /** Forgets every manifest (tests). */
 export function clearManifests(): void {
   cache.clear();
+  arrived.clear();
 }
