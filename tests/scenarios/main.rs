@@ -19,11 +19,14 @@
 //!   MCP servers, export round trips, local folders and hot reload.
 //! - [`runs`]: the run flow with builtin tools: records, plans, validation,
 //!   confirmation, confinement, branching.
+//! - [`approvals`]: a confirmation waiting for a person's answer, given
+//!   through a channel or by call id; denials and cancels.
 //! - [`settings`]: app settings (allowed frame origins) survive a restart
 //!   and refuse values wider than one origin.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
+mod approvals;
 mod branching;
 mod bundles;
 mod cli;

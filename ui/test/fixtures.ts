@@ -1,3 +1,5 @@
+import { vi } from "vitest";
+import type { Chats } from "../src/chats/useChats";
 import type {
   BundleReport,
   Chat,
@@ -138,4 +140,24 @@ export function node(id: string, parent: string | null, over: Partial<MessageNod
 export function linearTree(calls: ToolCallRecord[]): MessageNode[] {
   const ids = ["root", ...calls.map((c) => c.node_id ?? c.id)];
   return ids.map((id, i) => node(id, i === 0 ? null : ids[i - 1]!, { children: i + 1 < ids.length ? [ids[i + 1]!] : [] }));
+}
+
+/** A chat list with chat-1 selected and spies for every action (views take it as `chats`). */
+export function chatsStub(over: Partial<Chats> = {}): Chats {
+  return {
+    load: { state: "ok", data: [] },
+    reload: vi.fn(),
+    selectedId: "chat-1",
+    select: vi.fn(),
+    create: vi.fn(),
+    creating: false,
+    createError: null,
+    ensure: vi.fn(() => Promise.resolve("chat-1")),
+    rename: vi.fn(),
+    remove: vi.fn(),
+    revision: 0,
+    moved: vi.fn(),
+    activeManifest: null,
+    ...over,
+  };
 }

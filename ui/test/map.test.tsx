@@ -6,26 +6,11 @@ import type { MessageNode } from "../src/bindings";
 import { ConversationMap } from "../src/chats/ConversationMap";
 import { mapLayout, type MapItem } from "../src/chats/mapLayout";
 import type { Chats } from "../src/chats/useChats";
-import { call, node } from "./fixtures";
+import { call, node, chatsStub } from "./fixtures";
 import { argsOf, deferred, mockCommands } from "./ipc";
 
 function chats(over: Partial<Chats> = {}): Chats {
-  return {
-    load: { state: "ok", data: [] },
-    reload: vi.fn(),
-    selectedId: "chat-1",
-    select: vi.fn(),
-    create: vi.fn(),
-    creating: false,
-    createError: null,
-    ensure: vi.fn(() => Promise.resolve("chat-1")),
-    rename: vi.fn(),
-    remove: vi.fn(),
-    revision: 0,
-    moved: vi.fn(),
-    activeManifest: null,
-    ...over,
-  };
+  return chatsStub(over);
 }
 
 // root ─ a ─┬─ b1 (edit) ─ c      active: root, a, b1, c (c is current)

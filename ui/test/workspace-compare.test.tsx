@@ -1,28 +1,14 @@
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ManifestSource, MessageNode, WorkspaceDiff, WorkspaceManifest } from "../src/bindings";
 import type { Chats } from "../src/chats/useChats";
 import { WorkspaceView } from "../src/workspace/WorkspaceView";
-import { call, node } from "./fixtures";
+import { call, node, chatsStub } from "./fixtures";
 import { argsOf, mockCommands, type Args } from "./ipc";
 
 function chats(): Chats {
-  return {
-    load: { state: "ok", data: [] },
-    reload: vi.fn(),
-    selectedId: "chat-1",
-    select: vi.fn(),
-    create: vi.fn(),
-    creating: false,
-    createError: null,
-    ensure: vi.fn(() => Promise.resolve("chat-1")),
-    rename: vi.fn(),
-    remove: vi.fn(),
-    revision: 0,
-    moved: vi.fn(),
-    activeManifest: null,
-  };
+  return chatsStub();
 }
 
 function manifest(id: string, source: ManifestSource): WorkspaceManifest {

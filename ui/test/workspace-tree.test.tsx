@@ -1,27 +1,14 @@
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { WorkspaceManifest } from "../src/bindings";
 import type { Chats } from "../src/chats/useChats";
+import { chatsStub } from "./fixtures";
 import { WorkspaceView } from "../src/workspace/WorkspaceView";
 import { argsOf, mockCommands } from "./ipc";
 
 function chats(revision = 0): Chats {
-  return {
-    load: { state: "ok", data: [] },
-    reload: vi.fn(),
-    selectedId: "chat-1",
-    select: vi.fn(),
-    create: vi.fn(),
-    creating: false,
-    createError: null,
-    ensure: vi.fn(() => Promise.resolve("chat-1")),
-    rename: vi.fn(),
-    remove: vi.fn(),
-    revision,
-    moved: vi.fn(),
-    activeManifest: null,
-  };
+  return chatsStub({ revision });
 }
 
 function manifest(paths: string[], changes: Record<string, string | null> = {}, id = "man-1"): WorkspaceManifest {

@@ -1,9 +1,10 @@
 import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { emit } from "@tauri-apps/api/event";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { WorkspaceManifest } from "../src/bindings";
 import type { Chats } from "../src/chats/useChats";
+import { chatsStub } from "./fixtures";
 import { WorkspaceView } from "../src/workspace/WorkspaceView";
 import { argsOf, mockCommands } from "./ipc";
 
@@ -12,21 +13,7 @@ async function settle() {
 }
 
 function chats(selectedId: string | null = "chat-1"): Chats {
-  return {
-    load: { state: "ok", data: [] },
-    reload: vi.fn(),
-    selectedId,
-    select: vi.fn(),
-    create: vi.fn(),
-    creating: false,
-    createError: null,
-    ensure: vi.fn(() => Promise.resolve("chat-1")),
-    rename: vi.fn(),
-    remove: vi.fn(),
-    revision: 0,
-    moved: vi.fn(),
-    activeManifest: null,
-  };
+  return chatsStub({ selectedId });
 }
 
 function manifest(files: Record<string, string>, changes: Record<string, string | null> = {}, over: Partial<WorkspaceManifest> = {}): WorkspaceManifest {

@@ -1,6 +1,7 @@
 //! Running tools: builtin tools ([`builtin`]), the run flow ([`run`]) and
 //! render plans ([`plan`]).
 
+pub mod approval;
 pub mod builtin;
 pub mod plan;
 pub mod python;
@@ -8,7 +9,8 @@ pub(crate) mod recover;
 pub mod run;
 pub mod views;
 
-pub use run::{Approval, ApprovalRequest, RunRequest, ToolCallRecord};
+pub use approval::{Approval, ApprovalRequest};
+pub use run::{RunRequest, ToolCallRecord};
 
 use crate::{Result, db};
 
