@@ -3,6 +3,7 @@
 
 import { memo, useState } from "react";
 import type { MessageNode, ToolCallRecord } from "../bindings";
+import { editCounts } from "../chats/mapLabels";
 import { CallCard } from "./CallCard";
 import { NodeChanges } from "./NodeChanges";
 
@@ -12,18 +13,8 @@ export type Move = "switch" | "checkout";
 export type Step = { node: MessageNode; call: ToolCallRecord | null; index: number; siblings: string[] };
 
 function editSummary(node: MessageNode): string {
-  for (const part of node.content) {
-    if (part.type === "workspace_edit") {
-      const bits = [
-        part.added > 0 && `${part.added} added`,
-        part.modified > 0 && `${part.modified} changed`,
-        part.removed > 0 && `${part.removed} removed`,
-      ].filter(Boolean);
-      const what = node.source === "user_upload" ? "Upload" : "Workspace edit";
-      return `${what}: ${bits.length > 0 ? bits.join(", ") : "no files"}`;
-    }
-  }
-  return node.source === "user_upload" ? "Upload" : "Workspace edit";
+  const what = node.source === "user_upload" ? "Upload" : "Workspace edit";
+  return node.content.some((p) => p.type === "workspace_edit") ? `${what}: ${editCounts(node)}` : what;
 }
 
 /** A step's file changes, read only once the person opens them. */

@@ -39,7 +39,7 @@ export function outcome(call: ToolCallRecord | null): "failed" | "denied" | "can
 }
 
 /** "2 changed, 1 added" — what an edit did to the files. */
-function editCounts(node: MessageNode): string {
+export function editCounts(node: MessageNode): string {
   for (const part of node.content) {
     if (part.type === "workspace_edit") {
       const bits = [
