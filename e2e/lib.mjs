@@ -56,20 +56,41 @@ function shotFile(name) {
   return join(SHOTS, `${String(shotNo).padStart(2, '0')}-${name}.png`);
 }
 
+/**
+ * A screenshot of the app's window, from the X server (see xshot.py for why
+ * not WebDriver's): what the person sees, native dialogs over it included.
+ */
 export async function shot(name) {
   const file = shotFile(name);
-  await s.top().catch(() => {});
-  writeFileSync(file, await s.screenshot());
-  log(`screenshot ${file}`);
+  const geometry = appWindowGeometry();
+  xshot(file, geometry);
+  log(`screenshot ${file}${geometry ? '' : ' (the whole screen: no app window found)'}`);
   return file;
 }
 
-/** A screenshot of the whole X screen (WebDriver sees only the webview): native dialogs. */
+/** A screenshot of the whole X screen: dialogs that open beside the window. */
 export function screenShot(name) {
   const file = shotFile(name);
-  execFileSync('/usr/bin/python3', [join(HERE, 'xshot.py'), file], { encoding: 'utf8' });
+  xshot(file, null);
   log(`screenshot ${file} (the whole screen)`);
   return file;
+}
+
+function xshot(file, geometry) {
+  const area = geometry ? [geometry.X, geometry.Y, geometry.WIDTH, geometry.HEIGHT].map(String) : [];
+  execFileSync('/usr/bin/python3', [join(HERE, 'xshot.py'), file, ...area], { encoding: 'utf8', timeout: 30000 });
+}
+
+/** The app window's {X, Y, WIDTH, HEIGHT} on the screen, or null. */
+function appWindowGeometry() {
+  try {
+    const id = xdotool('search', '--onlyvisible', '--name', '^Atelier$').split('\n')[0];
+    const shell = xdotool('getwindowgeometry', '--shell', id);
+    const g = Object.fromEntries(shell.split('\n').map((l) => l.split('=')).map(([k, v]) => [k, Number(v)]));
+    return g.WIDTH > 0 && g.HEIGHT > 0 ? g : null;
+  } catch {
+    return null;
+  }
 }
 
 export function cli(...args) {

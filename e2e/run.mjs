@@ -16,8 +16,9 @@
 //   webdriver.mjs  a small WebDriver client
 //   steps/*.mjs    the steps by theme, each file's `register(step)` adds its
 //                  steps in order
-//   drag_source.py a GTK window to drag files from; xshot.py a whole-screen
-//                  screenshot (native dialogs are windows WebDriver cannot see)
+//   drag_source.py a GTK window to drag files from; xshot.py the screenshots,
+//                  taken from the X server (WebDriver's hang with the app's
+//                  no-GPU renderer, and cannot see native dialogs)
 //
 // Environment (all set by scripts/e2e.sh):
 //   E2E_APP       an executable that execs atelier-app with ATELIER_DATA_DIR set

@@ -105,18 +105,20 @@ export class Session {
     return this.cmd('POST', '/frame', { id: null });
   }
 
-  async screenshot() {
-    return Buffer.from(await this.cmd('GET', '/screenshot'), 'base64');
-  }
-
   end() {
     return call(this.base, 'DELETE', `/session/${this.id}`).catch(() => {});
   }
 }
 
+// No WebDriver command the tests send takes long (waits are client-side
+// loops), so one that has not answered in this time never will: fail it
+// rather than wait for fetch's own five minutes.
+const REQUEST_TIMEOUT_MS = 60_000;
+
 async function call(base, method, path, body) {
   const res = await fetch(base + path, {
     method,
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     headers: { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });

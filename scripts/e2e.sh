@@ -93,4 +93,7 @@ runner=()
 command -v dbus-run-session >/dev/null 2>&1 && runner=(dbus-run-session --)
 
 say "e2e: running the app under Xvfb (screenshots: target/e2e-screenshots)"
-"${runner[@]}" xvfb-run -a -s "-screen 0 1280x800x24" node e2e/run.mjs
+# A bound on the whole lane (a clean run takes ~6 min): a hung app or driver
+# fails here, with run.mjs's summary, instead of eating CI's time.
+"${runner[@]}" timeout --signal=TERM --kill-after=30 "${E2E_TIMEOUT:-30m}" \
+  xvfb-run -a -s "-screen 0 1280x800x24" node e2e/run.mjs
