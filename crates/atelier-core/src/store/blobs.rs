@@ -3,7 +3,9 @@
 //! Writes go through a [`BlobBatch`]: new blobs are written to `blobs/tmp/`,
 //! made durable (an fsync each for a small batch, one `syncfs` for a big
 //! one), renamed to their final names, and the renames made durable (fsync
-//! of the folders, or a second `syncfs`). So a blob is
+//! of the folders, or a second `syncfs`). Big blobs are synced as soon as
+//! they are written, by the batch's own [`Syncer`] thread, so the disk
+//! writes one file while the workers hash the next. So a blob is
 //! only ever visible under its final name with durable, complete content,
 //! and "the blob exists" can be trusted by later snapshots. Reads used to
 //! rebuild a workspace verify the content against the name.
@@ -19,12 +21,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use sha2::Digest;
 
 use super::Hash;
+use super::sync::{Syncer, syncfs};
 use crate::{Error, Result};
 
 /// Files up to this size are read into memory once, hashed, and written
 /// only if the store lacks them; bigger ones are streamed.
 const IN_MEMORY_LIMIT: u64 = 8 << 20;
-const CHUNK: usize = 1 << 20;
+/// The streaming buffer: small enough to stay in the L2 cache between the
+/// read, the hash and the write of each chunk.
+const CHUNK: usize = 256 << 10;
+/// Blobs this big are synced early, on the batch's [`Syncer`] threads.
+const EARLY_SYNC_MIN: u64 = 1 << 20;
 /// Up to this many new blobs are synced one by one; more, with one `syncfs`.
 #[cfg(target_os = "linux")]
 const FSYNC_BATCH_LIMIT: usize = 64;
@@ -99,6 +106,7 @@ impl BlobStore {
             store: self,
             pending: Mutex::new(Vec::new()),
             seen: Mutex::new(HashSet::new()),
+            syncer: Mutex::new(None),
         })
     }
 
@@ -185,9 +193,20 @@ impl BlobStore {
 pub struct BlobBatch<'a> {
     store: &'a BlobStore,
     /// Temp files and the hash each will be renamed to.
-    pending: Mutex<Vec<(PathBuf, Hash)>>,
+    pending: Mutex<Vec<Pending>>,
     /// Hashes stored or pending in this batch (two equal files → one blob).
     seen: Mutex<HashSet<Hash>>,
+    /// Started by the first big blob.
+    syncer: Mutex<Option<Syncer>>,
+}
+
+/// A blob written to `tmp/`, waiting for its final name.
+#[derive(Debug)]
+struct Pending {
+    tmp: PathBuf,
+    hash: Hash,
+    /// Handed to the [`Syncer`] (durable once it has finished).
+    early: bool,
 }
 
 /// What [`BlobBatch::put_file`] found.
@@ -226,9 +245,32 @@ impl BlobBatch<'_> {
             return Ok(false);
         }
         let tmp = self.tmp_path();
-        fs::write(&tmp, bytes).map_err(Error::io("write blob", &tmp))?;
-        self.pending.lock().unwrap_or_else(|e| e.into_inner()).push((tmp, hash));
+        let mut file = File::create(&tmp).map_err(Error::io("write blob", &tmp))?;
+        if let Err(e) = file.write_all(bytes) {
+            drop(file);
+            let _ = fs::remove_file(&tmp);
+            return Err(Error::io("write blob", &tmp)(e));
+        }
+        self.add_pending(tmp, hash, file, bytes.len() as u64);
         Ok(true)
+    }
+
+    /// Records a written temp file; a big one goes to the syncer now.
+    fn add_pending(&self, tmp: PathBuf, hash: Hash, file: File, size: u64) {
+        let early = size >= EARLY_SYNC_MIN && {
+            let mut syncer = self.syncer.lock().unwrap_or_else(|e| e.into_inner());
+            // A send fails only if the thread is gone; commit then syncs
+            // the file itself.
+            syncer
+                .get_or_insert_with(Syncer::start)
+                .tx
+                .send((file, tmp.clone()))
+                .is_ok()
+        };
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Pending { tmp, hash, early });
     }
 
     /// Hashes a workspace file and stores it if new. `size_hint` is the size
@@ -265,20 +307,21 @@ impl BlobBatch<'_> {
                 size += n as u64;
             }
         })();
-        drop(out);
         if let Err(e) = copied {
+            drop(out);
             let _ = fs::remove_file(&tmp);
             return Err(e);
         }
         let hash = Hash(hasher.finalize().into());
         if self.claim(&hash) {
-            self.pending.lock().unwrap_or_else(|e| e.into_inner()).push((tmp, hash));
+            self.add_pending(tmp, hash, out, size);
             Ok(PutOutcome {
                 hash,
                 size,
                 written: true,
             })
         } else {
+            drop(out);
             let _ = fs::remove_file(&tmp);
             Ok(PutOutcome {
                 hash,
@@ -292,30 +335,34 @@ impl BlobBatch<'_> {
     /// how many blobs were added.
     pub fn commit(self) -> Result<usize> {
         let pending = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        let syncer = self.syncer.lock().unwrap_or_else(|e| e.into_inner()).take();
         if pending.is_empty() {
             return Ok(0);
         }
-        let small = pending.len() <= FSYNC_BATCH_LIMIT;
         // 1. Content durable before any final name exists.
-        if small {
-            for (tmp, _) in &pending {
-                File::open(tmp)
+        let late: Vec<&Pending> = pending.iter().filter(|p| !p.early).collect();
+        if late.len() <= FSYNC_BATCH_LIMIT {
+            for p in &late {
+                File::open(&p.tmp)
                     .and_then(|f| f.sync_data())
-                    .map_err(Error::io("sync", tmp))?;
+                    .map_err(Error::io("sync", &p.tmp))?;
             }
         } else {
             syncfs(&self.store.tmp_dir())?;
         }
+        if let Some(syncer) = syncer {
+            syncer.finish()?;
+        }
         // 2. Final names, then make the names durable.
         let mut dirs = HashSet::new();
-        for (tmp, hash) in &pending {
-            let dest = self.store.path_of(hash);
-            fs::rename(tmp, &dest).map_err(Error::io("store blob", &dest))?;
+        for p in &pending {
+            let dest = self.store.path_of(&p.hash);
+            fs::rename(&p.tmp, &dest).map_err(Error::io("store blob", &dest))?;
             if let Some(d) = dest.parent() {
                 dirs.insert(d.to_path_buf());
             }
         }
-        if small {
+        if dirs.len() < FSYNC_BATCH_LIMIT {
             dirs.insert(self.store.tmp_dir());
             for d in dirs {
                 File::open(&d)
@@ -332,88 +379,11 @@ impl BlobBatch<'_> {
 impl Drop for BlobBatch<'_> {
     fn drop(&mut self) {
         // An uncommitted batch (an error, a cancel) leaves no temp files.
-        for (tmp, _) in self.pending.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..) {
-            let _ = fs::remove_file(tmp);
+        for p in self.pending.get_mut().unwrap_or_else(|e| e.into_inner()).drain(..) {
+            let _ = fs::remove_file(p.tmp);
         }
     }
 }
 
-/// Flushes the whole filesystem holding `dir`: one call for a big batch,
-/// where a sync per file would cost a journal commit each. (A small batch
-/// syncs its own files instead: `syncfs` also flushes whatever else is
-/// dirty on the disk.)
-fn syncfs(dir: &Path) -> Result<()> {
-    let d = File::open(dir).map_err(Error::io("open", dir))?;
-    #[cfg(target_os = "linux")]
-    {
-        rustix::fs::syncfs(&d).map_err(|e| Error::io("sync", dir)(e.into()))
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        // No syncfs: fsync the folder; callers on these systems should use
-        // small batches (each file synced).
-        d.sync_all().map_err(Error::io("sync", dir))
-    }
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn put_commit_read_and_detect_corruption() -> anyhow::Result<()> {
-        let dir = tempfile::tempdir()?;
-        let store = BlobStore::new(dir.path().join("blobs"));
-        let src = dir.path().join("f");
-        fs::write(&src, b"hello")?;
-        let batch = store.batch()?;
-        let put = batch.put_file(&src, 5)?;
-        assert!(put.written);
-        assert!(
-            !batch.put_file(&src, 5)?.written,
-            "same content twice in a batch is one blob"
-        );
-        assert!(!store.contains(&put.hash), "not visible before commit");
-        assert_eq!(batch.commit()?, 1);
-        assert_eq!(store.read_verified(&put.hash, "f")?, b"hello");
-        assert_eq!(fs::read_dir(store.tmp_dir())?.count(), 0);
-
-        fs::write(store.path_of(&put.hash), b"hellO")?;
-        let err = store.read_verified(&put.hash, "f").err().map(|e| e.kind());
-        assert_eq!(err, Some("corrupt_blob"));
-        let dest = dir.path().join("out");
-        assert!(store.copy_verified(&put.hash, "f", &dest, false).is_err());
-        assert!(!dest.exists(), "a corrupt copy is removed");
-        Ok(())
-    }
-
-    #[test]
-    fn dropped_batch_leaves_nothing() -> anyhow::Result<()> {
-        let dir = tempfile::tempdir()?;
-        let store = BlobStore::new(dir.path().join("blobs"));
-        let batch = store.batch()?;
-        let h = Hash::of(b"x");
-        batch.put_bytes(h, b"x")?;
-        drop(batch);
-        assert!(!store.contains(&h));
-        assert_eq!(fs::read_dir(store.tmp_dir())?.count(), 0);
-        Ok(())
-    }
-
-    #[test]
-    fn big_files_stream_and_dedupe() -> anyhow::Result<()> {
-        let dir = tempfile::tempdir()?;
-        let store = BlobStore::new(dir.path().join("blobs"));
-        let src = dir.path().join("big");
-        let data = vec![7u8; (IN_MEMORY_LIMIT + 3) as usize];
-        fs::write(&src, &data)?;
-        let batch = store.batch()?;
-        let a = batch.put_file(&src, data.len() as u64)?;
-        let b = batch.put_file(&src, data.len() as u64)?;
-        assert!(a.written && !b.written);
-        assert_eq!(a.hash, Hash::of(&data));
-        batch.commit()?;
-        assert_eq!(fs::metadata(store.path_of(&a.hash))?.len(), data.len() as u64);
-        Ok(())
-    }
-}
+mod tests;

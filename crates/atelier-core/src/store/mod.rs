@@ -22,6 +22,7 @@ pub mod materialize;
 pub mod path;
 pub mod snapshot;
 pub mod statcache;
+mod sync;
 pub mod tree;
 
 use std::fmt;
