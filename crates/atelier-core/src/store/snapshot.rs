@@ -95,8 +95,12 @@ pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer:
     } = walked;
     let matches_cache = to_hash.is_empty() && clean.len() == cache.len();
 
-    let mut manifest = Manifest::default();
-    manifest.files.extend(clean);
+    // Collecting (sort, then build in bulk) is several times cheaper than
+    // inserting 10,000 paths one by one, and this is most of a no-change
+    // snapshot's CPU time after the walk.
+    let mut manifest = Manifest {
+        files: clean.into_iter().collect(),
+    };
     let files_total = (manifest.len() + to_hash.len()) as u64;
     let bytes_total: u64 = to_hash.iter().map(|f| f.stat.size).sum();
     let mut progress = Progress {

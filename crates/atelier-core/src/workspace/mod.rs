@@ -47,7 +47,7 @@ pub(crate) struct Current {
 #[derive(Debug)]
 pub(crate) struct Scanned {
     pub(crate) current: Current,
-    pub(crate) base: manifests::ManifestRow,
+    pub(crate) base: manifests::ManifestHead,
     /// The scan's trees, when they differ from the base.
     pub(crate) changed: Option<tree::EncodedTrees>,
     pub(crate) warnings: Vec<String>,
@@ -69,7 +69,7 @@ impl Atelier {
 
     /// A manifest's root tree and file map.
     pub(crate) async fn manifest_state(&self, chat_id: &str, manifest_id: &str) -> Result<(Hash, Manifest)> {
-        let row = manifests::load_row(self.db(), chat_id, manifest_id).await?;
+        let row = manifests::load_head(self.db(), chat_id, manifest_id).await?;
         let files = manifests::load_files(self.db(), chat_id, &row.root_tree).await?;
         Ok((row.root_tree, files))
     }
@@ -88,7 +88,7 @@ impl Atelier {
         base_id: &str,
         observer: &Observer,
     ) -> Result<Scanned> {
-        let base = manifests::load_row(self.db(), chat_id, base_id).await?;
+        let base = manifests::load_head(self.db(), chat_id, base_id).await?;
         let (ws, store, index) = (
             self.workspace_dir(chat_id),
             self.blob_store(chat_id),
