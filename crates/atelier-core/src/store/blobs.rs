@@ -4,7 +4,7 @@
 //! made durable (an fsync each for a small batch, one `syncfs` for a big
 //! one), renamed to their final names, and the renames made durable (fsync
 //! of the folders, or a second `syncfs`). Big blobs are synced as soon as
-//! they are written, by the batch's own [`Syncer`] thread, so the disk
+//! they are written, by the batch's own [`Syncer`] threads, so the disk
 //! writes one file while the workers hash the next. So a blob is
 //! only ever visible under its final name with durable, complete content,
 //! and "the blob exists" can be trusted by later snapshots. Reads used to
