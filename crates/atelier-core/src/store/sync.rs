@@ -14,10 +14,11 @@ use crate::{Error, Result};
 /// the disk, not the CPU.
 const SYNC_THREADS: usize = 2;
 
-/// Threads that fsync the files they are sent, in order, while the workers
-/// go on hashing: without it every byte of a big batch would be written
-/// to disk only at commit, after all the hashing. Dropping the sender
-/// ends the thread; [`Syncer::finish`] reports its first error.
+/// Threads that fsync the files they are sent while the workers go on
+/// hashing: without them every byte of a big batch would be written to
+/// disk only at commit, after all the hashing. Dropping the sender ends
+/// the threads; [`Syncer::finish`] waits for them and reports the first
+/// error (naming the temp file that could not be synced).
 #[derive(Debug)]
 pub(super) struct Syncer {
     pub(super) tx: mpsc::Sender<(File, PathBuf)>,
