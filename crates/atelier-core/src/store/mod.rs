@@ -15,6 +15,7 @@
 //! - materialize verifies every blob it needs before touching the workspace.
 
 pub mod blobs;
+mod direct;
 pub mod failpoint;
 pub mod lock;
 pub mod manifest;

@@ -96,3 +96,68 @@ fn a_dropped_batch_with_early_synced_blobs_leaves_nothing() -> anyhow::Result<()
     assert_eq!(fs::read_dir(store.tmp_dir())?.count(), 0);
     Ok(())
 }
+
+/// Streamed files of every alignment case (a whole number of write chunks,
+/// one byte more, an unaligned tail) are stored byte for byte, under the
+/// hash of what was read.
+#[test]
+fn streamed_blobs_are_exact_at_every_tail_length() -> anyhow::Result<()> {
+    use crate::store::direct::{ALIGN, DIRECT_CHUNK};
+    let dir = tempfile::tempdir()?;
+    let store = BlobStore::new(dir.path().join("blobs"));
+    let base = IN_MEMORY_LIMIT as usize + DIRECT_CHUNK;
+    let batch = store.batch()?;
+    let mut stored = Vec::new();
+    for (i, len) in [base, base + 1, base + ALIGN - 1, base + ALIGN + 17]
+        .into_iter()
+        .enumerate()
+    {
+        // A pattern whose period (251) is not a divisor of any chunk size.
+        let data: Vec<u8> = (0..len).map(|j| ((j + i) % 251) as u8).collect();
+        let src = dir.path().join(format!("big{i}"));
+        fs::write(&src, &data)?;
+        let put = batch.put_file(&src, len as u64)?;
+        assert!(put.written);
+        assert_eq!((put.hash, put.size), (Hash::of(&data), len as u64));
+        stored.push(data);
+    }
+    batch.commit()?;
+    for data in &stored {
+        assert_eq!(&store.read_verified(&Hash::of(data), "big")?, data);
+    }
+    Ok(())
+}
+
+/// Fan-out folders are made as blobs need them, and a later batch uses
+/// the ones that exist.
+#[test]
+fn fan_out_folders_are_made_on_first_use() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let store = BlobStore::new(dir.path().join("blobs"));
+    let folders = || -> anyhow::Result<usize> {
+        Ok(fs::read_dir(store.root())?
+            .filter(|e| e.as_ref().is_ok_and(|e| e.file_name() != "tmp"))
+            .count())
+    };
+    let batch = store.batch()?;
+    batch.put_bytes(Hash::of(b"one"), b"one")?;
+    batch.commit()?;
+    assert_eq!(folders()?, 1, "one blob, one fan-out folder");
+
+    let batch = store.batch()?;
+    let many: Vec<Vec<u8>> = (0..40).map(|i| format!("blob {i}").into_bytes()).collect();
+    for b in &many {
+        batch.put_bytes(Hash::of(b), b)?;
+    }
+    batch.commit()?;
+    let prefixes: HashSet<String> = many
+        .iter()
+        .map(|b| Hash::of(b).to_hex()[..2].to_owned())
+        .chain([Hash::of(b"one").to_hex()[..2].to_owned()])
+        .collect();
+    assert_eq!(folders()?, prefixes.len());
+    for b in &many {
+        assert_eq!(&store.read_verified(&Hash::of(b), "f")?, b);
+    }
+    Ok(())
+}
