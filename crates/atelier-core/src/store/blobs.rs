@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use sha2::Digest;
 
 use super::Hash;
-use super::direct::{AlignedBuf, BlobWriter, DIRECT_CHUNK, copy_hashing};
+use super::direct::{copy_hashing, write_direct};
 use super::sync::{Syncer, syncfs};
 use crate::{Error, Result};
 
@@ -88,10 +88,7 @@ impl BlobStore {
     /// deletions).
     pub fn ensure_layout(&self) -> Result<()> {
         let tmp = self.tmp_dir();
-        if !tmp.is_dir() {
-            fs::create_dir_all(&tmp).map_err(Error::io("create", &tmp))?;
-        }
-        Ok(())
+        fs::create_dir_all(&tmp).map_err(Error::io("create", &tmp))
     }
 
     /// Starts a batch of writes. The caller holds the chat lock, so any file
@@ -381,19 +378,6 @@ impl BlobBatch<'_> {
         }
         Ok(pending.len())
     }
-}
-
-/// Writes `bytes` to the new file `tmp` around the page cache, through an
-/// aligned buffer (a copy costs far less than the cached write it replaces).
-fn write_direct(tmp: &Path, bytes: &[u8]) -> std::io::Result<File> {
-    let out = BlobWriter::create(tmp)?;
-    let mut buf = AlignedBuf::new(DIRECT_CHUNK.min(bytes.len()));
-    for (i, chunk) in bytes.chunks(DIRECT_CHUNK).enumerate() {
-        let b = &mut buf.as_mut_slice()[..chunk.len()];
-        b.copy_from_slice(chunk);
-        out.write_at(b, (i * DIRECT_CHUNK) as u64)?;
-    }
-    Ok(out.into_file())
 }
 
 impl Drop for BlobBatch<'_> {

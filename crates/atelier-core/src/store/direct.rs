@@ -26,7 +26,6 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
 use sha2::Digest;
@@ -63,14 +62,14 @@ pub(super) fn copy_hashing(src: &mut File, src_path: &Path, tmp: &Path) -> Resul
     let mut hasher = sha2::Sha256::new();
     let mut size = 0u64;
     let (read, written) = std::thread::scope(|s| {
-        let out = &out;
-        let writer = s.spawn(move || -> io::Result<()> {
+        let writer = s.spawn(move || -> io::Result<BlobWriter> {
+            let mut out = out;
             for (buf, offset) in full_rx {
                 out.write_at(buf.as_slice(), offset)?;
                 // The reader may have finished and gone.
                 let _ = free_tx.send(buf);
             }
-            Ok(())
+            Ok(out)
         });
         // Only full chunks go to the writer; the file's last, short one is
         // written below once it is done, so an unaligned tail never turns
@@ -95,13 +94,27 @@ pub(super) fn copy_hashing(src: &mut File, src_path: &Path, tmp: &Path) -> Resul
             .unwrap_or_else(|_| Err(io::Error::other("the blob writer thread panicked")));
         (read, written)
     });
-    written.map_err(Error::io("write blob", tmp))?;
+    let mut out = written.map_err(Error::io("write blob", tmp))?;
     if let Some((buf, n)) = read.map_err(Error::io("read", src_path))? {
         out.write_at(&buf.as_slice()[..n], size)
             .map_err(Error::io("write blob", tmp))?;
         size += n as u64;
     }
     Ok((Hash(hasher.finalize().into()), size, out.into_file()))
+}
+
+/// Writes `bytes` (a blob read whole) to the new file `tmp` around the page
+/// cache, through an aligned buffer: the copy costs far less than the
+/// cached write it replaces.
+pub(super) fn write_direct(tmp: &Path, bytes: &[u8]) -> io::Result<File> {
+    let mut out = BlobWriter::create(tmp)?;
+    let mut buf = AlignedBuf::new(DIRECT_CHUNK.min(bytes.len()));
+    for (i, chunk) in bytes.chunks(DIRECT_CHUNK).enumerate() {
+        let b = &mut buf.as_mut_slice()[..chunk.len()];
+        b.copy_from_slice(chunk);
+        out.write_at(b, (i * DIRECT_CHUNK) as u64)?;
+    }
+    Ok(out.into_file())
 }
 
 /// A zeroed heap buffer of a fixed length whose first byte sits on an
@@ -148,12 +161,11 @@ impl AlignedBuf {
     }
 }
 
-/// A new file written with `O_DIRECT` while the data allows it; shared by
-/// [`copy_hashing`]'s two threads.
+/// A new file written with `O_DIRECT` while the data allows it.
 #[derive(Debug)]
 pub(super) struct BlobWriter {
     file: File,
-    direct: AtomicBool,
+    direct: bool,
 }
 
 impl BlobWriter {
@@ -170,31 +182,23 @@ impl BlobWriter {
                 .custom_flags(rustix::fs::OFlags::DIRECT.bits() as i32)
                 .open(path);
             match direct {
-                Ok(file) => {
-                    return Ok(Self {
-                        file,
-                        direct: AtomicBool::new(true),
-                    });
-                }
+                Ok(file) => return Ok(Self { file, direct: true }),
                 Err(e) if is_einval(&e) => {}
                 Err(e) => return Err(e),
             }
         }
         let file = OpenOptions::new().write(true).create_new(true).open(path)?;
-        Ok(Self {
-            file,
-            direct: AtomicBool::new(false),
-        })
+        Ok(Self { file, direct: false })
     }
 
     /// Writes `data` at `offset`. A piece whose address, offset or length
     /// is not a multiple of [`ALIGN`] turns `O_DIRECT` off for the whole
     /// file first (as does a file system that refuses a direct write), so
     /// only a file's last piece should be unaligned.
-    pub(super) fn write_at(&self, data: &[u8], offset: u64) -> io::Result<()> {
+    pub(super) fn write_at(&mut self, data: &[u8], offset: u64) -> io::Result<()> {
         let (mut rest, mut offset) = (data, offset);
         while !rest.is_empty() {
-            let direct = self.direct.load(Ordering::Relaxed);
+            let direct = self.direct;
             let aligned = rest.len() / ALIGN * ALIGN;
             let direct_ok =
                 direct && aligned > 0 && rest.as_ptr().align_offset(ALIGN) == 0 && offset % ALIGN as u64 == 0;
@@ -226,17 +230,17 @@ impl BlobWriter {
 
     #[cfg(test)]
     pub(super) fn is_direct(&self) -> bool {
-        self.direct.load(Ordering::Relaxed)
+        self.direct
     }
 
-    fn go_cached(&self) -> io::Result<()> {
+    fn go_cached(&mut self) -> io::Result<()> {
         #[cfg(target_os = "linux")]
         {
             use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
             let flags = fcntl_getfl(&self.file)?;
             fcntl_setfl(&self.file, flags.difference(OFlags::DIRECT))?;
         }
-        self.direct.store(false, Ordering::Relaxed);
+        self.direct = false;
         Ok(())
     }
 }
@@ -275,8 +279,8 @@ mod tests {
         let data: Vec<u8> = (0..(5 * ALIGN + 123)).map(|i| (i * 7 % 251) as u8).collect();
         let mut buf = AlignedBuf::new(2 * ALIGN);
         let path = dir.path().join("blob");
-        let w = BlobWriter::create(&path)?;
-        // Out of order, as the writer threads may write them.
+        let mut w = BlobWriter::create(&path)?;
+        // Out of order: writes are positional.
         for i in [1, 0] {
             buf.as_mut_slice()
                 .copy_from_slice(&data[i * 2 * ALIGN..(i + 1) * 2 * ALIGN]);
