@@ -13,6 +13,9 @@ pub(crate) enum Target {
     AtMost(f64),
     /// Throughputs: higher is better.
     AtLeast(f64),
+    /// No target: a row that explains another (what bounds it), printed
+    /// with the table but not counted among the targets.
+    Context,
 }
 
 /// What the values of a row measure.
@@ -63,7 +66,12 @@ impl Row {
         match self.target {
             Target::AtMost(t) => r <= t,
             Target::AtLeast(t) => r >= t,
+            Target::Context => true,
         }
+    }
+
+    fn has_target(&self) -> bool {
+        !matches!(self.target, Target::Context)
     }
 
     fn value(&self, v: f64) -> String {
@@ -77,6 +85,7 @@ impl Row {
         match self.target {
             Target::AtMost(t) => format!("≤{t:.2}"),
             Target::AtLeast(t) => format!("≥{t:.2}"),
+            Target::Context => "—".to_owned(),
         }
     }
 }
@@ -104,7 +113,12 @@ pub(crate) fn table(rows: &[Row]) -> String {
                 r.value(r.theirs_median()),
                 format!("{:.2}", r.ratio()),
                 r.target_text(),
-                if r.ok() { "yes" } else { "no" }.to_owned(),
+                match (r.has_target(), r.ok()) {
+                    (false, _) => "",
+                    (true, true) => "yes",
+                    (true, false) => "no",
+                }
+                .to_owned(),
             ]
         })
         .collect();
@@ -138,8 +152,9 @@ pub(crate) fn table(rows: &[Row]) -> String {
     for row in &cells {
         line(row);
     }
-    let met = rows.iter().filter(|r| r.ok()).count();
-    let _ = writeln!(out, "{met} of {} targets met", rows.len());
+    let targets = rows.iter().filter(|r| r.has_target());
+    let met = targets.clone().filter(|r| r.ok()).count();
+    let _ = writeln!(out, "{met} of {} targets met", targets.count());
     out
 }
 
@@ -148,9 +163,10 @@ pub(crate) fn write_json(path: &Path, rows: &[Row], context: serde_json::Value) 
     let rows: Vec<serde_json::Value> = rows
         .iter()
         .map(|r| {
-            let (kind, target) = match r.target {
-                Target::AtMost(t) => ("at_most", t),
-                Target::AtLeast(t) => ("at_least", t),
+            let target = match r.target {
+                Target::AtMost(t) => serde_json::json!({ "kind": "at_most", "ratio": t }),
+                Target::AtLeast(t) => serde_json::json!({ "kind": "at_least", "ratio": t }),
+                Target::Context => serde_json::Value::Null,
             };
             serde_json::json!({
                 "scale": r.scale,
@@ -160,7 +176,7 @@ pub(crate) fn write_json(path: &Path, rows: &[Row], context: serde_json::Value) 
                 "ours": r.ours_median(),
                 "ref": r.theirs_median(),
                 "ratio": r.ratio(),
-                "target": { "kind": kind, "ratio": target },
+                "target": target,
                 "ok": r.ok(),
                 "ours_samples": r.ours,
                 "ref_samples": r.theirs,
@@ -198,5 +214,9 @@ mod tests {
         assert!(!row(12.1, Target::AtMost(1.2)).ok());
         assert!(row(7.0, Target::AtLeast(0.7)).ok());
         assert!(table(&[row(1.0, Target::AtMost(1.0))]).ends_with("1 of 1 targets met\n"));
+        // A context row is shown but neither met nor missed.
+        let t = table(&[row(1.0, Target::AtMost(1.0)), row(99.0, Target::Context)]);
+        assert!(t.contains("—"), "{t}");
+        assert!(t.ends_with("1 of 1 targets met\n"), "{t}");
     }
 }
