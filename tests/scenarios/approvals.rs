@@ -4,6 +4,8 @@
 //! the app's Approve and Deny buttons); a denial or a cancel is recorded
 //! and runs nothing.
 
+use atelier_core::Observer;
+
 use crate::Env;
 
 /// The desktop app's way: a confirmation tool waits as `awaiting_approval`
@@ -60,36 +62,12 @@ async fn a_confirmation_tool_waits_for_the_answer_and_obeys_it() {
 /// denial, and answering a call that no longer waits says so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_waiting_call_is_answered_by_id_and_a_cancel_denies_it() {
-    use std::sync::Arc;
-
-    use atelier_core::tools::python::CallControl;
-    use atelier_core::tools::{Approval, RunRequest};
     let env = Env::new();
     let app = env.app().await;
     let chat = app.create_chat(None).await.expect("chat");
     std::fs::write(app.workspace_dir(&chat.id).join("doomed.txt"), "x").expect("write");
     for how in ["deny", "cancel", "approve"] {
-        let (tell, mut told) = tokio::sync::mpsc::unbounded_channel::<String>();
-        let control = CallControl {
-            on_awaiting: Some(Arc::new(move |id: &str| {
-                let _ = tell.send(id.to_owned());
-            })),
-            ..Default::default()
-        };
-        let cancel = control.cancel.clone();
-        let (a, chat_id) = (app.clone(), chat.id.clone());
-        let call = tokio::spawn(async move {
-            a.run_tool(RunRequest {
-                chat_id,
-                tool_id: "delete_file".into(),
-                args: serde_json::json!({"path": "doomed.txt"}),
-                approval: Approval::Wait,
-                control,
-                ..Default::default()
-            })
-            .await
-        });
-        let id = told.recv().await.expect("the call says it waits");
+        let Waiting { call, id, cancel } = start_waiting_call(&app, &chat.id).await;
         assert_eq!(
             app.get_tool_call(&id).await.expect("record").status,
             "awaiting_approval"
@@ -117,4 +95,136 @@ async fn a_waiting_call_is_answered_by_id_and_a_cancel_denies_it() {
             assert!(app.workspace_dir(&chat.id).join("doomed.txt").exists(), "{how}");
         }
     }
+}
+
+/// A `delete_file` call of `doomed.txt` waiting for an answer by id.
+struct Waiting {
+    call: tokio::task::JoinHandle<atelier_core::Result<atelier_core::tools::ToolCallRecord>>,
+    id: String,
+    cancel: tokio_util::sync::CancellationToken,
+}
+
+/// Starts that call and returns once it says it waits.
+async fn start_waiting_call(app: &atelier_core::Atelier, chat_id: &str) -> Waiting {
+    use std::sync::Arc;
+
+    use atelier_core::tools::python::CallControl;
+    use atelier_core::tools::{Approval, RunRequest};
+    let (tell, mut told) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let control = CallControl {
+        on_awaiting: Some(Arc::new(move |id: &str| {
+            let _ = tell.send(id.to_owned());
+        })),
+        ..Default::default()
+    };
+    let cancel = control.cancel.clone();
+    let (a, chat_id) = (app.clone(), chat_id.to_owned());
+    let call = tokio::spawn(async move {
+        a.run_tool(RunRequest {
+            chat_id,
+            tool_id: "delete_file".into(),
+            args: serde_json::json!({"path": "doomed.txt"}),
+            approval: Approval::Wait,
+            control,
+            ..Default::default()
+        })
+        .await
+    });
+    let id = told.recv().await.expect("the call says it waits");
+    Waiting { call, id, cancel }
+}
+
+/// While a person makes up their mind, the chat is not frozen: files
+/// dropped onto the workspace are recorded at once, and the approved call
+/// then runs on the workspace as it is by then, under the new node.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chat_stays_usable_while_a_call_waits_for_its_answer() {
+    use std::time::Duration;
+
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    std::fs::write(app.workspace_dir(&chat.id).join("doomed.txt"), "x").expect("write");
+    let Waiting { call, id, .. } = start_waiting_call(&app, &chat.id).await;
+
+    let outside = env.data().join("outside");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    std::fs::write(outside.join("dropped.txt"), "dropped while asking").expect("write");
+    let upload = tokio::time::timeout(
+        Duration::from_secs(20),
+        app.upload_files(&chat.id, vec![outside.join("dropped.txt")], "", &Observer::default()),
+    )
+    .await
+    .expect("the drop is not held up by the waiting call")
+    .expect("upload");
+    let upload_node = upload.message_id.expect("the drop is a node");
+    assert_eq!(
+        app.get_tool_call(&id).await.expect("record").status,
+        "awaiting_approval",
+        "still waiting"
+    );
+
+    assert!(app.answer_approval(&id, true));
+    let done = call.await.expect("join").expect("recorded");
+    assert_eq!(done.status, "success", "{done:?}");
+    let node = app
+        .get_message(&chat.id, done.node_id.as_deref().expect("a tool node"))
+        .await
+        .expect("node");
+    assert_eq!(
+        node.parent_id.as_deref(),
+        Some(upload_node.as_str()),
+        "runs after the drop"
+    );
+    let files: Vec<String> = app
+        .list_files(&chat.id, Some(&node.id))
+        .await
+        .expect("files")
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
+    assert_eq!(files, ["dropped.txt"], "the drop kept, the doomed file deleted");
+}
+
+/// A call waiting in one process is left alone by another process's
+/// start-up recovery; once its process is gone (here: its task dropped
+/// mid-wait), the next start marks it interrupted, and nothing ran.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recovery_tells_a_live_wait_from_a_dead_one() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    std::fs::write(app.workspace_dir(&chat.id).join("doomed.txt"), "x").expect("write");
+    let Waiting { call, id, .. } = start_waiting_call(&app, &chat.id).await;
+
+    let other = env.app().await;
+    assert_eq!(
+        other.get_tool_call(&id).await.expect("record").status,
+        "awaiting_approval",
+        "a live wait survives another start"
+    );
+
+    call.abort();
+    assert!(call.await.expect_err("aborted").is_cancelled());
+    let restarted = env.app().await;
+    let dead = restarted.get_tool_call(&id).await.expect("record");
+    assert_eq!(
+        (dead.status.as_str(), dead.error_kind.as_deref()),
+        ("interrupted", Some("interrupted")),
+        "{dead:?}"
+    );
+    assert!(
+        dead.error.as_deref().is_some_and(|e| e.contains("did not run")),
+        "{dead:?}"
+    );
+    assert!(app.workspace_dir(&chat.id).join("doomed.txt").exists(), "nothing ran");
+    assert!(
+        !env.data()
+            .join("chats")
+            .join(&chat.id)
+            .join("waiting")
+            .join(&id)
+            .exists(),
+        "the waiting lock is cleaned up"
+    );
 }

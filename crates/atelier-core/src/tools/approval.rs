@@ -1,11 +1,16 @@
 //! Confirmations: whether a `requires_confirmation` call may run, and the
 //! wait for a person's answer. While it waits the call is recorded as
-//! `awaiting_approval`; no answer (a dropped request, a cancel) is a denial.
+//! `awaiting_approval` and holds its own lock ([`waiting_lock_path`]), not
+//! the chat's; no answer (a dropped request, a cancel) is a denial.
+
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 use super::RunRequest;
-use crate::{Atelier, Result};
+use crate::store::lock::FileLock;
+use crate::workspace::lock_chat;
+use crate::{Atelier, Error, Result, blocking};
 
 /// Whether a `requires_confirmation` tool may run.
 #[derive(Debug, Clone, Default)]
@@ -38,23 +43,40 @@ pub struct ApprovalRequest {
     pub respond: tokio::sync::oneshot::Sender<bool>,
 }
 
-impl Atelier {
-    /// Asks for approval as the request says; `awaiting_approval` while
-    /// the answer is pending.
-    pub(super) async fn approved(&self, req: &RunRequest, call_id: &str, chat_id: &str) -> Result<bool> {
-        let (respond, answer) = tokio::sync::oneshot::channel();
-        match &req.approval {
-            Approval::Approved => return Ok(true),
-            Approval::NotGiven => return Ok(false),
-            Approval::Ask(_) | Approval::Wait => {}
+/// What an [`Approval`] means for a call whose arguments are valid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Gate {
+    Run,
+    Deny,
+    /// Wait for a person's answer ([`Atelier::wait_for_answer`]).
+    Ask,
+}
+
+impl Approval {
+    pub(super) fn gate(&self, requires_confirmation: bool) -> Gate {
+        match self {
+            _ if !requires_confirmation => Gate::Run,
+            Approval::Approved => Gate::Run,
+            Approval::NotGiven => Gate::Deny,
+            Approval::Ask(_) | Approval::Wait => Gate::Ask,
         }
-        let set_status = |status: &'static str| {
-            sqlx::query("UPDATE tool_calls SET status = ? WHERE id = ?")
-                .bind(status)
-                .bind(call_id)
-                .execute(self.db())
-        };
-        set_status("awaiting_approval").await?;
+    }
+}
+
+/// `chats/<chat>/waiting/<call>`: the lock a call holds while it waits for
+/// a person's answer. The wait does not hold the chat lock (the person may
+/// go on using the chat meanwhile), so start-up recovery tells a live wait
+/// from a crashed one by this lock instead.
+pub(crate) fn waiting_lock_path(app: &Atelier, chat_id: &str, call_id: &str) -> PathBuf {
+    app.data_dir().chat_dir(chat_id).join("waiting").join(call_id)
+}
+
+impl Atelier {
+    /// Waits for the answer to `call_id`, recorded as `awaiting_approval`
+    /// by the caller: true runs the call. No answer (a dropped request, a
+    /// cancel) is a denial.
+    pub(super) async fn wait_for_answer(&self, req: &RunRequest, call_id: &str, chat_id: &str) -> bool {
+        let (respond, answer) = tokio::sync::oneshot::channel();
         let asked = match &req.approval {
             Approval::Ask(asker) => {
                 let request = ApprovalRequest {
@@ -66,13 +88,14 @@ impl Atelier {
                 };
                 asker.send(request).await.is_ok()
             }
-            _ => {
+            Approval::Wait => {
                 self.pending_approvals().insert(call_id.to_owned(), respond);
                 if let Some(awaiting) = &req.control.on_awaiting {
                     awaiting(call_id);
                 }
                 true
             }
+            Approval::Approved | Approval::NotGiven => return matches!(req.approval, Approval::Approved),
         };
         let yes = asked
             && tokio::select! {
@@ -80,8 +103,54 @@ impl Atelier {
                 _ = req.control.cancel.cancelled() => false,
             };
         self.pending_approvals().remove(call_id);
-        set_status("running").await?;
-        Ok(yes)
+        yes
+    }
+
+    /// A confirmation call: recorded as `awaiting_approval` under its own
+    /// lock, not the chat's, so while the person decides the chat stays
+    /// usable (files dropped, branches switched, other calls run); then
+    /// the chat lock, and `running`. The call then runs on the workspace
+    /// as it is when the answer comes. Returns the chat lock and the
+    /// answer (true: run).
+    pub(super) async fn ask_then_lock(
+        &self,
+        req: &RunRequest,
+        tool_id: &str,
+        chat_id: &str,
+        call_id: &str,
+    ) -> Result<(FileLock, bool)> {
+        let path = waiting_lock_path(self, chat_id, call_id);
+        let waiting = blocking(move || FileLock::acquire(&path)).await?;
+        let release = |waiting: FileLock| {
+            // Removed while still held: a recovery that opened the old file
+            // finds the call no longer waiting (see `recover`).
+            let _ = std::fs::remove_file(waiting.path());
+        };
+        if let Err(e) = self
+            .record_call(req, tool_id, chat_id, call_id, "awaiting_approval")
+            .await
+        {
+            release(waiting);
+            return Err(e);
+        }
+        let yes = self.wait_for_answer(req, call_id, chat_id).await;
+        let locked = async {
+            let lock = lock_chat(self, chat_id).await?;
+            sqlx::query("UPDATE tool_calls SET status = 'running' WHERE id = ? AND status = 'awaiting_approval'")
+                .bind(call_id)
+                .execute(self.db())
+                .await?;
+            Ok::<_, Error>(lock)
+        }
+        .await;
+        release(waiting);
+        match locked {
+            Ok(lock) => Ok((lock, yes)),
+            Err(e) => {
+                self.end_failed(call_id, &e).await?;
+                Err(e)
+            }
+        }
     }
 
     /// Answers a call waiting for approval ([`Approval::Wait`]): `true` runs

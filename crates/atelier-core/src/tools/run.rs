@@ -1,21 +1,24 @@
 //! The run flow (seed 004 §4.3–4.4): one code path for every caller.
 //!
-//! resolve the tool → record the call (`running`) → take the chat lock and
-//! record pending edits → validate arguments → confirmation → call → snapshot
-//! (also after an error) → render plan → a `tool` message under the active
-//! leaf (or a given parent: a branch) whose manifest is the post-manifest.
-//! A call refused before it runs (unknown arguments, denied) is still a
-//! recorded call with status `error` and an `error_kind`.
+//! resolve the tool → validate arguments → (a confirmation tool: record the
+//! call `awaiting_approval` and wait for the answer, holding only the call's
+//! own lock) → take the chat lock, record the call `running`, record pending
+//! edits → call → snapshot (also after an error) → render plan → a `tool`
+//! message under the active leaf (or a given parent: a branch) whose
+//! manifest is the post-manifest. A call refused before it runs (invalid
+//! arguments, denied) is still a recorded call with status `error` and an
+//! `error_kind`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sqlx::Row;
 
-use super::approval::Approval;
+use super::approval::{Approval, Gate};
 use super::python::{CallControl, PyCall};
 use super::{builtin, plan};
 use crate::chats::{NewMessage, insert_message, set_active};
 use crate::model::{ContentPart, ManifestSource, Role};
+use crate::store::lock::FileLock;
 use crate::toolsets::interp::Context;
 use crate::toolsets::records::{ToolRecord, ToolsetRecord};
 use crate::workspace::lock_chat;
@@ -105,6 +108,25 @@ pub fn validate_args(schema: &Value, args: &Value) -> std::result::Result<(), Ve
     if errors.is_empty() { Ok(()) } else { Err(errors) }
 }
 
+/// What happens at the call's turn, decided before it takes the chat lock.
+#[derive(Debug)]
+enum Decision {
+    /// Invalid arguments: recorded as `invalid_args`, nothing runs.
+    Refuse(String),
+    /// Not approved: recorded as `denied`.
+    Deny,
+    Run,
+}
+
+/// A recorded call about to take its turn: where it goes in the tree and
+/// what it may do.
+struct Turn<'a> {
+    call_id: &'a str,
+    /// Run under this message instead of the active leaf.
+    parent: Option<crate::model::Message>,
+    decision: Decision,
+}
+
 /// What the call itself produced, with what it printed.
 struct Outcome {
     result: std::result::Result<Value, Failure>,
@@ -167,46 +189,107 @@ impl Atelier {
             Some(p) => Some(self.get_message(&chat.id, p).await?),
             None => None,
         };
-        // Lock first: a `running` row always has a live holder of the chat
-        // lock, which is how start-up recovery tells a crashed call.
-        let _lock = lock_chat(self, &chat.id).await?;
         let call_id = ids::new_id();
-        let started_at = ids::now();
-        sqlx::query(
-            "INSERT INTO tool_calls (id, chat_id, tool_id, args, status, started_at) VALUES (?, ?, ?, ?, 'running', ?)",
-        )
-        .bind(&call_id)
-        .bind(&chat.id)
-        .bind(&tool.tool_id)
-        .bind(serde_json::to_string(&req.args).map_err(|e| Error::Internal(e.to_string()))?)
-        .bind(&started_at)
-        .execute(self.db())
-        .await?;
+        // Arguments are checked before anyone is asked: a call with bad
+        // arguments is refused (and recorded) without a question.
+        let gate = validate_args(&tool.input_schema, &req.args)
+            .map(|()| req.approval.gate(tool.requires_confirmation))
+            .map_err(|violations| format!("invalid arguments for {}:\n  {}", tool.tool_id, violations.join("\n  ")));
+        let decided = match gate {
+            Ok(Gate::Ask) => None,
+            Ok(Gate::Run) => Some(Decision::Run),
+            Ok(Gate::Deny) => Some(Decision::Deny),
+            Err(message) => Some(Decision::Refuse(message)),
+        };
+        let (_lock, decision) = match decided {
+            Some(d) => (self.lock_then_record(&req, &tool.tool_id, &chat.id, &call_id).await?, d),
+            None => {
+                let (lock, yes) = self.ask_then_lock(&req, &tool.tool_id, &chat.id, &call_id).await?;
+                (lock, if yes { Decision::Run } else { Decision::Deny })
+            }
+        };
 
         // From here on the call is recorded: a failure of ours (not the
         // tool's) still ends it, with the reason, instead of leaving it
         // `running`.
-        self.running_calls().insert(call_id.clone(), req.control.cancel.clone());
-        if let Some(started) = &req.control.on_started {
-            started(&call_id);
-        }
         let done = self
-            .run_recorded(&req, &tool, toolset.as_ref(), &chat.id, &call_id, parent)
+            .run_recorded(
+                &req,
+                &tool,
+                toolset.as_ref(),
+                &chat.id,
+                Turn {
+                    call_id: &call_id,
+                    parent,
+                    decision,
+                },
+            )
             .await;
         self.running_calls().remove(&call_id);
         if let Err(e) = done {
-            sqlx::query(
-                "UPDATE tool_calls SET status = 'error', error_kind = 'internal', error = ?, finished_at = ? \
-                 WHERE id = ? AND status = 'running'",
-            )
-            .bind(format!("the call could not be completed: {e}"))
-            .bind(ids::now())
-            .bind(&call_id)
-            .execute(self.db())
-            .await?;
+            self.end_failed(&call_id, &e).await?;
             return Err(e);
         }
         self.get_tool_call(&call_id).await
+    }
+
+    /// A call that waits for no one: the chat lock first, then the row, so
+    /// a `running` row always has a live holder of the chat lock (which is
+    /// how start-up recovery tells a crashed call).
+    async fn lock_then_record(
+        &self,
+        req: &RunRequest,
+        tool_id: &str,
+        chat_id: &str,
+        call_id: &str,
+    ) -> Result<FileLock> {
+        let lock = lock_chat(self, chat_id).await?;
+        self.record_call(req, tool_id, chat_id, call_id, "running").await?;
+        Ok(lock)
+    }
+
+    /// Inserts the call's row with `status`, and lets it be cancelled and
+    /// its caller know its id.
+    pub(super) async fn record_call(
+        &self,
+        req: &RunRequest,
+        tool_id: &str,
+        chat_id: &str,
+        call_id: &str,
+        status: &str,
+    ) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO tool_calls (id, chat_id, tool_id, args, status, started_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(call_id)
+        .bind(chat_id)
+        .bind(tool_id)
+        .bind(serde_json::to_string(&req.args).map_err(|e| Error::Internal(e.to_string()))?)
+        .bind(status)
+        .bind(ids::now())
+        .execute(self.db())
+        .await?;
+        self.running_calls()
+            .insert(call_id.to_owned(), req.control.cancel.clone());
+        if let Some(started) = &req.control.on_started {
+            started(call_id);
+        }
+        Ok(())
+    }
+
+    /// Ends a recorded call that we (not the tool) could not complete.
+    pub(super) async fn end_failed(&self, call_id: &str, e: &Error) -> Result<()> {
+        self.running_calls().remove(call_id);
+        sqlx::query(
+            "UPDATE tool_calls SET status = 'error', error_kind = 'internal', error = ?, finished_at = ? \
+             WHERE id = ? AND status IN ('awaiting_approval', 'running')",
+        )
+        .bind(format!("the call could not be completed: {e}"))
+        .bind(ids::now())
+        .bind(call_id)
+        .execute(self.db())
+        .await?;
+        Ok(())
     }
 
     /// Everything after the call is recorded as `running`; the caller holds
@@ -217,9 +300,13 @@ impl Atelier {
         tool: &ToolRecord,
         toolset: Option<&ToolsetRecord>,
         chat_id: &str,
-        call_id: &str,
-        parent: Option<crate::model::Message>,
+        turn: Turn<'_>,
     ) -> Result<()> {
+        let Turn {
+            call_id,
+            parent,
+            decision,
+        } = turn;
         let chat = self.get_chat(chat_id).await?; // fresh, under the lock
         let stays = parent.as_ref().is_none_or(|p| p.manifest_id == chat.active_manifest_id);
         let (parent_id, pre_manifest_id, leaf) = if stays && self.edit_watch().is_clean(&chat.id) {
@@ -248,15 +335,10 @@ impl Atelier {
             (parent_id, current.manifest_id, current.leaf)
         };
 
-        let outcome = if let Err(violations) = validate_args(&tool.input_schema, &req.args) {
-            Outcome::failed(
-                "invalid_args",
-                format!("invalid arguments for {}:\n  {}", tool.tool_id, violations.join("\n  ")),
-            )
-        } else if tool.requires_confirmation && !self.approved(req, call_id, &chat.id).await? {
-            Outcome::failed("denied", "denied by user".to_owned())
-        } else {
-            self.call(tool, toolset, &chat.id, &req.args, &req.control).await
+        let outcome = match decision {
+            Decision::Refuse(message) => Outcome::failed("invalid_args", message),
+            Decision::Deny => Outcome::failed("denied", "denied by user".to_owned()),
+            Decision::Run => self.call(tool, toolset, &chat.id, &req.args, &req.control).await,
         };
 
         // Snapshot, also after a failure: partial changes are kept.
