@@ -43,26 +43,6 @@ pub struct ApprovalRequest {
     pub respond: tokio::sync::oneshot::Sender<bool>,
 }
 
-/// What an [`Approval`] means for a call whose arguments are valid.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Gate {
-    Run,
-    Deny,
-    /// Wait for a person's answer ([`Atelier::wait_for_answer`]).
-    Ask,
-}
-
-impl Approval {
-    pub(super) fn gate(&self, requires_confirmation: bool) -> Gate {
-        match self {
-            _ if !requires_confirmation => Gate::Run,
-            Approval::Approved => Gate::Run,
-            Approval::NotGiven => Gate::Deny,
-            Approval::Ask(_) | Approval::Wait => Gate::Ask,
-        }
-    }
-}
-
 /// `chats/<chat>/waiting/<call>`: the lock a call holds while it waits for
 /// a person's answer. The wait does not hold the chat lock (the person may
 /// go on using the chat meanwhile), so start-up recovery tells a live wait
@@ -95,7 +75,9 @@ impl Atelier {
                 }
                 true
             }
-            Approval::Approved | Approval::NotGiven => return matches!(req.approval, Approval::Approved),
+            // Decided without a question (the run flow does not wait then).
+            Approval::Approved => return true,
+            Approval::NotGiven => return false,
         };
         let yes = asked
             && tokio::select! {

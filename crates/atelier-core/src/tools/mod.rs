@@ -1,10 +1,11 @@
-//! Running tools: builtin tools ([`builtin`]), the run flow ([`run`]) and
-//! render plans ([`plan`]).
+//! Running tools: builtin tools ([`builtin`]), the run flow ([`run`]), the
+//! calls' rows (`record`) and render plans ([`plan`]).
 
 pub mod approval;
 pub mod builtin;
 pub mod plan;
 pub mod python;
+mod record;
 pub(crate) mod recover;
 pub mod run;
 pub mod views;
