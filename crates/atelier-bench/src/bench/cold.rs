@@ -89,7 +89,6 @@ impl Bench<'_> {
     pub(super) fn throughput(&self, cold: &Cold) -> Result<[Row; 2]> {
         let mb = self.spec.total_bytes() as f64 / 1e6;
         let rate = |samples: &[f64]| -> Vec<f64> { samples.iter().map(|ms| mb / (ms / 1e3)).collect() };
-        let ours: Vec<f64> = rate(&cold.row.ours);
         let mut buf = vec![0u8; self.spec.file_size];
         tree::fill(0x5eed, &mut buf);
         let buf_mb = buf.len() as f64 / 1e6;
@@ -106,7 +105,7 @@ impl Bench<'_> {
             operation: "cold snapshot throughput".to_owned(),
             reference: "raw sha256, 1 thread".to_owned(),
             unit: Unit::MegabytesPerSecond,
-            ours: ours.clone(),
+            ours: rate(&cold.row.ours),
             theirs,
             target: Target::AtLeast(0.70),
         };
