@@ -199,8 +199,10 @@ async fn a_running_call_can_be_cancelled_and_the_next_call_works() -> Result<()>
         ]),
         &[(
             "tools/slow.py",
-            "import time\n\ndef nap(workspace):\n    (workspace / 'started.txt').write_text('yes')\n    \
-             print('napping', flush=True)\n    time.sleep(30)\n    return {}\n\n\
+            // The file appears after the flushed print, so once the test
+            // sees it the output is already in the pipe.
+            "import time\n\ndef nap(workspace):\n    print('napping', flush=True)\n    \
+             (workspace / 'started.txt').write_text('yes')\n    time.sleep(30)\n    return {}\n\n\
              def ping(workspace):\n    return {'pong': True}\n",
         )],
     )
