@@ -31,7 +31,9 @@
 //! - `workers::toolsets_with_the_same_module_names_do_not_share_modules`
 //! - `workers::chats_run_in_parallel_while_calls_of_one_chat_take_turns`
 //! - `workers::module_state_stays_warm_per_chat`
-//! - `workers::idle_workers_stop_after_the_timeout_and_the_cap_evicts_the_oldest`
+//! - `workers::the_cap_stops_the_least_recently_used_idle_worker`
+//! - `workers::idle_workers_stop_after_the_idle_timeout`: stopped by the
+//!   periodic reaper, not by the next call.
 //! - `workers::disabling_and_enabling_a_toolset_restarts_its_code`
 //! - `workers::upgrading_a_toolset_runs_its_new_code_even_edited_within_the_second`:
 //!   a same-size edit saved within the same second (stale bytecode).
