@@ -283,14 +283,13 @@ async fn edits_made_outside_between_calls_are_recorded_before_the_next_call() {
     for round in 0..3 {
         let call = app.run_tool(write(&format!("tool-{round}.txt"))).await.expect("call");
         assert_eq!(call.status, "success");
-        // Someone edits the folder, then (a moment later, as a person
-        // would) runs the next tool.
+        // Someone edits the folder and runs the next tool at once, before
+        // the watcher's thread may have reported the edit.
         std::fs::write(
             app.workspace_dir(&chat.id).join(format!("outside-{round}.txt")),
             "by hand",
         )
         .expect("edit");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         let next = app.run_tool(write(&format!("after-{round}.txt"))).await.expect("call");
         let tree = app.chat_tree(&chat.id).await.expect("tree");
         let node = |id: &str| tree.iter().find(|n| n.message.id == id).expect("node").message.clone();

@@ -236,7 +236,7 @@ impl Atelier {
         } = turn;
         let chat = self.get_chat(chat_id).await?; // fresh, under the lock
         let stays = parent.as_ref().is_none_or(|p| p.manifest_id == chat.active_manifest_id);
-        let (parent_id, pre_manifest_id, leaf) = if stays && self.edit_watch().is_clean(&chat.id) {
+        let (parent_id, pre_manifest_id, leaf) = if stays && self.edit_watch().is_clean(&chat.id).await {
             // The watcher saw nothing since the last recorded walk: there
             // are no edits made outside to record first.
             let leaf = chat.active_leaf_message_id.clone();
@@ -269,7 +269,10 @@ impl Atelier {
         };
 
         // Snapshot, also after a failure: partial changes are kept.
-        let watch_at = self.edit_watch().before_walk(&chat.id, &self.workspace_dir(&chat.id));
+        let watch_at = self
+            .edit_watch()
+            .before_walk(&chat.id, &self.data_dir().chat_dir(&chat.id))
+            .await;
         let scanned = self
             .scan_against(&chat.id, &leaf, &pre_manifest_id, &req.control.workspace)
             .await?;
