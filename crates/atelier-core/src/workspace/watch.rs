@@ -14,11 +14,11 @@
 //! Events reach the count some time after the change (the watcher's thread
 //! must run; on a busy machine that can take many milliseconds), so a count
 //! read right after an edit may not include it yet. Before the count is
-//! trusted it is *fenced*: a file is created in the chat's `fence/` folder,
-//! watched by the same watcher, and the check waits until the watcher
-//! reports that file. The kernel queues one watcher's events in order, so
-//! by then every change made before the fence has been counted. A fence
-//! that does not come back in time means a walk.
+//! trusted it is *fenced*: a file in the chat's `fence/` folder, watched by
+//! the same watcher, is renamed to its next number, and the check waits
+//! until the watcher reports that name. The kernel queues one watcher's
+//! events in order, so by then every change made before the fence has been
+//! counted. A fence that does not come back in time means a walk.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -49,22 +49,39 @@ struct Watched {
     used: Instant,
 }
 
-/// The files that prove the watcher has caught up (see the module docs).
+/// The file that proves the watcher has caught up (see the module docs).
 struct Fence {
-    /// `chats/<id>/fence`: holds at most the fence being passed by each
-    /// process that watches the chat.
+    /// `chats/<id>/fence`: one file per process that watches the chat.
     dir: PathBuf,
-    /// Names this watcher's fence files (`<ours>-<n>`): another process's
-    /// fences in the same folder prove nothing about this watcher.
+    /// Names this watcher's file (`<ours>-<n>`): another process's fence in
+    /// the same folder proves nothing about this watcher.
     ours: String,
-    /// The number of the last fence file created.
-    sent: AtomicU64,
-    /// The highest fence number the watcher reported.
+    /// `n` of the file as it is named now. Locked only across the rename.
+    current: Mutex<u64>,
+    /// The highest `n` the watcher reported.
     seen: AtomicU64,
     arrived: Notify,
 }
 
 impl Fence {
+    /// Creates `dir` and this watcher's file in it.
+    fn new(dir: PathBuf) -> std::io::Result<Self> {
+        let fence = Self {
+            dir,
+            ours: crate::ids::new_id(),
+            current: Mutex::new(0),
+            seen: AtomicU64::new(0),
+            arrived: Notify::new(),
+        };
+        std::fs::create_dir_all(&fence.dir)?;
+        std::fs::File::create(fence.file(0))?;
+        Ok(fence)
+    }
+
+    fn file(&self, n: u64) -> PathBuf {
+        self.dir.join(format!("{}-{n}", self.ours))
+    }
+
     /// Called by the watcher for an event in the fence folder.
     fn saw(&self, paths: &[PathBuf]) {
         let n = paths
@@ -83,24 +100,39 @@ impl Fence {
     /// Whether the watcher has reported every change made before this call
     /// (within [`FENCE_WAIT`]).
     async fn pass(&self) -> bool {
-        let n = self.sent.fetch_add(1, Ordering::SeqCst) + 1;
-        let file = self.dir.join(format!("{}-{n}", self.ours));
-        if tokio::fs::File::create(&file).await.is_err() {
-            return false;
-        }
+        let n = {
+            let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+            // One rename in a folder of a file or two, about 10 µs, done
+            // here: a trip through the blocking pool costs ten times that,
+            // and every call passes two fences.
+            if std::fs::rename(self.file(*current), self.file(*current + 1)).is_err() {
+                return false;
+            }
+            *current += 1;
+            *current
+        };
         let deadline = tokio::time::Instant::now() + FENCE_WAIT;
-        let passed = loop {
+        loop {
             // Created before the check, so a report in between still wakes it.
             let arrived = self.arrived.notified();
             if self.seen.load(Ordering::SeqCst) >= n {
-                break true;
+                return true;
             }
             if tokio::time::timeout_at(deadline, arrived).await.is_err() {
-                break self.seen.load(Ordering::SeqCst) >= n;
+                return self.seen.load(Ordering::SeqCst) >= n;
             }
-        };
-        let _ = tokio::fs::remove_file(&file).await;
-        passed
+        }
+    }
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        // The watch stopped (the chat was evicted or forgotten); its fence
+        // goes too. (The watcher's thread, which shares the fence, may
+        // outlive this.)
+        let fence = &self.fence;
+        let n = *fence.current.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = std::fs::remove_file(fence.file(n));
     }
 }
 
@@ -156,17 +188,13 @@ impl EditWatch {
             fence.pass().await;
             return Some(events.load(Ordering::SeqCst));
         }
-        let fence = Arc::new(Fence {
-            dir: chat_dir.join("fence"),
-            ours: crate::ids::new_id(),
-            sent: AtomicU64::new(0),
-            seen: AtomicU64::new(0),
-            arrived: Notify::new(),
-        });
-        if let Err(e) = tokio::fs::create_dir_all(&fence.dir).await {
-            tracing::debug!(chat = %chat_id, error = %e, "cannot create the fence folder; every call walks");
-            return None;
-        }
+        let fence = match Fence::new(chat_dir.join("fence")) {
+            Ok(fence) => Arc::new(fence),
+            Err(e) => {
+                tracing::debug!(chat = %chat_id, error = %e, "cannot create the fence; every call walks");
+                return None;
+            }
+        };
         let events = Arc::new(AtomicU64::new(0));
         let (seen, fenced) = (events.clone(), fence.clone());
         let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| match res {
@@ -255,11 +283,13 @@ mod tests {
         let (watch, dir) = watched().await;
         assert!(watch.is_clean("c").await);
         assert!(watch.is_clean("c").await, "checking changes nothing");
-        let fences: Vec<_> = std::fs::read_dir(dir.path().join("fence")).expect("fence").collect();
-        assert!(fences.is_empty(), "fence files are removed: {fences:?}");
+        let fences = || std::fs::read_dir(dir.path().join("fence")).expect("fence").count();
+        assert_eq!(fences(), 1, "the fence is one file, renamed");
         std::fs::write(dir.path().join("workspace/a.txt"), "edited").expect("edit");
         assert!(!watch.is_clean("c").await);
         assert!(!watch.is_clean("other").await, "an unwatched chat is never clean");
+        watch.forget("c");
+        assert_eq!(fences(), 0, "a watch that stops takes its fence along");
     }
 
     /// The case the fence exists for: the watcher's thread is late with an
