@@ -141,7 +141,7 @@ impl Atelier {
         let chat = self.get_chat(&req.chat_id).await?;
         let tool = self.get_tool(&req.tool_id).await?;
         let toolset = match &tool.toolset_id {
-            Some(ts) => Some(self.get_toolset(ts).await?.toolset),
+            Some(ts) => Some(self.toolset_record(ts).await?),
             None => None,
         };
         let toolset_enabled = toolset.as_ref().is_none_or(|t| t.enabled);

@@ -125,7 +125,7 @@ impl Atelier {
                 manifest_id: format!("toolset {toolset_id}"),
             });
         }
-        let ts = self.get_toolset(toolset_id).await?.toolset;
+        let ts = self.toolset_record(toolset_id).await?;
         let file: PathBuf = self.toolset_root(&ts).join(&path);
         tokio::fs::read(&file).await.map_err(Error::io("read", &file))
     }

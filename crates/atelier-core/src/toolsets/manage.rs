@@ -19,14 +19,21 @@ impl Atelier {
         rows.iter().map(toolset_from_row).collect()
     }
 
-    /// One toolset with its tools, files and MCP servers.
-    pub async fn get_toolset(&self, id: &str) -> Result<ToolsetDetails> {
+    /// One toolset's own row, without its tools, files and servers (one
+    /// query where [`Atelier::get_toolset`] makes four: every tool call
+    /// reads it).
+    pub(crate) async fn toolset_record(&self, id: &str) -> Result<ToolsetRecord> {
         let row = sqlx::query("SELECT * FROM toolsets WHERE id = ?")
             .bind(id)
             .fetch_optional(self.db())
             .await?
             .ok_or_else(|| Error::ToolsetNotFound(id.to_owned()))?;
-        let toolset = toolset_from_row(&row)?;
+        toolset_from_row(&row)
+    }
+
+    /// One toolset with its tools, files and MCP servers.
+    pub async fn get_toolset(&self, id: &str) -> Result<ToolsetDetails> {
+        let toolset = self.toolset_record(id).await?;
         let tools = sqlx::query(TOOL_SELECT_BY_TOOLSET)
             .bind(id)
             .fetch_all(self.db())
