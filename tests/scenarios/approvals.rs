@@ -189,6 +189,27 @@ async fn the_chat_stays_usable_while_a_call_waits_for_its_answer() {
 /// A call waiting in one process is left alone by another process's
 /// start-up recovery; once its process is gone (here: its task dropped
 /// mid-wait), the next start marks it interrupted, and nothing ran.
+/// A chat deleted while one of its calls waits for an answer: the delete
+/// is not held up, and answering yes afterwards runs nothing and leaves no
+/// trace of the chat on disk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chat_deleted_while_a_call_waits_leaves_nothing_behind() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.create_chat(None).await.expect("chat");
+    std::fs::write(app.workspace_dir(&chat.id).join("doomed.txt"), "x").expect("write");
+    let Waiting { call, id, .. } = start_waiting_call(&app, &chat.id).await;
+    app.delete_chat(&chat.id).await.expect("delete while the call waits");
+    let folder = app.data_dir().chat_dir(&chat.id);
+    assert!(!folder.exists(), "deleted");
+
+    assert!(app.answer_approval(&id, true), "the call still waits for its answer");
+    let err = call.await.expect("join").expect_err("the chat is gone");
+    assert_eq!(err.kind(), "chat_not_found", "{err}");
+    assert!(!folder.exists(), "answering re-created {}", folder.display());
+    assert!(app.get_tool_call(&id).await.is_err(), "the call went with its chat");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn recovery_tells_a_live_wait_from_a_dead_one() {
     let env = Env::new();

@@ -21,7 +21,7 @@
 //!   confirmation, confinement, branching.
 //! - [`approvals`]: a confirmation waiting for a person's answer, given
 //!   through a channel or by call id; denials and cancels; the chat usable
-//!   meanwhile; recovery of a wait whose process died.
+//!   meanwhile (even deleted); recovery of a wait whose process died.
 //! - [`settings`]: app settings (allowed frame origins) survive a restart
 //!   and refuse values wider than one origin.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
