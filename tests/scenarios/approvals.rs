@@ -186,9 +186,6 @@ async fn the_chat_stays_usable_while_a_call_waits_for_its_answer() {
     assert_eq!(files, ["dropped.txt"], "the drop kept, the doomed file deleted");
 }
 
-/// A call waiting in one process is left alone by another process's
-/// start-up recovery; once its process is gone (here: its task dropped
-/// mid-wait), the next start marks it interrupted, and nothing ran.
 /// A chat deleted while one of its calls waits for an answer: the delete
 /// is not held up, and answering yes afterwards runs nothing and leaves no
 /// trace of the chat on disk.
@@ -210,6 +207,9 @@ async fn a_chat_deleted_while_a_call_waits_leaves_nothing_behind() {
     assert!(app.get_tool_call(&id).await.is_err(), "the call went with its chat");
 }
 
+/// A call waiting in one process is left alone by another process's
+/// start-up recovery; once its process is gone (here: its task dropped
+/// mid-wait), the next start marks it interrupted, and nothing ran.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn recovery_tells_a_live_wait_from_a_dead_one() {
     let env = Env::new();

@@ -37,7 +37,11 @@ impl Atelier {
         let mut report = GcReport::default();
         for chat in self.list_chats().await? {
             observer.check()?;
-            let _lock = lock_chat(self, &chat.id).await?;
+            let _lock = match lock_chat(self, &chat.id).await {
+                // Deleted since the listing: nothing of it to collect.
+                Err(Error::ChatNotFound(_)) => continue,
+                locked => locked?,
+            };
             let rows: Vec<(String, Vec<u8>)> =
                 sqlx::query_as("SELECT hash, data FROM workspace_trees WHERE chat_id = ?")
                     .bind(&chat.id)

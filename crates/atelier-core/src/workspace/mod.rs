@@ -12,6 +12,7 @@
 mod diff;
 pub mod edits;
 pub mod export;
+mod fence;
 mod gc;
 pub(crate) mod watch;
 pub use gc::GcReport;

@@ -14,113 +14,67 @@
 //! Events reach the count some time after the change (the watcher's thread
 //! must run; on a busy machine that can take many milliseconds), so a count
 //! read right after an edit may not include it yet. Before the count is
-//! trusted it is *fenced*: a file in the chat's `fence/` folder, watched by
-//! the same watcher, is renamed to its next number, and the check waits
-//! until the watcher reports that name. The kernel queues one watcher's
-//! events in order, so by then every change made before the fence has been
-//! counted. A fence that does not come back in time means a walk.
+//! trusted it is *fenced* ([`super::fence`]): by the time the fence comes
+//! back, every change made before it has been counted. A fence that does
+//! not come back in time means a walk.
+//!
+//! A new folder is watched only once the watcher's thread has added a
+//! watch for it, a moment after the event that announced it; a change
+//! inside it before then sends no event. So a walk that follows a new
+//! folder does not declare the workspace clean: the next call walks again.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use notify::{RecursiveMode, Watcher};
-use tokio::sync::Notify;
+use notify::event::{CreateKind, ModifyKind, RenameMode};
+use notify::{EventKind, RecursiveMode, Watcher};
+
+use super::fence::Fence;
 
 /// At most this many workspaces are watched (inotify watches are a shared,
 /// limited resource); the least recently used is dropped.
 const MAX_WATCHED: usize = 16;
 
-/// How long a fence may take to come back before the walk is done instead
-/// (it normally takes well under a millisecond; a walk of 10,000 files
-/// takes tens).
-const FENCE_WAIT: Duration = Duration::from_millis(100);
-
 struct Watched {
     _watcher: notify::RecommendedWatcher,
-    /// Events (and errors) seen since the watch began.
-    events: Arc<AtomicU64>,
+    counts: Arc<Counts>,
     /// `events` when the folder was last known to match its manifest;
     /// `u64::MAX` when never.
     clean_at: AtomicU64,
+    /// The count the previous walk started at.
+    walked_at: AtomicU64,
     fence: Arc<Fence>,
     used: Instant,
 }
 
-/// The file that proves the watcher has caught up (see the module docs).
-struct Fence {
-    /// `chats/<id>/fence`: one file per process that watches the chat.
-    dir: PathBuf,
-    /// Names this watcher's file (`<ours>-<n>`): another process's fence in
-    /// the same folder proves nothing about this watcher.
-    ours: String,
-    /// `n` of the file as it is named now. Locked only across the rename.
-    current: Mutex<u64>,
-    /// The highest `n` the watcher reported.
-    seen: AtomicU64,
-    arrived: Notify,
+/// What the watcher's thread counts.
+#[derive(Default)]
+struct Counts {
+    /// Events (and errors) seen since the watch began.
+    events: AtomicU64,
+    /// `events` as it was right after the latest new folder.
+    new_folder_at: AtomicU64,
 }
 
-impl Fence {
-    /// Creates `dir` and this watcher's file in it.
-    fn new(dir: PathBuf) -> std::io::Result<Self> {
-        let fence = Self {
-            dir,
-            ours: crate::ids::new_id(),
-            current: Mutex::new(0),
-            seen: AtomicU64::new(0),
-            arrived: Notify::new(),
+impl Counts {
+    fn saw(&self, event: &notify::Result<notify::Event>) {
+        let n = self.events.fetch_add(1, Ordering::SeqCst) + 1;
+        let new_folder = match event {
+            Ok(e) => match e.kind {
+                EventKind::Create(CreateKind::Folder) => true,
+                // A folder moved in (a rename does not say what it moved).
+                EventKind::Modify(ModifyKind::Name(RenameMode::To | RenameMode::Both)) => {
+                    e.paths.last().is_some_and(|p| p.is_dir())
+                }
+                _ => false,
+            },
+            Err(_) => false,
         };
-        std::fs::create_dir_all(&fence.dir)?;
-        std::fs::File::create(fence.file(0))?;
-        Ok(fence)
-    }
-
-    fn file(&self, n: u64) -> PathBuf {
-        self.dir.join(format!("{}-{n}", self.ours))
-    }
-
-    /// Called by the watcher for an event in the fence folder.
-    fn saw(&self, paths: &[PathBuf]) {
-        let n = paths
-            .iter()
-            .filter_map(|p| {
-                let name = p.file_name()?.to_str()?;
-                name.strip_prefix(&self.ours)?.strip_prefix('-')?.parse::<u64>().ok()
-            })
-            .max();
-        if let Some(n) = n {
-            self.seen.fetch_max(n, Ordering::SeqCst);
-            self.arrived.notify_waiters();
-        }
-    }
-
-    /// Whether the watcher has reported every change made before this call
-    /// (within [`FENCE_WAIT`]).
-    async fn pass(&self) -> bool {
-        let n = {
-            let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
-            // One rename in a folder of a file or two, about 10 µs, done
-            // here: a trip through the blocking pool costs ten times that,
-            // and every call passes two fences.
-            if std::fs::rename(self.file(*current), self.file(*current + 1)).is_err() {
-                return false;
-            }
-            *current += 1;
-            *current
-        };
-        let deadline = tokio::time::Instant::now() + FENCE_WAIT;
-        loop {
-            // Created before the check, so a report in between still wakes it.
-            let arrived = self.arrived.notified();
-            if self.seen.load(Ordering::SeqCst) >= n {
-                return true;
-            }
-            if tokio::time::timeout_at(deadline, arrived).await.is_err() {
-                return self.seen.load(Ordering::SeqCst) >= n;
-            }
+        if new_folder {
+            self.new_folder_at.fetch_max(n, Ordering::SeqCst);
         }
     }
 }
@@ -130,9 +84,7 @@ impl Drop for Watched {
         // The watch stopped (the chat was evicted or forgotten); its fence
         // goes too. (The watcher's thread, which shares the fence, may
         // outlive this.)
-        let fence = &self.fence;
-        let n = *fence.current.lock().unwrap_or_else(|p| p.into_inner());
-        let _ = std::fs::remove_file(fence.file(n));
+        self.fence.stop();
     }
 }
 
@@ -155,20 +107,23 @@ impl EditWatch {
 
     /// Whether the folder surely still matches the last recorded snapshot.
     pub(crate) async fn is_clean(&self, chat_id: &str) -> bool {
-        let Some(fence) = self.chats().get(chat_id).and_then(|w| {
+        let still_clean = |w: &Watched| {
             let clean_at = w.clean_at.load(Ordering::SeqCst);
-            (clean_at != u64::MAX && w.events.load(Ordering::SeqCst) == clean_at).then(|| w.fence.clone())
-        }) else {
+            clean_at != u64::MAX && w.counts.events.load(Ordering::SeqCst) == clean_at
+        };
+        let Some(fence) = self
+            .chats()
+            .get(chat_id)
+            .filter(|w| still_clean(w))
+            .map(|w| w.fence.clone())
+        else {
             return false;
         };
         if !fence.pass().await {
             return false;
         }
-        // Read again: the fence may have let in events that were on their way.
-        self.chats().get(chat_id).is_some_and(|w| {
-            let clean_at = w.clean_at.load(Ordering::SeqCst);
-            clean_at != u64::MAX && w.events.load(Ordering::SeqCst) == clean_at
-        })
+        // Read again: the fence lets in the events that were on their way.
+        self.chats().get(chat_id).is_some_and(still_clean)
     }
 
     /// Starts watching the chat's folder if it is not yet; returns the
@@ -179,15 +134,18 @@ impl EditWatch {
     pub(crate) async fn before_walk(&self, chat_id: &str, chat_dir: &Path) -> Option<u64> {
         let known = self.chats().get_mut(chat_id).map(|w| {
             w.used = Instant::now();
-            (w.events.clone(), w.fence.clone())
+            (w.counts.clone(), w.fence.clone())
         });
-        if let Some((events, fence)) = known {
+        if let Some((counts, fence)) = known {
             // Fenced, so the events of what the tool just wrote are counted
             // before the walk (not after it, which would cost the next call
             // a needless walk). Unfenced the count is still safe.
             fence.pass().await;
-            return Some(events.load(Ordering::SeqCst));
+            return Some(counts.events.load(Ordering::SeqCst));
         }
+        // The watcher reports absolute paths; the fence's events are told
+        // apart by theirs.
+        let chat_dir = std::path::absolute(chat_dir).ok()?;
         let fence = match Fence::new(chat_dir.join("fence")) {
             Ok(fence) => Arc::new(fence),
             Err(e) => {
@@ -195,28 +153,31 @@ impl EditWatch {
                 return None;
             }
         };
-        let events = Arc::new(AtomicU64::new(0));
-        let (seen, fenced) = (events.clone(), fence.clone());
+        let counts = Arc::new(Counts::default());
+        let (counted, fenced) = (counts.clone(), fence.clone());
         let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| match res {
-            Ok(e) if e.paths.iter().any(|p| p.starts_with(&fenced.dir)) => fenced.saw(&e.paths),
+            Ok(e) if e.paths.iter().any(|p| p.starts_with(fenced.dir())) => fenced.saw(&e.paths),
             // Reads (our own walks open every folder) change nothing.
-            Ok(e) if matches!(e.kind, notify::EventKind::Access(_)) => {}
-            _ => {
+            Ok(e) if matches!(e.kind, EventKind::Access(_)) => {}
+            res => {
                 #[cfg(test)]
-                tests::slow_delivery();
-                seen.fetch_add(1, Ordering::SeqCst);
+                tests::slow_delivery(&res);
+                counted.saw(&res);
             }
         })
         .ok()?;
-        let workspace = chat_dir.join("workspace");
         for (folder, mode) in [
-            (&workspace, RecursiveMode::Recursive),
-            (&fence.dir, RecursiveMode::NonRecursive),
+            (&chat_dir.join("workspace"), RecursiveMode::Recursive),
+            (&fence.dir().to_path_buf(), RecursiveMode::NonRecursive),
         ] {
             if let Err(e) = watcher.watch(folder, mode) {
                 tracing::debug!(chat = %chat_id, error = %e, "cannot watch the workspace; every call walks it");
                 return None;
             }
+        }
+        if let Err(e) = fence.start() {
+            tracing::debug!(chat = %chat_id, error = %e, "cannot create the fence; every call walks");
+            return None;
         }
         let mut chats = self.chats();
         if chats.len() >= MAX_WATCHED
@@ -228,8 +189,9 @@ impl EditWatch {
             chat_id.to_owned(),
             Watched {
                 _watcher: watcher,
-                events,
+                counts,
                 clean_at: AtomicU64::new(u64::MAX),
+                walked_at: AtomicU64::new(0),
                 fence,
                 used: Instant::now(),
             },
@@ -238,10 +200,15 @@ impl EditWatch {
     }
 
     /// After a walk that started at event count `at` was recorded: the
-    /// folder matches that record unless events came in meanwhile.
+    /// folder matches that record unless events came in meanwhile, or a
+    /// new folder appeared since the previous walk (see the module docs).
     pub(crate) fn mark_clean(&self, chat_id: &str, at: u64) {
         if let Some(w) = self.chats().get(chat_id) {
-            w.clean_at.store(at, Ordering::SeqCst);
+            let before = w.walked_at.swap(at, Ordering::SeqCst);
+            let new_folder = w.counts.new_folder_at.load(Ordering::SeqCst);
+            let unsettled = new_folder > before && new_folder <= at;
+            w.clean_at
+                .store(if unsettled { u64::MAX } else { at }, Ordering::SeqCst);
         }
     }
 
@@ -253,19 +220,25 @@ impl EditWatch {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicU64;
+    use std::path::PathBuf;
+    use std::time::Duration;
 
     use super::*;
 
-    /// Milliseconds the watcher's thread stalls on the next workspace event,
-    /// as it can on a busy machine. Shared by this module's tests: each
-    /// uses its own watcher, but only one sets a stall.
-    static STALL_MS: AtomicU64 = AtomicU64::new(0);
+    /// A folder whose next event stalls the watcher's thread, as a busy
+    /// machine can, and for how long.
+    static STALL: Mutex<Option<(PathBuf, Duration)>> = Mutex::new(None);
 
-    pub(super) fn slow_delivery() {
-        let ms = STALL_MS.swap(0, Ordering::SeqCst);
-        if ms > 0 {
-            std::thread::sleep(Duration::from_millis(ms));
+    pub(super) fn slow_delivery(event: &notify::Result<notify::Event>) {
+        let Ok(e) = event else { return };
+        let mut stall = STALL.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((dir, how_long)) = stall.as_ref()
+            && e.paths.iter().any(|p| p.starts_with(dir))
+        {
+            let how_long = *how_long;
+            *stall = None;
+            drop(stall);
+            std::thread::sleep(how_long);
         }
     }
 
@@ -278,27 +251,88 @@ mod tests {
         (watch, dir)
     }
 
+    fn fence_files(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir.join("fence"))
+            .expect("fence")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
     #[tokio::test]
     async fn a_quiet_folder_is_clean_and_any_edit_makes_it_dirty() {
         let (watch, dir) = watched().await;
         assert!(watch.is_clean("c").await);
         assert!(watch.is_clean("c").await, "checking changes nothing");
-        let fences = || std::fs::read_dir(dir.path().join("fence")).expect("fence").count();
-        assert_eq!(fences(), 1, "the fence is one file, renamed");
+        assert_eq!(fence_files(dir.path()).len(), 1, "the fence is one file, renamed");
         std::fs::write(dir.path().join("workspace/a.txt"), "edited").expect("edit");
         assert!(!watch.is_clean("c").await);
         assert!(!watch.is_clean("other").await, "an unwatched chat is never clean");
         watch.forget("c");
-        assert_eq!(fences(), 0, "a watch that stops takes its fence along");
+        assert!(
+            fence_files(dir.path()).is_empty(),
+            "a watch that stops takes its fence along"
+        );
     }
 
     /// The case the fence exists for: the watcher's thread is late with an
-    /// edit made just before the check (but not later than the fence wait).
+    /// edit made just before the check.
     #[tokio::test]
     async fn an_edit_the_watcher_reports_late_still_makes_the_folder_dirty() {
         let (watch, dir) = watched().await;
-        STALL_MS.store(FENCE_WAIT.as_millis() as u64 / 2, Ordering::SeqCst);
-        std::fs::write(dir.path().join("workspace/a.txt"), "edited").expect("edit");
+        let workspace = std::path::absolute(dir.path().join("workspace")).expect("absolute");
+        *STALL.lock().expect("stall") = Some((workspace.clone(), Duration::from_millis(50)));
+        std::fs::write(workspace.join("a.txt"), "edited").expect("edit");
         assert!(!watch.is_clean("c").await, "the late edit was missed");
+    }
+
+    /// A walk right after a new folder appeared may have run before the
+    /// watcher watched inside it: only the next walk makes the folder clean.
+    #[tokio::test]
+    async fn a_new_folder_needs_a_second_walk_before_the_folder_is_clean() {
+        let (watch, dir) = watched().await;
+        std::fs::create_dir(dir.path().join("workspace/new")).expect("mkdir");
+        let at = watch.before_walk("c", dir.path()).await.expect("watched");
+        watch.mark_clean("c", at);
+        assert!(!watch.is_clean("c").await, "one walk after the new folder");
+        let at = watch.before_walk("c", dir.path()).await.expect("watched");
+        watch.mark_clean("c", at);
+        assert!(watch.is_clean("c").await, "the second walk settles it");
+        std::fs::write(dir.path().join("workspace/new/inside.txt"), "x").expect("write");
+        assert!(!watch.is_clean("c").await, "the new folder is watched");
+    }
+
+    /// Fence files left by a process that ended without cleaning up are
+    /// removed by the next watcher; a live process's file (locked) stays.
+    #[tokio::test]
+    async fn stale_fence_files_are_removed_and_live_ones_kept() {
+        let dir = tempfile::tempdir().expect("tmp");
+        std::fs::create_dir_all(dir.path().join("workspace")).expect("workspace");
+        std::fs::create_dir_all(dir.path().join("fence")).expect("fence");
+        std::fs::write(dir.path().join("fence/dead-7"), "").expect("stale");
+        let live = std::fs::File::create(dir.path().join("fence/live-3")).expect("live");
+        rustix::fs::flock(&live, rustix::fs::FlockOperation::LockExclusive).expect("lock");
+        let watch = EditWatch::default();
+        watch.before_walk("c", dir.path()).await.expect("watched");
+        let names = fence_files(dir.path());
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert!(
+            names.contains(&"live-3".to_owned()) && !names.contains(&"dead-7".to_owned()),
+            "{names:?}"
+        );
+    }
+
+    /// A data dir given as a relative path still gets working fences (the
+    /// watcher reports absolute paths).
+    #[tokio::test]
+    async fn a_relative_data_dir_still_passes_its_fences() {
+        let dir = tempfile::tempdir_in(".").expect("tmp");
+        let relative = PathBuf::from(".").join(dir.path().file_name().expect("name"));
+        std::fs::create_dir(relative.join("workspace")).expect("workspace");
+        let watch = EditWatch::default();
+        let at = watch.before_walk("c", &relative).await.expect("watched");
+        watch.mark_clean("c", at);
+        assert!(watch.is_clean("c").await);
     }
 }
