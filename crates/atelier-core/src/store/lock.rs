@@ -42,6 +42,33 @@ impl FileLock {
         })
     }
 
+    /// Like [`FileLock::acquire`], but only in a folder that exists, and
+    /// `None` when the folder is missing or the file was removed (unlinked)
+    /// while this waited for it: whoever removed it meant its folder to be
+    /// gone, and holding a lock on a removed file excludes no one.
+    pub fn acquire_present(path: &Path) -> Result<Option<Self>> {
+        let file = match OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(path)
+        {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io("open lock file", path)(e)),
+        };
+        flock(&file, FlockOperation::LockExclusive).map_err(|e| Error::io("lock", path)(e.into()))?;
+        let stat = rustix::fs::fstat(&file).map_err(|e| Error::io("stat", path)(e.into()))?;
+        if stat.st_nlink == 0 {
+            return Ok(None);
+        }
+        Ok(Some(Self {
+            _file: file,
+            path: path.to_path_buf(),
+        }))
+    }
+
     /// Takes the lock only if it is free right now.
     pub fn try_acquire(path: &Path) -> Result<Option<Self>> {
         let file = OpenOptions::new()
@@ -78,6 +105,30 @@ mod tests {
         assert!(FileLock::try_acquire(&p)?.is_none());
         drop(held);
         assert!(FileLock::try_acquire(&p)?.is_some());
+        Ok(())
+    }
+
+    #[test]
+    fn a_lock_in_a_removed_folder_is_not_taken() -> anyhow::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let chat = dir.path().join("chat");
+        let p = chat.join("lock");
+        assert!(FileLock::acquire_present(&p)?.is_none(), "no folder");
+        assert!(!chat.exists(), "and none created");
+
+        std::fs::create_dir(&chat)?;
+        let held = FileLock::acquire_present(&p)?.expect("present");
+        let waiter = {
+            let p = p.clone();
+            std::thread::spawn(move || FileLock::acquire_present(&p).map(|l| l.is_some()))
+        };
+        // The holder removes the folder (as deleting a chat does), then lets go.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        std::fs::remove_dir_all(&chat)?;
+        drop(held);
+        let took = waiter.join().map_err(|_| anyhow::anyhow!("waiter panicked"))??;
+        assert!(!took, "the waiter sees the lock file was removed");
+        assert!(!chat.exists());
         Ok(())
     }
 }

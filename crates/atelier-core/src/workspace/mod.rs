@@ -28,35 +28,33 @@ use crate::store::statcache::StatCache;
 use crate::store::{BlobStore, Hash, Manifest, Observer, failpoint, materialize, snapshot, tree};
 use crate::{Atelier, Error, Result, blocking, db, ids};
 
-/// Takes the chat's workspace lock (waiting for other processes), and
-/// checks under it that the chat still exists.
+/// Takes the chat's workspace lock (waiting for other processes); the
+/// chat must still exist.
 ///
 /// A chat can be deleted while someone waits for its lock, or between a
 /// caller's read and the lock (a call waiting for its confirmation holds no
-/// lock). Taking the lock then re-creates `chats/<id>/lock`; that debris is
-/// removed again and the chat reported gone, so nothing goes on to write
-/// into a deleted chat's folder.
+/// lock). Deleting removes the chat's folder, lock file included, so a lock
+/// file that is gone (or unlinked while waited for) sends this to the
+/// database: a deleted chat is reported gone and its folder is not
+/// re-created; a chat whose folder is missing gets it back. The common
+/// case costs no query.
 pub(crate) async fn lock_chat(app: &Atelier, chat_id: &str) -> Result<FileLock> {
-    let dir = app.data_dir().chat_dir(chat_id);
-    let path = dir.join("lock");
-    let lock = blocking(move || FileLock::acquire(&path)).await?;
+    let path = app.data_dir().chat_dir(chat_id).join("lock");
+    let present = {
+        let path = path.clone();
+        blocking(move || FileLock::acquire_present(&path)).await?
+    };
+    if let Some(lock) = present {
+        return Ok(lock);
+    }
     let exists: Option<i64> = sqlx::query_scalar("SELECT 1 FROM chats WHERE id = ?")
         .bind(chat_id)
         .fetch_optional(app.db())
         .await?;
     if exists.is_none() {
-        let lock_file = lock.path().to_path_buf();
-        drop(lock);
-        blocking(move || {
-            let _ = std::fs::remove_file(&lock_file);
-            // Only if nothing else is in it.
-            let _ = std::fs::remove_dir(&dir);
-            Ok(())
-        })
-        .await?;
         return Err(Error::ChatNotFound(chat_id.to_owned()));
     }
-    Ok(lock)
+    blocking(move || FileLock::acquire(&path)).await
 }
 
 /// The chat's state, read under its lock.
