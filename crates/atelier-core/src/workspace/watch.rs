@@ -60,8 +60,8 @@ struct Counts {
 }
 
 impl Counts {
+    /// Called only by the watcher's one thread.
     fn saw(&self, event: &notify::Result<notify::Event>) {
-        let n = self.events.fetch_add(1, Ordering::SeqCst) + 1;
         let new_folder = match event {
             Ok(e) => match e.kind {
                 EventKind::Create(CreateKind::Folder) => true,
@@ -73,9 +73,13 @@ impl Counts {
             },
             Err(_) => false,
         };
+        // Marked before it is counted, so whoever reads the count already
+        // sees the mark.
         if new_folder {
+            let n = self.events.load(Ordering::SeqCst) + 1;
             self.new_folder_at.fetch_max(n, Ordering::SeqCst);
         }
+        self.events.fetch_add(1, Ordering::SeqCst);
     }
 }
 
