@@ -28,13 +28,7 @@ impl FileLock {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(Error::io("open lock file", path))?;
+        let file = open(path).map_err(Error::io("open lock file", path))?;
         flock(&file, FlockOperation::LockExclusive).map_err(|e| Error::io("lock", path)(e.into()))?;
         Ok(Self {
             _file: file,
@@ -47,13 +41,7 @@ impl FileLock {
     /// while this waited for it: whoever removed it meant its folder to be
     /// gone, and holding a lock on a removed file excludes no one.
     pub fn acquire_present(path: &Path) -> Result<Option<Self>> {
-        let file = match OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(path)
-        {
+        let file = match open(path) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io("open lock file", path)(e)),
@@ -71,13 +59,7 @@ impl FileLock {
 
     /// Takes the lock only if it is free right now.
     pub fn try_acquire(path: &Path) -> Result<Option<Self>> {
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(Error::io("open lock file", path))?;
+        let file = open(path).map_err(Error::io("open lock file", path))?;
         match flock(&file, FlockOperation::NonBlockingLockExclusive) {
             Ok(()) => Ok(Some(Self {
                 _file: file,
@@ -91,6 +73,16 @@ impl FileLock {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// Opens (creating, never truncating) a lock file.
+fn open(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path)
 }
 
 #[cfg(test)]

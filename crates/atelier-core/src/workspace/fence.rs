@@ -65,6 +65,13 @@ impl Fence {
         self.dir.join(format!("{}-{n}", self.ours))
     }
 
+    /// Creates file `n` and locks it (for as long as it stays open).
+    fn create_locked(&self, n: u64) -> std::io::Result<File> {
+        let file = File::create(self.file(n))?;
+        flock(&file, FlockOperation::NonBlockingLockExclusive)?;
+        Ok(file)
+    }
+
     fn current(&self) -> std::sync::MutexGuard<'_, Option<(u64, File)>> {
         self.current.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -73,9 +80,7 @@ impl Fence {
     /// so a failed watch leaves no file), and removes files that no live
     /// process holds.
     pub(super) fn start(&self) -> std::io::Result<()> {
-        let file = File::create(self.file(0))?;
-        flock(&file, FlockOperation::NonBlockingLockExclusive)?;
-        *self.current() = Some((0, file));
+        *self.current() = Some((0, self.create_locked(0)?));
         for entry in std::fs::read_dir(&self.dir)?.flatten() {
             let name = entry.file_name();
             if name.to_str().is_some_and(|n| n.starts_with(&self.ours)) {
@@ -128,9 +133,7 @@ impl Fence {
             if std::fs::rename(self.file(*n), self.file(*n + 1)).is_err() {
                 // Gone (removed as stale by a process that started just
                 // then, or by hand): start a new one; this check fails.
-                if let Ok(new) = File::create(self.file(*n + 1))
-                    && flock(&new, FlockOperation::NonBlockingLockExclusive).is_ok()
-                {
+                if let Ok(new) = self.create_locked(*n + 1) {
                     *file = new;
                     *n += 1;
                 }
