@@ -4,21 +4,17 @@
 
 use std::path::PathBuf;
 
+use atelier_core::Progress;
 use atelier_core::model::{Chat, MessageNode, SnapshotOutcome, WorkspaceDiff};
+use atelier_core::workspace::diff::TextChange;
 use atelier_core::workspace::edits::FileChange;
 use atelier_core::workspace::export::WorkspaceExport;
-use atelier_core::{Observer, Progress};
 use tauri::ipc::Channel;
 use tauri::{Runtime, State};
 
-use crate::error::{IpcError, IpcResult};
+use crate::error::IpcResult;
+use crate::run_events::reporting;
 use crate::{AppState, paths};
-
-fn reporting(channel: Channel<Progress>) -> Observer {
-    crate::run_events::throttled(move |p| {
-        let _ = channel.send(p);
-    })
-}
 
 #[tauri::command]
 pub async fn chat_tree(state: State<'_, AppState>, chat_id: String) -> IpcResult<Vec<MessageNode>> {
@@ -108,7 +104,7 @@ pub async fn upload_files(
     let sources = paths
         .iter()
         .map(|p| paths::upload_source(p))
-        .collect::<IpcResult<Vec<_>>>()?;
+        .collect::<atelier_core::Result<Vec<_>>>()?;
     Ok(state
         .app
         .upload_files(&chat_id, sources, &dest, &reporting(on_progress))
@@ -168,5 +164,11 @@ pub async fn export_workspace_file<R: Runtime>(
 pub async fn open_workspace_folder(state: State<'_, AppState>, chat_id: String) -> IpcResult<()> {
     let chat = state.app.get_chat(&chat_id).await?;
     let dir = state.app.workspace_dir(&chat.id);
-    crate::desktop::reveal(&dir).map_err(|e| IpcError::new("io", format!("could not open {}: {e}", dir.display())))
+    Ok(crate::desktop::reveal(&dir).map_err(atelier_core::Error::io("open", &dir))?)
+}
+
+/// The diff of an edit before it is saved (the same diff as Compare).
+#[tauri::command]
+pub async fn diff_text(path: String, before: String, after: String) -> IpcResult<TextChange> {
+    Ok(atelier_core::workspace::diff::diff_text(path, before, after).await?)
 }

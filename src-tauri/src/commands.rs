@@ -16,8 +16,10 @@ use tauri::{Runtime, State};
 
 use crate::error::IpcResult;
 use crate::frames::SettingsView;
-use crate::run_events::{self, RunEvent};
+use crate::run_events;
 use crate::{AppState, paths};
+use atelier_core::settings::FrameCheck;
+use atelier_core::tools::RunEvent;
 
 /// Progress of an import, sent over its channel.
 #[derive(Debug, Clone, Default, Serialize, ts_rs::TS)]
@@ -268,6 +270,18 @@ pub async fn allow_frame_origin(state: State<'_, AppState>, origin: String) -> I
 #[tauri::command]
 pub async fn forbid_frame_origin(state: State<'_, AppState>, origin: String) -> IpcResult<SettingsView> {
     Ok(settings_view(&state, state.app.forbid_frame_origin(&origin).await?))
+}
+
+/// What a frame renderer may do with a page (the core decides; the UI
+/// shows the page, the notice to allow its origin, or the restart hint).
+#[tauri::command]
+pub async fn check_frame(state: State<'_, AppState>, url: String) -> IpcResult<FrameCheck> {
+    let saved = state.app.settings().await?;
+    Ok(atelier_core::settings::frame_access(
+        &url,
+        &saved,
+        &state.frame_origins_in_effect,
+    ))
 }
 
 /// Restarts the app so saved frame origins take effect.

@@ -9,8 +9,14 @@ use tauri_plugin_dialog::{DialogExt, FileDialogBuilder, FilePath};
 use crate::error::{IpcError, IpcResult};
 
 fn to_path(p: Option<FilePath>) -> IpcResult<Option<PathBuf>> {
-    p.map(|f| f.into_path().map_err(|e| IpcError::new("invalid_path", e.to_string())))
-        .transpose()
+    p.map(|f| {
+        f.into_path().map_err(|_| atelier_core::Error::UnusablePath {
+            path: PathBuf::new(),
+            reason: "the dialog chose something that is not a local file",
+        })
+    })
+    .transpose()
+    .map_err(IpcError::from)
 }
 
 /// Where dialogs open: the Downloads folder (where bundles arrive and

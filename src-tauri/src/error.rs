@@ -1,29 +1,26 @@
 //! The one error type at the IPC edge: `{kind, message}`, from the core's
-//! error in one place.
+//! error in one place. Shell code that fails (a path from the webview, a
+//! file manager that will not open) fails with a core [`atelier_core::Error`]
+//! too, so this conversion is the only way an `IpcError` is made.
 
+use atelier_core::ErrorCode;
 use serde::Serialize;
 
 /// What a failed command sends to the UI. `kind` is stable
-/// ([`atelier_core::Error::kind`]); `message` says what and where.
+/// ([`atelier_core::Error::code`]); `message` says what and where.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, thiserror::Error)]
 #[error("{message}")]
 pub struct IpcError {
-    pub kind: String,
+    pub kind: ErrorCode,
     pub message: String,
-}
-
-impl IpcError {
-    pub fn new(kind: &str, message: impl Into<String>) -> Self {
-        Self {
-            kind: kind.to_owned(),
-            message: message.into(),
-        }
-    }
 }
 
 impl From<atelier_core::Error> for IpcError {
     fn from(e: atelier_core::Error) -> Self {
-        Self::new(e.kind(), e.to_string())
+        Self {
+            kind: e.code(),
+            message: e.to_string(),
+        }
     }
 }
 

@@ -68,6 +68,7 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             commands::get_settings,
             commands::allow_frame_origin,
             commands::forbid_frame_origin,
+            commands::check_frame,
             commands::restart_app,
             chat_commands::chat_tree,
             chat_commands::checkout,
@@ -77,6 +78,7 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             chat_commands::rename_chat,
             chat_commands::delete_chat,
             chat_commands::diff_nodes,
+            chat_commands::diff_text,
             chat_commands::save_edit,
             chat_commands::restore_file,
             chat_commands::upload_files,
@@ -94,9 +96,7 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
 /// before the app is built.
 pub async fn open_state(data: DataDir) -> atelier_core::Result<AppState> {
     let app = Atelier::open(data).await?;
-    if app.list_toolsets().await?.is_empty() && app.list_chats().await?.is_empty() {
-        app.install_examples().await?;
-    }
+    app.seed_if_fresh().await?;
     let frame_origins_in_effect = app.settings().await?.frame_origins;
     Ok(AppState {
         app,

@@ -37,7 +37,7 @@ async fn a_confirmation_tool_waits_for_the_answer_and_obeys_it() {
             ("delete_file", &serde_json::json!("doomed.txt"))
         );
         let waiting = app.get_tool_call(&request.call_id).await.expect("record");
-        assert_eq!(waiting.status, "awaiting_approval");
+        assert_eq!(waiting.status, atelier_core::tools::CallStatus::AwaitingApproval);
         assert!(
             app.workspace_dir(&chat.id).join("doomed.txt").exists(),
             "nothing ran yet"
@@ -45,7 +45,7 @@ async fn a_confirmation_tool_waits_for_the_answer_and_obeys_it() {
         request.respond.send(answer).expect("answer");
         let done = call.await.expect("join").expect("recorded");
         if answer {
-            assert_eq!(done.status, "success", "{done:?}");
+            assert_eq!(done.status, atelier_core::tools::CallStatus::Success, "{done:?}");
             assert!(!app.workspace_dir(&chat.id).join("doomed.txt").exists());
         } else {
             assert_eq!(
@@ -70,7 +70,7 @@ async fn a_waiting_call_is_answered_by_id_and_a_cancel_denies_it() {
         let Waiting { call, id, cancel } = start_waiting_call(&app, &chat.id).await;
         assert_eq!(
             app.get_tool_call(&id).await.expect("record").status,
-            "awaiting_approval"
+            atelier_core::tools::CallStatus::AwaitingApproval
         );
         assert!(
             app.workspace_dir(&chat.id).join("doomed.txt").exists(),
@@ -84,11 +84,14 @@ async fn a_waiting_call_is_answered_by_id_and_a_cancel_denies_it() {
         let done = call.await.expect("join").expect("recorded");
         assert!(!app.answer_approval(&id, true), "{how}: nothing waits any more");
         if how == "approve" {
-            assert_eq!(done.status, "success", "{done:?}");
+            assert_eq!(done.status, atelier_core::tools::CallStatus::Success, "{done:?}");
             assert!(!app.workspace_dir(&chat.id).join("doomed.txt").exists());
         } else {
             assert_eq!(
-                (done.status.as_str(), done.error_kind.as_deref()),
+                (
+                    done.status.as_str(),
+                    done.error_kind.map(atelier_core::tools::ErrorKind::as_str)
+                ),
                 ("error", Some("denied")),
                 "{how}"
             );
@@ -106,17 +109,13 @@ struct Waiting {
 
 /// Starts that call and returns once it says it waits.
 async fn start_waiting_call(app: &atelier_core::Atelier, chat_id: &str) -> Waiting {
-    use std::sync::Arc;
-
-    use atelier_core::tools::python::CallControl;
-    use atelier_core::tools::{Approval, RunRequest};
+    use atelier_core::tools::{Approval, CallControl, RunEvent, RunRequest};
     let (tell, mut told) = tokio::sync::mpsc::unbounded_channel::<String>();
-    let control = CallControl {
-        on_awaiting: Some(Arc::new(move |id: &str| {
-            let _ = tell.send(id.to_owned());
-        })),
-        ..Default::default()
-    };
+    let control = CallControl::with_events(move |event| {
+        if let RunEvent::AwaitingApproval { call_id } = event {
+            let _ = tell.send(call_id);
+        }
+    });
     let cancel = control.cancel.clone();
     let (a, chat_id) = (app.clone(), chat_id.to_owned());
     let call = tokio::spawn(async move {
@@ -160,13 +159,13 @@ async fn the_chat_stays_usable_while_a_call_waits_for_its_answer() {
     let upload_node = upload.message_id.expect("the drop is a node");
     assert_eq!(
         app.get_tool_call(&id).await.expect("record").status,
-        "awaiting_approval",
+        atelier_core::tools::CallStatus::AwaitingApproval,
         "still waiting"
     );
 
     assert!(app.answer_approval(&id, true));
     let done = call.await.expect("join").expect("recorded");
-    assert_eq!(done.status, "success", "{done:?}");
+    assert_eq!(done.status, atelier_core::tools::CallStatus::Success, "{done:?}");
     let node = app
         .get_message(&chat.id, done.node_id.as_deref().expect("a tool node"))
         .await
@@ -221,7 +220,7 @@ async fn recovery_tells_a_live_wait_from_a_dead_one() {
     let other = env.app().await;
     assert_eq!(
         other.get_tool_call(&id).await.expect("record").status,
-        "awaiting_approval",
+        atelier_core::tools::CallStatus::AwaitingApproval,
         "a live wait survives another start"
     );
 
@@ -230,7 +229,10 @@ async fn recovery_tells_a_live_wait_from_a_dead_one() {
     let restarted = env.app().await;
     let dead = restarted.get_tool_call(&id).await.expect("record");
     assert_eq!(
-        (dead.status.as_str(), dead.error_kind.as_deref()),
+        (
+            dead.status.as_str(),
+            dead.error_kind.map(atelier_core::tools::ErrorKind::as_str)
+        ),
         ("interrupted", Some("interrupted")),
         "{dead:?}"
     );

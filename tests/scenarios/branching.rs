@@ -170,6 +170,12 @@ async fn switching_to_a_branch_lands_on_its_newest_leaf() {
         a1,
         "a leaf is its own"
     );
+    // The tree says the same for every node, so a view never works it out.
+    let tree = app.chat_tree(&chat.id).await.expect("tree");
+    for node in &tree {
+        let asked = app.latest_leaf(&chat.id, &node.message.id).await.expect("leaf");
+        assert_eq!(node.latest_leaf, asked, "node {}", node.message.id);
+    }
     let now = app
         .switch_branch(&chat.id, &a2, &Default::default())
         .await

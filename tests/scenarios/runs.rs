@@ -193,7 +193,10 @@ async fn calls_left_running_by_a_crash_are_marked_interrupted_on_start() {
     let app = env.app().await;
     let call = app.get_tool_call("dead").await.expect("call");
     assert_eq!(
-        (call.status.as_str(), call.error_kind.as_deref()),
+        (
+            call.status.as_str(),
+            call.error_kind.map(atelier_core::tools::ErrorKind::as_str)
+        ),
         ("interrupted", Some("interrupted"))
     );
     let post = call.post_manifest_id.expect("post manifest");
@@ -282,7 +285,7 @@ async fn edits_made_outside_between_calls_are_recorded_before_the_next_call() {
     };
     for round in 0..3 {
         let call = app.run_tool(write(&format!("tool-{round}.txt"))).await.expect("call");
-        assert_eq!(call.status, "success");
+        assert_eq!(call.status, atelier_core::tools::CallStatus::Success);
         // Someone edits the folder and runs the next tool at once, before
         // the watcher's thread may have reported the edit.
         std::fs::write(
@@ -382,8 +385,7 @@ fn the_app_builder_example_writes_reads_runs_commands_and_branches() {
 async fn a_run_reports_its_id_and_the_progress_of_its_workspace_walks() {
     use std::sync::{Arc, Mutex};
 
-    use atelier_core::tools::python::CallControl;
-    use atelier_core::tools::{Approval, RunRequest};
+    use atelier_core::tools::{Approval, CallControl, RunEvent, RunRequest};
 
     let env = Env::new();
     let app = env.app().await;
@@ -396,15 +398,11 @@ async fn a_run_reports_its_id_and_the_progress_of_its_workspace_walks() {
     let sink = Arc::clone(&seen);
     let started = Arc::new(Mutex::new(Vec::<String>::new()));
     let started_sink = Arc::clone(&started);
-    let control = CallControl {
-        workspace: atelier_core::Observer::default().with_progress(move |p| {
-            sink.lock().expect("lock").push(p.files_done);
-        }),
-        on_started: Some(Arc::new(move |id: &str| {
-            started_sink.lock().expect("lock").push(id.to_owned())
-        })),
-        ..Default::default()
-    };
+    let control = CallControl::with_events(move |event| match event {
+        RunEvent::Workspace { files_done, .. } => sink.lock().expect("lock").push(files_done),
+        RunEvent::Started { call_id } => started_sink.lock().expect("lock").push(call_id),
+        _ => {}
+    });
     let call = app
         .run_tool(RunRequest {
             chat_id: chat.id.clone(),
@@ -416,7 +414,7 @@ async fn a_run_reports_its_id_and_the_progress_of_its_workspace_walks() {
         })
         .await
         .expect("run");
-    assert_eq!(call.status, "success");
+    assert_eq!(call.status, atelier_core::tools::CallStatus::Success);
     assert_eq!(
         started.lock().expect("lock").as_slice(),
         std::slice::from_ref(&call.id),

@@ -429,3 +429,21 @@ async fn a_local_folder_reloads_on_save_and_keeps_the_last_good_version() {
     cancel.cancel();
     watcher.await.expect("join").expect("watch ended cleanly");
 }
+
+#[tokio::test]
+async fn only_a_fresh_data_dir_is_seeded_with_the_examples() {
+    let env = Env::new();
+    let app = env.app().await;
+    let seeded = app.seed_if_fresh().await.expect("seed");
+    assert!(!seeded.is_empty(), "a fresh data dir gets the examples");
+    let installed = app.list_toolsets().await.expect("list").len();
+    assert_eq!(installed, seeded.len());
+
+    // Someone uninstalls every example and chats: the next start keeps it so.
+    for t in app.list_toolsets().await.expect("list") {
+        app.uninstall_toolset(&t.id).await.expect("uninstall");
+    }
+    app.create_chat(None).await.expect("chat");
+    assert!(app.seed_if_fresh().await.expect("seed again").is_empty());
+    assert!(app.list_toolsets().await.expect("list").is_empty());
+}

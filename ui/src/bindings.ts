@@ -3,7 +3,9 @@
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 
-export type IpcError = { kind: string, message: string, };
+export type IpcError = { kind: ErrorCode, message: string, };
+
+export type ErrorCode = "io" | "database" | "migration" | "no_data_dir" | "chat_not_found" | "message_not_found" | "manifest_not_found" | "file_not_found" | "invalid_path" | "missing_blob" | "corrupt_blob" | "corrupt_tree" | "invalid_data" | "invalid_bundle" | "invalid_manifest" | "toolset_not_found" | "tool_not_found" | "tool_call_not_found" | "already_installed" | "toolset_busy" | "conflict" | "invalid_setting" | "cancelled" | "python_unavailable" | "requirements_failed" | "internal" | "injected";
 
 export type ImportProgress = { bytes_done: number, bytes_total: number, files_done: number, files_total: number, 
 /**
@@ -11,7 +13,9 @@ export type ImportProgress = { bytes_done: number, bytes_total: number, files_do
  */
 step: string | null, };
 
-export type RunEvent = { "kind": "started", call_id: string, } | { "kind": "awaiting_approval", call_id: string, } | { "kind": "workspace", files_done: number, files_total: number, bytes_done: number, bytes_total: number, } | { "kind": "output", stream: string, text: string, };
+export type RunEvent = { "kind": "started", call_id: string, } | { "kind": "awaiting_approval", call_id: string, } | { "kind": "workspace", files_done: number, files_total: number, bytes_done: number, bytes_total: number, } | { "kind": "output", stream: OutputStream, text: string, };
+
+export type OutputStream = "stdout" | "stderr";
 
 export type Chat = { id: string, title: string, created_at: string, updated_at: string, 
 /**
@@ -38,6 +42,11 @@ children: Array<string>,
  * Whether the message is on the path from the root to the active leaf.
  */
 on_active_branch: boolean, 
+/**
+ * Where a switch to this message's branch lands: from it, the newest
+ * child, repeatedly, down to a leaf (itself when it has no children).
+ */
+latest_leaf: string, 
 /**
  * Why its workspace state was recorded: tells an upload from an edit
  * made by hand, which share the `edit` role.
@@ -113,6 +122,21 @@ export type Settings = {
  * besides loopback ones. Normalized by [`parse_origin`], sorted.
  */
 frame_origins: Array<string>, };
+
+export type FrameAccess = "loopback" | "allowed" | "needs_restart" | "not_allowed" | "invalid";
+
+export type FrameCheck = { access: FrameAccess, origin: string | null, };
+
+export type TextChange = { 
+/**
+ * Unified diff (`a/<path>`, `b/<path>`, three lines of context); empty
+ * when nothing changed.
+ */
+unified: string, 
+/**
+ * Lines added and removed.
+ */
+added: number, removed: number, };
 
 export type Progress = { 
 /**
@@ -195,11 +219,15 @@ export type Problem = { severity: Severity,
  */
 path: string, line: number | null, column: number | null, message: string, };
 
+export type CallStatus = "pending" | "awaiting_approval" | "running" | "success" | "error" | "cancelled" | "interrupted";
+
+export type ErrorKind = "invalid_args" | "denied" | "import" | "entrypoint" | "exception" | "bad_return" | "too_large" | "timeout" | "cancelled" | "crash" | "unavailable" | "internal" | "interrupted";
+
 export type ToolCallRecord = { id: string, chat_id: string, message_id: string | null, 
 /**
  * The `tool` message this call added to the tree (= `message_id`).
  */
-node_id: string | null, tool_id: string, args: JsonValue, result: JsonValue | null, render_plan: RenderPlan | null, status: string, error_kind: string | null, error: string | null, stdout: string | null, stderr: string | null, started_at: string, finished_at: string | null, pre_manifest_id: string | null, post_manifest_id: string | null, };
+node_id: string | null, tool_id: string, args: JsonValue, result: JsonValue | null, render_plan: RenderPlan | null, status: CallStatus, error_kind: ErrorKind | null, error: string | null, stdout: string | null, stderr: string | null, started_at: string, finished_at: string | null, pre_manifest_id: string | null, post_manifest_id: string | null, };
 
 export type RenderPlan = { 
 /**

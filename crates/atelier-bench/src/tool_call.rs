@@ -78,7 +78,11 @@ async fn time_calls(
             })
             .await?;
         let t = start.elapsed();
-        ensure!(call.status == "success", "{tool} failed: {:?}", call.error);
+        ensure!(
+            call.status == atelier_core::tools::CallStatus::Success,
+            "{tool} failed: {:?}",
+            call.error
+        );
         if i >= warm {
             total += t;
         }

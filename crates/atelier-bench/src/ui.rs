@@ -97,7 +97,11 @@ pub(crate) fn seed(mut args: impl Iterator<Item = String>) -> Result<()> {
                     ..Default::default()
                 })
                 .await?;
-            ensure!(call.status == "success", "seeding call {i} failed: {:?}", call.error);
+            ensure!(
+                call.status == atelier_core::tools::CallStatus::Success,
+                "seeding call {i} failed: {:?}",
+                call.error
+            );
         }
         eprintln!(
             "seeded {LONG_CHAT_CALLS} calls in {:.1} s",

@@ -9,9 +9,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use sqlx::{Row, SqliteConnection};
+use sqlx::Row;
 
-use crate::model::{Chat, ContentPart, ManifestSource, Message, MessageNode, Role};
+use crate::messages::{NewMessage, insert_message, message_from_row, select_messages, set_active};
+use crate::model::{Chat, ManifestSource, Message, MessageNode, Role};
 use crate::{Atelier, Error, Result, db, ids};
 
 /// The title of a chat created without one.
@@ -26,16 +27,6 @@ macro_rules! select_chats {
             "c.active_manifest_id, c.agent_id, ",
             "(SELECT m.id FROM messages m WHERE m.chat_id = c.id AND m.parent_id IS NULL) AS root_message_id ",
             "FROM chats c ",
-            $tail
-        )
-    };
-}
-
-/// `SELECT <message columns> FROM messages <tail>`.
-macro_rules! select_messages {
-    ($tail:literal) => {
-        concat!(
-            "SELECT id, chat_id, parent_id, role, content, manifest_id, created_at FROM messages ",
             $tail
         )
     };
@@ -56,75 +47,6 @@ fn chat_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Chat> {
             .unwrap_or_default(),
         agent_id: row.try_get("agent_id")?,
     })
-}
-
-pub(crate) fn message_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Message> {
-    let role: String = row.try_get("role")?;
-    let content: String = row.try_get("content")?;
-    Ok(Message {
-        id: row.try_get("id")?,
-        chat_id: row.try_get("chat_id")?,
-        parent_id: row.try_get("parent_id")?,
-        role: Role::parse(&role).ok_or_else(|| Error::InvalidData {
-            what: "message role",
-            reason: role.clone(),
-        })?,
-        content: serde_json::from_str(&content).map_err(|e| Error::InvalidData {
-            what: "message content",
-            reason: e.to_string(),
-        })?,
-        manifest_id: row.try_get("manifest_id")?,
-        created_at: row.try_get("created_at")?,
-    })
-}
-
-/// A message to insert.
-pub(crate) struct NewMessage<'a> {
-    pub id: String,
-    pub chat_id: &'a str,
-    pub parent_id: Option<&'a str>,
-    pub role: Role,
-    pub content: &'a [ContentPart],
-    pub manifest_id: &'a str,
-}
-
-pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_>) -> Result<Message> {
-    let now = ids::now();
-    let content = serde_json::to_string(m.content).map_err(|e| Error::Internal(e.to_string()))?;
-    sqlx::query(
-        "INSERT INTO messages (id, chat_id, parent_id, role, content, manifest_id, created_at) \
-         VALUES (?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(&m.id)
-    .bind(m.chat_id)
-    .bind(m.parent_id)
-    .bind(m.role.as_str())
-    .bind(&content)
-    .bind(m.manifest_id)
-    .bind(&now)
-    .execute(&mut *conn)
-    .await?;
-    Ok(Message {
-        id: m.id,
-        chat_id: m.chat_id.to_owned(),
-        parent_id: m.parent_id.map(str::to_owned),
-        role: m.role,
-        content: m.content.to_vec(),
-        manifest_id: m.manifest_id.to_owned(),
-        created_at: now,
-    })
-}
-
-/// Points the chat at a new active leaf and manifest.
-pub(crate) async fn set_active(conn: &mut SqliteConnection, chat_id: &str, leaf: &str, manifest: &str) -> Result<()> {
-    sqlx::query("UPDATE chats SET active_leaf_message_id = ?, active_manifest_id = ?, updated_at = ? WHERE id = ?")
-        .bind(leaf)
-        .bind(manifest)
-        .bind(ids::now())
-        .bind(chat_id)
-        .execute(&mut *conn)
-        .await?;
-    Ok(())
 }
 
 impl Atelier {
@@ -312,8 +234,18 @@ impl Atelier {
                 message: (*m).clone(),
                 children: kids,
                 on_active_branch: active.contains(id),
+                latest_leaf: String::new(),
                 source,
             });
+        }
+        // Children come after their parent: fill leaves from the end.
+        let mut leaf_of: HashMap<String, String> = HashMap::with_capacity(out.len());
+        for node in out.iter_mut().rev() {
+            node.latest_leaf = match node.children.last() {
+                Some(newest) => leaf_of.get(newest).cloned().unwrap_or_else(|| newest.clone()),
+                None => node.message.id.clone(),
+            };
+            leaf_of.insert(node.message.id.clone(), node.latest_leaf.clone());
         }
         Ok(out)
     }

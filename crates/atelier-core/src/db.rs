@@ -14,7 +14,7 @@ use std::time::Duration;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqlitePool, Transaction};
 
-use crate::store::lock::FileLock;
+use crate::lock::FileLock;
 use crate::{Error, Result};
 
 /// The embedded migrations.

@@ -32,6 +32,11 @@ pub enum Error {
     #[error("no data directory: set --data-dir or ATELIER_DATA_DIR (the OS reports no user data folder)")]
     NoDataDir,
 
+    /// A path given from outside (a dialog, a drop, a CLI argument) that
+    /// cannot be used for what was asked.
+    #[error("{}: {reason}", path.display())]
+    UnusablePath { path: PathBuf, reason: &'static str },
+
     #[error("chat not found: {0}")]
     ChatNotFound(String),
 
@@ -78,10 +83,10 @@ pub enum Error {
     },
 
     /// A manifest with errors; every problem is listed.
-    #[error("{bundle}: toolset.yaml has {} error(s):\n{}", .problems.iter().filter(|p| p.severity == crate::toolsets::validate::Severity::Error).count(), .problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n"))]
+    #[error("{bundle}: toolset.yaml has {} error(s):\n{}", .problems.iter().filter(|p| p.severity == crate::diagnostics::Severity::Error).count(), .problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n"))]
     InvalidManifest {
         bundle: String,
-        problems: Vec<crate::toolsets::validate::Problem>,
+        problems: Vec<crate::diagnostics::Problem>,
     },
 
     #[error("toolset not found: {0}")]
@@ -149,34 +154,39 @@ impl Error {
     /// A stable, machine-readable name for the error's kind: the `kind` of
     /// the `{kind, message}` errors the desktop app receives.
     pub fn kind(&self) -> &'static str {
+        self.code().as_str()
+    }
+
+    /// The error's stable code (what [`Error::kind`] spells).
+    pub fn code(&self) -> ErrorCode {
         match self {
-            Error::Io { .. } => "io",
-            Error::Db(_) => "database",
-            Error::Migrate(_) => "migration",
-            Error::NoDataDir => "no_data_dir",
-            Error::ChatNotFound(_) => "chat_not_found",
-            Error::MessageNotFound { .. } => "message_not_found",
-            Error::ManifestNotFound { .. } => "manifest_not_found",
-            Error::FileNotFound { .. } => "file_not_found",
-            Error::InvalidPath { .. } => "invalid_path",
-            Error::MissingBlob { .. } => "missing_blob",
-            Error::CorruptBlob { .. } => "corrupt_blob",
-            Error::CorruptTree { .. } => "corrupt_tree",
-            Error::InvalidData { .. } => "invalid_data",
-            Error::Bundle { .. } => "invalid_bundle",
-            Error::InvalidManifest { .. } => "invalid_manifest",
-            Error::ToolsetNotFound(_) => "toolset_not_found",
-            Error::ToolNotFound(_) => "tool_not_found",
-            Error::ToolCallNotFound(_) => "tool_call_not_found",
-            Error::AlreadyInstalled { .. } => "already_installed",
-            Error::ToolsetBusy { .. } => "toolset_busy",
-            Error::Conflict(_) => "conflict",
-            Error::InvalidSetting { .. } => "invalid_setting",
-            Error::Cancelled => "cancelled",
-            Error::Python(_) => "python_unavailable",
-            Error::Requirements { .. } => "requirements_failed",
-            Error::Internal(_) => "internal",
-            Error::Injected(_) => "injected",
+            Error::Io { .. } => ErrorCode::Io,
+            Error::Db(_) => ErrorCode::Database,
+            Error::Migrate(_) => ErrorCode::Migration,
+            Error::NoDataDir => ErrorCode::NoDataDir,
+            Error::ChatNotFound(_) => ErrorCode::ChatNotFound,
+            Error::MessageNotFound { .. } => ErrorCode::MessageNotFound,
+            Error::ManifestNotFound { .. } => ErrorCode::ManifestNotFound,
+            Error::FileNotFound { .. } => ErrorCode::FileNotFound,
+            Error::InvalidPath { .. } | Error::UnusablePath { .. } => ErrorCode::InvalidPath,
+            Error::MissingBlob { .. } => ErrorCode::MissingBlob,
+            Error::CorruptBlob { .. } => ErrorCode::CorruptBlob,
+            Error::CorruptTree { .. } => ErrorCode::CorruptTree,
+            Error::InvalidData { .. } => ErrorCode::InvalidData,
+            Error::Bundle { .. } => ErrorCode::InvalidBundle,
+            Error::InvalidManifest { .. } => ErrorCode::InvalidManifest,
+            Error::ToolsetNotFound(_) => ErrorCode::ToolsetNotFound,
+            Error::ToolNotFound(_) => ErrorCode::ToolNotFound,
+            Error::ToolCallNotFound(_) => ErrorCode::ToolCallNotFound,
+            Error::AlreadyInstalled { .. } => ErrorCode::AlreadyInstalled,
+            Error::ToolsetBusy { .. } => ErrorCode::ToolsetBusy,
+            Error::Conflict(_) => ErrorCode::Conflict,
+            Error::InvalidSetting { .. } => ErrorCode::InvalidSetting,
+            Error::Cancelled => ErrorCode::Cancelled,
+            Error::Python(_) => ErrorCode::PythonUnavailable,
+            Error::Requirements { .. } => ErrorCode::RequirementsFailed,
+            Error::Internal(_) => ErrorCode::Internal,
+            Error::Injected(_) => ErrorCode::Injected,
         }
     }
 
@@ -192,5 +202,82 @@ impl Error {
                 | Error::ToolNotFound(_)
                 | Error::ToolCallNotFound(_)
         )
+    }
+}
+
+/// The stable, machine-readable part of an [`Error`]: the `kind` of the
+/// desktop app's `{kind, message}` errors, a string union in TypeScript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    Io,
+    Database,
+    Migration,
+    NoDataDir,
+    ChatNotFound,
+    MessageNotFound,
+    ManifestNotFound,
+    FileNotFound,
+    InvalidPath,
+    MissingBlob,
+    CorruptBlob,
+    CorruptTree,
+    InvalidData,
+    InvalidBundle,
+    InvalidManifest,
+    ToolsetNotFound,
+    ToolNotFound,
+    ToolCallNotFound,
+    AlreadyInstalled,
+    ToolsetBusy,
+    Conflict,
+    InvalidSetting,
+    Cancelled,
+    PythonUnavailable,
+    RequirementsFailed,
+    Internal,
+    Injected,
+}
+
+text_enum!(ErrorCode {
+    Io = "io",
+    Database = "database",
+    Migration = "migration",
+    NoDataDir = "no_data_dir",
+    ChatNotFound = "chat_not_found",
+    MessageNotFound = "message_not_found",
+    ManifestNotFound = "manifest_not_found",
+    FileNotFound = "file_not_found",
+    InvalidPath = "invalid_path",
+    MissingBlob = "missing_blob",
+    CorruptBlob = "corrupt_blob",
+    CorruptTree = "corrupt_tree",
+    InvalidData = "invalid_data",
+    InvalidBundle = "invalid_bundle",
+    InvalidManifest = "invalid_manifest",
+    ToolsetNotFound = "toolset_not_found",
+    ToolNotFound = "tool_not_found",
+    ToolCallNotFound = "tool_call_not_found",
+    AlreadyInstalled = "already_installed",
+    ToolsetBusy = "toolset_busy",
+    Conflict = "conflict",
+    InvalidSetting = "invalid_setting",
+    Cancelled = "cancelled",
+    PythonUnavailable = "python_unavailable",
+    RequirementsFailed = "requirements_failed",
+    Internal = "internal",
+    Injected = "injected",
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_spelled_the_same_by_serde_and_as_str() {
+        for &code in ErrorCode::ALL {
+            assert_eq!(serde_json::to_value(code).expect("serialize"), code.as_str());
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
+        }
     }
 }

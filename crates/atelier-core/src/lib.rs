@@ -22,24 +22,55 @@
 //! # Ok(()) }
 //! ```
 
+/// `as_str`, `parse` and `Display` for an enum stored or sent as one word
+/// (the word is also its serde name: a test per enum checks they agree).
+macro_rules! text_enum {
+    ($t:ty { $($v:ident = $s:literal),* $(,)? }) => {
+        impl $t {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [Self] = &[$(Self::$v),*];
+
+            /// The stored (and serialized) word.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Self::$v => $s),* }
+            }
+
+            /// The variant stored as `s`.
+            pub fn parse(s: &str) -> Option<Self> {
+                match s { $($s => Some(Self::$v),)* _ => None }
+            }
+        }
+
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
 pub mod chats;
 pub mod data_dir;
 pub mod db;
+pub mod diagnostics;
 mod error;
 pub mod ids;
+pub mod lock;
+mod messages;
 pub mod model;
 pub mod settings;
 pub mod store;
 pub mod tools;
 pub mod toolsets;
 pub mod workspace;
+pub mod zipfile;
 
 use std::sync::Arc;
 
 use sqlx::SqlitePool;
 
 pub use data_dir::DataDir;
-pub use error::{Error, Result};
+pub use error::{Error, ErrorCode, Result};
 pub use store::{Observer, Progress};
 pub use tools::python::PythonSettings;
 

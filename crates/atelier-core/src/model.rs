@@ -120,6 +120,9 @@ pub struct MessageNode {
     pub children: Vec<String>,
     /// Whether the message is on the path from the root to the active leaf.
     pub on_active_branch: bool,
+    /// Where a switch to this message's branch lands: from it, the newest
+    /// child, repeatedly, down to a leaf (itself when it has no children).
+    pub latest_leaf: String,
     /// Why its workspace state was recorded: tells an upload from an edit
     /// made by hand, which share the `edit` role.
     pub source: ManifestSource,

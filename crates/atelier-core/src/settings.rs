@@ -22,6 +22,67 @@ pub struct Settings {
 
 const FRAME_ORIGINS: &str = "frame_origins";
 
+/// Hosts whose pages are always framed: this computer's own.
+const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
+
+/// What a frame renderer may do with a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum FrameAccess {
+    /// A page on this computer: always shown.
+    Loopback,
+    /// Its origin is allowed and in this run's CSP.
+    Allowed,
+    /// Allowed, but only after a restart (the CSP is fixed at start-up).
+    NeedsRestart,
+    /// Its origin is not allowed (the person may allow it).
+    NotAllowed,
+    /// Not an http(s) address.
+    Invalid,
+}
+
+/// The answer for one page: the access, and the origin a person would
+/// allow (None for an invalid address).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct FrameCheck {
+    pub access: FrameAccess,
+    pub origin: Option<String>,
+}
+
+/// The origin of a page's address (`https://host:port/path?q` →
+/// `https://host:port`, normalized as [`parse_origin`] does), if it is an
+/// http(s) address.
+pub fn page_origin(url: &str) -> Option<String> {
+    let (scheme, rest) = url.trim().split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    if authority.is_empty() {
+        return None;
+    }
+    parse_origin(&format!("{scheme}://{authority}")).ok()
+}
+
+/// Whether `url` is an http(s) page on this computer.
+pub fn is_loopback_page(url: &str) -> bool {
+    page_origin(url).is_some_and(|o| {
+        let authority = o.split_once("://").map_or("", |(_, a)| a);
+        split_host_port(authority).is_some_and(|(host, _)| LOOPBACK_HOSTS.contains(&host))
+    })
+}
+
+/// What a frame renderer may do with `url`, given the saved settings and
+/// the origins this run's CSP allows.
+pub fn frame_access(url: &str, saved: &Settings, in_effect: &[String]) -> FrameCheck {
+    let origin = page_origin(url);
+    let access = match &origin {
+        None => FrameAccess::Invalid,
+        Some(_) if is_loopback_page(url) => FrameAccess::Loopback,
+        Some(o) if in_effect.contains(o) => FrameAccess::Allowed,
+        Some(o) if saved.frame_origins.contains(o) => FrameAccess::NeedsRestart,
+        Some(_) => FrameAccess::NotAllowed,
+    };
+    FrameCheck { access, origin }
+}
+
 impl Atelier {
     /// The current settings.
     pub async fn settings(&self) -> Result<Settings> {
@@ -213,7 +274,50 @@ fn check_host(host: &str) -> std::result::Result<(), &'static str> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_origin;
+    use super::{FrameAccess, FrameCheck, Settings, frame_access, parse_origin};
+
+    #[test]
+    fn a_page_is_framed_by_its_origin_and_loopback_pages_always() {
+        let saved = Settings {
+            frame_origins: vec!["https://docs.example.com".into(), "https://new.example.com".into()],
+        };
+        let in_effect = vec!["https://docs.example.com".to_owned()];
+        let check = |url| frame_access(url, &saved, &in_effect);
+        for url in [
+            "http://localhost:5173/app",
+            "http://127.0.0.1:8000",
+            "http://[::1]:3000/x?y",
+            "https://LOCALHOST/",
+        ] {
+            assert_eq!(check(url).access, FrameAccess::Loopback, "{url}");
+        }
+        let docs = check("https://Docs.Example.com:443/guide#intro");
+        assert_eq!(
+            (docs.access, docs.origin.as_deref()),
+            (FrameAccess::Allowed, Some("https://docs.example.com"))
+        );
+        assert_eq!(check("https://new.example.com/a").access, FrameAccess::NeedsRestart);
+        assert_eq!(check("https://other.example.com").access, FrameAccess::NotAllowed);
+        // Look-alikes of loopback are not loopback.
+        assert_eq!(check("http://localhost.evil.com/").access, FrameAccess::NotAllowed);
+        assert_eq!(check("http://user@localhost/").access, FrameAccess::Invalid);
+        for bad in [
+            "javascript:alert(1)",
+            "file:///etc/passwd",
+            "not a url",
+            "https://",
+            "data:text/html,x",
+        ] {
+            assert_eq!(
+                check(bad),
+                FrameCheck {
+                    access: FrameAccess::Invalid,
+                    origin: None
+                },
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn origins_are_normalized_as_browsers_print_them() {

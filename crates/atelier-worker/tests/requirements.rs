@@ -133,7 +133,7 @@ async fn install_and_use(pip_only: bool) {
         })
         .await
         .expect("run");
-    assert_eq!(call.status, "success", "{call:?}");
+    assert_eq!(call.status, atelier_core::tools::CallStatus::Success, "{call:?}");
     let result = call.result.expect("result");
     assert_eq!(result["said"], "HI!");
     // Imported from the venv under <data>/venvs, not from the toolset folder.

@@ -3,8 +3,8 @@
 
 use anyhow::Context;
 use atelier_core::Atelier;
-use atelier_core::tools::python::{CallControl, OutputListener, Stream};
 use atelier_core::tools::{Approval, RunRequest, ToolCallRecord};
+use atelier_core::tools::{CallControl, RunEvent};
 
 use crate::cli::{CallCommand, RunArgs};
 use crate::output;
@@ -12,7 +12,7 @@ use crate::output;
 fn print_call(c: &ToolCallRecord) {
     println!("{}  {}  {}", c.id, c.tool_id, c.status);
     if let Some(e) = &c.error {
-        println!("error ({}): {e}", c.error_kind.as_deref().unwrap_or("error"));
+        println!("error ({}): {e}", c.error_kind.map_or("error", |k| k.as_str()));
     }
     if let Some(r) = &c.result {
         println!("result: {r}");
@@ -53,14 +53,20 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
         }
     });
     // The tool's output, live, on stderr: stdout stays the record.
-    let listener: Option<OutputListener> = (!a.quiet).then(|| {
-        std::sync::Arc::new(|_: Stream, text: &str| {
-            use std::io::Write;
-            let mut err = std::io::stderr().lock();
-            let _ = err.write_all(text.as_bytes());
-            let _ = err.flush();
-        }) as OutputListener
-    });
+    let mut control = if a.quiet {
+        CallControl::default()
+    } else {
+        CallControl::with_events(|event| {
+            if let RunEvent::Output { text, .. } = event {
+                use std::io::Write;
+                let mut err = std::io::stderr().lock();
+                let _ = err.write_all(text.as_bytes());
+                let _ = err.flush();
+            }
+        })
+    };
+    control.timeout = timeout;
+    control.cancel = cancel;
     let call = app
         .run_tool(RunRequest {
             chat_id: a.chat,
@@ -68,14 +74,7 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
             args,
             parent_id: a.parent,
             approval,
-            control: CallControl {
-                timeout,
-                cancel,
-                listener,
-                workspace: Default::default(),
-                on_started: None,
-                on_awaiting: None,
-            },
+            control,
         })
         .await?;
     if json {

@@ -24,6 +24,7 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::confine::{Way, check_way, folders_on_the_way};
 use super::manifest::Change;
 use super::statcache::{Stat, StatCache};
 use super::{BlobStore, FileEntry, Manifest, Observer, Progress, failpoint};
@@ -250,45 +251,17 @@ fn clear_way(abs: &Path, path: &str, warnings: &mut Vec<String>) -> Result<()> {
 /// Whether every folder on the way to `path` is a real folder (not a
 /// symlink). Missing folders count as real (nothing to follow).
 fn parent_is_real(workspace: &Path, path: &str, real: &mut HashSet<String>) -> bool {
-    let Some((dir, _)) = path.rsplit_once('/') else {
-        return true;
-    };
-    let mut prefix = String::new();
-    for seg in dir.split('/') {
-        if !prefix.is_empty() {
-            prefix.push('/');
-        }
-        prefix.push_str(seg);
-        if real.contains(&prefix) {
-            continue;
-        }
-        match fs::symlink_metadata(workspace.join(&prefix)) {
-            Ok(m) if m.is_dir() => {
-                real.insert(prefix.clone());
-            }
-            Ok(_) => return false,
-            Err(_) => return true,
-        }
-    }
-    true
+    check_way(workspace, path, real) == Way::Clear
 }
 
 /// Creates the folders on the way to `path`, replacing any symlink or file
 /// in the way (those are untracked: a snapshot just skipped them).
 fn ensure_parent(workspace: &Path, path: &str, real: &mut HashSet<String>, warnings: &mut Vec<String>) -> Result<()> {
-    let Some((dir, _)) = path.rsplit_once('/') else {
-        return Ok(());
-    };
-    let mut prefix = String::new();
-    for seg in dir.split('/') {
-        if !prefix.is_empty() {
-            prefix.push('/');
-        }
-        prefix.push_str(seg);
-        if real.contains(&prefix) {
+    for prefix in folders_on_the_way(path) {
+        if real.contains(prefix) {
             continue;
         }
-        let abs = workspace.join(&prefix);
+        let abs = workspace.join(prefix);
         match fs::symlink_metadata(&abs) {
             Ok(m) if m.is_dir() => {}
             Ok(_) => {
@@ -300,7 +273,7 @@ fn ensure_parent(workspace: &Path, path: &str, real: &mut HashSet<String>, warni
             }
             Err(_) => fs::create_dir(&abs).map_err(Error::io("create", &abs))?,
         }
-        real.insert(prefix.clone());
+        real.insert(prefix.to_owned());
     }
     Ok(())
 }

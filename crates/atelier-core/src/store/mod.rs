@@ -7,7 +7,7 @@
 //!
 //! This module is synchronous, blocking code (hashing, walking, copying): the
 //! async layer ([`crate::workspace`]) runs it on `spawn_blocking` while
-//! holding the chat's [`lock::FileLock`]. Invariants:
+//! holding the chat's [`crate::lock::FileLock`]. Invariants:
 //! - nothing is ever written, deleted or followed outside the workspace:
 //!   symlinks are never followed, and are not stored (skipped with a warning);
 //! - a blob exists under its final name only once its content is durable,
@@ -15,9 +15,9 @@
 //! - materialize verifies every blob it needs before touching the workspace.
 
 pub mod blobs;
+pub mod confine;
 mod direct;
 pub mod failpoint;
-pub mod lock;
 pub mod manifest;
 pub mod materialize;
 pub mod path;
@@ -208,6 +208,24 @@ pub(crate) fn par_map<T: Sync, R: Send>(
             })
         })
         .collect()
+}
+
+/// How often [`throttled`] passes progress on.
+const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// An observer that passes progress to `send` at most every 100 ms, and
+/// always the last step (when `files_done` reaches a known total).
+pub fn throttled(send: impl Fn(Progress) + Send + Sync + 'static) -> Observer {
+    let last: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
+    Observer::default().with_progress(move |p| {
+        let done = p.files_total > 0 && p.files_done >= p.files_total;
+        let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+        if !done && last.is_some_and(|t| t.elapsed() < PROGRESS_EVERY) {
+            return;
+        }
+        *last = Some(std::time::Instant::now());
+        send(p);
+    })
 }
 
 #[cfg(test)]

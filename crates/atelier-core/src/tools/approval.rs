@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::RunRequest;
-use crate::store::lock::FileLock;
+use super::call::RunEvent;
+use super::status::CallStatus;
+use crate::lock::FileLock;
 use crate::workspace::lock_chat;
 use crate::{Atelier, Error, Result, blocking};
 
@@ -27,7 +29,7 @@ pub enum Approval {
     /// Wait: the call waits as `awaiting_approval` until
     /// [`Atelier::answer_approval`] is called with its id (by any task of
     /// this process: the desktop app's Approve and Deny buttons). The caller
-    /// hears of the wait through `CallControl::on_awaiting`. Cancelling the
+    /// hears of the wait through `RunEvent::AwaitingApproval`. Cancelling the
     /// call while it waits counts as a denial.
     Wait,
 }
@@ -70,9 +72,9 @@ impl Atelier {
             }
             Approval::Wait => {
                 self.pending_approvals().insert(call_id.to_owned(), respond);
-                if let Some(awaiting) = &req.control.on_awaiting {
-                    awaiting(call_id);
-                }
+                req.control.emit(RunEvent::AwaitingApproval {
+                    call_id: call_id.to_owned(),
+                });
                 true
             }
             // Decided without a question (the run flow does not wait then).
@@ -109,7 +111,7 @@ impl Atelier {
             let _ = std::fs::remove_file(waiting.path());
         };
         if let Err(e) = self
-            .record_call(req, tool_id, chat_id, call_id, "awaiting_approval")
+            .record_call(req, tool_id, chat_id, call_id, CallStatus::AwaitingApproval)
             .await
         {
             release(waiting);

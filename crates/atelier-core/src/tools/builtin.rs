@@ -3,16 +3,16 @@
 //! Their canonical ids are bare (`write_file`), their `tools` rows have
 //! `toolset_id` NULL and are synced from [`BUILTINS`] when the data dir is
 //! opened (this list is the one source of truth). Every path argument is
-//! confined: normalized (no `..`, no absolute paths), and every folder on
-//! the way is lstat'ed so a symlink is never followed out of the workspace.
+//! confined ([`crate::store::confine`]): normalized (no `..`, no absolute
+//! paths), and every folder on the way is lstat'ed so a symlink is never
+//! followed out of the workspace.
 
 use std::fs;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::store::path::normalize;
+use crate::store::confine::{resolve as confined, resolve_folder, write_file as write_confined};
 use crate::{Error, Result};
 
 /// A builtin tool's definition.
@@ -77,57 +77,6 @@ pub fn find(id: &str) -> Option<&'static Builtin> {
     BUILTINS.iter().find(|b| b.id == id)
 }
 
-/// Resolves a workspace-relative path, refusing symlinks on the way.
-pub(crate) fn confined(workspace: &Path, raw: &str) -> Result<(String, PathBuf)> {
-    let rel = normalize(raw)?;
-    let mut abs = workspace.to_path_buf();
-    let segs: Vec<&str> = rel.split('/').collect();
-    for seg in &segs[..segs.len() - 1] {
-        abs.push(seg);
-        match fs::symlink_metadata(&abs) {
-            Ok(m) if m.file_type().is_symlink() => {
-                return Err(Error::InvalidPath {
-                    path: raw.to_owned(),
-                    reason: "a folder on the path is a symlink",
-                });
-            }
-            _ => {}
-        }
-    }
-    abs.push(segs[segs.len() - 1]);
-    Ok((rel, abs))
-}
-
-/// Writes a workspace file (creating folders; never through a symlink or
-/// over a folder). Returns the normalized path.
-pub(crate) fn write_confined(workspace: &Path, raw: &str, bytes: &[u8]) -> Result<String> {
-    let (rel, abs) = confined(workspace, raw)?;
-    if let Some(dir) = abs.parent() {
-        fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
-    }
-    if fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink() || m.is_dir()) {
-        return Err(Error::InvalidPath {
-            path: rel,
-            reason: "it is a symlink or a folder",
-        });
-    }
-    write_atomic(&abs, bytes)?;
-    Ok(rel)
-}
-
-/// Writes `bytes` to `abs` through a temp file and a rename, so a reader
-/// never sees half a file.
-fn write_atomic(abs: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = abs.with_file_name(format!(
-        ".{}.atelier-tmp",
-        abs.file_name().and_then(|n| n.to_str()).unwrap_or("f")
-    ));
-    let mut f = fs::File::create(&tmp).map_err(Error::io("write", &tmp))?;
-    f.write_all(bytes).map_err(Error::io("write", &tmp))?;
-    drop(f);
-    fs::rename(&tmp, abs).map_err(Error::io("write", abs))
-}
-
 fn arg<'a>(args: &'a Value, key: &str) -> &'a str {
     args.get(key).and_then(Value::as_str).unwrap_or_default()
 }
@@ -168,7 +117,7 @@ pub fn run(id: &str, workspace: &Path, args: &Value) -> Result<Value> {
         }
         "list_files" => {
             let base = match args.get("path").and_then(Value::as_str) {
-                Some(p) if !p.is_empty() && p != "." => Some(confined(workspace, p)?),
+                Some(p) if !p.is_empty() && p != "." => Some(resolve_folder(workspace, p)?),
                 _ => None,
             };
             let (prefix, dir) = match &base {

@@ -1,17 +1,23 @@
-//! Running tools: builtin tools ([`builtin`]), the run flow ([`run`]), the
-//! calls' rows (`record`) and render plans ([`plan`]).
+//! Running tools: the run flow ([`run`]) around one call seam ([`call`]:
+//! control, events, outcome, backends), builtin tools ([`builtin`]), Python
+//! tools ([`python`]), the calls' rows (`record`, words in [`status`]) and
+//! render plans ([`plan`]).
 
 pub mod approval;
 pub mod builtin;
+pub mod call;
 pub mod plan;
 pub mod python;
 mod record;
 pub(crate) mod recover;
 pub mod run;
+pub mod status;
 pub mod views;
 
 pub use approval::{Approval, ApprovalRequest};
+pub use call::{CallControl, EventSink, OutputStream, RunEvent};
 pub use run::{RunRequest, ToolCallRecord};
+pub use status::{CallStatus, ErrorKind};
 
 use crate::{Result, db};
 

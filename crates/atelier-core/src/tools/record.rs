@@ -1,13 +1,61 @@
 //! The `tool_calls` row of a call: inserted when the call is recorded
 //! (`running`, or `awaiting_approval` while a person decides), ended with
-//! the reason when we (not the tool) cannot complete it, and read back as a
-//! [`ToolCallRecord`].
+//! the reason when we (not the tool) cannot complete it, finished with the
+//! call's outcome ([`Finish`]), and read back as a [`ToolCallRecord`].
 
+use serde::Serialize;
 use serde_json::Value;
-use sqlx::Row;
+use sqlx::{Row, SqliteConnection};
 
+use super::call::RunEvent;
+use super::plan::RenderPlan;
 use super::run::{RunRequest, ToolCallRecord};
+use super::status::{CallStatus, ErrorKind};
 use crate::{Atelier, Error, Result, ids};
+
+/// How a call ended, written to its row in the transaction that adds its
+/// `tool` message (so a call is finished exactly when its node exists).
+pub(super) struct Finish<'a> {
+    pub message_id: &'a str,
+    pub status: CallStatus,
+    pub result: Option<&'a Value>,
+    pub render_plan: &'a RenderPlan,
+    pub error_kind: Option<ErrorKind>,
+    pub error: Option<&'a str>,
+    pub stdout: Option<&'a str>,
+    pub stderr: Option<&'a str>,
+    pub pre_manifest_id: &'a str,
+    pub post_manifest_id: &'a str,
+}
+
+impl Finish<'_> {
+    pub(super) async fn write(self, conn: &mut SqliteConnection, call_id: &str) -> Result<()> {
+        sqlx::query(
+            "UPDATE tool_calls SET message_id = ?, status = ?, result = ?, render_plan = ?, error_kind = ?, error = ?, \
+             stdout = ?, stderr = ?, finished_at = ?, pre_manifest_id = ?, post_manifest_id = ? WHERE id = ?",
+        )
+        .bind(self.message_id)
+        .bind(self.status.as_str())
+        .bind(self.result.map(json_text))
+        .bind(json_text(self.render_plan))
+        .bind(self.error_kind.map(ErrorKind::as_str))
+        .bind(self.error)
+        .bind(self.stdout)
+        .bind(self.stderr)
+        .bind(ids::now())
+        .bind(self.pre_manifest_id)
+        .bind(self.post_manifest_id)
+        .bind(call_id)
+        .execute(&mut *conn)
+        .await?;
+        Ok(())
+    }
+}
+
+/// JSON text of a value to store.
+fn json_text<T: Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".to_owned())
+}
 
 fn parse<T: serde::de::DeserializeOwned>(s: Option<String>, what: &'static str) -> Result<Option<T>> {
     s.map(|s| {
@@ -30,8 +78,22 @@ fn call_from_row(r: &sqlx::sqlite::SqliteRow) -> Result<ToolCallRecord> {
         args: parse(r.try_get("args")?, "tool call args")?.unwrap_or(Value::Null),
         result: parse(r.try_get("result")?, "tool call result")?,
         render_plan: parse(r.try_get("render_plan")?, "render plan")?,
-        status: r.try_get("status")?,
-        error_kind: r.try_get("error_kind")?,
+        status: {
+            let s: String = r.try_get("status")?;
+            CallStatus::parse(&s).ok_or(Error::InvalidData {
+                what: "tool call status",
+                reason: s,
+            })?
+        },
+        error_kind: r
+            .try_get::<Option<String>, _>("error_kind")?
+            .map(|k| {
+                ErrorKind::parse(&k).ok_or(Error::InvalidData {
+                    what: "tool call error kind",
+                    reason: k,
+                })
+            })
+            .transpose()?,
         error: r.try_get("error")?,
         stdout: r.try_get("stdout")?,
         stderr: r.try_get("stderr")?,
@@ -51,7 +113,7 @@ impl Atelier {
         tool_id: &str,
         chat_id: &str,
         call_id: &str,
-        status: &str,
+        status: CallStatus,
     ) -> Result<()> {
         sqlx::query(
             "INSERT INTO tool_calls (id, chat_id, tool_id, args, status, started_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -60,15 +122,15 @@ impl Atelier {
         .bind(chat_id)
         .bind(tool_id)
         .bind(serde_json::to_string(&req.args).map_err(|e| Error::Internal(e.to_string()))?)
-        .bind(status)
+        .bind(status.as_str())
         .bind(ids::now())
         .execute(self.db())
         .await?;
         self.running_calls()
             .insert(call_id.to_owned(), req.control.cancel.clone());
-        if let Some(started) = &req.control.on_started {
-            started(call_id);
-        }
+        req.control.emit(RunEvent::Started {
+            call_id: call_id.to_owned(),
+        });
         Ok(())
     }
 

@@ -52,7 +52,7 @@ async fn recover_waiting(app: &Atelier, id: &str, chat_id: &str) -> Result<bool>
             if let Some(dir) = p.parent() {
                 std::fs::create_dir_all(dir).map_err(crate::Error::io("create", dir))?;
             }
-            crate::store::lock::FileLock::try_acquire(&p)
+            crate::lock::FileLock::try_acquire(&p)
         })
         .await?
     };
@@ -80,7 +80,7 @@ async fn recover_waiting(app: &Atelier, id: &str, chat_id: &str) -> Result<bool>
 async fn recover_one(app: &Atelier, id: &str, chat_id: &str) -> Result<bool> {
     {
         let lock_path = app.data_dir().chat_dir(chat_id).join("lock");
-        let Some(_lock) = blocking(move || crate::store::lock::FileLock::try_acquire(&lock_path)).await? else {
+        let Some(_lock) = blocking(move || crate::lock::FileLock::try_acquire(&lock_path)).await? else {
             return Ok(false);
         };
         let chat = app.get_chat(chat_id).await?;

@@ -13,15 +13,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::approval::Approval;
-use super::python::{CallControl, PyCall};
-use super::{builtin, plan};
-use crate::chats::{NewMessage, insert_message, set_active};
+use super::call::{Backend, CallControl, Outcome};
+use super::plan;
+use super::record::Finish;
+use super::status::{CallStatus, ErrorKind};
+use crate::lock::FileLock;
+use crate::messages::{NewMessage, insert_message, set_active};
 use crate::model::{ContentPart, ManifestSource, Role};
-use crate::store::lock::FileLock;
 use crate::toolsets::interp::Context;
 use crate::toolsets::records::{ToolRecord, ToolsetRecord};
 use crate::workspace::lock_chat;
-use crate::{Atelier, Error, Result, blocking, db, ids};
+use crate::{Atelier, Error, Result, db, ids};
 
 /// A call to make.
 #[derive(Debug, Clone, Default)]
@@ -32,7 +34,7 @@ pub struct RunRequest {
     /// Run under this message instead of the active leaf (a branch).
     pub parent_id: Option<String>,
     pub approval: Approval,
-    /// Timeout override, cancellation and live output (Python tools).
+    /// Timeout override, cancellation, and where the call's events go.
     pub control: CallControl,
 }
 
@@ -48,8 +50,8 @@ pub struct ToolCallRecord {
     pub args: Value,
     pub result: Option<Value>,
     pub render_plan: Option<plan::RenderPlan>,
-    pub status: String,
-    pub error_kind: Option<String>,
+    pub status: CallStatus,
+    pub error_kind: Option<ErrorKind>,
     pub error: Option<String>,
     pub stdout: Option<String>,
     pub stderr: Option<String>,
@@ -93,47 +95,6 @@ struct Turn<'a> {
     decision: Decision,
 }
 
-/// What the call itself produced, with what it printed.
-struct Outcome {
-    result: std::result::Result<Value, Failure>,
-    stdout: Option<String>,
-    stderr: Option<String>,
-}
-
-struct Failure {
-    kind: &'static str,
-    message: String,
-    traceback: Option<String>,
-}
-
-impl Outcome {
-    fn failed(kind: &'static str, message: String) -> Self {
-        Outcome {
-            result: Err(Failure {
-                kind,
-                message,
-                traceback: None,
-            }),
-            stdout: None,
-            stderr: None,
-        }
-    }
-}
-
-impl From<PyCall> for Outcome {
-    fn from(c: PyCall) -> Self {
-        Outcome {
-            result: c.result.map_err(|f| Failure {
-                kind: f.kind,
-                message: f.message,
-                traceback: f.traceback,
-            }),
-            stdout: c.stdout,
-            stderr: c.stderr,
-        }
-    }
-}
-
 impl Atelier {
     /// Runs a tool in a chat (see the module docs). Returns the recorded
     /// call, whatever its status; an `Err` means nothing could be recorded.
@@ -172,6 +133,7 @@ impl Atelier {
                 Approval::Ask(_) | Approval::Wait => None,
             },
         };
+        let backend = Backend::of(&tool, toolset.as_ref())?;
         let (_lock, decision) = match decided {
             Some(d) => (self.lock_then_record(&req, &tool.tool_id, &chat.id, &call_id).await?, d),
             None => {
@@ -187,6 +149,7 @@ impl Atelier {
             .run_recorded(
                 &req,
                 &tool,
+                backend,
                 toolset.as_ref(),
                 &chat.id,
                 Turn {
@@ -215,7 +178,8 @@ impl Atelier {
         call_id: &str,
     ) -> Result<FileLock> {
         let lock = lock_chat(self, chat_id).await?;
-        self.record_call(req, tool_id, chat_id, call_id, "running").await?;
+        self.record_call(req, tool_id, chat_id, call_id, CallStatus::Running)
+            .await?;
         Ok(lock)
     }
 
@@ -225,6 +189,7 @@ impl Atelier {
         &self,
         req: &RunRequest,
         tool: &ToolRecord,
+        backend: Backend<'_>,
         toolset: Option<&ToolsetRecord>,
         chat_id: &str,
         turn: Turn<'_>,
@@ -235,6 +200,7 @@ impl Atelier {
             decision,
         } = turn;
         let chat = self.get_chat(chat_id).await?; // fresh, under the lock
+        let walks = req.control.walk_observer();
         let stays = parent.as_ref().is_none_or(|p| p.manifest_id == chat.active_manifest_id);
         let (parent_id, pre_manifest_id, leaf) = if stays && self.edit_watch().is_clean(&chat.id).await {
             // The watcher saw nothing since the last recorded walk: there
@@ -246,13 +212,12 @@ impl Atelier {
                 leaf,
             )
         } else {
-            let (mut current, _) = self.capture_pending(&chat, &req.control.workspace).await?;
+            let (mut current, _) = self.capture_pending(&chat, &walks).await?;
             let parent_id = match parent {
                 Some(p) => {
                     if p.manifest_id != current.manifest_id {
                         let (root, files) = self.manifest_state(&chat.id, &p.manifest_id).await?;
-                        self.materialize(&mut current, root, files, &req.control.workspace)
-                            .await?;
+                        self.materialize(&mut current, root, files, &walks).await?;
                         current.manifest_id = p.manifest_id.clone();
                     }
                     p.id
@@ -263,9 +228,9 @@ impl Atelier {
         };
 
         let outcome = match decision {
-            Decision::Refuse(message) => Outcome::failed("invalid_args", message),
-            Decision::Deny => Outcome::failed("denied", "denied by user".to_owned()),
-            Decision::Run => self.call(tool, toolset, &chat.id, &req.args, &req.control).await,
+            Decision::Refuse(message) => Outcome::failed(ErrorKind::InvalidArgs, message),
+            Decision::Deny => Outcome::failed(ErrorKind::Denied, "denied by user"),
+            Decision::Run => backend.call(self, tool, &chat.id, &req.args, &req.control).await,
         };
 
         // Snapshot, also after a failure: partial changes are kept.
@@ -273,9 +238,7 @@ impl Atelier {
             .edit_watch()
             .before_walk(&chat.id, &self.data_dir().chat_dir(&chat.id))
             .await;
-        let scanned = self
-            .scan_against(&chat.id, &leaf, &pre_manifest_id, &req.control.workspace)
-            .await?;
+        let scanned = self.scan_against(&chat.id, &leaf, &pre_manifest_id, &walks).await?;
         let delta = self.scan_delta(&scanned).await?;
         let message_id = ids::new_id();
         let mut tx = db::begin_write(self.db()).await?;
@@ -295,10 +258,14 @@ impl Atelier {
                 };
                 let artifact = self.artifact_hash(tool).await?;
                 let p = plan::plan(tool.render_config.as_ref(), &ctx, &post_manifest_id, artifact);
-                ("success", Some(ret.clone()), None, None, p)
+                (CallStatus::Success, Some(ret.clone()), None, None, p)
             }
             Err(f) => {
-                let status = if f.kind == "cancelled" { "cancelled" } else { "error" };
+                let status = if f.kind == ErrorKind::Cancelled {
+                    CallStatus::Cancelled
+                } else {
+                    CallStatus::Error
+                };
                 let details = plan::ErrorDetails {
                     traceback: f.traceback.clone(),
                     stdout: outcome.stdout.clone(),
@@ -313,7 +280,7 @@ impl Atelier {
                     None,
                     Some(f.kind),
                     Some(message),
-                    plan::error_plan_with(f.kind, &f.message, &details, Some(&post_manifest_id)),
+                    plan::error_plan_with(f.kind.as_str(), &f.message, &details, Some(&post_manifest_id)),
                 )
             }
         };
@@ -331,23 +298,19 @@ impl Atelier {
             },
         )
         .await?;
-        sqlx::query(
-            "UPDATE tool_calls SET message_id = ?, status = ?, result = ?, render_plan = ?, error_kind = ?, error = ?, \
-             stdout = ?, stderr = ?, finished_at = ?, pre_manifest_id = ?, post_manifest_id = ? WHERE id = ?",
-        )
-        .bind(&message_id)
-        .bind(status)
-        .bind(result.as_ref().map(json_text))
-        .bind(json_text(&render_plan))
-        .bind(error_kind)
-        .bind(&error)
-        .bind(&outcome.stdout)
-        .bind(&outcome.stderr)
-        .bind(ids::now())
-        .bind(&pre_manifest_id)
-        .bind(&post_manifest_id)
-        .bind(call_id)
-        .execute(&mut *tx)
+        Finish {
+            message_id: &message_id,
+            status,
+            result: result.as_ref(),
+            render_plan: &render_plan,
+            error_kind,
+            error: error.as_deref(),
+            stdout: outcome.stdout.as_deref(),
+            stderr: outcome.stderr.as_deref(),
+            pre_manifest_id: &pre_manifest_id,
+            post_manifest_id: &post_manifest_id,
+        }
+        .write(&mut tx, call_id)
         .await?;
         set_active(&mut tx, &chat.id, &message_id, &post_manifest_id).await?;
         tx.commit().await?;
@@ -358,29 +321,6 @@ impl Atelier {
             self.edit_watch().mark_clean(&chat.id, at);
         }
         Ok(())
-    }
-
-    /// Calls the tool's code.
-    async fn call(
-        &self,
-        tool: &ToolRecord,
-        toolset: Option<&ToolsetRecord>,
-        chat_id: &str,
-        args: &Value,
-        control: &CallControl,
-    ) -> Outcome {
-        let Some(ts) = toolset else {
-            let (id, ws, args) = (tool.tool_id.clone(), self.workspace_dir(chat_id), args.clone());
-            return match blocking(move || builtin::run(&id, &ws, &args)).await {
-                Ok(v) => Outcome {
-                    result: Ok(v),
-                    stdout: None,
-                    stderr: None,
-                },
-                Err(e) => Outcome::failed("exception", e.to_string()),
-            };
-        };
-        self.call_python(tool, ts, chat_id, args, control).await.into()
     }
 
     /// The hash of an html renderer's artifact (toolset file), if any.
@@ -412,9 +352,4 @@ impl Atelier {
             None => false,
         }
     }
-}
-
-/// JSON text of a value to store.
-fn json_text<T: Serialize>(v: &T) -> String {
-    serde_json::to_string(v).unwrap_or_else(|_| "null".to_owned())
 }

@@ -45,6 +45,18 @@ fn write_files(dir: &Path, files: &[(&str, &[u8])]) -> Result<()> {
 }
 
 impl Atelier {
+    /// Gives a fresh data dir (no toolset, no chat) the bundled examples, as
+    /// the desktop app does when it opens one; a data dir someone has used
+    /// is left as it is (examples they uninstalled stay uninstalled).
+    /// Returns what was installed.
+    pub async fn seed_if_fresh(&self) -> Result<Vec<ImportReport>> {
+        if self.list_toolsets().await?.is_empty() && self.list_chats().await?.is_empty() {
+            self.install_examples().await
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
     /// Installs the bundled examples that are not installed yet (an older
     /// version is upgraded). Returns what was installed.
     pub async fn install_examples(&self) -> Result<Vec<ImportReport>> {

@@ -13,11 +13,12 @@ use serde::Serialize;
 use serde_json::Value;
 use sqlx::Row;
 
-use super::bundle::{self, Content};
+use super::bundle;
 use super::manifest::{McpServerDecl, PythonSection, RendererDecl, RendererKind, ToolDecl, ToolsetManifest};
 use super::records::json_col;
 use super::validate::{self, MANIFEST_FILE};
 use crate::store::Observer;
+use crate::zipfile::Content;
 use crate::{Atelier, Error, Result, blocking};
 
 /// What an export or pack wrote.
@@ -129,7 +130,7 @@ impl Atelier {
 }
 
 fn write(out: &Path, contents: &BTreeMap<String, Content>) -> Result<PackReport> {
-    bundle::write_zip(out, contents)?;
+    crate::zipfile::write_zip(out, contents)?;
     let size = std::fs::metadata(out).map_err(Error::io("read", out))?.len();
     Ok(PackReport {
         path: out.to_path_buf(),

@@ -1,6 +1,9 @@
-//! Differences between two workspace states, with unified text diffs.
+//! Differences between two workspace states, with unified text diffs, and
+//! the diff of an edit a person is about to save ([`diff_text`]): one diff
+//! algorithm for every view.
 
-use similar::TextDiff;
+use serde::{Deserialize, Serialize};
+use similar::{ChangeTag, TextDiff};
 
 use crate::model::{ModifiedFile, WorkspaceDiff};
 use crate::store::manifest::Change;
@@ -57,6 +60,44 @@ impl Atelier {
     }
 }
 
+/// An edit about to be saved, as a person reviews it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct TextChange {
+    /// Unified diff (`a/<path>`, `b/<path>`, three lines of context); empty
+    /// when nothing changed.
+    pub unified: String,
+    /// Lines added and removed.
+    pub added: u32,
+    pub removed: u32,
+}
+
+/// The diff of `before` → `after` for `path` (off the async runtime: a big
+/// file takes a moment).
+pub async fn diff_text(path: String, before: String, after: String) -> Result<TextChange> {
+    blocking(move || {
+        let diff = TextDiff::from_lines(&before, &after);
+        let (mut added, mut removed) = (0u32, 0u32);
+        for change in diff.iter_all_changes() {
+            match change.tag() {
+                ChangeTag::Insert => added += 1,
+                ChangeTag::Delete => removed += 1,
+                ChangeTag::Equal => {}
+            }
+        }
+        let unified = if added + removed == 0 {
+            String::new()
+        } else {
+            unified(&path, &before, &after)
+        };
+        Ok(TextChange {
+            unified,
+            added,
+            removed,
+        })
+    })
+    .await
+}
+
 /// UTF-8 without NUL bytes counts as text (git's heuristic, plus UTF-8).
 fn as_text(bytes: &[u8]) -> Option<&str> {
     if bytes.contains(&0) {
@@ -82,6 +123,24 @@ mod tests {
         let d = unified("a.txt", "one\ntwo\n", "one\nthree\n");
         assert!(d.starts_with("--- a/a.txt\n+++ b/a.txt\n"), "{d}");
         assert!(d.contains("-two\n+three\n"), "{d}");
+    }
+
+    #[tokio::test]
+    async fn an_edit_is_counted_and_shown_as_the_compare_view_shows_it() {
+        let change = diff_text("notes.md".into(), "a\nb\nc\n".into(), "a\nB\nc\nd\n".into())
+            .await
+            .expect("diff");
+        assert_eq!((change.added, change.removed), (2, 1));
+        assert!(
+            change.unified.starts_with("--- a/notes.md\n+++ b/notes.md\n"),
+            "{}",
+            change.unified
+        );
+        assert!(change.unified.contains("-b\n+B\n"), "{}", change.unified);
+        let same = diff_text("x".into(), "same\n".into(), "same\n".into())
+            .await
+            .expect("diff");
+        assert_eq!((same.unified.as_str(), same.added, same.removed), ("", 0, 0));
     }
 
     #[test]

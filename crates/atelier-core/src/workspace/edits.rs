@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 
 use super::lock_chat;
 use crate::model::{ManifestSource, SnapshotOutcome};
+use crate::store::confine::{resolve as confined, write_file as write_confined};
 use crate::store::{Observer, Progress};
-use crate::tools::builtin::{confined, write_confined};
 use crate::{Atelier, Error, Result, blocking, ids};
 
 /// One change an editor saves.

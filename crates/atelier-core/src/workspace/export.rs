@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::store::{Observer, Progress};
-use crate::toolsets::bundle::{Content, write_zip_with};
+use crate::zipfile::{Content, write_zip_with};
 use crate::{Atelier, Error, Result, blocking, ids};
 
 /// What an export wrote.

@@ -1,7 +1,7 @@
 //! Workspace operations on a chat: snapshot, checkout, append, list, read.
 //!
 //! Every operation that moves a chat's workspace runs under the chat's
-//! cross-process [lock](crate::store::lock) and starts by recording pending
+//! cross-process [lock](crate::lock) and starts by recording pending
 //! edits ([`Atelier::snapshot`]): whatever a person or another program
 //! changed in the folder becomes an `edit` node under the leaf it was made
 //! on, before the folder is changed. Nothing edited by hand is lost.
@@ -9,7 +9,7 @@
 //! Blocking store work runs on `spawn_blocking`; the database is only
 //! touched once the blobs it will name are durable.
 
-mod diff;
+pub mod diff;
 pub mod edits;
 pub mod export;
 mod fence;
@@ -20,10 +20,10 @@ pub(crate) mod manifests;
 
 use std::path::PathBuf;
 
-use crate::chats::{NewMessage, insert_message, set_active};
+use crate::lock::FileLock;
+use crate::messages::{NewMessage, insert_message, set_active};
 use crate::model::Chat;
 use crate::model::{ContentPart, FileListing, ManifestSource, Message, Role, SnapshotOutcome, WorkspaceManifest};
-use crate::store::lock::FileLock;
 use crate::store::statcache::StatCache;
 use crate::store::{BlobStore, Hash, Manifest, Observer, failpoint, materialize, snapshot, tree};
 use crate::{Atelier, Error, Result, blocking, db, ids};

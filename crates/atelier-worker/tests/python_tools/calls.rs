@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result};
-use atelier_core::tools::python::{CallControl, OutputListener, Stream};
+use atelier_core::tools::{CallControl, OutputStream as Stream, RunEvent};
 use serde_json::json;
 
 use crate::{Env, failed, run_in, succeeded, tool, tool_with};
@@ -143,15 +143,11 @@ async fn output_streams_live_is_capped_and_includes_children_and_c() -> Result<(
 
     let seen: Arc<Mutex<Vec<(Instant, Stream, String)>>> = Arc::default();
     let log = seen.clone();
-    let listener: OutputListener = Arc::new(move |stream, text: &str| {
-        if let Ok(mut l) = log.lock() {
-            l.push((Instant::now(), stream, text.to_owned()));
+    let control = CallControl::with_events(move |event| {
+        if let (RunEvent::Output { stream, text }, Ok(mut l)) = (event, log.lock()) {
+            l.push((Instant::now(), stream, text));
         }
     });
-    let control = CallControl {
-        listener: Some(listener),
-        ..Default::default()
-    };
     let call = run_in(&env.app, &chat, "noisy:chatty", json!({}), control).await?;
     let returned = Instant::now();
     succeeded(&call)?;

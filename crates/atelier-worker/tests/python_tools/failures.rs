@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use anyhow::{Context as _, Result, ensure};
-use atelier_core::tools::python::CallControl;
+use atelier_core::tools::CallControl;
 use serde_json::json;
 
 use crate::{Env, failed, run_in, succeeded, tool, tool_with};
@@ -227,8 +227,11 @@ async fn a_running_call_can_be_cancelled_and_the_next_call_works() -> Result<()>
     };
     ensure!(env.app.cancel_tool_call(&id), "the call is running in this process");
     let cancelled = call.await??;
-    ensure!(cancelled.status == "cancelled", "{cancelled:#?}");
-    ensure!(cancelled.error_kind.as_deref() == Some("cancelled"));
+    ensure!(
+        cancelled.status == atelier_core::tools::CallStatus::Cancelled,
+        "{cancelled:#?}"
+    );
+    ensure!(cancelled.error_kind.map(atelier_core::tools::ErrorKind::as_str) == Some("cancelled"));
     ensure!(
         cancelled.stdout.as_deref() == Some("napping\n"),
         "{:?}",

@@ -47,7 +47,7 @@ mod workers;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result, ensure};
-use atelier_core::tools::python::CallControl;
+use atelier_core::tools::CallControl;
 use atelier_core::tools::{RunRequest, ToolCallRecord};
 use atelier_core::toolsets::ImportOptions;
 use atelier_core::{Atelier, DataDir, PythonSettings};
@@ -153,13 +153,17 @@ fn tool_with(id: &str, entrypoint: &str, props: Value, extra: Value) -> Value {
 }
 
 fn succeeded(call: &ToolCallRecord) -> Result<&Value> {
-    ensure!(call.status == "success", "the call failed: {call:#?}");
+    ensure!(
+        call.status == atelier_core::tools::CallStatus::Success,
+        "the call failed: {call:#?}"
+    );
     call.result.as_ref().context("a successful call has a result")
 }
 
 fn failed<'a>(call: &'a ToolCallRecord, kind: &str) -> Result<&'a str> {
     ensure!(
-        call.status == "error" && call.error_kind.as_deref() == Some(kind),
+        call.status == atelier_core::tools::CallStatus::Error
+            && call.error_kind.map(atelier_core::tools::ErrorKind::as_str) == Some(kind),
         "expected a `{kind}` error: {call:#?}"
     );
     call.error.as_deref().context("a failed call says why")

@@ -3,7 +3,7 @@
 use std::time::UNIX_EPOCH;
 
 use anyhow::{Context as _, Result, ensure};
-use atelier_core::tools::python::CallControl;
+use atelier_core::tools::CallControl;
 use atelier_core::toolsets::ImportOptions;
 use serde_json::{Value, json};
 

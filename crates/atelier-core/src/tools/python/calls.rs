@@ -8,8 +8,10 @@ use atelier_protocol::Request;
 use serde_json::Value;
 
 use super::worker::Limits;
-use super::{CallControl, Key, PyCall, PyFailure, Spawn, to_call, venv};
+use super::{Key, Spawn, to_outcome, venv};
 use crate::store::Observer;
+use crate::tools::call::{CallControl, Outcome};
+use crate::tools::status::ErrorKind;
 use crate::toolsets::manifest::{ToolDecl, ToolsetManifest};
 use crate::toolsets::records::{ToolRecord, ToolsetRecord};
 use crate::{Atelier, Error, Result};
@@ -112,7 +114,7 @@ impl Atelier {
                 id: crate::ids::new_id(),
                 module: module.clone(),
             };
-            let call = to_call(worker.request(&req, &limits).await);
+            let call = to_outcome(worker.request(&req, &limits).await);
             let listed = call.result.map_err(|f| {
                 let detail = f.traceback.map(|t| format!("\n{t}")).unwrap_or_default();
                 fail(i, module, format!("{}{detail}", f.message))
@@ -174,18 +176,10 @@ impl Atelier {
         chat_id: &str,
         args: &Value,
         control: &CallControl,
-    ) -> PyCall {
+    ) -> Outcome {
         match self.try_call_python(tool, ts, chat_id, args, control).await {
-            Ok(call) => call,
-            Err(e) => PyCall {
-                result: Err(PyFailure {
-                    kind: "unavailable",
-                    message: format!("{} could not run: {e}", tool.tool_id),
-                    traceback: None,
-                }),
-                stdout: None,
-                stderr: None,
-            },
+            Ok(outcome) => outcome,
+            Err(e) => Outcome::failed(ErrorKind::Unavailable, format!("{} could not run: {e}", tool.tool_id)),
         }
     }
 
@@ -196,7 +190,7 @@ impl Atelier {
         chat_id: &str,
         args: &Value,
         control: &CallControl,
-    ) -> Result<PyCall> {
+    ) -> Result<Outcome> {
         let entrypoint = tool
             .entrypoint
             .clone()
@@ -245,6 +239,6 @@ impl Atelier {
             pycache: &pycache,
         };
         let ended = self.python().request(key, spawn, &req, timeout, control).await?;
-        Ok(to_call(ended))
+        Ok(to_outcome(ended))
     }
 }

@@ -22,14 +22,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use atelier_protocol::{Outcome, Request, WorkerConfig};
-use serde_json::Value;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tokio_util::sync::CancellationToken;
 
-pub use atelier_protocol::Stream;
 pub use capture::OutputListener;
 use worker::{End, Limits, Worker};
 
+use crate::tools::call::{CallControl, Failure, Outcome as CallOutcome};
+use crate::tools::status::ErrorKind;
 use crate::{Error, Result};
 
 /// How Python tools run; [`PythonSettings::from_env`] is the default.
@@ -152,55 +151,6 @@ pub(crate) struct Spawn<'a> {
     pub(crate) pycache: &'a Path,
 }
 
-/// A Python call's end, as the run flow records it.
-#[derive(Debug)]
-pub struct PyCall {
-    pub result: std::result::Result<Value, PyFailure>,
-    pub stdout: Option<String>,
-    pub stderr: Option<String>,
-}
-
-/// Why a Python call failed: `kind` becomes `tool_calls.error_kind`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PyFailure {
-    pub kind: &'static str,
-    pub message: String,
-    pub traceback: Option<String>,
-}
-
-/// What a caller may set for one call.
-#[derive(Clone, Default)]
-pub struct CallControl {
-    /// Overrides the tool's `timeout_s`.
-    pub timeout: Option<Duration>,
-    pub cancel: CancellationToken,
-    /// Receives captured output while the call runs.
-    pub listener: Option<OutputListener>,
-    /// Progress of the workspace walks before and after the call (a big
-    /// workspace takes a while to record).
-    pub workspace: crate::store::Observer,
-    /// Told the call's id as soon as it is recorded (`running`), so a front
-    /// end can show it and offer Cancel before the call returns.
-    pub on_started: Option<StartedListener>,
-    /// Told the call's id when it starts waiting for a person's approval
-    /// ([`crate::tools::Approval::Wait`]).
-    pub on_awaiting: Option<StartedListener>,
-}
-
-/// Receives a call's id when it is recorded.
-pub type StartedListener = Arc<dyn Fn(&str) + Send + Sync>;
-
-impl std::fmt::Debug for CallControl {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CallControl")
-            .field("timeout", &self.timeout)
-            .field("listener", &self.listener.is_some())
-            .field("on_started", &self.on_started.is_some())
-            .field("on_awaiting", &self.on_awaiting.is_some())
-            .finish_non_exhaustive()
-    }
-}
-
 impl Pool {
     pub(crate) fn new(settings: PythonSettings) -> Self {
         let slots = Arc::new(Semaphore::new(settings.max_workers.max(1)));
@@ -268,7 +218,7 @@ impl Pool {
             timeout,
             cancel: control.cancel.clone(),
             output_cap: self.settings.output_cap,
-            listener: control.listener.clone(),
+            listener: control.output_listener(),
         };
         let ended = worker.request(req, &limits).await;
         if matches!(ended.how, End::Answered(_)) {
@@ -352,31 +302,24 @@ impl Pool {
 }
 
 /// Turns a worker's end into what the run flow records.
-pub(crate) fn to_call(ended: worker::Ended) -> PyCall {
+pub(crate) fn to_outcome(ended: worker::Ended) -> CallOutcome {
+    let fail = |kind, message: String| Failure {
+        kind,
+        message,
+        traceback: None,
+    };
     let result = match ended.how {
         End::Answered(Outcome::Ok { value }) => Ok(value),
-        End::Answered(Outcome::Error(e)) => Err(PyFailure {
-            kind: e.kind.as_str(),
+        End::Answered(Outcome::Error(e)) => Err(Failure {
+            kind: e.kind.into(),
             message: e.message,
             traceback: e.traceback,
         }),
-        End::TimedOut(t) => Err(PyFailure {
-            kind: "timeout",
-            message: format!("timed out after {} s", fmt_secs(t)),
-            traceback: None,
-        }),
-        End::Cancelled => Err(PyFailure {
-            kind: "cancelled",
-            message: "cancelled by user".into(),
-            traceback: None,
-        }),
-        End::Crashed(how) => Err(PyFailure {
-            kind: "crash",
-            message: format!("tool process crashed ({how})"),
-            traceback: None,
-        }),
+        End::TimedOut(t) => Err(fail(ErrorKind::Timeout, format!("timed out after {} s", fmt_secs(t)))),
+        End::Cancelled => Err(fail(ErrorKind::Cancelled, "cancelled by user".into())),
+        End::Crashed(how) => Err(fail(ErrorKind::Crash, format!("tool process crashed ({how})"))),
     };
-    PyCall {
+    CallOutcome {
         result,
         stdout: ended.stdout,
         stderr: ended.stderr,

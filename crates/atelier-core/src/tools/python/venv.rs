@@ -117,7 +117,7 @@ pub async fn ensure(
     }
     // A concurrent install of the same requirements waits for this one.
     let lock_path = venv.with_extension("lock");
-    let _lock = crate::blocking(move || crate::store::lock::FileLock::acquire(&lock_path)).await?;
+    let _lock = crate::blocking(move || crate::lock::FileLock::acquire(&lock_path)).await?;
     if is_complete(venv) {
         return Ok(());
     }

@@ -1,0 +1,207 @@
+//! Confinement: the one rule for reaching a path inside a workspace.
+//!
+//! A workspace-relative path is first normalized ([`super::path`]: no `..`,
+//! no absolute path, no NUL). Then every folder on the way to it is
+//! `lstat`ed: a folder that turns out to be a symlink (or a file) would lead
+//! the write, read or delete somewhere else — possibly outside the
+//! workspace — so the path is refused. A folder that does not exist yet is
+//! fine: nothing there can be followed, and whoever creates it creates a
+//! real folder. The last segment is the caller's to check, because each
+//! operation needs a different answer there (reads open it with
+//! `O_NOFOLLOW`, writes refuse a symlink or a folder, deletes unlink it).
+//!
+//! Every code path that touches a workspace by a path it did not walk
+//! itself — builtin tools, editor saves and restores, uploads, materialize —
+//! goes through [`check_way`] (or [`resolve`], which adds normalization).
+
+use std::collections::HashSet;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::path::normalize;
+use crate::{Error, Result};
+
+/// What stands on the way to a path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Way {
+    /// Every folder on the way is a real folder, or missing.
+    Clear,
+    /// `at` (a prefix of the path) is a symlink, or not a folder.
+    Blocked { at: String, symlink: bool },
+}
+
+/// The folders on the way to `rel`, outermost first: `a/b/c` gives `a`,
+/// `a/b`.
+pub fn folders_on_the_way(rel: &str) -> impl Iterator<Item = &str> {
+    rel.match_indices('/').map(move |(i, _)| &rel[..i])
+}
+
+/// Checks every folder on the way to the clean relative path `rel` inside
+/// `root`. `known_real` caches prefixes already found to be real folders
+/// (a walk over many paths lstat's each folder once); pass an empty set for
+/// one path.
+pub fn check_way(root: &Path, rel: &str, known_real: &mut HashSet<String>) -> Way {
+    for prefix in folders_on_the_way(rel) {
+        if known_real.contains(prefix) {
+            continue;
+        }
+        match fs::symlink_metadata(root.join(prefix)) {
+            Ok(m) if m.is_dir() => {
+                known_real.insert(prefix.to_owned());
+            }
+            Ok(m) => {
+                return Way::Blocked {
+                    at: prefix.to_owned(),
+                    symlink: m.file_type().is_symlink(),
+                };
+            }
+            // Missing: nothing beyond it exists to follow.
+            Err(_) => return Way::Clear,
+        }
+    }
+    Way::Clear
+}
+
+/// Normalizes a path a person or a tool gave and checks the way to it:
+/// `(normalized, absolute)`. The last segment is not checked (see the
+/// module doc).
+pub fn resolve(root: &Path, raw: &str) -> Result<(String, PathBuf)> {
+    let rel = normalize(raw)?;
+    match check_way(root, &rel, &mut HashSet::new()) {
+        Way::Clear => {
+            let abs = root.join(&rel);
+            Ok((rel, abs))
+        }
+        Way::Blocked { symlink, .. } => Err(Error::InvalidPath {
+            path: raw.to_owned(),
+            reason: if symlink {
+                "a folder on the path is a symlink"
+            } else {
+                "a folder on the path is a file"
+            },
+        }),
+    }
+}
+
+/// [`resolve`] for a folder to read (a listing): the folder itself must be
+/// a real folder too, never a symlink to one.
+pub fn resolve_folder(root: &Path, raw: &str) -> Result<(String, PathBuf)> {
+    let (rel, abs) = resolve(root, raw)?;
+    match fs::symlink_metadata(&abs) {
+        Ok(m) if m.is_dir() => Ok((rel, abs)),
+        Ok(m) => Err(Error::InvalidPath {
+            path: rel,
+            reason: if m.file_type().is_symlink() {
+                "it is a symlink"
+            } else {
+                "it is not a folder"
+            },
+        }),
+        Err(e) => Err(Error::io("list", abs)(e)),
+    }
+}
+
+/// Writes a workspace file (creating folders; never through a symlink or
+/// over a folder), atomically. Returns the normalized path.
+pub fn write_file(root: &Path, raw: &str, bytes: &[u8]) -> Result<String> {
+    let (rel, abs) = resolve(root, raw)?;
+    if let Some(dir) = abs.parent() {
+        fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
+    }
+    if fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink() || m.is_dir()) {
+        return Err(Error::InvalidPath {
+            path: rel,
+            reason: "it is a symlink or a folder",
+        });
+    }
+    write_atomic(&abs, bytes)?;
+    Ok(rel)
+}
+
+/// Writes `bytes` to `abs` through a temp file and a rename, so a reader
+/// never sees half a file.
+fn write_atomic(abs: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = abs.with_file_name(format!(
+        ".{}.atelier-tmp",
+        abs.file_name().and_then(|n| n.to_str()).unwrap_or("f")
+    ));
+    let mut f = fs::File::create(&tmp).map_err(Error::io("write", &tmp))?;
+    f.write_all(bytes).map_err(Error::io("write", &tmp))?;
+    drop(f);
+    fs::rename(&tmp, abs).map_err(Error::io("write", abs))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::symlink;
+
+    use super::*;
+
+    fn setup() -> (tempfile::TempDir, tempfile::TempDir) {
+        let ws = tempfile::tempdir().expect("test step");
+        let outside = tempfile::tempdir().expect("test step");
+        fs::create_dir_all(ws.path().join("real/deep")).expect("test step");
+        fs::write(ws.path().join("file.txt"), "x").expect("test step");
+        symlink(outside.path(), ws.path().join("out")).expect("test step");
+        (ws, outside)
+    }
+
+    #[test]
+    fn folders_on_the_way_are_every_proper_prefix() {
+        assert_eq!(folders_on_the_way("a/b/c").collect::<Vec<_>>(), ["a", "a/b"]);
+        assert_eq!(folders_on_the_way("a").count(), 0);
+    }
+
+    #[test]
+    fn a_symlinked_or_file_folder_blocks_the_way_and_a_missing_one_does_not() {
+        let (ws, _outside) = setup();
+        let root = ws.path();
+        let mut cache = HashSet::new();
+        assert_eq!(check_way(root, "real/deep/x.txt", &mut cache), Way::Clear);
+        assert!(cache.contains("real/deep"));
+        assert_eq!(check_way(root, "new/folder/x.txt", &mut cache), Way::Clear);
+        assert_eq!(
+            check_way(root, "out/x.txt", &mut cache),
+            Way::Blocked {
+                at: "out".into(),
+                symlink: true
+            }
+        );
+        assert_eq!(
+            check_way(root, "file.txt/x", &mut cache),
+            Way::Blocked {
+                at: "file.txt".into(),
+                symlink: false
+            }
+        );
+    }
+
+    #[test]
+    fn nothing_is_written_through_a_symlink_or_with_dot_dot() {
+        let (ws, outside) = setup();
+        let root = ws.path();
+        assert!(write_file(root, "out/evil.txt", b"x").is_err());
+        assert!(write_file(root, "../evil.txt", b"x").is_err());
+        assert!(write_file(root, "/tmp/evil.txt", b"x").is_err());
+        symlink(outside.path().join("target.txt"), root.join("link.txt")).expect("test step");
+        assert!(write_file(root, "link.txt", b"x").is_err());
+        assert_eq!(
+            fs::read_dir(outside.path()).expect("test step").count(),
+            0,
+            "nothing reached the outside folder"
+        );
+        assert_eq!(write_file(root, "./a//b.txt", b"ok").expect("test step"), "a/b.txt");
+        assert_eq!(fs::read(root.join("a/b.txt")).expect("test step"), b"ok");
+    }
+
+    #[test]
+    fn a_folder_to_list_must_itself_be_real() {
+        let (ws, _outside) = setup();
+        let root = ws.path();
+        assert!(resolve_folder(root, "real").is_ok());
+        let err = resolve_folder(root, "out").expect_err("must be refused").to_string();
+        assert!(err.contains("symlink"), "{err}");
+        assert!(resolve_folder(root, "file.txt").is_err());
+    }
+}

@@ -1,0 +1,68 @@
+//! Writing ZIPs deterministically: the same contents give the same bytes,
+//! so an exported toolset or workspace can be compared and re-imported.
+//!
+//! Used by toolset export and workspace export; reading (untrusted) ZIPs is
+//! the bundle reader's job, with its own safety rules.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::{Error, Result};
+
+/// A deterministic ZIP: entries sorted, fixed timestamps (1980-01-01) and
+/// permissions, no extra fields. `contents` maps bundle paths to bytes or to
+/// a file to copy.
+pub fn write_zip(out: &Path, contents: &BTreeMap<String, Content>) -> Result<()> {
+    write_zip_with(out, contents, zip::DateTime::default(), &BTreeSet::new())
+}
+
+/// [`write_zip`] with every entry dated `modified`, and the paths in
+/// `executable` marked executable (0755).
+pub fn write_zip_with(
+    out: &Path,
+    contents: &BTreeMap<String, Content>,
+    modified: zip::DateTime,
+    executable: &BTreeSet<String>,
+) -> Result<()> {
+    let tmp = out.with_extension("zip.partial");
+    let result = (|| {
+        let file = File::create(&tmp).map_err(Error::io("create", &tmp))?;
+        let mut zip = zip::ZipWriter::new(file);
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .last_modified_time(modified)
+            .unix_permissions(0o644)
+            .large_file(false);
+        for (name, content) in contents {
+            let zerr = |e: zip::result::ZipError| Error::io("write", &tmp)(std::io::Error::other(e));
+            let mode = if executable.contains(name) { 0o755 } else { 0o644 };
+            zip.start_file(name.as_str(), options.unix_permissions(mode))
+                .map_err(zerr)?;
+            match content {
+                Content::Bytes(b) => zip.write_all(b).map_err(Error::io("write", &tmp))?,
+                Content::File(p) => {
+                    let mut f = File::open(p).map_err(Error::io("read", p))?;
+                    std::io::copy(&mut f, &mut zip).map_err(Error::io("write", &tmp))?;
+                }
+            }
+        }
+        let file = zip
+            .finish()
+            .map_err(|e| Error::io("write", &tmp)(std::io::Error::other(e)))?;
+        file.sync_all().map_err(Error::io("sync", &tmp))?;
+        fs::rename(&tmp, out).map_err(Error::io("write", out))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// What goes into a ZIP entry.
+#[derive(Debug, Clone)]
+pub enum Content {
+    Bytes(Vec<u8>),
+    File(PathBuf),
+}
