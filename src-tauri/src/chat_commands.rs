@@ -18,7 +18,7 @@ use crate::{AppState, paths};
 
 #[tauri::command]
 pub async fn chat_tree(state: State<'_, AppState>, chat_id: String) -> IpcResult<Vec<MessageNode>> {
-    Ok(state.app.chat_tree(&chat_id).await?)
+    Ok(state.app.chats().tree(&chat_id).await?)
 }
 
 /// Makes a message the active leaf; the workspace follows.
@@ -31,6 +31,7 @@ pub async fn checkout(
 ) -> IpcResult<Chat> {
     Ok(state
         .app
+        .workspace()
         .checkout_with(&chat_id, &message_id, &reporting(on_progress))
         .await?)
 }
@@ -46,18 +47,19 @@ pub async fn switch_branch(
 ) -> IpcResult<Chat> {
     Ok(state
         .app
+        .workspace()
         .switch_branch(&chat_id, &message_id, &reporting(on_progress))
         .await?)
 }
 
 #[tauri::command]
 pub async fn rename_chat(state: State<'_, AppState>, chat_id: String, title: String) -> IpcResult<Chat> {
-    Ok(state.app.rename_chat(&chat_id, &title).await?)
+    Ok(state.app.chats().rename(&chat_id, &title).await?)
 }
 
 #[tauri::command]
 pub async fn delete_chat(state: State<'_, AppState>, chat_id: String) -> IpcResult<()> {
-    Ok(state.app.delete_chat(&chat_id).await?)
+    Ok(state.app.chats().delete(&chat_id).await?)
 }
 
 /// What changed between two nodes (messages or manifests).
@@ -68,7 +70,7 @@ pub async fn diff_nodes(
     from: String,
     to: String,
 ) -> IpcResult<WorkspaceDiff> {
-    Ok(state.app.diff(&chat_id, &from, &to).await?)
+    Ok(state.app.workspace().diff(&chat_id, &from, &to).await?)
 }
 
 /// An editor's save, as an `edit` node under `at` (default: the active leaf).
@@ -79,7 +81,11 @@ pub async fn save_edit(
     at: Option<String>,
     changes: Vec<FileChange>,
 ) -> IpcResult<SnapshotOutcome> {
-    Ok(state.app.save_edit(&chat_id, at.as_deref(), changes).await?)
+    Ok(state
+        .app
+        .workspace()
+        .save_edit(&chat_id, at.as_deref(), changes)
+        .await?)
 }
 
 #[tauri::command]
@@ -89,7 +95,7 @@ pub async fn restore_file(
     path: String,
     from: String,
 ) -> IpcResult<SnapshotOutcome> {
-    Ok(state.app.restore_file(&chat_id, &path, &from).await?)
+    Ok(state.app.workspace().restore_file(&chat_id, &path, &from).await?)
 }
 
 /// Files and folders dropped onto the workspace (a `user_upload` node).
@@ -107,6 +113,7 @@ pub async fn upload_files(
         .collect::<atelier_core::Result<Vec<_>>>()?;
     Ok(state
         .app
+        .workspace()
         .upload_files(&chat_id, sources, &dest, &reporting(on_progress))
         .await?)
 }
@@ -123,7 +130,8 @@ pub async fn export_workspace(
     let path = paths::workspace_export_target(&path)?;
     Ok(state
         .app
-        .export_workspace(&chat_id, node.as_deref(), &path, &reporting(on_progress))
+        .workspace()
+        .export(&chat_id, node.as_deref(), &path, &reporting(on_progress))
         .await?)
 }
 
@@ -154,6 +162,7 @@ pub async fn export_workspace_file<R: Runtime>(
     let dest = paths::workspace_export_target(&dest)?;
     let saved = state
         .app
+        .workspace()
         .export_file(&chat_id, &path, manifest_id.as_deref(), &dest)
         .await?;
     Ok(Some(saved.path))
@@ -162,7 +171,7 @@ pub async fn export_workspace_file<R: Runtime>(
 /// Opens the chat's workspace folder in the system file manager.
 #[tauri::command]
 pub async fn open_workspace_folder(state: State<'_, AppState>, chat_id: String) -> IpcResult<()> {
-    let chat = state.app.get_chat(&chat_id).await?;
+    let chat = state.app.chats().get(&chat_id).await?;
     let dir = state.app.workspace_dir(&chat.id);
     Ok(crate::desktop::reveal(&dir).map_err(atelier_core::Error::io("open", &dir))?)
 }

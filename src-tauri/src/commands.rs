@@ -34,19 +34,19 @@ pub struct ImportProgress {
 
 #[tauri::command]
 pub async fn list_toolsets(state: State<'_, AppState>) -> IpcResult<Vec<ToolsetRecord>> {
-    Ok(state.app.list_toolsets().await?)
+    Ok(state.app.toolsets().list().await?)
 }
 
 #[tauri::command]
 pub async fn get_toolset(state: State<'_, AppState>, id: String) -> IpcResult<ToolsetDetails> {
-    Ok(state.app.get_toolset(&id).await?)
+    Ok(state.app.toolsets().get(&id).await?)
 }
 
 /// The consent step: what a bundle will run, and its problems.
 #[tauri::command]
 pub async fn check_bundle(state: State<'_, AppState>, path: PathBuf) -> IpcResult<BundleReport> {
     let path = paths::bundle(&path)?;
-    Ok(state.app.check_bundle(&path, &Observer::default()).await?)
+    Ok(state.app.toolsets().check_bundle(&path, &Observer::default()).await?)
 }
 
 #[tauri::command]
@@ -79,24 +79,24 @@ pub async fn import_toolset(
         observer,
         ..Default::default()
     };
-    Ok(state.app.import_toolset(&path, &options).await?)
+    Ok(state.app.toolsets().import(&path, &options).await?)
 }
 
 #[tauri::command]
 pub async fn export_toolset(state: State<'_, AppState>, id: String, path: PathBuf) -> IpcResult<()> {
     let path = paths::export_target(&path)?;
-    state.app.export_toolset(&id, &path).await?;
+    state.app.toolsets().export(&id, &path).await?;
     Ok(())
 }
 
 #[tauri::command]
 pub async fn enable_toolset(state: State<'_, AppState>, id: String, enabled: bool) -> IpcResult<ToolsetRecord> {
-    Ok(state.app.set_toolset_enabled(&id, enabled).await?)
+    Ok(state.app.toolsets().set_enabled(&id, enabled).await?)
 }
 
 #[tauri::command]
 pub async fn uninstall_toolset(state: State<'_, AppState>, id: String) -> IpcResult<()> {
-    Ok(state.app.uninstall_toolset(&id).await?)
+    Ok(state.app.toolsets().uninstall(&id).await?)
 }
 
 /// A native open dialog for a toolset ZIP.
@@ -122,33 +122,33 @@ pub async fn pick_export_path<R: Runtime>(
 
 #[tauri::command]
 pub async fn list_tools(state: State<'_, AppState>) -> IpcResult<Vec<ToolRecord>> {
-    Ok(state.app.list_tools().await?)
+    Ok(state.app.toolsets().tools().await?)
 }
 
 /// The tools a chat may use: all enabled tools until agents exist.
 #[tauri::command]
 pub async fn get_available_tools(state: State<'_, AppState>) -> IpcResult<Vec<ToolRecord>> {
-    Ok(state.app.list_tools().await?)
+    Ok(state.app.toolsets().tools().await?)
 }
 
 #[tauri::command]
 pub async fn get_tool(state: State<'_, AppState>, tool_id: String) -> IpcResult<ToolRecord> {
-    Ok(state.app.get_tool(&tool_id).await?)
+    Ok(state.app.toolsets().tool(&tool_id).await?)
 }
 
 #[tauri::command]
 pub async fn validate_tool_args(state: State<'_, AppState>, tool_id: String, args: Value) -> IpcResult<Vec<String>> {
-    Ok(state.app.validate_tool_args(&tool_id, &args).await?)
+    Ok(state.app.tools().validate_args(&tool_id, &args).await?)
 }
 
 #[tauri::command]
 pub async fn list_chats(state: State<'_, AppState>) -> IpcResult<Vec<Chat>> {
-    Ok(state.app.list_chats().await?)
+    Ok(state.app.chats().list().await?)
 }
 
 #[tauri::command]
 pub async fn create_chat(state: State<'_, AppState>, title: Option<String>) -> IpcResult<Chat> {
-    Ok(state.app.create_chat(title.as_deref()).await?)
+    Ok(state.app.chats().create(title.as_deref()).await?)
 }
 
 /// Runs a tool in a chat. A `requires_confirmation` tool waits for
@@ -164,7 +164,8 @@ pub async fn run_tool(
 ) -> IpcResult<ToolCallRecord> {
     Ok(state
         .app
-        .run_tool(RunRequest {
+        .tools()
+        .run(RunRequest {
             chat_id,
             tool_id,
             args,
@@ -179,19 +180,19 @@ pub async fn run_tool(
 /// records it as denied. False back: the call was not waiting any more.
 #[tauri::command]
 pub fn answer_approval(state: State<'_, AppState>, call_id: String, approve: bool) -> bool {
-    state.app.answer_approval(&call_id, approve)
+    state.app.tools().answer_approval(&call_id, approve)
 }
 
 /// Cancels a running call (its worker is stopped; the call is recorded as
 /// `cancelled` with what it printed and wrote). False: it is not running.
 #[tauri::command]
 pub fn cancel_tool_call(state: State<'_, AppState>, call_id: String) -> bool {
-    state.app.cancel_tool_call(&call_id)
+    state.app.tools().cancel(&call_id)
 }
 
 #[tauri::command]
 pub async fn list_tool_calls(state: State<'_, AppState>, chat_id: String) -> IpcResult<Vec<ToolCallRecord>> {
-    Ok(state.app.list_tool_calls(&chat_id).await?)
+    Ok(state.app.tools().calls(&chat_id).await?)
 }
 
 #[tauri::command]
@@ -200,7 +201,11 @@ pub async fn get_workspace_files(
     chat_id: String,
     manifest_id: Option<String>,
 ) -> IpcResult<Vec<FileListing>> {
-    Ok(state.app.list_files(&chat_id, manifest_id.as_deref()).await?)
+    Ok(state
+        .app
+        .workspace()
+        .list_files(&chat_id, manifest_id.as_deref())
+        .await?)
 }
 
 #[tauri::command]
@@ -212,6 +217,7 @@ pub async fn get_workspace_file(
 ) -> IpcResult<WorkspaceFile> {
     Ok(state
         .app
+        .tools()
         .workspace_file(&chat_id, &path, manifest_id.as_deref())
         .await?)
 }
@@ -222,14 +228,14 @@ pub async fn get_workspace_manifest(
     chat_id: String,
     manifest_id: Option<String>,
 ) -> IpcResult<WorkspaceManifest> {
-    Ok(state.app.workspace_manifest(&chat_id, manifest_id.as_deref()).await?)
+    Ok(state.app.workspace().manifest(&chat_id, manifest_id.as_deref()).await?)
 }
 
 /// A URL under the render scheme, with a fresh unguessable token, that
 /// serves the complete document of a call's html plan.
 #[tauri::command]
 pub async fn render_url(state: State<'_, AppState>, call_id: String) -> IpcResult<String> {
-    state.app.html_plan(&call_id).await?;
+    state.app.tools().html_plan(&call_id).await?;
     Ok(state.renders.issue(&call_id))
 }
 
@@ -244,7 +250,8 @@ pub async fn workspace_file_url(
 ) -> IpcResult<String> {
     let file = state
         .app
-        .workspace_file_ref(&chat_id, &path, manifest_id.as_deref())
+        .tools()
+        .file_ref(&chat_id, &path, manifest_id.as_deref())
         .await?;
     Ok(state.renders.issue_file(file))
 }
@@ -258,25 +265,31 @@ fn settings_view(state: &AppState, saved: atelier_core::settings::Settings) -> S
 
 #[tauri::command]
 pub async fn get_settings(state: State<'_, AppState>) -> IpcResult<SettingsView> {
-    Ok(settings_view(&state, state.app.settings().await?))
+    Ok(settings_view(&state, state.app.settings().get().await?))
 }
 
 /// Lets frame renderers show pages from an origin (from the next start on).
 #[tauri::command]
 pub async fn allow_frame_origin(state: State<'_, AppState>, origin: String) -> IpcResult<SettingsView> {
-    Ok(settings_view(&state, state.app.allow_frame_origin(&origin).await?))
+    Ok(settings_view(
+        &state,
+        state.app.settings().allow_frame_origin(&origin).await?,
+    ))
 }
 
 #[tauri::command]
 pub async fn forbid_frame_origin(state: State<'_, AppState>, origin: String) -> IpcResult<SettingsView> {
-    Ok(settings_view(&state, state.app.forbid_frame_origin(&origin).await?))
+    Ok(settings_view(
+        &state,
+        state.app.settings().forbid_frame_origin(&origin).await?,
+    ))
 }
 
 /// What a frame renderer may do with a page (the core decides; the UI
 /// shows the page, the notice to allow its origin, or the restart hint).
 #[tauri::command]
 pub async fn check_frame(state: State<'_, AppState>, url: String) -> IpcResult<FrameCheck> {
-    let saved = state.app.settings().await?;
+    let saved = state.app.settings().get().await?;
     Ok(atelier_core::settings::frame_access(
         &url,
         &saved,

@@ -96,8 +96,8 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
 /// before the app is built.
 pub async fn open_state(data: DataDir) -> atelier_core::Result<AppState> {
     let app = Atelier::open(data).await?;
-    app.seed_if_fresh().await?;
-    let frame_origins_in_effect = app.settings().await?.frame_origins;
+    app.toolsets().seed_if_fresh().await?;
+    let frame_origins_in_effect = app.settings().get().await?.frame_origins;
     Ok(AppState {
         app,
         renders: render::Renders::default(),

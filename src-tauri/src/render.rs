@@ -186,12 +186,14 @@ pub async fn serve(state: &AppState, path: &str) -> Response<Cow<'static, [u8]>>
     let served = if rest == "index.html" {
         state
             .app
+            .tools()
             .render_html(&call_id)
             .await
             .map(|doc| (mime("index.html"), doc.into_bytes()))
     } else {
         state
             .app
+            .tools()
             .render_asset(&call_id, &rest)
             .await
             .map(|bytes| (mime(&rest), bytes))
@@ -212,6 +214,7 @@ async fn serve_file(state: &AppState, file: &FileRef, rest: &str) -> Response<Co
     }
     match state
         .app
+        .workspace()
         .read_file(&file.chat_id, &file.path, Some(&file.manifest_id))
         .await
     {

@@ -15,28 +15,29 @@ async fn a_confirmation_tool_waits_for_the_answer_and_obeys_it() {
     use atelier_core::tools::{Approval, RunRequest};
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     std::fs::write(app.workspace_dir(&chat.id).join("doomed.txt"), "x").expect("write");
     for answer in [false, true] {
         let (asker, mut requests) = tokio::sync::mpsc::channel(1);
         let a = app.clone();
         let chat_id = chat.id.clone();
         let call = tokio::spawn(async move {
-            a.run_tool(RunRequest {
-                chat_id,
-                tool_id: "delete_file".into(),
-                args: serde_json::json!({"path": "doomed.txt"}),
-                approval: Approval::Ask(asker),
-                ..Default::default()
-            })
-            .await
+            a.tools()
+                .run(RunRequest {
+                    chat_id,
+                    tool_id: "delete_file".into(),
+                    args: serde_json::json!({"path": "doomed.txt"}),
+                    approval: Approval::Ask(asker),
+                    ..Default::default()
+                })
+                .await
         });
         let request = requests.recv().await.expect("the call asks");
         assert_eq!(
             (request.tool_id.as_str(), &request.args["path"]),
             ("delete_file", &serde_json::json!("doomed.txt"))
         );
-        let waiting = app.get_tool_call(&request.call_id).await.expect("record");
+        let waiting = app.tools().call(&request.call_id).await.expect("record");
         assert_eq!(waiting.status, atelier_core::tools::CallStatus::AwaitingApproval);
         assert!(
             app.workspace_dir(&chat.id).join("doomed.txt").exists(),
@@ -64,12 +65,12 @@ async fn a_confirmation_tool_waits_for_the_answer_and_obeys_it() {
 async fn a_waiting_call_is_answered_by_id_and_a_cancel_denies_it() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     std::fs::write(app.workspace_dir(&chat.id).join("doomed.txt"), "x").expect("write");
     for how in ["deny", "cancel", "approve"] {
         let Waiting { call, id, cancel } = start_waiting_call(&app, &chat.id).await;
         assert_eq!(
-            app.get_tool_call(&id).await.expect("record").status,
+            app.tools().call(&id).await.expect("record").status,
             atelier_core::tools::CallStatus::AwaitingApproval
         );
         assert!(
@@ -77,12 +78,12 @@ async fn a_waiting_call_is_answered_by_id_and_a_cancel_denies_it() {
             "nothing ran yet"
         );
         match how {
-            "deny" => assert!(app.answer_approval(&id, false), "{how}: the call was waiting"),
-            "cancel" => assert!(app.cancel_tool_call(&id) && cancel.is_cancelled()),
-            _ => assert!(app.answer_approval(&id, true), "{how}: the call was waiting"),
+            "deny" => assert!(app.tools().answer_approval(&id, false), "{how}: the call was waiting"),
+            "cancel" => assert!(app.tools().cancel(&id) && cancel.is_cancelled()),
+            _ => assert!(app.tools().answer_approval(&id, true), "{how}: the call was waiting"),
         }
         let done = call.await.expect("join").expect("recorded");
-        assert!(!app.answer_approval(&id, true), "{how}: nothing waits any more");
+        assert!(!app.tools().answer_approval(&id, true), "{how}: nothing waits any more");
         if how == "approve" {
             assert_eq!(done.status, atelier_core::tools::CallStatus::Success, "{done:?}");
             assert!(!app.workspace_dir(&chat.id).join("doomed.txt").exists());
@@ -119,15 +120,16 @@ async fn start_waiting_call(app: &atelier_core::Atelier, chat_id: &str) -> Waiti
     let cancel = control.cancel.clone();
     let (a, chat_id) = (app.clone(), chat_id.to_owned());
     let call = tokio::spawn(async move {
-        a.run_tool(RunRequest {
-            chat_id,
-            tool_id: "delete_file".into(),
-            args: serde_json::json!({"path": "doomed.txt"}),
-            approval: Approval::Wait,
-            control,
-            ..Default::default()
-        })
-        .await
+        a.tools()
+            .run(RunRequest {
+                chat_id,
+                tool_id: "delete_file".into(),
+                args: serde_json::json!({"path": "doomed.txt"}),
+                approval: Approval::Wait,
+                control,
+                ..Default::default()
+            })
+            .await
     });
     let id = told.recv().await.expect("the call says it waits");
     Waiting { call, id, cancel }
@@ -142,7 +144,7 @@ async fn the_chat_stays_usable_while_a_call_waits_for_its_answer() {
 
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     std::fs::write(app.workspace_dir(&chat.id).join("doomed.txt"), "x").expect("write");
     let Waiting { call, id, .. } = start_waiting_call(&app, &chat.id).await;
 
@@ -151,23 +153,25 @@ async fn the_chat_stays_usable_while_a_call_waits_for_its_answer() {
     std::fs::write(outside.join("dropped.txt"), "dropped while asking").expect("write");
     let upload = tokio::time::timeout(
         Duration::from_secs(20),
-        app.upload_files(&chat.id, vec![outside.join("dropped.txt")], "", &Observer::default()),
+        app.workspace()
+            .upload_files(&chat.id, vec![outside.join("dropped.txt")], "", &Observer::default()),
     )
     .await
     .expect("the drop is not held up by the waiting call")
     .expect("upload");
     let upload_node = upload.message_id.expect("the drop is a node");
     assert_eq!(
-        app.get_tool_call(&id).await.expect("record").status,
+        app.tools().call(&id).await.expect("record").status,
         atelier_core::tools::CallStatus::AwaitingApproval,
         "still waiting"
     );
 
-    assert!(app.answer_approval(&id, true));
+    assert!(app.tools().answer_approval(&id, true));
     let done = call.await.expect("join").expect("recorded");
     assert_eq!(done.status, atelier_core::tools::CallStatus::Success, "{done:?}");
     let node = app
-        .get_message(&chat.id, done.node_id.as_deref().expect("a tool node"))
+        .chats()
+        .message(&chat.id, done.node_id.as_deref().expect("a tool node"))
         .await
         .expect("node");
     assert_eq!(
@@ -176,6 +180,7 @@ async fn the_chat_stays_usable_while_a_call_waits_for_its_answer() {
         "runs after the drop"
     );
     let files: Vec<String> = app
+        .workspace()
         .list_files(&chat.id, Some(&node.id))
         .await
         .expect("files")
@@ -192,18 +197,21 @@ async fn the_chat_stays_usable_while_a_call_waits_for_its_answer() {
 async fn a_chat_deleted_while_a_call_waits_leaves_nothing_behind() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     std::fs::write(app.workspace_dir(&chat.id).join("doomed.txt"), "x").expect("write");
     let Waiting { call, id, .. } = start_waiting_call(&app, &chat.id).await;
-    app.delete_chat(&chat.id).await.expect("delete while the call waits");
+    app.chats().delete(&chat.id).await.expect("delete while the call waits");
     let folder = app.data_dir().chat_dir(&chat.id);
     assert!(!folder.exists(), "deleted");
 
-    assert!(app.answer_approval(&id, true), "the call still waits for its answer");
+    assert!(
+        app.tools().answer_approval(&id, true),
+        "the call still waits for its answer"
+    );
     let err = call.await.expect("join").expect_err("the chat is gone");
     assert_eq!(err.kind(), "chat_not_found", "{err}");
     assert!(!folder.exists(), "answering re-created {}", folder.display());
-    assert!(app.get_tool_call(&id).await.is_err(), "the call went with its chat");
+    assert!(app.tools().call(&id).await.is_err(), "the call went with its chat");
 }
 
 /// A call waiting in one process is left alone by another process's
@@ -213,13 +221,13 @@ async fn a_chat_deleted_while_a_call_waits_leaves_nothing_behind() {
 async fn recovery_tells_a_live_wait_from_a_dead_one() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     std::fs::write(app.workspace_dir(&chat.id).join("doomed.txt"), "x").expect("write");
     let Waiting { call, id, .. } = start_waiting_call(&app, &chat.id).await;
 
     let other = env.app().await;
     assert_eq!(
-        other.get_tool_call(&id).await.expect("record").status,
+        other.tools().call(&id).await.expect("record").status,
         atelier_core::tools::CallStatus::AwaitingApproval,
         "a live wait survives another start"
     );
@@ -227,7 +235,7 @@ async fn recovery_tells_a_live_wait_from_a_dead_one() {
     call.abort();
     assert!(call.await.expect_err("aborted").is_cancelled());
     let restarted = env.app().await;
-    let dead = restarted.get_tool_call(&id).await.expect("record");
+    let dead = restarted.tools().call(&id).await.expect("record");
     assert_eq!(
         (
             dead.status.as_str(),

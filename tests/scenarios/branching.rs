@@ -12,12 +12,13 @@ fn text(t: &str) -> Vec<ContentPart> {
 async fn two_branches_with_different_files_restore_exactly_back_and_forth() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(Some("branches")).await.expect("chat");
+    let chat = app.chats().create(Some("branches")).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     write(&ws, "shared.txt", "common ground");
     let base = snap(&app, &chat.id).await.message_id.expect("base");
 
     let ask_a = app
+        .workspace()
         .append_message(&chat.id, None, Role::User, text("plan A"))
         .await
         .expect("a");
@@ -27,6 +28,7 @@ async fn two_branches_with_different_files_restore_exactly_back_and_forth() {
     let state_a = tree_of(&ws);
 
     let ask_b = app
+        .workspace()
         .append_message(&chat.id, Some(&base), Role::User, text("plan B"))
         .await
         .expect("b");
@@ -42,13 +44,13 @@ async fn two_branches_with_different_files_restore_exactly_back_and_forth() {
     let state_b = tree_of(&ws);
 
     for _ in 0..3 {
-        app.checkout(&chat.id, &a).await.expect("to a");
+        app.workspace().checkout(&chat.id, &a).await.expect("to a");
         assert_eq!(tree_of(&ws), state_a);
-        app.checkout(&chat.id, &b).await.expect("to b");
+        app.workspace().checkout(&chat.id, &b).await.expect("to b");
         assert_eq!(tree_of(&ws), state_b);
     }
     // Siblings are listed in creation order and the active branch is marked.
-    let tree = app.chat_tree(&chat.id).await.expect("tree");
+    let tree = app.chats().tree(&chat.id).await.expect("tree");
     let base_node = tree.iter().find(|n| n.message.id == base).expect("base node");
     assert_eq!(base_node.children, [ask_a.id.clone(), ask_b.id.clone()]);
     let active: Vec<&str> = tree
@@ -66,7 +68,7 @@ async fn two_branches_with_different_files_restore_exactly_back_and_forth() {
         ]
     );
 
-    let d = app.diff(&chat.id, &a, &b).await.expect("diff");
+    let d = app.workspace().diff(&chat.id, &a, &b).await.expect("diff");
     assert_eq!(d.added, Vec::<String>::new());
     assert_eq!(d.removed, ["only-a/x.bin", "shared.txt"]);
     assert_eq!(d.modified.len(), 1);
@@ -80,7 +82,7 @@ async fn two_branches_with_different_files_restore_exactly_back_and_forth() {
 async fn hand_edits_are_recorded_before_a_branch_switch() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     write(&ws, "draft.md", "v1");
     let v1 = snap(&app, &chat.id).await.message_id.expect("v1");
@@ -89,11 +91,14 @@ async fn hand_edits_are_recorded_before_a_branch_switch() {
     write(&ws, "draft.md", "v2 — an hour of work");
     write(&ws, "img.png", [137u8, 80, 78, 71, 0, 1]);
     // …then switches to the root.
-    app.checkout(&chat.id, &chat.root_message_id).await.expect("checkout");
+    app.workspace()
+        .checkout(&chat.id, &chat.root_message_id)
+        .await
+        .expect("checkout");
     assert!(tree_of(&ws).is_empty());
 
     // The edit became a node under v1, and it can be brought back.
-    let tree = app.chat_tree(&chat.id).await.expect("tree");
+    let tree = app.chats().tree(&chat.id).await.expect("tree");
     let v1_node = tree.iter().find(|n| n.message.id == v1).expect("v1");
     assert_eq!(
         v1_node.children.len(),
@@ -102,13 +107,20 @@ async fn hand_edits_are_recorded_before_a_branch_switch() {
     );
     let edit = tree.iter().find(|n| n.message.id == v1_node.children[0]).expect("edit");
     assert_eq!(edit.message.role, Role::Edit);
-    app.checkout(&chat.id, &edit.message.id).await.expect("back");
+    app.workspace()
+        .checkout(&chat.id, &edit.message.id)
+        .await
+        .expect("back");
     assert_eq!(
         std::fs::read_to_string(ws.join("draft.md")).expect("read"),
         "v2 — an hour of work"
     );
 
-    let d = app.diff(&chat.id, &v1, &edit.message.id).await.expect("diff");
+    let d = app
+        .workspace()
+        .diff(&chat.id, &v1, &edit.message.id)
+        .await
+        .expect("diff");
     assert_eq!(d.added, ["img.png"]);
     let json = serde_json::to_value(&d).expect("json");
     assert_eq!(json["modified"][0]["path"], "draft.md");
@@ -124,7 +136,7 @@ async fn hand_edits_are_recorded_before_a_branch_switch() {
 async fn binary_and_mode_changes_are_reported_as_such() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     write(&ws, "blob.bin", [0u8, 1, 2]);
     write(&ws, "tool.sh", "echo");
@@ -132,7 +144,7 @@ async fn binary_and_mode_changes_are_reported_as_such() {
     write(&ws, "blob.bin", [0u8, 1, 3]);
     std::fs::set_permissions(ws.join("tool.sh"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
     let b = snap(&app, &chat.id).await.message_id.expect("b");
-    let d = serde_json::to_value(app.diff(&chat.id, &a, &b).await.expect("diff")).expect("json");
+    let d = serde_json::to_value(app.workspace().diff(&chat.id, &a, &b).await.expect("diff")).expect("json");
     assert_eq!(
         d["modified"][0],
         serde_json::json!({"path": "blob.bin", "binary": true})
@@ -147,42 +159,44 @@ async fn binary_and_mode_changes_are_reported_as_such() {
 async fn switching_to_a_branch_lands_on_its_newest_leaf() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     write(&ws, "a.txt", "a");
     let a = snap(&app, &chat.id).await.message_id.expect("a");
     write(&ws, "a.txt", "a1");
     let a1 = snap(&app, &chat.id).await.message_id.expect("a1");
-    app.checkout(&chat.id, &a).await.expect("back to a");
+    app.workspace().checkout(&chat.id, &a).await.expect("back to a");
     write(&ws, "a.txt", "a2");
     let a2 = snap(&app, &chat.id).await.message_id.expect("a2");
     write(&ws, "b.txt", "deeper");
     let a2_child = snap(&app, &chat.id).await.message_id.expect("a2 child");
 
-    app.checkout(&chat.id, &a1).await.expect("to a1");
+    app.workspace().checkout(&chat.id, &a1).await.expect("to a1");
     assert_eq!(
-        app.latest_leaf(&chat.id, &a).await.expect("leaf"),
+        app.chats().latest_leaf(&chat.id, &a).await.expect("leaf"),
         a2_child,
         "the newest child, then down"
     );
     assert_eq!(
-        app.latest_leaf(&chat.id, &a1).await.expect("leaf"),
+        app.chats().latest_leaf(&chat.id, &a1).await.expect("leaf"),
         a1,
         "a leaf is its own"
     );
     // The tree says the same for every node, so a view never works it out.
-    let tree = app.chat_tree(&chat.id).await.expect("tree");
+    let tree = app.chats().tree(&chat.id).await.expect("tree");
     for node in &tree {
-        let asked = app.latest_leaf(&chat.id, &node.message.id).await.expect("leaf");
+        let asked = app.chats().latest_leaf(&chat.id, &node.message.id).await.expect("leaf");
         assert_eq!(node.latest_leaf, asked, "node {}", node.message.id);
     }
     let now = app
+        .workspace()
         .switch_branch(&chat.id, &a2, &Default::default())
         .await
         .expect("switch");
     assert_eq!(now.active_leaf_message_id, a2_child);
     assert_eq!(std::fs::read_to_string(ws.join("b.txt")).expect("b"), "deeper");
     let now = app
+        .workspace()
         .switch_branch(&chat.id, &a1, &Default::default())
         .await
         .expect("switch back");

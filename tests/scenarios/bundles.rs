@@ -51,7 +51,7 @@ pub(crate) fn toolset_zip(dir: &Path, name: &str, id: &str, version: &str, extra
 /// Nothing of a refused bundle remains: no rows, no staging folder.
 pub(crate) async fn assert_nothing_installed(env: &Env) {
     let app = env.app().await;
-    assert!(app.list_toolsets().await.expect("list").is_empty());
+    assert!(app.toolsets().list().await.expect("list").is_empty());
     let leftovers: Vec<_> = std::fs::read_dir(env.data().join("toolsets"))
         .map(|d| d.flatten().map(|e| e.file_name()).collect())
         .unwrap_or_default();
@@ -61,7 +61,8 @@ pub(crate) async fn assert_nothing_installed(env: &Env) {
 pub(crate) async fn import_err(env: &Env, zip: &Path) -> Error {
     env.app()
         .await
-        .import_toolset(zip, &ImportOptions::default())
+        .toolsets()
+        .import(zip, &ImportOptions::default())
         .await
         .expect_err("must be refused")
 }
@@ -279,11 +280,12 @@ async fn a_folder_inside_the_zip_and_ignored_files_are_handled() {
     );
     let app = env.app().await;
     let r = app
-        .import_toolset(&zip, &ImportOptions::default())
+        .toolsets()
+        .import(&zip, &ImportOptions::default())
         .await
         .expect("import");
     assert_eq!(r.action, "installed");
-    let d = app.get_toolset("nested").await.expect("show");
+    let d = app.toolsets().get("nested").await.expect("show");
     let paths: Vec<&str> = d.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["tools/hello.py", "toolset.yaml"]);
     assert_eq!(d.files[0].kind, "python");

@@ -19,7 +19,7 @@ fn write_change(path: &str, text: &str) -> FileChange {
 async fn saving_an_editor_adds_an_edit_node_and_saving_an_older_one_branches_there() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     write(&ws, "app.py", "print(1)\n");
     let first = snap(&app, &chat.id).await.message_id.expect("first");
@@ -29,17 +29,19 @@ async fn saving_an_editor_adds_an_edit_node_and_saving_an_older_one_branches_the
 
     // Saving on the active leaf: a child of it.
     let saved = app
+        .workspace()
         .save_edit(&chat.id, None, vec![write_change("app.py", "print(2)\n")])
         .await
         .expect("save");
     assert!(saved.changed && saved.modified == 1, "{saved:?}");
     let node = app
-        .get_message(&chat.id, saved.message_id.as_deref().expect("node"))
+        .chats()
+        .message(&chat.id, saved.message_id.as_deref().expect("node"))
         .await
         .expect("message");
     assert_eq!(node.parent_id.as_deref(), Some(later.as_str()));
     assert_eq!(std::fs::read_to_string(ws.join("app.py")).expect("read"), "print(2)\n");
-    let diff = app.diff(&chat.id, &later, &node.id).await.expect("diff");
+    let diff = app.workspace().diff(&chat.id, &later, &node.id).await.expect("diff");
     assert_eq!(diff.modified.len(), 1);
     assert!(
         diff.modified[0]
@@ -52,6 +54,7 @@ async fn saving_an_editor_adds_an_edit_node_and_saving_an_older_one_branches_the
     // Saving from the first node's view: a branch at `first`; the later
     // work is untouched on its own branch.
     let branch = app
+        .workspace()
         .save_edit(
             &chat.id,
             Some(&first),
@@ -60,7 +63,8 @@ async fn saving_an_editor_adds_an_edit_node_and_saving_an_older_one_branches_the
         .await
         .expect("save at first");
     let branch_node = app
-        .get_message(&chat.id, branch.message_id.as_deref().expect("node"))
+        .chats()
+        .message(&chat.id, branch.message_id.as_deref().expect("node"))
         .await
         .expect("message");
     assert_eq!(branch_node.parent_id.as_deref(), Some(first.as_str()));
@@ -69,13 +73,14 @@ async fn saving_an_editor_adds_an_edit_node_and_saving_an_older_one_branches_the
         vec![("app.py".to_owned(), b"print('branch')\n".to_vec())],
         "the branch starts from the first node: no later.txt"
     );
-    let chat_now = app.get_chat(&chat.id).await.expect("chat");
+    let chat_now = app.chats().get(&chat.id).await.expect("chat");
     assert_eq!(chat_now.active_leaf_message_id, branch_node.id);
-    app.checkout(&chat.id, &later).await.expect("back");
+    app.workspace().checkout(&chat.id, &later).await.expect("back");
     assert_eq!(tree_of(&ws), later_state);
 
     // Saving unchanged text adds no node; a path outside is refused.
     let same = app
+        .workspace()
         .save_edit(
             &chat.id,
             None,
@@ -85,6 +90,7 @@ async fn saving_an_editor_adds_an_edit_node_and_saving_an_older_one_branches_the
         .expect("no-op");
     assert!(!same.changed && same.message_id.is_none());
     let e = app
+        .workspace()
         .save_edit(&chat.id, None, vec![write_change("../escape.txt", "x")])
         .await
         .expect_err("outside");
@@ -96,7 +102,7 @@ async fn saving_an_editor_adds_an_edit_node_and_saving_an_older_one_branches_the
 async fn a_file_is_restored_from_an_earlier_node_or_removed_if_it_was_not_there() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     write(&ws, "notes.md", "v1");
     let v1 = snap(&app, &chat.id).await.message_id.expect("v1");
@@ -104,7 +110,11 @@ async fn a_file_is_restored_from_an_earlier_node_or_removed_if_it_was_not_there(
     write(&ws, "new.txt", "added later");
     snap(&app, &chat.id).await;
 
-    let r = app.restore_file(&chat.id, "notes.md", &v1).await.expect("restore");
+    let r = app
+        .workspace()
+        .restore_file(&chat.id, "notes.md", &v1)
+        .await
+        .expect("restore");
     assert!(r.changed && r.modified == 1, "{r:?}");
     assert_eq!(std::fs::read_to_string(ws.join("notes.md")).expect("read"), "v1");
     assert_eq!(
@@ -113,6 +123,7 @@ async fn a_file_is_restored_from_an_earlier_node_or_removed_if_it_was_not_there(
         "only that file"
     );
     let r = app
+        .workspace()
         .restore_file(&chat.id, "new.txt", &v1)
         .await
         .expect("restore absent");
@@ -124,7 +135,7 @@ async fn a_file_is_restored_from_an_earlier_node_or_removed_if_it_was_not_there(
 async fn dropped_files_and_folders_become_a_user_upload_node_and_a_zip_stays_a_file() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     let outside = env.data().join("outside");
     write(&outside, "report.csv", "a,b\n1,2\n");
@@ -135,6 +146,7 @@ async fn dropped_files_and_folders_become_a_user_upload_node_and_a_zip_stays_a_f
     std::os::unix::fs::symlink("/etc/passwd", outside.join("photos/link")).expect("symlink");
 
     let up = app
+        .workspace()
         .upload_files(
             &chat.id,
             vec![
@@ -157,12 +169,13 @@ async fn dropped_files_and_folders_become_a_user_upload_node_and_a_zip_stays_a_f
         up.warnings
     );
     let manifest = app
-        .workspace_manifest(&chat.id, Some(&up.manifest_id))
+        .workspace()
+        .manifest(&chat.id, Some(&up.manifest_id))
         .await
         .expect("manifest");
     assert_eq!(manifest.source, ManifestSource::UserUpload);
     // The tree says so too, so views tell an upload from a hand edit.
-    let tree = app.chat_tree(&chat.id).await.expect("tree");
+    let tree = app.chats().tree(&chat.id).await.expect("tree");
     let node = tree
         .iter()
         .find(|n| n.message.manifest_id == up.manifest_id)
@@ -180,7 +193,8 @@ async fn dropped_files_and_folders_become_a_user_upload_node_and_a_zip_stays_a_f
         ]
     );
     assert!(
-        app.list_toolsets()
+        app.toolsets()
+            .list()
             .await
             .expect("toolsets")
             .iter()
@@ -190,13 +204,14 @@ async fn dropped_files_and_folders_become_a_user_upload_node_and_a_zip_stays_a_f
     // A missing source fails before anything moves: no node, same files.
     let before = tree_of(&ws);
     let e = app
+        .workspace()
         .upload_files(&chat.id, vec![outside.join("gone.txt")], "", &Observer::default())
         .await
         .expect_err("missing");
     assert_eq!(e.kind(), "io", "{e}");
     assert_eq!(tree_of(&ws), before);
     assert_eq!(
-        app.get_chat(&chat.id).await.expect("chat").active_manifest_id,
+        app.chats().get(&chat.id).await.expect("chat").active_manifest_id,
         up.manifest_id
     );
 }
@@ -205,7 +220,7 @@ async fn dropped_files_and_folders_become_a_user_upload_node_and_a_zip_stays_a_f
 async fn a_nodes_workspace_exports_as_a_folder_or_a_zip_and_a_bad_blob_leaves_nothing() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     write(&ws, "run.sh", "#!/bin/sh\necho hi\n");
     #[cfg(unix)]
@@ -220,7 +235,8 @@ async fn a_nodes_workspace_exports_as_a_folder_or_a_zip_and_a_bad_blob_leaves_no
 
     let out = env.data().join("out");
     let folder = app
-        .export_workspace(&chat.id, Some(&first), &out.join("first"), &Observer::default())
+        .workspace()
+        .export(&chat.id, Some(&first), &out.join("first"), &Observer::default())
         .await
         .expect("folder");
     assert_eq!((folder.files, folder.bytes), (2, 25));
@@ -242,13 +258,15 @@ async fn a_nodes_workspace_exports_as_a_folder_or_a_zip_and_a_bad_blob_leaves_no
         assert_eq!(mode & 0o111, 0o111, "the executable bit survives");
     }
     let e = app
-        .export_workspace(&chat.id, Some(&first), &out.join("first"), &Observer::default())
+        .workspace()
+        .export(&chat.id, Some(&first), &out.join("first"), &Observer::default())
         .await
         .expect_err("not empty");
     assert_eq!(e.kind(), "conflict", "{e}");
 
     let zip = app
-        .export_workspace(&chat.id, None, &out.join("now.zip"), &Observer::default())
+        .workspace()
+        .export(&chat.id, None, &out.join("now.zip"), &Observer::default())
         .await
         .expect("zip");
     assert_eq!(zip.files, 3);
@@ -272,11 +290,12 @@ async fn a_nodes_workspace_exports_as_a_folder_or_a_zip_and_a_bad_blob_leaves_no
     drop(run);
 
     // A corrupt blob: the export fails naming the file, and leaves no ZIP.
-    let manifest = app.workspace_manifest(&chat.id, None).await.expect("manifest");
+    let manifest = app.workspace().manifest(&chat.id, None).await.expect("manifest");
     let sha = &manifest.files["later.txt"];
     std::fs::write(crate::blob_path(env.data(), &chat.id, sha), "tampered").expect("tamper");
     let e = app
-        .export_workspace(&chat.id, None, &out.join("bad.zip"), &Observer::default())
+        .workspace()
+        .export(&chat.id, None, &out.join("bad.zip"), &Observer::default())
         .await
         .expect_err("corrupt");
     assert!(e.to_string().contains("later.txt"), "{e}");
@@ -289,7 +308,7 @@ async fn a_nodes_workspace_exports_as_a_folder_or_a_zip_and_a_bad_blob_leaves_no
 async fn one_file_of_a_node_is_saved_as_a_chosen_file() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     std::fs::create_dir_all(ws.join("img")).expect("mkdir");
     std::fs::write(ws.join("img/pic.bin"), [0u8, 159, 146, 150]).expect("write");
@@ -301,30 +320,35 @@ async fn one_file_of_a_node_is_saved_as_a_chosen_file() {
     std::fs::create_dir_all(&out).expect("mkdir");
     std::fs::write(out.join("old.bin"), b"replace me").expect("write");
     let saved = app
+        .workspace()
         .export_file(&chat.id, "img/pic.bin", Some(&first), &out.join("old.bin"))
         .await
         .expect("saved");
     assert_eq!((saved.files, saved.bytes), (1, 4));
     assert_eq!(std::fs::read(out.join("old.bin")).expect("read"), [0u8, 159, 146, 150]);
-    app.export_file(&chat.id, "img/pic.bin", None, &out.join("now.bin"))
+    app.workspace()
+        .export_file(&chat.id, "img/pic.bin", None, &out.join("now.bin"))
         .await
         .expect("saved");
     assert_eq!(std::fs::read(out.join("now.bin")).expect("read"), b"newer");
 
     let e = app
+        .workspace()
         .export_file(&chat.id, "img/nope.bin", None, &out.join("x.bin"))
         .await
         .expect_err("missing");
     assert_eq!(e.kind(), "file_not_found", "{e}");
     let e = app
+        .workspace()
         .export_file(&chat.id, "img/pic.bin", None, &out)
         .await
         .expect_err("a folder");
     assert_eq!(e.kind(), "conflict", "{e}");
 
-    let sha = &app.workspace_manifest(&chat.id, None).await.expect("manifest").files["img/pic.bin"];
+    let sha = &app.workspace().manifest(&chat.id, None).await.expect("manifest").files["img/pic.bin"];
     std::fs::write(crate::blob_path(env.data(), &chat.id, sha), "tampered").expect("tamper");
     let e = app
+        .workspace()
         .export_file(&chat.id, "img/pic.bin", None, &out.join("old.bin"))
         .await
         .expect_err("corrupt");
@@ -347,13 +371,14 @@ async fn one_file_of_a_node_is_saved_as_a_chosen_file() {
 async fn an_upload_never_goes_through_a_symlinked_target_folder() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     let elsewhere = env.data().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).expect("mkdir");
     std::os::unix::fs::symlink(&elsewhere, ws.join("inbox")).expect("symlink");
     write(&env.data().join("src"), "a.txt", "A");
     let e = app
+        .workspace()
         .upload_files(
             &chat.id,
             vec![env.data().join("src/a.txt")],

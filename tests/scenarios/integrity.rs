@@ -9,7 +9,7 @@ use crate::{Env, blob_path, snap, tree_of, write};
 /// Returns (chat id, e1, e2, sha of E2's a.txt); the workspace is at E1.
 async fn two_states(env: &Env) -> (String, String, String, String) {
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     write(&ws, "a.txt", "one");
     let e1 = snap(&app, &chat.id).await.message_id.expect("e1");
@@ -17,6 +17,7 @@ async fn two_states(env: &Env) -> (String, String, String, String) {
     write(&ws, "b.txt", "bee");
     let e2 = snap(&app, &chat.id).await.message_id.expect("e2");
     let sha = app
+        .workspace()
         .list_files(&chat.id, None)
         .await
         .expect("ls")
@@ -24,7 +25,7 @@ async fn two_states(env: &Env) -> (String, String, String, String) {
         .find(|f| f.path == "a.txt")
         .expect("a")
         .sha256;
-    app.checkout(&chat.id, &e1).await.expect("back to e1");
+    app.workspace().checkout(&chat.id, &e1).await.expect("back to e1");
     app.close().await;
     (chat.id, e1, e2, sha)
 }
@@ -37,12 +38,12 @@ async fn a_missing_blob_is_reported_and_the_workspace_left_as_it_was() {
     let ws = app.workspace_dir(&chat);
     let before = tree_of(&ws);
     std::fs::remove_file(blob_path(env.data(), &chat, &sha)).expect("rm blob");
-    let err = app.checkout(&chat, &e2).await.expect_err("missing blob");
+    let err = app.workspace().checkout(&chat, &e2).await.expect_err("missing blob");
     assert_eq!(err.kind(), "missing_blob");
     let msg = err.to_string();
     assert!(msg.contains("a.txt") && msg.contains(&sha), "{msg}");
     assert_eq!(tree_of(&ws), before, "nothing was applied, not even the good b.txt");
-    assert_eq!(app.get_chat(&chat).await.expect("chat").active_leaf_message_id, e1);
+    assert_eq!(app.chats().get(&chat).await.expect("chat").active_leaf_message_id, e1);
     assert!(!env.data().join("chats").join(&chat).join("staging").exists());
 }
 
@@ -54,7 +55,7 @@ async fn a_corrupt_blob_is_detected_by_its_hash() {
     let ws = app.workspace_dir(&chat);
     let before = tree_of(&ws);
     std::fs::write(blob_path(env.data(), &chat, &sha), "tw0").expect("corrupt");
-    let err = app.checkout(&chat, &e2).await.expect_err("corrupt blob");
+    let err = app.workspace().checkout(&chat, &e2).await.expect_err("corrupt blob");
     assert_eq!(err.kind(), "corrupt_blob");
     assert!(
         err.to_string().contains("a.txt") && err.to_string().contains(&sha),
@@ -62,6 +63,7 @@ async fn a_corrupt_blob_is_detected_by_its_hash() {
     );
     assert_eq!(tree_of(&ws), before);
     let cat = app
+        .workspace()
         .read_file(&chat, "a.txt", Some(&e2))
         .await
         .expect_err("cat verifies too");
@@ -108,9 +110,15 @@ async fn a_crash_between_durable_blobs_and_the_manifest_row_loses_nothing() {
 
     // Every manifest of the chat names only blobs that exist and verify.
     let app = env.app().await;
-    for node in app.chat_tree(&chat).await.expect("tree") {
-        for f in app.list_files(&chat, Some(&node.message.id)).await.expect("ls") {
-            app.read_file(&chat, &f.path, Some(&node.message.id))
+    for node in app.chats().tree(&chat).await.expect("tree") {
+        for f in app
+            .workspace()
+            .list_files(&chat, Some(&node.message.id))
+            .await
+            .expect("ls")
+        {
+            app.workspace()
+                .read_file(&chat, &f.path, Some(&node.message.id))
                 .await
                 .expect("blob verifies");
         }

@@ -149,7 +149,10 @@ pub(crate) fn paths(tree: &[(String, Vec<u8>)]) -> Vec<&str> {
 }
 
 pub(crate) async fn snap(app: &Atelier, chat: &str) -> atelier_core::model::SnapshotOutcome {
-    app.snapshot(chat, &Observer::default()).await.expect("snapshot")
+    app.workspace()
+        .snapshot(chat, &Observer::default())
+        .await
+        .expect("snapshot")
 }
 
 pub(crate) fn blob_path(data: &Path, chat: &str, sha: &str) -> PathBuf {

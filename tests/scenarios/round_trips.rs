@@ -20,7 +20,7 @@ fn mode(p: &std::path::Path) -> u32 {
 async fn exec_bits_unicode_names_deletions_and_emptied_folders_round_trip() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
 
     write(&ws, "a.txt", "alpha\n");
@@ -49,12 +49,12 @@ async fn exec_bits_unicode_names_deletions_and_emptied_folders_round_trip() {
 
     let e1 = first.message_id.expect("first node");
     let e2 = second.message_id.expect("second node");
-    app.checkout(&chat.id, &e1).await.expect("checkout 1");
+    app.workspace().checkout(&chat.id, &e1).await.expect("checkout 1");
     assert_eq!(tree_of(&ws), state1);
     assert_eq!(mode(&ws.join("bin/run.sh")), 0o755);
     assert_eq!(mode(&ws.join("a.txt")) & 0o100, 0);
 
-    app.checkout(&chat.id, &e2).await.expect("checkout 2");
+    app.workspace().checkout(&chat.id, &e2).await.expect("checkout 2");
     let now = tree_of(&ws);
     assert_eq!(now, state2);
     assert!(
@@ -64,7 +64,8 @@ async fn exec_bits_unicode_names_deletions_and_emptied_folders_round_trip() {
     );
     assert_eq!(mode(&ws.join("a.txt")) & 0o100, 0o100);
 
-    app.checkout(&chat.id, &chat.root_message_id)
+    app.workspace()
+        .checkout(&chat.id, &chat.root_message_id)
         .await
         .expect("checkout root");
     assert!(tree_of(&ws).is_empty(), "the root is the empty workspace");
@@ -80,7 +81,7 @@ async fn symlinks_are_skipped_with_a_warning_and_never_followed() {
     let outside = tempfile::tempdir().expect("outside");
     write(outside.path(), "secret.txt", "do not touch");
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
 
     write(&ws, "link/x", "inside");
@@ -106,12 +107,12 @@ async fn symlinks_are_skipped_with_a_warning_and_never_followed() {
         "{:?}",
         s.warnings
     );
-    let files = app.list_files(&chat.id, None).await.expect("ls");
+    let files = app.workspace().list_files(&chat.id, None).await.expect("ls");
     assert!(files.is_empty(), "no symlink in the manifest: {files:?}");
 
     // Materializing link/x must replace the symlink with a real folder, not
     // write through it.
-    app.checkout(&chat.id, &with_dir).await.expect("checkout");
+    app.workspace().checkout(&chat.id, &with_dir).await.expect("checkout");
     assert!(std::fs::symlink_metadata(ws.join("link")).expect("stat").is_dir());
     assert_eq!(std::fs::read_to_string(ws.join("link/x")).expect("read"), "inside");
     assert_eq!(
@@ -124,7 +125,7 @@ async fn symlinks_are_skipped_with_a_warning_and_never_followed() {
 async fn a_same_size_rewrite_right_after_a_snapshot_is_detected() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     write(&ws, "f", "aaaa");
     assert!(snap(&app, &chat.id).await.changed);
@@ -134,7 +135,7 @@ async fn a_same_size_rewrite_right_after_a_snapshot_is_detected() {
     let s = snap(&app, &chat.id).await;
     assert!(s.changed && s.modified == 1, "{s:?}");
     assert!(!snap(&app, &chat.id).await.changed);
-    let bytes = app.read_file(&chat.id, "f", None).await.expect("cat");
+    let bytes = app.workspace().read_file(&chat.id, "f", None).await.expect("cat");
     assert_eq!(bytes, b"bbbb");
 }
 
@@ -142,7 +143,7 @@ async fn a_same_size_rewrite_right_after_a_snapshot_is_detected() {
 async fn snapshots_report_progress() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     for i in 0..50 {
         write(&ws, &format!("d{}/f{i}", i % 5), vec![b'x'; 1000 + i]);
@@ -154,7 +155,7 @@ async fn snapshots_report_progress() {
         seen.1.store(p.files_total, Ordering::SeqCst);
         seen.2.store(p.bytes_done, Ordering::SeqCst);
     });
-    app.snapshot(&chat.id, &obs).await.expect("snapshot");
+    app.workspace().snapshot(&chat.id, &obs).await.expect("snapshot");
     assert_eq!(last.1.load(Ordering::SeqCst), 50);
     assert_eq!(last.0.load(Ordering::SeqCst), 50);
     assert_eq!(last.2.load(Ordering::SeqCst), (0..50).map(|i| 1000 + i).sum::<u64>());
@@ -164,7 +165,7 @@ async fn snapshots_report_progress() {
 async fn a_manifest_costs_what_changed_not_the_whole_workspace() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     for i in 0..2000 {
         write(
@@ -190,7 +191,11 @@ async fn a_manifest_costs_what_changed_not_the_whole_workspace() {
         );
         let s = snap(&app, &chat.id).await;
         assert!(s.changed);
-        let m = app.get_manifest(&chat.id, &s.manifest_id).await.expect("manifest");
+        let m = app
+            .workspace()
+            .get_manifest(&chat.id, &s.manifest_id)
+            .await
+            .expect("manifest");
         assert_eq!(m.files.len(), 2000, "the API still returns the full map");
         assert_eq!(m.changes.len(), 1, "the row stores the change set: {:?}", m.changes);
     }

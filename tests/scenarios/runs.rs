@@ -180,7 +180,7 @@ fn a_call_under_an_earlier_message_branches() {
 async fn calls_left_running_by_a_crash_are_marked_interrupted_on_start() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     // A process died mid-call: its row says running, it left a file behind.
     sqlx::query("INSERT INTO tool_calls (id, chat_id, tool_id, status, started_at) VALUES ('dead', ?, 'write_file', 'running', 'x')")
         .bind(&chat.id)
@@ -191,7 +191,7 @@ async fn calls_left_running_by_a_crash_are_marked_interrupted_on_start() {
     app.close().await;
 
     let app = env.app().await;
-    let call = app.get_tool_call("dead").await.expect("call");
+    let call = app.tools().call("dead").await.expect("call");
     assert_eq!(
         (
             call.status.as_str(),
@@ -200,7 +200,7 @@ async fn calls_left_running_by_a_crash_are_marked_interrupted_on_start() {
         ("interrupted", Some("interrupted"))
     );
     let post = call.post_manifest_id.expect("post manifest");
-    let files = app.list_files(&chat.id, Some(&post)).await.expect("ls");
+    let files = app.workspace().list_files(&chat.id, Some(&post)).await.expect("ls");
     assert_eq!(
         files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>(),
         ["half.txt"],
@@ -212,7 +212,7 @@ async fn calls_left_running_by_a_crash_are_marked_interrupted_on_start() {
 async fn a_call_that_cannot_be_recovered_never_stops_the_app_from_opening() {
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     sqlx::query("INSERT INTO tool_calls (id, chat_id, tool_id, status, started_at) VALUES ('stuck', ?, 'write_file', 'running', 'x')")
         .bind(&chat.id)
         .execute(app.db())
@@ -222,7 +222,7 @@ async fn a_call_that_cannot_be_recovered_never_stops_the_app_from_opening() {
     // Someone removed the chat's folder by hand: recovery cannot lock it.
     std::fs::remove_dir_all(env.data().join("chats").join(&chat.id)).expect("rm");
     let app = env.app().await;
-    assert_eq!(app.list_chats().await.expect("the app opens").len(), 1);
+    assert_eq!(app.chats().list().await.expect("the app opens").len(), 1);
 }
 
 #[tokio::test]
@@ -230,7 +230,7 @@ async fn a_call_that_fails_on_our_side_is_closed_with_the_reason_not_left_runnin
     use atelier_core::tools::{Approval, RunRequest};
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let write = |content: &str, parent: Option<String>| RunRequest {
         chat_id: chat.id.clone(),
         tool_id: "write_file".into(),
@@ -239,10 +239,11 @@ async fn a_call_that_fails_on_our_side_is_closed_with_the_reason_not_left_runnin
         approval: Approval::NotGiven,
         ..Default::default()
     };
-    let first = app.run_tool(write("v1", None)).await.expect("first");
-    app.run_tool(write("v2", None)).await.expect("second");
+    let first = app.tools().run(write("v1", None)).await.expect("first");
+    app.tools().run(write("v2", None)).await.expect("second");
     // v1's blob vanishes: branching from the first call cannot restore it.
     let sha = app
+        .workspace()
         .list_files(&chat.id, first.post_manifest_id.as_deref())
         .await
         .expect("ls")[0]
@@ -250,7 +251,8 @@ async fn a_call_that_fails_on_our_side_is_closed_with_the_reason_not_left_runnin
         .clone();
     std::fs::remove_file(crate::blob_path(env.data(), &chat.id, &sha)).expect("rm blob");
     let err = app
-        .run_tool(write("v3", first.node_id.clone()))
+        .tools()
+        .run(write("v3", first.node_id.clone()))
         .await
         .expect_err("cannot materialize");
     assert_eq!(err.kind(), "missing_blob");
@@ -263,7 +265,7 @@ async fn a_call_that_fails_on_our_side_is_closed_with_the_reason_not_left_runnin
     .expect("row");
     assert_eq!((status.as_str(), kind.as_deref()), ("error", Some("internal")));
     assert!(error.is_some_and(|e| e.contains(&sha)), "the reason names the blob");
-    let missing = app.get_tool_call("no-such-call").await.expect_err("unknown call");
+    let missing = app.tools().call("no-such-call").await.expect_err("unknown call");
     assert_eq!(missing.kind(), "tool_call_not_found");
 }
 
@@ -276,7 +278,7 @@ async fn edits_made_outside_between_calls_are_recorded_before_the_next_call() {
     use atelier_core::tools::RunRequest;
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let write = |path: &str| RunRequest {
         chat_id: chat.id.clone(),
         tool_id: "write_file".into(),
@@ -284,7 +286,11 @@ async fn edits_made_outside_between_calls_are_recorded_before_the_next_call() {
         ..Default::default()
     };
     for round in 0..3 {
-        let call = app.run_tool(write(&format!("tool-{round}.txt"))).await.expect("call");
+        let call = app
+            .tools()
+            .run(write(&format!("tool-{round}.txt")))
+            .await
+            .expect("call");
         assert_eq!(call.status, atelier_core::tools::CallStatus::Success);
         // Someone edits the folder and runs the next tool at once, before
         // the watcher's thread may have reported the edit.
@@ -293,13 +299,18 @@ async fn edits_made_outside_between_calls_are_recorded_before_the_next_call() {
             "by hand",
         )
         .expect("edit");
-        let next = app.run_tool(write(&format!("after-{round}.txt"))).await.expect("call");
-        let tree = app.chat_tree(&chat.id).await.expect("tree");
+        let next = app
+            .tools()
+            .run(write(&format!("after-{round}.txt")))
+            .await
+            .expect("call");
+        let tree = app.chats().tree(&chat.id).await.expect("tree");
         let node = |id: &str| tree.iter().find(|n| n.message.id == id).expect("node").message.clone();
         let tool_node = node(next.node_id.as_deref().expect("node"));
         let edit = node(tool_node.parent_id.as_deref().expect("parent"));
         assert_eq!(edit.role, Role::Edit, "round {round}: the outside edit is its own node");
         let before: Vec<String> = app
+            .workspace()
             .list_files(&chat.id, Some(&edit.id))
             .await
             .expect("ls")
@@ -389,7 +400,7 @@ async fn a_run_reports_its_id_and_the_progress_of_its_workspace_walks() {
 
     let env = Env::new();
     let app = env.app().await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     for i in 0..120 {
         crate::write(&ws, &format!("d{}/f{i}.txt", i % 7), format!("file {i}\n"));
@@ -404,7 +415,8 @@ async fn a_run_reports_its_id_and_the_progress_of_its_workspace_walks() {
         _ => {}
     });
     let call = app
-        .run_tool(RunRequest {
+        .tools()
+        .run(RunRequest {
             chat_id: chat.id.clone(),
             tool_id: "write_file".into(),
             args: serde_json::json!({"path": "new.txt", "content": "x"}),

@@ -89,7 +89,7 @@ async fn foreign_keys_are_enforced() {
     .expect_err("a message of a missing chat must be refused");
     assert!(err.to_string().contains("FOREIGN KEY"), "{err}");
 
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     // A second root in one chat is refused, and so is a parentless user message.
     let second_root = sqlx::query(
         "INSERT INTO messages (id, chat_id, parent_id, role, content, manifest_id, created_at) VALUES ('r2', ?, NULL, 'system', '[]', ?, 'x')",
@@ -126,7 +126,7 @@ async fn uninstalling_a_toolset_removes_its_parts_but_never_tool_call_history() 
     let env = Env::new();
     let app = env.app().await;
     install_toolset(&app).await;
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     sqlx::query(
         "INSERT INTO tool_calls (id, chat_id, message_id, tool_id, args, status, started_at, pre_manifest_id, post_manifest_id) \
          VALUES ('tc', ?, ?, 'ts:a', '{}', 'success', 'x', ?, ?)",
@@ -168,11 +168,11 @@ async fn uninstalling_a_toolset_removes_its_parts_but_never_tool_call_history() 
 async fn deleting_a_chat_removes_its_rows_and_folder_only() {
     let env = Env::new();
     let app = env.app().await;
-    let keep = app.create_chat(Some("keep")).await.expect("chat");
-    let gone = app.create_chat(Some("gone")).await.expect("chat");
+    let keep = app.chats().create(Some("keep")).await.expect("chat");
+    let gone = app.chats().create(Some("gone")).await.expect("chat");
     crate::write(&app.workspace_dir(&gone.id), "a.txt", "a");
     crate::snap(&app, &gone.id).await;
-    app.delete_chat(&gone.id).await.expect("delete");
+    app.chats().delete(&gone.id).await.expect("delete");
     for table in ["messages", "workspace_manifests", "workspace_trees"] {
         let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
             "SELECT count(*) FROM {table} WHERE chat_id = ?"
@@ -185,8 +185,8 @@ async fn deleting_a_chat_removes_its_rows_and_folder_only() {
     }
     assert!(!env.data().join("chats").join(&gone.id).exists());
     assert!(app.workspace_dir(&keep.id).is_dir());
-    assert_eq!(app.list_chats().await.expect("list").len(), 1);
-    let err = app.get_chat(&gone.id).await.expect_err("deleted");
+    assert_eq!(app.chats().list().await.expect("list").len(), 1);
+    let err = app.chats().get(&gone.id).await.expect_err("deleted");
     assert_eq!(err.kind(), "chat_not_found");
 }
 
@@ -200,10 +200,11 @@ async fn builtin_tool_rows_are_restored_from_their_definitions_on_open() {
         .expect("tamper");
     app.close().await;
     let app = env.app().await;
-    let tool = app.get_tool("write_file").await.expect("builtin");
+    let tool = app.toolsets().tool("write_file").await.expect("builtin");
     assert!(tool.description.starts_with("Write content"), "{}", tool.description);
     let ids: Vec<String> = app
-        .list_tools()
+        .toolsets()
+        .tools()
         .await
         .expect("tools")
         .into_iter()

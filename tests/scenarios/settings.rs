@@ -8,15 +8,23 @@ async fn allowed_frame_origins_are_normalized_kept_across_restarts_and_removable
     let env = Env::new();
     let app = env.app().await;
     assert!(
-        app.settings().await.expect("settings").frame_origins.is_empty(),
+        app.settings().get().await.expect("settings").frame_origins.is_empty(),
         "nothing is allowed by default"
     );
 
-    app.allow_frame_origin("https://Docs.Example.com/")
+    app.settings()
+        .allow_frame_origin("https://Docs.Example.com/")
         .await
         .expect("settings");
-    app.allow_frame_origin("http://10.0.0.2:8080").await.expect("settings");
-    let s = app.allow_frame_origin("docs.example.com").await.expect("settings");
+    app.settings()
+        .allow_frame_origin("http://10.0.0.2:8080")
+        .await
+        .expect("settings");
+    let s = app
+        .settings()
+        .allow_frame_origin("docs.example.com")
+        .await
+        .expect("settings");
     assert_eq!(
         s.frame_origins,
         ["http://10.0.0.2:8080", "https://docs.example.com"],
@@ -26,15 +34,17 @@ async fn allowed_frame_origins_are_normalized_kept_across_restarts_and_removable
 
     let app = env.app().await;
     assert_eq!(
-        app.settings().await.expect("settings").frame_origins,
+        app.settings().get().await.expect("settings").frame_origins,
         ["http://10.0.0.2:8080", "https://docs.example.com"]
     );
     let s = app
+        .settings()
         .forbid_frame_origin("https://docs.example.com:443")
         .await
         .expect("settings");
     assert_eq!(s.frame_origins, ["http://10.0.0.2:8080"]);
     let s = app
+        .settings()
         .forbid_frame_origin("https://never-allowed.example")
         .await
         .expect("settings");
@@ -49,8 +59,12 @@ async fn allowed_frame_origins_are_normalized_kept_across_restarts_and_removable
 async fn a_refused_origin_names_the_setting_and_changes_nothing() {
     let env = Env::new();
     let app = env.app().await;
-    app.allow_frame_origin("https://ok.example").await.expect("settings");
+    app.settings()
+        .allow_frame_origin("https://ok.example")
+        .await
+        .expect("settings");
     let e = app
+        .settings()
         .allow_frame_origin("https://*.example.com")
         .await
         .expect_err("refused");
@@ -60,7 +74,7 @@ async fn a_refused_origin_names_the_setting_and_changes_nothing() {
         "{e}"
     );
     assert_eq!(
-        app.settings().await.expect("settings").frame_origins,
+        app.settings().get().await.expect("settings").frame_origins,
         ["https://ok.example"]
     );
 }

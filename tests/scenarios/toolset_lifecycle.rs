@@ -15,17 +15,18 @@ async fn upgrades_keep_state_and_a_failed_upgrade_leaves_the_old_version() {
     let t = tempfile::tempdir().expect("tmp");
     let app = env.app().await;
     let v1 = toolset_zip(t.path(), "v1.zip", "up", "1.0.0", "");
-    app.import_toolset(&v1, &ImportOptions::default()).await.expect("v1");
-    app.set_toolset_enabled("up", false).await.expect("disable");
+    app.toolsets().import(&v1, &ImportOptions::default()).await.expect("v1");
+    app.toolsets().set_enabled("up", false).await.expect("disable");
     let again = app
-        .import_toolset(&v1, &ImportOptions::default())
+        .toolsets()
+        .import(&v1, &ImportOptions::default())
         .await
         .expect_err("same version");
     assert_eq!(again.kind(), "already_installed");
     assert!(again.to_string().contains("--force"));
 
     let v2 = toolset_zip(t.path(), "v2.zip", "up", "2.0.0", "");
-    let r = app.import_toolset(&v2, &ImportOptions::default()).await.expect("v2");
+    let r = app.toolsets().import(&v2, &ImportOptions::default()).await.expect("v2");
     assert_eq!(
         (r.action.as_str(), r.previous_version.as_deref()),
         ("upgraded", Some("1.0.0"))
@@ -44,7 +45,7 @@ async fn upgrades_keep_state_and_a_failed_upgrade_leaves_the_old_version() {
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let app = env.app().await;
     assert_eq!(
-        app.get_toolset("up").await.expect("still there").toolset.version,
+        app.toolsets().get("up").await.expect("still there").toolset.version,
         "2.0.0"
     );
     let code = std::fs::read_to_string(env.data().join("toolsets/up/tools/hello.py")).expect("read");
@@ -88,8 +89,8 @@ async fn concurrent_imports_of_one_bundle_install_it_once() {
         String::from_utf8_lossy(&loser.stderr)
     );
     let app = env.app().await;
-    assert_eq!(app.list_toolsets().await.expect("list").len(), 1);
-    let tools = app.list_tools().await.expect("tools");
+    assert_eq!(app.toolsets().list().await.expect("list").len(), 1);
+    let tools = app.toolsets().tools().await.expect("tools");
     assert_eq!(
         tools.iter().filter(|t| t.toolset_id.as_deref() == Some("conc")).count(),
         1
@@ -103,7 +104,8 @@ async fn shared_mcp_servers_outlive_one_of_their_toolsets() {
     let app = env.app().await;
     for id in ["one", "two"] {
         let zip = toolset_zip(t.path(), &format!("{id}.zip"), id, "1.0.0", SERVER);
-        app.import_toolset(&zip, &ImportOptions::default())
+        app.toolsets()
+            .import(&zip, &ImportOptions::default())
             .await
             .expect("import");
     }
@@ -117,20 +119,22 @@ async fn shared_mcp_servers_outlive_one_of_their_toolsets() {
     let other = SERVER.replace("srv", "other-srv");
     let clash = toolset_zip(t.path(), "three.zip", "three", "1.0.0", &other);
     let err = app
-        .import_toolset(&clash, &ImportOptions::default())
+        .toolsets()
+        .import(&clash, &ImportOptions::default())
         .await
         .expect_err("conflict");
     assert!(err.to_string().contains("declared differently by toolset"), "{err}");
     let named_like_server = toolset_zip(t.path(), "shared.zip", "shared", "1.0.0", "");
     let err = app
-        .import_toolset(&named_like_server, &ImportOptions::default())
+        .toolsets()
+        .import(&named_like_server, &ImportOptions::default())
         .await
         .expect_err("namespace");
     assert!(err.to_string().contains("share one namespace"), "{err}");
 
-    app.uninstall_toolset("one").await.expect("uninstall one");
+    app.toolsets().uninstall("one").await.expect("uninstall one");
     assert_eq!(servers().await, ["shared"], "two still declares it");
-    app.uninstall_toolset("two").await.expect("uninstall two");
+    app.toolsets().uninstall("two").await.expect("uninstall two");
     assert!(servers().await.is_empty());
     assert!(!env.data().join("toolsets/two").exists());
 }
@@ -147,14 +151,15 @@ async fn exports_are_deterministic_round_trip_and_strip_secrets() {
         "1.0.0",
         &format!("x-future: {{keep: me}}\n{SERVER}"),
     );
-    app.import_toolset(&zip, &ImportOptions::default())
+    app.toolsets()
+        .import(&zip, &ImportOptions::default())
         .await
         .expect("import");
     let e1 = t.path().join("e1.zip");
     let e2 = t.path().join("e2.zip");
-    app.export_toolset("sec", &e1).await.expect("export");
+    app.toolsets().export("sec", &e1).await.expect("export");
     std::thread::sleep(std::time::Duration::from_millis(1100)); // a different second
-    app.export_toolset("sec", &e2).await.expect("export");
+    app.toolsets().export("sec", &e2).await.expect("export");
     assert_eq!(
         std::fs::read(&e1).expect("e1"),
         std::fs::read(&e2).expect("e2"),
@@ -177,19 +182,20 @@ async fn exports_are_deterministic_round_trip_and_strip_secrets() {
     );
     assert!(yaml.contains("x-future:"), "unknown keys are kept: {yaml}");
 
-    let before = app.get_toolset("sec").await.expect("show");
-    app.uninstall_toolset("sec").await.expect("uninstall");
-    app.import_toolset(&e1, &ImportOptions::default())
+    let before = app.toolsets().get("sec").await.expect("show");
+    app.toolsets().uninstall("sec").await.expect("uninstall");
+    app.toolsets()
+        .import(&e1, &ImportOptions::default())
         .await
         .expect("reimport");
     let e3 = t.path().join("e3.zip");
-    app.export_toolset("sec", &e3).await.expect("export");
+    app.toolsets().export("sec", &e3).await.expect("export");
     assert_eq!(
         std::fs::read(&e1).expect("e1"),
         std::fs::read(&e3).expect("e3"),
         "export → import → export"
     );
-    let after = app.get_toolset("sec").await.expect("show");
+    let after = app.toolsets().get("sec").await.expect("show");
     assert_eq!(before.tools, after.tools);
     assert_eq!(before.mcp_servers.len(), after.mcp_servers.len());
     // The author's toolset.yaml was replaced by the regenerated one; every
@@ -213,18 +219,19 @@ async fn local_folders_run_in_place_and_survive_uninstall() {
     assert!(out.status.success());
     let app = env.app().await;
     let r = app
-        .import_toolset(&dir, &ImportOptions::default())
+        .toolsets()
+        .import(&dir, &ImportOptions::default())
         .await
         .expect("import");
     assert_eq!(r.toolset.source_type, "local");
     assert!(!env.data().join("toolsets/mine").exists(), "nothing is copied");
-    let d = app.get_toolset("mine").await.expect("show");
+    let d = app.toolsets().get("mine").await.expect("show");
     assert!(
         d.files
             .iter()
             .all(|f| Path::new(&f.stored_path).starts_with(std::fs::canonicalize(&dir).expect("canon")))
     );
-    app.uninstall_toolset("mine").await.expect("uninstall");
+    app.toolsets().uninstall("mine").await.expect("uninstall");
     assert!(
         dir.join("toolset.yaml").is_file(),
         "the author's folder is never deleted"
@@ -236,13 +243,14 @@ async fn a_running_call_blocks_disable_upgrade_and_uninstall() {
     let env = Env::new();
     let t = tempfile::tempdir().expect("tmp");
     let app = env.app().await;
-    app.import_toolset(
-        &toolset_zip(t.path(), "b.zip", "busy", "1.0.0", ""),
-        &ImportOptions::default(),
-    )
-    .await
-    .expect("import");
-    let chat = app.create_chat(None).await.expect("chat");
+    app.toolsets()
+        .import(
+            &toolset_zip(t.path(), "b.zip", "busy", "1.0.0", ""),
+            &ImportOptions::default(),
+        )
+        .await
+        .expect("import");
+    let chat = app.chats().create(None).await.expect("chat");
     sqlx::query("INSERT INTO tool_calls (id, chat_id, tool_id, status, started_at) VALUES ('c1', ?, 'busy:hello', 'running', 'x')")
         .bind(&chat.id)
         .execute(app.db())
@@ -250,9 +258,10 @@ async fn a_running_call_blocks_disable_upgrade_and_uninstall() {
         .expect("call");
     let v2 = toolset_zip(t.path(), "b2.zip", "busy", "2.0.0", "");
     for err in [
-        app.set_toolset_enabled("busy", false).await.expect_err("disable"),
-        app.uninstall_toolset("busy").await.expect_err("uninstall"),
-        app.import_toolset(&v2, &ImportOptions::default())
+        app.toolsets().set_enabled("busy", false).await.expect_err("disable"),
+        app.toolsets().uninstall("busy").await.expect_err("uninstall"),
+        app.toolsets()
+            .import(&v2, &ImportOptions::default())
             .await
             .expect_err("upgrade"),
     ] {
@@ -383,7 +392,7 @@ async fn a_local_folder_reloads_on_save_and_keeps_the_last_good_version() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let watcher = {
         let (app, dir, cancel) = (app.clone(), dir.clone(), cancel.clone());
-        tokio::spawn(async move { app.watch_toolset(&dir, cancel, move |r| drop(tx.send(r))).await })
+        tokio::spawn(async move { app.toolsets().watch(&dir, cancel, move |r| drop(tx.send(r))).await })
     };
     // Waiting is bounded so a broken watcher fails the test instead of hanging.
     let mut next = async || {
@@ -402,7 +411,8 @@ async fn a_local_folder_reloads_on_save_and_keeps_the_last_good_version() {
         Reload::Rejected(e) => panic!("a valid edit was rejected: {e}"),
     }
     assert!(
-        app.get_tool("live:word_count")
+        app.toolsets()
+            .tool("live:word_count")
             .await
             .expect("tool")
             .description
@@ -420,7 +430,8 @@ async fn a_local_folder_reloads_on_save_and_keeps_the_last_good_version() {
         Reload::Reloaded(_) => panic!("an invalid edit was installed"),
     }
     let still = app
-        .get_tool("live:word_count")
+        .toolsets()
+        .tool("live:word_count")
         .await
         .expect("the last good version stays");
     assert!(still.description.starts_with("Count every word"));
@@ -434,16 +445,16 @@ async fn a_local_folder_reloads_on_save_and_keeps_the_last_good_version() {
 async fn only_a_fresh_data_dir_is_seeded_with_the_examples() {
     let env = Env::new();
     let app = env.app().await;
-    let seeded = app.seed_if_fresh().await.expect("seed");
+    let seeded = app.toolsets().seed_if_fresh().await.expect("seed");
     assert!(!seeded.is_empty(), "a fresh data dir gets the examples");
-    let installed = app.list_toolsets().await.expect("list").len();
+    let installed = app.toolsets().list().await.expect("list").len();
     assert_eq!(installed, seeded.len());
 
     // Someone uninstalls every example and chats: the next start keeps it so.
-    for t in app.list_toolsets().await.expect("list") {
-        app.uninstall_toolset(&t.id).await.expect("uninstall");
+    for t in app.toolsets().list().await.expect("list") {
+        app.toolsets().uninstall(&t.id).await.expect("uninstall");
     }
-    app.create_chat(None).await.expect("chat");
-    assert!(app.seed_if_fresh().await.expect("seed again").is_empty());
-    assert!(app.list_toolsets().await.expect("list").is_empty());
+    app.chats().create(None).await.expect("chat");
+    assert!(app.toolsets().seed_if_fresh().await.expect("seed again").is_empty());
+    assert!(app.toolsets().list().await.expect("list").is_empty());
 }

@@ -163,14 +163,14 @@ impl Bench<'_> {
         let observer = Observer::default();
         settle(&self.dir)?;
         let t = Instant::now();
-        let out = self.rt.block_on(self.app.snapshot(chat, &observer))?;
+        let out = self.rt.block_on(self.app.workspace().snapshot(chat, &observer))?;
         Ok((t.elapsed(), out))
     }
 
     fn checkout(&self, chat: &str, message: &str) -> Result<Duration> {
         settle(&self.dir)?;
         let t = Instant::now();
-        let c = self.rt.block_on(self.app.checkout(chat, message))?;
+        let c = self.rt.block_on(self.app.workspace().checkout(chat, message))?;
         let elapsed = t.elapsed();
         ensure!(
             c.active_leaf_message_id == message,

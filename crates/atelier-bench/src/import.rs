@@ -67,7 +67,7 @@ pub(crate) fn run(runs: usize) -> Result<()> {
         let t = rt.block_on(async {
             let app = Atelier::open(DataDir::new(&data)).await?;
             let start = Instant::now();
-            let report = app.import_toolset(&bundle, &ImportOptions::default()).await?;
+            let report = app.toolsets().import(&bundle, &ImportOptions::default()).await?;
             let t = start.elapsed();
             ensure!(
                 report.action == "installed",

@@ -70,7 +70,8 @@ async fn time_calls(
     for i in 0..warm + n {
         let start = Instant::now();
         let call = app
-            .run_tool(RunRequest {
+            .tools()
+            .run(RunRequest {
                 chat_id: chat.to_owned(),
                 tool_id: tool.to_owned(),
                 args: args(i),
@@ -143,7 +144,7 @@ pub(crate) fn run(calls: usize) -> Result<()> {
     eprintln!("worker: {}", settings.worker_exe()?.display());
     let app = rt.block_on(async {
         let app = Atelier::open_with(DataDir::new(scratch.path().join("data")), settings).await?;
-        app.import_toolset(&toolset, &ImportOptions::default()).await?;
+        app.toolsets().import(&toolset, &ImportOptions::default()).await?;
         anyhow::Ok(app)
     })?;
     println!(
@@ -151,7 +152,7 @@ pub(crate) fn run(calls: usize) -> Result<()> {
     );
 
     // 1. Empty workspace.
-    let chat = rt.block_on(app.create_chat(Some("empty")))?;
+    let chat = rt.block_on(app.chats().create(Some("empty")))?;
     let ws = app.workspace_dir(&chat.id);
     let ours = rt.block_on(time_calls(&app, &chat.id, "bench:trivial", |_| json!({}), 5, calls))?;
     let theirs = time_command(calls.min(50), || {
@@ -169,7 +170,7 @@ pub(crate) fn run(calls: usize) -> Result<()> {
     eprintln!("  → {speedup:.1}× faster than a fresh python3 per call");
 
     // 2. 10,000-file workspace.
-    let chat = rt.block_on(app.create_chat(Some("10k")))?;
+    let chat = rt.block_on(app.chats().create(Some("10k")))?;
     let ws = app.workspace_dir(&chat.id);
     let mirror = scratch.path().join("git-mirror");
     for root in [&ws, &mirror] {
@@ -179,7 +180,7 @@ pub(crate) fn run(calls: usize) -> Result<()> {
             std::fs::write(dir.join(format!("f{i:05}.txt")), format!("file {i}\n"))?;
         }
     }
-    rt.block_on(app.snapshot(&chat.id, &Default::default()))?;
+    rt.block_on(app.workspace().snapshot(&chat.id, &Default::default()))?;
     let git = |args: &[&str]| {
         let mut c = Command::new("git");
         c.args(args)
@@ -220,7 +221,7 @@ pub(crate) fn run(calls: usize) -> Result<()> {
     );
 
     // 3. A tool that writes 1,000 files (new content each call).
-    let chat = rt.block_on(app.create_chat(Some("writes")))?;
+    let chat = rt.block_on(app.chats().create(Some("writes")))?;
     let ws = app.workspace_dir(&chat.id);
     let n = calls.clamp(3, 10);
     let ours = rt.block_on(time_calls(

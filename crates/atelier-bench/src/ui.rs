@@ -10,7 +10,7 @@
 //!   2,000 tool calls (each card with a code renderer); and an empty chat.
 //! - `atelier-bench checkout --data-dir DIR --chat C --from A --to B [--runs N]
 //!   [--pause-ms MS]` switches the chat between the two leaves with the core
-//!   alone (`Atelier::checkout` in a warm process, the app's own code path
+//!   alone (`atelier_core::workspace::Workspace::checkout` in a warm process, the app's own code path
 //!   minus IPC and the UI), pausing before each switch as the app benchmark
 //!   pauses between clicks, and prints the median of each direction as JSON.
 
@@ -50,7 +50,8 @@ fn data_dir(args: &mut impl Iterator<Item = String>, usage: &str) -> Result<(Pat
 }
 
 async fn record(app: &Atelier, chat: &str) -> Result<String> {
-    app.snapshot(chat, &Observer::default())
+    app.workspace()
+        .snapshot(chat, &Observer::default())
         .await?
         .message_id
         .context("the snapshot recorded nothing")
@@ -66,14 +67,14 @@ pub(crate) fn seed(mut args: impl Iterator<Item = String>) -> Result<()> {
     runtime()?.block_on(async {
         let app = Atelier::open(DataDir::new(dir)).await?;
 
-        let big = app.create_chat(Some("Bench: 10,000 files")).await?;
+        let big = app.chats().create(Some("Bench: 10,000 files")).await?;
         let spec = &SCALES[1];
         let ws = app.workspace_dir(&big.id);
         spec.write_tree(&ws)?;
         let base = record(&app, &big.id).await?;
         let mut leaves = Vec::new();
         for (generation, marker) in [(1, "branch-a"), (2, "branch-b")] {
-            app.checkout(&big.id, &base).await?;
+            app.workspace().checkout(&big.id, &base).await?;
             for i in spec.one_percent() {
                 spec.rewrite(&ws, i, INITIAL + generation)?;
             }
@@ -82,14 +83,15 @@ pub(crate) fn seed(mut args: impl Iterator<Item = String>) -> Result<()> {
             leaves.push(record(&app, &big.id).await?);
         }
 
-        let long = app.create_chat(Some("Bench: 2,000 calls")).await?;
+        let long = app.chats().create(Some("Bench: 2,000 calls")).await?;
         let started = Instant::now();
         for i in 0..LONG_CHAT_CALLS {
             let lines: Vec<String> = (0..12)
                 .map(|l| format!("call {i}, line {l}: some output to look at"))
                 .collect();
             let call = app
-                .run_tool(RunRequest {
+                .tools()
+                .run(RunRequest {
                     chat_id: long.id.clone(),
                     tool_id: "write_file".into(),
                     args: json!({"path": format!("notes/n{:02}.txt", i % 50), "content": lines.join("\n")}),
@@ -107,9 +109,9 @@ pub(crate) fn seed(mut args: impl Iterator<Item = String>) -> Result<()> {
             "seeded {LONG_CHAT_CALLS} calls in {:.1} s",
             started.elapsed().as_secs_f64()
         );
-        let empty = app.create_chat(Some("Bench: empty chat")).await?;
+        let empty = app.chats().create(Some("Bench: empty chat")).await?;
         // Back on branch a, so the first switch in the app goes to b.
-        app.checkout(&big.id, &leaves[0]).await?;
+        app.workspace().checkout(&big.id, &leaves[0]).await?;
         println!(
             "{}",
             json!({
@@ -142,7 +144,7 @@ pub(crate) fn checkout(mut args: impl Iterator<Item = String>) -> Result<()> {
     let (chat, from, to) = (chat.context(USAGE)?, from.context(USAGE)?, to.context(USAGE)?);
     runtime()?.block_on(async {
         let app = Atelier::open(DataDir::new(dir)).await?;
-        app.checkout(&chat, &from).await?; // untimed: start where the app starts
+        app.workspace().checkout(&chat, &from).await?; // untimed: start where the app starts
         // Nothing dirty left from seeding to be flushed during the timings.
         tree::settle(&app.workspace_dir(&chat))?;
         let (mut there, mut back) = (Vec::new(), Vec::new());
@@ -151,7 +153,7 @@ pub(crate) fn checkout(mut args: impl Iterator<Item = String>) -> Result<()> {
                 // The app's switches come one click at a time, not back to back.
                 tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
                 let start = Instant::now();
-                app.checkout(&chat, target).await?;
+                app.workspace().checkout(&chat, target).await?;
                 samples.push(start.elapsed().as_secs_f64() * 1e3);
             }
         }

@@ -13,7 +13,14 @@ use sqlx::Row;
 
 use crate::messages::{NewMessage, insert_message, message_from_row, select_messages, set_active};
 use crate::model::{Chat, ManifestSource, Message, MessageNode, Role};
-use crate::{Atelier, Error, Result, db, ids};
+use crate::{Error, Result, db, ids};
+
+/// Chats and their message trees: `app.chats()`. A view of the [`Atelier`] handle (cheap, `Copy`);
+/// every operation of this area is a method here.
+#[derive(Debug, Clone, Copy)]
+pub struct Chats<'a> {
+    pub(crate) app: &'a crate::Atelier,
+}
 
 /// The title of a chat created without one.
 pub const DEFAULT_TITLE: &str = "New chat";
@@ -49,15 +56,15 @@ fn chat_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Chat> {
     })
 }
 
-impl Atelier {
+impl Chats<'_> {
     /// Creates a chat: a root `system` message and an empty workspace.
-    pub async fn create_chat(&self, title: Option<&str>) -> Result<Chat> {
+    pub async fn create(&self, title: Option<&str>) -> Result<Chat> {
         let title = title.map(str::trim).filter(|t| !t.is_empty()).unwrap_or(DEFAULT_TITLE);
         let chat_id = ids::new_id();
         let now = ids::now();
-        let ws = self.workspace_dir(&chat_id);
+        let ws = self.app.workspace_dir(&chat_id);
         tokio::fs::create_dir_all(&ws).await.map_err(Error::io("create", &ws))?;
-        let mut tx = db::begin_write(self.db()).await?;
+        let mut tx = db::begin_write(self.app.db()).await?;
         sqlx::query("INSERT INTO chats (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)")
             .bind(&chat_id)
             .bind(title)
@@ -82,22 +89,22 @@ impl Atelier {
         set_active(&mut tx, &chat_id, &root_id, &manifest_id).await?;
         tx.commit().await?;
         tracing::info!(chat = %chat_id, "created chat");
-        self.get_chat(&chat_id).await
+        self.get(&chat_id).await
     }
 
     /// All chats, most recently updated first.
-    pub async fn list_chats(&self) -> Result<Vec<Chat>> {
+    pub async fn list(&self) -> Result<Vec<Chat>> {
         let rows = sqlx::query(select_chats!("ORDER BY c.updated_at DESC, c.id DESC"))
-            .fetch_all(self.db())
+            .fetch_all(self.app.db())
             .await?;
         rows.iter().map(chat_from_row).collect()
     }
 
     /// A chat by id, or by a unique prefix of its id.
-    pub async fn get_chat(&self, id: &str) -> Result<Chat> {
+    pub async fn get(&self, id: &str) -> Result<Chat> {
         let row = sqlx::query(select_chats!("WHERE c.id = ?"))
             .bind(id)
-            .fetch_optional(self.db())
+            .fetch_optional(self.app.db())
             .await?;
         if let Some(row) = row {
             return chat_from_row(&row);
@@ -106,7 +113,7 @@ impl Atelier {
             "WHERE length(?1) >= 4 AND substr(c.id, 1, length(?1)) = ?1 LIMIT 2"
         ))
         .bind(id)
-        .fetch_all(self.db())
+        .fetch_all(self.app.db())
         .await?;
         match rows.as_slice() {
             [one] => chat_from_row(one),
@@ -115,33 +122,33 @@ impl Atelier {
     }
 
     /// Renames a chat.
-    pub async fn rename_chat(&self, id: &str, title: &str) -> Result<Chat> {
-        let chat = self.get_chat(id).await?;
+    pub async fn rename(&self, id: &str, title: &str) -> Result<Chat> {
+        let chat = self.get(id).await?;
         let title = title.trim();
         let title = if title.is_empty() { DEFAULT_TITLE } else { title };
         sqlx::query("UPDATE chats SET title = ?, updated_at = ? WHERE id = ?")
             .bind(title)
             .bind(ids::now())
             .bind(&chat.id)
-            .execute(self.db())
+            .execute(self.app.db())
             .await?;
-        self.get_chat(&chat.id).await
+        self.get(&chat.id).await
     }
 
     /// Deletes a chat: its rows (messages, manifests, tool calls) and its
     /// folder (workspace and blobs).
-    pub async fn delete_chat(&self, id: &str) -> Result<()> {
-        let chat = self.get_chat(id).await?;
-        let _lock = crate::workspace::lock_chat(self, &chat.id).await?;
-        self.python().stop_chat(&chat.id);
-        self.edit_watch().forget(&chat.id);
-        let mut tx = db::begin_write(self.db()).await?;
+    pub async fn delete(&self, id: &str) -> Result<()> {
+        let chat = self.get(id).await?;
+        let _lock = crate::workspace::lock_chat(self.app, &chat.id).await?;
+        self.app.python().stop_chat(&chat.id);
+        self.app.edit_watch().forget(&chat.id);
+        let mut tx = db::begin_write(self.app.db()).await?;
         sqlx::query("DELETE FROM chats WHERE id = ?")
             .bind(&chat.id)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        let dir = self.data_dir().chat_dir(&chat.id);
+        let dir = self.app.data_dir().chat_dir(&chat.id);
         tokio::fs::remove_dir_all(&dir).await.or_else(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 Ok(())
@@ -154,11 +161,11 @@ impl Atelier {
     }
 
     /// A message of a chat, by id or unique prefix.
-    pub async fn get_message(&self, chat_id: &str, id: &str) -> Result<Message> {
+    pub async fn message(&self, chat_id: &str, id: &str) -> Result<Message> {
         let row = sqlx::query(select_messages!("WHERE chat_id = ? AND id = ?"))
             .bind(chat_id)
             .bind(id)
-            .fetch_optional(self.db())
+            .fetch_optional(self.app.db())
             .await?;
         if let Some(row) = row {
             return message_from_row(&row);
@@ -168,7 +175,7 @@ impl Atelier {
         ))
         .bind(chat_id)
         .bind(id)
-        .fetch_all(self.db())
+        .fetch_all(self.app.db())
         .await?;
         match rows.as_slice() {
             [one] => message_from_row(one),
@@ -182,17 +189,17 @@ impl Atelier {
     /// Every message of the chat, parents before children, siblings in
     /// creation order, each with its children and whether it is on the
     /// active branch.
-    pub async fn chat_tree(&self, chat_id: &str) -> Result<Vec<MessageNode>> {
-        let chat = self.get_chat(chat_id).await?;
+    pub async fn tree(&self, chat_id: &str) -> Result<Vec<MessageNode>> {
+        let chat = self.get(chat_id).await?;
         let rows = sqlx::query(select_messages!("WHERE chat_id = ? ORDER BY rowid"))
             .bind(&chat.id)
-            .fetch_all(self.db())
+            .fetch_all(self.app.db())
             .await?;
         let messages = rows.iter().map(message_from_row).collect::<Result<Vec<_>>>()?;
         let sources: HashMap<String, String> =
             sqlx::query_as("SELECT id, source FROM workspace_manifests WHERE chat_id = ?")
                 .bind(&chat.id)
-                .fetch_all(self.db())
+                .fetch_all(self.app.db())
                 .await?
                 .into_iter()
                 .collect();
@@ -254,11 +261,11 @@ impl Atelier {
     /// child, repeatedly, down to a leaf (the message itself if it has no
     /// children).
     pub async fn latest_leaf(&self, chat_id: &str, message_id: &str) -> Result<String> {
-        let mut id = self.get_message(chat_id, message_id).await?.id;
+        let mut id = self.message(chat_id, message_id).await?.id;
         while let Some(child) =
             sqlx::query_scalar::<_, String>("SELECT id FROM messages WHERE parent_id = ? ORDER BY rowid DESC LIMIT 1")
                 .bind(&id)
-                .fetch_optional(self.db())
+                .fetch_optional(self.app.db())
                 .await?
         {
             id = child;
@@ -269,7 +276,9 @@ impl Atelier {
     /// The messages from the root to the active leaf.
     pub async fn active_branch(&self, chat_id: &str) -> Result<Vec<Message>> {
         Ok(self
-            .chat_tree(chat_id)
+            .app
+            .chats()
+            .tree(chat_id)
             .await?
             .into_iter()
             .filter(|n| n.on_active_branch)

@@ -6,19 +6,24 @@
 //! versioned workspace folder ([`store`]) that follows the conversation's
 //! branches ([`chats`], [`workspace`]).
 //!
-//! The front doors — the `atelier` CLI and the Tauri shell — are thin: each
-//! command parses its arguments, calls one method here, and maps [`Error`].
+//! The handle's operations are grouped in facets, one per area:
+//! [`Atelier::chats`], [`Atelier::workspace`], [`Atelier::toolsets`],
+//! [`Atelier::tools`] and [`Atelier::settings`] (cheap views of the handle;
+//! crate-internal helpers stay on the handle itself). The front doors — the
+//! `atelier` CLI and the Tauri shell — are thin: each command parses its
+//! arguments, calls one facet method, and maps [`Error`].
 //!
 //! ```no_run
 //! # async fn demo() -> atelier_core::Result<()> {
 //! use atelier_core::{Atelier, DataDir};
 //! let app = Atelier::open(DataDir::new("/tmp/atelier-demo")).await?;
-//! let chat = app.create_chat(Some("Demo")).await?;
+//! let chat = app.chats().create(Some("Demo")).await?;
 //! std::fs::write(app.workspace_dir(&chat.id).join("a.txt"), "hello")
 //!     .map_err(atelier_core::Error::io("write", "a.txt"))?;
-//! let snap = app.snapshot(&chat.id, &Default::default()).await?; // an `edit` node
-//! app.checkout(&chat.id, &chat.root_message_id).await?;          // a.txt is gone
-//! app.checkout(&chat.id, snap.message_id.as_deref().unwrap_or_default()).await?; // back
+//! let ws = app.workspace();
+//! let snap = ws.snapshot(&chat.id, &Default::default()).await?; // an `edit` node
+//! ws.checkout(&chat.id, &chat.root_message_id).await?;          // a.txt is gone
+//! ws.checkout(&chat.id, snap.message_id.as_deref().unwrap_or_default()).await?; // back
 //! # Ok(()) }
 //! ```
 
@@ -176,6 +181,31 @@ impl Atelier {
     /// How many Python workers wait idle for their next call.
     pub fn idle_python_workers(&self) -> usize {
         self.inner.python.idle_count()
+    }
+
+    /// Chats and their message trees.
+    pub fn chats(&self) -> chats::Chats<'_> {
+        chats::Chats { app: self }
+    }
+
+    /// A chat's workspace: snapshots, checkouts, branches, edits, diffs.
+    pub fn workspace(&self) -> workspace::Workspace<'_> {
+        workspace::Workspace { app: self }
+    }
+
+    /// Installed toolsets and their tools.
+    pub fn toolsets(&self) -> toolsets::Toolsets<'_> {
+        toolsets::Toolsets { app: self }
+    }
+
+    /// Running tools, and the calls they left.
+    pub fn tools(&self) -> tools::Tools<'_> {
+        tools::Tools { app: self }
+    }
+
+    /// App-wide settings.
+    pub fn settings(&self) -> settings::SettingsStore<'_> {
+        settings::SettingsStore { app: self }
     }
 
     /// Closes the database cleanly (checkpoints the WAL).

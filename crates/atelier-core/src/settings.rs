@@ -12,6 +12,13 @@ use sqlx::Row;
 
 use crate::{Atelier, Error, Result, ids};
 
+/// App-wide settings: `app.settings()`. A view of the [`Atelier`] handle (cheap, `Copy`);
+/// every operation of this area is a method here.
+#[derive(Debug, Clone, Copy)]
+pub struct SettingsStore<'a> {
+    pub(crate) app: &'a crate::Atelier,
+}
+
 /// The settings, with their defaults filled in.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Settings {
@@ -84,40 +91,6 @@ pub fn frame_access(url: &str, saved: &Settings, in_effect: &[String]) -> FrameC
 }
 
 impl Atelier {
-    /// The current settings.
-    pub async fn settings(&self) -> Result<Settings> {
-        let rows = sqlx::query("SELECT key, value FROM settings")
-            .fetch_all(self.db())
-            .await?;
-        let mut settings = Settings::default();
-        for row in rows {
-            let key: String = row.get("key");
-            let value: String = row.get("value");
-            if key == FRAME_ORIGINS {
-                settings.frame_origins = decode_origins(&value)?;
-            }
-        }
-        Ok(settings)
-    }
-
-    /// Lets frame renderers show pages from `origin` (a URL; only its
-    /// origin counts). Returns the new settings.
-    pub async fn allow_frame_origin(&self, origin: &str) -> Result<Settings> {
-        let origin = parse_origin(origin)?;
-        self.update_frame_origins(|list| {
-            if !list.contains(&origin) {
-                list.push(origin.clone());
-            }
-        })
-        .await
-    }
-
-    /// Takes `origin` off the list (a no-op when it is not on it).
-    pub async fn forbid_frame_origin(&self, origin: &str) -> Result<Settings> {
-        let origin = parse_origin(origin)?;
-        self.update_frame_origins(|list| list.retain(|o| *o != origin)).await
-    }
-
     async fn update_frame_origins(&self, change: impl FnOnce(&mut Vec<String>)) -> Result<Settings> {
         let mut tx = crate::db::begin_write(self.db()).await?;
         let stored: Option<String> = sqlx::query_scalar("SELECT value FROM settings WHERE key = ?")
@@ -142,7 +115,46 @@ impl Atelier {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        self.settings().await
+        self.settings().get().await
+    }
+}
+
+impl SettingsStore<'_> {
+    /// The current settings.
+    pub async fn get(&self) -> Result<Settings> {
+        let rows = sqlx::query("SELECT key, value FROM settings")
+            .fetch_all(self.app.db())
+            .await?;
+        let mut settings = Settings::default();
+        for row in rows {
+            let key: String = row.get("key");
+            let value: String = row.get("value");
+            if key == FRAME_ORIGINS {
+                settings.frame_origins = decode_origins(&value)?;
+            }
+        }
+        Ok(settings)
+    }
+
+    /// Lets frame renderers show pages from `origin` (a URL; only its
+    /// origin counts). Returns the new settings.
+    pub async fn allow_frame_origin(&self, origin: &str) -> Result<Settings> {
+        let origin = parse_origin(origin)?;
+        self.app
+            .update_frame_origins(|list| {
+                if !list.contains(&origin) {
+                    list.push(origin.clone());
+                }
+            })
+            .await
+    }
+
+    /// Takes `origin` off the list (a no-op when it is not on it).
+    pub async fn forbid_frame_origin(&self, origin: &str) -> Result<Settings> {
+        let origin = parse_origin(origin)?;
+        self.app
+            .update_frame_origins(|list| list.retain(|o| *o != origin))
+            .await
     }
 }
 

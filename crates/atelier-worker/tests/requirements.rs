@@ -114,7 +114,8 @@ async fn install_and_use(pip_only: bool) {
         observer,
         ..Default::default()
     };
-    app.import_toolset(&src, &options)
+    app.toolsets()
+        .import(&src, &options)
         .await
         .expect("import with requirements");
     let steps = steps.lock().expect("lock").clone();
@@ -123,9 +124,10 @@ async fn install_and_use(pip_only: bool) {
         "progress names what it installs: {steps:?}"
     );
 
-    let chat = app.create_chat(None).await.expect("chat");
+    let chat = app.chats().create(None).await.expect("chat");
     let call = app
-        .run_tool(RunRequest {
+        .tools()
+        .run(RunRequest {
             chat_id: chat.id.clone(),
             tool_id: "loud:shout".into(),
             args: json!({"text": "hi"}),
@@ -156,7 +158,8 @@ async fn a_requirement_that_cannot_be_installed_fails_the_import_naming_it_and_i
     let src = toolset(tmp.path(), "broken", "no-such-package==9.9");
 
     let err = app
-        .import_toolset(&src, &ImportOptions::default())
+        .toolsets()
+        .import(&src, &ImportOptions::default())
         .await
         .expect_err("the import must fail");
     assert_eq!(err.kind(), "requirements_failed");
@@ -165,7 +168,7 @@ async fn a_requirement_that_cannot_be_installed_fails_the_import_naming_it_and_i
         message.contains("python.requirements[0] `no-such-package==9.9`"),
         "{message}"
     );
-    assert!(app.get_toolset("broken").await.is_err(), "nothing was installed");
+    assert!(app.toolsets().get("broken").await.is_err(), "nothing was installed");
     let venvs: Vec<_> = std::fs::read_dir(data.join("venvs"))
         .map(|d| d.flatten().filter(|e| e.path().is_dir()).collect())
         .unwrap_or_default();

@@ -43,7 +43,7 @@ impl Bench<'_> {
                 if k >= WARMUPS {
                     durable_copies.push(ms(t.elapsed()));
                 }
-                let chat = self.rt.block_on(self.app.create_chat(Some("cold")))?;
+                let chat = self.rt.block_on(self.app.chats().create(Some("cold")))?;
                 let ws = self.app.workspace_dir(&chat.id);
                 match fs::remove_dir(&ws) {
                     Ok(()) => {}
@@ -58,7 +58,7 @@ impl Bench<'_> {
                     out.added
                 );
                 if eager_cleanup(self.spec) {
-                    self.rt.block_on(self.app.delete_chat(&chat.id))?;
+                    self.rt.block_on(self.app.chats().delete(&chat.id))?;
                 }
                 Ok(t)
             },

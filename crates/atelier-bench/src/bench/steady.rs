@@ -28,7 +28,7 @@ pub(super) struct Steady {
 
 impl Bench<'_> {
     pub(super) fn steady_setup(&self) -> Result<Steady> {
-        let chat = self.rt.block_on(self.app.create_chat(Some("bench")))?;
+        let chat = self.rt.block_on(self.app.chats().create(Some("bench")))?;
         let ws = self.app.workspace_dir(&chat.id);
         remove_all(&ws)?;
         cp_r(&self.src, &ws)?;
@@ -120,7 +120,7 @@ impl Bench<'_> {
         // Ours: A is the current state (row 2 left it recorded).
         let (_, out) = self.snapshot(&s.chat)?;
         ensure!(!out.changed, "the workspace changed behind the benchmark's back");
-        let ma = self.rt.block_on(self.app.get_chat(&s.chat))?.active_leaf_message_id;
+        let ma = self.rt.block_on(self.app.chats().get(&s.chat))?.active_leaf_message_id;
         let a0 = read(&s.ws)?;
         for i in self.spec.one_percent() {
             self.spec.rewrite(&s.ws, i, ROW4_B)?;
@@ -187,7 +187,8 @@ impl Bench<'_> {
                 let aside = self.dir.join(format!("ws-aside-{k}"));
                 fs::rename(&s.ws, &aside).with_context(|| format!("move {} aside", s.ws.display()))?;
                 fs::create_dir(&s.ws).with_context(|| format!("create {}", s.ws.display()))?;
-                self.rt.block_on(self.app.checkout(&s.chat, &s.root_message))?;
+                self.rt
+                    .block_on(self.app.workspace().checkout(&s.chat, &s.root_message))?;
                 if eager_cleanup(self.spec) {
                     remove_all(&aside)?;
                 }

@@ -68,7 +68,8 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
     control.timeout = timeout;
     control.cancel = cancel;
     let call = app
-        .run_tool(RunRequest {
+        .tools()
+        .run(RunRequest {
             chat_id: a.chat,
             tool_id: a.tool,
             args,
@@ -88,14 +89,14 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
 pub(crate) async fn show(app: &Atelier, cmd: CallCommand, json: bool) -> anyhow::Result<()> {
     match cmd {
         CallCommand::Show { id } => {
-            let c = app.get_tool_call(&id).await?;
+            let c = app.tools().call(&id).await?;
             if json { output::json(&c)? } else { print_call(&c) }
         }
         CallCommand::Render { id, html } => {
             if html {
-                print!("{}", app.render_html(&id).await?);
+                print!("{}", app.tools().render_html(&id).await?);
             } else {
-                let c = app.get_tool_call(&id).await?;
+                let c = app.tools().call(&id).await?;
                 output::json(&c.render_plan)?;
             }
         }

@@ -16,7 +16,7 @@ struct ChatWithMessages<T> {
 pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::Result<()> {
     match cmd {
         ChatCommand::New { title } => {
-            let chat = app.create_chat(title.as_deref()).await?;
+            let chat = app.chats().create(title.as_deref()).await?;
             if json {
                 output::json(&chat)?;
             } else {
@@ -28,7 +28,7 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
             }
         }
         ChatCommand::List => {
-            let chats = app.list_chats().await?;
+            let chats = app.chats().list().await?;
             if json {
                 output::json(&chats)?
             } else {
@@ -36,9 +36,9 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
             }
         }
         ChatCommand::Show { chat, tree } => {
-            let c = app.get_chat(&chat).await?;
+            let c = app.chats().get(&chat).await?;
             if tree {
-                let nodes = app.chat_tree(&c.id).await?;
+                let nodes = app.chats().tree(&c.id).await?;
                 if json {
                     output::json(&ChatWithMessages {
                         chat: c,
@@ -49,7 +49,7 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
                     output::tree(&nodes, &c.active_leaf_message_id);
                 }
             } else {
-                let messages = app.active_branch(&c.id).await?;
+                let messages = app.chats().active_branch(&c.id).await?;
                 if json {
                     output::json(&ChatWithMessages { chat: c, messages })?;
                 } else {
@@ -59,22 +59,23 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
             }
         }
         ChatCommand::Rename { chat, title } => {
-            let c = app.rename_chat(&chat, &title).await?;
+            let c = app.chats().rename(&chat, &title).await?;
             if json { output::json(&c)? } else { output::chat(&c) }
         }
         ChatCommand::Checkout { chat, message } => {
-            let c = app.checkout(&chat, &message).await?;
+            let c = app.workspace().checkout(&chat, &message).await?;
             if json { output::json(&c)? } else { output::chat(&c) }
         }
         ChatCommand::Say { chat, text, parent } => {
             let m = app
+                .workspace()
                 .append_message(&chat, parent.as_deref(), Role::User, vec![ContentPart::Text { text }])
                 .await?;
             if json { output::json(&m)? } else { output::message(&m) }
         }
         ChatCommand::Delete { chat } => {
-            let c = app.get_chat(&chat).await?;
-            app.delete_chat(&c.id).await?;
+            let c = app.chats().get(&chat).await?;
+            app.chats().delete(&c.id).await?;
             if json {
                 output::json(&serde_json::json!({ "id": c.id, "deleted": true }))?;
             } else {

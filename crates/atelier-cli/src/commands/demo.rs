@@ -29,37 +29,40 @@ pub(crate) async fn run(args: DemoArgs, json: bool) -> anyhow::Result<()> {
         .tempdir()
         .context("creating a temp folder")?;
     let app = Atelier::open(DataDir::new(dir.path())).await?;
-    let chat = app.create_chat(Some("Demo: two plans")).await?;
+    let chat = app.chats().create(Some("Demo: two plans")).await?;
     let ws = app.workspace_dir(&chat.id);
 
     // A person drops two files in, and asks for plan A.
     write(&ws, "notes.md", "# Notes\n\nWe need a plan.\n")?;
     write(&ws, "src/hello.py", "print('hello')\n")?;
-    let base = app.snapshot(&chat.id, &Observer::default()).await?;
+    let base = app.workspace().snapshot(&chat.id, &Observer::default()).await?;
     let base_id = base.message_id.context("the first snapshot records the two files")?;
-    app.append_message(&chat.id, None, Role::User, say("Let's go with plan A."))
+    app.workspace()
+        .append_message(&chat.id, None, Role::User, say("Let's go with plan A."))
         .await?;
     write(&ws, "plan.md", "# Plan A\n\n1. Do the thing.\n")?;
     let plan_a = app
+        .workspace()
         .append_message(&chat.id, None, Role::User, say("Plan A is written."))
         .await?;
 
     // Branch from the base: plan B, in a workspace that never saw plan A.
-    app.append_message(&chat.id, Some(&base_id), Role::User, say("Actually, plan B."))
+    app.workspace()
+        .append_message(&chat.id, Some(&base_id), Role::User, say("Actually, plan B."))
         .await?;
     write(&ws, "plan.md", "# Plan B\n\n1. Do the other thing.\n2. Celebrate.\n")?;
-    let plan_b = app.snapshot(&chat.id, &Observer::default()).await?;
+    let plan_b = app.workspace().snapshot(&chat.id, &Observer::default()).await?;
     let plan_b_id = plan_b.message_id.context("plan B was written")?;
 
-    let tree = app.chat_tree(&chat.id).await?;
-    app.checkout(&chat.id, &plan_a.id).await?;
-    let files_a = app.list_files(&chat.id, None).await?;
+    let tree = app.chats().tree(&chat.id).await?;
+    app.workspace().checkout(&chat.id, &plan_a.id).await?;
+    let files_a = app.workspace().list_files(&chat.id, None).await?;
     let plan_a_text = std::fs::read_to_string(ws.join("plan.md"))?;
-    app.checkout(&chat.id, &plan_b_id).await?;
-    let files_b = app.list_files(&chat.id, None).await?;
+    app.workspace().checkout(&chat.id, &plan_b_id).await?;
+    let files_b = app.workspace().list_files(&chat.id, None).await?;
     let plan_b_text = std::fs::read_to_string(ws.join("plan.md"))?;
-    let diff = app.diff(&chat.id, &plan_a.id, &plan_b_id).await?;
-    let chat = app.get_chat(&chat.id).await?;
+    let diff = app.workspace().diff(&chat.id, &plan_a.id, &plan_b_id).await?;
+    let chat = app.chats().get(&chat.id).await?;
 
     if json {
         output::json(&serde_json::json!({

@@ -7,9 +7,9 @@ use crate::output;
 
 pub(crate) async fn run(app: &Atelier, cmd: SettingsCommand, json: bool) -> anyhow::Result<()> {
     let settings = match cmd {
-        SettingsCommand::Show => app.settings().await?,
-        SettingsCommand::AllowFrameOrigin { origin } => app.allow_frame_origin(&origin).await?,
-        SettingsCommand::ForbidFrameOrigin { origin } => app.forbid_frame_origin(&origin).await?,
+        SettingsCommand::Show => app.settings().get().await?,
+        SettingsCommand::AllowFrameOrigin { origin } => app.settings().allow_frame_origin(&origin).await?,
+        SettingsCommand::ForbidFrameOrigin { origin } => app.settings().forbid_frame_origin(&origin).await?,
     };
     if json {
         return output::json(&settings);

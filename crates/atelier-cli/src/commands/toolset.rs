@@ -131,7 +131,8 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
         ToolsetCommand::Import { path, force } => {
             let (observer, bar) = progress("importing");
             let result = app
-                .import_toolset(
+                .toolsets()
+                .import(
                     &path,
                     &ImportOptions {
                         force,
@@ -161,7 +162,7 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
             }
         }
         ToolsetCommand::Validate { path } => {
-            let report = app.check_bundle(&path, &Observer::default()).await?;
+            let report = app.toolsets().check_bundle(&path, &Observer::default()).await?;
             if json {
                 output::json(&report)?;
             } else {
@@ -185,7 +186,7 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
             }
         }
         ToolsetCommand::Export { id, output: out } => {
-            let report = app.export_toolset(&id, &out).await?;
+            let report = app.toolsets().export(&id, &out).await?;
             if json {
                 output::json(&report)?;
             } else {
@@ -198,7 +199,7 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
             }
         }
         ToolsetCommand::List => {
-            let list = app.list_toolsets().await?;
+            let list = app.toolsets().list().await?;
             if json {
                 output::json(&list)?;
             } else if list.is_empty() {
@@ -214,7 +215,7 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
             }
         }
         ToolsetCommand::Show { id } => {
-            let d = app.get_toolset(&id).await?;
+            let d = app.toolsets().get(&id).await?;
             if json {
                 output::json(&d)?;
             } else {
@@ -247,7 +248,7 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
         ToolsetCommand::Enable { id } => set_enabled(&app, &id, true, json).await?,
         ToolsetCommand::Disable { id } => set_enabled(&app, &id, false, json).await?,
         ToolsetCommand::Uninstall { id } => {
-            app.uninstall_toolset(&id).await?;
+            app.toolsets().uninstall(&id).await?;
             if json {
                 output::json(&serde_json::json!({ "id": id, "uninstalled": true }))?;
             } else {
@@ -255,7 +256,7 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
             }
         }
         ToolsetCommand::InstallExamples => {
-            let reports = app.install_examples().await?;
+            let reports = app.toolsets().install_examples().await?;
             if json {
                 output::json(&reports)?;
             } else if reports.is_empty() {
@@ -274,17 +275,18 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
                 stop.cancel();
             });
             println!("Watching {} (Ctrl-C to stop)", dir.display());
-            app.watch_toolset(&dir, cancel, |r| match r {
-                Reload::Reloaded(r) => {
-                    let t = &r.toolset;
-                    println!("{} reloaded {} {}: {}", now(), t.id, t.version, r.tools.join(", "));
-                    print_problems(&r.warnings);
-                }
-                Reload::Rejected(e) => {
-                    println!("{} not reloaded, the last good version keeps running:\n{e}", now());
-                }
-            })
-            .await?;
+            app.toolsets()
+                .watch(&dir, cancel, |r| match r {
+                    Reload::Reloaded(r) => {
+                        let t = &r.toolset;
+                        println!("{} reloaded {} {}: {}", now(), t.id, t.version, r.tools.join(", "));
+                        print_problems(&r.warnings);
+                    }
+                    Reload::Rejected(e) => {
+                        println!("{} not reloaded, the last good version keeps running:\n{e}", now());
+                    }
+                })
+                .await?;
         }
         ToolsetCommand::Init { .. } | ToolsetCommand::Pack { .. } => {}
     }
@@ -304,7 +306,7 @@ fn capitalize(s: &str) -> String {
 }
 
 async fn set_enabled(app: &Atelier, id: &str, enabled: bool, json: bool) -> anyhow::Result<()> {
-    let t = app.set_toolset_enabled(id, enabled).await?;
+    let t = app.toolsets().set_enabled(id, enabled).await?;
     if json {
         output::json(&t)?;
     } else {
@@ -316,7 +318,7 @@ async fn set_enabled(app: &Atelier, id: &str, enabled: bool, json: bool) -> anyh
 pub(crate) async fn run_tool(app: &Atelier, cmd: ToolCommand, json: bool) -> anyhow::Result<()> {
     match cmd {
         ToolCommand::List => {
-            let tools = app.list_tools().await?;
+            let tools = app.toolsets().tools().await?;
             if json {
                 output::json(&tools)?;
             } else if tools.is_empty() {
@@ -326,7 +328,7 @@ pub(crate) async fn run_tool(app: &Atelier, cmd: ToolCommand, json: bool) -> any
             }
         }
         ToolCommand::Show { id } => {
-            let t = app.get_tool(&id).await?;
+            let t = app.toolsets().tool(&id).await?;
             if json {
                 output::json(&t)?;
             } else {

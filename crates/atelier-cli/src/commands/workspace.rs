@@ -10,7 +10,7 @@ use crate::output;
 pub(crate) async fn run(app: &Atelier, cmd: WorkspaceCommand, json: bool) -> anyhow::Result<()> {
     match cmd {
         WorkspaceCommand::Path { chat } => {
-            let c = app.get_chat(&chat).await?;
+            let c = app.chats().get(&chat).await?;
             let path = app.workspace_dir(&c.id);
             if json {
                 output::json(&serde_json::json!({ "chat_id": c.id, "path": path }))?;
@@ -19,7 +19,7 @@ pub(crate) async fn run(app: &Atelier, cmd: WorkspaceCommand, json: bool) -> any
             }
         }
         WorkspaceCommand::Ls { chat, manifest } => {
-            let files = app.list_files(&chat, manifest.as_deref()).await?;
+            let files = app.workspace().list_files(&chat, manifest.as_deref()).await?;
             if json {
                 output::json(&files)?
             } else {
@@ -27,13 +27,13 @@ pub(crate) async fn run(app: &Atelier, cmd: WorkspaceCommand, json: bool) -> any
             }
         }
         WorkspaceCommand::Cat { chat, path, manifest } => {
-            let bytes = app.read_file(&chat, &path, manifest.as_deref()).await?;
+            let bytes = app.workspace().read_file(&chat, &path, manifest.as_deref()).await?;
             let mut out = std::io::stdout().lock();
             out.write_all(&bytes)?;
             out.flush()?;
         }
         WorkspaceCommand::Snapshot { chat } => {
-            let outcome = app.snapshot(&chat, &progress_observer("snapshot")).await?;
+            let outcome = app.workspace().snapshot(&chat, &progress_observer("snapshot")).await?;
             for w in &outcome.warnings {
                 eprintln!("warning: {w}");
             }
@@ -53,13 +53,13 @@ pub(crate) async fn run(app: &Atelier, cmd: WorkspaceCommand, json: bool) -> any
             }
         }
         WorkspaceCommand::Diff { chat, from, to } => {
-            let d = app.diff(&chat, &from, &to).await?;
+            let d = app.workspace().diff(&chat, &from, &to).await?;
             if json { output::json(&d)? } else { output::diff(&d) }
         }
         WorkspaceCommand::Manifest { chat, manifest } => {
-            let c = app.get_chat(&chat).await?;
+            let c = app.chats().get(&chat).await?;
             let id = manifest.unwrap_or_else(|| c.active_manifest_id.clone());
-            let m = app.get_manifest(&c.id, &id).await?;
+            let m = app.workspace().get_manifest(&c.id, &id).await?;
             if json {
                 output::json(&m)?;
             } else {
@@ -110,7 +110,7 @@ pub(crate) fn progress_observer(label: &'static str) -> Observer {
 /// `atelier gc`
 #[allow(clippy::print_stdout)] // its output is the report
 pub(crate) async fn gc(app: &Atelier, json: bool) -> anyhow::Result<()> {
-    let r = app.gc(&atelier_core::Observer::default()).await?;
+    let r = app.workspace().gc(&atelier_core::Observer::default()).await?;
     if json {
         return output::json(&r);
     }

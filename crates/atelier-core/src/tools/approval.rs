@@ -11,6 +11,7 @@ use super::RunRequest;
 use super::call::RunEvent;
 use super::status::CallStatus;
 use crate::lock::FileLock;
+use crate::tools::Tools;
 use crate::workspace::lock_chat;
 use crate::{Atelier, Error, Result, blocking};
 
@@ -27,7 +28,7 @@ pub enum Approval {
     /// request or a cancelled call counts as a denial.
     Ask(tokio::sync::mpsc::Sender<ApprovalRequest>),
     /// Wait: the call waits as `awaiting_approval` until
-    /// [`Atelier::answer_approval`] is called with its id (by any task of
+    /// [`crate::tools::Tools::answer_approval`] is called with its id (by any task of
     /// this process: the desktop app's Approve and Deny buttons). The caller
     /// hears of the wait through `RunEvent::AwaitingApproval`. Cancelling the
     /// call while it waits counts as a denial.
@@ -136,12 +137,14 @@ impl Atelier {
             }
         }
     }
+}
 
+impl Tools<'_> {
     /// Answers a call waiting for approval ([`Approval::Wait`]): `true` runs
     /// it, `false` records it as denied. Whether such a call was waiting
     /// (false: it was answered, cancelled or finished already).
     pub fn answer_approval(&self, call_id: &str, approve: bool) -> bool {
-        match self.pending_approvals().remove(call_id) {
+        match self.app.pending_approvals().remove(call_id) {
             Some(respond) => respond.send(approve).is_ok(),
             None => false,
         }

@@ -37,7 +37,7 @@ pub enum OutputStream {
 pub enum RunEvent {
     /// The call is recorded and running: its id, for Cancel.
     Started { call_id: String },
-    /// The call waits for the person's answer ([`Atelier::answer_approval`]).
+    /// The call waits for the person's answer ([`crate::tools::Tools::answer_approval`]).
     AwaitingApproval { call_id: String },
     /// The walk before or after the call (files looked at, bytes hashed),
     /// at most about ten a second, and always the last step.

@@ -21,6 +21,13 @@ pub use status::{CallStatus, ErrorKind};
 
 use crate::{Result, db};
 
+/// Running tools and what their calls left: the run flow, approvals, cancel, records and renders: `app.tools()`. A view of the [`Atelier`] handle (cheap, `Copy`);
+/// every operation of this area is a method here.
+#[derive(Debug, Clone, Copy)]
+pub struct Tools<'a> {
+    pub(crate) app: &'a crate::Atelier,
+}
+
 /// A builtin's stored row: id, name, description, category, input schema,
 /// confirmation, renderer, render config.
 type BuiltinRow = (

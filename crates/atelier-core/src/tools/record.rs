@@ -11,6 +11,7 @@ use super::call::RunEvent;
 use super::plan::RenderPlan;
 use super::run::{RunRequest, ToolCallRecord};
 use super::status::{CallStatus, ErrorKind};
+use crate::tools::Tools;
 use crate::{Atelier, Error, Result, ids};
 
 /// How a call ended, written to its row in the transaction that adds its
@@ -148,12 +149,14 @@ impl Atelier {
         .await?;
         Ok(())
     }
+}
 
+impl Tools<'_> {
     /// A recorded call.
-    pub async fn get_tool_call(&self, id: &str) -> Result<ToolCallRecord> {
+    pub async fn call(&self, id: &str) -> Result<ToolCallRecord> {
         let row = sqlx::query("SELECT * FROM tool_calls WHERE id = ?")
             .bind(id)
-            .fetch_optional(self.db())
+            .fetch_optional(self.app.db())
             .await?
             .ok_or_else(|| Error::ToolCallNotFound(id.to_owned()))?;
         call_from_row(&row)

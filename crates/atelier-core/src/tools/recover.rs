@@ -83,7 +83,7 @@ async fn recover_one(app: &Atelier, id: &str, chat_id: &str) -> Result<bool> {
         let Some(_lock) = blocking(move || crate::lock::FileLock::try_acquire(&lock_path)).await? else {
             return Ok(false);
         };
-        let chat = app.get_chat(chat_id).await?;
+        let chat = app.chats().get(chat_id).await?;
         let (current, _) = app.capture_pending(&chat, &Observer::default()).await?;
         sqlx::query(
             "UPDATE tool_calls SET status = 'interrupted', error_kind = 'interrupted', \

@@ -20,6 +20,7 @@ use super::status::{CallStatus, ErrorKind};
 use crate::lock::FileLock;
 use crate::messages::{NewMessage, insert_message, set_active};
 use crate::model::{ContentPart, ManifestSource, Role};
+use crate::tools::Tools;
 use crate::toolsets::interp::Context;
 use crate::toolsets::records::{ToolRecord, ToolsetRecord};
 use crate::workspace::lock_chat;
@@ -96,77 +97,6 @@ struct Turn<'a> {
 }
 
 impl Atelier {
-    /// Runs a tool in a chat (see the module docs). Returns the recorded
-    /// call, whatever its status; an `Err` means nothing could be recorded.
-    pub async fn run_tool(&self, req: RunRequest) -> Result<ToolCallRecord> {
-        let chat = self.get_chat(&req.chat_id).await?;
-        let tool = self.get_tool(&req.tool_id).await?;
-        let toolset = match &tool.toolset_id {
-            Some(ts) => Some(self.toolset_record(ts).await?),
-            None => None,
-        };
-        let toolset_enabled = toolset.as_ref().is_none_or(|t| t.enabled);
-        if !tool.enabled || !toolset_enabled {
-            return Err(Error::Conflict(format!(
-                "tool {} is disabled (enable its toolset first)",
-                tool.tool_id
-            )));
-        }
-        let parent = match &req.parent_id {
-            Some(p) => Some(self.get_message(&chat.id, p).await?),
-            None => None,
-        };
-        let call_id = ids::new_id();
-        // Arguments are checked before anyone is asked: a call with bad
-        // arguments is refused (and recorded) without a question.
-        let decided = match validate_args(&tool.input_schema, &req.args) {
-            Err(violations) => Some(Decision::Refuse(format!(
-                "invalid arguments for {}:\n  {}",
-                tool.tool_id,
-                violations.join("\n  ")
-            ))),
-            Ok(()) if !tool.requires_confirmation => Some(Decision::Run),
-            Ok(()) => match req.approval {
-                Approval::Approved => Some(Decision::Run),
-                Approval::NotGiven => Some(Decision::Deny),
-                // Someone must answer first.
-                Approval::Ask(_) | Approval::Wait => None,
-            },
-        };
-        let backend = Backend::of(&tool, toolset.as_ref())?;
-        let (_lock, decision) = match decided {
-            Some(d) => (self.lock_then_record(&req, &tool.tool_id, &chat.id, &call_id).await?, d),
-            None => {
-                let (lock, yes) = self.ask_then_lock(&req, &tool.tool_id, &chat.id, &call_id).await?;
-                (lock, if yes { Decision::Run } else { Decision::Deny })
-            }
-        };
-
-        // From here on the call is recorded: a failure of ours (not the
-        // tool's) still ends it, with the reason, instead of leaving it
-        // `running`.
-        let done = self
-            .run_recorded(
-                &req,
-                &tool,
-                backend,
-                toolset.as_ref(),
-                &chat.id,
-                Turn {
-                    call_id: &call_id,
-                    parent,
-                    decision,
-                },
-            )
-            .await;
-        self.running_calls().remove(&call_id);
-        if let Err(e) = done {
-            self.end_failed(&call_id, &e).await?;
-            return Err(e);
-        }
-        self.get_tool_call(&call_id).await
-    }
-
     /// A call that waits for no one: the chat lock first, then the row, so
     /// a `running` row always has a live holder of the chat lock (which is
     /// how start-up recovery tells a crashed call).
@@ -199,7 +129,7 @@ impl Atelier {
             parent,
             decision,
         } = turn;
-        let chat = self.get_chat(chat_id).await?; // fresh, under the lock
+        let chat = self.chats().get(chat_id).await?; // fresh, under the lock
         let walks = req.control.walk_observer();
         let stays = parent.as_ref().is_none_or(|p| p.manifest_id == chat.active_manifest_id);
         let (parent_id, pre_manifest_id, leaf) = if stays && self.edit_watch().is_clean(&chat.id).await {
@@ -339,12 +269,91 @@ impl Atelier {
                 .await?,
         )
     }
+}
+
+impl Tools<'_> {
+    /// Runs a tool in a chat (see the module docs). Returns the recorded
+    /// call, whatever its status; an `Err` means nothing could be recorded.
+    pub async fn run(&self, req: RunRequest) -> Result<ToolCallRecord> {
+        let chat = self.app.chats().get(&req.chat_id).await?;
+        let tool = self.app.toolsets().tool(&req.tool_id).await?;
+        let toolset = match &tool.toolset_id {
+            Some(ts) => Some(self.app.toolset_record(ts).await?),
+            None => None,
+        };
+        let toolset_enabled = toolset.as_ref().is_none_or(|t| t.enabled);
+        if !tool.enabled || !toolset_enabled {
+            return Err(Error::Conflict(format!(
+                "tool {} is disabled (enable its toolset first)",
+                tool.tool_id
+            )));
+        }
+        let parent = match &req.parent_id {
+            Some(p) => Some(self.app.chats().message(&chat.id, p).await?),
+            None => None,
+        };
+        let call_id = ids::new_id();
+        // Arguments are checked before anyone is asked: a call with bad
+        // arguments is refused (and recorded) without a question.
+        let decided = match validate_args(&tool.input_schema, &req.args) {
+            Err(violations) => Some(Decision::Refuse(format!(
+                "invalid arguments for {}:\n  {}",
+                tool.tool_id,
+                violations.join("\n  ")
+            ))),
+            Ok(()) if !tool.requires_confirmation => Some(Decision::Run),
+            Ok(()) => match req.approval {
+                Approval::Approved => Some(Decision::Run),
+                Approval::NotGiven => Some(Decision::Deny),
+                // Someone must answer first.
+                Approval::Ask(_) | Approval::Wait => None,
+            },
+        };
+        let backend = Backend::of(&tool, toolset.as_ref())?;
+        let (_lock, decision) = match decided {
+            Some(d) => (
+                self.app
+                    .lock_then_record(&req, &tool.tool_id, &chat.id, &call_id)
+                    .await?,
+                d,
+            ),
+            None => {
+                let (lock, yes) = self.app.ask_then_lock(&req, &tool.tool_id, &chat.id, &call_id).await?;
+                (lock, if yes { Decision::Run } else { Decision::Deny })
+            }
+        };
+
+        // From here on the call is recorded: a failure of ours (not the
+        // tool's) still ends it, with the reason, instead of leaving it
+        // `running`.
+        let done = self
+            .app
+            .run_recorded(
+                &req,
+                &tool,
+                backend,
+                toolset.as_ref(),
+                &chat.id,
+                Turn {
+                    call_id: &call_id,
+                    parent,
+                    decision,
+                },
+            )
+            .await;
+        self.app.running_calls().remove(&call_id);
+        if let Err(e) = done {
+            self.app.end_failed(&call_id, &e).await?;
+            return Err(e);
+        }
+        self.call(&call_id).await
+    }
 
     /// Cancels a call this process is running: its worker is killed and the
     /// call ends as `cancelled` (what it changed in the workspace is kept).
     /// Whether such a call was running.
-    pub fn cancel_tool_call(&self, call_id: &str) -> bool {
-        match self.running_calls().get(call_id) {
+    pub fn cancel(&self, call_id: &str) -> bool {
+        match self.app.running_calls().get(call_id) {
             Some(token) => {
                 token.cancel();
                 true

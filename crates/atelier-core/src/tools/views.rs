@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use super::plan;
 use super::run::{ToolCallRecord, validate_args};
-use crate::{Atelier, Error, Result};
+use crate::tools::Tools;
+use crate::{Error, Result};
 
 /// A workspace file as a manifest holds it, for a viewer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -33,12 +34,12 @@ pub struct FileRef {
     pub sha256: String,
 }
 
-impl Atelier {
+impl Tools<'_> {
     /// Pins a file of a chat's workspace at a manifest (or message), or at
     /// the active state, without reading it.
-    pub async fn workspace_file_ref(&self, chat_id: &str, path: &str, manifest: Option<&str>) -> Result<FileRef> {
+    pub async fn file_ref(&self, chat_id: &str, path: &str, manifest: Option<&str>) -> Result<FileRef> {
         let path = crate::store::path::normalize(path)?.to_string();
-        let m = self.workspace_manifest(chat_id, manifest).await?;
+        let m = self.app.workspace().manifest(chat_id, manifest).await?;
         let sha256 = m.files.get(&path).cloned().ok_or_else(|| Error::FileNotFound {
             path: path.clone(),
             manifest_id: m.id.clone(),
@@ -54,7 +55,7 @@ impl Atelier {
     /// A file of a chat's workspace at a manifest (or message), or at the
     /// active state.
     pub async fn workspace_file(&self, chat_id: &str, path: &str, manifest: Option<&str>) -> Result<WorkspaceFile> {
-        let bytes = self.read_file(chat_id, path, manifest).await?;
+        let bytes = self.app.workspace().read_file(chat_id, path, manifest).await?;
         let sha256 = crate::store::Hash::of(&bytes).to_hex();
         let size = bytes.len() as u64;
         let text = String::from_utf8(bytes).ok().filter(|t| !t.contains('\0'));
@@ -67,24 +68,24 @@ impl Atelier {
     }
 
     /// A chat's tool calls, oldest first.
-    pub async fn list_tool_calls(&self, chat_id: &str) -> Result<Vec<ToolCallRecord>> {
-        let chat = self.get_chat(chat_id).await?;
+    pub async fn calls(&self, chat_id: &str) -> Result<Vec<ToolCallRecord>> {
+        let chat = self.app.chats().get(chat_id).await?;
         let ids: Vec<String> =
             sqlx::query_scalar("SELECT id FROM tool_calls WHERE chat_id = ? ORDER BY started_at, id")
                 .bind(&chat.id)
-                .fetch_all(self.db())
+                .fetch_all(self.app.db())
                 .await?;
         let mut out = Vec::with_capacity(ids.len());
         for id in ids {
-            out.push(self.get_tool_call(&id).await?);
+            out.push(self.call(&id).await?);
         }
         Ok(out)
     }
 
     /// Every violation of a tool's `input_schema` by `args`, with its JSON
     /// pointer (empty: valid), as the run flow would report them.
-    pub async fn validate_tool_args(&self, tool_id: &str, args: &Value) -> Result<Vec<String>> {
-        let tool = self.get_tool(tool_id).await?;
+    pub async fn validate_args(&self, tool_id: &str, args: &Value) -> Result<Vec<String>> {
+        let tool = self.app.toolsets().tool(tool_id).await?;
         Ok(validate_args(&tool.input_schema, args).err().unwrap_or_default())
     }
 
@@ -93,8 +94,8 @@ impl Atelier {
     /// artifact's folder, never outside the toolset and only if the toolset
     /// lists it.
     pub async fn render_asset(&self, call_id: &str, relative: &str) -> Result<Vec<u8>> {
-        let call = self.get_tool_call(call_id).await?;
-        let tool = self.get_tool(&call.tool_id).await?;
+        let call = self.call(call_id).await?;
+        let tool = self.app.toolsets().tool(&call.tool_id).await?;
         let artifact = call
             .render_plan
             .as_ref()
@@ -117,7 +118,7 @@ impl Atelier {
             sqlx::query_scalar("SELECT path FROM toolset_files WHERE toolset_id = ? AND path = ?")
                 .bind(toolset_id)
                 .bind(&path)
-                .fetch_optional(self.db())
+                .fetch_optional(self.app.db())
                 .await?;
         if listed.is_none() {
             return Err(Error::FileNotFound {
@@ -125,15 +126,15 @@ impl Atelier {
                 manifest_id: format!("toolset {toolset_id}"),
             });
         }
-        let ts = self.toolset_record(toolset_id).await?;
-        let file: PathBuf = self.toolset_root(&ts).join(&path);
+        let ts = self.app.toolset_record(toolset_id).await?;
+        let file: PathBuf = self.app.toolset_root(&ts).join(&path);
         tokio::fs::read(&file).await.map_err(Error::io("read", &file))
     }
 
     /// A call's `html` render plan; a conflict error naming the call when
     /// it has none.
     pub async fn html_plan(&self, call_id: &str) -> Result<plan::RenderPlan> {
-        let call = self.get_tool_call(call_id).await?;
+        let call = self.call(call_id).await?;
         call.render_plan
             .filter(|p| p.renderer == "html")
             .ok_or_else(|| Error::Conflict(format!("tool call {call_id} has no html render plan")))
@@ -147,6 +148,7 @@ impl Atelier {
             reason: "no artifact hash".into(),
         })?;
         let path = self
+            .app
             .data_dir()
             .root()
             .join("artifacts")

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use super::install::ImportOptions;
 use super::records::ImportReport;
-use crate::{Atelier, Error, Result};
+use crate::toolsets::Toolsets;
+use crate::{Error, Result};
 
 macro_rules! example {
     ($name:literal, [$($file:literal),* $(,)?]) => {
@@ -44,13 +45,13 @@ fn write_files(dir: &Path, files: &[(&str, &[u8])]) -> Result<()> {
     Ok(())
 }
 
-impl Atelier {
+impl Toolsets<'_> {
     /// Gives a fresh data dir (no toolset, no chat) the bundled examples, as
     /// the desktop app does when it opens one; a data dir someone has used
     /// is left as it is (examples they uninstalled stay uninstalled).
     /// Returns what was installed.
     pub async fn seed_if_fresh(&self) -> Result<Vec<ImportReport>> {
-        if self.list_toolsets().await?.is_empty() && self.list_chats().await?.is_empty() {
+        if self.list().await?.is_empty() && self.app.chats().list().await?.is_empty() {
             self.install_examples().await
         } else {
             Ok(Vec::new())
@@ -61,6 +62,7 @@ impl Atelier {
     /// version is upgraded). Returns what was installed.
     pub async fn install_examples(&self) -> Result<Vec<ImportReport>> {
         let tmp = self
+            .app
             .data_dir()
             .toolsets_dir()
             .join(format!(".examples-{}", crate::ids::new_id()));
@@ -80,7 +82,7 @@ impl Atelier {
                     source_ref: Some(format!("bundled:{name}")),
                     ..Default::default()
                 };
-                match self.import_toolset(&zip, &options).await {
+                match self.import(&zip, &options).await {
                     Ok(r) => out.push(r),
                     Err(Error::AlreadyInstalled { .. }) => {}
                     Err(e) => return Err(e),

@@ -18,8 +18,9 @@ use super::manifest::{McpServerDecl, PythonSection, RendererDecl, RendererKind, 
 use super::records::json_col;
 use super::validate::{self, MANIFEST_FILE};
 use crate::store::Observer;
+use crate::toolsets::Toolsets;
 use crate::zipfile::Content;
-use crate::{Atelier, Error, Result, blocking};
+use crate::{Error, Result, blocking};
 
 /// What an export or pack wrote.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
@@ -29,13 +30,13 @@ pub struct PackReport {
     pub size: u64,
 }
 
-impl Atelier {
+impl Toolsets<'_> {
     /// The manifest of an installed toolset, regenerated from the database,
     /// with secrets stripped.
-    pub async fn toolset_manifest(&self, id: &str) -> Result<ToolsetManifest> {
+    pub async fn manifest(&self, id: &str) -> Result<ToolsetManifest> {
         let row = sqlx::query("SELECT * FROM toolsets WHERE id = ?")
             .bind(id)
-            .fetch_optional(self.db())
+            .fetch_optional(self.app.db())
             .await?
             .ok_or_else(|| Error::ToolsetNotFound(id.to_owned()))?;
         let tool_rows = sqlx::query(
@@ -44,7 +45,7 @@ impl Atelier {
              ORDER BY t.position, t.tool_id",
         )
         .bind(id)
-        .fetch_all(self.db())
+        .fetch_all(self.app.db())
         .await?;
         let prefix = format!("{id}:");
         let mut tools = Vec::new();
@@ -77,7 +78,7 @@ impl Atelier {
         let servers =
             sqlx::query("SELECT config FROM toolset_mcp_servers WHERE toolset_id = ? ORDER BY position, server_id")
                 .bind(id)
-                .fetch_all(self.db())
+                .fetch_all(self.app.db())
                 .await?
                 .iter()
                 .map(|r| json_col::<McpServerDecl>(r, "config").map(|s| s.without_secrets()))
@@ -102,11 +103,11 @@ impl Atelier {
     }
 
     /// Writes an installed toolset to `out` as a deterministic ZIP.
-    pub async fn export_toolset(&self, id: &str, out: &Path) -> Result<PackReport> {
-        let manifest = self.toolset_manifest(id).await?;
+    pub async fn export(&self, id: &str, out: &Path) -> Result<PackReport> {
+        let manifest = self.manifest(id).await?;
         let files = sqlx::query("SELECT path, stored_path FROM toolset_files WHERE toolset_id = ? ORDER BY path")
             .bind(id)
-            .fetch_all(self.db())
+            .fetch_all(self.app.db())
             .await?;
         let mut contents = BTreeMap::new();
         for f in &files {
@@ -116,7 +117,7 @@ impl Atelier {
             let abs = if stored.is_absolute() {
                 stored
             } else {
-                self.data_dir().root().join(stored)
+                self.app.data_dir().root().join(stored)
             };
             contents.insert(path, Content::File(abs));
         }

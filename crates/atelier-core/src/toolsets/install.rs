@@ -21,6 +21,7 @@ use super::manifest::{RendererKind, ToolsetManifest};
 use super::records::{BundleReport, EntryPoint, ImportReport, ServerLaunch, WillRun, toolset_from_row};
 use super::validate::{self, Checked, MANIFEST_FILE, Severity};
 use crate::store::Observer;
+use crate::toolsets::Toolsets;
 use crate::{Atelier, Error, Result, blocking, db, ids};
 
 /// How to import.
@@ -150,10 +151,39 @@ impl Atelier {
         })
     }
 
+    /// HTML artifacts are also kept by content hash in `artifacts/`, never
+    /// deleted, so renders of old tool calls keep working after an upgrade
+    /// or uninstall.
+    async fn keep_artifacts(&self, loaded: &Loaded, artifacts: &BTreeSet<String>) -> Result<()> {
+        let dir = self.data_dir().root().join("artifacts");
+        for a in artifacts {
+            let Some(info) = loaded.files.get(a) else { continue };
+            let hex = info.sha256.to_hex();
+            let dest = dir.join(&hex[..2]).join(&hex);
+            if tokio::fs::try_exists(&dest).await.unwrap_or(false) {
+                continue;
+            }
+            let parent = dir.join(&hex[..2]);
+            tokio::fs::create_dir_all(&parent)
+                .await
+                .map_err(Error::io("create", &parent))?;
+            let tmp = dest.with_extension("tmp");
+            tokio::fs::copy(loaded.root.join(a), &tmp)
+                .await
+                .map_err(Error::io("copy", &tmp))?;
+            tokio::fs::rename(&tmp, &dest)
+                .await
+                .map_err(Error::io("store", &dest))?;
+        }
+        Ok(())
+    }
+}
+
+impl Toolsets<'_> {
     /// Checks a bundle without installing it: every manifest problem, and
     /// what it would run (entry points, requirements, MCP commands).
     pub async fn check_bundle(&self, path: &Path, observer: &Observer) -> Result<BundleReport> {
-        let loaded = self.load_bundle(path, observer).await?;
+        let loaded = self.app.load_bundle(path, observer).await?;
         let m = loaded.checked.manifest.as_ref();
         Ok(BundleReport {
             id: m.map(|m| m.id.clone()),
@@ -168,8 +198,8 @@ impl Atelier {
     }
 
     /// Installs (or upgrades) a toolset from a ZIP file or a folder.
-    pub async fn import_toolset(&self, path: &Path, options: &ImportOptions) -> Result<ImportReport> {
-        let mut loaded = self.load_bundle(path, &options.observer).await?;
+    pub async fn import(&self, path: &Path, options: &ImportOptions) -> Result<ImportReport> {
+        let mut loaded = self.app.load_bundle(path, &options.observer).await?;
         let Some(manifest) = loaded.checked.manifest.clone() else {
             return Err(Error::InvalidManifest {
                 bundle: loaded.label.clone(),
@@ -177,21 +207,23 @@ impl Atelier {
             });
         };
         let artifacts = artifact_paths(&manifest);
-        self.keep_artifacts(&loaded, &artifacts).await?;
+        self.app.keep_artifacts(&loaded, &artifacts).await?;
         // Requirements are a step of the import: if they cannot be
         // installed, nothing is swapped in.
         let venv = self
+            .app
             .ensure_toolset_venv(&manifest.id, &manifest.python.requirements, &options.observer)
             .await?;
         // `tools_from:` modules are imported (in a worker) to list their
         // exported tools; a module that fails fails the import.
         let exported = self
+            .app
             .describe_exports(&manifest, &loaded.root, venv.as_deref(), &loaded.label)
             .await?;
 
         let id = manifest.id.clone();
-        let final_dir = self.data_dir().toolsets_dir().join(&id);
-        let mut tx = db::begin_write(self.db()).await?;
+        let final_dir = self.app.data_dir().toolsets_dir().join(&id);
+        let mut tx = db::begin_write(self.app.db()).await?;
         let previous = sqlx::query("SELECT version, enabled, source_type, installed_at FROM toolsets WHERE id = ?")
             .bind(&id)
             .fetch_optional(&mut *tx)
@@ -354,7 +386,7 @@ impl Atelier {
         if let Some(s) = swapped {
             s.finish();
         }
-        self.toolset_changed(&id).await;
+        self.app.toolset_changed(&id).await;
         // A zip install replaced by a local folder leaves its old copy.
         if loaded.source_type == "local" && previous_source.as_deref() == Some("zip") {
             let _ = tokio::fs::remove_dir_all(&final_dir).await;
@@ -384,33 +416,6 @@ impl Atelier {
                 .collect(),
             will_run: will_run(&manifest),
         })
-    }
-
-    /// HTML artifacts are also kept by content hash in `artifacts/`, never
-    /// deleted, so renders of old tool calls keep working after an upgrade
-    /// or uninstall.
-    async fn keep_artifacts(&self, loaded: &Loaded, artifacts: &BTreeSet<String>) -> Result<()> {
-        let dir = self.data_dir().root().join("artifacts");
-        for a in artifacts {
-            let Some(info) = loaded.files.get(a) else { continue };
-            let hex = info.sha256.to_hex();
-            let dest = dir.join(&hex[..2]).join(&hex);
-            if tokio::fs::try_exists(&dest).await.unwrap_or(false) {
-                continue;
-            }
-            let parent = dir.join(&hex[..2]);
-            tokio::fs::create_dir_all(&parent)
-                .await
-                .map_err(Error::io("create", &parent))?;
-            let tmp = dest.with_extension("tmp");
-            tokio::fs::copy(loaded.root.join(a), &tmp)
-                .await
-                .map_err(Error::io("copy", &tmp))?;
-            tokio::fs::rename(&tmp, &dest)
-                .await
-                .map_err(Error::io("store", &dest))?;
-        }
-        Ok(())
     }
 }
 

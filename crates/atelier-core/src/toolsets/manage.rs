@@ -8,19 +8,12 @@ use super::records::{
     toolset_from_row,
 };
 use super::servers::{ensure_idle, servers_declared_only_by};
+use crate::toolsets::Toolsets;
 use crate::{Atelier, Error, Result, db, ids};
 
 impl Atelier {
-    /// Installed toolsets, sorted by id.
-    pub async fn list_toolsets(&self) -> Result<Vec<ToolsetRecord>> {
-        let rows = sqlx::query("SELECT * FROM toolsets ORDER BY id")
-            .fetch_all(self.db())
-            .await?;
-        rows.iter().map(toolset_from_row).collect()
-    }
-
     /// One toolset's own row, without its tools, files and servers (one
-    /// query where [`Atelier::get_toolset`] makes four: every tool call
+    /// query where [`crate::toolsets::Toolsets::get`] makes four: every tool call
     /// reads it).
     pub(crate) async fn toolset_record(&self, id: &str) -> Result<ToolsetRecord> {
         let row = sqlx::query("SELECT * FROM toolsets WHERE id = ?")
@@ -30,22 +23,32 @@ impl Atelier {
             .ok_or_else(|| Error::ToolsetNotFound(id.to_owned()))?;
         toolset_from_row(&row)
     }
+}
+
+impl Toolsets<'_> {
+    /// Installed toolsets, sorted by id.
+    pub async fn list(&self) -> Result<Vec<ToolsetRecord>> {
+        let rows = sqlx::query("SELECT * FROM toolsets ORDER BY id")
+            .fetch_all(self.app.db())
+            .await?;
+        rows.iter().map(toolset_from_row).collect()
+    }
 
     /// One toolset with its tools, files and MCP servers.
-    pub async fn get_toolset(&self, id: &str) -> Result<ToolsetDetails> {
-        let toolset = self.toolset_record(id).await?;
+    pub async fn get(&self, id: &str) -> Result<ToolsetDetails> {
+        let toolset = self.app.toolset_record(id).await?;
         let tools = sqlx::query(TOOL_SELECT_BY_TOOLSET)
             .bind(id)
-            .fetch_all(self.db())
+            .fetch_all(self.app.db())
             .await?;
         let files = sqlx::query("SELECT * FROM toolset_files WHERE toolset_id = ? ORDER BY path")
             .bind(id)
-            .fetch_all(self.db())
+            .fetch_all(self.app.db())
             .await?;
         let servers =
             sqlx::query("SELECT * FROM toolset_mcp_servers WHERE toolset_id = ? ORDER BY position, server_id")
                 .bind(id)
-                .fetch_all(self.db())
+                .fetch_all(self.app.db())
                 .await?;
         Ok(ToolsetDetails {
             toolset,
@@ -82,8 +85,8 @@ impl Atelier {
     }
 
     /// Enables or disables a toolset: its tools leave or rejoin the listing.
-    pub async fn set_toolset_enabled(&self, id: &str, enabled: bool) -> Result<ToolsetRecord> {
-        let mut tx = db::begin_write(self.db()).await?;
+    pub async fn set_enabled(&self, id: &str, enabled: bool) -> Result<ToolsetRecord> {
+        let mut tx = db::begin_write(self.app.db()).await?;
         if !enabled {
             ensure_idle(&mut tx, id).await?;
         }
@@ -102,15 +105,15 @@ impl Atelier {
             .await?;
         tx.commit().await?;
         // Workers import the code once; the next call starts afresh.
-        self.toolset_changed(id).await;
+        self.app.toolset_changed(id).await;
         toolset_from_row(&row)
     }
 
     /// Uninstalls a toolset: its rows, its folder (not a local source
     /// folder: that is the author's), and the MCP servers only it declared.
     /// Tool-call history and stored artifacts stay.
-    pub async fn uninstall_toolset(&self, id: &str) -> Result<()> {
-        let mut tx = db::begin_write(self.db()).await?;
+    pub async fn uninstall(&self, id: &str) -> Result<()> {
+        let mut tx = db::begin_write(self.app.db()).await?;
         let source: Option<String> = sqlx::query_scalar("SELECT source_type FROM toolsets WHERE id = ?")
             .bind(id)
             .fetch_optional(&mut *tx)
@@ -131,9 +134,9 @@ impl Atelier {
                 .await?;
         }
         tx.commit().await?;
-        self.toolset_changed(id).await;
+        self.app.toolset_changed(id).await;
         if source != "local" {
-            let dir = self.data_dir().toolsets_dir().join(id);
+            let dir = self.app.data_dir().toolsets_dir().join(id);
             if let Err(e) = tokio::fs::remove_dir_all(&dir).await
                 && e.kind() != std::io::ErrorKind::NotFound
             {
@@ -145,16 +148,16 @@ impl Atelier {
     }
 
     /// Tools of enabled toolsets (and builtins), sorted by canonical id.
-    pub async fn list_tools(&self) -> Result<Vec<ToolRecord>> {
-        let rows = sqlx::query(TOOL_SELECT_ENABLED).fetch_all(self.db()).await?;
+    pub async fn tools(&self) -> Result<Vec<ToolRecord>> {
+        let rows = sqlx::query(TOOL_SELECT_ENABLED).fetch_all(self.app.db()).await?;
         rows.iter().map(tool_from_row).collect()
     }
 
     /// One tool by canonical id (whether or not its toolset is enabled).
-    pub async fn get_tool(&self, tool_id: &str) -> Result<ToolRecord> {
+    pub async fn tool(&self, tool_id: &str) -> Result<ToolRecord> {
         let row = sqlx::query(TOOL_SELECT_ONE)
             .bind(tool_id)
-            .fetch_optional(self.db())
+            .fetch_optional(self.app.db())
             .await?
             .ok_or_else(|| Error::ToolNotFound(tool_id.to_owned()))?;
         tool_from_row(&row)

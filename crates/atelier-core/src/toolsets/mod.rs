@@ -29,3 +29,10 @@ pub use install::{ImportOptions, tool_id};
 
 #[cfg(test)]
 mod tests;
+
+/// Installed toolsets and their tools: import, upgrade, export, enable, uninstall, hot reload: `app.toolsets()`. A view of the [`Atelier`] handle (cheap, `Copy`);
+/// every operation of this area is a method here.
+#[derive(Debug, Clone, Copy)]
+pub struct Toolsets<'a> {
+    pub(crate) app: &'a crate::Atelier,
+}

@@ -14,7 +14,8 @@ use tokio_util::sync::CancellationToken;
 use super::bundle::is_ignored;
 use super::install::ImportOptions;
 use super::records::ImportReport;
-use crate::{Atelier, Error, Result};
+use crate::toolsets::Toolsets;
+use crate::{Error, Result};
 
 /// Quiet time after the last change before reloading: editors write a file
 /// in several steps (temp file, rename, chmod).
@@ -29,10 +30,10 @@ pub enum Reload {
     Rejected(Error),
 }
 
-impl Atelier {
+impl Toolsets<'_> {
     /// Installs the folder `dir` as a local toolset, then reloads it on
     /// every change until `cancel` fires. Each outcome goes to `on_reload`.
-    pub async fn watch_toolset(
+    pub async fn watch(
         &self,
         dir: &Path,
         cancel: CancellationToken,
@@ -56,7 +57,7 @@ impl Atelier {
             force: true,
             ..Default::default()
         };
-        on_reload(match self.import_toolset(&dir, &force).await {
+        on_reload(match self.import(&dir, &force).await {
             Ok(r) => Reload::Reloaded(Box::new(r)),
             Err(e) => Reload::Rejected(e),
         });
@@ -81,7 +82,7 @@ impl Atelier {
                     p = rx.recv() => if p.is_none() { return Ok(()) },
                 }
             }
-            let outcome = match self.import_toolset(&dir, &force).await {
+            let outcome = match self.import(&dir, &force).await {
                 Ok(r) => Reload::Reloaded(Box::new(r)),
                 Err(e) => Reload::Rejected(e),
             };

@@ -7,23 +7,24 @@ use similar::{ChangeTag, TextDiff};
 
 use crate::model::{ModifiedFile, WorkspaceDiff};
 use crate::store::manifest::Change;
-use crate::{Atelier, Result, blocking};
+use crate::workspace::Workspace;
+use crate::{Result, blocking};
 
 /// Text files larger than this are reported as `too_large` instead of
 /// diffed (a diff of megabytes helps no one and costs seconds).
 const MAX_DIFF_BYTES: u64 = 2 << 20;
 
-impl Atelier {
+impl Workspace<'_> {
     /// What changed from message `from` to message `to` (ids or unique
     /// prefixes; manifest ids work too): added, removed and modified paths,
     /// with a unified diff for each modified text file.
     pub async fn diff(&self, chat_id: &str, from: &str, to: &str) -> Result<WorkspaceDiff> {
-        let chat = self.get_chat(chat_id).await?;
-        let from_id = self.resolve_manifest_id(&chat.id, from).await?;
-        let to_id = self.resolve_manifest_id(&chat.id, to).await?;
-        let a = self.manifest_files(&chat.id, &from_id).await?;
-        let b = self.manifest_files(&chat.id, &to_id).await?;
-        let store = self.blob_store(&chat.id);
+        let chat = self.app.chats().get(chat_id).await?;
+        let from_id = self.app.resolve_manifest_id(&chat.id, from).await?;
+        let to_id = self.app.resolve_manifest_id(&chat.id, to).await?;
+        let a = self.app.manifest_files(&chat.id, &from_id).await?;
+        let b = self.app.manifest_files(&chat.id, &to_id).await?;
+        let store = self.app.blob_store(&chat.id);
         blocking(move || {
             let mut out = WorkspaceDiff::default();
             for (path, change) in a.changes_to(&b) {

@@ -19,6 +19,7 @@ use super::lock_chat;
 use crate::model::{ManifestSource, SnapshotOutcome};
 use crate::store::confine::{resolve as confined, write_file as write_confined};
 use crate::store::{Observer, Progress};
+use crate::workspace::Workspace;
 use crate::{Atelier, Error, Result, blocking, ids};
 
 /// One change an editor saves.
@@ -38,6 +39,44 @@ pub enum FileChange {
 type Apply = Box<dyn FnOnce(&Path) -> Result<Vec<String>> + Send>;
 
 impl Atelier {
+    /// The one path for app-made changes: lock, record pending edits, move
+    /// to `at`, apply, record the result as a node of `source`.
+    async fn change_workspace(
+        &self,
+        chat_id: &str,
+        at: Option<&str>,
+        source: ManifestSource,
+        observer: &Observer,
+        apply: Apply,
+    ) -> Result<SnapshotOutcome> {
+        let chat = self.chats().get(chat_id).await?;
+        let at = match at {
+            Some(m) => Some(self.chats().message(&chat.id, m).await?),
+            None => None,
+        };
+        let _lock = lock_chat(self, &chat.id).await?;
+        let chat = self.chats().get(&chat.id).await?; // fresh, under the lock
+        let (mut current, _) = self.capture_pending(&chat, observer).await?;
+        if let Some(at) = &at {
+            if at.manifest_id != current.manifest_id {
+                let (root, files) = self.manifest_state(&chat.id, &at.manifest_id).await?;
+                self.materialize(&mut current, root, files, observer).await?;
+                current.manifest_id = at.manifest_id.clone();
+            }
+            current.leaf = at.id.clone();
+        }
+        let ws = self.workspace_dir(&chat.id);
+        let warnings = blocking(move || apply(&ws)).await?;
+        let scanned = self
+            .scan_against(&chat.id, &current.leaf, &current.manifest_id, observer)
+            .await?;
+        let (_, mut outcome) = self.record_node(scanned, source, true).await?;
+        outcome.warnings.splice(0..0, warnings);
+        Ok(outcome)
+    }
+}
+
+impl Workspace<'_> {
     /// Saves `changes` as an `edit` node under `at` (a message of the chat;
     /// the active leaf when `None`), which becomes the active leaf.
     pub async fn save_edit(
@@ -65,7 +104,8 @@ impl Atelier {
             }
             Ok(Vec::new())
         });
-        self.change_workspace(chat_id, at, ManifestSource::Edit, &Observer::default(), apply)
+        self.app
+            .change_workspace(chat_id, at, ManifestSource::Edit, &Observer::default(), apply)
             .await
     }
 
@@ -93,7 +133,8 @@ impl Atelier {
             }
             Err(e) => return Err(e),
         };
-        self.change_workspace(chat_id, None, ManifestSource::Edit, &Observer::default(), change)
+        self.app
+            .change_workspace(chat_id, None, ManifestSource::Edit, &Observer::default(), change)
             .await
     }
 
@@ -121,6 +162,7 @@ impl Atelier {
             crate::store::path::normalize(dest)?
         };
         let staging = self
+            .app
             .data_dir()
             .chat_dir(chat_id)
             .join(format!("upload-{}", ids::new_id()));
@@ -155,46 +197,11 @@ impl Atelier {
             Ok(warnings)
         });
         let result = self
+            .app
             .change_workspace(chat_id, None, ManifestSource::UserUpload, observer, apply)
             .await;
         let _ = fs::remove_dir_all(&staging);
         result
-    }
-
-    /// The one path for app-made changes: lock, record pending edits, move
-    /// to `at`, apply, record the result as a node of `source`.
-    async fn change_workspace(
-        &self,
-        chat_id: &str,
-        at: Option<&str>,
-        source: ManifestSource,
-        observer: &Observer,
-        apply: Apply,
-    ) -> Result<SnapshotOutcome> {
-        let chat = self.get_chat(chat_id).await?;
-        let at = match at {
-            Some(m) => Some(self.get_message(&chat.id, m).await?),
-            None => None,
-        };
-        let _lock = lock_chat(self, &chat.id).await?;
-        let chat = self.get_chat(&chat.id).await?; // fresh, under the lock
-        let (mut current, _) = self.capture_pending(&chat, observer).await?;
-        if let Some(at) = &at {
-            if at.manifest_id != current.manifest_id {
-                let (root, files) = self.manifest_state(&chat.id, &at.manifest_id).await?;
-                self.materialize(&mut current, root, files, observer).await?;
-                current.manifest_id = at.manifest_id.clone();
-            }
-            current.leaf = at.id.clone();
-        }
-        let ws = self.workspace_dir(&chat.id);
-        let warnings = blocking(move || apply(&ws)).await?;
-        let scanned = self
-            .scan_against(&chat.id, &current.leaf, &current.manifest_id, observer)
-            .await?;
-        let (_, mut outcome) = self.record_node(scanned, source, true).await?;
-        outcome.warnings.splice(0..0, warnings);
-        Ok(outcome)
     }
 }
 

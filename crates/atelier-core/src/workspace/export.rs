@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::store::{Observer, Progress};
+use crate::workspace::Workspace;
 use crate::zipfile::{Content, write_zip_with};
-use crate::{Atelier, Error, Result, blocking, ids};
+use crate::{Error, Result, blocking, ids};
 
 /// What an export wrote.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -25,23 +26,24 @@ pub struct WorkspaceExport {
     pub bytes: u64,
 }
 
-impl Atelier {
+impl Workspace<'_> {
     /// Writes the workspace of `node` (a message or manifest of the chat;
     /// the active state when `None`) to `dest`: a ZIP when `dest` ends in
     /// `.zip`, else a folder that must not exist yet (or be empty).
-    pub async fn export_workspace(
+    pub async fn export(
         &self,
         chat_id: &str,
         node: Option<&str>,
         dest: &Path,
         observer: &Observer,
     ) -> Result<WorkspaceExport> {
-        let manifest = self.workspace_manifest(chat_id, node).await?;
-        let (_, files) = self.manifest_state(&manifest.chat_id, &manifest.id).await?;
-        let store = self.blob_store(&manifest.chat_id);
+        let manifest = self.manifest(chat_id, node).await?;
+        let (_, files) = self.app.manifest_state(&manifest.chat_id, &manifest.id).await?;
+        let store = self.app.blob_store(&manifest.chat_id);
         let zip = dest.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
         let staging = if zip {
-            self.data_dir()
+            self.app
+                .data_dir()
                 .chat_dir(&manifest.chat_id)
                 .join(format!("export-{}", ids::new_id()))
         } else {
@@ -110,8 +112,8 @@ impl Atelier {
         dest: &Path,
     ) -> Result<WorkspaceExport> {
         let path = crate::store::path::normalize(path)?;
-        let manifest = self.workspace_manifest(chat_id, node).await?;
-        let files = self.manifest_files(&manifest.chat_id, &manifest.id).await?;
+        let manifest = self.manifest(chat_id, node).await?;
+        let files = self.app.manifest_files(&manifest.chat_id, &manifest.id).await?;
         let entry = *files.get(&path).ok_or_else(|| Error::FileNotFound {
             path: path.clone(),
             manifest_id: manifest.id.clone(),
@@ -122,7 +124,7 @@ impl Atelier {
                 dest.display()
             )));
         }
-        let store = self.blob_store(&manifest.chat_id);
+        let store = self.app.blob_store(&manifest.chat_id);
         let dest = dest.to_path_buf();
         blocking(move || {
             let name = dest.file_name().and_then(|n| n.to_str()).unwrap_or("file");

@@ -17,7 +17,8 @@ use super::lock_chat;
 use crate::store::Hash;
 use crate::store::Observer;
 use crate::store::tree::{self, EntryKind};
-use crate::{Atelier, Error, Result, blocking};
+use crate::workspace::Workspace;
+use crate::{Error, Result, blocking};
 
 /// What a collection removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -31,13 +32,13 @@ pub struct GcReport {
     pub temp_files_removed: u64,
 }
 
-impl Atelier {
+impl Workspace<'_> {
     /// Removes every blob that no manifest references, chat by chat.
     pub async fn gc(&self, observer: &Observer) -> Result<GcReport> {
         let mut report = GcReport::default();
-        for chat in self.list_chats().await? {
+        for chat in self.app.chats().list().await? {
             observer.check()?;
-            let _lock = match lock_chat(self, &chat.id).await {
+            let _lock = match lock_chat(self.app, &chat.id).await {
                 // Deleted since the listing: nothing of it to collect.
                 Err(Error::ChatNotFound(_)) => continue,
                 locked => locked?,
@@ -45,7 +46,7 @@ impl Atelier {
             let rows: Vec<(String, Vec<u8>)> =
                 sqlx::query_as("SELECT hash, data FROM workspace_trees WHERE chat_id = ?")
                     .bind(&chat.id)
-                    .fetch_all(self.db())
+                    .fetch_all(self.app.db())
                     .await?;
             let mut live = HashSet::new();
             for (hash, data) in rows {
@@ -66,17 +67,17 @@ impl Atelier {
                         .map(|e| e.hash.to_hex()),
                 );
             }
-            let blobs = self.data_dir().blobs_dir(&chat.id);
+            let blobs = self.app.data_dir().blobs_dir(&chat.id);
             let mut swept = blocking(move || sweep(&blobs, &live)).await?;
             // A materialize interrupted by a crash leaves its staging folder.
-            let staging = self.data_dir().chat_dir(&chat.id).join("staging");
+            let staging = self.app.data_dir().chat_dir(&chat.id).join("staging");
             if tokio::fs::remove_dir_all(&staging).await.is_ok() {
                 swept.temp_files_removed += 1;
             }
             if swept.blobs_removed > 0 {
                 // The stat cache trusts that the blobs it names exist; after
                 // a collection it is rebuilt (one re-hash) rather than trusted.
-                let index = self.index_path(&chat.id);
+                let index = self.app.index_path(&chat.id);
                 let _ = tokio::fs::remove_file(&index).await;
             }
             report.chats += 1;

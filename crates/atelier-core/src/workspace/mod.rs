@@ -2,7 +2,7 @@
 //!
 //! Every operation that moves a chat's workspace runs under the chat's
 //! cross-process [lock](crate::lock) and starts by recording pending
-//! edits ([`Atelier::snapshot`]): whatever a person or another program
+//! edits ([`crate::workspace::Workspace::snapshot`]): whatever a person or another program
 //! changed in the folder becomes an `edit` node under the leaf it was made
 //! on, before the folder is changed. Nothing edited by hand is lost.
 //!
@@ -27,6 +27,13 @@ use crate::model::{ContentPart, FileListing, ManifestSource, Message, Role, Snap
 use crate::store::statcache::StatCache;
 use crate::store::{BlobStore, Hash, Manifest, Observer, failpoint, materialize, snapshot, tree};
 use crate::{Atelier, Error, Result, blocking, db, ids};
+
+/// A chat's workspace: snapshots, checkouts, branches, edits, listings, diffs and exports: `app.workspace()`. A view of the [`Atelier`] handle (cheap, `Copy`);
+/// every operation of this area is a method here.
+#[derive(Debug, Clone, Copy)]
+pub struct Workspace<'a> {
+    pub(crate) app: &'a crate::Atelier,
+}
 
 /// Takes the chat's workspace lock (waiting for other processes); the
 /// chat must still exist.
@@ -312,13 +319,35 @@ impl Atelier {
         }
     }
 
+    async fn resolve_manifest_id(&self, chat_id: &str, manifest_or_message: &str) -> Result<String> {
+        let exists: Option<String> =
+            sqlx::query_scalar("SELECT id FROM workspace_manifests WHERE chat_id = ? AND id = ?")
+                .bind(chat_id)
+                .bind(manifest_or_message)
+                .fetch_optional(self.db())
+                .await?;
+        if let Some(id) = exists {
+            return Ok(id);
+        }
+        match self.chats().message(chat_id, manifest_or_message).await {
+            Ok(m) => Ok(m.manifest_id),
+            Err(Error::MessageNotFound { .. }) => Err(Error::ManifestNotFound {
+                chat_id: chat_id.to_owned(),
+                manifest_id: manifest_or_message.to_owned(),
+            }),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl Workspace<'_> {
     /// Records pending edits in the chat's workspace as an `edit` node under
     /// the active leaf. Nothing pending → `changed: false`, no new node.
     pub async fn snapshot(&self, chat_id: &str, observer: &Observer) -> Result<SnapshotOutcome> {
-        let chat = self.get_chat(chat_id).await?;
-        let _lock = lock_chat(self, &chat.id).await?;
-        let chat = self.get_chat(&chat.id).await?; // fresh, under the lock
-        Ok(self.capture_pending(&chat, observer).await?.1)
+        let chat = self.app.chats().get(chat_id).await?;
+        let _lock = lock_chat(self.app, &chat.id).await?;
+        let chat = self.app.chats().get(&chat.id).await?; // fresh, under the lock
+        Ok(self.app.capture_pending(&chat, observer).await?.1)
     }
 
     /// Makes `message_id` the active leaf: records pending edits, then turns
@@ -327,33 +356,33 @@ impl Atelier {
         self.checkout_with(chat_id, message_id, &Observer::default()).await
     }
 
-    /// [`Atelier::checkout`] with progress and cancellation.
+    /// [`crate::workspace::Workspace::checkout`] with progress and cancellation.
     pub async fn checkout_with(
         &self,
         chat_id: &str,
         message_id: &str,
         observer: &Observer,
     ) -> Result<crate::model::Chat> {
-        let chat = self.get_chat(chat_id).await?;
-        let target = self.get_message(&chat.id, message_id).await?;
-        let _lock = lock_chat(self, &chat.id).await?;
-        let chat = self.get_chat(&chat.id).await?; // fresh, under the lock
-        let (mut current, _) = self.capture_pending(&chat, observer).await?;
+        let chat = self.app.chats().get(chat_id).await?;
+        let target = self.app.chats().message(&chat.id, message_id).await?;
+        let _lock = lock_chat(self.app, &chat.id).await?;
+        let chat = self.app.chats().get(&chat.id).await?; // fresh, under the lock
+        let (mut current, _) = self.app.capture_pending(&chat, observer).await?;
         if target.manifest_id != current.manifest_id {
-            let (root, files) = self.manifest_state(&chat.id, &target.manifest_id).await?;
-            self.materialize(&mut current, root, files, observer).await?;
+            let (root, files) = self.app.manifest_state(&chat.id, &target.manifest_id).await?;
+            self.app.materialize(&mut current, root, files, observer).await?;
         }
-        let mut tx = db::begin_write(self.db()).await?;
+        let mut tx = db::begin_write(self.app.db()).await?;
         set_active(&mut tx, &chat.id, &target.id, &target.manifest_id).await?;
         tx.commit().await?;
-        self.get_chat(&chat.id).await
+        self.app.chats().get(&chat.id).await
     }
 
     /// Switches to the branch through `message_id` (a sibling arrow, a
     /// node of the tree map): checks out its latest leaf
-    /// ([`Atelier::latest_leaf`]).
+    /// ([`crate::chats::Chats::latest_leaf`]).
     pub async fn switch_branch(&self, chat_id: &str, message_id: &str, observer: &Observer) -> Result<Chat> {
-        let leaf = self.latest_leaf(chat_id, message_id).await?;
+        let leaf = self.app.chats().latest_leaf(chat_id, message_id).await?;
         self.checkout_with(chat_id, &leaf, observer).await
     }
 
@@ -368,9 +397,9 @@ impl Atelier {
         role: Role,
         content: Vec<ContentPart>,
     ) -> Result<Message> {
-        let chat = self.get_chat(chat_id).await?;
+        let chat = self.app.chats().get(chat_id).await?;
         let explicit_parent = match parent_id {
-            Some(p) => Some(self.get_message(&chat.id, p).await?),
+            Some(p) => Some(self.app.chats().message(&chat.id, p).await?),
             None => None,
         };
         if role == Role::System {
@@ -379,19 +408,20 @@ impl Atelier {
                 reason: "only a chat's root is a system message".into(),
             });
         }
-        let _lock = lock_chat(self, &chat.id).await?;
-        let chat = self.get_chat(&chat.id).await?; // fresh, under the lock
-        let (mut current, _) = self.capture_pending(&chat, &Observer::default()).await?;
+        let _lock = lock_chat(self.app, &chat.id).await?;
+        let chat = self.app.chats().get(&chat.id).await?; // fresh, under the lock
+        let (mut current, _) = self.app.capture_pending(&chat, &Observer::default()).await?;
         let parent = match explicit_parent {
             Some(p) => p,
-            None => self.get_message(&chat.id, &current.leaf).await?,
+            None => self.app.chats().message(&chat.id, &current.leaf).await?,
         };
         if parent.manifest_id != current.manifest_id {
-            let (root, files) = self.manifest_state(&chat.id, &parent.manifest_id).await?;
-            self.materialize(&mut current, root, files, &Observer::default())
+            let (root, files) = self.app.manifest_state(&chat.id, &parent.manifest_id).await?;
+            self.app
+                .materialize(&mut current, root, files, &Observer::default())
                 .await?;
         }
-        let mut tx = db::begin_write(self.db()).await?;
+        let mut tx = db::begin_write(self.app.db()).await?;
         let message = insert_message(
             &mut tx,
             NewMessage {
@@ -411,56 +441,32 @@ impl Atelier {
 
     /// A manifest by its id, or the manifest of a message given by id.
     /// A manifest of a chat, or its active one when `None`.
-    pub async fn workspace_manifest(
-        &self,
-        chat_id: &str,
-        manifest_or_message: Option<&str>,
-    ) -> Result<WorkspaceManifest> {
+    pub async fn manifest(&self, chat_id: &str, manifest_or_message: Option<&str>) -> Result<WorkspaceManifest> {
         match manifest_or_message {
             Some(m) => self.get_manifest(chat_id, m).await,
             None => {
-                let chat = self.get_chat(chat_id).await?;
+                let chat = self.app.chats().get(chat_id).await?;
                 self.get_manifest(&chat.id, &chat.active_manifest_id).await
             }
         }
     }
 
     pub async fn get_manifest(&self, chat_id: &str, manifest_or_message: &str) -> Result<WorkspaceManifest> {
-        let chat = self.get_chat(chat_id).await?;
-        let id = self.resolve_manifest_id(&chat.id, manifest_or_message).await?;
-        let row = manifests::load_row(self.db(), &chat.id, &id).await?;
-        let files = manifests::load_files(self.db(), &chat.id, &row.root_tree).await?;
+        let chat = self.app.chats().get(chat_id).await?;
+        let id = self.app.resolve_manifest_id(&chat.id, manifest_or_message).await?;
+        let row = manifests::load_row(self.app.db(), &chat.id, &id).await?;
+        let files = manifests::load_files(self.app.db(), &chat.id, &row.root_tree).await?;
         Ok(row.into_record(&files))
-    }
-
-    async fn resolve_manifest_id(&self, chat_id: &str, manifest_or_message: &str) -> Result<String> {
-        let exists: Option<String> =
-            sqlx::query_scalar("SELECT id FROM workspace_manifests WHERE chat_id = ? AND id = ?")
-                .bind(chat_id)
-                .bind(manifest_or_message)
-                .fetch_optional(self.db())
-                .await?;
-        if let Some(id) = exists {
-            return Ok(id);
-        }
-        match self.get_message(chat_id, manifest_or_message).await {
-            Ok(m) => Ok(m.manifest_id),
-            Err(Error::MessageNotFound { .. }) => Err(Error::ManifestNotFound {
-                chat_id: chat_id.to_owned(),
-                manifest_id: manifest_or_message.to_owned(),
-            }),
-            Err(e) => Err(e),
-        }
     }
 
     /// The files of a workspace state (default: the active one), sorted by path.
     pub async fn list_files(&self, chat_id: &str, manifest_or_message: Option<&str>) -> Result<Vec<FileListing>> {
-        let chat = self.get_chat(chat_id).await?;
+        let chat = self.app.chats().get(chat_id).await?;
         let id = match manifest_or_message {
-            Some(m) => self.resolve_manifest_id(&chat.id, m).await?,
+            Some(m) => self.app.resolve_manifest_id(&chat.id, m).await?,
             None => chat.active_manifest_id.clone(),
         };
-        let files = self.manifest_files(&chat.id, &id).await?;
+        let files = self.app.manifest_files(&chat.id, &id).await?;
         Ok(files
             .files
             .into_iter()
@@ -477,17 +483,17 @@ impl Atelier {
     /// from the store and verified.
     pub async fn read_file(&self, chat_id: &str, path: &str, manifest_or_message: Option<&str>) -> Result<Vec<u8>> {
         let path = crate::store::path::normalize(path)?;
-        let chat = self.get_chat(chat_id).await?;
+        let chat = self.app.chats().get(chat_id).await?;
         let id = match manifest_or_message {
-            Some(m) => self.resolve_manifest_id(&chat.id, m).await?,
+            Some(m) => self.app.resolve_manifest_id(&chat.id, m).await?,
             None => chat.active_manifest_id.clone(),
         };
-        let files = self.manifest_files(&chat.id, &id).await?;
+        let files = self.app.manifest_files(&chat.id, &id).await?;
         let entry = *files.get(&path).ok_or_else(|| Error::FileNotFound {
             path: path.clone(),
             manifest_id: id.clone(),
         })?;
-        let store = self.blob_store(&chat.id);
+        let store = self.app.blob_store(&chat.id);
         blocking(move || store.read_verified(&entry.hash, &path)).await
     }
 }

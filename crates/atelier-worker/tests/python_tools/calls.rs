@@ -219,7 +219,7 @@ async fn a_plan_keeps_showing_the_file_as_its_call_left_it() -> Result<()> {
     assert_eq!(then, "first version");
     assert_eq!(env.file_at(&chat, "out.txt", None).await?, "second, longer version");
     // Read again later, the stored call still shows the first state.
-    let stored = env.app.get_tool_call(&first.id).await?;
+    let stored = env.app.tools().call(&first.id).await?;
     assert_eq!(stored.render_plan, first.render_plan);
     Ok(())
 }

@@ -8,7 +8,7 @@ use crate::{Env, failed, succeeded};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn csv_report_charts_a_column_as_a_png_the_image_renderer_shows() -> Result<()> {
     let env = Env::new().await?;
-    env.app.install_examples().await?;
+    env.app.toolsets().install_examples().await?;
     let chat = env.chat().await?;
     succeeded(&env.run(&chat, "csv-report:make_sample", json!({})).await?)?;
 
@@ -28,11 +28,13 @@ async fn csv_report_charts_a_column_as_a_png_the_image_renderer_shows() -> Resul
     // What the app's image URL pins and serves: that version of the PNG.
     let pinned = env
         .app
-        .workspace_file_ref(&chat, "sales-units.png", plan.manifest_id.as_deref())
+        .tools()
+        .file_ref(&chat, "sales-units.png", plan.manifest_id.as_deref())
         .await?;
     assert_eq!(Some(pinned.manifest_id.as_str()), plan.manifest_id.as_deref());
     let png = env
         .app
+        .workspace()
         .read_file(&chat, &pinned.path, Some(&pinned.manifest_id))
         .await?;
     ensure!(

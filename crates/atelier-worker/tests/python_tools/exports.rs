@@ -58,7 +58,7 @@ async fn modules_named_in_tools_from_export_tools_through_tools_then_all() -> Re
         ],
     )?;
     manifest_with(&dir, &["tools.text", "tools.lists"])?;
-    let report = env.app.import_toolset(&dir, &ImportOptions::default()).await?;
+    let report = env.app.toolsets().import(&dir, &ImportOptions::default()).await?;
     ensure!(
         report.tools == ["texty:declared", "texty:shout", "texty:quiet", "texty:count"],
         "{:?}",
@@ -66,7 +66,7 @@ async fn modules_named_in_tools_from_export_tools_through_tools_then_all() -> Re
     );
 
     // Schemas come from signatures; the summary from the docstring.
-    let shout = env.app.get_tool("texty:shout").await?;
+    let shout = env.app.toolsets().tool("texty:shout").await?;
     ensure!(shout.description == "Upper-cases text.", "{}", shout.description);
     ensure!(
         shout.input_schema
@@ -75,14 +75,14 @@ async fn modules_named_in_tools_from_export_tools_through_tools_then_all() -> Re
         "{}",
         shout.input_schema
     );
-    let count = env.app.get_tool("texty:count").await?;
+    let count = env.app.toolsets().tool("texty:count").await?;
     ensure!(count.input_schema["properties"]["items"] == json!({"type": "array", "items": {"type": "string"}}));
     ensure!(
-        env.app.get_tool("texty:helper").await.is_err(),
+        env.app.toolsets().tool("texty:helper").await.is_err(),
         "TOOLS wins over __all__"
     );
     ensure!(
-        env.app.get_tool("texty:not_a_tool").await.is_err(),
+        env.app.toolsets().tool("texty:not_a_tool").await.is_err(),
         "only exported names"
     );
 
@@ -100,8 +100,8 @@ async fn modules_named_in_tools_from_export_tools_through_tools_then_all() -> Re
     // Export writes tools_from back, not the tools it produced, and
     // importing the export gives the same toolset.
     let zip = env.tmp.path().join("texty.zip");
-    env.app.export_toolset("texty", &zip).await?;
-    let exported = env.app.toolset_manifest("texty").await?;
+    env.app.toolsets().export("texty", &zip).await?;
+    let exported = env.app.toolsets().manifest("texty").await?;
     ensure!(
         exported.tools_from == ["tools.text", "tools.lists"],
         "{:?}",
@@ -114,7 +114,8 @@ async fn modules_named_in_tools_from_export_tools_through_tools_then_all() -> Re
     );
     let again = env
         .app
-        .import_toolset(
+        .toolsets()
+        .import(
             &zip,
             &ImportOptions {
                 force: true,
@@ -155,7 +156,8 @@ async fn a_tools_from_module_without_explicit_exports_or_with_clashes_fails_the_
         manifest_with(&dir, &["tools.mod"])?;
         let err = env
             .app
-            .import_toolset(&dir, &ImportOptions::default())
+            .toolsets()
+            .import(&dir, &ImportOptions::default())
             .await
             .err()
             .map(|e| e.to_string())
@@ -164,7 +166,7 @@ async fn a_tools_from_module_without_explicit_exports_or_with_clashes_fails_the_
             err.contains("tools_from[0] (tools.mod)") && err.contains(expected),
             "{id}: {err}"
         );
-        ensure!(env.app.get_toolset(id).await.is_err(), "{id}: nothing installed");
+        ensure!(env.app.toolsets().get(id).await.is_err(), "{id}: nothing installed");
     }
     Ok(())
 }

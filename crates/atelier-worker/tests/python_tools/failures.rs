@@ -225,7 +225,7 @@ async fn a_running_call_can_be_cancelled_and_the_next_call_works() -> Result<()>
         ensure!(started.elapsed().as_secs() < 20, "the call never started");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     };
-    ensure!(env.app.cancel_tool_call(&id), "the call is running in this process");
+    ensure!(env.app.tools().cancel(&id), "the call is running in this process");
     let cancelled = call.await??;
     ensure!(
         cancelled.status == atelier_core::tools::CallStatus::Cancelled,
@@ -242,7 +242,7 @@ async fn a_running_call_can_be_cancelled_and_the_next_call_works() -> Result<()>
         env.paths_at(&chat, post).await? == ["started.txt"],
         "partial changes are kept"
     );
-    ensure!(!env.app.cancel_tool_call(&id), "a finished call cannot be cancelled");
+    ensure!(!env.app.tools().cancel(&id), "a finished call cannot be cancelled");
     let next = env.run(&chat, "slow:ping", json!({})).await?;
     ensure!(succeeded(&next)?["pong"] == true);
     Ok(())

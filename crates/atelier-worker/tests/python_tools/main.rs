@@ -1,5 +1,5 @@
 //! Python tools end to end: real CPython in the real `atelier-worker`
-//! binary, driven through `Atelier::run_tool` on toolsets installed from a
+//! binary, driven through `atelier_core::tools::Tools::run` on toolsets installed from a
 //! folder (`toolset.yaml` + `tools/*.py` written by [`Env::write_toolset`]).
 //!
 //! - `calls::a_call_returns_json_renders_args_and_return_and_records_its_files`:
@@ -19,7 +19,7 @@
 //! - `failures::os_exit_is_a_crash_with_its_exit_code`
 //! - `failures::a_tool_that_closes_its_output_is_still_answered`
 //! - `failures::a_running_call_can_be_cancelled_and_the_next_call_works`:
-//!   `Atelier::cancel_tool_call` by id; output and partial files are kept.
+//!   `atelier_core::tools::Tools::cancel` by id; output and partial files are kept.
 //! - `failures::returns_json_cannot_hold_are_refused_with_type_and_key_path`:
 //!   a list, a nested `datetime`, a NaN.
 //! - `examples::csv_report_charts_a_column_as_a_png_the_image_renderer_shows`:
@@ -97,12 +97,12 @@ impl Env {
     /// Writes and imports a toolset (version 1.0.0).
     async fn install(&self, id: &str, tools: Value, files: &[(&str, &str)]) -> Result<()> {
         let dir = self.write_toolset(id, "1.0.0", &tools, files)?;
-        self.app.import_toolset(&dir, &ImportOptions::default()).await?;
+        self.app.toolsets().import(&dir, &ImportOptions::default()).await?;
         Ok(())
     }
 
     async fn chat(&self) -> Result<String> {
-        Ok(self.app.create_chat(None).await?.id)
+        Ok(self.app.chats().create(None).await?.id)
     }
 
     async fn run(&self, chat: &str, tool: &str, args: Value) -> Result<ToolCallRecord> {
@@ -111,19 +111,22 @@ impl Env {
 
     /// A file as a manifest holds it.
     async fn file_at(&self, chat: &str, path: &str, manifest: Option<&str>) -> Result<String> {
-        Ok(String::from_utf8(self.app.read_file(chat, path, manifest).await?)?)
+        Ok(String::from_utf8(
+            self.app.workspace().read_file(chat, path, manifest).await?,
+        )?)
     }
 
     /// The paths a manifest holds.
     async fn paths_at(&self, chat: &str, manifest: Option<&str>) -> Result<Vec<String>> {
-        let files = self.app.list_files(chat, manifest).await?;
+        let files = self.app.workspace().list_files(chat, manifest).await?;
         Ok(files.into_iter().map(|f| f.path).collect())
     }
 }
 
 async fn run_in(app: &Atelier, chat: &str, tool: &str, args: Value, control: CallControl) -> Result<ToolCallRecord> {
     Ok(app
-        .run_tool(RunRequest {
+        .tools()
+        .run(RunRequest {
             chat_id: chat.to_owned(),
             tool_id: tool.to_owned(),
             args,

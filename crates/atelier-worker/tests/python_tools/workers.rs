@@ -106,14 +106,14 @@ async fn disabling_and_enabling_a_toolset_restarts_its_code() -> Result<()> {
     let chat = env.chat().await?;
     assert_eq!(bump(&env, &chat).await?.0, 1);
     assert_eq!(bump(&env, &chat).await?.0, 2);
-    env.app.set_toolset_enabled("count", false).await?;
+    env.app.toolsets().set_enabled("count", false).await?;
     let refused = env.run(&chat, "count:bump", json!({})).await;
     let said = refused.as_ref().map_err(ToString::to_string).err().unwrap_or_default();
     assert!(
         said.contains("is disabled"),
         "a disabled toolset's tool ran: {refused:?}"
     );
-    env.app.set_toolset_enabled("count", true).await?;
+    env.app.toolsets().set_enabled("count", true).await?;
     assert_eq!(bump(&env, &chat).await?.0, 1, "a fresh worker");
     Ok(())
 }
@@ -159,7 +159,7 @@ async fn upgrading_a_toolset_runs_its_new_code_even_edited_within_the_second() -
         .write(true)
         .open(&file)?
         .set_modified(same_second)?;
-    env.app.import_toolset(&dir, &ImportOptions::default()).await?;
+    env.app.toolsets().import(&dir, &ImportOptions::default()).await?;
     assert_eq!(bump(&env, &chat).await?, (1, "two".to_owned()), "the new code, fresh");
     Ok(())
 }

@@ -29,7 +29,7 @@ struct Exported {
 impl Atelier {
     /// The folder a toolset's code runs from: its install folder, or the
     /// local folder it was installed from (local toolsets run in place).
-    pub fn toolset_root(&self, ts: &ToolsetRecord) -> PathBuf {
+    pub(crate) fn toolset_root(&self, ts: &ToolsetRecord) -> PathBuf {
         match (ts.source_type.as_str(), &ts.source_ref) {
             ("local", Some(dir)) if std::path::Path::new(dir).is_dir() => PathBuf::from(dir),
             _ => self.data_dir().toolsets_dir().join(&ts.id),
@@ -52,7 +52,7 @@ impl Atelier {
 
     /// Makes (or finds) the venv of a toolset's `python.requirements`;
     /// `None` when it has none.
-    pub async fn ensure_toolset_venv(
+    pub(crate) async fn ensure_toolset_venv(
         &self,
         toolset_id: &str,
         requirements: &[String],
