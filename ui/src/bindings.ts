@@ -61,7 +61,7 @@ export type ManifestSource = "user_upload" | "tool_run" | "branch" | "edit" | "e
 
 export type WorkspaceManifest = { id: string, chat_id: string, parent_id: string | null, 
 /**
- * The full state, `{path: sha256}` as in seed 004.
+ * The full state: every workspace path with its blob's SHA-256.
  */
 files: { [key in string]: string }, 
 /**

@@ -1,4 +1,4 @@
-//! Chats and their message trees (seed 004 §2.3).
+//! Chats and their message trees.
 //!
 //! A chat starts with a root `system` message whose manifest is the empty
 //! workspace. Messages are immutable; each records the workspace state after

@@ -1,6 +1,6 @@
 //! The data directory: one folder shared by the CLI and the desktop app.
 //!
-//! Layout (seed 004 §2.1): `atelier.db`, `toolsets/<toolset_id>/`,
+//! Layout: `atelier.db`, `toolsets/<toolset_id>/`,
 //! `chats/<chat_id>/{workspace,blobs}`. Only this module knows the layout;
 //! everything else asks it for paths. Paths stored in the database are
 //! relative to the root, so the folder can be moved.

@@ -170,7 +170,7 @@ pub struct WorkspaceManifest {
     pub id: String,
     pub chat_id: String,
     pub parent_id: Option<String>,
-    /// The full state, `{path: sha256}` as in seed 004.
+    /// The full state: every workspace path with its blob's SHA-256.
     pub files: BTreeMap<String, String>,
     /// Paths whose executable bit is set.
     pub executable: Vec<String>,

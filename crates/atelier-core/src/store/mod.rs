@@ -1,4 +1,4 @@
-//! The per-chat content-addressed workspace store (seed 004 §2).
+//! The per-chat content-addressed workspace store.
 //!
 //! A chat's files live in `chats/<id>/workspace/`; every version of every
 //! file lives once in `chats/<id>/blobs/ab/abcd…` under its SHA-256. A

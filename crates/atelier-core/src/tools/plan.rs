@@ -1,4 +1,5 @@
-//! Render plans (seed 004 §5) and the HTML document of an `html` plan.
+//! Render plans (a tool's render config with `$args`/`$return` resolved,
+//! pinned to the call's post-manifest) and the HTML document of an `html` plan.
 //!
 //! A plan is `{renderer, config, manifest_id, warnings}`: the tool's render
 //! config (highest priority) interpolated with the call's arguments and

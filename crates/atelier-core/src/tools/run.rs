@@ -1,4 +1,4 @@
-//! The run flow (seed 004 §4.3–4.4): one code path for every caller.
+//! The run flow: one code path for every caller and every backend.
 //!
 //! resolve the tool → validate arguments → (a confirmation tool: record the
 //! call `awaiting_approval` and wait for the answer, holding only the call's

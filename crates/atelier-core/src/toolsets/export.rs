@@ -1,4 +1,5 @@
-//! Export (seed 004 §3.4) and `pack`: a toolset as a deterministic ZIP.
+//! Export and `pack`: a toolset as a deterministic ZIP, secrets stripped
+//! (env values become `${VAR}`), which imports back as the same toolset.
 //!
 //! `toolset.yaml` is regenerated from the database (unknown keys kept) with
 //! secrets stripped: every MCP `env` value that is not already a `${VAR}`

@@ -1,4 +1,5 @@
-//! Import, upgrade, enable/disable, uninstall (seed 004 §3.3, §6.3).
+//! Import and upgrade: everything is validated first, then unpacked into a
+//! staging folder and swapped in with the database rows in one transaction.
 //!
 //! Import is atomic: the bundle is unpacked into a staging folder inside the
 //! data dir and validated; then one `BEGIN IMMEDIATE` transaction replaces

@@ -1,4 +1,4 @@
-//! The interpolation grammar of renderer configs (seed 004 §5.2): one parser,
+//! The interpolation grammar of renderer configs: one parser,
 //! used to validate manifests and to build render plans.
 //!
 //! ```text

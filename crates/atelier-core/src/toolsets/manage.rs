@@ -1,5 +1,5 @@
 //! Installed toolsets and their tools: listings, details, enable/disable,
-//! uninstall (seed 004 §6.3, §7).
+//! uninstall (history survives: tool calls keep their rows and plans).
 
 use sqlx::Row;
 

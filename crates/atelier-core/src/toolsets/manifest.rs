@@ -1,4 +1,4 @@
-//! `toolset.yaml` as typed structs (seed 004 §3.2, `manifest_version: "1"`)
+//! `toolset.yaml` as typed structs (`manifest_version: "1"`)
 //! and their YAML form. Parsing with validation is in [`super::validate`];
 //! this module also regenerates the YAML on export, so field order here is
 //! the order of exported files. Unknown keys are kept in `extra` and
@@ -82,7 +82,7 @@ pub struct ToolDecl {
     pub extra: BTreeMap<String, Value>,
 }
 
-/// The four renderer types of seed 004 §5.1.
+/// The renderer types: code, document (markdown), html, frame and image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RendererKind {
@@ -90,7 +90,7 @@ pub enum RendererKind {
     Document,
     Html,
     Frame,
-    /// Atelier's extension of seed 004 §5.1: a workspace image (`file`) or
+    /// Beyond the four text and page renderers: a workspace image (`file`) or
     /// a data / loopback `url`, with `alt` text.
     Image,
 }

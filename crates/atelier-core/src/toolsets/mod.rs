@@ -1,4 +1,5 @@
-//! Toolsets: bundles of tools a person installs (seed 004 §3).
+//! Toolsets: bundles of tools a person installs (a `toolset.yaml`, Python
+//! tools, renderers, assets, MCP server declarations).
 //!
 //! - [`manifest`]: `toolset.yaml` as typed structs, and its YAML form.
 //! - [`validate`]: reading a manifest and reporting every problem with its

@@ -1,5 +1,5 @@
 //! The toolset records handed out (CLI `--json`, IPC): field names are the
-//! columns of seed 004 §1 and of `migrations/0002`; JSON columns nested.
+//! columns of the toolset tables in `migrations/`; JSON columns nested.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -100,7 +100,8 @@ pub(super) async fn servers_declared_only_by(conn: &mut SqliteConnection, id: &s
     .await?)
 }
 
-/// Records a declaration and syncs it into `mcp_servers` (seed 004 §6.1).
+/// Records a declaration and syncs it into `mcp_servers`, where servers
+/// from toolsets and from settings share one id namespace.
 pub(super) async fn sync_server(
     conn: &mut SqliteConnection,
     toolset: &str,

@@ -1,4 +1,4 @@
-//! `tools_from:` — seed 002's explicit exports.
+//! `tools_from:` — a module's explicitly exported tools (`TOOLS`, else `__all__`).
 
 use anyhow::{Result, ensure};
 use atelier_core::toolsets::ImportOptions;

@@ -25,7 +25,7 @@
 //! - `examples::csv_report_charts_a_column_as_a_png_the_image_renderer_shows`:
 //!   the bundled example's PNG chart, pinned as the app's image URL pins it.
 //! - `exports::modules_named_in_tools_from_export_tools_through_tools_then_all`:
-//!   seed 002's `TOOLS`-then-`__all__`, schemas from signatures, calls,
+//!   explicit exports (`TOOLS`, then `__all__`), schemas from signatures, calls,
 //!   export keeps `tools_from:`.
 //! - `exports::a_tools_from_module_without_explicit_exports_or_with_clashes_fails_the_import`
 //! - `workers::toolsets_with_the_same_module_names_do_not_share_modules`
