@@ -19,6 +19,8 @@
 //!   MCP servers, export round trips, local folders and hot reload.
 //! - [`runs`]: the run flow with builtin tools: records, plans, validation,
 //!   confirmation, confinement, branching.
+//! - [`builtins`]: builtin tools under hostile input: big files capped,
+//!   FIFOs refused, planted symlinks never followed, timeouts and Cancel.
 //! - [`approvals`]: a confirmation waiting for a person's answer, given
 //!   through a channel or by call id; denials and cancels; the chat usable
 //!   meanwhile (even deleted); recovery of a wait whose process died.
@@ -29,6 +31,7 @@
 
 mod approvals;
 mod branching;
+mod builtins;
 mod bundles;
 mod cli;
 mod edits;

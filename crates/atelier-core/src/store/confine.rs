@@ -120,16 +120,69 @@ pub fn write_file(root: &Path, raw: &str, bytes: &[u8]) -> Result<String> {
 }
 
 /// Writes `bytes` to `abs` through a temp file and a rename, so a reader
-/// never sees half a file.
+/// never sees half a file. The temp file is created new (`O_EXCL`, which
+/// also refuses a symlink planted at its name) under a fresh random name:
+/// nothing a tool left in the folder can redirect the write.
 fn write_atomic(abs: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = abs.with_file_name(format!(
-        ".{}.atelier-tmp",
-        abs.file_name().and_then(|n| n.to_str()).unwrap_or("f")
-    ));
-    let mut f = fs::File::create(&tmp).map_err(Error::io("write", &tmp))?;
-    f.write_all(bytes).map_err(Error::io("write", &tmp))?;
+    let name = abs.file_name().and_then(|n| n.to_str()).unwrap_or("f");
+    let (mut f, tmp) = create_new_temp(abs, name)?;
+    let written = f.write_all(bytes).map_err(Error::io("write", &tmp));
     drop(f);
-    fs::rename(&tmp, abs).map_err(Error::io("write", abs))
+    let done = written.and_then(|()| fs::rename(&tmp, abs).map_err(Error::io("write", abs)));
+    if done.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    done
+}
+
+/// A new file beside `abs`, named `.<name>.<random>.atelier-tmp`.
+fn create_new_temp(abs: &Path, name: &str) -> Result<(fs::File, PathBuf)> {
+    let mut last = None;
+    for _ in 0..8 {
+        let tmp = abs.with_file_name(format!(".{name}.{}.atelier-tmp", crate::ids::new_id()));
+        match fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => return Ok((f, tmp)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some((e, tmp)),
+            Err(e) => return Err(Error::io("write", &tmp)(e)),
+        }
+    }
+    let (e, tmp) = last.unwrap_or_else(|| (std::io::Error::other("no temp name"), abs.to_path_buf()));
+    Err(Error::io("write", &tmp)(e))
+}
+
+/// Opens a workspace file to read: never through a symlink (not on the way,
+/// not at the end), and only a regular file — a FIFO would block the open
+/// forever, a device could be anything. Returns the normalized path, the
+/// open file and its size.
+pub fn open_regular(root: &Path, raw: &str) -> Result<(String, fs::File, u64)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let (rel, abs) = resolve(root, raw)?;
+    // O_NONBLOCK: opening a FIFO with no writer returns at once instead of
+    // waiting; a regular file ignores the flag.
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(&abs)
+        .map_err(|e| match e.raw_os_error() {
+            Some(code) if code == rustix::io::Errno::LOOP.raw_os_error() => Error::InvalidPath {
+                path: rel.clone(),
+                reason: "it is a symlink",
+            },
+            _ => Error::io("read", &abs)(e),
+        })?;
+    let meta = f.metadata().map_err(Error::io("read", &abs))?;
+    if !meta.is_file() {
+        return Err(Error::InvalidPath {
+            path: rel,
+            reason: if meta.is_dir() {
+                "it is a folder"
+            } else {
+                "it is not a regular file"
+            },
+        });
+    }
+    Ok((rel, f, meta.len()))
 }
 
 #[cfg(test)]
@@ -193,6 +246,44 @@ mod tests {
         );
         assert_eq!(write_file(root, "./a//b.txt", b"ok").expect("test step"), "a/b.txt");
         assert_eq!(fs::read(root.join("a/b.txt")).expect("test step"), b"ok");
+    }
+
+    #[test]
+    fn a_symlink_planted_at_a_temp_name_cannot_redirect_a_write() {
+        let (ws, outside) = setup();
+        let root = ws.path();
+        let victim = outside.path().join("victim.txt");
+        // The temp name the old code used, planted by a tool.
+        symlink(&victim, root.join(".notes.txt.atelier-tmp")).expect("plant");
+        assert_eq!(write_file(root, "notes.txt", b"mine").expect("write"), "notes.txt");
+        assert_eq!(fs::read(root.join("notes.txt")).expect("read"), b"mine");
+        assert!(!victim.exists(), "nothing was written outside the workspace");
+        assert!(root.join("notes.txt").symlink_metadata().expect("stat").is_file());
+    }
+
+    #[test]
+    fn only_regular_files_open_for_reading() {
+        let (ws, outside) = setup();
+        let root = ws.path();
+        let fifo = root.join("pipe");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .expect("mkfifo");
+        // Returns at once (no writer would ever come) with a clear refusal.
+        let err = open_regular(root, "pipe").expect_err("a FIFO").to_string();
+        assert!(err.contains("not a regular file"), "{err}");
+        fs::write(outside.path().join("secret"), "s").expect("write");
+        symlink(outside.path().join("secret"), root.join("link")).expect("link");
+        let err = open_regular(root, "link").expect_err("a symlink").to_string();
+        assert!(err.contains("symlink"), "{err}");
+        assert!(open_regular(root, "real").is_err(), "a folder");
+        let (rel, _, size) = open_regular(root, "./file.txt").expect("a file");
+        assert_eq!((rel.as_str(), size), ("file.txt", 1));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::store::confine::{resolve as confined, resolve_folder, write_file as write_confined};
+use crate::store::confine::{open_regular, resolve as confined, resolve_folder, write_file as write_confined};
 use crate::{Error, Result};
 
 /// A builtin tool's definition.
@@ -77,6 +77,50 @@ pub fn find(id: &str) -> Option<&'static Builtin> {
     BUILTINS.iter().find(|b| b.id == id)
 }
 
+/// The most `read_file` returns: a model's context holds no more, and a
+/// call's row keeps its result.
+pub const READ_CAP: usize = 1 << 20;
+
+/// A UTF-8 text file's content, at most [`READ_CAP`] bytes of it (cut at a
+/// character boundary, with `truncated` and the full `size` so the reader
+/// knows there is more). Only what is returned is read.
+fn read_text(rel: String, f: fs::File, size: u64) -> Result<Value> {
+    use std::io::Read;
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(READ_CAP).min(READ_CAP + 4));
+    // Up to three bytes more, to tell a cut character from a bad one.
+    f.take(READ_CAP as u64 + 3)
+        .read_to_end(&mut bytes)
+        .map_err(Error::io("read", &rel))?;
+    let truncated = bytes.len() > READ_CAP || (bytes.len() as u64) < size;
+    if bytes.len() > READ_CAP {
+        bytes.truncate(READ_CAP);
+    }
+    let not_text = || Error::InvalidPath {
+        path: rel.clone(),
+        reason: "not a UTF-8 text file",
+    };
+    let content = match String::from_utf8(bytes) {
+        Ok(s) => s,
+        // A character cut by the cap: keep what precedes it.
+        Err(e) if truncated && e.utf8_error().error_len().is_none() => {
+            let valid = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            bytes.truncate(valid);
+            String::from_utf8(bytes).map_err(|_| not_text())?
+        }
+        Err(_) => return Err(not_text()),
+    };
+    let mut out = json!({"path": rel, "content": content, "size": size});
+    if truncated {
+        out["truncated"] = json!(true);
+        out["note"] = json!(format!(
+            "showing the first {} of {size} bytes",
+            out["content"].as_str().map_or(0, str::len)
+        ));
+    }
+    Ok(out)
+}
+
 fn arg<'a>(args: &'a Value, key: &str) -> &'a str {
     args.get(key).and_then(Value::as_str).unwrap_or_default()
 }
@@ -91,15 +135,8 @@ pub fn run(id: &str, workspace: &Path, args: &Value) -> Result<Value> {
             Ok(json!({"written": rel, "size": content.len()}))
         }
         "read_file" => {
-            let (rel, abs) = confined(workspace, arg(args, "path"))?;
-            let mut f = crate::store::blobs::open_nofollow(&abs).map_err(Error::io("read", &abs))?;
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(&mut f, &mut bytes).map_err(Error::io("read", &abs))?;
-            let content = String::from_utf8(bytes).map_err(|_| Error::InvalidPath {
-                path: rel.clone(),
-                reason: "not a UTF-8 text file",
-            })?;
-            Ok(json!({"path": rel, "content": content, "size": content.len()}))
+            let (rel, f, size) = open_regular(workspace, arg(args, "path"))?;
+            read_text(rel, f, size)
         }
         "delete_file" => {
             let (rel, abs) = confined(workspace, arg(args, "path"))?;

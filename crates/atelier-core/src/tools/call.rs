@@ -84,6 +84,14 @@ impl CallControl {
         }
     }
 
+    /// How long the call may run: the caller's override, else the tool's
+    /// `timeout_s`, else `default`.
+    pub(crate) fn timeout_for(&self, tool: &ToolRecord, default: Duration) -> Duration {
+        self.timeout
+            .or_else(|| tool.timeout_s.filter(|t| *t > 0.0).map(Duration::from_secs_f64))
+            .unwrap_or(default)
+    }
+
     pub(crate) fn emit(&self, event: RunEvent) {
         if let Some(sink) = &self.events {
             sink(event);
@@ -140,6 +148,22 @@ pub struct Failure {
 }
 
 impl Outcome {
+    /// The call ran out of time.
+    pub fn timed_out(after: Duration) -> Self {
+        let s = after.as_secs_f64();
+        let secs = if s.fract() == 0.0 {
+            format!("{s:.0}")
+        } else {
+            format!("{s}")
+        };
+        Self::failed(ErrorKind::Timeout, format!("timed out after {secs} s"))
+    }
+
+    /// A person stopped the call.
+    pub fn cancelled() -> Self {
+        Self::failed(ErrorKind::Cancelled, "cancelled by user")
+    }
+
     /// A failure with nothing printed.
     pub fn failed(kind: ErrorKind, message: impl Into<String>) -> Self {
         Outcome {
@@ -186,13 +210,29 @@ impl<'a> Backend<'a> {
         match self {
             Backend::Builtin(b) => {
                 let (ws, args) = (app.workspace_dir(chat_id), args.clone());
-                match blocking(move || builtin::run(b.id, &ws, &args)).await {
-                    Ok(v) => Outcome {
-                        result: Ok(v),
-                        stdout: None,
-                        stderr: None,
+                let timeout = control.timeout_for(tool, app.python().settings.default_timeout);
+                if timeout.is_zero() {
+                    // No time at all: do not start (a write must not happen
+                    // and then be reported as timed out).
+                    return Outcome::timed_out(timeout);
+                }
+                // A builtin honours the call's timeout and Cancel like any
+                // tool. Its thread cannot be stopped, but builtins only block
+                // on reads (a write is one small file, a read is capped), so
+                // a thread left behind ends on its own and changes nothing.
+                tokio::select! {
+                    // A stop the caller asked for wins over a result.
+                    biased;
+                    () = control.cancel.cancelled() => Outcome::cancelled(),
+                    () = tokio::time::sleep(timeout) => Outcome::timed_out(timeout),
+                    done = blocking(move || builtin::run(b.id, &ws, &args)) => match done {
+                        Ok(v) => Outcome {
+                            result: Ok(v),
+                            stdout: None,
+                            stderr: None,
+                        },
+                        Err(e) => Outcome::failed(ErrorKind::Exception, e.to_string()),
                     },
-                    Err(e) => Outcome::failed(ErrorKind::Exception, e.to_string()),
                 }
             }
             Backend::Python(ts) => app.call_python(tool, ts, chat_id, args, control).await,

@@ -2,7 +2,6 @@
 //! and one call through the pool.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use atelier_protocol::Request;
 use serde_json::Value;
@@ -221,10 +220,7 @@ impl Atelier {
             fingerprint,
         };
         let settings = &self.python().settings;
-        let timeout = control
-            .timeout
-            .or_else(|| tool.timeout_s.filter(|t| *t > 0.0).map(Duration::from_secs_f64))
-            .unwrap_or(settings.default_timeout);
+        let timeout = control.timeout_for(tool, settings.default_timeout);
         let req = Request::Call {
             id: crate::ids::new_id(),
             entrypoint,

@@ -315,22 +315,13 @@ pub(crate) fn to_outcome(ended: worker::Ended) -> CallOutcome {
             message: e.message,
             traceback: e.traceback,
         }),
-        End::TimedOut(t) => Err(fail(ErrorKind::Timeout, format!("timed out after {} s", fmt_secs(t)))),
-        End::Cancelled => Err(fail(ErrorKind::Cancelled, "cancelled by user".into())),
+        End::TimedOut(t) => CallOutcome::timed_out(t).result,
+        End::Cancelled => CallOutcome::cancelled().result,
         End::Crashed(how) => Err(fail(ErrorKind::Crash, format!("tool process crashed ({how})"))),
     };
     CallOutcome {
         result,
         stdout: ended.stdout,
         stderr: ended.stderr,
-    }
-}
-
-fn fmt_secs(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s.fract() == 0.0 {
-        format!("{s:.0}")
-    } else {
-        format!("{s}")
     }
 }
