@@ -187,3 +187,58 @@ fn the_demo_builds_two_branches() {
         "the demo cleans up after itself"
     );
 }
+
+#[test]
+fn an_os_error_is_said_once() {
+    let env = Env::new();
+    let out = env.cli(&["toolset", "validate", "/nonexistent/bundle.zip"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("os error 2").count(), 1, "{err}");
+    assert!(err.contains("/nonexistent/bundle.zip"), "{err}");
+}
+
+#[test]
+fn a_closed_pipe_ends_the_command_quietly_and_cat_streams() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let env = Env::new();
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let ws = env.data().join("chats").join(&chat).join("workspace");
+    let big: Vec<u8> = (0..4u32 << 20).map(|i| b'a' + (i % 26) as u8).collect();
+    crate::write(&ws, "big.txt", &big);
+    env.ok(&["workspace", "snapshot", &chat]);
+    // The whole file, byte for byte.
+    let out = env.cli(&["workspace", "cat", &chat, "big.txt"]);
+    assert!(
+        out.status.success() && out.stdout == big,
+        "cat gave {} bytes",
+        out.stdout.len()
+    );
+
+    // `atelier workspace cat … | head -c 10`: the reader goes away early.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .args(["--data-dir"])
+        .arg(env.data())
+        .args(["workspace", "cat", &chat, "big.txt"])
+        .env_remove("ATELIER_DATA_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut head = [0u8; 10];
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_exact(&mut head)
+        .expect("read");
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(&head, b"abcdefghij");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "",
+        "nothing said about the closed pipe"
+    );
+    assert_eq!(out.status.code(), Some(141), "the status a SIGPIPE death gives");
+}

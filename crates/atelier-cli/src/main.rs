@@ -15,6 +15,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    quiet_on_closed_stdout();
     let args = cli::Cli::parse();
     init_logging(args.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
@@ -26,6 +27,7 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(commands::run(args)) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if output::is_broken_pipe(&e) => ExitCode::from(CLOSED_PIPE),
         Err(e) => {
             eprintln!("error: {}", output::error_line(&e));
             ExitCode::FAILURE
@@ -33,10 +35,34 @@ fn main() -> ExitCode {
     }
 }
 
+/// What a program killed by SIGPIPE reports (128 + 13), as `git log | head`.
+const CLOSED_PIPE: u8 = 141;
+
+/// `atelier … | head` closes our stdout early: that is not an error to
+/// print. `println!` panics on a closed pipe; the hook ends the process
+/// quietly then, and leaves every other panic to the default hook.
+fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.contains("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(i32::from(CLOSED_PIPE));
+        }
+        default(info);
+    }));
+}
+
 fn init_logging(verbose: u8) {
     use tracing_subscriber::EnvFilter;
+    // sqlx warns of statements slower than a second (a busy disk, a big
+    // import): useful with -v, noise in a terminal otherwise.
     let default = match verbose {
-        0 => "warn",
+        0 => "warn,sqlx=error",
         1 => "info",
         _ => "debug",
     };

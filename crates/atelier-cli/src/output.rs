@@ -16,8 +16,29 @@ pub(crate) fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
 }
 
 /// The one line printed for an error: the error and its causes.
+/// The error and its causes on one line, each said once: the core's I/O
+/// errors already end with their OS error ("could not read x: No such
+/// file…"), which the chain would repeat.
 pub(crate) fn error_line(e: &anyhow::Error) -> String {
-    format!("{e:#}")
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&text);
+        }
+    }
+    line
+}
+
+/// Whether the error is a write to a closed pipe (`atelier … | head`).
+pub(crate) fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 pub(crate) fn chat(c: &Chat) {

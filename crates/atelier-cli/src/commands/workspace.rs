@@ -27,10 +27,9 @@ pub(crate) async fn run(app: &Atelier, cmd: WorkspaceCommand, json: bool) -> any
             }
         }
         WorkspaceCommand::Cat { chat, path, manifest } => {
-            let bytes = app.workspace().read_file(&chat, &path, manifest.as_deref()).await?;
-            let mut out = std::io::stdout().lock();
-            out.write_all(&bytes)?;
-            out.flush()?;
+            app.workspace()
+                .write_file_to(&chat, &path, manifest.as_deref(), Box::new(std::io::stdout()))
+                .await?;
         }
         WorkspaceCommand::Snapshot { chat } => {
             let outcome = app.workspace().snapshot(&chat, &progress_observer("snapshot")).await?;

@@ -131,9 +131,11 @@ impl BlobStore {
         Ok(bytes)
     }
 
-    /// Copies a blob to a new file `dest` (which must not exist), checking
-    /// its hash on the way; on a mismatch `dest` is removed.
-    pub fn copy_verified(&self, hash: &Hash, path: &str, dest: &Path, executable: bool) -> Result<()> {
+    /// Writes a blob to `out` in chunks, hashing on the way; a blob whose
+    /// content no longer matches its name is a [`Error::CorruptBlob`] at the
+    /// end (what was written is then not to be trusted). `to` names the
+    /// destination in errors.
+    pub fn stream_verified(&self, hash: &Hash, path: &str, out: &mut dyn Write, to: &Path) -> Result<u64> {
         let src = self.path_of(hash);
         let mut input = match File::open(&src) {
             Ok(f) => f,
@@ -142,6 +144,35 @@ impl BlobStore {
             }
             Err(e) => return Err(Error::io("open blob", src)(e)),
         };
+        let mut hasher = sha2::Sha256::new();
+        let mut buf = vec![0u8; CHUNK];
+        let mut total = 0u64;
+        loop {
+            let n = input.read(&mut buf).map_err(Error::io("read blob", &src))?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            out.write_all(&buf[..n]).map_err(Error::io("write", to))?;
+            total += n as u64;
+        }
+        let actual = Hash(hasher.finalize().into());
+        if actual != *hash {
+            return Err(Error::CorruptBlob {
+                path: path.to_owned(),
+                hash: hash.to_hex(),
+                actual: actual.to_hex(),
+            });
+        }
+        Ok(total)
+    }
+
+    /// Copies a blob to a new file `dest` (which must not exist), checking
+    /// its hash on the way; on a mismatch `dest` is removed.
+    pub fn copy_verified(&self, hash: &Hash, path: &str, dest: &Path, executable: bool) -> Result<()> {
+        if !self.path_of(hash).exists() {
+            return Err(self.missing(hash, path));
+        }
         let mode = if executable { 0o755 } else { 0o644 };
         let mut out = OpenOptions::new()
             .write(true)
@@ -149,29 +180,11 @@ impl BlobStore {
             .mode(mode)
             .open(dest)
             .map_err(Error::io("create", dest))?;
-        let mut hasher = sha2::Sha256::new();
-        let mut buf = vec![0u8; CHUNK];
-        let result = (|| -> Result<()> {
-            loop {
-                let n = input.read(&mut buf).map_err(Error::io("read blob", &src))?;
-                if n == 0 {
-                    break;
-                }
-                hasher.update(&buf[..n]);
-                out.write_all(&buf[..n]).map_err(Error::io("write", dest))?;
-            }
-            let actual = Hash(hasher.finalize().into());
-            if actual != *hash {
-                return Err(Error::CorruptBlob {
-                    path: path.to_owned(),
-                    hash: hash.to_hex(),
-                    actual: actual.to_hex(),
-                });
-            }
+        let result = self.stream_verified(hash, path, &mut out, dest).and_then(|_| {
             // The umask may have cleared bits of `mode`.
             out.set_permissions(fs::Permissions::from_mode(mode))
                 .map_err(Error::io("set permissions of", dest))
-        })();
+        });
         if result.is_err() {
             let _ = fs::remove_file(dest);
         }

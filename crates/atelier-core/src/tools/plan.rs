@@ -43,12 +43,37 @@ pub fn plan(
             json!({"content": serde_json::to_string_pretty(ctx.ret).unwrap_or_default(), "language": "json"}),
         ),
     };
+    let mut config = config;
+    if renderer == "image" {
+        keep_only_safe_image_url(&mut config, &mut warnings);
+    }
     RenderPlan {
         renderer,
         config,
         manifest_id: Some(manifest_id.to_owned()),
         warnings,
         artifact_sha256,
+    }
+}
+
+/// An image renderer shows a workspace file, a `data:` image or a page of
+/// this computer, never another web address (it would tell that host the
+/// person looked, and what). Decided here, where the plan is made, so every
+/// view gets the same answer.
+fn keep_only_safe_image_url(config: &mut Value, warnings: &mut Vec<String>) {
+    let Some(url) = config.get("url").and_then(Value::as_str) else {
+        return;
+    };
+    let is_data_image = url.get(..11).is_some_and(|p| p.eq_ignore_ascii_case("data:image/"));
+    if is_data_image || crate::settings::is_loopback_page(url) {
+        return;
+    }
+    let shown: String = url.chars().take(80).collect();
+    warnings.push(format!(
+        "image url {shown:?} dropped: only data:image/… and pages on this computer (localhost) are shown"
+    ));
+    if let Some(obj) = config.as_object_mut() {
+        obj.remove("url");
     }
 }
 
@@ -141,5 +166,26 @@ mod tests {
         let d = json!(1);
         assert!(html_document("<BODY class=x><p>", &d).starts_with("<BODY class=x><script>"));
         assert!(html_document("<p>bare</p>", &d).starts_with("<script>window.__TOOL_DATA__ = 1;</script><p>"));
+    }
+
+    #[test]
+    fn an_image_plan_keeps_only_data_and_loopback_urls() {
+        for (url, kept) in [
+            ("data:image/png;base64,iVBORw0KGgo=", true),
+            ("DATA:IMAGE/svg+xml,<svg/>", true),
+            ("http://localhost:8000/chart.png", true),
+            ("http://127.0.0.1/x.png", true),
+            ("https://tracker.example.com/pixel.gif?chat=42", false),
+            ("http://localhost.evil.com/x.png", false),
+            ("data:text/html,<script>", false),
+            ("javascript:alert(1)", false),
+        ] {
+            let mut config = json!({"url": url, "alt": "a chart"});
+            let mut warnings = Vec::new();
+            keep_only_safe_image_url(&mut config, &mut warnings);
+            assert_eq!(config.get("url").is_some(), kept, "{url}");
+            assert_eq!(warnings.is_empty(), kept, "{url}: {warnings:?}");
+            assert_eq!(config["alt"], "a chart");
+        }
     }
 }

@@ -479,9 +479,14 @@ impl Workspace<'_> {
             .collect())
     }
 
-    /// A file's content in a workspace state (default: the active one), read
-    /// from the store and verified.
-    pub async fn read_file(&self, chat_id: &str, path: &str, manifest_or_message: Option<&str>) -> Result<Vec<u8>> {
+    /// Where a file's content is in a workspace state (default: the active
+    /// one): its normalized path, its manifest entry and the chat's store.
+    async fn file_entry(
+        &self,
+        chat_id: &str,
+        path: &str,
+        manifest_or_message: Option<&str>,
+    ) -> Result<(String, crate::store::FileEntry, crate::store::BlobStore)> {
         let path = crate::store::path::normalize(path)?;
         let chat = self.app.chats().get(chat_id).await?;
         let id = match manifest_or_message {
@@ -493,7 +498,31 @@ impl Workspace<'_> {
             path: path.clone(),
             manifest_id: id.clone(),
         })?;
-        let store = self.app.blob_store(&chat.id);
+        Ok((path, entry, self.app.blob_store(&chat.id)))
+    }
+
+    /// A file's bytes at the active state, or at a manifest or message.
+    pub async fn read_file(&self, chat_id: &str, path: &str, manifest_or_message: Option<&str>) -> Result<Vec<u8>> {
+        let (path, entry, store) = self.file_entry(chat_id, path, manifest_or_message).await?;
         blocking(move || store.read_verified(&entry.hash, &path)).await
+    }
+
+    /// [`Workspace::read_file`] written to `out` as it is read (a big file
+    /// is never held in memory); the content is verified on the way, and a
+    /// corrupt blob is an error at the end. Returns the bytes written.
+    pub async fn write_file_to(
+        &self,
+        chat_id: &str,
+        path: &str,
+        manifest_or_message: Option<&str>,
+        mut out: Box<dyn std::io::Write + Send>,
+    ) -> Result<u64> {
+        let (path, entry, store) = self.file_entry(chat_id, path, manifest_or_message).await?;
+        blocking(move || {
+            let written = store.stream_verified(&entry.hash, &path, &mut out, std::path::Path::new("the output"))?;
+            out.flush().map_err(Error::io("write", "the output"))?;
+            Ok(written)
+        })
+        .await
     }
 }
