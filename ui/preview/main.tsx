@@ -67,8 +67,8 @@ function record(chatId: string, toolId: string, args: { [k: string]: JsonValue }
   if (toolId === "delete_file") {
     const tb = 'Traceback (most recent call last):\n  File "builtin/files.py", line 41, in delete_file\nFileNotFoundError: missing.txt';
     return {
-      ...base, status: "error", result: null, error_kind: "tool_error", error: "FileNotFoundError: missing.txt",
-      render_plan: { renderer: "error", manifest_id: id, warnings: [], config: { kind: "tool_error", message: "FileNotFoundError: missing.txt", traceback: tb, stdout: "looking for missing.txt\n", stderr: null } },
+      ...base, status: "error", result: null, error_kind: "exception", error: "FileNotFoundError: missing.txt",
+      render_plan: { renderer: "error", manifest_id: id, warnings: [], config: { kind: "exception", message: "FileNotFoundError: missing.txt", traceback: tb, stdout: "looking for missing.txt\n", stderr: null } },
     };
   }
   files.set(`${id}:${path}`, typeof args.content === "string" ? args.content : `# ${path}\n\nWritten by **${toolId}**.\n`);

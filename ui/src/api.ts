@@ -10,6 +10,7 @@ import type {
   FileListing,
   ImportReport,
   FileChange,
+  FrameCheck,
   JsonValue,
   MessageNode,
   Progress,
@@ -18,6 +19,7 @@ import type {
   WorkspaceExport,
   RunEvent,
   SettingsView,
+  TextChange,
   ToolCallRecord,
   ToolRecord,
   ToolsetDetails,
@@ -49,11 +51,9 @@ export function errorText(e: unknown): string {
 function invoke<T>(cmd: string, args?: InvokeArgs): Promise<T> {
   const internals = (window as { __TAURI_INTERNALS__?: { invoke?: unknown } }).__TAURI_INTERNALS__;
   if (typeof internals?.invoke !== "function") {
-    const e: IpcError = {
-      kind: "no_backend",
-      message: "The Atelier backend is not available: this page works only inside the Atelier app.",
-    };
-    return Promise.reject(e);
+    return Promise.reject(
+      new Error("The Atelier backend is not available: this page works only inside the Atelier app."),
+    );
   }
   return tauriInvoke<T>(cmd, args);
 }
@@ -123,6 +123,8 @@ export const api = {
   },
   cancelToolCall: (callId: string) => invoke<boolean>("cancel_tool_call", { callId }),
   diffNodes: (chatId: string, from: string, to: string) => invoke<WorkspaceDiff>("diff_nodes", { chatId, from, to }),
+  /** The diff of an edit before it is saved (the same diff Compare shows). */
+  diffText: (path: string, before: string, after: string) => invoke<TextChange>("diff_text", { path, before, after }),
   chatTree: (chatId: string) => invoke<MessageNode[]>("chat_tree", { chatId }),
   saveEdit: (chatId: string, at: string | null, changes: FileChange[]) =>
     invoke<SnapshotOutcome>("save_edit", { chatId, at, changes }),
@@ -146,6 +148,8 @@ export const api = {
 
   getSettings: () => invoke<SettingsView>("get_settings"),
   allowFrameOrigin: (origin: string) => invoke<SettingsView>("allow_frame_origin", { origin }),
+  /** What a frame renderer may do with a page (the core decides). */
+  checkFrame: (url: string) => invoke<FrameCheck>("check_frame", { url }),
   forbidFrameOrigin: (origin: string) => invoke<SettingsView>("forbid_frame_origin", { origin }),
   /** Restarts the app (saved frame origins apply at start). */
   restartApp: () => invoke<null>("restart_app"),

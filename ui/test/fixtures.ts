@@ -131,6 +131,7 @@ export function node(id: string, parent: string | null, over: Partial<MessageNod
     created_at: "2026-11-20T10:00:00.000Z",
     children: [],
     on_active_branch: true,
+    latest_leaf: id,
     source: parent === null ? "empty" : "tool_run",
     ...over,
   };

@@ -306,7 +306,7 @@ describe("map labels", () => {
     const ended = (over: Parameters<typeof call>[0]) => call({ id: "c1", tool_id: "app-builder:run_command", ...over });
     expect(outcome(ended({ status: "error", error_kind: "denied" }))).toBe("denied");
     expect(outcome(ended({ status: "cancelled", error_kind: "cancelled" }))).toBe("cancelled");
-    expect(outcome(ended({ status: "error", error_kind: "tool_error" }))).toBe("failed");
+    expect(outcome(ended({ status: "error", error_kind: "exception" }))).toBe("failed");
     expect(outcome(ended({}))).toBeNull();
     expect(nodeLabel(n, 3, ended({ status: "error", error_kind: "denied" }))).toMatch(/^Step 3: app-builder:run_command \(denied\)/);
   });

@@ -2,11 +2,11 @@ import { act, render, screen, waitFor, within } from "@testing-library/react";
 import { EditorView } from "@codemirror/view";
 import DOMPurify from "dompurify";
 import { describe, expect, it, vi } from "vitest";
-import type { ToolCallRecord } from "../src/bindings";
+import type { FrameCheck, ToolCallRecord } from "../src/bindings";
 import { CallView } from "../src/renderers/CallView";
 import { SettingsProvider } from "../src/settings/useSettings";
 import { call, plan } from "./fixtures";
-import { argsOf, mockCommands } from "./ipc";
+import { argsOf, mockCommands, type Args } from "./ipc";
 
 function show(c: ToolCallRecord) {
   return render(
@@ -20,6 +20,18 @@ function show(c: ToolCallRecord) {
 function settings(saved: string[], inEffect: string[] = saved) {
   return () => ({ saved: { frame_origins: saved }, frame_origins_in_effect: inEffect });
 }
+
+/** The core's answer for each page (`check_frame`), as the test decides it. */
+function frames(answer: (url: string) => FrameCheck) {
+  return (a: Args) => answer(a.url as string);
+}
+
+/** The core's diff of an edit (`diff_text`). */
+const editDiff = () => ({
+  unified: "--- a/sales.csv\n+++ b/sales.csv\n@@ -1,2 +1,2 @@\n a,b\n-1,2\n+1,3\n",
+  added: 1,
+  removed: 1,
+});
 
 /** The text CodeMirror shows, line by line. */
 function editorText(container: HTMLElement): string {
@@ -71,6 +83,7 @@ describe("saving an editable code view", () => {
   it("shows the diff first, then saves the file as an edit node after the call", async () => {
     const calls = mockCommands({
       get_workspace_file: () => ({ path: "sales.csv", size: 8, sha256: "ab", text: "a,b\n1,2" }),
+      diff_text: editDiff,
       save_edit: () => ({ message_id: "edit-1", manifest_id: "man-3", changed: true, added: 0, removed: 0, modified: 1, warnings: [] }),
     });
     const { container } = show(call({ node_id: "node-7", render_plan: plan("code", { file: "sales.csv", editable: true }) }));
@@ -80,8 +93,9 @@ describe("saving an editable code view", () => {
     expect(screen.getByText("Not saved yet.")).toBeInTheDocument();
     act(() => screen.getByRole("button", { name: "Save…" }).click());
     const dialog = await screen.findByRole("alertdialog", { name: "Save sales.csv?" });
-    expect(within(dialog).getByText(/\+1 −1 lines/)).toBeInTheDocument();
-    expect(within(dialog).getByLabelText("Changes").textContent).toBe("  a,b\n- 1,2\n+ 1,3\n");
+    expect(await within(dialog).findByText(/\+1 −1 lines/)).toBeInTheDocument();
+    expect(argsOf(calls, "diff_text")).toEqual([{ path: "sales.csv", before: "a,b\n1,2", after: "a,b\n1,3" }]);
+    expect(within(dialog).getByLabelText("Changes").textContent).toContain("-1,2\n+1,3\n");
     act(() => within(dialog).getByRole("button", { name: "Save" }).click());
     expect(await screen.findByText(/Saved as a new edit node after this call/)).toBeInTheDocument();
     expect(argsOf(calls, "save_edit")).toEqual([
@@ -93,6 +107,7 @@ describe("saving an editable code view", () => {
   it("saves an edited markdown document the same way", async () => {
     const calls = mockCommands({
       get_workspace_file: () => ({ path: "README.md", size: 7, sha256: "ab", text: "# Title" }),
+      diff_text: () => ({ unified: "+More.\n", added: 2, removed: 0 }),
       save_edit: () => ({ message_id: "edit-2", manifest_id: "man-4", changed: true, added: 0, removed: 0, modified: 1, warnings: [] }),
     });
     const { container } = show(call({ node_id: "node-8", render_plan: plan("document", { file: "README.md", editable: true }) }));
@@ -213,27 +228,36 @@ describe("html renderer", () => {
 });
 
 describe("frame renderer", () => {
-  it("frames loopback URLs in a sandbox", () => {
-    mockCommands({ get_settings: settings([]) });
+  it("frames loopback URLs in a sandbox", async () => {
+    const calls = mockCommands({
+      get_settings: settings([]),
+      check_frame: frames(() => ({ access: "loopback", origin: "http://127.0.0.1:5173" })),
+    });
     const { container } = show(call({ render_plan: plan("frame", { url: "http://127.0.0.1:5173/" }) }));
+    await waitFor(() => expect(container.querySelector("iframe")).not.toBeNull());
     const frame = container.querySelector("iframe")!;
     expect(frame.getAttribute("src")).toBe("http://127.0.0.1:5173/");
     expect(frame.getAttribute("sandbox")).toBe("allow-scripts");
+    // Asked of the core (again once the settings arrive), for this page only.
+    expect(new Set(argsOf(calls, "check_frame").map((a) => a.url))).toEqual(new Set(["http://127.0.0.1:5173/"]));
   });
 
-  it.each(["https://example.com/", "http://localhost.evil.com/"])("asks before framing %s", async (url) => {
-    mockCommands({ get_settings: settings([]) });
-    const { container } = show(call({ render_plan: plan("frame", { url }) }));
-    expect(await screen.findByRole("button", { name: /Allow pages from/ })).toBeInTheDocument();
+  it("asks before framing a page the core does not allow", async () => {
+    mockCommands({
+      get_settings: settings([]),
+      check_frame: frames(() => ({ access: "not_allowed", origin: "http://localhost.evil.com" })),
+    });
+    const { container } = show(call({ render_plan: plan("frame", { url: "http://localhost.evil.com/" }) }));
+    expect(await screen.findByRole("button", { name: "Allow pages from http://localhost.evil.com…" })).toBeInTheDocument();
     expect(container.querySelector("iframe")).toBeNull();
     expect(screen.getByRole("alert")).toHaveTextContent("Atelier shows pages from this computer");
   });
 
-  it.each(["file:///etc/passwd", "javascript:alert(1)", "not a url"])("never frames %s and offers nothing", (url) => {
-    mockCommands({ get_settings: settings([]) });
-    const { container } = show(call({ render_plan: plan("frame", { url }) }));
+  it("never frames what is not an http page and offers nothing", async () => {
+    mockCommands({ get_settings: settings([]), check_frame: frames(() => ({ access: "invalid", origin: null })) });
+    const { container } = show(call({ render_plan: plan("frame", { url: "javascript:alert(1)" }) }));
+    expect(await screen.findByRole("alert")).toHaveTextContent("Only http and https pages");
     expect(container.querySelector("iframe")).toBeNull();
-    expect(screen.getByRole("alert")).toHaveTextContent("Only http and https pages");
     expect(screen.queryByRole("button")).toBeNull();
   });
 
@@ -241,6 +265,10 @@ describe("frame renderer", () => {
     let saved: string[] = [];
     const calls = mockCommands({
       get_settings: () => settings(saved, [])(),
+      check_frame: frames(() => ({
+        access: saved.length > 0 ? "needs_restart" : "not_allowed",
+        origin: "https://docs.example.com",
+      })),
       allow_frame_origin: (a) => {
         saved = ["https://docs.example.com"];
         expect(a.origin).toBe("https://docs.example.com");
@@ -266,7 +294,10 @@ describe("frame renderer", () => {
   });
 
   it("frames an origin the running app allows", async () => {
-    mockCommands({ get_settings: settings(["https://docs.example.com"]) });
+    mockCommands({
+      get_settings: settings(["https://docs.example.com"]),
+      check_frame: frames(() => ({ access: "allowed", origin: "https://docs.example.com" })),
+    });
     const { container } = show(call({ render_plan: plan("frame", { url: "https://docs.example.com/guide" }) }));
     await waitFor(() => expect(container.querySelector("iframe")?.getAttribute("src")).toBe("https://docs.example.com/guide"));
     expect(container.querySelector("iframe")?.getAttribute("sandbox")).toBe("allow-scripts");
@@ -302,11 +333,18 @@ describe("image renderer", () => {
     expect(await screen.findByRole("alert")).toHaveTextContent("no file gone.png in manifest man-after");
   });
 
-  it("refuses a remote image", () => {
+  it("says why when the plan dropped a remote image", () => {
     mockCommands({});
-    show(call({ render_plan: plan("image", { url: "https://tracker.example/p.png" }) }));
+    const warning = 'image url "https://tracker.example/p.png" dropped: only data:image/… and pages on this computer';
+    show(call({ render_plan: plan("image", { alt: "Pixel" }, { warnings: [warning] }) }));
     expect(screen.queryByRole("img")).toBeNull();
-    expect(screen.getByRole("alert")).toHaveTextContent("Images are shown only");
+    expect(screen.getByText(/Images are shown only from data URLs or this computer/)).toBeInTheDocument();
+  });
+
+  it("shows the url the plan kept", () => {
+    mockCommands({});
+    show(call({ render_plan: plan("image", { url: "data:image/png;base64,iVBORw0KGgo=", alt: "Dot" }) }));
+    expect(screen.getByRole("img", { name: "Dot" }).getAttribute("src")).toBe("data:image/png;base64,iVBORw0KGgo=");
   });
 });
 

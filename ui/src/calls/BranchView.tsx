@@ -10,14 +10,6 @@ import { prefetchManifest } from "../workspace/manifests";
 import { StepItem, type Move, type Step } from "./StepItem";
 import { StepList } from "./StepList";
 
-/** Where a switch through `id` lands, as the core decides: the newest child, down to a leaf. */
-export function latestLeaf(tree: MessageNode[], id: string): MessageNode | undefined {
-  const byId = new Map(tree.map((n) => [n.id, n]));
-  let node = byId.get(id);
-  while (node !== undefined && node.children.length > 0) node = byId.get(node.children[node.children.length - 1]!);
-  return node;
-}
-
 /** The active branch, root to leaf, with where each message sits among its siblings. */
 export function activeBranch(tree: MessageNode[], calls: ToolCallRecord[]): Step[] {
   const byId = new Map(tree.map((n) => [n.id, n]));
@@ -73,7 +65,10 @@ export function BranchView({
       setError(null);
       try {
         // Read the target's files while the workspace moves.
-        const target = how === "switch" ? latestLeaf(nodes.current, id) : nodes.current.find((n) => n.id === id);
+        // The core says where a switch lands (`latest_leaf`).
+        const node = nodes.current.find((n) => n.id === id);
+        const landing = how === "switch" && node !== undefined ? node.latest_leaf : id;
+        const target = nodes.current.find((n) => n.id === landing);
         if (target !== undefined) prefetchManifest(chatId, target.manifest_id);
         const chat = how === "switch" ? await api.switchBranch(chatId, id) : await api.checkout(chatId, id);
         setNonce((n) => n + 1);

@@ -3,12 +3,13 @@ import type { ToolCallRecord } from "../bindings";
 import { Badge, Spinner } from "../components/feedback";
 import { formatTime } from "../lib/format";
 import { pretty } from "../lib/json";
+import { shownStatus, type ShownStatus } from "../lib/callStatus";
 
 // The renderers (CodeMirror, markdown) are a separate chunk: the first
 // screen, the toolset list, does not wait for them.
 const CallView = lazy(() => import("../renderers/CallView").then((m) => ({ default: m.CallView })));
 
-const STATUS_TONE: Record<string, string> = {
+const STATUS_TONE: Record<ShownStatus, string> = {
   success: "success",
   error: "danger",
   cancelled: "warning",
@@ -46,13 +47,12 @@ export function CallCard({
       if (el !== null && el.offsetHeight > 0) bodyHeights.set(call.id, el.offsetHeight);
     };
   }, [deferBody, call.id]);
-  // A denial is recorded as an error of kind `denied`; people call it denied.
-  const status = call.status === "error" && call.error_kind === "denied" ? "denied" : call.status;
+  const status = shownStatus(call);
   return (
     <article className="call-card" aria-label={`Call of ${call.tool_id}`}>
       <header className="call-header">
         <code className="call-tool">{call.tool_id}</code>
-        <Badge tone={STATUS_TONE[status] ?? "neutral"}>{status.replace(/_/g, " ")}</Badge>
+        <Badge tone={STATUS_TONE[status]}>{status.replace(/_/g, " ")}</Badge>
         <span className="muted small">{formatTime(call.started_at)}</span>
         {onRerun !== undefined && (
           <button

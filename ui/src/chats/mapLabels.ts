@@ -5,6 +5,7 @@
  * parts and, for tool calls, the call record (which names the tool).
  */
 import type { MessageNode, ToolCallRecord } from "../bindings";
+import { shownStatus } from "../lib/callStatus";
 
 /** Uploads and hand edits are both `edit` nodes; the node's `source` tells them apart. */
 export type NodeKind = "root" | "tool" | "edit" | "upload" | "message";
@@ -33,9 +34,9 @@ export function callOf(node: MessageNode, calls: ReadonlyMap<string, ToolCallRec
  */
 export function outcome(call: ToolCallRecord | null): "failed" | "denied" | "cancelled" | null {
   if (call === null) return null;
-  if (call.status === "cancelled") return "cancelled";
-  if (call.status === "error") return call.error_kind === "denied" ? "denied" : "failed";
-  return null;
+  const shown = shownStatus(call);
+  if (shown === "cancelled" || shown === "denied") return shown;
+  return shown === "error" ? "failed" : null;
 }
 
 /** "2 changed, 1 added" — what an edit did to the files. */

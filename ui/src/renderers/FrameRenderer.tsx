@@ -1,9 +1,10 @@
 import { useState } from "react";
 import { api } from "../api";
 import { ConfirmDialog } from "../components/ConfirmDialog";
-import { ErrorBox, Notice } from "../components/feedback";
+import { ErrorBox, Notice, Spinner } from "../components/feedback";
 import { str } from "../lib/json";
-import { frameAccess, httpOrigin, useSettings } from "../settings/useSettings";
+import { useLoad } from "../lib/useLoad";
+import { useSettings } from "../settings/useSettings";
 import { SandboxedFrame } from "./SandboxedFrame";
 import type { RendererProps } from "./types";
 
@@ -32,14 +33,22 @@ export function RestartButton() {
  * show at once; another origin only once the person allowed it (a setting
  * the window's CSP picks up at start, so it needs a restart).
  */
-export function FrameRenderer({ call, config }: RendererProps) {
+export function FrameRenderer(props: RendererProps) {
+  const url = str(props.config, "url");
+  if (url === null || url === "") return <Notice>This tool gave no URL to show.</Notice>;
+  return <Frame {...props} url={url} />;
+}
+
+function Frame({ call, url }: RendererProps & { url: string }) {
   const settings = useSettings();
   const [asking, setAsking] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const url = str(config, "url");
-  if (url === null || url === "") return <Notice>This tool gave no URL to show.</Notice>;
-  const access = frameAccess(url, settings.load.data);
-  const origin = httpOrigin(url);
+  // The core decides what may be framed; asked again when the settings change.
+  const saved = JSON.stringify(settings.load.data?.saved.frame_origins ?? null);
+  const [check] = useLoad(() => api.checkFrame(url), JSON.stringify([url, saved]));
+  if (check.state === "error") return <ErrorBox error={check.error} title="Could not check this page." />;
+  if (check.data === null) return <Spinner label="Loading…" />;
+  const { access, origin } = check.data;
 
   if (access === "invalid" || origin === null) {
     return (

@@ -3,12 +3,7 @@ import { api } from "../api";
 import { ErrorBox, Notice, Spinner } from "../components/feedback";
 import { str } from "../lib/json";
 import { useLoad } from "../lib/useLoad";
-import { isLoopbackUrl } from "../settings/useSettings";
 import type { RendererProps } from "./types";
-
-function safeImageUrl(url: string): boolean {
-  return /^data:image\/[a-z0-9.+-]+[;,]/i.test(url) || isLoopbackUrl(url);
-}
 
 /**
  * A workspace image as it was after the call, loaded through the app's
@@ -39,13 +34,15 @@ export function ImageRenderer(props: RendererProps) {
   const url = str(config, "url") ?? str(config, "src");
   const file = str(config, "file");
   if (file !== null) return <FileImage {...props} file={file} alt={alt} />;
-  if (url === null) return <Notice>This tool gave no image to show.</Notice>;
-  if (!safeImageUrl(url)) {
+  // The plan keeps only data: and loopback URLs; a dropped one left a warning.
+  const dropped = props.plan.warnings.find((w) => w.startsWith("image url"));
+  if (url === null && dropped !== undefined) {
     return (
       <Notice tone="warning">
-        Images are shown only from data URLs or this computer; this tool asked for <code>{url}</code>.
+        Images are shown only from data URLs or this computer; this tool asked for another address ({dropped}).
       </Notice>
     );
   }
+  if (url === null) return <Notice>This tool gave no image to show.</Notice>;
   return <img className="image-renderer" alt={alt} src={url} />;
 }

@@ -1,7 +1,10 @@
+import { api } from "../api";
 import { ConfirmDialog } from "../components/ConfirmDialog";
-import { hunks, lineDiff } from "../lib/lineDiff";
+import { ErrorBox, Spinner } from "../components/feedback";
+import { useLoad } from "../lib/useLoad";
+import { UnifiedDiff } from "../workspace/DiffList";
 
-/** The diff of an edit, shown before it is saved as a new node. */
+/** The diff of an edit, shown before it is saved as a new node (the core's diff, as Compare shows it). */
 export function SaveDialog({
   path,
   before,
@@ -15,28 +18,24 @@ export function SaveDialog({
   onSave: () => void;
   onCancel: () => void;
 }) {
-  const lines = lineDiff(before, after);
-  const added = lines.filter((l) => l.op === "+").length;
-  const removed = lines.filter((l) => l.op === "-").length;
+  const [change] = useLoad(() => api.diffText(path, before, after), JSON.stringify([path, before, after]));
   return (
     <ConfirmDialog title={`Save ${path}?`} confirmLabel="Save" onConfirm={onSave} onCancel={onCancel}>
-      <p>
-        +{added} −{removed} lines. The change is saved as a new edit node after this call; later steps of the chat stay
-        as they are.
-      </p>
-      <pre className="diff-view" aria-label="Changes">
-        {hunks(lines).map((l, i) =>
-          l === null ? (
-            <span key={i} className="diff-gap">
-              {"⋯\n"}
-            </span>
-          ) : (
-            <span key={i} className={l.op === "+" ? "diff-add" : l.op === "-" ? "diff-del" : "diff-ctx"}>
-              {`${l.op} ${l.text}\n`}
-            </span>
-          ),
-        )}
-      </pre>
+      {change.state === "error" ? (
+        <ErrorBox title="Could not compute the changes." error={change.error} />
+      ) : change.data === null ? (
+        <Spinner label="Comparing…" />
+      ) : (
+        <>
+          <p>
+            +{change.data.added} −{change.data.removed} lines. The change is saved as a new edit node after this call;
+            later steps of the chat stay as they are.
+          </p>
+          <div aria-label="Changes">
+            <UnifiedDiff diff={change.data.unified} />
+          </div>
+        </>
+      )}
     </ConfirmDialog>
   );
 }

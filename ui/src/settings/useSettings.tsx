@@ -45,38 +45,3 @@ export function useSettings(): SettingsApi {
   if (shared === null) throw new Error("useSettings needs a SettingsProvider");
   return shared;
 }
-
-/** What a frame renderer may do with an origin. */
-export type FrameAccess = "loopback" | "allowed" | "needs_restart" | "not_allowed" | "invalid";
-
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-/** The origin of an http(s) URL as the backend stores it, or null. */
-export function httpOrigin(raw: string): string | null {
-  try {
-    const url = new URL(raw);
-    return url.protocol === "http:" || url.protocol === "https:" ? url.origin : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Only http(s) pages on this computer are framed without asking. */
-export function isLoopbackUrl(raw: string): boolean {
-  try {
-    const url = new URL(raw);
-    return (url.protocol === "http:" || url.protocol === "https:") && LOOPBACK.has(url.hostname);
-  } catch {
-    return false;
-  }
-}
-
-export function frameAccess(url: string, view: SettingsView | null): FrameAccess {
-  if (isLoopbackUrl(url)) return "loopback";
-  const origin = httpOrigin(url);
-  if (origin === null) return "invalid";
-  if (view === null) return "not_allowed";
-  if (view.frame_origins_in_effect.includes(origin)) return "allowed";
-  if (view.saved.frame_origins.includes(origin)) return "needs_restart";
-  return "not_allowed";
-}

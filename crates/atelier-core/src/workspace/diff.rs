@@ -46,7 +46,7 @@ impl Workspace<'_> {
                                 let old = store.read_verified(&from.hash, path)?;
                                 let new = store.read_verified(&to.hash, path)?;
                                 match (as_text(&old), as_text(&new)) {
-                                    (Some(old), Some(new)) => m.diff = Some(unified(path, old, new)),
+                                    (Some(old), Some(new)) => m.diff = Some(text_change(path, old, new).unified),
                                     _ => m.binary = true,
                                 }
                             }
@@ -75,28 +75,45 @@ pub struct TextChange {
 /// The diff of `before` → `after` for `path` (off the async runtime: a big
 /// file takes a moment).
 pub async fn diff_text(path: String, before: String, after: String) -> Result<TextChange> {
-    blocking(move || {
-        let diff = TextDiff::from_lines(&before, &after);
-        let (mut added, mut removed) = (0u32, 0u32);
-        for change in diff.iter_all_changes() {
-            match change.tag() {
-                ChangeTag::Insert => added += 1,
-                ChangeTag::Delete => removed += 1,
-                ChangeTag::Equal => {}
-            }
-        }
-        let unified = if added + removed == 0 {
-            String::new()
+    blocking(move || Ok(text_change(&path, &before, &after))).await
+}
+
+/// The diff every view shows. A last line without a newline is compared as
+/// if it had one, so typing a line after it reads as one line added (not
+/// "the last line removed, two added"); when the final newline is the only
+/// difference, the exact diff says so.
+fn text_change(path: &str, old: &str, new: &str) -> TextChange {
+    let terminated = |s: &str| {
+        if s.is_empty() || s.ends_with('\n') {
+            s.to_owned()
         } else {
-            unified(&path, &before, &after)
-        };
-        Ok(TextChange {
-            unified,
-            added,
-            removed,
-        })
-    })
-    .await
+            format!("{s}\n")
+        }
+    };
+    let (o, n) = (terminated(old), terminated(new));
+    let (a, b) = if o == n { (old, new) } else { (o.as_str(), n.as_str()) };
+    let diff = TextDiff::from_lines(a, b);
+    let (mut added, mut removed) = (0u32, 0u32);
+    for change in diff.iter_all_changes() {
+        match change.tag() {
+            ChangeTag::Insert => added += 1,
+            ChangeTag::Delete => removed += 1,
+            ChangeTag::Equal => {}
+        }
+    }
+    let unified = if added + removed == 0 {
+        String::new()
+    } else {
+        diff.unified_diff()
+            .context_radius(3)
+            .header(&format!("a/{path}"), &format!("b/{path}"))
+            .to_string()
+    };
+    TextChange {
+        unified,
+        added,
+        removed,
+    }
 }
 
 /// UTF-8 without NUL bytes counts as text (git's heuristic, plus UTF-8).
@@ -107,21 +124,13 @@ fn as_text(bytes: &[u8]) -> Option<&str> {
     std::str::from_utf8(bytes).ok()
 }
 
-fn unified(path: &str, old: &str, new: &str) -> String {
-    TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn unified_diff_has_headers_and_hunks() {
-        let d = unified("a.txt", "one\ntwo\n", "one\nthree\n");
+        let d = text_change("a.txt", "one\ntwo\n", "one\nthree\n").unified;
         assert!(d.starts_with("--- a/a.txt\n+++ b/a.txt\n"), "{d}");
         assert!(d.contains("-two\n+three\n"), "{d}");
     }
