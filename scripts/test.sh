@@ -16,6 +16,8 @@ npm ci --prefix ui --no-audit --no-fund
 npm --prefix ui run build
 npm --prefix ui test
 
+say "core layering (scripts/layers.py: no upward import, no cycle)"
+python3 scripts/layers.py --max 0
 say "cargo fmt --check"
 cargo fmt --all -- --check
 say "cargo clippy"
