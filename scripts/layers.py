@@ -45,6 +45,10 @@ LAYERS = [
     ["toolsets"],
     # Running tools.
     ["tools"],
+    # Which tools a run sees and where a call goes.
+    ["routing"],
+    # Agents and their allowlists.
+    ["agents"],
 ]
 
 ROOT_ITEMS = {

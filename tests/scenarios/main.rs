@@ -21,6 +21,9 @@
 //!   confirmation, confinement, branching.
 //! - [`builtins`]: builtin tools under hostile input: big files capped,
 //!   FIFOs refused, planted symlinks never followed, timeouts and Cancel.
+//! - [`agents`]: agents and tool routing: the default Assistant, empty
+//!   allowlists, toolsets, names and globs, the router's refusals, the pool
+//!   following installs of other processes and MCP-like sources, exposure.
 //! - [`approvals`]: a confirmation waiting for a person's answer, given
 //!   through a channel or by call id; denials and cancels; the chat usable
 //!   meanwhile (even deleted); recovery of a wait whose process died.
@@ -29,6 +32,7 @@
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
+mod agents;
 mod approvals;
 mod branching;
 mod builtins;

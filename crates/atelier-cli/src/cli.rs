@@ -51,6 +51,93 @@ pub(crate) enum Command {
     /// App settings (shared with the desktop app).
     #[command(subcommand)]
     Settings(SettingsCommand),
+    /// Agents: who answers in a chat, and which tools each may use.
+    #[command(subcommand)]
+    Agent(AgentCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum AgentCommand {
+    /// List agents.
+    List,
+    /// Show an agent.
+    Show { id: String },
+    /// Create an agent. A new agent has no tools until you allow some.
+    Create {
+        /// Its name, e.g. "Researcher".
+        name: String,
+        /// Its id (models call it by this): default, the name in lower case with `-`.
+        #[arg(long)]
+        id: Option<String>,
+        #[arg(long, default_value = "")]
+        description: String,
+        #[arg(long, default_value = "")]
+        system_prompt: String,
+        /// Allow all tools of a toolset or MCP server (repeatable).
+        #[arg(long = "toolset", value_name = "ID")]
+        toolsets: Vec<String>,
+        /// Allow tools by name or glob: `write_file`, `csv-report.*`, `*` (repeatable).
+        #[arg(long = "tool", value_name = "PATTERN")]
+        tools: Vec<String>,
+    },
+    /// Change an agent: what is given replaces what it had.
+    Edit {
+        id: String,
+        #[arg(long)]
+        name: Option<String>,
+        #[arg(long)]
+        description: Option<String>,
+        #[arg(long)]
+        system_prompt: Option<String>,
+        /// Add a toolset or MCP server to the allowlist (repeatable).
+        #[arg(long = "add-toolset", value_name = "ID")]
+        add_toolsets: Vec<String>,
+        /// Take a toolset off the allowlist (repeatable).
+        #[arg(long = "remove-toolset", value_name = "ID")]
+        remove_toolsets: Vec<String>,
+        /// Add a tool pattern (repeatable).
+        #[arg(long = "add-tool", value_name = "PATTERN")]
+        add_tools: Vec<String>,
+        /// Remove a tool pattern (repeatable).
+        #[arg(long = "remove-tool", value_name = "PATTERN")]
+        remove_tools: Vec<String>,
+        #[arg(long)]
+        max_depth: Option<u32>,
+        #[arg(long)]
+        max_steps: Option<u32>,
+    },
+    /// Delete an agent (its chats keep their history).
+    Delete { id: String },
+    /// Write an agent to a YAML file.
+    Export {
+        id: String,
+        #[arg(short, long, value_name = "FILE.yaml")]
+        output: PathBuf,
+    },
+    /// Create an agent from a YAML file (unknown toolsets are kept, with a warning).
+    Import {
+        file: PathBuf,
+        /// Replace an agent with the same id.
+        #[arg(long)]
+        replace: bool,
+    },
+    /// The tools a run of the agent gets: model-facing names, sources, warnings.
+    Resolve {
+        id: String,
+        /// 0: a chat's own run; 1: a sub-agent; …
+        #[arg(long, default_value_t = 0)]
+        depth: u32,
+        /// Also the wire names a provider gets.
+        #[arg(long, value_enum)]
+        exposure: Option<ExposureArg>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub(crate) enum ExposureArg {
+    Openai,
+    Anthropic,
+    Mcp,
 }
 
 #[derive(Debug, Subcommand)]
@@ -110,6 +197,9 @@ pub(crate) enum ToolsetCommand {
         /// Reinstall even if this version is already installed.
         #[arg(long)]
         force: bool,
+        /// Also allow the toolset's tools to this agent (repeatable), e.g. `--agent assistant`.
+        #[arg(long = "agent", value_name = "ID")]
+        agents: Vec<String>,
     },
     /// Check a ZIP or folder without installing it: every problem, and what it would run.
     Validate { path: PathBuf },

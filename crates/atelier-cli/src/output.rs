@@ -15,7 +15,6 @@ pub(crate) fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The one line printed for an error: the error and its causes.
 /// The error and its causes on one line, each said once: the core's I/O
 /// errors already end with their OS error ("could not read x: No such
 /// file…"), which the chain would repeat.

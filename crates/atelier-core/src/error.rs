@@ -92,6 +92,14 @@ pub enum Error {
     #[error("toolset not found: {0}")]
     ToolsetNotFound(String),
 
+    #[error("agent not found: {0}")]
+    AgentNotFound(String),
+
+    /// Tools or sources that cannot be told apart by name (a routing
+    /// error's message: which names, which sources).
+    #[error("{0}")]
+    RoutingConflict(String),
+
     #[error("tool not found: {0}")]
     ToolNotFound(String),
 
@@ -176,6 +184,8 @@ impl Error {
             Error::Bundle { .. } => ErrorCode::InvalidBundle,
             Error::InvalidManifest { .. } => ErrorCode::InvalidManifest,
             Error::ToolsetNotFound(_) => ErrorCode::ToolsetNotFound,
+            Error::AgentNotFound(_) => ErrorCode::AgentNotFound,
+            Error::RoutingConflict(_) => ErrorCode::RoutingConflict,
             Error::ToolNotFound(_) => ErrorCode::ToolNotFound,
             Error::ToolCallNotFound(_) => ErrorCode::ToolCallNotFound,
             Error::AlreadyInstalled { .. } => ErrorCode::AlreadyInstalled,
@@ -199,6 +209,7 @@ impl Error {
                 | Error::ManifestNotFound { .. }
                 | Error::FileNotFound { .. }
                 | Error::ToolsetNotFound(_)
+                | Error::AgentNotFound(_)
                 | Error::ToolNotFound(_)
                 | Error::ToolCallNotFound(_)
         )
@@ -226,6 +237,8 @@ pub enum ErrorCode {
     InvalidBundle,
     InvalidManifest,
     ToolsetNotFound,
+    AgentNotFound,
+    RoutingConflict,
     ToolNotFound,
     ToolCallNotFound,
     AlreadyInstalled,
@@ -256,6 +269,8 @@ text_enum!(ErrorCode {
     InvalidBundle = "invalid_bundle",
     InvalidManifest = "invalid_manifest",
     ToolsetNotFound = "toolset_not_found",
+    AgentNotFound = "agent_not_found",
+    RoutingConflict = "routing_conflict",
     ToolNotFound = "tool_not_found",
     ToolCallNotFound = "tool_call_not_found",
     AlreadyInstalled = "already_installed",

@@ -54,6 +54,7 @@ macro_rules! text_enum {
     };
 }
 
+pub mod agents;
 pub mod chats;
 pub mod data_dir;
 pub mod db;
@@ -63,6 +64,7 @@ pub mod ids;
 pub mod lock;
 mod messages;
 pub mod model;
+pub mod routing;
 pub mod settings;
 pub mod store;
 pub mod tools;
@@ -91,6 +93,8 @@ struct Inner {
     db: SqlitePool,
     python: tools::python::Pool,
     edits: workspace::watch::EditWatch,
+    /// The tool pool's current snapshot (see [`routing`]).
+    pool: routing::PoolCache,
     /// Cancellation handles of the calls this process is running.
     running: std::sync::Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
     /// Where the answer goes for each call waiting for approval
@@ -120,6 +124,7 @@ impl Atelier {
                 db,
                 python: tools::python::Pool::new(python),
                 edits: Default::default(),
+                pool: Default::default(),
                 running: Default::default(),
                 approvals: Default::default(),
             }),
@@ -201,6 +206,20 @@ impl Atelier {
     /// Running tools, and the calls they left.
     pub fn tools(&self) -> tools::Tools<'_> {
         tools::Tools { app: self }
+    }
+
+    /// Agents and their tool allowlists.
+    pub fn agents(&self) -> agents::Agents<'_> {
+        agents::Agents { app: self }
+    }
+
+    /// The tool pool, resolution and routing.
+    pub fn routing(&self) -> routing::Routing<'_> {
+        routing::Routing { app: self }
+    }
+
+    pub(crate) fn pool_cache(&self) -> &routing::PoolCache {
+        &self.inner.pool
     }
 
     /// App-wide settings.

@@ -1,5 +1,6 @@
 //! One function per command: call the core, print the result.
 
+mod agent;
 mod call;
 mod chat;
 mod demo;
@@ -23,6 +24,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Call(cmd) => call::show(&open(cli.data_dir).await?, cmd, cli.json).await,
         Command::Settings(cmd) => settings::run(&open(cli.data_dir).await?, cmd, cli.json).await,
         Command::Tool(cmd) => toolset::run_tool(&open(cli.data_dir).await?, cmd, cli.json).await,
+        Command::Agent(cmd) => agent::run(&open(cli.data_dir).await?, cmd, cli.json).await,
     }
 }
 

@@ -128,19 +128,14 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
     }
     let app = super::open(data_dir).await?;
     match cmd {
-        ToolsetCommand::Import { path, force } => {
+        ToolsetCommand::Import { path, force, agents } => {
             let (observer, bar) = progress("importing");
-            let result = app
-                .toolsets()
-                .import(
-                    &path,
-                    &ImportOptions {
-                        force,
-                        observer,
-                        source_ref: None,
-                    },
-                )
-                .await;
+            let options = ImportOptions {
+                force,
+                observer,
+                source_ref: None,
+            };
+            let result = app.agents().import_toolset(&path, &options, &agents).await;
             if let Some(b) = bar {
                 b.finish_and_clear();
             }
@@ -159,6 +154,9 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
                     print_problems(&report.warnings);
                 }
                 println!("Tools: {}", report.tools.join(", "));
+                for a in &agents {
+                    println!("Allowed to agent {a}.");
+                }
             }
         }
         ToolsetCommand::Validate { path } => {

@@ -30,7 +30,7 @@ impl Checked {
     }
 }
 
-fn is_toolset_id(s: &str) -> bool {
+pub(crate) fn is_toolset_id(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && b.len() <= 64

@@ -1,0 +1,178 @@
+//! `atelier agent …`: agents and the tools a run of each gets.
+#![allow(clippy::print_stdout)] // printing is this command's job
+
+use anyhow::Context as _;
+use atelier_core::Atelier;
+use atelier_core::agents::{Agent, AgentSpec};
+use atelier_core::routing::{Exposure, expose};
+
+use crate::cli::{AgentCommand, ExposureArg};
+use crate::output;
+
+pub(crate) async fn run(app: &Atelier, cmd: AgentCommand, json: bool) -> anyhow::Result<()> {
+    let agents = app.agents();
+    match cmd {
+        AgentCommand::List => {
+            let list = agents.list().await?;
+            if json {
+                return output::json(&list);
+            }
+            for a in &list {
+                println!("{:<20} {:<24} {}", a.id, a.name, allowlist(a));
+            }
+        }
+        AgentCommand::Show { id } => show(&agents.get(&id).await?, json)?,
+        AgentCommand::Create {
+            name,
+            id,
+            description,
+            system_prompt,
+            toolsets,
+            tools,
+        } => {
+            let id = id.unwrap_or_else(|| slug(&name));
+            let mut spec = AgentSpec::new(&id, &name);
+            spec.description = description;
+            spec.system_prompt = system_prompt;
+            spec.toolsets = toolsets;
+            spec.tools = tools;
+            show(&agents.create(&spec).await?, json)?;
+        }
+        AgentCommand::Edit {
+            id,
+            name,
+            description,
+            system_prompt,
+            add_toolsets,
+            remove_toolsets,
+            add_tools,
+            remove_tools,
+            max_depth,
+            max_steps,
+        } => {
+            let mut spec = agents.get(&id).await?.spec();
+            if let Some(n) = name {
+                spec.name = n;
+            }
+            if let Some(d) = description {
+                spec.description = d;
+            }
+            if let Some(p) = system_prompt {
+                spec.system_prompt = p;
+            }
+            edit_list(&mut spec.toolsets, add_toolsets, &remove_toolsets);
+            edit_list(&mut spec.tools, add_tools, &remove_tools);
+            spec.max_depth = max_depth.unwrap_or(spec.max_depth);
+            spec.max_steps = max_steps.unwrap_or(spec.max_steps);
+            show(&agents.update(&spec).await?, json)?;
+        }
+        AgentCommand::Delete { id } => {
+            agents.delete(&id).await?;
+            if !json {
+                println!("Deleted agent {id}.");
+            }
+        }
+        AgentCommand::Export { id, output: path } => {
+            let yaml = agents.export(&id).await?;
+            std::fs::write(&path, yaml).with_context(|| format!("could not write {}", path.display()))?;
+            if !json {
+                println!("Wrote agent {id} to {}.", path.display());
+            }
+        }
+        AgentCommand::Import { file, replace } => {
+            let text = std::fs::read_to_string(&file).with_context(|| format!("could not read {}", file.display()))?;
+            let imported = agents.import(&text, &file.display().to_string(), replace).await?;
+            for w in &imported.warnings {
+                eprintln!("warning: {w}");
+            }
+            if json {
+                return output::json(&imported);
+            }
+            let verb = if imported.replaced { "Replaced" } else { "Imported" };
+            println!("{verb} agent {} ({}).", imported.agent.id, allowlist(&imported.agent));
+        }
+        AgentCommand::Resolve { id, depth, exposure } => {
+            let resolved = agents.resolve(&id, depth).await?;
+            let exposed = exposure.map(|e| {
+                expose(
+                    &resolved,
+                    match e {
+                        ExposureArg::Openai => Exposure::Openai,
+                        ExposureArg::Anthropic => Exposure::Anthropic,
+                        ExposureArg::Mcp => Exposure::Mcp,
+                    },
+                )
+            });
+            if json {
+                return output::json(&serde_json::json!({"resolved": resolved, "exposed": exposed}));
+            }
+            for w in resolved.warnings.iter().chain(exposed.iter().flat_map(|e| &e.warnings)) {
+                eprintln!("warning: {w}");
+            }
+            if resolved.tools.is_empty() {
+                println!("Agent {id} gets no tools (allow some with `atelier agent edit {id} --add-tool …`).");
+            }
+            for t in &resolved.tools {
+                let wire = exposed
+                    .as_ref()
+                    .and_then(|e| e.tools.iter().find(|x| x.canonical_id == t.canonical_id))
+                    .map(|x| format!("  as {}", x.wire_name))
+                    .unwrap_or_default();
+                let source = t.source_id.as_deref().unwrap_or("builtin");
+                println!("{:<40} {:<12} {}{wire}", t.model_name, source, t.canonical_id);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn show(a: &Agent, json: bool) -> anyhow::Result<()> {
+    if json {
+        return output::json(a);
+    }
+    println!("{}  {}", a.id, a.name);
+    if !a.description.is_empty() {
+        println!("  {}", a.description);
+    }
+    println!("  allowed: {}", allowlist(a));
+    println!("  max depth {}, max steps {}", a.max_depth, a.max_steps);
+    Ok(())
+}
+
+/// "toolsets: csv-report; tools: write_file, *_file" or "no tools".
+fn allowlist(a: &Agent) -> String {
+    let mut parts = Vec::new();
+    if !a.toolsets.is_empty() {
+        parts.push(format!("toolsets: {}", a.toolsets.join(", ")));
+    }
+    if !a.tools.is_empty() {
+        parts.push(format!("tools: {}", a.tools.join(", ")));
+    }
+    if parts.is_empty() {
+        "no tools".to_owned()
+    } else {
+        parts.join("; ")
+    }
+}
+
+fn edit_list(list: &mut Vec<String>, add: Vec<String>, remove: &[String]) {
+    list.retain(|x| !remove.contains(x));
+    for a in add {
+        if !list.contains(&a) {
+            list.push(a);
+        }
+    }
+}
+
+/// "Data Analyst" → "data-analyst".
+fn slug(name: &str) -> String {
+    let mut s = String::new();
+    for c in name.trim().chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_alphanumeric() {
+            s.push(c);
+        } else if !s.ends_with('-') && !s.is_empty() {
+            s.push('-');
+        }
+    }
+    s.trim_end_matches('-').chars().take(64).collect()
+}

@@ -1,0 +1,222 @@
+//! Tool routing: which tools a run sees, under which names, and where a
+//! call by name goes.
+//!
+//! - [`pool`]: every tool a run could get, as immutable snapshots built from
+//!   [`pool::Source`]s (builtins, enabled toolsets, connected MCP servers —
+//!   one interface for all).
+//! - [`names`]: model-facing names (`<prefix>.<tool>`) and globs.
+//! - [`filters`]: filters (AND-composed) and policies (deny only).
+//! - [`resolve`]: an agent's tools for one run, and the router.
+//! - [`exposure`]: the resolved tools as OpenAI, Anthropic or MCP take
+//!   them (wire names, schema feature loss).
+//!
+//! Everything here is pure except loading the pool ([`Routing::snapshot`]),
+//! so resolution can be benchmarked and property-tested on its own. The
+//! cached snapshot is rebuilt after any change to what provides tools: a
+//! toolset imported, upgraded, enabled, disabled, uninstalled or reloaded
+//! — by this process or another one on the same data dir, which is why the
+//! cache checks a fingerprint of the toolset rows (one small query) rather
+//! than waiting to be told — and a source added or removed. A run keeps the
+//! snapshot it resolved with.
+
+pub mod exposure;
+pub mod filters;
+pub mod names;
+pub mod pool;
+pub mod resolve;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+pub use exposure::{Exposed, Exposure, expose};
+pub use filters::{Filter, Policy};
+pub use pool::{Snapshot, Source, SourceKind, ToolDef};
+pub use resolve::{AgentTools, ResolvedTool, ResolvedTools, RouteError, resolve};
+
+use crate::{Atelier, Result};
+
+/// Why a pool or a resolution cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RoutingError {
+    #[error("prefix {prefix:?} is used by both {first} and {second}: give one of them another prefix")]
+    PrefixClash {
+        prefix: String,
+        first: String,
+        second: String,
+    },
+    #[error("id {id:?} is used by both {first} and {second} (toolsets and MCP servers share one namespace)")]
+    DuplicateSource { id: String, first: String, second: String },
+    #[error("two tools would both be called {name:?}: {first} and {second}; rename or re-prefix one of them")]
+    DuplicateName {
+        name: String,
+        first: String,
+        second: String,
+    },
+}
+
+impl From<RoutingError> for crate::Error {
+    fn from(e: RoutingError) -> Self {
+        crate::Error::RoutingConflict(e.to_string())
+    }
+}
+
+/// The pool cache of one data dir: the current snapshot (if still valid)
+/// and sources that are not in the database (connected MCP servers).
+#[derive(Debug, Default)]
+pub(crate) struct PoolCache {
+    state: Mutex<CacheState>,
+}
+
+#[derive(Debug, Default)]
+struct CacheState {
+    /// Bumped by every change to what provides tools.
+    version: u64,
+    /// Snapshots built so far (the next one's generation is this + 1).
+    built: u64,
+    current: Option<Arc<Snapshot>>,
+    /// What the toolset rows looked like when `current` was built.
+    fingerprint: String,
+    extra: BTreeMap<String, Source>,
+}
+
+/// The routing facet: `app.routing()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Routing<'a> {
+    pub(crate) app: &'a Atelier,
+}
+
+impl Routing<'_> {
+    fn cache(&self) -> std::sync::MutexGuard<'_, CacheState> {
+        // A panic while holding this lock leaves a valid state.
+        self.app.pool_cache().state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The current pool, rebuilt if something changed since the last one.
+    pub async fn snapshot(&self) -> Result<Arc<Snapshot>> {
+        let fingerprint = load::fingerprint(self.app).await?;
+        let seen = {
+            let cache = self.cache();
+            if let Some(s) = &cache.current
+                && cache.fingerprint == fingerprint
+            {
+                return Ok(Arc::clone(s));
+            }
+            cache.version
+        };
+        let mut sources = vec![load::builtins(self.app).await?];
+        sources.extend(load::toolsets(self.app).await?);
+        let mut cache = self.cache();
+        sources.extend(cache.extra.values().cloned());
+        cache.built += 1;
+        let snap = Snapshot::build(cache.built, sources)?;
+        // A source changed while we read does not hide behind this
+        // snapshot: only one built from the latest state is kept.
+        if cache.version == seen {
+            cache.current = Some(Arc::clone(&snap));
+            cache.fingerprint = fingerprint;
+        }
+        Ok(snap)
+    }
+
+    /// Marks the pool stale: the next [`Routing::snapshot`] rebuilds it.
+    pub fn invalidate(&self) {
+        let mut cache = self.cache();
+        cache.current = None;
+        cache.version += 1;
+    }
+
+    /// Adds (or replaces) a source that is not in the database — a
+    /// connected MCP server — and rebuilds the pool on next use.
+    pub fn set_source(&self, source: Source) {
+        let mut cache = self.cache();
+        if let Some(id) = source.id.clone() {
+            cache.extra.insert(id, source);
+        }
+        cache.current = None;
+        cache.version += 1;
+    }
+
+    /// Removes a source added with [`Routing::set_source`].
+    pub fn remove_source(&self, id: &str) {
+        let mut cache = self.cache();
+        if cache.extra.remove(id).is_some() {
+            cache.current = None;
+            cache.version += 1;
+        }
+    }
+}
+
+mod load {
+    //! Reading the pool's sources from the database.
+
+    use super::pool::{Source, SourceKind, ToolDef};
+    use crate::toolsets::records::ToolRecord;
+    use crate::{Atelier, Result};
+
+    fn def(t: &ToolRecord) -> ToolDef {
+        ToolDef {
+            name: t
+                .tool_id
+                .split_once(':')
+                .map_or(t.tool_id.as_str(), |(_, n)| n)
+                .to_owned(),
+            description: t.description.clone(),
+            input_schema: t.input_schema.clone(),
+            tags: t.tags.clone(),
+            category: t.category.clone(),
+            requires_confirmation: t.requires_confirmation,
+            read_only: false,
+        }
+    }
+
+    /// The state of every row the pool is built from, in one string: a
+    /// toolset's id, version, enabled flag and last change, and which tools
+    /// are disabled. Another process's import changes it too.
+    pub(super) async fn fingerprint(app: &Atelier) -> Result<String> {
+        Ok(sqlx::query_scalar(
+            "SELECT coalesce((SELECT group_concat(id || ':' || version || ':' || enabled || ':' \
+             || coalesce(updated_at, installed_at), ',') FROM (SELECT * FROM toolsets ORDER BY id)), '') \
+             || '|' || (SELECT count(*) FROM tools) || '|' \
+             || coalesce((SELECT group_concat(tool_id, ',') FROM tools WHERE enabled = 0), '')",
+        )
+        .fetch_one(app.db())
+        .await?)
+    }
+
+    /// The builtin tools: the workspace tools (rows synced from
+    /// `tools::builtin`) and the coordination tools, which only a model run
+    /// can call (they start or list sub-agents), so they have no rows and
+    /// are not in the tool picker.
+    pub(super) async fn builtins(app: &Atelier) -> Result<Source> {
+        let tools = app.toolsets().tools().await?;
+        let mut defs: Vec<ToolDef> = tools.iter().filter(|t| t.toolset_id.is_none()).map(def).collect();
+        defs.extend(super::resolve::coordination_tools());
+        Ok(Source {
+            kind: SourceKind::Builtin,
+            id: None,
+            version: None,
+            prefix: None,
+            tools: defs,
+        })
+    }
+
+    /// Enabled toolsets, each with its enabled tools.
+    pub(super) async fn toolsets(app: &Atelier) -> Result<Vec<Source>> {
+        let tools = app.toolsets().tools().await?;
+        let mut out = Vec::new();
+        for ts in app.toolsets().list().await?.into_iter().filter(|t| t.enabled) {
+            out.push(Source {
+                kind: SourceKind::Toolset,
+                id: Some(ts.id.clone()),
+                version: Some(ts.version.clone()),
+                prefix: Some(ts.id.clone()),
+                tools: tools
+                    .iter()
+                    .filter(|t| t.toolset_id.as_deref() == Some(ts.id.as_str()))
+                    .map(def)
+                    .collect(),
+            });
+        }
+        Ok(out)
+    }
+}
