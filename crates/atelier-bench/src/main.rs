@@ -6,6 +6,7 @@
 //! atelier-bench workspace [--runs N] [--quick] [--scale a|b|c|all] [--rows 1,2,3,4,5] [--json FILE]
 //! atelier-bench toolset-import [--runs N]
 //! atelier-bench tool-call [--calls N]
+//! atelier-bench routing [--runs N]
 //! atelier-bench startup --app BIN --reference BIN [--runs N]   (under xvfb-run)
 //! atelier-bench ui-seed --data-dir DIR
 //! atelier-bench checkout --data-dir DIR --chat C --from A --to B [--runs N]
@@ -29,6 +30,7 @@ mod bench;
 mod git;
 mod import;
 mod report;
+mod routing;
 mod startup;
 mod tool_call;
 mod tree;
@@ -186,6 +188,9 @@ fn main() -> ExitCode {
     } else if argv.peek().map(String::as_str) == Some("checkout") {
         argv.next();
         ui::checkout(argv)
+    } else if argv.peek().map(String::as_str) == Some("routing") {
+        let runs = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(21);
+        routing::run(runs)
     } else if argv.peek().map(String::as_str) == Some("tool-call") {
         let calls = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(100);
         tool_call::run(calls)

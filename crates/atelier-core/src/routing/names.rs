@@ -27,33 +27,49 @@ pub fn is_glob(pattern: &str) -> bool {
 
 /// Shell-style matching of the whole `text`: `*` any run of characters
 /// (`.` and `:` included, so `*` matches every tool), `?` one character.
-/// Linear in practice: the classic two-pointer matcher with one backtrack
-/// point, no recursion.
+/// The classic two-pointer matcher with one backtrack point, on bytes and
+/// without allocating (resolution matches every pattern against every
+/// tool), stepping over whole UTF-8 characters.
 pub fn glob_match(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (p, t) = (pattern.as_bytes(), text.as_bytes());
     let (mut pi, mut ti) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while ti < t.len() {
         match p.get(pi) {
-            Some('*') => {
+            Some(b'*') => {
                 star = Some((pi, ti));
                 pi += 1;
             }
-            Some(&c) if c == '?' || c == t[ti] => {
+            Some(b'?') => {
+                pi += 1;
+                ti += char_len(t[ti]);
+            }
+            Some(&c) if c == t[ti] => {
                 pi += 1;
                 ti += 1;
             }
             _ => match star {
                 Some((sp, st)) => {
+                    let next = st + char_len(t[st]);
                     pi = sp + 1;
-                    ti = st + 1;
-                    star = Some((sp, st + 1));
+                    ti = next;
+                    star = Some((sp, next));
                 }
                 None => return false,
             },
         }
     }
-    p[pi..].iter().all(|&c| c == '*')
+    p[pi.min(p.len())..].iter().all(|&c| c == b'*')
+}
+
+/// The length of the UTF-8 character that starts with `lead`.
+fn char_len(lead: u8) -> usize {
+    match lead {
+        0xF0..=0xFF => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
 }
 
 #[cfg(test)]
@@ -84,6 +100,10 @@ mod tests {
             ("*a*b", "xxaxxbxxc", false),
             ("", "", true),
             ("", "x", false),
+            ("d?jà", "déjà", true),
+            ("*à", "déjà", true),
+            ("?", "é", true),
+            ("??", "é", false),
         ] {
             assert_eq!(glob_match(p, t), yes, "{p} ~ {t}");
         }

@@ -96,6 +96,8 @@ pub struct Snapshot {
     pub sources: Vec<Source>,
     /// Sorted by canonical id.
     pub tools: Vec<PoolTool>,
+    /// Indices into `tools`, sorted by model-facing name.
+    by_model: Vec<usize>,
     /// Source id → index in `sources`.
     by_id: BTreeMap<String, usize>,
     /// Prefix → index in `sources`.
@@ -146,10 +148,13 @@ impl Snapshot {
             })
             .collect();
         tools.sort_by(|a, b| a.canonical_id.cmp(&b.canonical_id));
+        let mut by_model: Vec<usize> = (0..tools.len()).collect();
+        by_model.sort_by(|&a, &b| tools[a].model_name.cmp(&tools[b].model_name));
         Ok(Arc::new(Self {
             generation,
             sources,
             tools,
+            by_model,
             by_id,
             by_prefix,
         }))
@@ -171,6 +176,34 @@ impl Snapshot {
             .binary_search_by(|t| t.canonical_id.as_str().cmp(canonical_id))
             .ok()
             .map(|i| &self.tools[i])
+    }
+
+    /// The tool with this canonical id or model-facing name.
+    pub fn tool_named(&self, name: &str) -> Option<&PoolTool> {
+        self.tool(name).or_else(|| {
+            self.by_model
+                .binary_search_by(|&i| self.tools[i].model_name.as_str().cmp(name))
+                .ok()
+                .map(|k| &self.tools[self.by_model[k]])
+        })
+    }
+
+    /// The tools whose canonical id or model-facing name starts with
+    /// `prefix` (each once), found by binary search in the sorted orders.
+    pub fn tools_starting_with<'s>(&'s self, prefix: &'s str) -> impl Iterator<Item = &'s PoolTool> + 's {
+        let by_id_start = self.tools.partition_point(|t| t.canonical_id.as_str() < prefix);
+        let by_id = self.tools[by_id_start..]
+            .iter()
+            .take_while(move |t| t.canonical_id.starts_with(prefix));
+        let by_model_start = self
+            .by_model
+            .partition_point(|&i| self.tools[i].model_name.as_str() < prefix);
+        let by_model = self.by_model[by_model_start..]
+            .iter()
+            .map(move |&i| &self.tools[i])
+            .take_while(move |t| t.model_name.starts_with(prefix))
+            .filter(move |t| !t.canonical_id.starts_with(prefix));
+        by_id.chain(by_model)
     }
 }
 
@@ -218,6 +251,22 @@ pub(crate) mod tests {
         assert_eq!(snap.sources[0].kind, SourceKind::Builtin, "builtins first");
         assert_eq!(snap.tool("zeta:a").map(|t| t.def.name.as_str()), Some("a"));
         assert!(snap.tool("zeta:c").is_none());
+        assert_eq!(
+            snap.tool_named("zeta.b").map(|t| t.canonical_id.as_str()),
+            Some("zeta:b")
+        );
+        assert_eq!(
+            snap.tool_named("files:read").map(|t| t.model_name.as_str()),
+            Some("files.read")
+        );
+        let starting = |p| {
+            snap.tools_starting_with(p)
+                .map(|t| t.canonical_id.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(starting("zeta"), ["zeta:a", "zeta:b"]);
+        assert_eq!(starting("files."), ["files:read"], "by model-facing name");
+        assert_eq!(starting("").len(), 4, "each tool once");
     }
 
     #[test]

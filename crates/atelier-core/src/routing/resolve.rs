@@ -159,16 +159,20 @@ pub fn resolve(agent: &AgentTools, snapshot: &Snapshot, depth: u32) -> Result<Re
     }
     for pattern in &agent.tools {
         let mut matched = false;
-        for t in &snapshot.tools {
-            let hit = if is_glob(pattern) {
-                glob_match(pattern, &t.canonical_id) || glob_match(pattern, &t.model_name)
-            } else {
-                *pattern == t.canonical_id || *pattern == t.model_name
-            };
-            if hit {
-                matched = true;
-                picked.insert(&t.canonical_id, t);
+        if is_glob(pattern) {
+            // Only names starting with the pattern's literal head can match:
+            // found by binary search, so `csv-report.*` costs its matches,
+            // not the pool.
+            let head = &pattern[..pattern.find(['*', '?']).unwrap_or(pattern.len())];
+            for t in snapshot.tools_starting_with(head) {
+                if glob_match(pattern, &t.canonical_id) || glob_match(pattern, &t.model_name) {
+                    matched = true;
+                    picked.insert(&t.canonical_id, t);
+                }
             }
+        } else if let Some(t) = snapshot.tool_named(pattern) {
+            matched = true;
+            picked.insert(&t.canonical_id, t);
         }
         if !matched {
             warnings.push(format!(
