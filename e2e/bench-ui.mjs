@@ -119,8 +119,18 @@ async function main() {
     const sw = seed.switch;
     await openChat(s, sw.title);
     await openTab(s, 'workspace');
-    await until(s, `return document.querySelector('#panel-workspace [data-folder="branch-a"]') !== null;`, [], 'branch a in the tree');
-    await until(s, `return document.querySelector('.conversation-map [data-node-id="${sw.b}"]') !== null;`, [], 'the map');
+    await until(
+      s,
+      `return document.querySelector('#panel-workspace [data-folder="branch-a"]') !== null;`,
+      [],
+      'branch a in the tree',
+    );
+    await until(
+      s,
+      `return document.querySelector('.conversation-map [data-node-id="${sw.b}"]') !== null;`,
+      [],
+      'the map',
+    );
     const times = { b: [], a: [] };
     for (let i = 0; i < RUNS; i++) {
       for (const [to, want, gone, key] of [
@@ -161,7 +171,9 @@ async function main() {
     console.log('|---|---:|---|---:|---:|---|');
     const row = (what, ours, ref, theirs, target) => {
       const ratio = ours / theirs;
-      console.log(`| ${what} | ${ms(ours)} | ${ref} | ${ms(theirs)} | ${ratio.toFixed(2)} | ≤ ${target} ${ratio <= target ? '✓' : '✗'} |`);
+      console.log(
+        `| ${what} | ${ms(ours)} | ${ref} | ${ms(theirs)} | ${ratio.toFixed(2)} | ≤ ${target} ${ratio <= target ? '✓' : '✗'} |`,
+      );
     };
     row(
       `branch switch, ${sw.files.toLocaleString()} files (${sw.changed} differ), click → tree updated, median of ${2 * RUNS}`,
@@ -170,8 +182,20 @@ async function main() {
       coreMs,
       1.5,
     );
-    row(`scroll ${seed.long.calls.toLocaleString()} calls: mean frame interval`, mean(long.deltas), 'empty chat', mean(empty.deltas), 2);
-    row(`scroll ${seed.long.calls.toLocaleString()} calls: p95 frame interval`, pct(long.deltas, 95), 'empty chat', pct(empty.deltas, 95), 2);
+    row(
+      `scroll ${seed.long.calls.toLocaleString()} calls: mean frame interval`,
+      mean(long.deltas),
+      'empty chat',
+      mean(empty.deltas),
+      2,
+    );
+    row(
+      `scroll ${seed.long.calls.toLocaleString()} calls: p95 frame interval`,
+      pct(long.deltas, 95),
+      'empty chat',
+      pct(empty.deltas, 95),
+      2,
+    );
     console.log(
       `\nswitch samples (ms): to b ${times.b.map((x) => x.toFixed(0)).join(' ')}; to a ${times.a.map((x) => x.toFixed(0)).join(' ')}; ` +
         `core: to b ${core.to_ms.toFixed(1)}, back ${core.back_ms.toFixed(1)}`,

@@ -4,7 +4,7 @@
 // steps are in e2e/steps/, the run in e2e/run.mjs.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ELEMENT, sleep } from './webdriver.mjs';
@@ -86,7 +86,12 @@ function appWindowGeometry() {
   try {
     const id = xdotool('search', '--onlyvisible', '--name', '^Atelier$').split('\n')[0];
     const shell = xdotool('getwindowgeometry', '--shell', id);
-    const g = Object.fromEntries(shell.split('\n').map((l) => l.split('=')).map(([k, v]) => [k, Number(v)]));
+    const g = Object.fromEntries(
+      shell
+        .split('\n')
+        .map((l) => l.split('='))
+        .map(([k, v]) => [k, Number(v)]),
+    );
     return g.WIDTH > 0 && g.HEIGHT > 0 ? g : null;
   } catch {
     return null;
@@ -210,7 +215,11 @@ export async function dropFile(file, { hoverShot = null, onto = 'toolset-manager
     await sleep(100);
     const n = 20;
     for (let i = 1; i <= n; i++) {
-      xdotool('mousemove', Math.round(from.x + ((to.x - from.x) * i) / n), Math.round(from.y + ((to.y - from.y) * i) / n));
+      xdotool(
+        'mousemove',
+        Math.round(from.x + ((to.x - from.x) * i) / n),
+        Math.round(from.y + ((to.y - from.y) * i) / n),
+      );
       await sleep(40);
     }
     await sleep(400);
@@ -258,7 +267,8 @@ export function field(name) {
 }
 
 /** The finished call cards of `toolId` (a running call's live card has the same label, and `.call-live`). */
-export const cardsOf = (toolId) => s.findAll(`#panel-tools article.call-card:not(.call-live)[aria-label="Call of ${toolId}"]`);
+export const cardsOf = (toolId) =>
+  s.findAll(`#panel-tools article.call-card:not(.call-live)[aria-label="Call of ${toolId}"]`);
 
 /** The live card of a call of `toolId` that has not ended yet. */
 export const liveCard = (toolId) =>
@@ -269,7 +279,8 @@ export const liveCard = (toolId) =>
   );
 
 /** A call card's status badge. */
-export const badgeOf = (card) => s.exec(`return arguments[0].querySelector('.call-header .badge')?.textContent ?? '';`, [ref(card)]);
+export const badgeOf = (card) =>
+  s.exec(`return arguments[0].querySelector('.call-header .badge')?.textContent ?? '';`, [ref(card)]);
 
 /** Clicks Run and returns the new call card of `toolId` once it has finished. */
 export async function runAndWait(toolId, { timeout = 60000 } = {}) {
@@ -342,7 +353,9 @@ export function fileList(path) {
 export async function workspacePaths(want) {
   await openTab('workspace');
   for (const p of want) await fileList(p);
-  return s.exec(`return [...document.querySelectorAll('#panel-workspace [aria-label="Workspace files"] [data-path]')].map((p) => p.dataset.path);`);
+  return s.exec(
+    `return [...document.querySelectorAll('#panel-workspace [aria-label="Workspace files"] [data-path]')].map((p) => p.dataset.path);`,
+  );
 }
 
 export const branchItems = () => s.findAll('#panel-tools ol[aria-label="Active branch"] > li');
@@ -360,7 +373,11 @@ export async function jumpOnMap(label) {
   // WebDriver finds no box to click on the <g> itself: its shape, drawn on top.
   await s.click(await waitEl(`return arguments[0].querySelector('.map-shape');`, [ref(node)], 'its shape'));
   await waitFor(
-    () => s.exec(`return document.querySelector('section[aria-label="Conversation map"] g[data-node-id="' + arguments[0] + '"]')?.getAttribute('aria-current') === 'step';`, [id]),
+    () =>
+      s.exec(
+        `return document.querySelector('section[aria-label="Conversation map"] g[data-node-id="' + arguments[0] + '"]')?.getAttribute('aria-current') === 'step';`,
+        [id],
+      ),
     `the map node "${label}…" to be the current one`,
   );
   return id;

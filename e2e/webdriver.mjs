@@ -34,7 +34,8 @@ export class Session {
   /** Runs `script` (which returns a DOM element) and returns its reference. */
   async execEl(script, args = []) {
     const v = await this.exec(script, args);
-    if (v === null || typeof v !== 'object' || !(ELEMENT in v)) throw new Error(`script returned no element: ${script}`);
+    if (v === null || typeof v !== 'object' || !(ELEMENT in v))
+      throw new Error(`script returned no element: ${script}`);
     return v[ELEMENT];
   }
 
@@ -56,7 +57,10 @@ export class Session {
         last = await this.text(el).catch(() => '');
         if (text instanceof RegExp ? text.test(last) : last.includes(text)) return el;
       }
-      if (Date.now() > until) throw new Error(`no ${css} with text ${text instanceof RegExp ? text : JSON.stringify(text)} (last: ${JSON.stringify(last)})`);
+      if (Date.now() > until)
+        throw new Error(
+          `no ${css} with text ${text instanceof RegExp ? text : JSON.stringify(text)} (last: ${JSON.stringify(last)})`,
+        );
       await sleep(200);
     }
   }

@@ -14,6 +14,9 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 say "ui: npm ci, build, test"
 npm ci --prefix ui --no-audit --no-fund
 npm --prefix ui run build
+say "ui and e2e: ESLint, Prettier"
+npm --prefix ui run lint
+npm --prefix ui run format:check
 npm --prefix ui test
 
 say "core layering (scripts/layers.py: no upward import, no cycle)"

@@ -63,8 +63,14 @@ async function run() {
   const before = (await cardsOf(TOOL)).length;
   await clickButton('form.tool-runner .panel-actions', 'Run');
   const live = await liveWith('waiting for approval');
-  const group = await waitEl(`return arguments[0].querySelector('[role=group][aria-label=Approval]');`, [ref(live)], 'the Approval group');
-  const args = await s.text(await waitEl(`return arguments[0].querySelector('.call-args pre');`, [ref(live)], 'the open arguments'));
+  const group = await waitEl(
+    `return arguments[0].querySelector('[role=group][aria-label=Approval]');`,
+    [ref(live)],
+    'the Approval group',
+  );
+  const args = await s.text(
+    await waitEl(`return arguments[0].querySelector('.call-args pre');`, [ref(live)], 'the open arguments'),
+  );
   assert(args.includes(COMMAND), `the waiting card does not show the command: ${args}`);
   await s.waitText('form.tool-runner', 'Waiting for your approval in the call below.');
   return { before, live, group };
@@ -72,38 +78,41 @@ async function run() {
 
 /** Registers these steps, in order. */
 export function register(step) {
-  step('Confirmations inline: Deny runs nothing; Approve shows the output live, and Cancel keeps what was done', async () => {
-    await openTab('tools');
-    await pickTool(TOOL);
+  step(
+    'Confirmations inline: Deny runs nothing; Approve shows the output live, and Cancel keeps what was done',
+    async () => {
+      await openTab('tools');
+      await pickTool(TOOL);
 
-    // Deny: the call is recorded as denied and nothing ran.
-    let { before, live, group } = await run();
-    await scrollIntoView(live, 'center');
-    await shot('approval-waiting');
-    await clickIn(group, 'Deny');
-    await finishedWith(before, 'denied');
-    const afterDeny = cliPaths();
-    assert(!afterDeny.includes('ran.txt'), `ran.txt exists after Deny: ${afterDeny}`);
+      // Deny: the call is recorded as denied and nothing ran.
+      let { before, live, group } = await run();
+      await scrollIntoView(live, 'center');
+      await shot('approval-waiting');
+      await clickIn(group, 'Deny');
+      await finishedWith(before, 'denied');
+      const afterDeny = cliPaths();
+      assert(!afterDeny.includes('ran.txt'), `ran.txt exists after Deny: ${afterDeny}`);
 
-    // Approve: it runs, the output comes in live; Cancel stops it.
-    ({ before, group } = await run());
-    await clickIn(group, 'Approve');
-    live = await liveWith('running');
-    const out = await waitEl(
-      `const p = arguments[0].querySelector('section[aria-label=Running] pre.live-output[aria-label="Output so far"]');
+      // Approve: it runs, the output comes in live; Cancel stops it.
+      ({ before, group } = await run());
+      await clickIn(group, 'Approve');
+      live = await liveWith('running');
+      const out = await waitEl(
+        `const p = arguments[0].querySelector('section[aria-label=Running] pre.live-output[aria-label="Output so far"]');
        return p && p.textContent.includes('ticking') ? p : null;`,
-      [ref(live)],
-      'the live output with "ticking"',
-      30000,
-    );
-    log(`live output: ${JSON.stringify(await s.text(out))}`);
-    await scrollIntoView(live, 'center');
-    await shot('run-command-live-output');
-    await clickIn(live, 'Cancel');
-    const cancelled = await finishedWith(before, 'cancelled');
-    const paths = cliPaths();
-    assert(paths.includes('ran.txt'), `ran.txt (made before the cancel) is not in the workspace: ${paths}`);
-    await scrollIntoView(cancelled, 'center');
-    await shot('run-command-cancelled');
-  });
+        [ref(live)],
+        'the live output with "ticking"',
+        30000,
+      );
+      log(`live output: ${JSON.stringify(await s.text(out))}`);
+      await scrollIntoView(live, 'center');
+      await shot('run-command-live-output');
+      await clickIn(live, 'Cancel');
+      const cancelled = await finishedWith(before, 'cancelled');
+      const paths = cliPaths();
+      assert(paths.includes('ran.txt'), `ran.txt (made before the cancel) is not in the workspace: ${paths}`);
+      await scrollIntoView(cancelled, 'center');
+      await shot('run-command-cancelled');
+    },
+  );
 }

@@ -1,6 +1,22 @@
 // Branches: branch from an earlier call, run there, switch with the arrows.
 
-import { assert, branchItems, clickIn, eq, field, openTab, pickTool, ref, runAndWait, s, scrollIntoView, shot, waitEl, waitFor, workspacePaths } from '../lib.mjs';
+import {
+  assert,
+  branchItems,
+  clickIn,
+  eq,
+  field,
+  openTab,
+  pickTool,
+  ref,
+  runAndWait,
+  s,
+  scrollIntoView,
+  shot,
+  waitEl,
+  waitFor,
+  workspacePaths,
+} from '../lib.mjs';
 
 /** Registers these steps, in order. */
 export function register(step) {
@@ -19,7 +35,11 @@ export function register(step) {
     await s.type(await field('content'), 'made on a branch');
     await runAndWait('write_file');
     const second = (await branchItems())[1];
-    const arrows = await waitEl(`return arguments[0].querySelector('[aria-label="Other versions of this step"]');`, [ref(second)], 'the sibling arrows');
+    const arrows = await waitEl(
+      `return arguments[0].querySelector('[aria-label="Other versions of this step"]');`,
+      [ref(second)],
+      'the sibling arrows',
+    );
     eq((await s.text(arrows)).replace(/\s+/g, ''), '‹2/2›', 'the new branch is the second version of step 2');
     await scrollIntoView(second);
     await shot('branch-new');

@@ -37,19 +37,22 @@ export function register(step) {
       [EDITED_FILE],
       `the write_file card of ${EDITED_FILE}`,
     );
-    const editor = await waitEl(`return arguments[0].querySelector('.cm-content[contenteditable=true]');`, [ref(card)], 'its editor');
+    const editor = await waitEl(
+      `return arguments[0].querySelector('.cm-content[contenteditable=true]');`,
+      [ref(card)],
+      'its editor',
+    );
     await scrollIntoView(card, 'center');
     await s.click(editor);
     // Ctrl+End (then release Ctrl), Return, and the new line.
     await s.keys(editor, '\uE009\uE010\uE000');
     await s.keys(editor, `\uE006${EDITED_LINE}`);
-    const lines = await waitFor(
-      async () => {
-        const l = await s.exec(`return [...arguments[0].querySelectorAll('.cm-line')].map((l) => l.textContent);`, [ref(card)]);
-        return l.at(-1) === EDITED_LINE ? l : null;
-      },
-      'the typed line at the end of the editor',
-    );
+    const lines = await waitFor(async () => {
+      const l = await s.exec(`return [...arguments[0].querySelectorAll('.cm-line')].map((l) => l.textContent);`, [
+        ref(card),
+      ]);
+      return l.at(-1) === EDITED_LINE ? l : null;
+    }, 'the typed line at the end of the editor');
     log(`editor lines: ${JSON.stringify(lines)}`);
     await s.waitText('#panel-tools article.call-card .renderer-bar', 'Not saved yet.');
     await clickIn(card, 'Save…');
@@ -61,21 +64,25 @@ export function register(step) {
       `return [...arguments[0].querySelectorAll('[aria-label=Changes] pre.diff-view .diff-add')].map((l) => l.textContent.trim());`,
       [ref(dialog)],
     );
-    assert(added.length === 1 && added[0] === `+${EDITED_LINE}`, `the dialog's added lines are ${JSON.stringify(added)}`);
+    assert(
+      added.length === 1 && added[0] === `+${EDITED_LINE}`,
+      `the dialog's added lines are ${JSON.stringify(added)}`,
+    );
     await shot('save-edit-diff');
     await clickButton('.modal[role=alertdialog] .modal-actions', 'Save');
 
     await s.waitText('#panel-tools article.call-card .code-renderer', 'Saved as a new edit node after this call');
     // The branch now ends with the edit, after the write_file call.
-    const item = await waitFor(
-      async () => {
-        const last = (await branchItems()).at(-1);
-        const t = last ? await s.text(last) : '';
-        return t.includes('Workspace edit: 1 changed') ? last : null;
-      },
-      'the edit step "Workspace edit: 1 changed" at the end of the active branch',
+    const item = await waitFor(async () => {
+      const last = (await branchItems()).at(-1);
+      const t = last ? await s.text(last) : '';
+      return t.includes('Workspace edit: 1 changed') ? last : null;
+    }, 'the edit step "Workspace edit: 1 changed" at the end of the active branch');
+    const summary = await waitEl(
+      `return arguments[0].querySelector('details.step-changes > summary');`,
+      [ref(item)],
+      'its "Files changed by this step"',
     );
-    const summary = await waitEl(`return arguments[0].querySelector('details.step-changes > summary');`, [ref(item)], 'its "Files changed by this step"');
     eq((await s.text(summary)).trim(), 'Files changed by this step', 'the summary of the step changes');
     await s.click(summary);
     const changes = await waitEl(
@@ -86,7 +93,10 @@ export function register(step) {
     );
     const changed = await s.text(changes);
     // ("changed" is upper case on screen: text-transform.)
-    assert(changed.toLowerCase().includes(`changed ${EDITED_FILE}`), `the step changes do not name ${EDITED_FILE}: ${changed}`);
+    assert(
+      changed.toLowerCase().includes(`changed ${EDITED_FILE}`),
+      `the step changes do not name ${EDITED_FILE}: ${changed}`,
+    );
     await scrollIntoView(item, 'center');
     await sleep(200);
     await shot('edit-node-changes');

@@ -6,7 +6,22 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { EDITED_FILE, EDITED_LINE } from './edits.mjs';
-import { FIXTURES, assert, clickButton, eq, jumpOnMap, log, openTab, s, screenShot, shot, sleep, waitFor, workspaceIs, xdotool } from '../lib.mjs';
+import {
+  FIXTURES,
+  assert,
+  clickButton,
+  eq,
+  jumpOnMap,
+  log,
+  openTab,
+  s,
+  screenShot,
+  shot,
+  sleep,
+  waitFor,
+  workspaceIs,
+  xdotool,
+} from '../lib.mjs';
 
 const DIALOG_TITLE = 'Save File'; // rfd's title for a save dialog without one
 
@@ -33,7 +48,8 @@ function allWindows() {
 
 /** The ZIP's entries and their text. */
 function readZip(file) {
-  const script = 'import json, sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(json.dumps({n: z.read(n).decode("utf-8", "replace") for n in z.namelist()}))';
+  const script =
+    'import json, sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); print(json.dumps({n: z.read(n).decode("utf-8", "replace") for n in z.namelist()}))';
   return JSON.parse(execFileSync('python3', ['-c', script, file], { encoding: 'utf8' }));
 }
 
@@ -77,7 +93,9 @@ export function register(step) {
       }
     }
 
-    const notice = await s.waitText('#panel-workspace .notice[role=status]', /Exported 2 files \([^)]*\) to /, { timeout: 30000 });
+    const notice = await s.waitText('#panel-workspace .notice[role=status]', /Exported 2 files \([^)]*\) to /, {
+      timeout: 30000,
+    });
     const said = (await s.text(notice)).trim().match(/^Exported 2 files \([^)]*\) to (.*)\.$/);
     assert(said, `the notice: ${await s.text(notice)}`);
     log(`the app says: ${said[0]}`);
@@ -85,7 +103,10 @@ export function register(step) {
     assert(existsSync(target), `no file at ${target}`);
     const zip = readZip(target);
     eq(JSON.stringify(Object.keys(zip).sort()), JSON.stringify(['branch.txt', 'hello.txt']), 'the ZIP entries');
-    assert(zip[EDITED_FILE].includes(EDITED_LINE), `the ZIP's ${EDITED_FILE} lacks the edited line: ${JSON.stringify(zip[EDITED_FILE])}`);
+    assert(
+      zip[EDITED_FILE].includes(EDITED_LINE),
+      `the ZIP's ${EDITED_FILE} lacks the edited line: ${JSON.stringify(zip[EDITED_FILE])}`,
+    );
     log(execFileSync('python3', ['-m', 'zipfile', '-l', target], { encoding: 'utf8' }).trim().replace(/\n/g, ' | '));
     await shot('export-zip-done');
   });

@@ -3,7 +3,23 @@
 // any two nodes.
 
 import { EDITED_FILE } from './edits.mjs';
-import { assert, clickButton, clickIn, cliPaths, eq, jumpOnMap, log, openTab, ref, s, scrollIntoView, shot, waitEl, waitFor, workspaceIs } from '../lib.mjs';
+import {
+  assert,
+  clickButton,
+  clickIn,
+  cliPaths,
+  eq,
+  jumpOnMap,
+  log,
+  openTab,
+  ref,
+  s,
+  scrollIntoView,
+  shot,
+  waitEl,
+  waitFor,
+  workspaceIs,
+} from '../lib.mjs';
 
 /** Picks the option of the select labelled `label` in the compare panel whose text matches `re`; returns its text. */
 async function pick(label, re) {
@@ -17,10 +33,7 @@ async function pick(label, re) {
   );
   const text = await s.text(option);
   await s.click(option);
-  await waitFor(
-    () => s.exec(`return arguments[0].selected;`, [ref(option)]),
-    `"${text}" to be selected as ${label}`,
-  );
+  await waitFor(() => s.exec(`return arguments[0].selected;`, [ref(option)]), `"${text}" to be selected as ${label}`);
   return text;
 }
 
@@ -44,7 +57,10 @@ export function register(step) {
     log(`compare: ${from} → ${to}`);
     await s.waitText('section[aria-label="Compare two nodes"] .compare-summary', '1 added.');
     const diff = await s.text(await s.find('section[aria-label="Compare two nodes"] ul[aria-label="Differences"]'));
-    assert(diff.toLowerCase().includes(`added ${EDITED_FILE}`), `the comparison does not list ${EDITED_FILE} as added: ${diff}`);
+    assert(
+      diff.toLowerCase().includes(`added ${EDITED_FILE}`),
+      `the comparison does not list ${EDITED_FILE} as added: ${diff}`,
+    );
     assert(!diff.includes('hello.txt'), `the comparison lists hello.txt, which both have: ${diff}`);
     await scrollIntoView(panel);
     await shot('compare-nodes');

@@ -30,8 +30,6 @@ const PAYLOAD = '</script><script>window.__pwned=1;document.title="pwned"</scrip
 
 const HELLO = ['Hello from the end-to-end lane', 'second line: <b>not bold</b>'];
 
-let reportSrc = null;
-
 /** Registers these steps, in order. */
 export function register(step) {
   step('run write_file from the picker through its form; the code renderer shows the file', async () => {
@@ -41,11 +39,16 @@ export function register(step) {
     // \uE006 is the Return key: a real newline in the textarea.
     await s.type(await field('content'), HELLO.join('\uE006'));
     const card = await runAndWait('write_file');
-    const view = await s.waitText(`#panel-tools article.call-card[aria-label="Call of write_file"] .code-renderer`, HELLO[1]);
+    const view = await s.waitText(
+      `#panel-tools article.call-card[aria-label="Call of write_file"] .code-renderer`,
+      HELLO[1],
+    );
     const text = await s.text(view);
     assert(text.includes('hello.txt'), `the code renderer does not name hello.txt: ${text}`);
     for (const line of HELLO) assert(text.includes(line), `the code renderer lacks "${line}": ${text}`);
-    const lines = await s.exec(`return [...arguments[0].querySelectorAll('.cm-line')].map((l) => l.textContent);`, [ref(card)]);
+    const lines = await s.exec(`return [...arguments[0].querySelectorAll('.cm-line')].map((l) => l.textContent);`, [
+      ref(card),
+    ]);
     assert(lines[0] === HELLO[0] && lines[1] === HELLO[1], `the editor's lines are ${JSON.stringify(lines)}`);
     await scrollIntoView(card);
     await shot('write-file-code-renderer');
@@ -54,14 +57,16 @@ export function register(step) {
   step('CSV Report: make_sample, then analyze_csv renders in a sandboxed iframe', async () => {
     await pickTool('csv-report:make_sample');
     const sample = await runAndWait('csv-report:make_sample');
-    await s.waitText(`#panel-tools article.call-card[aria-label="Call of csv-report:make_sample"] .code-renderer`, 'month,region,units,revenue');
+    await s.waitText(
+      `#panel-tools article.call-card[aria-label="Call of csv-report:make_sample"] .code-renderer`,
+      'month,region,units,revenue',
+    );
     await scrollIntoView(sample);
     await shot('make-sample');
     await pickTool('csv-report:analyze_csv');
     await s.type(await field('path'), 'sales.csv');
     const card = await runAndWait('csv-report:analyze_csv');
-    const { src } = await enterReport(card);
-    reportSrc = src;
+    await enterReport(card);
     await s.waitText('#title', 'sales.csv');
     await s.waitText('#summary', '6 rows, 4 columns');
     const names = await s.exec(`return [...document.querySelectorAll('#columns .card h2')].map((h) => h.textContent);`);
@@ -69,7 +74,6 @@ export function register(step) {
     const bars = await s.exec(`return document.querySelectorAll('#columns svg rect').length;`);
     assert(bars > 0, 'the report drew no histogram bars');
     await s.top();
-
   });
 
   step('a script in the iframe cannot reach the app IPC', async () => {
@@ -143,7 +147,9 @@ export function register(step) {
     if (APP_LOG && existsSync(APP_LOG)) {
       // Tauri logs each message it refuses for a wrong key (with the real key:
       // not printed here). Informational: proof the forgeries reached the handler.
-      const refused = readFileSync(APP_LOG, 'utf8').split('\n').filter((l) => l.includes('__TAURI_INVOKE_KEY__ expected'));
+      const refused = readFileSync(APP_LOG, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('__TAURI_INVOKE_KEY__ expected'));
       log(`the app logged ${refused.length} refused invoke(s) (wrong __TAURI_INVOKE_KEY__)`);
     }
     // A fresh list from the app: reload the page, then read the toolset list.
@@ -165,7 +171,10 @@ export function register(step) {
     await pickTool('write_file');
     await clickButton('form.tool-runner .segmented', 'Raw JSON');
     const csv = `name,"${PAYLOAD.replace(/"/g, '""')}"\nalpha,"${PAYLOAD.replace(/"/g, '""')}"\nbeta,2\n`;
-    await s.type(await s.find('form.tool-runner textarea[aria-label="Arguments as JSON"]'), JSON.stringify({ path: 'evil.csv', content: csv }));
+    await s.type(
+      await s.find('form.tool-runner textarea[aria-label="Arguments as JSON"]'),
+      JSON.stringify({ path: 'evil.csv', content: csv }),
+    );
     await runAndWait('write_file');
     await pickTool('csv-report:analyze_csv');
     await s.type(await field('path'), 'evil.csv');
@@ -206,7 +215,10 @@ export function register(step) {
       [ref(img)],
     );
     log(`image: ${JSON.stringify(info)}`);
-    assert(/^atelier-render:\/\/localhost\/[0-9a-f]{32}\/sales-revenue\.png$/.test(info.src), `the image src: ${info.src}`);
+    assert(
+      /^atelier-render:\/\/localhost\/[0-9a-f]{32}\/sales-revenue\.png$/.test(info.src),
+      `the image src: ${info.src}`,
+    );
     eq(`${info.w}x${info.h}`, '480x240', 'the decoded PNG size');
     eq(info.alt, 'revenue by row of sales.csv (max 3190.25)', 'the alt text from $return.alt');
     await s.exec(`arguments[0].scrollIntoView({ block: 'center' });`, [ref(img)]);

@@ -17,7 +17,11 @@ export function register(step) {
     const list = await s.waitText('#panel-settings ul[aria-label="Allowed origins"]', 'https://docs.example.com');
     const text = await s.text(list);
     assert(text.includes('after restart'), `no restart badge: ${text}`);
-    eq(JSON.stringify(JSON.parse(cli('settings', 'show', '--json')).frame_origins), '["https://docs.example.com"]', 'the CLI sees the saved origin');
+    eq(
+      JSON.stringify(JSON.parse(cli('settings', 'show', '--json')).frame_origins),
+      '["https://docs.example.com"]',
+      'the CLI sees the saved origin',
+    );
     await shot('settings-allowed');
   });
 }

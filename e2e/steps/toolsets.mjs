@@ -18,13 +18,22 @@ export function register(step) {
     await dropFile(join(FIXTURES, 'word-tools.zip'), { hoverShot: 'drag-over' });
     const consent = await s.waitText('section.consent', 'Before you install');
     const text = await s.text(consent);
-    for (const want of ['Word Tools', '0.1.0', 'word-tools.zip', 'Python entry points (1)', 'word-tools:word_count', 'tools.words:word_count']) {
+    for (const want of [
+      'Word Tools',
+      '0.1.0',
+      'word-tools.zip',
+      'Python entry points (1)',
+      'word-tools:word_count',
+      'tools.words:word_count',
+    ]) {
       assert(text.includes(want), `the consent panel does not show "${want}": ${text}`);
     }
     assert(!installedIds().includes('word-tools'), 'word-tools was installed before consent');
     await shot('consent');
     await clickButton('section.consent', 'Install');
-    await s.waitText('section[aria-label="Installed"]', /Word Tools\s+installed\s+0\.1\.0: 1 tool\b/, { timeout: 30000 });
+    await s.waitText('section[aria-label="Installed"]', /Word Tools\s+installed\s+0\.1\.0: 1 tool\b/, {
+      timeout: 30000,
+    });
     await s.waitText('ul[aria-label="Installed toolsets"]', 'Word Tools');
     assert(installedIds().includes('word-tools'), 'the CLI does not list word-tools after the install');
     await shot('installed');
@@ -35,7 +44,10 @@ export function register(step) {
     await dropFile(join(FIXTURES, 'broken-tools.zip'));
     const consent = await s.waitText('section.consent', 'can’t be installed');
     const problems = await s.text(await s.find('section.consent ul[aria-label="Problems"]'));
-    assert(/toolset\.yaml:\d+:\d+ version: .*semantic version/.test(problems), `no located version problem in: ${problems}`);
+    assert(
+      /toolset\.yaml:\d+:\d+ version: .*semantic version/.test(problems),
+      `no located version problem in: ${problems}`,
+    );
     assert(
       /toolset\.yaml:\d+:\d+ tools\[0\]\.entrypoint: .*tools\/missing\.py/.test(problems),
       `no located entrypoint problem in: ${problems}`,

@@ -8,7 +8,11 @@ export function register(step) {
   step('Workspace: a dropped file becomes an upload node and shows in the browser', async () => {
     await openTab('workspace');
     await fileList('sales.csv');
-    await dropFile(join(FIXTURES, 'dropped-notes.md'), { onto: 'workspace-view', hint: 'Drop to add', hoverShot: 'workspace-drag-over' });
+    await dropFile(join(FIXTURES, 'dropped-notes.md'), {
+      onto: 'workspace-view',
+      hint: 'Drop to add',
+      hoverShot: 'workspace-drag-over',
+    });
     await s.waitText('#panel-workspace', 'Added as a new upload node: 1 new');
     const list = await fileList('dropped-notes.md');
     const item = await waitEl(

@@ -11,18 +11,50 @@ const now = () => new Date().toISOString();
 
 function ts(id: string, name: string, version: string, description: string, source_type: string): ToolsetRecord {
   return {
-    id, name, version, description, enabled: true, installed_at: now(), updated_at: null, source_type,
-    source_ref: null, manifest_version: "1", author: null, homepage: null, icon: null, python_requirements: [], extra: {},
+    id,
+    name,
+    version,
+    description,
+    enabled: true,
+    installed_at: now(),
+    updated_at: null,
+    source_type,
+    source_ref: null,
+    manifest_version: "1",
+    author: null,
+    homepage: null,
+    icon: null,
+    python_requirements: [],
+    extra: {},
   };
 }
 
-function tl(tool_id: string, name: string, description: string, renderer: string | null, over: Partial<ToolRecord> = {}): ToolRecord {
+function tl(
+  tool_id: string,
+  name: string,
+  description: string,
+  renderer: string | null,
+  over: Partial<ToolRecord> = {},
+): ToolRecord {
   const at = tool_id.indexOf(":");
   return {
-    tool_id, toolset_id: at > 0 && !tool_id.startsWith("everything") ? tool_id.slice(0, at) : null, name, description,
-    category: null, requires_confirmation: false, enabled: true, entrypoint: null, tags: [], timeout_s: null,
-    render_config: renderer === null ? null : { renderer, config: {}, priority: 0 }, exported_from: null,
-    input_schema: { type: "object", properties: { path: { type: "string", description: "File path relative to workspace" } }, required: ["path"] },
+    tool_id,
+    toolset_id: at > 0 && !tool_id.startsWith("everything") ? tool_id.slice(0, at) : null,
+    name,
+    description,
+    category: null,
+    requires_confirmation: false,
+    enabled: true,
+    entrypoint: null,
+    tags: [],
+    timeout_s: null,
+    render_config: renderer === null ? null : { renderer, config: {}, priority: 0 },
+    exported_from: null,
+    input_schema: {
+      type: "object",
+      properties: { path: { type: "string", description: "File path relative to workspace" } },
+      required: ["path"],
+    },
     ...over,
   };
 }
@@ -43,8 +75,12 @@ const writeSchema: JsonValue = {
 };
 const tools: ToolRecord[] = [
   tl("app-builder:read_file", "Read File", "Read a file from the workspace", "code"),
-  tl("app-builder:run_command", "Run Command", "Run a shell command in the workspace", "code", { requires_confirmation: true }),
-  tl("app-builder:write_file", "Write File", "Write content to a file in the workspace", "code", { input_schema: writeSchema }),
+  tl("app-builder:run_command", "Run Command", "Run a shell command in the workspace", "code", {
+    requires_confirmation: true,
+  }),
+  tl("app-builder:write_file", "Write File", "Write content to a file in the workspace", "code", {
+    input_schema: writeSchema,
+  }),
   tl("csv-report:summarize", "Summarize CSV", "Statistics and a chart of a CSV file", "html"),
   tl("delete_file", "Delete File", "Delete a workspace file", null, { requires_confirmation: true }),
   tl("everything:echo", "echo", "Echoes back the input", null),
@@ -58,28 +94,76 @@ function record(chatId: string, toolId: string, args: { [k: string]: JsonValue }
   const id = `call-${calls.length + 1}`;
   const path = typeof args.path === "string" ? args.path : "out.txt";
   const base = {
-    id, chat_id: chatId, message_id: id, node_id: id, tool_id: toolId, args, error_kind: null, error: null, stdout: null,
-    stderr: null, started_at: now(), finished_at: now(), pre_manifest_id: "m0", post_manifest_id: id,
+    id,
+    chat_id: chatId,
+    message_id: id,
+    node_id: id,
+    tool_id: toolId,
+    args,
+    error_kind: null,
+    error: null,
+    stdout: null,
+    stderr: null,
+    started_at: now(),
+    finished_at: now(),
+    pre_manifest_id: "m0",
+    post_manifest_id: id,
   };
   if (toolId.endsWith("summarize")) {
-    return { ...base, status: "success", result: { rows: 1204 }, render_plan: { renderer: "html", config: {}, manifest_id: id, warnings: [] } };
-  }
-  if (toolId === "delete_file") {
-    const tb = 'Traceback (most recent call last):\n  File "builtin/files.py", line 41, in delete_file\nFileNotFoundError: missing.txt';
     return {
-      ...base, status: "error", result: null, error_kind: "exception", error: "FileNotFoundError: missing.txt",
-      render_plan: { renderer: "error", manifest_id: id, warnings: [], config: { kind: "exception", message: "FileNotFoundError: missing.txt", traceback: tb, stdout: "looking for missing.txt\n", stderr: null } },
+      ...base,
+      status: "success",
+      result: { rows: 1204 },
+      render_plan: { renderer: "html", config: {}, manifest_id: id, warnings: [] },
     };
   }
-  files.set(`${id}:${path}`, typeof args.content === "string" ? args.content : `# ${path}\n\nWritten by **${toolId}**.\n`);
+  if (toolId === "delete_file") {
+    const tb =
+      'Traceback (most recent call last):\n  File "builtin/files.py", line 41, in delete_file\nFileNotFoundError: missing.txt';
+    return {
+      ...base,
+      status: "error",
+      result: null,
+      error_kind: "exception",
+      error: "FileNotFoundError: missing.txt",
+      render_plan: {
+        renderer: "error",
+        manifest_id: id,
+        warnings: [],
+        config: {
+          kind: "exception",
+          message: "FileNotFoundError: missing.txt",
+          traceback: tb,
+          stdout: "looking for missing.txt\n",
+          stderr: null,
+        },
+      },
+    };
+  }
+  files.set(
+    `${id}:${path}`,
+    typeof args.content === "string" ? args.content : `# ${path}\n\nWritten by **${toolId}**.\n`,
+  );
   const renderer = path.endsWith(".md") ? "document" : "code";
-  return { ...base, status: "success", result: { written: path }, render_plan: { renderer, config: { file: path, language: "auto", editable: true }, manifest_id: id, warnings: [] } };
+  return {
+    ...base,
+    status: "success",
+    result: { written: path },
+    render_plan: { renderer, config: { file: path, language: "auto", editable: true }, manifest_id: id, warnings: [] },
+  };
 }
 
 const bundles: Record<string, BundleReport> = {
   "/home/me/Downloads/git-tools.zip": {
-    id: "git-tools", name: "Git Tools", version: "0.3.1", valid: true, file_count: 9, total_size: 48213,
-    problems: [{ severity: "warning", path: "tools[2].x-color", line: 31, column: 5, message: "unknown key `x-color` (kept)" }],
+    id: "git-tools",
+    name: "Git Tools",
+    version: "0.3.1",
+    valid: true,
+    file_count: 9,
+    total_size: 48213,
+    problems: [
+      { severity: "warning", path: "tools[2].x-color", line: 31, column: 5, message: "unknown key `x-color` (kept)" },
+    ],
     will_run: {
       python_entrypoints: [
         { tool_id: "git-tools:status", entrypoint: "tools.git:status" },
@@ -90,11 +174,29 @@ const bundles: Record<string, BundleReport> = {
     },
   },
   "/home/me/Downloads/broken.zip": {
-    id: "broken", name: "Broken", version: null, valid: false, file_count: 3, total_size: 2048, will_run: { python_entrypoints: [], requirements: [], mcp_servers: [] },
+    id: "broken",
+    name: "Broken",
+    version: null,
+    valid: false,
+    file_count: 3,
+    total_size: 2048,
+    will_run: { python_entrypoints: [], requirements: [], mcp_servers: [] },
     problems: [
       { severity: "error", path: "version", line: null, column: null, message: "missing required field `version`" },
-      { severity: "error", path: "tools[0].entrypoint", line: 9, column: 17, message: "expected `module.path:function`, got \"tools/files.py\"" },
-      { severity: "error", path: "tools[1].renderer.type", line: 22, column: 13, message: "unknown renderer type \"chart\": use code, document, html or frame" },
+      {
+        severity: "error",
+        path: "tools[0].entrypoint",
+        line: 9,
+        column: 17,
+        message: 'expected `module.path:function`, got "tools/files.py"',
+      },
+      {
+        severity: "error",
+        path: "tools[1].renderer.type",
+        line: 22,
+        column: 13,
+        message: 'unknown renderer type "chart": use code, document, html or frame',
+      },
     ],
   },
 };
@@ -103,7 +205,12 @@ let nextBundle = "/home/me/Downloads/git-tools.zip";
 type Args = { [k: string]: unknown };
 const handlers: Record<string, (a: Args) => unknown> = {
   list_toolsets: () => toolsets,
-  get_toolset: (a) => ({ ...toolsets.find((t) => t.id === a.id), tools: tools.filter((t) => t.toolset_id === a.id), files: [], mcp_servers: [] }),
+  get_toolset: (a) => ({
+    ...toolsets.find((t) => t.id === a.id),
+    tools: tools.filter((t) => t.toolset_id === a.id),
+    files: [],
+    mcp_servers: [],
+  }),
   enable_toolset: (a) => {
     const t = toolsets.find((x) => x.id === a.id);
     if (t === undefined) throw { kind: "not_found", message: `toolset ${String(a.id)} not found` };
@@ -121,25 +228,53 @@ const handlers: Record<string, (a: Args) => unknown> = {
     const channel = a.onProgress as { onmessage: (m: unknown) => void };
     for (let i = 0; i <= 10; i++) {
       channel.onmessage({ bytes_done: i * 4821, bytes_total: 48213, files_done: i, files_total: 10, step: null });
-      if (i === 6) channel.onmessage({ bytes_done: 0, bytes_total: 0, files_done: 0, files_total: 0, step: "Installing GitPython==3.1.43" });
+      if (i === 6)
+        channel.onmessage({
+          bytes_done: 0,
+          bytes_total: 0,
+          files_done: 0,
+          files_total: 0,
+          step: "Installing GitPython==3.1.43",
+        });
       await new Promise((r) => setTimeout(r, 250));
     }
     const t = ts("git-tools", "Git Tools", "0.3.1", "Status, log and diff of a repository", "zip");
     toolsets.push(t);
-    return { action: "installed", previous_version: null, toolset: t, tools: ["git-tools:status", "git-tools:log"], warnings: [], will_run: bundles["/home/me/Downloads/git-tools.zip"]!.will_run };
+    return {
+      action: "installed",
+      previous_version: null,
+      toolset: t,
+      tools: ["git-tools:status", "git-tools:log"],
+      warnings: [],
+      will_run: bundles["/home/me/Downloads/git-tools.zip"]!.will_run,
+    };
   },
   pick_export_path: (a) => `/home/me/${String(a.suggestedName)}`,
   export_toolset: () => null,
   uninstall_toolset: (a) => {
-    toolsets.splice(toolsets.findIndex((t) => t.id === a.id), 1);
+    toolsets.splice(
+      toolsets.findIndex((t) => t.id === a.id),
+      1,
+    );
     return null;
   },
-  get_available_tools: () => tools.filter((t) => t.toolset_id === null || toolsets.some((s) => s.id === t.toolset_id && s.enabled)),
+  get_available_tools: () =>
+    tools.filter((t) => t.toolset_id === null || toolsets.some((s) => s.id === t.toolset_id && s.enabled)),
   list_tools: () => tools,
-  validate_tool_args: (a) => (typeof (a.args as Args).path === "string" ? [] : ['/path: "path" is a required property']),
+  validate_tool_args: (a) =>
+    typeof (a.args as Args).path === "string" ? [] : ['/path: "path" is a required property'],
   list_chats: () => chats,
   create_chat: (a) => {
-    const c: Chat = { id: `chat-${chats.length + 1}`, title: String(a.title), created_at: now(), updated_at: now(), root_message_id: "r", active_leaf_message_id: "r", active_manifest_id: "m0", agent_id: null };
+    const c: Chat = {
+      id: `chat-${chats.length + 1}`,
+      title: String(a.title),
+      created_at: now(),
+      updated_at: now(),
+      root_message_id: "r",
+      active_leaf_message_id: "r",
+      active_manifest_id: "m0",
+      agent_id: null,
+    };
     chats.push(c);
     return c;
   },

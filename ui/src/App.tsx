@@ -41,60 +41,66 @@ export function App() {
     },
   );
   // Run and search live in the Tools tab: bring it forward first.
-  useShortcut((a) => a === "focus-picker" || a === "run-tool", () => setTab("tools"));
+  useShortcut(
+    (a) => a === "focus-picker" || a === "run-tool",
+    () => setTab("tools"),
+  );
 
   return (
     <SettingsProvider>
       <MovedContext.Provider value={chats.moved}>
-      <RunsProvider>
-      <div className="app">
-        <aside className="sidebar">
-          <div className="brand">
-            <span className="brand-mark" aria-hidden="true">◆</span> Atelier
-          </div>
-          <ChatSelector chats={chats} />
-          <ConversationMap chats={chats} />
-          <nav className="tabs" role="tablist" aria-label="Sections" aria-orientation="vertical">
-            {TABS.map((t) => (
-              <button
-                key={t.id}
-                type="button"
-                role="tab"
-                id={`tab-${t.id}`}
-                aria-controls={`panel-${t.id}`}
-                aria-selected={tab === t.id}
-                className={tab === t.id ? "tab tab-active" : "tab"}
-                onClick={() => setTab(t.id)}
-              >
-                {t.label}
+        <RunsProvider>
+          <div className="app">
+            <aside className="sidebar">
+              <div className="brand">
+                <span className="brand-mark" aria-hidden="true">
+                  ◆
+                </span>{" "}
+                Atelier
+              </div>
+              <ChatSelector chats={chats} />
+              <ConversationMap chats={chats} />
+              <nav className="tabs" role="tablist" aria-label="Sections" aria-orientation="vertical">
+                {TABS.map((t) => (
+                  <button
+                    key={t.id}
+                    type="button"
+                    role="tab"
+                    id={`tab-${t.id}`}
+                    aria-controls={`panel-${t.id}`}
+                    aria-selected={tab === t.id}
+                    className={tab === t.id ? "tab tab-active" : "tab"}
+                    onClick={() => setTab(t.id)}
+                  >
+                    {t.label}
+                  </button>
+                ))}
+              </nav>
+              <button type="button" className="btn btn-small btn-ghost shortcut-hint" onClick={() => setHelp(true)}>
+                Keyboard shortcuts <kbd>?</kbd>
               </button>
-            ))}
-          </nav>
-          <button type="button" className="btn btn-small btn-ghost shortcut-hint" onClick={() => setHelp(true)}>
-          Keyboard shortcuts <kbd>?</kbd>
-        </button>
-        <p className="sidebar-footnote">
-            Toolset code runs with your rights, like any app extension. Install only toolsets you trust.
-          </p>
-        </aside>
-        <main className="main">
-          {/* Both panels stay mounted so a half-filled form survives a tab switch. */}
-          <div role="tabpanel" id="panel-toolsets" aria-labelledby="tab-toolsets" hidden={tab !== "toolsets"}>
-            <ToolsetManager active={tab === "toolsets"} onChanged={toolsetsChanged} />
+              <p className="sidebar-footnote">
+                Toolset code runs with your rights, like any app extension. Install only toolsets you trust.
+              </p>
+            </aside>
+            <main className="main">
+              {/* Both panels stay mounted so a half-filled form survives a tab switch. */}
+              <div role="tabpanel" id="panel-toolsets" aria-labelledby="tab-toolsets" hidden={tab !== "toolsets"}>
+                <ToolsetManager active={tab === "toolsets"} onChanged={toolsetsChanged} />
+              </div>
+              <div role="tabpanel" id="panel-tools" aria-labelledby="tab-tools" hidden={tab !== "tools"}>
+                <ToolsView chats={chats} toolsVersion={toolsVersion} />
+              </div>
+              <div role="tabpanel" id="panel-workspace" aria-labelledby="tab-workspace" hidden={tab !== "workspace"}>
+                <WorkspaceView chats={chats} active={tab === "workspace"} />
+              </div>
+              <div role="tabpanel" id="panel-settings" aria-labelledby="tab-settings" hidden={tab !== "settings"}>
+                <SettingsPanel />
+              </div>
+            </main>
+            {help && <HelpOverlay onClose={() => setHelp(false)} />}
           </div>
-          <div role="tabpanel" id="panel-tools" aria-labelledby="tab-tools" hidden={tab !== "tools"}>
-            <ToolsView chats={chats} toolsVersion={toolsVersion} />
-          </div>
-          <div role="tabpanel" id="panel-workspace" aria-labelledby="tab-workspace" hidden={tab !== "workspace"}>
-            <WorkspaceView chats={chats} active={tab === "workspace"} />
-          </div>
-          <div role="tabpanel" id="panel-settings" aria-labelledby="tab-settings" hidden={tab !== "settings"}>
-            <SettingsPanel />
-          </div>
-        </main>
-        {help && <HelpOverlay onClose={() => setHelp(false)} />}
-      </div>
-      </RunsProvider>
+        </RunsProvider>
       </MovedContext.Provider>
     </SettingsProvider>
   );

@@ -128,13 +128,19 @@ export const api = {
   chatTree: (chatId: string) => invoke<MessageNode[]>("chat_tree", { chatId }),
   saveEdit: (chatId: string, at: string | null, changes: FileChange[]) =>
     invoke<SnapshotOutcome>("save_edit", { chatId, at, changes }),
-  restoreFile: (chatId: string, path: string, from: string) => invoke<SnapshotOutcome>("restore_file", { chatId, path, from }),
+  restoreFile: (chatId: string, path: string, from: string) =>
+    invoke<SnapshotOutcome>("restore_file", { chatId, path, from }),
   uploadFiles: (chatId: string, paths: string[], dest: string, onProgress: (p: Progress) => void = () => {}) => {
     const channel = new Channel<Progress>();
     channel.onmessage = onProgress;
     return invoke<SnapshotOutcome>("upload_files", { chatId, paths, dest, onProgress: channel });
   },
-  exportWorkspace: (chatId: string, node: string | null, path: string, onProgress: (p: Progress) => void = () => {}) => {
+  exportWorkspace: (
+    chatId: string,
+    node: string | null,
+    path: string,
+    onProgress: (p: Progress) => void = () => {},
+  ) => {
     const channel = new Channel<Progress>();
     channel.onmessage = onProgress;
     return invoke<WorkspaceExport>("export_workspace", { chatId, node, path, onProgress: channel });

@@ -58,12 +58,24 @@ describe("the app", () => {
     expect(argsOf(calls, "create_chat")).toEqual([{ title: "New chat" }]);
     expect(argsOf(calls, "run_tool")[0]).toMatchObject({ chatId: "chat-new", toolId: expect.any(String) as string });
     expect(within(card).getByText("success")).toBeInTheDocument();
-    expect(within(screen.getByRole("list", { name: "Chat list" })).getByRole("button", { name: "New chat" })).toHaveAttribute("aria-current", "true");
+    expect(
+      within(screen.getByRole("list", { name: "Chat list" })).getByRole("button", { name: "New chat" }),
+    ).toHaveAttribute("aria-current", "true");
   });
 
   it("lists the current chat's calls oldest first and appends new ones last", async () => {
-    const older = call({ id: "c1", node_id: "n1", tool_id: "write_file", render_plan: plan("code", { content: "first" }) });
-    const newer = call({ id: "c2", node_id: "n2", tool_id: "read_file", render_plan: plan("code", { content: "second" }) });
+    const older = call({
+      id: "c1",
+      node_id: "n1",
+      tool_id: "write_file",
+      render_plan: plan("code", { content: "first" }),
+    });
+    const newer = call({
+      id: "c2",
+      node_id: "n2",
+      tool_id: "read_file",
+      render_plan: plan("code", { content: "second" }),
+    });
     const recorded = [older, newer];
     mockCommands({
       list_chats: () => [chat()],
@@ -73,7 +85,12 @@ describe("the app", () => {
       chat_tree: () => linearTree(recorded),
       validate_tool_args: () => [],
       run_tool: () => {
-        const c = call({ id: "c3", node_id: "n3", tool_id: "write_file", render_plan: plan("code", { content: "third" }) });
+        const c = call({
+          id: "c3",
+          node_id: "n3",
+          tool_id: "write_file",
+          render_plan: plan("code", { content: "third" }),
+        });
         recorded.push(c);
         return c;
       },
@@ -94,7 +111,13 @@ describe("the app", () => {
   });
 
   it("runs a call again from its arguments, edited in the prefilled form", async () => {
-    const first = call({ id: "c1", node_id: "n1", tool_id: "app-builder:write_file", args: { path: "a.txt", content: "one" }, render_plan: plan("code", { content: "one" }) });
+    const first = call({
+      id: "c1",
+      node_id: "n1",
+      tool_id: "app-builder:write_file",
+      args: { path: "a.txt", content: "one" },
+      render_plan: plan("code", { content: "one" }),
+    });
     const recorded = [first];
     const calls = mockCommands({
       list_chats: () => [chat()],
@@ -104,7 +127,13 @@ describe("the app", () => {
       chat_tree: () => linearTree(recorded),
       validate_tool_args: () => [],
       run_tool: (a) => {
-        const c = call({ id: "c2", node_id: "n2", tool_id: a.toolId as string, args: a.args as ToolCallRecord["args"], render_plan: plan("code", { content: "two" }) });
+        const c = call({
+          id: "c2",
+          node_id: "n2",
+          tool_id: a.toolId as string,
+          args: a.args as ToolCallRecord["args"],
+          render_plan: plan("code", { content: "two" }),
+        });
         recorded.push(c);
         return c;
       },
@@ -120,7 +149,10 @@ describe("the app", () => {
     await userEvent.type(content, "edited");
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
     await waitFor(() => expect(argsOf(calls, "run_tool")).toHaveLength(1));
-    expect(argsOf(calls, "run_tool")[0]).toMatchObject({ toolId: "app-builder:write_file", args: { path: "a.txt", content: "edited" } });
+    expect(argsOf(calls, "run_tool")[0]).toMatchObject({
+      toolId: "app-builder:write_file",
+      args: { path: "a.txt", content: "edited" },
+    });
     await waitFor(() => expect(screen.getAllByRole("article")).toHaveLength(2));
   });
 });

@@ -44,17 +44,22 @@ describe("the active branch", () => {
     const list = await screen.findByRole("list", { name: "Active branch" });
     await waitFor(() => expect(within(list).getAllByRole("listitem")).toHaveLength(3));
     expect(within(list).getByText("Workspace edit: 1 added, 2 changed")).toBeInTheDocument();
-    expect(within(list).getAllByRole("article").map((x) => x.getAttribute("aria-label"))).toEqual([
-      "Call of write_file",
-      "Call of read_file",
-    ]);
+    expect(
+      within(list)
+        .getAllByRole("article")
+        .map((x) => x.getAttribute("aria-label")),
+    ).toEqual(["Call of write_file", "Call of read_file"]);
     const versions = within(list).getByRole("group", { name: "Other versions of this step" });
     expect(versions).toHaveTextContent("1/2");
     expect(within(versions).getByRole("button", { name: "Previous version" })).toBeDisabled();
 
     await userEvent.click(within(versions).getByRole("button", { name: "Next version" }));
-    await waitFor(() => expect(within(screen.getByRole("list", { name: "Active branch" })).getAllByRole("listitem")).toHaveLength(2));
-    expect(argsOf(calls, "switch_branch").map(({ onProgress: _c, ...x }) => x)).toEqual([{ chatId: "chat-1", messageId: "b2" }]);
+    await waitFor(() =>
+      expect(within(screen.getByRole("list", { name: "Active branch" })).getAllByRole("listitem")).toHaveLength(2),
+    );
+    expect(argsOf(calls, "switch_branch").map(({ onProgress: _c, ...x }) => x)).toEqual([
+      { chatId: "chat-1", messageId: "b2" },
+    ]);
     expect(screen.getByRole("group", { name: "Other versions of this step" })).toHaveTextContent("2/2");
     expect(screen.getByRole("article", { name: "Call of list_files" })).toBeInTheDocument();
     expect(onSwitched).toHaveBeenCalledTimes(1);
@@ -66,7 +71,9 @@ describe("the active branch", () => {
     const items = await screen.findAllByRole("listitem");
     await waitFor(() => expect(screen.getAllByRole("listitem")).toHaveLength(3));
     expect(within(items.at(-1)!).queryByRole("button", { name: "Branch from here" })).toBeNull();
-    await userEvent.click(within(screen.getAllByRole("listitem")[0]!).getByRole("button", { name: "Branch from here" }));
+    await userEvent.click(
+      within(screen.getAllByRole("listitem")[0]!).getByRole("button", { name: "Branch from here" }),
+    );
     await waitFor(() => expect(argsOf(calls, "checkout")).toHaveLength(1));
     expect(argsOf(calls, "checkout")[0]).toMatchObject({ chatId: "chat-1", messageId: "a" });
   });
@@ -95,7 +102,15 @@ describe("a step's changes", () => {
         removed: [],
         modified: [{ path: "a.txt", diff: "--- a.txt\n+++ a.txt\n@@ -1 +1 @@\n-one\n+ONE" }],
       }),
-      restore_file: () => ({ message_id: "r1", manifest_id: "m9", changed: true, added: 0, removed: 0, modified: 1, warnings: [] }),
+      restore_file: () => ({
+        message_id: "r1",
+        manifest_id: "m9",
+        changed: true,
+        added: 0,
+        removed: 0,
+        modified: 1,
+        warnings: [],
+      }),
     });
     render(<BranchView chatId="chat-1" calls={[a, c, b2]} version="1" focusId={null} onSwitched={onSwitched} />);
     await waitFor(() => expect(screen.getAllByRole("listitem").length).toBeGreaterThanOrEqual(3));
@@ -120,8 +135,15 @@ describe("a long chat", () => {
   const chain: MessageNode[] = [node("root", null, { children: ["s0"], on_active_branch: true })];
   const calls: ToolCallRecord[] = [];
   for (let i = 0; i < N; i++) {
-    chain.push(node(`s${i}`, i === 0 ? "root" : `s${i - 1}`, { children: i + 1 < N ? [`s${i + 1}`] : [], on_active_branch: true }));
-    calls.push(call({ id: `c${i}`, node_id: `s${i}`, tool_id: `tool_${i}`, render_plan: plan("code", { content: `out ${i}` }) }));
+    chain.push(
+      node(`s${i}`, i === 0 ? "root" : `s${i - 1}`, {
+        children: i + 1 < N ? [`s${i + 1}`] : [],
+        on_active_branch: true,
+      }),
+    );
+    calls.push(
+      call({ id: `c${i}`, node_id: `s${i}`, tool_id: `tool_${i}`, render_plan: plan("code", { content: `out ${i}` }) }),
+    );
   }
 
   it("renders only the steps near the viewport, and brings the call just run into view", async () => {
@@ -192,7 +214,11 @@ describe("uploads", () => {
     mockCommands({
       chat_tree: () => [
         node("root", null, { children: ["u"] }),
-        node("u", "root", { role: "edit", source: "user_upload", content: [{ type: "workspace_edit", added: 2, removed: 0, modified: 0 }] }),
+        node("u", "root", {
+          role: "edit",
+          source: "user_upload",
+          content: [{ type: "workspace_edit", added: 2, removed: 0, modified: 0 }],
+        }),
       ],
     });
     render(<BranchView chatId="chat-1" calls={[]} version="1" focusId={null} onSwitched={() => undefined} />);

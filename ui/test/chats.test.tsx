@@ -23,18 +23,18 @@ describe("chat list", () => {
     mockCommands({ list_chats: () => four });
     render(<Harness />);
     const list = await screen.findByRole("list", { name: "Chat list" });
-    expect(within(list).getAllByRole("button", { name: /^(?!Rename|Delete)/ }).map((b) => b.textContent)).toEqual([
-      "Budget sheet",
-      "Landing page",
-      "CSV cleanup",
-      "CSV import",
-    ]);
+    expect(
+      within(list)
+        .getAllByRole("button", { name: /^(?!Rename|Delete)/ })
+        .map((b) => b.textContent),
+    ).toEqual(["Budget sheet", "Landing page", "CSV cleanup", "CSV import"]);
     expect(within(list).getByRole("button", { name: "Budget sheet" })).toHaveAttribute("aria-current", "true");
     await userEvent.type(screen.getByRole("searchbox", { name: "Search chats" }), "csv");
-    expect(within(list).getAllByRole("listitem").map((li) => li.querySelector(".chat-title")?.textContent)).toEqual([
-      "CSV cleanup",
-      "CSV import",
-    ]);
+    expect(
+      within(list)
+        .getAllByRole("listitem")
+        .map((li) => li.querySelector(".chat-title")?.textContent),
+    ).toEqual(["CSV cleanup", "CSV import"]);
     await userEvent.click(within(list).getByRole("button", { name: "CSV import" }));
     expect(within(list).getByRole("button", { name: "CSV import" })).toHaveAttribute("aria-current", "true");
     await userEvent.type(screen.getByRole("searchbox", { name: "Search chats" }), "zzz");

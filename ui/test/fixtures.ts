@@ -111,7 +111,9 @@ export function bundle(over: Partial<BundleReport> = {}): BundleReport {
     will_run: {
       python_entrypoints: [{ tool_id: "csv-report:summarize", entrypoint: "tools.csv:summarize" }],
       requirements: ["pandas==2.2.3"],
-      mcp_servers: [{ id: "files", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem"], url: null }],
+      mcp_servers: [
+        { id: "files", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem"], url: null },
+      ],
     },
     file_count: 7,
     total_size: 20480,
@@ -140,7 +142,9 @@ export function node(id: string, parent: string | null, over: Partial<MessageNod
 /** The tree of a chat whose calls ran one after another (all active). */
 export function linearTree(calls: ToolCallRecord[]): MessageNode[] {
   const ids = ["root", ...calls.map((c) => c.node_id ?? c.id)];
-  return ids.map((id, i) => node(id, i === 0 ? null : ids[i - 1]!, { children: i + 1 < ids.length ? [ids[i + 1]!] : [] }));
+  return ids.map((id, i) =>
+    node(id, i === 0 ? null : ids[i - 1]!, { children: i + 1 < ids.length ? [ids[i + 1]!] : [] }),
+  );
 }
 
 /** A chat list with chat-1 selected and spies for every action (views take it as `chats`). */

@@ -38,7 +38,11 @@ const formTool = tool({ tool_id: "demo:format", toolset_id: "demo", name: "Forma
 function setup(t = formTool, handlers: Parameters<typeof mockCommands>[0] = {}) {
   const onCall = vi.fn();
   const ensureChat = vi.fn(() => Promise.resolve("chat-1"));
-  const calls = mockCommands({ validate_tool_args: () => [], run_tool: () => call({ tool_id: t.tool_id }), ...handlers });
+  const calls = mockCommands({
+    validate_tool_args: () => [],
+    run_tool: () => call({ tool_id: t.tool_id }),
+    ...handlers,
+  });
   render(
     <RunsProvider>
       <ToolRunner tool={t} ensureChat={ensureChat} onCall={onCall} />
@@ -135,7 +139,12 @@ describe("running a tool", () => {
   });
 
   it("shows a confirmation inline on the call's card while the backend waits, and sends the answer", async () => {
-    const confirmTool = tool({ tool_id: "delete_file", name: "Delete File", requires_confirmation: true, input_schema: { type: "object", properties: { path: { type: "string" } } } });
+    const confirmTool = tool({
+      tool_id: "delete_file",
+      name: "Delete File",
+      requires_confirmation: true,
+      input_schema: { type: "object", properties: { path: { type: "string" } } },
+    });
     let done = deferred<ToolCallRecord>();
     let channel: Channel<RunEvent> | null = null;
     const { calls, onCall } = setup(confirmTool, {
@@ -149,7 +158,12 @@ describe("running a tool", () => {
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
     await waitFor(() => expect(channel).not.toBeNull());
     expect(screen.getByText("Waiting for your approval in the call below.")).toBeInTheDocument();
-    act(() => sendOnChannel(channel!, [{ kind: "started", call_id: "call-1" }, { kind: "awaiting_approval", call_id: "call-1" }]));
+    act(() =>
+      sendOnChannel(channel!, [
+        { kind: "started", call_id: "call-1" },
+        { kind: "awaiting_approval", call_id: "call-1" },
+      ]),
+    );
     const card = screen.getByRole("article", { name: "Call of delete_file" });
     expect(card).toHaveTextContent("waiting for approval");
     expect(card).toHaveTextContent('"path": "old.txt"');
@@ -164,8 +178,15 @@ describe("running a tool", () => {
     channel = null;
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
     await waitFor(() => expect(channel).not.toBeNull());
-    act(() => sendOnChannel(channel!, [{ kind: "started", call_id: "call-2" }, { kind: "awaiting_approval", call_id: "call-2" }]));
-    await userEvent.click(within(screen.getByRole("group", { name: "Approval" })).getByRole("button", { name: "Approve" }));
+    act(() =>
+      sendOnChannel(channel!, [
+        { kind: "started", call_id: "call-2" },
+        { kind: "awaiting_approval", call_id: "call-2" },
+      ]),
+    );
+    await userEvent.click(
+      within(screen.getByRole("group", { name: "Approval" })).getByRole("button", { name: "Approve" }),
+    );
     expect(argsOf(calls, "answer_approval")[1]).toEqual({ callId: "call-2", approve: true });
     // Approved: the card turns into a running call, with Cancel.
     const running = screen.getByRole("article", { name: "Call of delete_file" });
@@ -204,7 +225,13 @@ describe("running a tool", () => {
     expect(screen.getByRole("button", { name: "Running…" })).toBeDisabled();
 
     // The walk ends: its bar goes; the output stays until the call returns.
-    act(() => sendOnChannel(channel!, [{ kind: "workspace", files_done: 10000, files_total: 10000, bytes_done: 4 << 20, bytes_total: 4 << 20 }], 3));
+    act(() =>
+      sendOnChannel(
+        channel!,
+        [{ kind: "workspace", files_done: 10000, files_total: 10000, bytes_done: 4 << 20, bytes_total: 4 << 20 }],
+        3,
+      ),
+    );
     expect(screen.queryByRole("progressbar")).toBeNull();
     // Once recorded, the call can be cancelled.
     expect(screen.queryByRole("button", { name: "Cancel" })).toBeNull();

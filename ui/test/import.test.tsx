@@ -51,7 +51,13 @@ describe("consent before install", () => {
         bundle({
           valid: false,
           problems: [
-            { severity: "error", path: "tools[1].entrypoint", line: 14, column: 7, message: "expected module.path:function" },
+            {
+              severity: "error",
+              path: "tools[1].entrypoint",
+              line: 14,
+              column: 7,
+              message: "expected module.path:function",
+            },
             { severity: "error", path: "version", line: 3, column: 10, message: "expected a string" },
             { severity: "error", path: "", line: null, column: null, message: "toolset.yaml is missing" },
             { severity: "warning", path: "x", line: 20, column: 1, message: "unknown key" },
@@ -81,7 +87,11 @@ describe("consent before install", () => {
   });
 
   it("imports a folder through the folder dialog", async () => {
-    const calls = mockCommands({ list_toolsets: () => [], pick_bundle_folder: () => "/home/me/dev/csv-report", check_bundle: () => bundle() });
+    const calls = mockCommands({
+      list_toolsets: () => [],
+      pick_bundle_folder: () => "/home/me/dev/csv-report",
+      check_bundle: () => bundle(),
+    });
     render(<ToolsetManager active onChanged={vi.fn()} />);
     await userEvent.click(await screen.findByRole("button", { name: "Import folder…" }));
     expect(await screen.findByRole("button", { name: "Install" })).toBeInTheDocument();
@@ -127,17 +137,40 @@ describe("install with progress", () => {
     expect(screen.getByText(/10 KB of 20 KB · 3 \/ 7 files/)).toBeInTheDocument();
     // Out of order frames are delivered in order: the step arrives last here.
     act(() => {
-      sendOnChannel(channel!, [{ bytes_done: 0, bytes_total: 0, files_done: 0, files_total: 0, step: "Installing pandas==2.2.3" }], 3);
-      sendOnChannel(channel!, [{ bytes_done: 20480, bytes_total: 20480, files_done: 7, files_total: 7, step: null }], 2);
+      sendOnChannel(
+        channel!,
+        [{ bytes_done: 0, bytes_total: 0, files_done: 0, files_total: 0, step: "Installing pandas==2.2.3" }],
+        3,
+      );
+      sendOnChannel(
+        channel!,
+        [{ bytes_done: 20480, bytes_total: 20480, files_done: 7, files_total: 7, step: null }],
+        2,
+      );
     });
     expect(bar).toHaveAttribute("aria-valuenow", "100");
     expect(screen.getByText("Installing pandas==2.2.3")).toBeInTheDocument();
-    act(() => sendOnChannel(channel!, [{ bytes_done: 20480, bytes_total: 20480, files_done: 7, files_total: 7, step: null }], 4));
+    act(() =>
+      sendOnChannel(
+        channel!,
+        [{ bytes_done: 20480, bytes_total: 20480, files_done: 7, files_total: 7, step: null }],
+        4,
+      ),
+    );
     expect(screen.getByText("Installing pandas==2.2.3")).toBeInTheDocument(); // the step stays
 
     installed = true;
-    done.resolve({ action: "installed", previous_version: null, toolset: csv, tools: ["csv-report:summarize"], warnings: [], will_run: bundle().will_run });
-    expect(await screen.findByRole("region", { name: "Installed" })).toHaveTextContent("CSV Report installed 0.2.0: 1 tool.");
+    done.resolve({
+      action: "installed",
+      previous_version: null,
+      toolset: csv,
+      tools: ["csv-report:summarize"],
+      warnings: [],
+      will_run: bundle().will_run,
+    });
+    expect(await screen.findByRole("region", { name: "Installed" })).toHaveTextContent(
+      "CSV Report installed 0.2.0: 1 tool.",
+    );
     expect(await screen.findByRole("listitem", { name: "CSV Report" })).toBeInTheDocument();
   });
 
@@ -146,7 +179,14 @@ describe("install with progress", () => {
       list_toolsets: () => [csv],
       pick_bundle: () => "/b.zip",
       check_bundle: () => bundle(),
-      import_toolset: () => ({ action: "reinstalled", previous_version: "0.2.0", toolset: csv, tools: [], warnings: [], will_run: bundle().will_run }),
+      import_toolset: () => ({
+        action: "reinstalled",
+        previous_version: "0.2.0",
+        toolset: csv,
+        tools: [],
+        warnings: [],
+        will_run: bundle().will_run,
+      }),
     });
     render(<ToolsetManager active onChanged={vi.fn()} />);
     await screen.findByText("CSV Report");

@@ -84,8 +84,22 @@ describe("map layout", () => {
     expect(layout.items.length).toBeLessThanOrEqual(8);
     const runs = layout.items.filter((it) => it.type === "run");
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ firstId: "n1", lastId: "n1996", count: 1996, firstDepth: 1, lastDepth: 1996, active: true });
-    expect(layout.items.map((it) => (it.type === "node" ? it.node.id : "⋯"))).toEqual(["root", "⋯", "n1997", "n1998", "n1999", "n2000"]);
+    expect(runs[0]).toMatchObject({
+      firstId: "n1",
+      lastId: "n1996",
+      count: 1996,
+      firstDepth: 1,
+      lastDepth: 1996,
+      active: true,
+    });
+    expect(layout.items.map((it) => (it.type === "node" ? it.node.id : "⋯"))).toEqual([
+      "root",
+      "⋯",
+      "n1997",
+      "n1998",
+      "n1999",
+      "n2000",
+    ]);
     expect(layout.rows).toBe(6);
     // Opened, every step is drawn again.
     expect(mapLayout(tree, new Set(["n1"])).items).toHaveLength(2001);
@@ -122,7 +136,12 @@ describe("map layout", () => {
     const off = (at: string, ids: string[]) => {
       tree.find((n) => n.id === at)!.children.push(ids[0]!);
       ids.forEach((id, i) =>
-        tree.push(node(id, i === 0 ? at : ids[i - 1]!, { children: i + 1 < ids.length ? [ids[i + 1]!] : [], on_active_branch: false })),
+        tree.push(
+          node(id, i === 0 ? at : ids[i - 1]!, {
+            children: i + 1 < ids.length ? [ids[i + 1]!] : [],
+            on_active_branch: false,
+          }),
+        ),
       );
     };
     off("m1", ["x1", "x2"]);
@@ -131,11 +150,25 @@ describe("map layout", () => {
     off("m11", ["v1"]);
     const layout = mapLayout(tree);
     const at = where(layout.items);
-    expect([at.m2, at.m3, at["run:m4"], at.m9, at.z1]).toEqual([[0, 2], [0, 3], [0, 4], [0, 5], [1, 6]]);
+    expect([at.m2, at.m3, at["run:m4"], at.m9, at.z1]).toEqual([
+      [0, 2],
+      [0, 3],
+      [0, 4],
+      [0, 5],
+      [1, 6],
+    ]);
     // y overlaps z's rows; x would be cut by the curve from m2 into y.
-    expect([at.y1, at.y4, at.x1, at.x2]).toEqual([[2, 3], [2, 6], [3, 2], [3, 3]]);
+    expect([at.y1, at.y4, at.x1, at.x2]).toEqual([
+      [2, 3],
+      [2, 6],
+      [3, 2],
+      [3, 3],
+    ]);
     // z ends a row above v starts: they share column 1.
-    expect([at.v1, at.m12]).toEqual([[1, 8], [0, 8]]);
+    expect([at.v1, at.m12]).toEqual([
+      [1, 8],
+      [0, 8],
+    ]);
     expect(layout.cols).toBe(4);
   });
 
@@ -187,7 +220,9 @@ describe("conversation map", () => {
     expect(current).toHaveAccessibleName(/^Step 3: csv_report\.summarize, /);
     expect(current.querySelector("title")?.textContent).toMatch(/You are here/);
     expect(current.querySelector(".map-ring")).not.toBeNull();
-    const active = nodes.filter((n) => n.classList.contains("map-node-active")).map((n) => n.getAttribute("data-node-id"));
+    const active = nodes
+      .filter((n) => n.classList.contains("map-node-active"))
+      .map((n) => n.getAttribute("data-node-id"));
     expect(active).toEqual(["root", "a", "b1", "c"]);
     expect(map.querySelectorAll(".map-edge-active")).toHaveLength(3);
     // Different kinds, different shapes: square start, diamond edit, circle tool.
@@ -198,7 +233,11 @@ describe("conversation map", () => {
 
   it("jumps to a clicked node: checkout, then moved; busy meanwhile, and the current node does nothing", async () => {
     const pending = deferred<unknown>();
-    const ipc = mockCommands({ chat_tree: () => branched(), list_tool_calls: () => calls, checkout: () => pending.promise });
+    const ipc = mockCommands({
+      chat_tree: () => branched(),
+      list_tool_calls: () => calls,
+      checkout: () => pending.promise,
+    });
     const moved = vi.fn();
     render(<ConversationMap chats={chats({ moved })} />);
     const map = await shown();
@@ -206,7 +245,9 @@ describe("conversation map", () => {
     expect(argsOf(ipc, "checkout")).toEqual([]);
 
     await userEvent.click(within(map).getByRole("button", { name: /^Step 2: read_file/ }));
-    expect(argsOf(ipc, "checkout").map(({ onProgress: _p, ...a }) => a)).toEqual([{ chatId: "chat-1", messageId: "b2" }]);
+    expect(argsOf(ipc, "checkout").map(({ onProgress: _p, ...a }) => a)).toEqual([
+      { chatId: "chat-1", messageId: "b2" },
+    ]);
     expect(screen.getByRole("status")).toHaveTextContent("Bringing that workspace back…");
     expect(map.parentElement).toHaveAttribute("aria-busy", "true");
     // A second click while the first runs is ignored.
@@ -268,7 +309,9 @@ describe("conversation map", () => {
 
     tree = [...branched(["root", "a", "b3", "e"])];
     tree.find((n) => n.id === "b3")!.children = ["e"];
-    tree.push(node("e", "b3", { role: "edit", content: [{ type: "workspace_edit", added: 0, removed: 1, modified: 0 }] }));
+    tree.push(
+      node("e", "b3", { role: "edit", content: [{ type: "workspace_edit", added: 0, removed: 1, modified: 0 }] }),
+    );
     rerender(<ConversationMap chats={chats({ revision: 1 })} />);
     await waitFor(() => expect(argsOf(ipc, "chat_tree")).toHaveLength(2));
     expect(screen.getByRole("group", { name: "Conversation tree" })).toBeInTheDocument();
@@ -308,6 +351,8 @@ describe("map labels", () => {
     expect(outcome(ended({ status: "cancelled", error_kind: "cancelled" }))).toBe("cancelled");
     expect(outcome(ended({ status: "error", error_kind: "exception" }))).toBe("failed");
     expect(outcome(ended({}))).toBeNull();
-    expect(nodeLabel(n, 3, ended({ status: "error", error_kind: "denied" }))).toMatch(/^Step 3: app-builder:run_command \(denied\)/);
+    expect(nodeLabel(n, 3, ended({ status: "error", error_kind: "denied" }))).toMatch(
+      /^Step 3: app-builder:run_command \(denied\)/,
+    );
   });
 });

@@ -10,10 +10,28 @@ const toolsets = [
   toolset({ id: "csv-report", name: "CSV Report" }),
 ];
 const tools = [
-  tool({ tool_id: "app-builder:run_command", toolset_id: "app-builder", name: "Run Command", description: "Run a shell command", requires_confirmation: true, render_config: { renderer: "code", config: {}, priority: 0 } }),
+  tool({
+    tool_id: "app-builder:run_command",
+    toolset_id: "app-builder",
+    name: "Run Command",
+    description: "Run a shell command",
+    requires_confirmation: true,
+    render_config: { renderer: "code", config: {}, priority: 0 },
+  }),
   tool({ tool_id: "app-builder:write_file", toolset_id: "app-builder", name: "Write File" }),
-  tool({ tool_id: "csv-report:summarize", toolset_id: "csv-report", name: "Summarize CSV", description: "Statistics of a CSV file", render_config: { renderer: "html", config: {}, priority: 0 } }),
-  tool({ tool_id: "delete_file", name: "Delete File", description: "Delete a workspace file", requires_confirmation: true }),
+  tool({
+    tool_id: "csv-report:summarize",
+    toolset_id: "csv-report",
+    name: "Summarize CSV",
+    description: "Statistics of a CSV file",
+    render_config: { renderer: "html", config: {}, priority: 0 },
+  }),
+  tool({
+    tool_id: "delete_file",
+    name: "Delete File",
+    description: "Delete a workspace file",
+    requires_confirmation: true,
+  }),
   tool({ tool_id: "everything:echo", name: "echo", description: "Echoes the input", render_config: null }),
   tool({ tool_id: "write_file", name: "Write File" }),
 ];

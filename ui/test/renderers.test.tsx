@@ -46,9 +46,13 @@ describe("code renderer", () => {
           ? { path: "src/app.py", size: 22, sha256: "ab", text: "def main():\n    return 1" }
           : { path: "src/app.py", size: 3, sha256: "cd", text: "NEWER" },
     });
-    const { container } = show(call({ render_plan: plan("code", { file: "src/app.py", language: "auto" }, { manifest_id: "man-after" }) }));
+    const { container } = show(
+      call({ render_plan: plan("code", { file: "src/app.py", language: "auto" }, { manifest_id: "man-after" }) }),
+    );
     await waitFor(() => expect(editorText(container)).toBe("def main():\n    return 1"));
-    expect(argsOf(calls, "get_workspace_file")).toEqual([{ chatId: "chat-1", path: "src/app.py", manifestId: "man-after" }]);
+    expect(argsOf(calls, "get_workspace_file")).toEqual([
+      { chatId: "chat-1", path: "src/app.py", manifestId: "man-after" },
+    ]);
     expect(screen.getByText("src/app.py")).toBeInTheDocument();
     expect(screen.getByText("Python")).toBeInTheDocument(); // auto: from the extension
     expect(container.querySelector(".cm-content")).toHaveAttribute("contenteditable", "false");
@@ -56,7 +60,9 @@ describe("code renderer", () => {
 
   it("shows inline content, editable when the config says so", async () => {
     mockCommands({});
-    const { container } = show(call({ render_plan: plan("code", { content: "ls -la", language: "shell", editable: true }) }));
+    const { container } = show(
+      call({ render_plan: plan("code", { content: "ls -la", language: "shell", editable: true }) }),
+    );
     await waitFor(() => expect(editorText(container)).toBe("ls -la"));
     expect(screen.getByText("Plain text")).toBeInTheDocument();
     expect(container.querySelector(".cm-content")).toHaveAttribute("contenteditable", "true");
@@ -84,9 +90,19 @@ describe("saving an editable code view", () => {
     const calls = mockCommands({
       get_workspace_file: () => ({ path: "sales.csv", size: 8, sha256: "ab", text: "a,b\n1,2" }),
       diff_text: editDiff,
-      save_edit: () => ({ message_id: "edit-1", manifest_id: "man-3", changed: true, added: 0, removed: 0, modified: 1, warnings: [] }),
+      save_edit: () => ({
+        message_id: "edit-1",
+        manifest_id: "man-3",
+        changed: true,
+        added: 0,
+        removed: 0,
+        modified: 1,
+        warnings: [],
+      }),
     });
-    const { container } = show(call({ node_id: "node-7", render_plan: plan("code", { file: "sales.csv", editable: true }) }));
+    const { container } = show(
+      call({ node_id: "node-7", render_plan: plan("code", { file: "sales.csv", editable: true }) }),
+    );
     await waitFor(() => expect(editorText(container)).toBe("a,b\n1,2"));
     const view = EditorView.findFromDOM(container.querySelector(".cm-editor") as HTMLElement)!;
     act(() => view.dispatch({ changes: { from: view.state.doc.length - 1, to: view.state.doc.length, insert: "3" } }));
@@ -108,9 +124,19 @@ describe("saving an editable code view", () => {
     const calls = mockCommands({
       get_workspace_file: () => ({ path: "README.md", size: 7, sha256: "ab", text: "# Title" }),
       diff_text: () => ({ unified: "+More.\n", added: 2, removed: 0 }),
-      save_edit: () => ({ message_id: "edit-2", manifest_id: "man-4", changed: true, added: 0, removed: 0, modified: 1, warnings: [] }),
+      save_edit: () => ({
+        message_id: "edit-2",
+        manifest_id: "man-4",
+        changed: true,
+        added: 0,
+        removed: 0,
+        modified: 1,
+        warnings: [],
+      }),
     });
-    const { container } = show(call({ node_id: "node-8", render_plan: plan("document", { file: "README.md", editable: true }) }));
+    const { container } = show(
+      call({ node_id: "node-8", render_plan: plan("document", { file: "README.md", editable: true }) }),
+    );
     expect(await screen.findByRole("heading", { name: "Title" })).toBeInTheDocument();
     act(() => screen.getByRole("tab", { name: "Edit" }).click());
     await waitFor(() => expect(editorText(container)).toBe("# Title"));
@@ -141,7 +167,8 @@ describe("saving an editable code view", () => {
 describe("document renderer", () => {
   it("renders markdown and never lets script or javascript: links through", async () => {
     mockCommands({});
-    const md = "# Report\n\nSome **bold** text.\n\n<script>window.__pwned = 1</script>\n\n<img src=x onerror=alert(1)>\n\n[click](javascript:alert(1))";
+    const md =
+      "# Report\n\nSome **bold** text.\n\n<script>window.__pwned = 1</script>\n\n<img src=x onerror=alert(1)>\n\n[click](javascript:alert(1))";
     const { container } = show(call({ render_plan: plan("document", { content: md }) }));
     expect(await screen.findByRole("heading", { name: "Report" })).toBeInTheDocument();
     const body = container.querySelector(".markdown-body")!;
@@ -163,7 +190,9 @@ describe("document renderer", () => {
   });
 
   it("reads a workspace file at the plan's manifest", async () => {
-    const calls = mockCommands({ get_workspace_file: () => ({ path: "README.md", size: 9, sha256: "ab", text: "## Hello" }) });
+    const calls = mockCommands({
+      get_workspace_file: () => ({ path: "README.md", size: 9, sha256: "ab", text: "## Hello" }),
+    });
     show(call({ render_plan: plan("document", { file: "README.md" }, { manifest_id: "m-7" }) }));
     expect(await screen.findByRole("heading", { name: "Hello" })).toBeInTheDocument();
     expect(argsOf(calls, "get_workspace_file")[0]).toMatchObject({ manifestId: "m-7" });
@@ -174,7 +203,9 @@ describe("html renderer", () => {
   it("loads render_url in an iframe sandboxed with allow-scripts only, never srcdoc", async () => {
     const url = "atelier-render://localhost/tok123/index.html";
     const calls = mockCommands({ render_url: () => url });
-    const { container } = show(call({ id: "call-9", render_plan: plan("html", { artifact: "./artifacts/v.html", data: { a: 1 } }) }));
+    const { container } = show(
+      call({ id: "call-9", render_plan: plan("html", { artifact: "./artifacts/v.html", data: { a: 1 } }) }),
+    );
     const frame = await waitFor(() => {
       const f = container.querySelector("iframe");
       expect(f).not.toBeNull();
@@ -198,7 +229,14 @@ describe("html renderer", () => {
       return f!;
     };
     await waitFor(() => expect(current().contentWindow).not.toBeNull());
-    const frame = { get style() { return current().style; }, get contentWindow() { return current().contentWindow; } };
+    const frame = {
+      get style() {
+        return current().style;
+      },
+      get contentWindow() {
+        return current().contentWindow;
+      },
+    };
     expect(frame.style.height).toBe("320px");
     const post = (data: unknown, source: Window | null) =>
       act(() => {
@@ -248,7 +286,9 @@ describe("frame renderer", () => {
       check_frame: frames(() => ({ access: "not_allowed", origin: "http://localhost.evil.com" })),
     });
     const { container } = show(call({ render_plan: plan("frame", { url: "http://localhost.evil.com/" }) }));
-    expect(await screen.findByRole("button", { name: "Allow pages from http://localhost.evil.com…" })).toBeInTheDocument();
+    expect(
+      await screen.findByRole("button", { name: "Allow pages from http://localhost.evil.com…" }),
+    ).toBeInTheDocument();
     expect(container.querySelector("iframe")).toBeNull();
     expect(screen.getByRole("alert")).toHaveTextContent("Atelier shows pages from this computer");
   });
@@ -299,7 +339,9 @@ describe("frame renderer", () => {
       check_frame: frames(() => ({ access: "allowed", origin: "https://docs.example.com" })),
     });
     const { container } = show(call({ render_plan: plan("frame", { url: "https://docs.example.com/guide" }) }));
-    await waitFor(() => expect(container.querySelector("iframe")?.getAttribute("src")).toBe("https://docs.example.com/guide"));
+    await waitFor(() =>
+      expect(container.querySelector("iframe")?.getAttribute("src")).toBe("https://docs.example.com/guide"),
+    );
     expect(container.querySelector("iframe")?.getAttribute("sandbox")).toBe("allow-scripts");
   });
 });
@@ -310,7 +352,9 @@ describe("image renderer", () => {
     const calls = mockCommands({ workspace_file_url: () => url });
     show(call({ render_plan: plan("image", { file: "out/chart.png", alt: "Chart" }, { manifest_id: "man-after" }) }));
     expect((await screen.findByRole("img", { name: "Chart" })).getAttribute("src")).toBe(url);
-    expect(argsOf(calls, "workspace_file_url")).toEqual([{ chatId: "chat-1", path: "out/chart.png", manifestId: "man-after" }]);
+    expect(argsOf(calls, "workspace_file_url")).toEqual([
+      { chatId: "chat-1", path: "out/chart.png", manifestId: "man-after" },
+    ]);
   });
 
   it("says so when the file is not an image the webview can decode", async () => {
@@ -357,7 +401,8 @@ describe("error view", () => {
       render_plan: plan("error", {
         kind: "tool_error",
         message: "ZeroDivisionError: division by zero",
-        traceback: 'Traceback (most recent call last):\n  File "tools/calc.py", line 3, in divide\nZeroDivisionError: division by zero',
+        traceback:
+          'Traceback (most recent call last):\n  File "tools/calc.py", line 3, in divide\nZeroDivisionError: division by zero',
         stdout: "computing…\n",
         stderr: "warning: slow\n",
       }),
@@ -375,11 +420,22 @@ describe("error view", () => {
 
   it("says a denied or cancelled call was the person's choice, not a failure, with what it printed", () => {
     mockCommands({});
-    const { unmount } = show(call({ render_plan: null, status: "error", error_kind: "denied", error: "denied by user", result: null }));
+    const { unmount } = show(
+      call({ render_plan: null, status: "error", error_kind: "denied", error: "denied by user", result: null }),
+    );
     expect(screen.queryByRole("group", { name: "Tool error" })).toBeNull();
     expect(screen.getByRole("group", { name: "Call stopped" })).toHaveTextContent("You denied this call: nothing ran");
     unmount();
-    show(call({ render_plan: null, status: "cancelled", error_kind: "cancelled", error: "cancelled", stdout: "ticking\n", result: null }));
+    show(
+      call({
+        render_plan: null,
+        status: "cancelled",
+        error_kind: "cancelled",
+        error: "cancelled",
+        stdout: "ticking\n",
+        result: null,
+      }),
+    );
     const view = screen.getByRole("group", { name: "Call stopped" });
     expect(view).toHaveTextContent("Cancelled while it ran");
     expect(screen.getByLabelText("Output (stdout)")).toHaveTextContent("ticking");
@@ -387,7 +443,15 @@ describe("error view", () => {
 
   it("falls back to the call's own error when there is no plan", () => {
     mockCommands({});
-    show(call({ render_plan: null, status: "error", error_kind: "interrupted", error: "the app stopped during the call", result: null }));
+    show(
+      call({
+        render_plan: null,
+        status: "error",
+        error_kind: "interrupted",
+        error: "the app stopped during the call",
+        result: null,
+      }),
+    );
     expect(screen.getByText("interrupted")).toBeInTheDocument();
     expect(screen.getByText("the app stopped during the call")).toBeInTheDocument();
   });

@@ -30,7 +30,11 @@ describe("settings panel", () => {
       get_settings: () => view(saved, []),
       allow_frame_origin: (a) => {
         if (String(a.origin).includes("*")) {
-          throw { kind: "invalid_setting", message: 'setting frame_origins: "https://*.x.org" cannot be used: wildcards are not allowed: name each host' };
+          throw {
+            kind: "invalid_setting",
+            message:
+              'setting frame_origins: "https://*.x.org" cannot be used: wildcards are not allowed: name each host',
+          };
         }
         saved = ["https://docs.example.com"];
         return view(saved, []);

@@ -59,7 +59,12 @@ describe("toolset list", () => {
   it("lists a toolset's tools when expanded", async () => {
     const tools = [
       tool({ tool_id: "app-builder:write_file", toolset_id: "app-builder" }),
-      tool({ tool_id: "app-builder:run_command", toolset_id: "app-builder", name: "Run Command", requires_confirmation: true }),
+      tool({
+        tool_id: "app-builder:run_command",
+        toolset_id: "app-builder",
+        name: "Run Command",
+        requires_confirmation: true,
+      }),
     ];
     mockCommands({ list_toolsets: () => [appBuilder], get_toolset: () => details(appBuilder, tools) });
     render(<ToolsetManager active onChanged={vi.fn()} />);

@@ -34,10 +34,29 @@ function chatTree(): MessageNode[] {
   const at = (min: number) => `2026-11-20T10:0${min}:00.000Z`;
   return [
     node("root", null, { children: ["a"] }),
-    node("a", "root", { content: [{ type: "tool_call", tool_call_id: "ca" }], children: ["b", "b2"], created_at: at(1) }),
-    node("b", "a", { role: "edit", source: "user_upload", content: [{ type: "workspace_edit", added: 1, removed: 0, modified: 0 }], children: ["c"], created_at: at(2) }),
-    node("c", "b", { role: "edit", source: "edit", content: [{ type: "workspace_edit", added: 0, removed: 0, modified: 2 }], created_at: at(3) }),
-    node("b2", "a", { content: [{ type: "tool_call", tool_call_id: "cb2" }], on_active_branch: false, created_at: at(4) }),
+    node("a", "root", {
+      content: [{ type: "tool_call", tool_call_id: "ca" }],
+      children: ["b", "b2"],
+      created_at: at(1),
+    }),
+    node("b", "a", {
+      role: "edit",
+      source: "user_upload",
+      content: [{ type: "workspace_edit", added: 1, removed: 0, modified: 0 }],
+      children: ["c"],
+      created_at: at(2),
+    }),
+    node("c", "b", {
+      role: "edit",
+      source: "edit",
+      content: [{ type: "workspace_edit", added: 0, removed: 0, modified: 2 }],
+      created_at: at(3),
+    }),
+    node("b2", "a", {
+      content: [{ type: "tool_call", tool_call_id: "cb2" }],
+      on_active_branch: false,
+      created_at: at(4),
+    }),
   ];
 }
 
@@ -61,7 +80,10 @@ function mock() {
   return mockCommands({
     get_workspace_manifest: (a) => manifest(typeof a.manifestId === "string" ? a.manifestId : "man-c", "edit"),
     chat_tree: () => chatTree(),
-    list_tool_calls: () => [call({ id: "ca", node_id: "a", tool_id: "write_file" }), call({ id: "cb2", node_id: "b2", tool_id: "list_files" })],
+    list_tool_calls: () => [
+      call({ id: "ca", node_id: "a", tool_id: "write_file" }),
+      call({ id: "cb2", node_id: "b2", tool_id: "list_files" }),
+    ],
     diff_nodes: diffOf,
   });
 }
@@ -88,8 +110,14 @@ describe("comparing two nodes", () => {
 
     // Every node has a readable name: where it is, what it was, and which is current.
     const from = within(panel).getByLabelText("From");
-    await waitFor(() => expect(within(from).getByRole("option", { selected: true }).textContent).toMatch(/^Step 2 \(1\/2\) · upload: 1 added · /));
-    const labels = within(from).getAllByRole("option").map((o) => o.textContent ?? "");
+    await waitFor(() =>
+      expect(within(from).getByRole("option", { selected: true }).textContent).toMatch(
+        /^Step 2 \(1\/2\) · upload: 1 added · /,
+      ),
+    );
+    const labels = within(from)
+      .getAllByRole("option")
+      .map((o) => o.textContent ?? "");
     expect(labels.map((l) => l.replace(/ · [^·]*\d[^·]*(?= · current|$)/, ""))).toEqual([
       "Start · empty workspace",
       "Step 1 · write_file",

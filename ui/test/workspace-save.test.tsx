@@ -60,7 +60,9 @@ describe("getting a file out", () => {
     expect(screen.getByRole("button", { name: "Saving…" })).toBeDisabled();
     picked.resolve("/home/me/Downloads/app.wasm");
     expect(await screen.findByText("Saved to /home/me/Downloads/app.wasm.")).toBeInTheDocument();
-    expect(argsOf(calls, "export_workspace_file")).toEqual([{ chatId: "chat-1", manifestId: "man-7", path: "dist/app.wasm" }]);
+    expect(argsOf(calls, "export_workspace_file")).toEqual([
+      { chatId: "chat-1", manifestId: "man-7", path: "dist/app.wasm" },
+    ]);
     expect(screen.getByRole("button", { name: "Save as…" })).toBeEnabled();
   });
 

@@ -30,9 +30,13 @@ function manifest(paths: string[], changes: Record<string, string | null> = {}, 
 
 const PROJECT = ["top.txt", "src/app.py", "src/lib/util.py", "src/lib/more.py", "docs/readme.md"];
 
-const rowTitles = (tree: HTMLElement) => within(tree).getAllByRole("treeitem").map((r) => r.getAttribute("title"));
+const rowTitles = (tree: HTMLElement) =>
+  within(tree)
+    .getAllByRole("treeitem")
+    .map((r) => r.getAttribute("title"));
 const row = (tree: HTMLElement, path: string) => within(tree).getByTitle(path);
-const activeRow = (tree: HTMLElement) => document.getElementById(tree.getAttribute("aria-activedescendant") ?? "")?.getAttribute("title");
+const activeRow = (tree: HTMLElement) =>
+  document.getElementById(tree.getAttribute("aria-activedescendant") ?? "")?.getAttribute("title");
 
 async function showTree(m: WorkspaceManifest | (() => WorkspaceManifest), file = "print('hi')\n") {
   const calls = mockCommands({
@@ -47,7 +51,16 @@ async function showTree(m: WorkspaceManifest | (() => WorkspaceManifest), file =
 describe("the workspace tree", () => {
   it("shows folders before files, how many files each folder holds, and what the last step changed", async () => {
     const { tree } = await showTree(manifest(PROJECT, { "src/lib/util.py": "h", "gone.txt": null }));
-    expect(rowTitles(tree)).toEqual(["docs", "docs/readme.md", "src", "src/lib", "src/lib/more.py", "src/lib/util.py", "src/app.py", "top.txt"]);
+    expect(rowTitles(tree)).toEqual([
+      "docs",
+      "docs/readme.md",
+      "src",
+      "src/lib",
+      "src/lib/more.py",
+      "src/lib/util.py",
+      "src/app.py",
+      "top.txt",
+    ]);
     expect(within(row(tree, "src")).getByTitle("3 files")).toHaveTextContent("3");
     expect(within(row(tree, "src/lib")).getByTitle("2 files")).toHaveTextContent("2");
     expect(within(row(tree, "docs")).getByTitle("1 file")).toHaveTextContent("1");
@@ -95,7 +108,9 @@ describe("the workspace tree", () => {
     expect(argsOf(calls, "get_workspace_file")).toEqual([]); // moving opens nothing
     await userEvent.keyboard("{Enter}");
     await waitFor(() => expect(view.container.querySelector(".cm-content")?.textContent).toBe("print('hi')"));
-    expect(argsOf(calls, "get_workspace_file")).toEqual([{ chatId: "chat-1", path: "src/lib/util.py", manifestId: "man-1" }]);
+    expect(argsOf(calls, "get_workspace_file")).toEqual([
+      { chatId: "chat-1", path: "src/lib/util.py", manifestId: "man-1" },
+    ]);
     expect(row(tree, "src/lib/util.py")).toHaveAttribute("aria-selected", "true");
     await userEvent.keyboard("{ArrowLeft}"); // a file: to its folder
     expect(activeRow(tree)).toBe("src/lib");

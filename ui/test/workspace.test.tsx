@@ -16,7 +16,11 @@ function chats(selectedId: string | null = "chat-1"): Chats {
   return chatsStub({ selectedId });
 }
 
-function manifest(files: Record<string, string>, changes: Record<string, string | null> = {}, over: Partial<WorkspaceManifest> = {}): WorkspaceManifest {
+function manifest(
+  files: Record<string, string>,
+  changes: Record<string, string | null> = {},
+  over: Partial<WorkspaceManifest> = {},
+): WorkspaceManifest {
   return {
     id: "man-1",
     chat_id: "chat-1",
@@ -37,7 +41,8 @@ function manifest(files: Record<string, string>, changes: Record<string, string 
 describe("workspace browser", () => {
   it("shows the active node's files as a tree, marks the ones the last step changed, and shows one", async () => {
     const calls = mockCommands({
-      get_workspace_manifest: () => manifest({ "app.py": "aa", "data/chart.png": "bb", "notes.md": "cc" }, { "app.py": "aa", "gone.txt": null }),
+      get_workspace_manifest: () =>
+        manifest({ "app.py": "aa", "data/chart.png": "bb", "notes.md": "cc" }, { "app.py": "aa", "gone.txt": null }),
       get_workspace_file: () => ({ path: "app.py", size: 9, sha256: "aa", text: "print(1)\n" }),
       workspace_file_url: () => "atelier-render://localhost/0123/chart.png",
     });
@@ -57,16 +62,29 @@ describe("workspace browser", () => {
     expect(argsOf(calls, "get_workspace_file")).toEqual([{ chatId: "chat-1", path: "app.py", manifestId: "man-1" }]);
 
     await userEvent.click(within(tree).getByTitle("data/chart.png"));
-    expect((await screen.findByRole("img", { name: "data/chart.png" })).getAttribute("src")).toBe("atelier-render://localhost/0123/chart.png");
+    expect((await screen.findByRole("img", { name: "data/chart.png" })).getAttribute("src")).toBe(
+      "atelier-render://localhost/0123/chart.png",
+    );
   });
 
   it("adds dropped files as an upload node and reloads", async () => {
     let version = 0;
     const calls = mockCommands({
-      get_workspace_manifest: () => (version === 0 ? manifest({}) : manifest({ "report.csv": "dd" }, { "report.csv": "dd" }, { id: "man-2", source: "user_upload" })),
+      get_workspace_manifest: () =>
+        version === 0
+          ? manifest({})
+          : manifest({ "report.csv": "dd" }, { "report.csv": "dd" }, { id: "man-2", source: "user_upload" }),
       upload_files: () => {
         version = 1;
-        return { message_id: "m2", manifest_id: "man-2", changed: true, added: 1, removed: 0, modified: 0, warnings: ["photos/link: a symlink, not copied"] };
+        return {
+          message_id: "m2",
+          manifest_id: "man-2",
+          changed: true,
+          added: 1,
+          removed: 0,
+          modified: 0,
+          warnings: ["photos/link: a symlink, not copied"],
+        };
       },
     });
     render(<WorkspaceView chats={chats()} active />);
@@ -74,8 +92,12 @@ describe("workspace browser", () => {
     await settle();
     await act(() => emit("tauri://drag-over", { position: { x: 1, y: 1 } }));
     expect(screen.getByTestId("workspace-view")).toHaveClass("drop-over");
-    await act(() => emit("tauri://drag-drop", { paths: ["/home/me/report.csv", "/home/me/photos"], position: { x: 1, y: 1 } }));
-    expect(await screen.findByText(/Added as a new upload node: 1 new, 0 changed\. Skipped: photos\/link/)).toBeInTheDocument();
+    await act(() =>
+      emit("tauri://drag-drop", { paths: ["/home/me/report.csv", "/home/me/photos"], position: { x: 1, y: 1 } }),
+    );
+    expect(
+      await screen.findByText(/Added as a new upload node: 1 new, 0 changed\. Skipped: photos\/link/),
+    ).toBeInTheDocument();
     expect(argsOf(calls, "upload_files").map(({ onProgress: _c, ...a }) => a)).toEqual([
       { chatId: "chat-1", paths: ["/home/me/report.csv", "/home/me/photos"], dest: "" },
     ]);
@@ -145,15 +167,30 @@ describe("after a switch", () => {
     // The switch started reading the target while the workspace moved…
     prefetchManifest("chat-1", "man-b");
     // …then said where the chat is now.
-    view.rerender(<WorkspaceView chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }} active />);
+    view.rerender(
+      <WorkspaceView
+        chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }}
+        active
+      />,
+    );
     expect(await screen.findByText("branch-b")).toBeInTheDocument();
     expect(argsOf(calls, "get_workspace_manifest")).toEqual([
       { chatId: "chat-1", manifestId: null },
       { chatId: "chat-1", manifestId: "man-b" },
     ]);
     // Shown again later (the tab was hidden): the active state is read afresh.
-    view.rerender(<WorkspaceView chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }} active={false} />);
-    view.rerender(<WorkspaceView chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }} active />);
+    view.rerender(
+      <WorkspaceView
+        chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }}
+        active={false}
+      />,
+    );
+    view.rerender(
+      <WorkspaceView
+        chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }}
+        active
+      />,
+    );
     await settle();
     expect(argsOf(calls, "get_workspace_manifest").at(-1)).toEqual({ chatId: "chat-1", manifestId: null });
   });
@@ -173,6 +210,14 @@ describe("after a switch", () => {
     for (const id of ["m0", "m1", "m2", "m3", "m4", "m4", "m0"]) await manifestOf("chat-1", id);
     // m0 is read again after its failure; m4, asked twice, is read once; with room
     // for four, m4 pushed m0 out, so asking for m0 once more reads it again.
-    expect(argsOf(calls, "get_workspace_manifest").map((a) => a.manifestId)).toEqual(["m0", "m0", "m1", "m2", "m3", "m4", "m0"]);
+    expect(argsOf(calls, "get_workspace_manifest").map((a) => a.manifestId)).toEqual([
+      "m0",
+      "m0",
+      "m1",
+      "m2",
+      "m3",
+      "m4",
+      "m0",
+    ]);
   });
 });

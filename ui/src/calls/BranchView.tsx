@@ -97,7 +97,8 @@ export function BranchView({
     },
   );
 
-  if (tree.state === "error") return <ErrorBox error={tree.error} title="The conversation could not be read." onRetry={reload} />;
+  if (tree.state === "error")
+    return <ErrorBox error={tree.error} title="The conversation could not be read." onRetry={reload} />;
   if (tree.data === null) return <Spinner label="Loading the conversation…" />;
   const leaf = steps.at(-1)?.node.id ?? null;
   return (

@@ -43,12 +43,18 @@ export function LiveCallCard({ call }: { call: LiveCall }) {
   useEffect(() => {
     // A new call or a question for the person: bring it into view.
     const el = card.current;
-    if (el !== null && typeof el.scrollIntoView === "function") el.scrollIntoView({ behavior: "smooth", block: "nearest" });
+    if (el !== null && typeof el.scrollIntoView === "function")
+      el.scrollIntoView({ behavior: "smooth", block: "nearest" });
   }, [call.awaiting]);
 
   const status = call.awaiting ? "waiting for approval" : call.callId === null ? "starting" : "running";
   return (
-    <article ref={card} className="call-card call-live" aria-label={`Call of ${call.toolId}`} data-call-id={call.callId ?? undefined}>
+    <article
+      ref={card}
+      className="call-card call-live"
+      aria-label={`Call of ${call.toolId}`}
+      data-call-id={call.callId ?? undefined}
+    >
       <header className="call-header">
         <code className="call-tool">{call.toolId}</code>
         <Badge tone={call.awaiting ? "warning" : "info"}>{status}</Badge>
@@ -65,8 +71,8 @@ export function LiveCallCard({ call }: { call: LiveCall }) {
       {call.awaiting ? (
         <div className="approval" role="group" aria-label="Approval">
           <p>
-            This tool asks for your approval before it runs. <strong>Approve</strong> runs it with the arguments
-            above; <strong>Deny</strong> records the call as denied and runs nothing.
+            This tool asks for your approval before it runs. <strong>Approve</strong> runs it with the arguments above;{" "}
+            <strong>Deny</strong> records the call as denied and runs nothing.
           </p>
           <div className="panel-actions">
             <button type="button" className="btn btn-primary" disabled={answering} onClick={() => decide(true)}>
@@ -80,7 +86,9 @@ export function LiveCallCard({ call }: { call: LiveCall }) {
       ) : (
         <LiveProgress call={call} />
       )}
-      {error !== null && <ErrorBox error={error} title="The answer did not reach the call." onDismiss={() => setError(null)} />}
+      {error !== null && (
+        <ErrorBox error={error} title="The answer did not reach the call." onDismiss={() => setError(null)} />
+      )}
     </article>
   );
 }

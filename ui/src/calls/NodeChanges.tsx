@@ -9,7 +9,17 @@ import { DiffList } from "../workspace/DiffList";
  * each file's diff, and a way to bring one file back as it was after this
  * step into the current workspace (an edit node on the active branch).
  */
-export function NodeChanges({ chatId, from, to, onRestored }: { chatId: string; from: string; to: string; onRestored: () => void }) {
+export function NodeChanges({
+  chatId,
+  from,
+  to,
+  onRestored,
+}: {
+  chatId: string;
+  from: string;
+  to: string;
+  onRestored: () => void;
+}) {
   const [load] = useLoad(() => api.diffNodes(chatId, from, to), `${chatId}:${from}:${to}`);
   const [note, setNote] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -21,12 +31,19 @@ export function NodeChanges({ chatId, from, to, onRestored }: { chatId: string; 
     setError(null);
     setNote(null);
     api.restoreFile(chatId, path, to).then((out) => {
-      setNote(out.changed ? `${path} is back as it was after this step (a new edit node).` : `${path} is already like that.`);
+      setNote(
+        out.changed ? `${path} is back as it was after this step (a new edit node).` : `${path} is already like that.`,
+      );
       onRestored();
     }, setError);
   };
   const restoreButton = (path: string) => (
-    <button type="button" className="btn btn-small btn-ghost" aria-label={`Restore ${path} as of this step`} onClick={() => restore(path)}>
+    <button
+      type="button"
+      className="btn btn-small btn-ghost"
+      aria-label={`Restore ${path} as of this step`}
+      onClick={() => restore(path)}
+    >
       Restore
     </button>
   );

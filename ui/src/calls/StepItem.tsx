@@ -97,14 +97,13 @@ export const StepItem = memo(function StepItem({
           </button>
         )}
       </div>
-      {call !== null ? <CallCard call={call} onRerun={onRerun} deferBody={deferBody} /> : <p className="edit-node muted">{editSummary(node)}</p>}
+      {call !== null ? (
+        <CallCard call={call} onRerun={onRerun} deferBody={deferBody} />
+      ) : (
+        <p className="edit-node muted">{editSummary(node)}</p>
+      )}
       {node.parent_id !== null && (
-        <StepChanges
-          chatId={chatId}
-          from={node.parent_id}
-          to={node.id}
-          onRestored={onRestored}
-        />
+        <StepChanges chatId={chatId} from={node.parent_id} to={node.id} onRestored={onRestored} />
       )}
     </>
   );

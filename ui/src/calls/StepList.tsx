@@ -24,7 +24,9 @@ function useReveal(list: React.RefObject<HTMLOListElement | null>, focusId: stri
   const shown = useRef<string | null>(null);
   useEffect(() => {
     if (focusId === null || shown.current === focusId) return;
-    const item = [...(list.current?.children ?? [])].find((el) => el instanceof HTMLElement && el.dataset.callId === focusId);
+    const item = [...(list.current?.children ?? [])].find(
+      (el) => el instanceof HTMLElement && el.dataset.callId === focusId,
+    );
     if (!(item instanceof HTMLElement)) return;
     shown.current = focusId;
     return revealWhileLoading(item);
@@ -60,6 +62,7 @@ function VirtualSteps({ steps, focusId, render }: Props) {
   // Where the list starts inside the scroller: the runner form above it
   // grows and shrinks, so this is read after every render.
   const [margin, setMargin] = useState(0);
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- after every render by design; both setters are guarded
   useLayoutEffect(() => {
     const s = scroller ?? scrollerOf(list.current);
     if (s !== scroller) setScroller(s);
@@ -104,7 +107,12 @@ function VirtualSteps({ steps, focusId, render }: Props) {
   for (const item of items) if (!v.isScrolling || full.current.has(item.key)) nowFull.add(item.key);
   full.current = nowFull;
   return (
-    <ol className="call-list call-list-virtual" ref={list} aria-label="Active branch" style={{ height: v.getTotalSize() }}>
+    <ol
+      className="call-list call-list-virtual"
+      ref={list}
+      aria-label="Active branch"
+      style={{ height: v.getTotalSize() }}
+    >
       {items.map((item) => {
         const step = steps[item.index]!;
         return (

@@ -77,7 +77,17 @@ export function RunsProvider({ children }: { children: ReactNode }) {
   const start = useCallback(
     async (chatId: string, toolId: string, args: JsonValue) => {
       const key = next.current++;
-      const call: LiveCall = { key, chatId, toolId, args, startedAt: Date.now(), callId: null, awaiting: false, walk: null, output: "" };
+      const call: LiveCall = {
+        key,
+        chatId,
+        toolId,
+        args,
+        startedAt: Date.now(),
+        callId: null,
+        awaiting: false,
+        walk: null,
+        output: "",
+      };
       byKey.current.set(key, call);
       setLive((all) => [...all, call]);
       try {

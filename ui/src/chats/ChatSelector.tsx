@@ -36,7 +36,9 @@ export function ChatSelector({ chats }: { chats: Chats }) {
         </button>
       </div>
       {load.state === "loading" && load.data === null && <p className="muted small">Loading chats…</p>}
-      {load.state === "error" && <ErrorBox error={load.error} title="Chats could not be loaded." onRetry={chats.reload} />}
+      {load.state === "error" && (
+        <ErrorBox error={load.error} title="Chats could not be loaded." onRetry={chats.reload} />
+      )}
       {load.data !== null && list.length === 0 && (
         <p className="muted small">No chat yet. Create one, or just run a tool: a chat is made for it.</p>
       )}

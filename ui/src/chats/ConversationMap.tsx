@@ -32,16 +32,22 @@ const NONE: ReadonlySet<string> = new Set();
 
 export function ConversationMap({ chats }: { chats: Chats }) {
   const chatId = chats.selectedId;
-  const [load, reload] = useLoad<MapData | null>(async () => {
-    if (chatId === null) return null;
-    // The call list only names the tools; without it the map still works.
-    const [tree, calls] = await Promise.all([
-      api.chatTree(chatId),
-      api.listToolCalls(chatId).catch((): ToolCallRecord[] => []),
-    ]);
-    return { chatId, tree, calls: new Map(calls.map((c) => [c.id, c])) };
-  }, `${chatId ?? ""}:${chats.revision}`);
-  const [opened, setOpened] = useState<{ chatId: string | null; keys: ReadonlySet<string> }>({ chatId: null, keys: NONE });
+  const [load, reload] = useLoad<MapData | null>(
+    async () => {
+      if (chatId === null) return null;
+      // The call list only names the tools; without it the map still works.
+      const [tree, calls] = await Promise.all([
+        api.chatTree(chatId),
+        api.listToolCalls(chatId).catch((): ToolCallRecord[] => []),
+      ]);
+      return { chatId, tree, calls: new Map(calls.map((c) => [c.id, c])) };
+    },
+    `${chatId ?? ""}:${chats.revision}`,
+  );
+  const [opened, setOpened] = useState<{ chatId: string | null; keys: ReadonlySet<string> }>({
+    chatId: null,
+    keys: NONE,
+  });
   const [busy, setBusy] = useState<string | null>(null);
   const busyRef = useRef(false);
   const [error, setError] = useState<unknown>(null);
@@ -114,7 +120,11 @@ export function ConversationMap({ chats }: { chats: Chats }) {
       {layout !== null && data != null && (
         <>
           {expanded.size > 0 && (
-            <button type="button" className="btn btn-small btn-ghost map-fold" onClick={() => setOpened({ chatId, keys: NONE })}>
+            <button
+              type="button"
+              className="btn btn-small btn-ghost map-fold"
+              onClick={() => setOpened({ chatId, keys: NONE })}
+            >
               Fold long runs again
             </button>
           )}
@@ -125,7 +135,11 @@ export function ConversationMap({ chats }: { chats: Chats }) {
           >
             <MapSvg layout={layout} calls={data.calls} busy={busy} onJump={(id) => void jump(id)} onUnfold={unfold} />
           </div>
-          {busy !== null && <p className="map-status small muted" role="status">Bringing that workspace back…</p>}
+          {busy !== null && (
+            <p className="map-status small muted" role="status">
+              Bringing that workspace back…
+            </p>
+          )}
         </>
       )}
     </section>
@@ -145,11 +159,22 @@ function MapSvg(props: {
   return (
     <svg className="map-svg" role="group" aria-label="Conversation tree" width={width} height={height}>
       {layout.edges.map((e) => (
-        <path key={`${e.from}-${e.to}`} className={e.active ? "map-edge map-edge-active" : "map-edge"} d={edgePath(layout.items[e.from]!, layout.items[e.to]!)} />
+        <path
+          key={`${e.from}-${e.to}`}
+          className={e.active ? "map-edge map-edge-active" : "map-edge"}
+          d={edgePath(layout.items[e.from]!, layout.items[e.to]!)}
+        />
       ))}
       {layout.items.map((item) =>
         item.type === "node" ? (
-          <MapNode key={item.node.id} item={item} width={width} calls={props.calls} busy={props.busy} onJump={props.onJump} />
+          <MapNode
+            key={item.node.id}
+            item={item}
+            width={width}
+            calls={props.calls}
+            busy={props.busy}
+            onJump={props.onJump}
+          />
         ) : (
           <MapRun key={`run-${item.key}`} item={item} width={width} onUnfold={props.onUnfold} />
         ),
@@ -184,7 +209,9 @@ function Shape({ kind, cx, cy }: { kind: NodeKind; cx: number; cy: number }) {
       // An arrow into the workspace: files came in from outside.
       return <polygon className="map-shape" points={`${cx - 5},${cy - 5} ${cx + 5},${cy - 5} ${cx},${cy + 5}`} />;
     case "edit":
-      return <polygon className="map-shape" points={`${cx},${cy - 6} ${cx + 6},${cy} ${cx},${cy + 6} ${cx - 6},${cy}`} />;
+      return (
+        <polygon className="map-shape" points={`${cx},${cy - 6} ${cx + 6},${cy} ${cx},${cy + 6} ${cx - 6},${cy}`} />
+      );
     case "message":
       return <rect className="map-shape" x={cx - 5} y={cy - 4} width={10} height={8} rx={3} />;
     case "tool":

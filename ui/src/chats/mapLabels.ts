@@ -55,7 +55,10 @@ export function editCounts(node: MessageNode): string {
 }
 
 function text(node: MessageNode): string {
-  const all = node.content.map((p) => (p.type === "text" ? p.text : "")).join(" ").trim();
+  const all = node.content
+    .map((p) => (p.type === "text" ? p.text : ""))
+    .join(" ")
+    .trim();
   return all.length > 40 ? `${all.slice(0, 39)}…` : all;
 }
 

@@ -121,7 +121,16 @@ export function mapLayout(tree: readonly MessageNode[], expanded: ReadonlySet<st
   };
   const placeNode = (node: MessageNode, col: number, row: number, depth: number, from: number | null): number =>
     place(
-      { type: "node", node, col, row, depth, active: node.on_active_branch, current: node.id === currentId, room: false },
+      {
+        type: "node",
+        node,
+        col,
+        row,
+        depth,
+        active: node.on_active_branch,
+        current: node.id === currentId,
+        room: false,
+      },
       from,
     );
 
@@ -140,7 +149,7 @@ export function mapLayout(tree: readonly MessageNode[], expanded: ReadonlySet<st
     if (foldable(node)) {
       // Collect the whole run once, so each node is looked at O(1) times.
       const run: MessageNode[] = [];
-      for (let n: MessageNode | undefined = node; n !== undefined && foldable(n) && !seen.has(n.id); ) {
+      for (let n: MessageNode | undefined = node; n !== undefined && foldable(n) && !seen.has(n.id);) {
         run.push(n);
         seen.add(n.id);
         n = byId.get(n.children[0]!);

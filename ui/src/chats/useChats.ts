@@ -1,4 +1,4 @@
-import { useCallback, useRef, useState } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { api } from "../api";
 import type { Chat } from "../bindings";
 import { useLoad, type Load } from "../lib/useLoad";
@@ -45,11 +45,13 @@ export function useChats(): Chats {
   const selectedRef = useRef<string | null>(null);
   const moved = useCallback((activeManifestId?: string) => {
     const chatId = selectedRef.current;
-    setActiveManifest(activeManifestId !== undefined && chatId !== null ? { chatId, manifestId: activeManifestId } : null);
+    setActiveManifest(
+      activeManifestId !== undefined && chatId !== null ? { chatId, manifestId: activeManifestId } : null,
+    );
     setRevision((r) => r + 1);
   }, []);
 
-  const list = load.data ?? [];
+  const list = useMemo(() => load.data ?? [], [load.data]);
   // The picked chat if it still exists, else the most recently updated one.
   const selectedId =
     list.find((c) => c.id === picked)?.id ??

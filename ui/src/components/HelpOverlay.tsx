@@ -16,7 +16,13 @@ export function HelpOverlay({ onClose }: { onClose: () => void }) {
   }, []);
   return (
     <div className="modal-backdrop" onClick={onClose}>
-      <div className="modal" role="dialog" aria-modal="true" aria-labelledby="help-title" onClick={(e) => e.stopPropagation()}>
+      <div
+        className="modal"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="help-title"
+        onClick={(e) => e.stopPropagation()}
+      >
         <h2 id="help-title" className="modal-title">
           Keyboard shortcuts
         </h2>

@@ -1,7 +1,8 @@
 import { useEffect, useRef } from "react";
 
 /** What a shortcut does; views that own the action listen for it. */
-export type Action = "new-chat" | "run-tool" | "focus-picker" | "prev-sibling" | "next-sibling" | "help" | `tab-${number}`;
+export type Action =
+  "new-chat" | "run-tool" | "focus-picker" | "prev-sibling" | "next-sibling" | "help" | `tab-${number}`;
 
 export type Shortcut = { keys: string; action: Action; what: string };
 

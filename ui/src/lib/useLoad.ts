@@ -1,9 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 
 export type Load<T> =
-  | { state: "loading"; data: T | null }
-  | { state: "ok"; data: T }
-  | { state: "error"; data: T | null; error: unknown };
+  { state: "loading"; data: T | null } | { state: "ok"; data: T } | { state: "error"; data: T | null; error: unknown };
 
 /**
  * Runs `fetcher` when `key` changes (and on `reload()`), keeping the last

@@ -34,7 +34,13 @@ export function CallView({ call }: { call: ToolCallRecord }) {
     if (call.error !== null || call.status === "error") {
       return (
         <ErrorView
-          info={{ kind: call.error_kind, message: call.error, traceback: null, stdout: call.stdout, stderr: call.stderr }}
+          info={{
+            kind: call.error_kind,
+            message: call.error,
+            traceback: null,
+            stdout: call.stdout,
+            stderr: call.stderr,
+          }}
         />
       );
     }

@@ -68,6 +68,7 @@ export function CodeEditor({
       view.current = null;
     };
     // The document and the grammar are synced below; a new mode rebuilds the editor.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `text` is synced by the effect below, not by a rebuild
   }, [editable, label]);
 
   useEffect(() => {

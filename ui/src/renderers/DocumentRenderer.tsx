@@ -20,7 +20,17 @@ export function MarkdownView({ source }: { source: string }) {
 
 const MARKDOWN = languageFor("markdown", null);
 
-function DocumentBody({ text, path, editable, save }: { text: string; path: string | null; editable: boolean; save: Save | null }) {
+function DocumentBody({
+  text,
+  path,
+  editable,
+  save,
+}: {
+  text: string;
+  path: string | null;
+  editable: boolean;
+  save: Save | null;
+}) {
   const [mode, setMode] = useState<"preview" | "source">("preview");
   const [draft, setDraft] = useState(text);
   const { bar, below } = useSaveControls({ path, text, draft, setDraft, save });
@@ -55,7 +65,13 @@ export function DocumentRenderer({ call, plan, config }: RendererProps) {
   return (
     <ContentGate load={load}>
       {(text, path) => (
-        <DocumentBody key={text} text={text} path={path} editable={bool(config, "editable")} save={saverFor(call, config)} />
+        <DocumentBody
+          key={text}
+          text={text}
+          path={path}
+          editable={bool(config, "editable")}
+          save={saverFor(call, config)}
+        />
       )}
     </ContentGate>
   );

@@ -77,7 +77,9 @@ function Frame({ call, url }: RendererProps & { url: string }) {
         <button type="button" className="btn btn-small" onClick={() => setAsking(true)}>
           Allow pages from {origin}…
         </button>
-        {error !== null && <ErrorBox title="Could not save the setting." error={error} onDismiss={() => setError(null)} />}
+        {error !== null && (
+          <ErrorBox title="Could not save the setting." error={error} onDismiss={() => setError(null)} />
+        )}
         {asking && (
           <ConfirmDialog
             title={`Show pages from ${origin}?`}
@@ -90,8 +92,8 @@ function Frame({ call, url }: RendererProps & { url: string }) {
           >
             <p>
               Frame renderers of every tool will be able to load pages from <code>{origin}</code>. The pages run in a
-              sandbox with no access to Atelier, your files or your chats, but they can reach that site and see what
-              the tool puts in the URL.
+              sandbox with no access to Atelier, your files or your chats, but they can reach that site and see what the
+              tool puts in the URL.
             </p>
             <p>Atelier applies this after a restart. You can take it back in Settings.</p>
           </ConfirmDialog>

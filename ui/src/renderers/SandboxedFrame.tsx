@@ -6,7 +6,15 @@ import { useFrameResize } from "./useFrameResize";
  * `sandbox="allow-scripts"` (never allow-same-origin, never srcdoc), so it
  * runs in an opaque origin with no access to the app or its IPC.
  */
-export function SandboxedFrame({ src, title, initialHeight = 320 }: { src: string; title: string; initialHeight?: number }) {
+export function SandboxedFrame({
+  src,
+  title,
+  initialHeight = 320,
+}: {
+  src: string;
+  title: string;
+  initialHeight?: number;
+}) {
   const ref = useRef<HTMLIFrameElement>(null);
   const height = useFrameResize(ref, initialHeight);
   return (

@@ -80,14 +80,11 @@ export function useSaveControls({
             setAsking(false);
             setError(null);
             const text = draft;
-            save(text).then(
-              (out) => {
-                setSaved(out);
-                setBase(text);
-                if (out.changed) moved();
-              },
-              setError,
-            );
+            save(text).then((out) => {
+              setSaved(out);
+              setBase(text);
+              if (out.changed) moved();
+            }, setError);
           }}
         />
       )}

@@ -6,8 +6,14 @@ export type Lang = { name: string; load: () => Promise<LanguageSupport> };
 const LANGS: Record<string, Lang> = {
   javascript: { name: "JavaScript", load: () => import("@codemirror/lang-javascript").then((m) => m.javascript()) },
   jsx: { name: "JSX", load: () => import("@codemirror/lang-javascript").then((m) => m.javascript({ jsx: true })) },
-  typescript: { name: "TypeScript", load: () => import("@codemirror/lang-javascript").then((m) => m.javascript({ typescript: true })) },
-  tsx: { name: "TSX", load: () => import("@codemirror/lang-javascript").then((m) => m.javascript({ jsx: true, typescript: true })) },
+  typescript: {
+    name: "TypeScript",
+    load: () => import("@codemirror/lang-javascript").then((m) => m.javascript({ typescript: true })),
+  },
+  tsx: {
+    name: "TSX",
+    load: () => import("@codemirror/lang-javascript").then((m) => m.javascript({ jsx: true, typescript: true })),
+  },
   html: { name: "HTML", load: () => import("@codemirror/lang-html").then((m) => m.html()) },
   css: { name: "CSS", load: () => import("@codemirror/lang-css").then((m) => m.css()) },
   python: { name: "Python", load: () => import("@codemirror/lang-python").then((m) => m.python()) },

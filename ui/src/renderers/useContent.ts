@@ -23,7 +23,9 @@ export function useContent(call: ToolCallRecord, config: JsonObject, manifestId:
     }
     if (file === null) return { kind: "none" };
     const f = await api.getWorkspaceFile(call.chat_id, file, manifestId);
-    return f.text === null ? { kind: "binary", path: f.path, size: f.size } : { kind: "text", text: f.text, path: f.path };
+    return f.text === null
+      ? { kind: "binary", path: f.path, size: f.size }
+      : { kind: "text", text: f.text, path: f.path };
   }, key);
   return load;
 }

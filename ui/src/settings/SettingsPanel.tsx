@@ -33,14 +33,17 @@ export function SettingsPanel() {
   const view = load.data;
   const saved = view?.saved.frame_origins ?? [];
   const inEffect = new Set(view?.frame_origins_in_effect ?? []);
-  const pending = view !== null && (saved.some((o) => !inEffect.has(o)) || [...inEffect].some((o) => !saved.includes(o)));
+  const pending =
+    view !== null && (saved.some((o) => !inEffect.has(o)) || [...inEffect].some((o) => !saved.includes(o)));
 
   return (
     <div className="settings">
       <header className="page-header">
         <div>
           <h1>Settings</h1>
-          <p className="muted">Saved in Atelier’s data folder and shared with the <code>atelier</code> command.</p>
+          <p className="muted">
+            Saved in Atelier’s data folder and shared with the <code>atelier</code> command.
+          </p>
         </div>
       </header>
       <section className="settings-section" aria-labelledby="frame-origins-title">
@@ -49,7 +52,9 @@ export function SettingsPanel() {
           Frame renderers always show pages served from this computer (localhost, 127.0.0.1, [::1]). Add a web origin
           here to let them show its pages too, in a sandbox with no access to Atelier.
         </p>
-        {load.state === "error" && <ErrorBox error={load.error} title="Settings could not be loaded." onRetry={reload} />}
+        {load.state === "error" && (
+          <ErrorBox error={load.error} title="Settings could not be loaded." onRetry={reload} />
+        )}
         {view === null && load.state === "loading" && <Spinner label="Loading settings…" />}
         {view !== null && saved.length === 0 && <p className="empty-inline">No other origins are allowed.</p>}
         {saved.length > 0 && (

@@ -83,7 +83,13 @@ export function ToolRunner({
     if (!busy) formRef.current?.requestSubmit();
   });
   return (
-    <form ref={formRef} className="panel tool-runner" onSubmit={(e) => void submit(e)} noValidate aria-label={`Run ${tool.name}`}>
+    <form
+      ref={formRef}
+      className="panel tool-runner"
+      onSubmit={(e) => void submit(e)}
+      noValidate
+      aria-label={`Run ${tool.name}`}
+    >
       <header className="panel-header">
         <div>
           <h2 className="panel-title">

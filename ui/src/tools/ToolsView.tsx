@@ -12,13 +12,10 @@ import { ToolRunner } from "./ToolRunner";
 type ChatCalls = { chatId: string | null; calls: ToolCallRecord[] };
 
 export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion: number }) {
-  const [catalog, reloadCatalog] = useLoad(
-    async () => {
-      const [tools, toolsets] = await Promise.all([api.getAvailableTools(), api.listToolsets()]);
-      return { tools, toolsets };
-    },
-    `tools-${toolsVersion}`,
-  );
+  const [catalog, reloadCatalog] = useLoad(async () => {
+    const [tools, toolsets] = await Promise.all([api.getAvailableTools(), api.listToolsets()]);
+    return { tools, toolsets };
+  }, `tools-${toolsVersion}`);
   const chatId = chats.selectedId;
   const [calls, reloadCalls, setCalls] = useLoad<ChatCalls>(
     async () => ({ chatId, calls: chatId === null ? [] : await api.listToolCalls(chatId) }),
@@ -31,7 +28,9 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
   const [rerunError, setRerunError] = useState<string | null>(null);
   const rerun = (call: ToolCallRecord) => {
     if (!tools.some((t) => t.tool_id === call.tool_id)) {
-      setRerunError(`${call.tool_id} is not available any more: its toolset was disabled, upgraded without it, or removed.`);
+      setRerunError(
+        `${call.tool_id} is not available any more: its toolset was disabled, upgraded without it, or removed.`,
+      );
       return;
     }
     setRerunError(null);
@@ -71,7 +70,9 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
         )}
       </div>
       <div className="run-column">
-        {rerunError !== null && <ErrorBox error={rerunError} title="Cannot run again." onDismiss={() => setRerunError(null)} />}
+        {rerunError !== null && (
+          <ErrorBox error={rerunError} title="Cannot run again." onDismiss={() => setRerunError(null)} />
+        )}
         {selected === null ? (
           <EmptyState title="Choose a tool to run">
             Pick one from the list: a form for its arguments opens here, and each run is added to the current chat.
@@ -88,7 +89,9 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
         <section className="calls" aria-label="Tool calls">
           <h2 className="section-title">Calls in this chat</h2>
           {chatId === null && <p className="muted">No chat yet: the first run creates one.</p>}
-          {calls.state === "error" && <ErrorBox error={calls.error} title="Calls could not be loaded." onRetry={reloadCalls} />}
+          {calls.state === "error" && (
+            <ErrorBox error={calls.error} title="Calls could not be loaded." onRetry={reloadCalls} />
+          )}
           {chatId !== null && calls.state === "loading" && calls.data?.chatId !== chatId && (
             <Spinner label="Loading calls…" />
           )}

@@ -9,7 +9,10 @@ export type ToolGroup = {
 
 /** Every whitespace-separated term appears in the name, id or description. */
 export function matches(tool: ToolRecord, query: string): boolean {
-  const terms = query.toLowerCase().split(/\s+/).filter((t) => t !== "");
+  const terms = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((t) => t !== "");
   if (terms.length === 0) return true;
   const hay = `${tool.name}\n${tool.tool_id}\n${tool.description}`.toLowerCase();
   return terms.every((t) => hay.includes(t));

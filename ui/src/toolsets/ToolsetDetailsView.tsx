@@ -6,7 +6,8 @@ import { ToolBadges } from "../tools/ToolBadges";
 /** The tools (and MCP servers) a toolset brings, loaded when expanded. */
 export function ToolsetDetailsView({ id }: { id: string }) {
   const [load, reload] = useLoad(() => api.getToolset(id), id);
-  if (load.state === "error") return <ErrorBox error={load.error} title="Its tools could not be loaded." onRetry={reload} />;
+  if (load.state === "error")
+    return <ErrorBox error={load.error} title="Its tools could not be loaded." onRetry={reload} />;
   if (load.data === null) return <Spinner label="Loading tools…" />;
   const d = load.data;
   return (
@@ -25,9 +26,7 @@ export function ToolsetDetailsView({ id }: { id: string }) {
         </ul>
       )}
       {d.mcp_servers.length > 0 && (
-        <p className="small">
-          MCP servers: {d.mcp_servers.map((s) => s.server_id).join(", ")}
-        </p>
+        <p className="small">MCP servers: {d.mcp_servers.map((s) => s.server_id).join(", ")}</p>
       )}
       <p className="muted small">
         {d.files.length} files{d.source_ref !== null ? ` · from ${d.source_ref}` : ""}

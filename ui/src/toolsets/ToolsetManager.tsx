@@ -74,7 +74,12 @@ export function ToolsetManager({ active, onChanged }: { active: boolean; onChang
           <button type="button" className="btn" onClick={() => void pick(api.pickBundleFolder)} disabled={installing}>
             Import folder…
           </button>
-          <button type="button" className="btn btn-primary" onClick={() => void pick(api.pickBundle)} disabled={installing}>
+          <button
+            type="button"
+            className="btn btn-primary"
+            onClick={() => void pick(api.pickBundle)}
+            disabled={installing}
+          >
             Import…
           </button>
         </div>
@@ -84,7 +89,9 @@ export function ToolsetManager({ active, onChanged }: { active: boolean; onChang
           Drop to review this toolset before installing it
         </div>
       )}
-      {pickError !== null && <ErrorBox error={pickError} title="The file dialog failed." onDismiss={() => setPickError(null)} />}
+      {pickError !== null && (
+        <ErrorBox error={pickError} title="The file dialog failed." onDismiss={() => setPickError(null)} />
+      )}
       {note !== null && <Notice>{note}</Notice>}
       {pending !== null && (
         <ImportFlow
@@ -101,8 +108,7 @@ export function ToolsetManager({ active, onChanged }: { active: boolean; onChang
       {load.data !== null && toolsets.length === 0 && (
         <EmptyState title="No toolsets installed yet">
           Click <strong>Import…</strong> to choose a toolset ZIP (or <strong>Import folder…</strong>), or drop one onto
-          this window. You will see
-          what it runs before anything is installed.
+          this window. You will see what it runs before anything is installed.
         </EmptyState>
       )}
       {toolsets.length > 0 && (

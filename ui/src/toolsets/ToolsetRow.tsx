@@ -85,13 +85,23 @@ export function ToolsetRow({
           </div>
         </div>
         <div className="row-actions">
-          <button type="button" className="btn btn-small btn-ghost" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
+          <button
+            type="button"
+            className="btn btn-small btn-ghost"
+            aria-expanded={expanded}
+            onClick={() => setExpanded(!expanded)}
+          >
             {expanded ? "Hide tools" : "Tools"}
           </button>
           <button type="button" className="btn btn-small" disabled={busy !== null} onClick={() => void exportIt()}>
             {busy === "export" ? "Exporting…" : "Export"}
           </button>
-          <button type="button" className="btn btn-small btn-danger-ghost" disabled={busy !== null} onClick={() => setConfirming(true)}>
+          <button
+            type="button"
+            className="btn btn-small btn-danger-ghost"
+            disabled={busy !== null}
+            onClick={() => setConfirming(true)}
+          >
             {busy === "uninstall" ? "Uninstalling…" : "Uninstall"}
           </button>
         </div>
@@ -107,9 +117,7 @@ export function ToolsetRow({
           onConfirm={uninstall}
           onCancel={() => setConfirming(false)}
         >
-          <p>
-            Its tools disappear from the picker and its files are removed. Past tool calls stay in your chats.
-          </p>
+          <p>Its tools disappear from the picker and its files are removed. Past tool calls stay in your chats.</p>
         </ConfirmDialog>
       )}
     </li>

@@ -12,7 +12,17 @@ import { currentNode, nodeChoices, type NodeChoice } from "./nodeLabels";
 
 type Picked = { from: string; to: string };
 
-function NodeSelect({ label, value, choices, onChange }: { label: string; value: string; choices: { active: NodeChoice[]; other: NodeChoice[] }; onChange: (id: string) => void }) {
+function NodeSelect({
+  label,
+  value,
+  choices,
+  onChange,
+}: {
+  label: string;
+  value: string;
+  choices: { active: NodeChoice[]; other: NodeChoice[] };
+  onChange: (id: string) => void;
+}) {
   const options = (list: NodeChoice[]) =>
     list.map((c) => (
       <option key={c.id} value={c.id}>
@@ -36,12 +46,20 @@ function NodeSelect({ label, value, choices, onChange }: { label: string; value:
  */
 function RestoreFrom({ chatId, node, path }: { chatId: string; node: string; path: string }) {
   const moved = useMoved();
-  const [state, setState] = useState<{ busy: boolean; note: string | null; error: unknown }>({ busy: false, note: null, error: null });
+  const [state, setState] = useState<{ busy: boolean; note: string | null; error: unknown }>({
+    busy: false,
+    note: null,
+    error: null,
+  });
   const restore = () => {
     setState({ busy: true, note: null, error: null });
     api.restoreFile(chatId, path, node).then(
       (out) => {
-        setState({ busy: false, note: out.changed ? "Restored (a new edit node)." : "Already like that.", error: null });
+        setState({
+          busy: false,
+          note: out.changed ? "Restored (a new edit node)." : "Already like that.",
+          error: null,
+        });
         if (out.changed) moved();
       },
       (error: unknown) => setState({ busy: false, note: null, error }),
@@ -72,13 +90,22 @@ function CompareResult({ chatId, from, to }: { chatId: string; from: string; to:
     `${chatId}:${from}:${to}`,
   );
   if (from === to) return <p className="muted">Both sides are the same node: pick another one to compare.</p>;
-  if (load.state === "error") return <ErrorBox error={load.error} title="The two nodes could not be compared." onRetry={reload} />;
+  if (load.state === "error")
+    return <ErrorBox error={load.error} title="The two nodes could not be compared." onRetry={reload} />;
   if (load.state === "loading" || load.data === null) return <Spinner label="Comparing…" />;
   const d = load.data;
   return (
     <div className="compare-result" aria-live="polite">
-      <p className="compare-summary">{diffSize(d) === 0 ? "The two nodes have the same files." : `${diffSummary(d)}.`}</p>
-      {diffSize(d) > 0 && <DiffList diff={d} label="Differences" actions={(path) => <RestoreFrom chatId={chatId} node={from} path={path} />} />}
+      <p className="compare-summary">
+        {diffSize(d) === 0 ? "The two nodes have the same files." : `${diffSummary(d)}.`}
+      </p>
+      {diffSize(d) > 0 && (
+        <DiffList
+          diff={d}
+          label="Differences"
+          actions={(path) => <RestoreFrom chatId={chatId} node={from} path={path} />}
+        />
+      )}
     </div>
   );
 }
@@ -90,7 +117,8 @@ function CompareResult({ chatId, from, to }: { chatId: string; from: string; to:
  */
 export function ComparePanel({ chatId, revision, onClose }: { chatId: string; revision: string; onClose: () => void }) {
   const [load, reload] = useLoad(
-    async (): Promise<[MessageNode[], ToolCallRecord[]]> => Promise.all([api.chatTree(chatId), api.listToolCalls(chatId)]),
+    async (): Promise<[MessageNode[], ToolCallRecord[]]> =>
+      Promise.all([api.chatTree(chatId), api.listToolCalls(chatId)]),
     `${chatId}:${revision}`,
   );
   const [picked, setPicked] = useState<Picked | null>(null);
@@ -119,7 +147,12 @@ export function ComparePanel({ chatId, revision, onClose }: { chatId: string; re
       ) : (
         <>
           <div className="compare-picks">
-            <NodeSelect label="From" value={pair.from} choices={choices} onChange={(id) => setPicked({ ...pair, from: id })} />
+            <NodeSelect
+              label="From"
+              value={pair.from}
+              choices={choices}
+              onChange={(id) => setPicked({ ...pair, from: id })}
+            />
             <button
               type="button"
               className="btn btn-small btn-ghost compare-swap"
@@ -129,7 +162,12 @@ export function ComparePanel({ chatId, revision, onClose }: { chatId: string; re
             >
               ⇄
             </button>
-            <NodeSelect label="To" value={pair.to} choices={choices} onChange={(id) => setPicked({ ...pair, to: id })} />
+            <NodeSelect
+              label="To"
+              value={pair.to}
+              choices={choices}
+              onChange={(id) => setPicked({ ...pair, to: id })}
+            />
           </div>
           <CompareResult chatId={chatId} from={pair.from} to={pair.to} />
         </>

@@ -2,7 +2,14 @@
 // and a virtualized list so a 10,000-file workspace draws only the rows in
 // view. The tree itself is built elsewhere (fileTree.ts); rows are TreeRow.
 
-import { defaultRangeExtractor, observeElementRect, useVirtualizer, type Range, type Rect, type Virtualizer } from "@tanstack/react-virtual";
+import {
+  defaultRangeExtractor,
+  observeElementRect,
+  useVirtualizer,
+  type Range,
+  type Rect,
+  type Virtualizer,
+} from "@tanstack/react-virtual";
 import { useCallback, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { ancestorsOf, visibleRows, type Row, type Tree } from "./fileTree";
 import { TreeRow } from "./TreeRow";
@@ -36,7 +43,15 @@ function revealIn(open: Open, path: string | null): Open {
  * Home/End, PageUp/PageDown. Focus stays on the tree and the cursor row is
  * `aria-activedescendant`, so rows can come and go as it scrolls.
  */
-export function FileTree({ tree, selected, onSelect }: { tree: Tree; selected: string | null; onSelect: (path: string) => void }) {
+export function FileTree({
+  tree,
+  selected,
+  onSelect,
+}: {
+  tree: Tree;
+  selected: string | null;
+  onSelect: (path: string) => void;
+}) {
   const [open, setOpen] = useState<Open>(() => revealIn(new Map(), selected));
   const [cursor, setCursor] = useState<string | null>(selected);
   // A new manifest (a run, an upload, a switch) keeps what the person
@@ -50,7 +65,8 @@ export function FileTree({ tree, selected, onSelect }: { tree: Tree; selected: s
   const openByDefault = tree.root.count <= OPEN_ALL_UP_TO;
   const rows = useMemo(() => visibleRows(tree, (p) => open.get(p) ?? openByDefault), [tree, open, openByDefault]);
   const indexOf = useMemo(() => new Map(rows.map((r, i) => [r.node.path, i])), [rows]);
-  const cursorIndex = (cursor !== null ? indexOf.get(cursor) : undefined) ?? (selected !== null ? indexOf.get(selected) : undefined) ?? 0;
+  const cursorIndex =
+    (cursor !== null ? indexOf.get(cursor) : undefined) ?? (selected !== null ? indexOf.get(selected) : undefined) ?? 0;
 
   const scroller = useRef<HTMLDivElement>(null);
   // Stable per row list: a new key function makes the virtualizer re-measure every row.

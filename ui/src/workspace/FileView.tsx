@@ -12,7 +12,8 @@ import { SaveAsButton, SaveAsStatus, useSaveAs } from "./SaveAs";
 
 const IMAGES = new Set(["png", "jpg", "jpeg", "gif", "webp", "svg", "bmp", "ico", "avif"]);
 
-type Shown = { kind: "text"; file: WorkspaceFile } | { kind: "image"; url: string } | { kind: "binary"; file: WorkspaceFile };
+type Shown =
+  { kind: "text"; file: WorkspaceFile } | { kind: "image"; url: string } | { kind: "binary"; file: WorkspaceFile };
 
 /**
  * One file at one node: text in the code view, images as images, anything
@@ -64,7 +65,8 @@ function BinaryFile({ file, saveButton }: { file: WorkspaceFile; saveButton: Rea
         <strong className="binary-file-name">{baseName(file.path)}</strong>
         <span className="muted small">
           {formatBytes(file.size)}
-          {file.size >= 1024 && ` (${file.size.toLocaleString()} bytes)`} · not text or an image, so it is not shown here
+          {file.size >= 1024 && ` (${file.size.toLocaleString()} bytes)`} · not text or an image, so it is not shown
+          here
         </span>
         <div>{saveButton}</div>
       </div>

@@ -5,7 +5,8 @@ import { useState } from "react";
 import { api } from "../api";
 import { ErrorBox, Notice } from "../components/feedback";
 
-type Saving = { state: "idle" } | { state: "saving" } | { state: "saved"; to: string } | { state: "failed"; error: unknown };
+type Saving =
+  { state: "idle" } | { state: "saving" } | { state: "saved"; to: string } | { state: "failed"; error: unknown };
 
 export function useSaveAs(chatId: string, manifestId: string, path: string) {
   const [saving, setSaving] = useState<Saving>({ state: "idle" });
@@ -25,7 +26,12 @@ export type SaveAs = ReturnType<typeof useSaveAs>;
 export function SaveAsButton({ saver, primary = false }: { saver: SaveAs; primary?: boolean }) {
   const busy = saver.saving.state === "saving";
   return (
-    <button type="button" className={primary ? "btn btn-primary" : "btn btn-small"} disabled={busy} onClick={saver.save}>
+    <button
+      type="button"
+      className={primary ? "btn btn-primary" : "btn btn-small"}
+      disabled={busy}
+      onClick={saver.save}
+    >
       {busy ? "Saving…" : "Save as…"}
     </button>
   );
@@ -35,6 +41,7 @@ export function SaveAsButton({ saver, primary = false }: { saver: SaveAs; primar
 export function SaveAsStatus({ saver }: { saver: SaveAs }) {
   const s = saver.saving;
   if (s.state === "saved") return <Notice tone="success">Saved to {s.to}.</Notice>;
-  if (s.state === "failed") return <ErrorBox error={s.error} title="The file was not saved." onDismiss={saver.dismiss} />;
+  if (s.state === "failed")
+    return <ErrorBox error={s.error} title="The file was not saved." onDismiss={saver.dismiss} />;
   return null;
 }

@@ -30,7 +30,8 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   }
   const hinted = reason.current.hint;
   const [load, reload] = useLoad<WorkspaceManifest | null>(
-    async () => (chatId === null ? null : hinted !== null ? manifestOf(chatId, hinted) : api.getWorkspaceManifest(chatId, null)),
+    async () =>
+      chatId === null ? null : hinted !== null ? manifestOf(chatId, hinted) : api.getWorkspaceManifest(chatId, null),
     `ws-${chatId ?? "none"}-${nonce}-${chats.revision}`,
   );
   const [selected, setSelected] = useState<string | null>(null);
@@ -115,6 +116,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   // same node reuses it), so selecting a file or opening a folder never
   // walks 10,000 paths again.
   const manifestId = manifest?.id ?? null;
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed by the id: a manifest never changes
   const tree = useMemo(() => (manifest === null ? null : treeOf(manifest)), [manifestId]);
   const fileCount = tree?.root.count ?? 0;
 
@@ -140,10 +142,20 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
           <button type="button" className="btn" disabled={chatId === null || busy !== null} onClick={openFolder}>
             Open folder
           </button>
-          <button type="button" className="btn" disabled={chatId === null || fileCount === 0 || busy !== null} onClick={() => exportTo(false)}>
+          <button
+            type="button"
+            className="btn"
+            disabled={chatId === null || fileCount === 0 || busy !== null}
+            onClick={() => exportTo(false)}
+          >
             Export folder…
           </button>
-          <button type="button" className="btn" disabled={chatId === null || fileCount === 0 || busy !== null} onClick={() => exportTo(true)}>
+          <button
+            type="button"
+            className="btn"
+            disabled={chatId === null || fileCount === 0 || busy !== null}
+            onClick={() => exportTo(true)}
+          >
             Export ZIP…
           </button>
         </div>
@@ -159,8 +171,12 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
       {busy !== null && busy !== "" && <Spinner label={busy} />}
       {status !== null && <Notice tone={status.tone}>{status.text}</Notice>}
       {error !== null && <ErrorBox error={error} title="That did not work." onDismiss={() => setError(null)} />}
-      {load.state === "error" && <ErrorBox error={load.error} title="The workspace could not be read." onRetry={reload} />}
-      {chatId === null && <EmptyState title="No chat yet">Run a tool or drop files here: either starts a chat.</EmptyState>}
+      {load.state === "error" && (
+        <ErrorBox error={load.error} title="The workspace could not be read." onRetry={reload} />
+      )}
+      {chatId === null && (
+        <EmptyState title="No chat yet">Run a tool or drop files here: either starts a chat.</EmptyState>
+      )}
       {chatId !== null && manifest === null && load.state === "loading" && <Spinner label="Reading the workspace…" />}
       {manifest !== null && fileCount === 0 && (
         <EmptyState title="The workspace is empty">Drop files here, or run a tool that writes some.</EmptyState>
@@ -179,8 +195,8 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
       )}
       {manifest !== null && (
         <p className="muted small">
-          {manifest.file_count.toLocaleString()} {manifest.file_count === 1 ? "file" : "files"}, {formatBytes(manifest.total_size)} · node source:{" "}
-          {manifest.source.replace("_", " ")}
+          {manifest.file_count.toLocaleString()} {manifest.file_count === 1 ? "file" : "files"},{" "}
+          {formatBytes(manifest.total_size)} · node source: {manifest.source.replace("_", " ")}
         </p>
       )}
     </div>

@@ -55,7 +55,16 @@ export function ancestorsOf(path: string): string[] {
  * non-null (null = removed, so not in the tree) and every folder above it.
  */
 export function buildTree(files: Record<string, string>, changes: Record<string, string | null>): Tree {
-  const root: FolderNode = { kind: "folder", path: "", name: "", depth: -1, folders: [], files: [], count: 0, changed: false };
+  const root: FolderNode = {
+    kind: "folder",
+    path: "",
+    name: "",
+    depth: -1,
+    folders: [],
+    files: [],
+    count: 0,
+    changed: false,
+  };
   const folders = new Map<string, FolderNode>([["", root]]);
   const folder = (path: string): FolderNode => {
     const known = folders.get(path);
@@ -78,9 +87,19 @@ export function buildTree(files: Record<string, string>, changes: Record<string,
   for (const path in files) {
     const home = folder(parentOf(path));
     const changed = typeof changes[path] === "string";
-    home.files.push({ kind: "file", path, name: path.slice(path.lastIndexOf("/") + 1), depth: home.depth + 1, changed });
+    home.files.push({
+      kind: "file",
+      path,
+      name: path.slice(path.lastIndexOf("/") + 1),
+      depth: home.depth + 1,
+      changed,
+    });
     // Marking stops at the first folder already marked: each folder once.
-    for (let f: FolderNode | undefined = home; changed && f !== undefined && !f.changed; f = folders.get(parentOf(f.path))) {
+    for (
+      let f: FolderNode | undefined = home;
+      changed && f !== undefined && !f.changed;
+      f = folders.get(parentOf(f.path))
+    ) {
       f.changed = true;
       if (f.path === "") break;
     }

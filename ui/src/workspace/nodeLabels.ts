@@ -9,13 +9,17 @@ export type NodeChoice = { id: string; label: string };
 /** The node the workspace is at: the end of the active branch. */
 export function currentNode(tree: MessageNode[]): MessageNode | null {
   const byId = new Map(tree.map((n) => [n.id, n]));
-  return tree.find((n) => n.on_active_branch && !n.children.some((c) => byId.get(c)?.on_active_branch === true)) ?? null;
+  return (
+    tree.find((n) => n.on_active_branch && !n.children.some((c) => byId.get(c)?.on_active_branch === true)) ?? null
+  );
 }
 
 function counts(added: number, modified: number, removed: number): string {
-  const bits = [added > 0 && `${added} added`, modified > 0 && `${modified} changed`, removed > 0 && `${removed} removed`].filter(
-    (b): b is string => typeof b === "string",
-  );
+  const bits = [
+    added > 0 && `${added} added`,
+    modified > 0 && `${modified} changed`,
+    removed > 0 && `${removed} removed`,
+  ].filter((b): b is string => typeof b === "string");
   return bits.length > 0 ? `: ${bits.join(", ")}` : "";
 }
 
@@ -50,7 +54,10 @@ export function nodeChoices(
   const active: NodeChoice[] = [];
   const other: NodeChoice[] = [];
   // Depth-first with an explicit stack: a long chat is no recursion limit.
-  const stack: [MessageNode, number][] = tree.filter((n) => n.parent_id === null).map((n): [MessageNode, number] => [n, 0]).reverse();
+  const stack: [MessageNode, number][] = tree
+    .filter((n) => n.parent_id === null)
+    .map((n): [MessageNode, number] => [n, 0])
+    .reverse();
   for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
     const [node, depth] = top;
     const siblings = node.parent_id === null ? [] : (byId.get(node.parent_id)?.children ?? []);

@@ -20,9 +20,7 @@ export function ArrayField({ name, schema, value, onChange, required, label }: F
       </legend>
       {typeof schema.description === "string" && <p className="field-help">{schema.description}</p>}
       {!editable ? (
-        <p className="muted small">
-          Edit this list in the Raw JSON tab{list.length > 0 ? `: ${pretty(list)}` : "."}
-        </p>
+        <p className="muted small">Edit this list in the Raw JSON tab{list.length > 0 ? `: ${pretty(list)}` : "."}</p>
       ) : (
         <>
           {list.length === 0 && <p className="muted small">Empty list.</p>}
@@ -57,4 +55,3 @@ export function ArrayField({ name, schema, value, onChange, required, label }: F
     </fieldset>
   );
 }
-

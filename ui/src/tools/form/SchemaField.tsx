@@ -115,7 +115,13 @@ export function SchemaField(props: FieldProps) {
   } else if (t === "boolean") {
     return (
       <div className="field field-checkbox">
-        <input id={id} type="checkbox" checked={value === true} {...aria} onChange={(ev) => onChange(ev.target.checked)} />
+        <input
+          id={id}
+          type="checkbox"
+          checked={value === true}
+          {...aria}
+          onChange={(ev) => onChange(ev.target.checked)}
+        />
         {!inList && <Label id={id} text={text} required={required} />}
         <Help schema={schema} />
       </div>
@@ -147,9 +153,14 @@ export function SchemaField(props: FieldProps) {
       placeholder: typeof schema.default === "string" ? schema.default : undefined,
       "aria-required": required,
       ...aria,
-      onChange: (ev: { target: { value: string } }) => onChange(ev.target.value === "" && !inList ? undefined : ev.target.value),
+      onChange: (ev: { target: { value: string } }) =>
+        onChange(ev.target.value === "" && !inList ? undefined : ev.target.value),
     };
-    input = isMultiline(name, schema) ? <textarea rows={6} {...common} className="input mono" /> : <input type="text" {...common} />;
+    input = isMultiline(name, schema) ? (
+      <textarea rows={6} {...common} className="input mono" />
+    ) : (
+      <input type="text" {...common} />
+    );
   } else {
     input = (
       <p className="muted small" id={id}>
