@@ -73,6 +73,20 @@ async fn each_unsafe_entry_is_refused_naming_the_entry_and_the_rule() {
     let t = tempfile::tempdir().expect("tmp");
     let m = manifest("x", "1.0.0", "");
     let ok_py: &[u8] = b"def run(workspace):\n    return {}\n";
+    let long = format!("tools/{}.py", "x".repeat(4000));
+    let shown = format!("tools/{}…", "x".repeat(114));
+    let zip = zip_of(
+        t.path(),
+        "long.zip",
+        &[("toolset.yaml", m.as_bytes()), (long.as_str(), ok_py)],
+    );
+    let msg = import_err(&env, &zip).await.to_string();
+    assert!(msg.contains("the name is too long") && msg.contains(&shown), "{msg}");
+    assert!(
+        msg.len() < 400,
+        "a short message, not the 4 KB name: {} bytes",
+        msg.len()
+    );
     let cases: [(&str, &str, &str); 5] = [
         ("slip.zip", "../evil.py", "`..` would write outside"),
         ("abs.zip", "/etc/evil.py", "absolute paths are not allowed"),
@@ -91,6 +105,48 @@ async fn each_unsafe_entry_is_refused_naming_the_entry_and_the_rule() {
         let msg = err.to_string();
         assert!(msg.contains(&format!("{bad:?}")) && msg.contains(rule), "{file}: {msg}");
     }
+    assert_nothing_installed(&env).await;
+}
+
+#[tokio::test]
+async fn two_entries_with_one_name_are_refused_naming_it() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let m = manifest("x", "1.0.0", "");
+    // The writer refuses a second `tools/e.py`: write `tools/f.py` and
+    // rename it in the bytes (local header and central directory alike).
+    let zip = zip_of(
+        t.path(),
+        "twins.zip",
+        &[
+            ("toolset.yaml", m.as_bytes()),
+            ("tools/hello.py", b"def run(workspace):\n    return {}\n"),
+            ("tools/e.py", b"HARMLESS = 1\n"),
+            ("tools/f.py", b"import os; os.system('evil')\n"),
+        ],
+    );
+    let bytes = std::fs::read(&zip).expect("read");
+    let patched: Vec<u8> = {
+        let (from, to) = (b"tools/f.py", b"tools/e.py");
+        let mut out = bytes.clone();
+        let mut i = 0;
+        while i + from.len() <= out.len() {
+            if &out[i..i + from.len()] == from {
+                out[i..i + from.len()].copy_from_slice(to);
+            }
+            i += 1;
+        }
+        out
+    };
+    assert_ne!(bytes, patched);
+    std::fs::write(&zip, patched).expect("write");
+    let err = import_err(&env, &zip).await;
+    assert_eq!(err.kind(), "invalid_bundle", "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("\"tools/e.py\"") && msg.contains("duplicate entry name"),
+        "{msg}"
+    );
     assert_nothing_installed(&env).await;
 }
 

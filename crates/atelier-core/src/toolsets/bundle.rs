@@ -49,14 +49,27 @@ fn ignored_path(path: &str) -> bool {
     path.split('/').any(is_ignored)
 }
 
-/// A bundle error naming the bundle and the entry.
+/// A bundle error naming the bundle and the entry (a name of hostile
+/// length is shown by its start).
 fn reject(bundle: &Path, entry: Option<&str>, message: impl Into<String>) -> Error {
+    let shown = |e: &str| {
+        if e.chars().count() > 120 {
+            format!("{}…", e.chars().take(120).collect::<String>())
+        } else {
+            e.to_owned()
+        }
+    };
     Error::Bundle {
         bundle: bundle.display().to_string(),
-        entry: entry.map(str::to_owned),
+        entry: entry.map(shown),
         message: message.into(),
     }
 }
+
+/// The longest entry name, and the longest file or folder name in it
+/// (what Linux file systems take).
+pub const MAX_NAME: usize = 1024;
+pub const MAX_SEGMENT: usize = 255;
 
 /// Checks a raw ZIP entry name; returns it normalized.
 fn clean_name(bundle: &Path, raw: &[u8]) -> Result<String> {
@@ -68,6 +81,9 @@ fn clean_name(bundle: &Path, raw: &[u8]) -> Result<String> {
         )
     })?;
     let bad = |m: &str| Err(reject(bundle, Some(name), m.to_owned()));
+    if name.len() > MAX_NAME || name.split('/').any(|seg| seg.len() > MAX_SEGMENT) {
+        return bad("the name is too long: at most 255 bytes per file or folder name and 1,024 in all");
+    }
     if name.contains('\\') {
         return bad("backslashes are not allowed in entry names (a Windows path trick)");
     }
@@ -94,11 +110,22 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
     let file = File::open(zip_path).map_err(Error::io("open", zip_path))?;
     let mut archive =
         zip::ZipArchive::new(file).map_err(|e| reject(zip_path, None, format!("not a readable ZIP archive ({e})")))?;
-    if archive.len() > MAX_ENTRIES {
+    // Counted from the directory records: the zip crate merges entries
+    // that share a name.
+    let (count, recorded) = super::zipdir::entry_names(zip_path, MAX_ENTRIES)?;
+    let count = count.max(archive.len() as u64);
+    if count > MAX_ENTRIES as u64 {
         return Err(reject(
             zip_path,
             None,
-            format!("{} entries; a bundle may have at most {MAX_ENTRIES}", archive.len()),
+            format!("{count} entries; a bundle may have at most {MAX_ENTRIES}"),
+        ));
+    }
+    if let Some(name) = super::zipdir::first_duplicate(&recorded) {
+        return Err(reject(
+            zip_path,
+            Some(&name),
+            "duplicate entry name: two entries have it, and which one would be installed is not defined",
         ));
     }
     // Pass 1: names and kinds, from the central directory.

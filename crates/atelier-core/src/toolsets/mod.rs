@@ -25,6 +25,7 @@ pub mod records;
 mod servers;
 pub mod validate;
 pub mod watch;
+mod zipdir;
 
 pub use install::{ImportOptions, tool_id};
 

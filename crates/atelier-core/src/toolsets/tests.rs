@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 
 use super::manifest::{McpServerDecl, PythonSection, RendererDecl, RendererKind, ToolDecl, ToolsetManifest};
-use super::validate::{Severity, check};
+use super::validate::{self, Severity, check};
 
 fn files(list: &[&str]) -> BTreeSet<String> {
     list.iter().map(|s| (*s).to_owned()).collect()
@@ -241,4 +241,27 @@ fn tools_from_names_modules_that_are_in_the_bundle() {
     assert!(errors[0].contains("tools_from[1]") && errors[0].contains("\"tools/gone.py\" is not in the bundle"));
     assert!(errors[1].contains("tools_from[2]") && errors[1].contains("expected a module path"));
     assert!(errors[2].contains("tools_from[3]") && errors[2].contains("listed twice"));
+}
+
+#[test]
+fn a_deeply_nested_or_huge_manifest_is_refused_before_it_is_parsed() {
+    let deep = format!("manifest_version: \"1\"\nid: x\ntools: {}", "[".repeat(200_000));
+    let checked = validate::check(&deep, &BTreeSet::new());
+    assert!(checked.manifest.is_none());
+    let msg = checked.problems[0].to_string();
+    assert!(msg.contains("nested more than 64 levels"), "{msg}");
+    assert_eq!(checked.problems[0].line, Some(3), "{msg}");
+
+    let huge = format!("id: x\ndescription: \"{}\"\n", "a".repeat(validate::MAX_MANIFEST_BYTES));
+    let msg = validate::check(&huge, &BTreeSet::new()).problems[0].to_string();
+    assert!(msg.contains("a manifest may have at most"), "{msg}");
+
+    // Ordinary nesting (a JSON schema inside a tool) is fine.
+    let ok = "manifest_version: \"1\"\nid: x\nname: X\nversion: \"1.0.0\"\ntools: []\nextra: [[[[[[[[1]]]]]]]]\n";
+    assert!(
+        validate::check(ok, &BTreeSet::new())
+            .problems
+            .iter()
+            .all(|p| !p.message.contains("nested"))
+    );
 }
