@@ -56,6 +56,92 @@ async fn upgrades_keep_state_and_a_failed_upgrade_leaves_the_old_version() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(dirs, ["up"], "no staging or old folders left");
+
+    // v4 crashes there (the process dies after the swap, before the
+    // commit): the next start puts the 2.0.0 folder back and cleans up.
+    app.close().await;
+    let v4 = toolset_zip(t.path(), "v4.zip", "up", "4.0.0", "");
+    let out = env.cli_env(
+        &["toolset", "import", v4.to_str().expect("utf-8")],
+        &[("ATELIER_FAILPOINT", "import-before-commit:abort")],
+    );
+    assert!(!out.status.success(), "the failpoint should have killed the process");
+    let left: Vec<String> = std::fs::read_dir(env.data().join("toolsets"))
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        left.iter().any(|n| n.starts_with(".old-")),
+        "the crash left the swap half-done: {left:?}"
+    );
+    let app = env.app().await;
+    assert_eq!(app.toolsets().get("up").await.expect("there").toolset.version, "2.0.0");
+    let code = std::fs::read_to_string(env.data().join("toolsets/up/tools/hello.py")).expect("read");
+    assert!(
+        code.contains("2.0.0"),
+        "the installed code agrees with the database: {code}"
+    );
+    let dirs: Vec<String> = std::fs::read_dir(env.data().join("toolsets"))
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        dirs,
+        ["up"],
+        "recovery removed the old folder, the journal and the lock"
+    );
+}
+
+#[tokio::test]
+async fn an_import_killed_while_unpacking_leaves_nothing_after_the_next_start() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    env.app().await.close().await;
+    // A big bundle, so the kill lands while it is unpacked.
+    let big: Vec<u8> = (0..64u32 << 20).map(|i| (i % 251) as u8).collect();
+    let zip = crate::bundles::zip_of(
+        t.path(),
+        "big.zip",
+        &[
+            ("toolset.yaml", crate::bundles::manifest("big", "1.0.0", "").as_bytes()),
+            ("tools/hello.py", b"def run(workspace):\n    return {}\n"),
+            ("assets/blob.bin", &big),
+        ],
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .arg("--data-dir")
+        .arg(env.data())
+        .args(["toolset", "import", zip.to_str().expect("utf-8")])
+        .env_remove("ATELIER_DATA_DIR")
+        .spawn()
+        .expect("spawn");
+    let staging = |data: &std::path::Path| {
+        std::fs::read_dir(data.join("toolsets"))
+            .map(|d| {
+                d.flatten()
+                    .any(|e| e.file_name().to_string_lossy().starts_with(".staging-"))
+            })
+            .unwrap_or(false)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !staging(env.data()) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().expect("kill");
+    child.wait().expect("reap");
+    let app = env.app().await;
+    let left: Vec<String> = std::fs::read_dir(env.data().join("toolsets"))
+        .expect("dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    // Killed before its commit, or just after: the folder agrees with the rows.
+    let installed = app.toolsets().list().await.expect("list").iter().any(|t| t.id == "big");
+    assert_eq!(env.data().join("toolsets/big").exists(), installed);
 }
 
 #[tokio::test]

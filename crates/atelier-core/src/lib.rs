@@ -118,6 +118,8 @@ impl Atelier {
             .map_err(Error::io("create", &root))?;
         let db = db::open(&data.db_path()).await?;
         tools::sync_builtins(&db).await?;
+        // Imports a crash interrupted: the folders follow the database.
+        toolsets::recover_imports(&data.toolsets_dir(), &db).await?;
         let app = Self {
             inner: Arc::new(Inner {
                 data,

@@ -20,6 +20,7 @@ use super::servers::{check_namespace, ensure_idle, servers_declared_only_by, syn
 use super::bundle::{self, Files};
 use super::manifest::{RendererKind, ToolsetManifest};
 use super::records::{BundleReport, EntryPoint, ImportReport, ServerLaunch, WillRun, toolset_from_row};
+use super::swap::ImportDir;
 use super::validate::{self, Checked, MANIFEST_FILE, Severity};
 use crate::store::Observer;
 use crate::toolsets::Toolsets;
@@ -46,16 +47,9 @@ struct Loaded {
     label: String,
 }
 
-/// A staging folder, removed on drop unless taken.
-struct Staging(Option<PathBuf>);
-
-impl Drop for Staging {
-    fn drop(&mut self) {
-        if let Some(p) = self.0.take() {
-            let _ = std::fs::remove_dir_all(p);
-        }
-    }
-}
+/// A ZIP's import: its lock and names (the staging folder is removed when
+/// it drops, unless it was swapped in).
+struct Staging(ImportDir);
 
 /// The canonical id of a toolset tool.
 pub fn tool_id(toolset_id: &str, tool: &str) -> String {
@@ -134,11 +128,9 @@ impl Atelier {
                 label,
             });
         }
-        let staging_dir = self
-            .data_dir()
-            .toolsets_dir()
-            .join(format!(".staging-{}", ids::new_id()));
-        let staging = Staging(Some(staging_dir.clone()));
+        let import = ImportDir::begin(&self.data_dir().toolsets_dir())?;
+        let staging_dir = import.staging();
+        let staging = Staging(import);
         let (zip, dest) = (path.to_path_buf(), staging_dir.clone());
         let files = blocking(move || bundle::unpack_zip(&zip, &dest, &obs)).await?;
         let checked = read_manifest(&staging_dir, &files).await?;
@@ -200,7 +192,7 @@ impl Toolsets<'_> {
 
     /// Installs (or upgrades) a toolset from a ZIP file or a folder.
     pub async fn import(&self, path: &Path, options: &ImportOptions) -> Result<ImportReport> {
-        let mut loaded = self.app.load_bundle(path, &options.observer).await?;
+        let loaded = self.app.load_bundle(path, &options.observer).await?;
         let Some(manifest) = loaded.checked.manifest.clone() else {
             return Err(Error::InvalidManifest {
                 bundle: loaded.label.clone(),
@@ -357,10 +349,9 @@ impl Toolsets<'_> {
 
         // Swap the folder in, inside the transaction: a failed commit puts
         // the previous folder back.
-        let swapped = match loaded.staging.as_mut().and_then(|s| s.0.take()) {
-            Some(staging) => Some(swap_in(&staging, &final_dir).inspect_err(|_| {
-                let _ = std::fs::remove_dir_all(&staging);
-            })?),
+        let updated_at = previous.as_ref().map(|_| now.clone());
+        let swapped = match &loaded.staging {
+            Some(Staging(import)) => Some(import.swap_in(&import.staging(), &final_dir, &id, updated_at.as_deref())?),
             None => None,
         };
         let record = match crate::store::failpoint::hit(crate::store::failpoint::IMPORT_BEFORE_COMMIT) {
@@ -435,41 +426,4 @@ async fn read_manifest(root: &Path, files: &Files) -> Result<Checked> {
         .map_err(Error::io("read", &path))?;
     let names: BTreeSet<String> = files.keys().cloned().collect();
     Ok(validate::check(&text, &names))
-}
-
-/// A folder swap that can be undone until finished.
-struct Swapped {
-    old: Option<PathBuf>,
-}
-
-fn swap_in(staging: &Path, final_dir: &Path) -> Result<Swapped> {
-    let old = if final_dir.exists() {
-        let old = final_dir.with_file_name(format!(".old-{}", ids::new_id()));
-        std::fs::rename(final_dir, &old).map_err(Error::io("move aside", final_dir))?;
-        Some(old)
-    } else {
-        None
-    };
-    if let Err(e) = std::fs::rename(staging, final_dir) {
-        if let Some(o) = &old {
-            let _ = std::fs::rename(o, final_dir);
-        }
-        return Err(Error::io("install", final_dir)(e));
-    }
-    Ok(Swapped { old })
-}
-
-impl Swapped {
-    fn undo(self, final_dir: &Path) {
-        let _ = std::fs::remove_dir_all(final_dir);
-        if let Some(o) = &self.old {
-            let _ = std::fs::rename(o, final_dir);
-        }
-    }
-
-    fn finish(self) {
-        if let Some(o) = self.old {
-            let _ = std::fs::remove_dir_all(o);
-        }
-    }
 }

@@ -23,7 +23,9 @@ pub mod manage;
 pub mod manifest;
 pub mod records;
 mod servers;
+mod swap;
 pub mod validate;
+pub(crate) use swap::recover as recover_imports;
 pub mod watch;
 mod zipdir;
 
