@@ -218,3 +218,38 @@ async fn gc_removes_blobs_no_manifest_references_and_keeps_the_rest() {
     // Nothing left to collect.
     assert_eq!(env.json(&["gc"])["blobs_removed"], 0);
 }
+
+#[tokio::test]
+async fn a_chat_delete_killed_half_way_is_put_right_on_the_next_start() {
+    let env = Env::new();
+    for (failpoint, kept) in [
+        ("delete-before-commit:abort", true),
+        ("delete-after-commit:abort", false),
+    ] {
+        let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+        let ws = env.data().join("chats").join(&chat).join("workspace");
+        crate::write(&ws, "notes.txt", "mine");
+        env.ok(&["workspace", "snapshot", &chat]);
+        let out = env.cli_env(&["chat", "delete", &chat], &[("ATELIER_FAILPOINT", failpoint)]);
+        assert!(
+            !out.status.success(),
+            "{failpoint}: the failpoint should have killed the process"
+        );
+        let app = env.app().await;
+        let exists = app.chats().get(&chat).await.is_ok();
+        assert_eq!(exists, kept, "{failpoint}");
+        let folder = env.data().join("chats").join(&chat);
+        assert_eq!(folder.exists(), kept, "{failpoint}: the folder follows the row");
+        if kept {
+            assert_eq!(std::fs::read_to_string(ws.join("notes.txt")).expect("back"), "mine");
+        }
+        let trash: Vec<String> = std::fs::read_dir(env.data().join("chats"))
+            .expect("dir")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(trash.is_empty(), "{failpoint}: left {trash:?}");
+        app.close().await;
+    }
+}

@@ -13,13 +13,46 @@ use sqlx::Row;
 
 use crate::messages::{NewMessage, insert_message, message_from_row, select_messages, set_active};
 use crate::model::{Chat, ManifestSource, Message, MessageNode, Role};
-use crate::{Error, Result, db, ids};
+use crate::{Atelier, Error, Result, db, ids};
 
 /// Chats and their message trees: `app.chats()`. A view of the [`Atelier`] handle (cheap, `Copy`);
 /// every operation of this area is a method here.
 #[derive(Debug, Clone, Copy)]
 pub struct Chats<'a> {
     pub(crate) app: &'a crate::Atelier,
+}
+
+/// Where a chat's folder waits while the chat is deleted.
+fn trash_of(chats_dir: &std::path::Path, chat_id: &str) -> std::path::PathBuf {
+    chats_dir.join(format!(".trash-{chat_id}"))
+}
+
+/// Puts right what a chat delete killed half-way left: a folder in the
+/// trash whose chat still exists comes back; one whose chat is gone is
+/// removed. Run when a data dir is opened.
+pub(crate) async fn recover_deleted(app: &Atelier) -> Result<()> {
+    let chats_dir = app.data_dir().chats_dir();
+    let Ok(entries) = std::fs::read_dir(&chats_dir) else {
+        return Ok(());
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(chat_id) = name.strip_prefix(".trash-") else {
+            continue;
+        };
+        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM chats WHERE id = ?")
+            .bind(chat_id)
+            .fetch_optional(app.db())
+            .await?;
+        let dir = app.data_dir().chat_dir(chat_id);
+        if exists.is_some() && !dir.exists() {
+            std::fs::rename(e.path(), &dir).map_err(Error::io("restore", &dir))?;
+            tracing::warn!(chat = %chat_id, "a delete of this chat was interrupted before it happened: its folder is back");
+        } else {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+    Ok(())
 }
 
 /// The title of a chat created without one.
@@ -142,18 +175,29 @@ impl Chats<'_> {
         let _lock = crate::workspace::lock_chat(self.app, &chat.id).await?;
         self.app.python().stop_chat(&chat.id);
         self.app.edit_watch().forget(&chat.id);
+        // The folder goes to the trash first (one rename), then the row: a
+        // crash between the two is put right on the next start (see
+        // `recover_deleted`), and a crash after them leaves only the trash.
+        let dir = self.app.data_dir().chat_dir(&chat.id);
+        let trash = trash_of(&self.app.data_dir().chats_dir(), &chat.id);
+        match tokio::fs::rename(&dir, &trash).await {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io("remove", &dir)(e)),
+        }
+        crate::store::failpoint::hit(crate::store::failpoint::DELETE_BEFORE_COMMIT)?;
         let mut tx = db::begin_write(self.app.db()).await?;
         sqlx::query("DELETE FROM chats WHERE id = ?")
             .bind(&chat.id)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        let dir = self.app.data_dir().chat_dir(&chat.id);
-        tokio::fs::remove_dir_all(&dir).await.or_else(|e| {
+        crate::store::failpoint::hit(crate::store::failpoint::DELETE_AFTER_COMMIT)?;
+        tokio::fs::remove_dir_all(&trash).await.or_else(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
                 Ok(())
             } else {
-                Err(Error::io("remove", &dir)(e))
+                Err(Error::io("remove", &trash)(e))
             }
         })?;
         tracing::info!(chat = %chat.id, "deleted chat");

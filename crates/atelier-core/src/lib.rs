@@ -131,6 +131,7 @@ impl Atelier {
                 approvals: Default::default(),
             }),
         };
+        chats::recover_deleted(&app).await?;
         tools::recover::recover_interrupted(&app).await?;
         app.spawn_idle_reaper();
         Ok(app)

@@ -18,6 +18,11 @@ pub const AFTER_VERIFY: &str = "after-verify";
 /// In a toolset import, after the folder swap and before the commit.
 pub const IMPORT_BEFORE_COMMIT: &str = "import-before-commit";
 
+/// In a chat delete, after its folder went to the trash and before the
+/// row is deleted; and after the commit, before the trash is emptied.
+pub const DELETE_BEFORE_COMMIT: &str = "delete-before-commit";
+pub const DELETE_AFTER_COMMIT: &str = "delete-after-commit";
+
 static ARMED: OnceLock<Option<String>> = OnceLock::new();
 
 /// Fails (or aborts) if the named failpoint is armed.
