@@ -242,3 +242,23 @@ fn a_closed_pipe_ends_the_command_quietly_and_cat_streams() {
     );
     assert_eq!(out.status.code(), Some(141), "the status a SIGPIPE death gives");
 }
+
+#[test]
+fn an_ambiguous_id_prefix_says_so_and_lists_the_candidates() {
+    let env = Env::new();
+    let a = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let b = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    // UUIDv7 ids of chats made a moment apart share their first characters.
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    assert!(common >= 4, "{a} {b}");
+    let prefix = &a[..4];
+    let out = env.cli(&["chat", "show", prefix]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is ambiguous") && err.contains(&a) && err.contains(&b),
+        "{err}"
+    );
+    // A longer prefix that is unique still works.
+    env.ok(&["chat", "show", &a[..common + 1]]);
+}

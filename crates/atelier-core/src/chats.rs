@@ -22,6 +22,22 @@ pub struct Chats<'a> {
     pub(crate) app: &'a crate::Atelier,
 }
 
+/// An id prefix that matches several rows (at most six are read): the
+/// error lists them.
+fn ambiguous(what: &'static str, prefix: &str, rows: &[sqlx::sqlite::SqliteRow]) -> Error {
+    let mut candidates: Vec<String> = rows.iter().filter_map(|r| r.try_get::<String, _>("id").ok()).collect();
+    let more = candidates.len() > 5;
+    candidates.truncate(5);
+    if more {
+        candidates.push("…".to_owned());
+    }
+    Error::AmbiguousId {
+        what,
+        prefix: prefix.to_owned(),
+        candidates,
+    }
+}
+
 /// Where a chat's folder waits while the chat is deleted.
 fn trash_of(chats_dir: &std::path::Path, chat_id: &str) -> std::path::PathBuf {
     chats_dir.join(format!(".trash-{chat_id}"))
@@ -143,14 +159,15 @@ impl Chats<'_> {
             return chat_from_row(&row);
         }
         let rows = sqlx::query(select_chats!(
-            "WHERE length(?1) >= 4 AND substr(c.id, 1, length(?1)) = ?1 LIMIT 2"
+            "WHERE length(?1) >= 4 AND substr(c.id, 1, length(?1)) = ?1 ORDER BY c.id LIMIT 6"
         ))
         .bind(id)
         .fetch_all(self.app.db())
         .await?;
         match rows.as_slice() {
+            [] => Err(Error::ChatNotFound(id.to_owned())),
             [one] => chat_from_row(one),
-            _ => Err(Error::ChatNotFound(id.to_owned())),
+            many => Err(ambiguous("chat", id, many)),
         }
     }
 
@@ -215,18 +232,19 @@ impl Chats<'_> {
             return message_from_row(&row);
         }
         let rows = sqlx::query(select_messages!(
-            "WHERE chat_id = ?1 AND length(?2) >= 4 AND substr(id, 1, length(?2)) = ?2 LIMIT 2"
+            "WHERE chat_id = ?1 AND length(?2) >= 4 AND substr(id, 1, length(?2)) = ?2 ORDER BY id LIMIT 6"
         ))
         .bind(chat_id)
         .bind(id)
         .fetch_all(self.app.db())
         .await?;
         match rows.as_slice() {
-            [one] => message_from_row(one),
-            _ => Err(Error::MessageNotFound {
+            [] => Err(Error::MessageNotFound {
                 chat_id: chat_id.to_owned(),
                 message_id: id.to_owned(),
             }),
+            [one] => message_from_row(one),
+            many => Err(ambiguous("message", id, many)),
         }
     }
 

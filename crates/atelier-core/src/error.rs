@@ -40,6 +40,14 @@ pub enum Error {
     #[error("chat not found: {0}")]
     ChatNotFound(String),
 
+    /// An id prefix that names more than one thing.
+    #[error("{what} id {prefix:?} is ambiguous: it starts {}; type more of the id", .candidates.join(", "))]
+    AmbiguousId {
+        what: &'static str,
+        prefix: String,
+        candidates: Vec<String>,
+    },
+
     #[error("message {message_id} not found in chat {chat_id}")]
     MessageNotFound { chat_id: String, message_id: String },
 
@@ -173,6 +181,7 @@ impl Error {
             Error::Migrate(_) => ErrorCode::Migration,
             Error::NoDataDir => ErrorCode::NoDataDir,
             Error::ChatNotFound(_) => ErrorCode::ChatNotFound,
+            Error::AmbiguousId { .. } => ErrorCode::AmbiguousId,
             Error::MessageNotFound { .. } => ErrorCode::MessageNotFound,
             Error::ManifestNotFound { .. } => ErrorCode::ManifestNotFound,
             Error::FileNotFound { .. } => ErrorCode::FileNotFound,
@@ -226,6 +235,7 @@ pub enum ErrorCode {
     Migration,
     NoDataDir,
     ChatNotFound,
+    AmbiguousId,
     MessageNotFound,
     ManifestNotFound,
     FileNotFound,
@@ -258,6 +268,7 @@ text_enum!(ErrorCode {
     Migration = "migration",
     NoDataDir = "no_data_dir",
     ChatNotFound = "chat_not_found",
+    AmbiguousId = "ambiguous_id",
     MessageNotFound = "message_not_found",
     ManifestNotFound = "manifest_not_found",
     FileNotFound = "file_not_found",
