@@ -273,3 +273,44 @@ async fn a_tool_that_closes_its_output_is_still_answered() -> Result<()> {
     ensure!(succeeded(&env.run(&chat, "rude:ping", json!({})).await?)?["pong"] == true);
     Ok(())
 }
+
+const ENVIRON: &str = r#"import os
+import subprocess
+import tempfile
+
+
+def environ(workspace):
+    child = subprocess.run(["env"], capture_output=True, text=True).stdout
+    return {"env": dict(os.environ), "child": child, "tmp": tempfile.gettempdir()}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_sees_a_minimal_environment_and_its_own_tmpdir() -> Result<()> {
+    // Cargo gives this test process CARGO_* variables (and a real app would
+    // have a provider's key): none of them may reach a tool.
+    ensure!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    let env = Env::new().await?;
+    let tools = json!([tool("environ", "tools.environ:environ", json!({}))]);
+    env.install("envy", tools, &[("tools/environ.py", ENVIRON)]).await?;
+    let chat = env.chat().await?;
+    let call = env.run(&chat, "envy:environ", json!({})).await?;
+    let ret = succeeded(&call)?;
+    let vars = ret["env"].as_object().context("env")?;
+    let leaked: Vec<&String> = vars
+        .keys()
+        .filter(|k| k.starts_with("CARGO") || k.starts_with("RUST"))
+        .collect();
+    ensure!(leaked.is_empty(), "the tool saw {leaked:?}");
+    ensure!(vars.contains_key("PATH"), "{vars:?}");
+    let child = ret["child"].as_str().context("child")?;
+    ensure!(
+        !child.contains("CARGO_MANIFEST_DIR"),
+        "a subprocess of the tool saw the app's environment"
+    );
+    let tmp = ret["tmp"].as_str().context("tmp")?;
+    ensure!(
+        tmp.contains(&chat) && tmp.ends_with("/tmp/envy"),
+        "its own TMPDIR: {tmp}"
+    );
+    Ok(())
+}

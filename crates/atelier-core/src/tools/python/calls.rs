@@ -94,11 +94,13 @@ impl Atelier {
         };
         let settings = &self.python().settings;
         let pycache = self.pycache_root().join(".import");
+        let tmp = self.pycache_root().join(".import-tmp");
         let spawn = Spawn {
             toolset_dir: root,
             venv,
             workspace: root,
             pycache: &pycache,
+            tmp: &tmp,
         };
         let mut worker = self.python().start(&spawn).await?;
         let limits = Limits {
@@ -228,11 +230,14 @@ impl Atelier {
             args: args.as_object().cloned().unwrap_or_default(),
             exported: tool.exported_from.is_some(),
         };
+        // Per chat and toolset, inside the chat's folder: it goes with the chat.
+        let tmp = self.data_dir().chat_dir(chat_id).join("tmp").join(&ts.id);
         let spawn = Spawn {
             toolset_dir: &root,
             venv: venv.as_deref(),
             workspace: &workspace,
             pycache: &pycache,
+            tmp: &tmp,
         };
         let ended = self.python().request(key, spawn, &req, timeout, control).await?;
         Ok(to_outcome(ended))

@@ -149,6 +149,8 @@ pub(crate) struct Spawn<'a> {
     pub(crate) venv: Option<&'a Path>,
     pub(crate) workspace: &'a Path,
     pub(crate) pycache: &'a Path,
+    /// The instance's own temporary folder (its `TMPDIR`).
+    pub(crate) tmp: &'a Path,
 }
 
 impl Pool {
@@ -241,7 +243,7 @@ impl Pool {
             marker: format!("\u{1}atelier-end-{}\u{1}", crate::ids::new_id()),
             return_cap: self.settings.return_cap,
         };
-        Worker::start(&exe, &config, spawn.workspace, spawn.pycache).await
+        Worker::start(&exe, &config, spawn.workspace, spawn.pycache, spawn.tmp).await
     }
 
     /// A slot for a new worker: free, or freed by stopping the least

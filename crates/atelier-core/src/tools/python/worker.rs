@@ -65,12 +65,22 @@ pub(crate) struct Limits {
 
 impl Worker {
     /// Starts a worker and waits until Python is up.
-    pub(crate) async fn start(exe: &Path, config: &WorkerConfig, cwd: &Path, pycache: &Path) -> Result<Self> {
+    pub(crate) async fn start(
+        exe: &Path,
+        config: &WorkerConfig,
+        cwd: &Path,
+        pycache: &Path,
+        tmp: &Path,
+    ) -> Result<Self> {
+        tokio::fs::create_dir_all(tmp).await.map_err(Error::io("create", tmp))?;
         let (ours, theirs) = std::os::unix::net::UnixStream::pair().map_err(Error::io("create a socket for", exe))?;
         ours.set_nonblocking(true)
             .map_err(Error::io("configure a socket for", exe))?;
         let config_json = serde_json::to_string(config).map_err(|e| Error::Internal(e.to_string()))?;
         let mut child = tokio::process::Command::new(exe)
+            // Nothing of the app's environment but what tools need.
+            .env_clear()
+            .envs(crate::tools::environment::minimal(tmp))
             .env("ATELIER_WORKER_CONFIG", config_json)
             .env("PYTHONPYCACHEPREFIX", pycache)
             .current_dir(cwd)

@@ -1,0 +1,69 @@
+//! The one environment tool code starts with.
+//!
+//! Python workers (and, next, MCP servers) do not inherit the app's
+//! environment: it may hold a provider's API key or anything else a person
+//! exported, and a tool — or a command a tool runs — could read it. They get
+//! what programs need to behave (where commands are, who and where the user
+//! is, language and time zone, the terminal type, the proxy settings so
+//! package installs work behind a proxy), a private temporary folder, and
+//! nothing else of the app's. What a toolset declares reaches it explicitly
+//! (settings as parameters, an MCP server's declared `env`).
+
+use std::ffi::OsString;
+use std::path::Path;
+
+/// Variables passed through unchanged when the app has them.
+const PASSED: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TERM",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "all_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+];
+
+/// The environment of one tool instance: the passed variables, `LC_*`, and
+/// `TMPDIR` (with `TMP`, `TEMP`) set to `tmp`, its own folder.
+pub(crate) fn minimal(tmp: &Path) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
+        .filter(|(k, _)| k.to_str().is_some_and(|k| PASSED.contains(&k) || k.starts_with("LC_")))
+        .collect();
+    for k in ["TMPDIR", "TMP", "TEMP"] {
+        env.push((k.into(), tmp.as_os_str().to_owned()));
+    }
+    if !env.iter().any(|(k, _)| k == "PATH") {
+        env.push(("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()));
+    }
+    env
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_listed_variables_and_a_private_tmpdir_pass() {
+        let env = minimal(Path::new("/data/chats/c/tmp/t"));
+        let keys: Vec<String> = env.iter().map(|(k, _)| k.to_string_lossy().into_owned()).collect();
+        // Cargo sets these for every test process; a tool must not see them.
+        assert!(std::env::var_os("CARGO_PKG_NAME").is_some());
+        assert!(!keys.iter().any(|k| k.starts_with("CARGO")), "{keys:?}");
+        assert!(
+            keys.iter()
+                .all(|k| PASSED.contains(&k.as_str()) || k.starts_with("LC_") || k.starts_with("TMP") || k == "TEMP")
+        );
+        let tmpdir = env.iter().find(|(k, _)| k == "TMPDIR").map(|(_, v)| v.clone());
+        assert_eq!(tmpdir, Some("/data/chats/c/tmp/t".into()));
+        assert!(keys.contains(&"PATH".to_owned()));
+    }
+}
