@@ -3,6 +3,7 @@
 // function takes (Tauri turns `chat_id` into `chatId`). Read from the
 // sources, so a renamed command or argument fails here instead of at run
 // time in the app.
+/// <reference types="node" />
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
