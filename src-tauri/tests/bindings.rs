@@ -59,6 +59,8 @@ fn generate() -> String {
         ServerLaunch,
         BundleReport,
         ImportReport,
+        SourceType,
+        ImportAction,
         atelier_core::diagnostics::Severity,
         atelier_core::diagnostics::Problem,
         atelier_core::tools::CallStatus,

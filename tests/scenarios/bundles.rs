@@ -340,7 +340,7 @@ async fn a_folder_inside_the_zip_and_ignored_files_are_handled() {
         .import(&zip, &ImportOptions::default())
         .await
         .expect("import");
-    assert_eq!(r.action, "installed");
+    assert_eq!(r.action.as_str(), "installed");
     let d = app.toolsets().get("nested").await.expect("show");
     let paths: Vec<&str> = d.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["tools/hello.py", "toolset.yaml"]);

@@ -309,7 +309,7 @@ async fn local_folders_run_in_place_and_survive_uninstall() {
         .import(&dir, &ImportOptions::default())
         .await
         .expect("import");
-    assert_eq!(r.toolset.source_type, "local");
+    assert_eq!(r.toolset.source_type.as_str(), "local");
     assert!(!env.data().join("toolsets/mine").exists(), "nothing is copied");
     let d = app.toolsets().get("mine").await.expect("show");
     assert!(

@@ -4,12 +4,20 @@ import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "../src/App";
-import type { BundleReport, Chat, JsonValue, ToolCallRecord, ToolRecord, ToolsetRecord } from "../src/bindings";
+import type {
+  BundleReport,
+  Chat,
+  JsonValue,
+  SourceType,
+  ToolCallRecord,
+  ToolRecord,
+  ToolsetRecord,
+} from "../src/bindings";
 import "../src/styles.css";
 
 const now = () => new Date().toISOString();
 
-function ts(id: string, name: string, version: string, description: string, source_type: string): ToolsetRecord {
+function ts(id: string, name: string, version: string, description: string, source_type: SourceType): ToolsetRecord {
   return {
     id,
     name,

@@ -167,7 +167,7 @@ export type SettingsView = { saved: Settings,
  */
 frame_origins_in_effect: Array<string>, };
 
-export type ToolsetRecord = { id: string, name: string, version: string, description: string, enabled: boolean, installed_at: string, updated_at: string | null, source_type: string, source_ref: string | null, manifest_version: string, author: string | null, homepage: string | null, icon: string | null, python_requirements: Array<string>, extra: JsonValue, };
+export type ToolsetRecord = { id: string, name: string, version: string, description: string, enabled: boolean, installed_at: string, updated_at: string | null, source_type: SourceType, source_ref: string | null, manifest_version: string, author: string | null, homepage: string | null, icon: string | null, python_requirements: Array<string>, extra: JsonValue, };
 
 export type RenderConfigRecord = { renderer: string, config: JsonValue, priority: number, };
 
@@ -191,7 +191,7 @@ stored_path: string, };
 
 export type ToolsetMcpServerRecord = { toolset_id: string, server_id: string, config: JsonValue, auto_enabled: boolean, };
 
-export type ToolsetDetails = { tools: Array<ToolRecord>, files: Array<ToolsetFileRecord>, mcp_servers: Array<ToolsetMcpServerRecord>, id: string, name: string, version: string, description: string, enabled: boolean, installed_at: string, updated_at: string | null, source_type: string, source_ref: string | null, manifest_version: string, author: string | null, homepage: string | null, icon: string | null, python_requirements: Array<string>, extra: JsonValue, };
+export type ToolsetDetails = { tools: Array<ToolRecord>, files: Array<ToolsetFileRecord>, mcp_servers: Array<ToolsetMcpServerRecord>, id: string, name: string, version: string, description: string, enabled: boolean, installed_at: string, updated_at: string | null, source_type: SourceType, source_ref: string | null, manifest_version: string, author: string | null, homepage: string | null, icon: string | null, python_requirements: Array<string>, extra: JsonValue, };
 
 export type WillRun = { 
 /**
@@ -205,11 +205,11 @@ export type ServerLaunch = { id: string, command: string | null, args: Array<str
 
 export type BundleReport = { id: string | null, name: string | null, version: string | null, valid: boolean, problems: Array<Problem>, will_run: WillRun, file_count: number, total_size: number, };
 
-export type ImportReport = { 
-/**
- * `installed`, `upgraded` or `reinstalled`.
- */
-action: string, previous_version: string | null, toolset: ToolsetRecord, tools: Array<string>, warnings: Array<Problem>, will_run: WillRun, };
+export type ImportReport = { action: ImportAction, previous_version: string | null, toolset: ToolsetRecord, tools: Array<string>, warnings: Array<Problem>, will_run: WillRun, };
+
+export type SourceType = "zip" | "local" | "url";
+
+export type ImportAction = "installed" | "upgraded" | "reinstalled";
 
 export type Severity = "error" | "warning";
 

@@ -70,7 +70,7 @@ pub(crate) fn run(runs: usize) -> Result<()> {
             let report = app.toolsets().import(&bundle, &ImportOptions::default()).await?;
             let t = start.elapsed();
             ensure!(
-                report.action == "installed",
+                report.action == atelier_core::toolsets::records::ImportAction::Installed,
                 "unexpected import result {}",
                 report.action
             );

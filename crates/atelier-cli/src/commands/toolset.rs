@@ -146,7 +146,13 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
                 let t = &report.toolset;
                 match &report.previous_version {
                     Some(v) if v != &t.version => println!("Upgraded {} {v} → {}", t.id, t.version),
-                    _ => println!("{} {} {} ({})", capitalize(&report.action), t.id, t.version, t.name),
+                    _ => println!(
+                        "{} {} {} ({})",
+                        capitalize(report.action.as_str()),
+                        t.id,
+                        t.version,
+                        t.name
+                    ),
                 }
                 print_will_run(&report.will_run);
                 if !report.warnings.is_empty() {
@@ -261,7 +267,12 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
                 println!("The examples are already installed.");
             } else {
                 for r in reports {
-                    println!("{} {} {}", capitalize(&r.action), r.toolset.id, r.toolset.version);
+                    println!(
+                        "{} {} {}",
+                        capitalize(r.action.as_str()),
+                        r.toolset.id,
+                        r.toolset.version
+                    );
                 }
             }
         }

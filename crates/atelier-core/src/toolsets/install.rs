@@ -19,7 +19,9 @@ use super::servers::{check_namespace, ensure_idle, servers_declared_only_by, syn
 
 use super::bundle::{self, Files};
 use super::manifest::{RendererKind, ToolsetManifest};
-use super::records::{BundleReport, EntryPoint, ImportReport, ServerLaunch, WillRun, toolset_from_row};
+use super::records::{
+    BundleReport, EntryPoint, ImportAction, ImportReport, ServerLaunch, SourceType, WillRun, toolset_from_row,
+};
 use super::swap::ImportDir;
 use super::validate::{self, Checked, MANIFEST_FILE, Severity};
 use crate::store::Observer;
@@ -38,7 +40,7 @@ pub struct ImportOptions {
 
 /// A bundle read from disk and checked.
 struct Loaded {
-    source_type: &'static str,
+    source_type: SourceType,
     /// Where the files are: the staging folder (zip) or the folder itself.
     root: PathBuf,
     staging: Option<Staging>,
@@ -120,7 +122,7 @@ impl Atelier {
             let files = blocking(move || bundle::scan_folder(&d, &obs)).await?;
             let checked = read_manifest(&dir, &files).await?;
             return Ok(Loaded {
-                source_type: "local",
+                source_type: SourceType::Local,
                 root: dir,
                 staging: None,
                 files,
@@ -135,7 +137,7 @@ impl Atelier {
         let files = blocking(move || bundle::unpack_zip(&zip, &dest, &obs)).await?;
         let checked = read_manifest(&staging_dir, &files).await?;
         Ok(Loaded {
-            source_type: "zip",
+            source_type: SourceType::Zip,
             root: staging_dir,
             staging: Some(staging),
             files,
@@ -254,7 +256,7 @@ impl Toolsets<'_> {
         let now = ids::now();
         let source_ref = match (&options.source_ref, loaded.source_type) {
             (Some(r), _) => r.clone(),
-            (None, "local") => loaded.root.display().to_string(),
+            (None, SourceType::Local) => loaded.root.display().to_string(),
             (None, _) => std::fs::canonicalize(path)
                 .unwrap_or_else(|_| path.to_path_buf())
                 .display()
@@ -272,7 +274,7 @@ impl Toolsets<'_> {
         .bind(enabled)
         .bind(&installed_at)
         .bind(previous.as_ref().map(|_| now.clone()))
-        .bind(loaded.source_type)
+        .bind(loaded.source_type.as_str())
         .bind(&source_ref)
         .bind(&manifest.manifest_version)
         .bind(&manifest.author)
@@ -285,7 +287,7 @@ impl Toolsets<'_> {
         .await?;
         for (path, info) in &loaded.files {
             let stored = match loaded.source_type {
-                "local" => loaded.root.join(path).display().to_string(),
+                SourceType::Local => loaded.root.join(path).display().to_string(),
                 _ => format!("toolsets/{id}/{path}"),
             };
             sqlx::query(
@@ -380,17 +382,17 @@ impl Toolsets<'_> {
         }
         self.app.toolset_changed(&id).await;
         // A zip install replaced by a local folder leaves its old copy.
-        if loaded.source_type == "local" && previous_source.as_deref() == Some("zip") {
+        if loaded.source_type == SourceType::Local && previous_source.as_deref() == Some(SourceType::Zip.as_str()) {
             let _ = tokio::fs::remove_dir_all(&final_dir).await;
         }
         let action = match previous_version.as_deref() {
-            None => "installed",
-            Some(v) if v == manifest.version => "reinstalled",
-            Some(_) => "upgraded",
+            None => ImportAction::Installed,
+            Some(v) if v == manifest.version => ImportAction::Reinstalled,
+            Some(_) => ImportAction::Upgraded,
         };
-        tracing::info!(toolset = %id, version = %manifest.version, action, "imported toolset");
+        tracing::info!(toolset = %id, version = %manifest.version, %action, "imported toolset");
         Ok(ImportReport {
-            action: action.to_owned(),
+            action,
             previous_version,
             toolset: toolset_from_row(&row)?,
             tools: manifest

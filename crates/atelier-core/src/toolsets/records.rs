@@ -18,7 +18,7 @@ pub struct ToolsetRecord {
     pub enabled: bool,
     pub installed_at: String,
     pub updated_at: Option<String>,
-    pub source_type: String,
+    pub source_type: SourceType,
     pub source_ref: Option<String>,
     pub manifest_version: String,
     pub author: Option<String>,
@@ -121,11 +121,43 @@ pub struct BundleReport {
     pub total_size: u64,
 }
 
+/// Where an installed toolset's files come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceType {
+    /// Unpacked from a ZIP into the data dir.
+    Zip,
+    /// A folder on this computer, run in place (and watched).
+    Local,
+    /// Downloaded (reserved by the schema; nothing installs from URLs yet).
+    Url,
+}
+
+text_enum!(SourceType {
+    Zip = "zip",
+    Local = "local",
+    Url = "url",
+});
+
+/// What an import did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ImportAction {
+    Installed,
+    Upgraded,
+    Reinstalled,
+}
+
+text_enum!(ImportAction {
+    Installed = "installed",
+    Upgraded = "upgraded",
+    Reinstalled = "reinstalled",
+});
+
 /// What an import did.
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct ImportReport {
-    /// `installed`, `upgraded` or `reinstalled`.
-    pub action: String,
+    pub action: ImportAction,
     pub previous_version: Option<String>,
     pub toolset: ToolsetRecord,
     pub tools: Vec<String>,
@@ -151,7 +183,13 @@ pub(crate) fn toolset_from_row(row: &SqliteRow) -> Result<ToolsetRecord> {
         enabled: row.try_get("enabled")?,
         installed_at: row.try_get("installed_at")?,
         updated_at: row.try_get("updated_at")?,
-        source_type: row.try_get("source_type")?,
+        source_type: {
+            let s: String = row.try_get("source_type")?;
+            SourceType::parse(&s).ok_or(Error::InvalidData {
+                what: "toolset source type",
+                reason: s,
+            })?
+        },
         source_ref: row.try_get("source_ref")?,
         manifest_version: row.try_get("manifest_version")?,
         author: row.try_get("author")?,

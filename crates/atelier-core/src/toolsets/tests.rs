@@ -265,3 +265,15 @@ fn a_deeply_nested_or_huge_manifest_is_refused_before_it_is_parsed() {
             .all(|p| !p.message.contains("nested"))
     );
 }
+
+#[test]
+fn source_types_and_import_actions_are_stored_and_sent_as_the_same_words() {
+    use super::records::{ImportAction, SourceType};
+    for &t in SourceType::ALL {
+        assert_eq!(serde_json::to_value(t).expect("json"), t.as_str());
+        assert_eq!(SourceType::parse(t.as_str()), Some(t));
+    }
+    for &a in ImportAction::ALL {
+        assert_eq!(serde_json::to_value(a).expect("json"), a.as_str());
+    }
+}
