@@ -68,7 +68,7 @@ function tl(
 }
 
 const toolsets: ToolsetRecord[] = [
-  ts("app-builder", "App Builder", "1.0.0", "Build and preview web applications", "bundled"),
+  ts("app-builder", "App Builder", "1.0.0", "Build and preview web applications", "zip"),
   ts("csv-report", "CSV Report", "0.2.0", "Summaries and charts of CSV files", "zip"),
 ];
 const writeSchema: JsonValue = {
