@@ -253,3 +253,72 @@ async fn a_chat_delete_killed_half_way_is_put_right_on_the_next_start() {
         app.close().await;
     }
 }
+
+/// `atelier-worker` processes whose environment names this data dir.
+fn workers_of(data: &std::path::Path) -> Vec<u32> {
+    let needle = data.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+                .filter(|pid| {
+                    let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                    let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+                    String::from_utf8_lossy(&cmd).contains("atelier-worker")
+                        && String::from_utf8_lossy(&env).contains(&needle)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_killed_cli_takes_its_python_worker_and_the_tool_with_it() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let manifest = "manifest_version: \"1\"\nid: spin\nname: Spin\nversion: \"1.0.0\"\ntools:\n  - id: spin\n    \
+                    entrypoint: tools.spin:run\n    timeout_s: 60\n    input_schema: {type: object}\n";
+    let code = b"import time\n\ndef run(workspace):\n    for i in range(3000):\n        (workspace / 'count.txt').write_text(str(i))\n        time.sleep(0.01)\n    return {}\n";
+    let zip = crate::bundles::zip_of(
+        t.path(),
+        "spin.zip",
+        &[("toolset.yaml", manifest.as_bytes()), ("tools/spin.py", code)],
+    );
+    env.ok(&["toolset", "import", zip.to_str().expect("utf-8")]);
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let count = env.data().join("chats").join(&chat).join("workspace/count.txt");
+    let mut cli = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .arg("--data-dir")
+        .arg(env.data())
+        .args(["run", "spin:spin", "--chat", &chat, "--quiet"])
+        .env_remove("ATELIER_DATA_DIR")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let until = |secs: u64, mut done: Box<dyn FnMut() -> bool>| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        while !done() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        done()
+    };
+    let c = count.clone();
+    assert!(until(30, Box::new(move || c.exists())), "the tool never started");
+    assert!(!workers_of(env.data()).is_empty(), "a worker runs the tool");
+    cli.kill().expect("SIGKILL the CLI");
+    cli.wait().expect("reap");
+    let data = env.data().to_path_buf();
+    assert!(
+        until(5, Box::new(move || workers_of(&data).is_empty())),
+        "the worker outlived its caller: {:?}",
+        workers_of(env.data())
+    );
+    let before = std::fs::read_to_string(&count).expect("read");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(
+        std::fs::read_to_string(&count).expect("read"),
+        before,
+        "the tool stopped writing"
+    );
+}

@@ -93,6 +93,10 @@ fn run(probe: bool) -> Result<(), BoxError> {
     let socket: OwnedFd = rustix::io::fcntl_dupfd_cloexec(std::io::stdin(), 3)?;
     rustix::stdio::dup2_stdin(std::fs::File::open("/dev/null")?)?;
     let mut events = std::fs::File::from(socket.try_clone()?);
+    // Dies with its caller: a killed `atelier run` must not leave a tool
+    // running on (its timeout unenforced, still writing the workspace).
+    let watched = socket.try_clone()?;
+    std::thread::spawn(move || die_with_caller(&watched));
     let requests = BufReader::new(std::fs::File::from(socket));
 
     let (runner, python_version, base_prefix) = start_python(&config)?;
@@ -119,6 +123,31 @@ fn run(probe: bool) -> Result<(), BoxError> {
     }
     // The core closed the socket: it wants us gone.
     Ok(())
+}
+
+/// Waits, without reading, until the other end of the protocol socket
+/// closes — the core stopped this worker, or the process that started it
+/// died — then kills this worker's whole process group (it is the group's
+/// leader: the tool's children go with it). Runs on its own thread, so it
+/// fires in the middle of a call too.
+fn die_with_caller(socket: &OwnedFd) {
+    use rustix::event::{PollFd, PollFlags, poll};
+    loop {
+        let mut fds = [PollFd::new(socket, PollFlags::RDHUP)];
+        match poll(&mut fds, None) {
+            Ok(_)
+                if fds[0]
+                    .revents()
+                    .intersects(PollFlags::RDHUP | PollFlags::HUP | PollFlags::ERR) =>
+            {
+                let _ = rustix::process::kill_current_process_group(rustix::process::Signal::KILL);
+                std::process::exit(3);
+            }
+            Ok(_) if fds[0].revents().contains(PollFlags::NVAL) => return,
+            Ok(_) | Err(rustix::io::Errno::INTR) => continue,
+            Err(_) => return,
+        }
+    }
 }
 
 /// Starts CPython and loads `runner.py`; returns it with the version and
