@@ -153,14 +153,10 @@ impl Agent {
     }
 }
 
-/// An agent id: 1-64 of `a-z`, `0-9`, `-`, starting with a letter or digit.
+/// An agent id follows the toolset id rule: 1-64 of `a-z`, `0-9`, `-`,
+/// starting with a letter or digit.
 pub fn is_agent_id(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.len() <= 64
-        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+    crate::toolsets::validate::is_toolset_id(s)
 }
 
 fn json<T: Serialize>(v: &T) -> Result<String> {
