@@ -211,3 +211,36 @@ async fn a_manifest_costs_what_changed_not_the_whole_workspace() {
         grown / 20
     );
 }
+
+#[tokio::test]
+async fn a_checkout_blocked_by_an_untracked_symlink_leaves_the_folder_exactly_as_it_was() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.chats().create(None).await.expect("chat");
+    let ws = app.workspace_dir(&chat.id);
+    // B: a.txt = 2 and `x` a file.
+    write(&ws, "a.txt", "2");
+    write(&ws, "x", "x is a file here");
+    let b = snap(&app, &chat.id).await.message_id.expect("b");
+    // A (after B): a.txt = 1 and `x/` a folder.
+    std::fs::remove_file(ws.join("x")).expect("rm");
+    write(&ws, "a.txt", "1");
+    write(&ws, "x/y.txt", "y");
+    snap(&app, &chat.id).await;
+    // An untracked symlink inside x/: x cannot become a file.
+    symlink("/etc/hostname", ws.join("x/link")).expect("symlink");
+    let before = tree_of(&ws);
+    let err = app.workspace().checkout(&chat.id, &b).await.expect_err("blocked");
+    let msg = err.to_string();
+    assert!(msg.contains("x/link") && msg.contains("must become a file"), "{msg}");
+    assert_eq!(
+        tree_of(&ws),
+        before,
+        "nothing was changed before the obstacle was found"
+    );
+    // Once it is moved away, the checkout goes through.
+    std::fs::remove_file(ws.join("x/link")).expect("rm link");
+    app.workspace().checkout(&chat.id, &b).await.expect("checkout");
+    assert_eq!(std::fs::read_to_string(ws.join("x")).expect("x"), "x is a file here");
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).expect("a"), "2");
+}

@@ -90,6 +90,10 @@ pub fn apply(
         }
     }
 
+    // 0. Every obstacle is found before anything changes: a failed checkout
+    // leaves the folder exactly as it was.
+    check_obstacles(workspace, &to_write, &to_remove)?;
+
     // 1. Verify.
     let needs_staging = to_write.iter().any(|(_, _, hold)| !hold);
     if needs_staging {
@@ -231,6 +235,47 @@ fn create_with(abs: &Path, path: &str, bytes: &[u8], executable: bool, warnings:
     file.write_all(bytes).map_err(Error::io("write", abs))?;
     // fstat after the last write: the mtime the next snapshot will see.
     Ok(Stat::of(&file.metadata().map_err(Error::io("read", abs))?))
+}
+
+/// A folder where a file must go is removed by the checkout only if the
+/// removals empty it; anything else in it (an untracked symlink, FIFO or
+/// socket: snapshots record every regular file) would stop the checkout
+/// half-way, so it stops it here, before the first change, naming it.
+fn check_obstacles(workspace: &Path, to_write: &[(&str, FileEntry, bool)], to_remove: &[&str]) -> Result<()> {
+    let removed: HashSet<&str> = to_remove.iter().copied().collect();
+    for (path, _, _) in to_write {
+        let abs = workspace.join(path);
+        if matches!(fs::symlink_metadata(&abs), Ok(m) if m.is_dir())
+            && let Some(left) = first_kept(&abs, path, &removed)
+        {
+            return Err(Error::InvalidPath {
+                path: left,
+                reason: "untracked (a symlink or special file), it stands in a folder that must become a file: \
+                         move or delete it, then check out again",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The first thing under the folder `abs` (workspace path `rel`) that the
+/// removals would leave there.
+fn first_kept(abs: &Path, rel: &str, removed: &HashSet<&str>) -> Option<String> {
+    let entries = fs::read_dir(abs).ok()?;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let path = format!("{rel}/{name}");
+        match e.file_type() {
+            Ok(t) if t.is_dir() => {
+                if let Some(left) = first_kept(&e.path(), &path, removed) {
+                    return Some(left);
+                }
+            }
+            Ok(t) if t.is_file() && removed.contains(path.as_str()) => {}
+            _ => return Some(path),
+        }
+    }
+    None
 }
 
 /// Removes an untracked file or symlink at `abs`; refuses a folder.
