@@ -163,6 +163,9 @@ impl Worker {
         // belongs to no call.
         while self.output.try_recv().is_ok() {}
         let mut got = Collected::new(limits.output_cap);
+        let want = match req {
+            Request::Call { id, .. } | Request::Describe { id, .. } => id.as_str(),
+        };
         let line = atelier_protocol::to_line(req);
         if self.requests.write_all(line.as_bytes()).await.is_err() {
             let status = self.death().await;
@@ -184,9 +187,15 @@ impl Worker {
                 Some(chunk) = self.output.recv() => got.take(chunk, limits),
                 line = self.events.next_line() => {
                     match line.ok().flatten().map(|l| serde_json::from_str::<Event>(&l)) {
-                        Some(Ok(Event::Done { outcome, .. })) => {
+                        Some(Ok(Event::Done { id, outcome })) if id == want => {
                             self.last_used = Instant::now();
                             return self.ended(End::Answered(outcome), got, limits).await;
+                        }
+                        Some(Ok(Event::Done { id, .. })) => {
+                            // Tool code can reach the channel (it runs in the
+                            // worker's process) but does not know the call's
+                            // id: an answer for another id is a forgery.
+                            tracing::warn!(forged = %id, call = %want, "ignored an answer that is not for this call");
                         }
                         Some(_) => {
                             // A worker that says something else is broken.
