@@ -1,8 +1,9 @@
 //! `atelier-worker`: runs the Python tools of one toolset for one chat.
 //!
 //! The core starts it (see `atelier_core::tools::python`) with a Unix socket
-//! as stdin and two pipes as stdout and stderr, and its settings in
-//! `ATELIER_WORKER_CONFIG`. Before CPython starts, the socket moves to a
+//! as stdin and two pipes as stdout and stderr; its settings (with the
+//! end-of-output marker) are the first line on the socket, never in the
+//! environment tool code can read. Before CPython starts, the socket moves to a
 //! private close-on-exec descriptor and `/dev/null` takes fd 0; fd 1 and fd 2
 //! stay the pipes, so whatever a tool prints — from Python, a C extension or
 //! a child process — is captured and can never corrupt the protocol.
@@ -85,10 +86,6 @@ fn run(probe: bool) -> Result<(), BoxError> {
         out.flush()?;
         return Ok(());
     }
-    let config: WorkerConfig = serde_json::from_str(
-        &std::env::var("ATELIER_WORKER_CONFIG")
-            .map_err(|_| "ATELIER_WORKER_CONFIG is not set (the core starts this)")?,
-    )?;
     // The protocol socket leaves fd 0 before any Python code can see it.
     let socket: OwnedFd = rustix::io::fcntl_dupfd_cloexec(std::io::stdin(), 3)?;
     rustix::stdio::dup2_stdin(std::fs::File::open("/dev/null")?)?;
@@ -97,7 +94,13 @@ fn run(probe: bool) -> Result<(), BoxError> {
     // running on (its timeout unenforced, still writing the workspace).
     let watched = socket.try_clone()?;
     std::thread::spawn(move || die_with_caller(&watched));
-    let requests = BufReader::new(std::fs::File::from(socket));
+    let mut requests = BufReader::new(std::fs::File::from(socket));
+    // The settings come first on the channel, not in the environment: the
+    // end-of-output marker must not be readable by tool code or its children.
+    let mut first = String::new();
+    requests.read_line(&mut first)?;
+    let config: WorkerConfig =
+        serde_json::from_str(&first).map_err(|e| format!("the first line on the channel is not the settings ({e})"))?;
 
     let (runner, python_version, base_prefix) = start_python(&config)?;
     send(

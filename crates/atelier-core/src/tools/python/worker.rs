@@ -76,12 +76,12 @@ impl Worker {
         let (ours, theirs) = std::os::unix::net::UnixStream::pair().map_err(Error::io("create a socket for", exe))?;
         ours.set_nonblocking(true)
             .map_err(Error::io("configure a socket for", exe))?;
-        let config_json = serde_json::to_string(config).map_err(|e| Error::Internal(e.to_string()))?;
+        let mut config_line = serde_json::to_string(config).map_err(|e| Error::Internal(e.to_string()))?;
+        config_line.push('\n');
         let mut child = tokio::process::Command::new(exe)
             // Nothing of the app's environment but what tools need.
             .env_clear()
             .envs(crate::tools::environment::minimal(tmp))
-            .env("ATELIER_WORKER_CONFIG", config_json)
             .env("PYTHONPYCACHEPREFIX", pycache)
             .current_dir(cwd)
             .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
@@ -101,9 +101,15 @@ impl Worker {
         if let Some(err) = child.stderr.take() {
             tokio::spawn(read_pipe(Stream::Stderr, err, marker, tx));
         }
-        let (read, requests) = UnixStream::from_std(ours)
+        let (read, mut requests) = UnixStream::from_std(ours)
             .map_err(Error::io("use the socket of", exe))?
             .into_split();
+        // The settings go first on the channel (not in the environment,
+        // where tool code could read the end-of-output marker).
+        requests
+            .write_all(config_line.as_bytes())
+            .await
+            .map_err(Error::io("configure the Python worker", exe))?;
         let mut worker = Worker {
             child,
             pid,
