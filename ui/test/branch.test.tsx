@@ -3,7 +3,7 @@ import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { MessageNode, ToolCallRecord } from "../src/bindings";
 import { BranchView } from "../src/calls/BranchView";
-import { call, node, plan } from "./fixtures";
+import { call, chat, node, plan } from "./fixtures";
 import { argsOf, deferred, mockCommands } from "./ipc";
 
 // root ─ a ─┬─ b1 (edit) ─ c
@@ -37,7 +37,7 @@ describe("the active branch", () => {
       chat_tree: () => tree(leaf),
       switch_branch: (args) => {
         leaf = args.messageId === "b2" ? "b2" : "c";
-        return {};
+        return chat({ active_leaf_message_id: leaf });
       },
     });
     render(<BranchView chatId="chat-1" calls={[a, c, b2]} version="1" focusId={null} onSwitched={onSwitched} />);
@@ -66,7 +66,7 @@ describe("the active branch", () => {
   });
 
   it("branches from an earlier step by checking it out; the leaf offers no such button", async () => {
-    const calls = mockCommands({ chat_tree: () => tree("c"), checkout: () => ({}) });
+    const calls = mockCommands({ chat_tree: () => tree("c"), checkout: () => chat() });
     render(<BranchView chatId="chat-1" calls={[a, c, b2]} version="1" focusId={null} onSwitched={vi.fn()} />);
     const items = await screen.findAllByRole("listitem");
     await waitFor(() => expect(screen.getAllByRole("listitem")).toHaveLength(3));
@@ -181,7 +181,7 @@ describe("a long chat", () => {
 describe("while a call runs in the chat", () => {
   it("the arrows and Branch from here wait for it, and say why", async () => {
     const { RunsProvider, useRuns } = await import("../src/calls/runs");
-    const done = deferred<unknown>();
+    const done = deferred<ToolCallRecord>();
     mockCommands({ chat_tree: () => tree("c"), run_tool: () => done.promise });
     function Start() {
       const runs = useRuns();

@@ -1,113 +1,565 @@
-// The contract between ui/src/api.ts and the Tauri commands: every command
-// the shell registers is wrapped once, with the argument names the Rust
-// function takes (Tauri turns `chat_id` into `chatId`). Read from the
-// sources, so a renamed command or argument fails here instead of at run
-// time in the app.
+// The contract between ui/src/api.ts and the Tauri commands, read from the
+// sources so that a renamed command or argument fails here instead of at run
+// time in the app:
+// - every command registered in src-tauri/src/command_names.rs has a
+//   `#[tauri::command]` function and is invoked by api.ts, and api.ts invokes
+//   no other;
+// - each `invoke("name", { … })` passes exactly the arguments the function
+//   takes as the webview sees them: Tauri turns `chat_id` into `chatId`
+//   (unless `rename_all = "snake_case"`), injects `State`, `AppHandle`,
+//   `Window`, … itself, and a `Channel<…>` comes from JS as a `Channel`;
+// - test/ipc.ts's `CommandAnswers` (the types the mocks answer with) names
+//   every command, each through the wrapper that invokes it.
 /// <reference types="node" />
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
-const root = join(__dirname, "..", "..");
+// The repository, from this file (vitest gives each test file its `__dirname`).
+const ROOT = join(__dirname, "..", "..");
+const RUST_DIR = join(ROOT, "src-tauri", "src");
+const NAMES_RS = join(RUST_DIR, "command_names.rs");
+const API_TS = join(ROOT, "ui", "src", "api.ts");
+const IPC_TS = join(ROOT, "ui", "test", "ipc.ts");
 
-/** Parameters Tauri injects; the webview does not pass them. */
-const INJECTED = /^(?:tauri::)?(?:ipc::)?(State|AppHandle|Window|WebviewWindow|Webview|Request)\b/;
+const where = (file: string, line: number) => `${relative(ROOT, file)}:${line}`;
 
-const camel = (s: string) => s.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+// ---------------------------------------------------------------- Rust side
 
-/** Splits on top-level commas (not inside `<…>`, `(…)`, `[…]`). */
-function splitTop(s: string): string[] {
+/** Parameter types Tauri fills in itself: the webview does not pass them. */
+const INJECTED = new Set([
+  "State",
+  "AppHandle",
+  "Window",
+  "Webview",
+  "WebviewWindow",
+  "Request",
+  "CommandScope",
+  "GlobalScope",
+]);
+
+type RustArg = { name: string; rustName: string; type: string; channel: boolean };
+type RustCommand = { name: string; args: RustArg[]; at: string };
+
+/**
+ * Rust source with its comments blanked (newlines kept, so offsets and lines
+ * stay), and with `strings` the insides of string and char literals too.
+ */
+function blankRust(src: string, strings: boolean): string {
+  let out = "";
+  let i = 0;
+  const blank = (s: string) => s.replace(/[^\n]/g, " ");
+  // A literal's quotes stay; its inside is blanked only when asked.
+  const literal = (s: string, open: number, close: number) =>
+    strings ? s.slice(0, open) + blank(s.slice(open, s.length - close)) + s.slice(s.length - close) : s;
+  while (i < src.length) {
+    const rest = src.slice(i, i + 2);
+    if (rest === "//") {
+      const end = src.indexOf("\n", i);
+      const stop = end === -1 ? src.length : end;
+      out += blank(src.slice(i, stop));
+      i = stop;
+    } else if (rest === "/*") {
+      // Rust block comments nest.
+      let depth = 0;
+      let j = i;
+      do {
+        if (src.startsWith("/*", j)) {
+          depth++;
+          j += 2;
+        } else if (src.startsWith("*/", j)) {
+          depth--;
+          j += 2;
+        } else j++;
+      } while (depth > 0 && j < src.length);
+      out += blank(src.slice(i, j));
+      i = j;
+    } else {
+      const raw = /^b?r(#*)"/.exec(src.slice(i, i + 260));
+      const ch = /^'(?:\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|.)|[^\\'\n])'/u.exec(src.slice(i, i + 16));
+      if (raw !== null && !/\w/.test(src[i - 1] ?? "")) {
+        const close = `"${raw[1]}`;
+        const end = src.indexOf(close, i + raw[0].length);
+        const stop = end === -1 ? src.length : end + close.length;
+        out += literal(src.slice(i, stop), raw[0].length, close.length);
+        i = stop;
+      } else if (src[i] === '"') {
+        let j = i + 1;
+        while (j < src.length && src[j] !== '"') j += src[j] === "\\" ? 2 : 1;
+        out += literal(src.slice(i, j + 1), 1, 1);
+        i = j + 1;
+      } else if (ch !== null) {
+        out += literal(ch[0], 1, 1);
+        i += ch[0].length;
+      } else {
+        out += src[i];
+        i++;
+      }
+    }
+  }
+  return out;
+}
+
+/** The index just past the bracket that closes the one at `open` (`(`, `[`, `{` or `<`). */
+function closing(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') {
+      i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+    } else if ("([{<".includes(c)) depth++;
+    else if (")]}".includes(c) || (c === ">" && text[i - 1] !== "-")) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  throw new Error(`unbalanced brackets from: ${text.slice(open, open + 80)}`);
+}
+
+/** Splits on the commas outside any bracket (`State<'_, AppState>` stays whole). */
+function splitTopLevel(s: string): string[] {
   const out: string[] = [];
   let depth = 0;
   let cur = "";
-  for (const ch of s) {
-    if ("<([".includes(ch)) depth++;
-    if (">)]".includes(ch)) depth--;
-    if (ch === "," && depth === 0) {
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if ("([{<".includes(c)) depth++;
+    else if (")]}".includes(c) || (c === ">" && s[i - 1] !== "-")) depth--;
+    if (c === "," && depth === 0) {
       out.push(cur);
       cur = "";
-    } else cur += ch;
+    } else cur += c;
   }
-  if (cur.trim() !== "") out.push(cur);
+  out.push(cur);
   return out.map((p) => p.trim()).filter((p) => p !== "");
 }
 
-/** Every `#[tauri::command]` of src-tauri/src: name → JS argument names. */
-function rustCommands(): Map<string, string[]> {
-  const dir = join(root, "src-tauri", "src");
-  const out = new Map<string, string[]>();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".rs"))) {
-    const text = readFileSync(join(dir, file), "utf8");
-    const re = /#\[tauri::command(\([^)]*\))?\]\s*pub\s+(?:async\s+)?fn\s+(\w+)\s*(?:<[^>]*>)?\s*\(/g;
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-      const snake = (m[1] ?? "").includes("snake_case");
-      let depth = 1;
-      let i = re.lastIndex;
-      while (depth > 0 && i < text.length) {
-        if (text[i] === "(") depth++;
-        if (text[i] === ")") depth--;
-        i++;
+/** `chat_id` → `chatId`, as Tauri's default (heck's lowerCamelCase) does. */
+function camelCase(snake: string): string {
+  const words = snake.split("_").filter((w) => w !== "");
+  return words.map((w, i) => (i === 0 ? w.toLowerCase() : w[0]!.toUpperCase() + w.slice(1).toLowerCase())).join("");
+}
+
+/** The last path segment of a type's head: `&tauri::State<'_, S>` → `State`. */
+function typeHead(ty: string): string {
+  const t = ty
+    .replace(/^&\s*(?:'\w+\s+)?(?:mut\s+)?/, "")
+    .replace(/^(?:impl|dyn)\s+/, "")
+    .trim();
+  const path = /^[\w:]+/.exec(t)?.[0] ?? "";
+  return path.split("::").at(-1) ?? "";
+}
+
+/** Every `#[tauri::command]` function in `src` (one file's text), with its webview-visible arguments. */
+function commandsIn(src: string, file: string, problems: string[]): RustCommand[] {
+  // Everything is read in `text`, with string and char literals blanked (an
+  // attribute inside a string is no command), but for the attribute's
+  // options, read at the same offsets in `code`.
+  const code = blankRust(src, false);
+  const text = blankRust(src, true);
+  const out: RustCommand[] = [];
+  const attr = /#\[\s*(?:tauri\s*::\s*)?command\b\s*(\(([^)]*)\))?\s*\]/g;
+  for (let m = attr.exec(text); m !== null; m = attr.exec(text)) {
+    const line = text.slice(0, m.index).split("\n").length;
+    const at = where(file, line);
+    // Other attributes may follow the command's.
+    let i = attr.lastIndex;
+    for (;;) {
+      while (/\s/.test(text[i] ?? "")) i++;
+      if (text[i] !== "#") break;
+      i = closing(text, text.indexOf("[", i));
+    }
+    const head =
+      /^(?:pub\s*(?:\([^)]*\)\s*)?)?(?:(?:async|unsafe|const|extern\s+"[^"]*")\s+)*fn\s+(?:r#)?(\w+)\s*/.exec(
+        text.slice(i),
+      );
+    if (head === null) {
+      problems.push(`${at}: a #[tauri::command] attribute not followed by a function this test can read`);
+      continue;
+    }
+    const name = head[1]!;
+    i += head[0].length;
+    if (text[i] === "<") i = closing(text, i);
+    while (/\s/.test(text[i] ?? "")) i++;
+    if (text[i] !== "(") {
+      problems.push(`${at}: could not find the parameter list of \`${name}\``);
+      continue;
+    }
+    const end = closing(text, i);
+    const options = m[2] === undefined ? "" : code.slice(m.index, attr.lastIndex);
+    const renameAll = /rename_all\s*=\s*"(\w+)"/.exec(options)?.[1] ?? "camelCase";
+    if (renameAll !== "camelCase" && renameAll !== "snake_case") {
+      problems.push(`${at}: \`${name}\` has rename_all = "${renameAll}", which this test does not know`);
+    }
+    const args: RustArg[] = [];
+    for (const param of splitTopLevel(text.slice(i + 1, end - 1))) {
+      const colon = /(?<!:):(?!:)/.exec(param);
+      const pattern = colon === null ? param : param.slice(0, colon.index).trim();
+      const type = colon === null ? "" : param.slice(colon.index + 1).trim();
+      const ident = /^(?:mut\s+)?(?:r#)?(\w+)$/.exec(pattern)?.[1];
+      if (ident === undefined || type === "") {
+        problems.push(`${at}: \`${name}\` has a parameter this test cannot read: \`${param}\``);
+        continue;
       }
-      const params = splitTop(text.slice(re.lastIndex, i - 1))
-        .map((p) => {
-          const [name, ...ty] = p.split(":");
-          return { name: name!.trim().replace(/^mut\s+/, ""), ty: ty.join(":").trim() };
-        })
-        .filter((p) => !INJECTED.test(p.ty));
-      out.set(
-        m[2]!,
-        params.map((p) => (snake ? p.name : camel(p.name))),
+      const kind = typeHead(type);
+      if (INJECTED.has(kind)) continue;
+      args.push({
+        rustName: ident,
+        name: renameAll === "snake_case" ? ident : camelCase(ident),
+        type,
+        channel: kind === "Channel",
+      });
+    }
+    out.push({ name, args, at });
+  }
+  return out;
+}
+
+function rustFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) return rustFiles(path);
+    return entry.endsWith(".rs") ? [path] : [];
+  });
+}
+
+/** The names in command_names.rs's `COMMANDS` list. */
+function registeredIn(src: string): string[] {
+  const text = blankRust(src, false);
+  const list = /COMMANDS\s*:[^=]*=\s*&\s*\[([^\]]*)\]/.exec(text);
+  if (list === null) throw new Error(`no \`COMMANDS\` list in ${relative(ROOT, NAMES_RS)}`);
+  return [...list[1]!.matchAll(/"(\w+)"/g)].map((m) => m[1]!);
+}
+
+// ------------------------------------------------------------ TypeScript side
+
+type Invoke = {
+  command: string;
+  /** The `api` member that makes this call, if it is one. */
+  wrapper: string | null;
+  keys: string[];
+  /** The keys whose value is a `Channel` (a `new Channel` or a variable holding one). */
+  channels: string[];
+  at: string;
+};
+
+function enclosingFunction(node: ts.Node): ts.SignatureDeclaration | null {
+  for (let n = node.parent; n !== undefined; n = n.parent) if (ts.isFunctionLike(n)) return n;
+  return null;
+}
+
+function wrapperOf(node: ts.Node): string | null {
+  for (let n = node.parent; n !== undefined; n = n.parent) {
+    if ((ts.isPropertyAssignment(n) || ts.isMethodDeclaration(n)) && ts.isObjectLiteralExpression(n.parent)) {
+      const holder = n.parent.parent;
+      if (ts.isVariableDeclaration(holder) && ts.isIdentifier(holder.name) && holder.name.text === "api") {
+        return ts.isIdentifier(n.name) || ts.isStringLiteral(n.name) ? n.name.text : null;
+      }
+    }
+  }
+  return null;
+}
+
+/** Whether `value` is a Channel: `new Channel(…)`, or a variable of the same function set to one. */
+function isChannel(value: ts.Expression, scope: ts.Node | null): boolean {
+  if (ts.isNewExpression(value)) return ts.isIdentifier(value.expression) && value.expression.text === "Channel";
+  if (!ts.isIdentifier(value) || scope === null) return false;
+  let found = false;
+  const visit = (n: ts.Node) => {
+    if (
+      ts.isVariableDeclaration(n) &&
+      ts.isIdentifier(n.name) &&
+      n.name.text === value.text &&
+      n.initializer !== undefined &&
+      isChannel(n.initializer, null)
+    ) {
+      found = true;
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(scope);
+  return found;
+}
+
+/**
+ * Every `invoke(…)` in `src`: its command and argument keys. Calls it cannot
+ * read (a command name that is not a literal, arguments that are not an
+ * object literal, a spread or computed key) are problems.
+ */
+function invokesIn(src: string, file: string, problems: string[]): Invoke[] {
+  const sf = ts.createSourceFile(file, src, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  // `invoke` is api.ts's own wrapper; Tauri's may also be imported under another name.
+  const callees = new Set(["invoke"]);
+  for (const st of sf.statements) {
+    const named = ts.isImportDeclaration(st) ? st.importClause?.namedBindings : undefined;
+    if (named !== undefined && ts.isNamedImports(named)) {
+      for (const el of named.elements) if ((el.propertyName ?? el.name).text === "invoke") callees.add(el.name.text);
+    }
+  }
+  const out: Invoke[] = [];
+  const visit = (node: ts.Node) => {
+    ts.forEachChild(node, visit);
+    if (!ts.isCallExpression(node) || !ts.isIdentifier(node.expression) || !callees.has(node.expression.text)) return;
+    const at = where(file, sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1);
+    const fn = enclosingFunction(node);
+    const [cmd, args] = node.arguments;
+    if (cmd === undefined || !(ts.isStringLiteral(cmd) || ts.isNoSubstitutionTemplateLiteral(cmd))) {
+      // The wrapper itself passes its `cmd` parameter on.
+      const inWrapper = fn !== null && ts.isFunctionDeclaration(fn) && fn.name?.text === "invoke";
+      if (!inWrapper) problems.push(`${at}: an invoke whose command is not a string literal`);
+      return;
+    }
+    const keys: string[] = [];
+    const channels: string[] = [];
+    if (args !== undefined) {
+      if (!ts.isObjectLiteralExpression(args)) {
+        problems.push(`${at}: invoke("${cmd.text}", …) passes something other than an object literal`);
+        return;
+      }
+      for (const p of args.properties) {
+        const key =
+          (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) &&
+          (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name))
+            ? p.name.text
+            : null;
+        if (key === null) {
+          problems.push(`${at}: invoke("${cmd.text}", …) has a property this test cannot read: ${p.getText(sf)}`);
+          continue;
+        }
+        keys.push(key);
+        const value = ts.isPropertyAssignment(p) ? p.initializer : (p as ts.ShorthandPropertyAssignment).name;
+        if (isChannel(value, fn)) channels.push(key);
+      }
+    }
+    out.push({ command: cmd.text, wrapper: wrapperOf(node), keys, channels, at });
+  };
+  visit(sf);
+  return out;
+}
+
+/** test/ipc.ts's `CommandAnswers`: command → the `api` wrapper named in `Answer<"wrapper">`. */
+function answersIn(src: string, file: string): Map<string, string | null> {
+  const sf = ts.createSourceFile(file, src, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const alias = sf.statements.find(
+    (st): st is ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(st) && st.name.text === "CommandAnswers",
+  );
+  if (alias === undefined || !ts.isTypeLiteralNode(alias.type)) {
+    throw new Error(`${relative(ROOT, file)} has no \`type CommandAnswers = { … }\``);
+  }
+  const out = new Map<string, string | null>();
+  for (const member of alias.type.members) {
+    if (!ts.isPropertySignature(member) || member.name === undefined) continue;
+    const name = ts.isIdentifier(member.name) || ts.isStringLiteral(member.name) ? member.name.text : null;
+    if (name === null) continue;
+    const ty = member.type;
+    const arg = ty !== undefined && ts.isTypeReferenceNode(ty) ? ty.typeArguments?.[0] : undefined;
+    const wrapper =
+      arg !== undefined && ts.isLiteralTypeNode(arg) && ts.isStringLiteral(arg.literal) ? arg.literal.text : null;
+    out.set(name, wrapper);
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ checks
+
+/** Every broken term of the contract, one line each: which command, which argument, which side. */
+function contractProblems(
+  registered: string[],
+  commands: RustCommand[],
+  invokes: Invoke[],
+  answers: Map<string, string | null>,
+): string[] {
+  const problems: string[] = [];
+  const fns = new Map<string, RustCommand>();
+  for (const c of commands) {
+    const twin = fns.get(c.name);
+    if (twin !== undefined) problems.push(`"${c.name}": two #[tauri::command] functions (${twin.at}, ${c.at})`);
+    fns.set(c.name, c);
+  }
+  const invoked = new Set(invokes.map((i) => i.command));
+
+  for (const name of registered) {
+    if (!fns.has(name)) problems.push(`"${name}": registered in command_names.rs, but no #[tauri::command] fn ${name}`);
+    if (!invoked.has(name)) problems.push(`"${name}": registered in command_names.rs, but api.ts never invokes it`);
+  }
+  for (const call of invokes) {
+    const fn = fns.get(call.command);
+    if (fn === undefined) {
+      problems.push(`"${call.command}": api.ts invokes it (${call.at}), but no #[tauri::command] has that name`);
+      continue;
+    }
+    if (!registered.includes(call.command)) {
+      problems.push(`"${call.command}": api.ts invokes it (${call.at}), but command_names.rs does not register it`);
+    }
+    const taken = new Map(fn.args.map((a) => [a.name, a]));
+    for (const key of call.keys) {
+      if (!taken.has(key)) {
+        const args = fn.args.map((a) => a.name).join(", ") || "none";
+        problems.push(
+          `"${call.command}": api.ts passes "${key}" (${call.at}), but the Rust fn takes no such argument ` +
+            `(it takes: ${args}; ${fn.at})`,
+        );
+      }
+    }
+    for (const arg of fn.args) {
+      if (!call.keys.includes(arg.name)) {
+        problems.push(
+          `"${call.command}": the Rust fn takes "${arg.name}" (${arg.rustName}: ${arg.type}; ${fn.at}), ` +
+            `but api.ts does not pass it (${call.at})`,
+        );
+      } else if (arg.channel !== call.channels.includes(arg.name)) {
+        problems.push(
+          arg.channel
+            ? `"${call.command}": "${arg.name}" is a ${arg.type} in Rust (${fn.at}), but api.ts passes no Channel (${call.at})`
+            : `"${call.command}": api.ts passes a Channel as "${arg.name}" (${call.at}), but Rust takes a ${arg.type} (${fn.at})`,
+        );
+      }
+    }
+  }
+
+  const wrapperCommand = new Map(invokes.filter((i) => i.wrapper !== null).map((i) => [i.wrapper!, i.command]));
+  for (const name of registered) {
+    if (!answers.has(name)) problems.push(`"${name}": test/ipc.ts's CommandAnswers has no answer type for it`);
+  }
+  for (const [name, wrapper] of answers) {
+    if (!registered.includes(name)) {
+      problems.push(`"${name}": test/ipc.ts's CommandAnswers has it, but command_names.rs does not register it`);
+    } else if (wrapper === null || wrapperCommand.get(wrapper) !== name) {
+      const real = invokes.find((i) => i.command === name)?.wrapper;
+      problems.push(
+        `"${name}": test/ipc.ts's CommandAnswers answers as api.${wrapper ?? "?"}, which does not invoke it` +
+          (real ? ` (api.${real} does)` : ""),
       );
     }
   }
-  return out;
+  return problems;
 }
 
-/** Every `invoke("name", { … })` in api.ts: name → argument keys. */
-function apiCalls(): Map<string, string[][]> {
-  const text = readFileSync(join(root, "ui", "src", "api.ts"), "utf8");
-  const out = new Map<string, string[][]>();
-  const re = /invoke<[^>]*(?:<[^>]*>[^>]*)*>\(\s*"(\w+)"\s*(?:,\s*\{([^}]*)\})?\s*\)/g;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const keys = (m[2] ?? "")
-      .split(",")
-      .map((k) => k.trim().split(":")[0]!.trim())
-      .filter((k) => k !== "");
-    out.set(m[1]!, [...(out.get(m[1]!) ?? []), keys]);
-  }
-  return out;
-}
+// ------------------------------------------------------------------- tests
 
 describe("the IPC contract", () => {
-  const commands = rustCommands();
-  const calls = apiCalls();
+  const parseProblems: string[] = [];
+  const registered = registeredIn(readFileSync(NAMES_RS, "utf8"));
+  const commands = rustFiles(RUST_DIR).flatMap((f) => commandsIn(readFileSync(f, "utf8"), f, parseProblems));
+  const invokes = invokesIn(readFileSync(API_TS, "utf8"), API_TS, parseProblems);
+  const answers = answersIn(readFileSync(IPC_TS, "utf8"), IPC_TS);
 
-  it("finds the commands and the wrappers", () => {
-    expect(commands.size).toBeGreaterThan(40);
-    expect(calls.size).toBeGreaterThan(40);
+  it("reads every command, invoke and mock answer type", () => {
+    expect(parseProblems).toEqual([]);
+    expect(registered.length).toBeGreaterThan(40);
+    expect(commands.length).toBeGreaterThanOrEqual(registered.length);
+    expect(invokes.length).toBeGreaterThanOrEqual(registered.length);
+    expect(answers.size).toBe(registered.length);
   });
 
-  it("wraps every registered command, and invokes no other", () => {
-    const registered = readFileSync(join(root, "src-tauri", "src", "command_names.rs"), "utf8");
-    const names = [...registered.matchAll(/^\s*"(\w+)",/gm)].map((m) => m[1]!);
-    const missing = names.filter((n) => !calls.has(n));
-    const unknown = [...calls.keys()].filter((n) => !names.includes(n));
-    expect({ missing, unknown }).toEqual({ missing: [], unknown: [] });
-    const noFunction = names.filter((n) => !commands.has(n));
-    expect(noFunction).toEqual([]);
+  it("holds between command_names.rs, the Rust functions, api.ts and test/ipc.ts", () => {
+    const problems = contractProblems(registered, commands, invokes, answers);
+    expect(problems, `\n${problems.join("\n")}\n`).toEqual([]);
+  });
+});
+
+describe("the contract's readers", () => {
+  const rust = `
+use tauri::{ipc::Channel, AppHandle, State};
+/// Doc comment: #[tauri::command] pub fn not_me() {}
+// #[tauri::command] pub fn commented_out(x: u32) {}
+/* #[tauri::command]
+   pub fn /* nested */ blocked(y: u32) {} */
+#[tauri::command]
+pub async fn multi_line<R: Runtime, T: Into<String>>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>, // a comment, with, commas
+    window: tauri::WebviewWindow<R>,
+    request: tauri::ipc::Request<'_>,
+    chat_id: String,
+    pairs: HashMap<String, (u32, Vec<u8>)>,
+    mut on_progress: Channel<Progress>,
+    call_back: Box<dyn Fn(u32) -> u32 + Send>,
+) -> IpcResult<()> {
+    let s = "#[tauri::command] fn in_string(z: u8) {}";
+    let c = '"';
+    Ok(())
+}
+
+#[tauri::command(rename_all = "snake_case")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn kept_snake(state: &State<AppState>, manifest_id: Option<String>) -> bool { true }
+
+#[tauri::command]
+fn no_args() {}
+`;
+
+  it("reads multi-line signatures, generic commas, comments, injected types, Channels and rename_all", () => {
+    const problems: string[] = [];
+    const got = commandsIn(rust, join(RUST_DIR, "example.rs"), problems);
+    expect(problems).toEqual([]);
+    expect(got.map((c) => [c.name, c.args.map((a) => (a.channel ? `${a.name} (channel)` : a.name))])).toEqual([
+      ["multi_line", ["chatId", "pairs", "onProgress (channel)", "callBack"]],
+      ["kept_snake", ["manifest_id"]],
+      ["no_args", []],
+    ]);
   });
 
-  it("passes exactly the arguments each command takes", () => {
-    const mismatches: string[] = [];
-    for (const [name, uses] of calls) {
-      const want = [...(commands.get(name) ?? [])].sort();
-      for (const keys of uses) {
-        const got = [...keys].sort();
-        if (JSON.stringify(got) !== JSON.stringify(want)) {
-          mismatches.push(`${name}: api.ts passes {${got.join(", ")}}, the command takes (${want.join(", ")})`);
-        }
-      }
-    }
-    expect(mismatches).toEqual([]);
+  it("reads invoke calls with shorthand, renamed, quoted and Channel-valued keys", () => {
+    const source = `
+import { Channel, invoke as tauriInvoke } from "@tauri-apps/api/core";
+function invoke<T>(cmd: string, args?: Record<string, unknown>): Promise<T> { return tauriInvoke<T>(cmd, args); }
+export const api = {
+  a: (chatId: string) => invoke<Map<string, Array<number>>>("cmd_a", { chatId }),
+  b: (id: string) => invoke<null>("cmd_b", { chatId: id, "manifestId": null, nested: { not: "a key" } }),
+  c: () => {
+    const channel = new Channel<number>();
+    return invoke<null>("cmd_c", { onProgress: channel, direct: new Channel() });
+  },
+  // invoke("commented_out", { x })
+  d: () => invoke("cmd_d"),
+  e: () => tauriInvoke("cmd_e", { y: 1 }),
+};`;
+    const problems: string[] = [];
+    const got = invokesIn(source, API_TS, problems);
+    expect(problems).toEqual([]);
+    expect(got.map(({ command, wrapper, keys, channels }) => ({ command, wrapper, keys, channels }))).toEqual([
+      { command: "cmd_a", wrapper: "a", keys: ["chatId"], channels: [] },
+      { command: "cmd_b", wrapper: "b", keys: ["chatId", "manifestId", "nested"], channels: [] },
+      { command: "cmd_c", wrapper: "c", keys: ["onProgress", "direct"], channels: ["onProgress", "direct"] },
+      { command: "cmd_d", wrapper: "d", keys: [], channels: [] },
+      { command: "cmd_e", wrapper: "e", keys: ["y"], channels: [] },
+    ]);
+  });
+
+  it("names the command, the argument and the side of each break", () => {
+    const problems: string[] = [];
+    const commands = commandsIn(rust, join(RUST_DIR, "example.rs"), problems);
+    const call = (command: string, keys: string[], channels: string[] = []): Invoke => ({
+      command,
+      wrapper: command,
+      keys,
+      channels,
+      at: "ui/src/api.ts:1",
+    });
+    const registered = ["multi_line", "kept_snake", "no_args", "unwrapped"];
+    const answers = new Map<string, string | null>(registered.map((n) => [n, n]));
+    const got = contractProblems(
+      registered,
+      commands,
+      [
+        call("multi_line", ["chatID", "pairs", "onProgress", "callBack"]),
+        call("kept_snake", ["manifest_id"]),
+        call("no_args", []),
+        call("missing_fn", []),
+      ],
+      answers,
+    );
+    expect(got).toEqual([
+      `"unwrapped": registered in command_names.rs, but no #[tauri::command] fn unwrapped`,
+      `"unwrapped": registered in command_names.rs, but api.ts never invokes it`,
+      `"multi_line": api.ts passes "chatID" (ui/src/api.ts:1), but the Rust fn takes no such argument (it takes: chatId, pairs, onProgress, callBack; src-tauri/src/example.rs:7)`,
+      `"multi_line": the Rust fn takes "chatId" (chat_id: String; src-tauri/src/example.rs:7), but api.ts does not pass it (ui/src/api.ts:1)`,
+      `"multi_line": "onProgress" is a Channel<Progress> in Rust (src-tauri/src/example.rs:7), but api.ts passes no Channel (ui/src/api.ts:1)`,
+      `"missing_fn": api.ts invokes it (ui/src/api.ts:1), but no #[tauri::command] has that name`,
+      `"unwrapped": test/ipc.ts's CommandAnswers answers as api.unwrapped, which does not invoke it`,
+    ]);
   });
 });

@@ -2,22 +2,86 @@
 import type { Channel } from "@tauri-apps/api/core";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import { vi } from "vitest";
+import type { api } from "../src/api";
 
 export type Args = Record<string, unknown>;
-export type Handler = (args: Args) => unknown;
+
+/** What `api.<wrapper>` resolves to: the type api.ts gives `invoke` (bindings.ts types). */
+type Answer<W extends keyof typeof api> = Awaited<ReturnType<(typeof api)[W]>>;
+
+/**
+ * Each command's answer, by command name, as api.ts reads it: a mock that
+ * answers with a wrongly shaped record fails `tsc`. ipc-contract.test.ts
+ * checks that these names are exactly the registered commands.
+ */
+export type CommandAnswers = {
+  first_paint: Answer<"firstPaint">;
+  list_toolsets: Answer<"listToolsets">;
+  get_toolset: Answer<"getToolset">;
+  check_bundle: Answer<"checkBundle">;
+  import_toolset: Answer<"importToolset">;
+  export_toolset: Answer<"exportToolset">;
+  pick_bundle: Answer<"pickBundle">;
+  pick_bundle_folder: Answer<"pickBundleFolder">;
+  pick_export_path: Answer<"pickExportPath">;
+  enable_toolset: Answer<"enableToolset">;
+  uninstall_toolset: Answer<"uninstallToolset">;
+  list_tools: Answer<"listTools">;
+  get_available_tools: Answer<"getAvailableTools">;
+  get_tool: Answer<"getTool">;
+  validate_tool_args: Answer<"validateToolArgs">;
+  list_chats: Answer<"listChats">;
+  create_chat: Answer<"createChat">;
+  rename_chat: Answer<"renameChat">;
+  delete_chat: Answer<"deleteChat">;
+  run_tool: Answer<"runTool">;
+  answer_approval: Answer<"answerApproval">;
+  list_tool_calls: Answer<"listToolCalls">;
+  get_workspace_files: Answer<"getWorkspaceFiles">;
+  get_workspace_file: Answer<"getWorkspaceFile">;
+  get_workspace_manifest: Answer<"getWorkspaceManifest">;
+  render_url: Answer<"renderUrl">;
+  workspace_file_url: Answer<"workspaceFileUrl">;
+  switch_branch: Answer<"switchBranch">;
+  checkout: Answer<"checkout">;
+  cancel_tool_call: Answer<"cancelToolCall">;
+  diff_nodes: Answer<"diffNodes">;
+  diff_text: Answer<"diffText">;
+  chat_tree: Answer<"chatTree">;
+  save_edit: Answer<"saveEdit">;
+  restore_file: Answer<"restoreFile">;
+  upload_files: Answer<"uploadFiles">;
+  export_workspace: Answer<"exportWorkspace">;
+  pick_workspace_export_path: Answer<"pickWorkspaceExportPath">;
+  open_workspace_folder: Answer<"openWorkspaceFolder">;
+  export_workspace_file: Answer<"exportWorkspaceFile">;
+  get_settings: Answer<"getSettings">;
+  allow_frame_origin: Answer<"allowFrameOrigin">;
+  check_frame: Answer<"checkFrame">;
+  forbid_frame_origin: Answer<"forbidFrameOrigin">;
+  restart_app: Answer<"restartApp">;
+};
+
+export type Command = keyof CommandAnswers;
+
+/** A command's double: its answer, at once or later (a throw is the backend's rejection). */
+export type Handler<C extends Command> = (args: Args) => CommandAnswers[C] | Promise<CommandAnswers[C]>;
+
+/** Doubles for some of the commands. */
+export type Handlers = { [C in Command]?: Handler<C> };
 
 /**
  * Routes each command to its handler; an unmocked command rejects like the
  * backend does, with `{kind, message}`. Returns a spy of every call.
  */
-export function mockCommands(handlers: Record<string, Handler>) {
+export function mockCommands(handlers: Handlers) {
   const calls = vi.fn<(cmd: string, args: Args) => void>();
   mockWindows("main");
   mockIPC(
     (cmd, payload) => {
       const args = (payload ?? {}) as Args;
       calls(cmd, args);
-      const h = handlers[cmd];
+      const h = (handlers as Record<string, ((args: Args) => unknown) | undefined>)[cmd];
       if (h === undefined) throw { kind: "not_mocked", message: `no mock for ${cmd}` };
       return h(args);
     },
@@ -27,7 +91,7 @@ export function mockCommands(handlers: Record<string, Handler>) {
 }
 
 /** The args of every call of one command. */
-export function argsOf(calls: ReturnType<typeof mockCommands>, cmd: string): Args[] {
+export function argsOf(calls: ReturnType<typeof mockCommands>, cmd: Command): Args[] {
   return calls.mock.calls.filter(([c]) => c === cmd).map(([, a]) => a);
 }
 

@@ -2,11 +2,11 @@
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
-import type { MessageNode } from "../src/bindings";
+import type { Chat, MessageNode } from "../src/bindings";
 import { ConversationMap } from "../src/chats/ConversationMap";
 import { mapLayout, type MapItem } from "../src/chats/mapLayout";
 import type { Chats } from "../src/chats/useChats";
-import { call, node, chatsStub } from "./fixtures";
+import { call, chat, node, chatsStub } from "./fixtures";
 import { argsOf, deferred, mockCommands } from "./ipc";
 
 function chats(over: Partial<Chats> = {}): Chats {
@@ -232,7 +232,7 @@ describe("conversation map", () => {
   });
 
   it("jumps to a clicked node: checkout, then moved; busy meanwhile, and the current node does nothing", async () => {
-    const pending = deferred<unknown>();
+    const pending = deferred<Chat>();
     const ipc = mockCommands({
       chat_tree: () => branched(),
       list_tool_calls: () => calls,
@@ -255,14 +255,14 @@ describe("conversation map", () => {
     expect(argsOf(ipc, "checkout")).toHaveLength(1);
     expect(moved).not.toHaveBeenCalled();
 
-    await act(async () => pending.resolve({}));
+    await act(async () => pending.resolve(chat({ active_leaf_message_id: "b2" })));
     expect(moved).toHaveBeenCalledTimes(1);
     expect(map.parentElement).toHaveAttribute("aria-busy", "false");
     expect(screen.queryByRole("status")).toBeNull();
   });
 
   it("jumps from the keyboard with Enter or Space on a focused node", async () => {
-    const ipc = mockCommands({ chat_tree: () => branched(), list_tool_calls: () => calls, checkout: () => ({}) });
+    const ipc = mockCommands({ chat_tree: () => branched(), list_tool_calls: () => calls, checkout: () => chat() });
     const moved = vi.fn();
     render(<ConversationMap chats={chats({ moved })} />);
     const map = await shown();

@@ -56,7 +56,7 @@ describe("shortcuts", () => {
         node("b1", "a"),
         node("b2", "a", { on_active_branch: false }),
       ],
-      switch_branch: () => ({}),
+      switch_branch: () => chat({ active_leaf_message_id: "b2" }),
     });
     const a = call({ id: "ca", node_id: "a", render_plan: plan("code", { content: "A" }) });
     const b1 = call({ id: "cb1", node_id: "b1", render_plan: plan("code", { content: "B1" }) });

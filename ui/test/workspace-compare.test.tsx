@@ -135,7 +135,15 @@ describe("comparing two nodes", () => {
       chat_tree: () => chatTree(),
       list_tool_calls: () => [call({ id: "ca", node_id: "a", tool_id: "write_file" })],
       diff_nodes: diffOf,
-      restore_file: () => ({ changed: true, message_id: "r", manifest_id: "man-r", added: 0, modified: 1, removed: 0 }),
+      restore_file: () => ({
+        changed: true,
+        message_id: "r",
+        manifest_id: "man-r",
+        added: 0,
+        modified: 1,
+        removed: 0,
+        warnings: [],
+      }),
     });
     const panel = await openCompare();
     await within(panel).findByRole("list", { name: "Differences" });

@@ -31,10 +31,10 @@ const FILES: Record<string, { size: number; text: string | null }> = {
   "notes.md": { size: 6, text: "# Hi\n" },
 };
 
-function mock(exportFile: Handler) {
+function mock(exportFile: Handler<"export_workspace_file">) {
   return mockCommands({
     get_workspace_manifest: () => MANIFEST,
-    get_workspace_file: (a) => ({ path: a.path, sha256: "x", ...FILES[String(a.path)]! }),
+    get_workspace_file: (a) => ({ path: String(a.path), sha256: "x", ...FILES[String(a.path)]! }),
     workspace_file_url: () => "atelier-render://localhost/t/chart.png",
     export_workspace_file: exportFile,
   });

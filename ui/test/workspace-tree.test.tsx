@@ -41,7 +41,7 @@ const activeRow = (tree: HTMLElement) =>
 async function showTree(m: WorkspaceManifest | (() => WorkspaceManifest), file = "print('hi')\n") {
   const calls = mockCommands({
     get_workspace_manifest: () => (typeof m === "function" ? m() : m),
-    get_workspace_file: (a) => ({ path: a.path, size: file.length, sha256: "x", text: file }),
+    get_workspace_file: (a) => ({ path: String(a.path), size: file.length, sha256: "x", text: file }),
   });
   const view = render(<WorkspaceView chats={chats()} active />);
   const tree = await screen.findByRole("tree", { name: "Workspace files" });

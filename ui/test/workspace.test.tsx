@@ -110,7 +110,7 @@ describe("workspace browser", () => {
     const calls = mockCommands({
       get_workspace_manifest: () => manifest({ "a.txt": "aa" }),
       pick_workspace_export_path: () => picked,
-      export_workspace: (a) => ({ path: a.path, files: 1, bytes: 3 }),
+      export_workspace: (a) => ({ path: String(a.path), files: 1, bytes: 3 }),
     });
     render(<WorkspaceView chats={chats()} active />);
     const button = await screen.findByRole("button", { name: "Export ZIP…" });

@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { api } from "../api";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { EmptyState, ErrorBox, Spinner } from "../components/feedback";
@@ -56,9 +56,9 @@ export function BranchView({
 
   const steps = useMemo(() => (tree.data === null ? [] : activeBranch(tree.data, calls)), [tree.data, calls]);
 
-  const nodes = useRef<MessageNode[]>([]);
-  nodes.current = tree.data ?? [];
-  // Stable, so the memoized steps of a long chat do not all re-render.
+  const nodes = tree.data;
+  // Stable while the tree is (a new tree makes new steps anyway), so the
+  // memoized steps of a long chat do not all re-render.
   const move = useCallback(
     async (how: Move, id: string) => {
       setMoving(true);
@@ -66,9 +66,9 @@ export function BranchView({
       try {
         // Read the target's files while the workspace moves.
         // The core says where a switch lands (`latest_leaf`).
-        const node = nodes.current.find((n) => n.id === id);
+        const node = nodes?.find((n) => n.id === id);
         const landing = how === "switch" && node !== undefined ? node.latest_leaf : id;
-        const target = nodes.current.find((n) => n.id === landing);
+        const target = nodes?.find((n) => n.id === landing);
         if (target !== undefined) prefetchManifest(chatId, target.manifest_id);
         const chat = how === "switch" ? await api.switchBranch(chatId, id) : await api.checkout(chatId, id);
         setNonce((n) => n + 1);
@@ -79,7 +79,7 @@ export function BranchView({
         setMoving(false);
       }
     },
-    [chatId, onSwitched],
+    [chatId, onSwitched, nodes],
   );
   const restored = useCallback(() => {
     setNonce((n) => n + 1);

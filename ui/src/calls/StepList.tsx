@@ -71,6 +71,7 @@ function VirtualSteps({ steps, focusId, render }: Props) {
     if (Math.abs(top - margin) > 1) setMargin(top);
   });
   const touched = useRef(new Set<number>());
+  // eslint-disable-next-line react-hooks/incompatible-library -- only says React Compiler would skip this component; the app is not built with it
   const v = useVirtualizer({
     count: steps.length,
     getScrollElement: () => scroller,

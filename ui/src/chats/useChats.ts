@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { api } from "../api";
 import type { Chat } from "../bindings";
 import { useLoad, type Load } from "../lib/useLoad";
@@ -42,22 +42,26 @@ export function useChats(): Chats {
   const [createError, setCreateError] = useState<unknown>(null);
   const [revision, setRevision] = useState(0);
   const [activeManifest, setActiveManifest] = useState<Chats["activeManifest"]>(null);
-  const selectedRef = useRef<string | null>(null);
-  const moved = useCallback((activeManifestId?: string) => {
-    const chatId = selectedRef.current;
-    setActiveManifest(
-      activeManifestId !== undefined && chatId !== null ? { chatId, manifestId: activeManifestId } : null,
-    );
-    setRevision((r) => r + 1);
-  }, []);
-
   const list = useMemo(() => load.data ?? [], [load.data]);
   // The picked chat if it still exists, else the most recently updated one.
   const selectedId =
     list.find((c) => c.id === picked)?.id ??
     [...list].sort((a, b) => b.updated_at.localeCompare(a.updated_at))[0]?.id ??
     null;
-  selectedRef.current = selectedId;
+
+  // A new function only when the selection changes: a move reported late,
+  // after another chat was picked, is recorded for the chat it happened in.
+  const moved = useCallback(
+    (activeManifestId?: string) => {
+      setActiveManifest(
+        activeManifestId !== undefined && selectedId !== null
+          ? { chatId: selectedId, manifestId: activeManifestId }
+          : null,
+      );
+      setRevision((r) => r + 1);
+    },
+    [selectedId],
+  );
 
   const create = useCallback(async () => {
     setCreating(true);

@@ -1,15 +1,15 @@
-import { useEffect, useRef } from "react";
+import { useEffect, useEffectEvent, useRef } from "react";
 import { SHORTCUTS } from "../lib/shortcuts";
 
 /** The keyboard shortcuts, from the one list. Escape or the button closes it. */
 export function HelpOverlay({ onClose }: { onClose: () => void }) {
   const close = useRef<HTMLButtonElement>(null);
-  const onCloseRef = useRef(onClose);
-  onCloseRef.current = onClose;
+  // The latest onClose, without re-adding the listener when it changes.
+  const closeNow = useEffectEvent(() => onClose());
   useEffect(() => {
     close.current?.focus();
     const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") onCloseRef.current();
+      if (e.key === "Escape") closeNow();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);

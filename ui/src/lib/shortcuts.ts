@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "react";
+import { useEffect, useEffectEvent } from "react";
 
 /** What a shortcut does; views that own the action listen for it. */
 export type Action =
@@ -60,17 +60,14 @@ export function useShortcutKeys() {
 
 /** Runs `handler` when `action` is announced (while `enabled`). */
 export function useShortcut(action: Action | ((a: Action) => boolean), handler: (a: Action) => void, enabled = true) {
-  // Refs, so callers may pass fresh functions each render without the
-  // listener being removed and added again every time.
-  const ref = useRef({ action, handler });
-  ref.current = { action, handler };
+  // An effect event, so callers may pass fresh functions each render
+  // without the listener being removed and added again every time.
+  const announced = useEffectEvent((a: Action) => {
+    if (typeof action === "function" ? action(a) : a === action) handler(a);
+  });
   useEffect(() => {
     if (!enabled) return;
-    const on = (e: Event) => {
-      const a = (e as CustomEvent<Action>).detail;
-      const { action: want, handler: run } = ref.current;
-      if (typeof want === "function" ? want(a) : a === want) run(a);
-    };
+    const on = (e: Event) => announced((e as CustomEvent<Action>).detail);
     window.addEventListener(EVENT, on);
     return () => window.removeEventListener(EVENT, on);
   }, [enabled]);

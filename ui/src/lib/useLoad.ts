@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useEffectEvent, useRef, useState } from "react";
 
 export type Load<T> =
   { state: "loading"; data: T | null } | { state: "ok"; data: T } | { state: "error"; data: T | null; error: unknown };
@@ -11,13 +11,20 @@ export function useLoad<T>(fetcher: () => Promise<T>, key: string): [Load<T>, ()
   const [load, setLoad] = useState<Load<T>>({ state: "loading", data: null });
   const [nonce, setNonce] = useState(0);
   const seq = useRef(0);
-  const fetcherRef = useRef(fetcher);
-  fetcherRef.current = fetcher;
+  // A new key or a reload shows "loading" (with the last data) in the same
+  // render, not one render later from the effect.
+  const request = `${nonce}:${key}`;
+  const [requested, setRequested] = useState(request);
+  if (requested !== request) {
+    setRequested(request);
+    setLoad((prev) => ({ state: "loading", data: prev.data }));
+  }
+  // The latest fetcher, without a new request when only its identity changed.
+  const fetchNow = useEffectEvent(() => fetcher());
 
   useEffect(() => {
     const mine = ++seq.current;
-    setLoad((prev) => ({ state: "loading", data: prev.data }));
-    fetcherRef.current().then(
+    fetchNow().then(
       (data) => {
         if (seq.current === mine) setLoad({ state: "ok", data });
       },

@@ -9,7 +9,7 @@ import {
   keymap,
   lineNumbers,
 } from "@codemirror/view";
-import { useEffect, useRef } from "react";
+import { useEffect, useEffectEvent, useRef } from "react";
 import { highlight } from "./highlight";
 import type { Lang } from "./languages";
 
@@ -39,8 +39,8 @@ export function CodeEditor({
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const grammar = useRef(new Compartment());
-  const onChangeRef = useRef(onChange);
-  onChangeRef.current = onChange;
+  // The latest onChange, without rebuilding the editor when it changes.
+  const changed = useEffectEvent((text: string) => onChange?.(text));
 
   useEffect(() => {
     if (host.current === null) return;
@@ -56,7 +56,7 @@ export function CodeEditor({
       EditorView.editable.of(editable),
       EditorView.contentAttributes.of({ "aria-label": label }),
       EditorView.updateListener.of((u) => {
-        if (u.docChanged) onChangeRef.current?.(u.state.doc.toString());
+        if (u.docChanged) changed(u.state.doc.toString());
       }),
     ];
     if (editable) extensions.push(history(), highlightActiveLine(), keymap.of([...defaultKeymap, ...historyKeymap]));

@@ -39,10 +39,15 @@ export function ImportFlow({
   onClose: () => void;
 }) {
   const [phase, setPhase] = useState<Phase>({ step: "checking" });
+  // Another bundle (the manager keys each import, so only if reused): check it afresh.
+  const [shownPath, setShownPath] = useState(path);
+  if (shownPath !== path) {
+    setShownPath(path);
+    setPhase({ step: "checking" });
+  }
 
   useEffect(() => {
     let live = true;
-    setPhase({ step: "checking" });
     api.checkBundle(path).then(
       (report) => live && setPhase({ step: "review", report }),
       (error: unknown) => live && setPhase({ step: "check-failed", error }),

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useEffectEvent, useState } from "react";
 import { getCurrentWebview } from "@tauri-apps/api/webview";
 
 /**
@@ -8,14 +8,11 @@ import { getCurrentWebview } from "@tauri-apps/api/webview";
  */
 export function useBundleDrop(active: boolean, onDrop: (paths: string[]) => void): boolean {
   const [over, setOver] = useState(false);
-  const onDropRef = useRef(onDrop);
-  onDropRef.current = onDrop;
+  // The latest onDrop, without listening anew when it changes.
+  const dropped = useEffectEvent((paths: string[]) => onDrop(paths));
 
   useEffect(() => {
-    if (!active) {
-      setOver(false);
-      return;
-    }
+    if (!active) return;
     let disposed = false;
     let unlisten: (() => void) | null = null;
     let webview;
@@ -31,7 +28,7 @@ export function useBundleDrop(active: boolean, onDrop: (paths: string[]) => void
         else if (p.type === "leave") setOver(false);
         else {
           setOver(false);
-          if (p.paths.length > 0) onDropRef.current(p.paths);
+          if (p.paths.length > 0) dropped(p.paths);
         }
       })
       .then(
@@ -44,8 +41,9 @@ export function useBundleDrop(active: boolean, onDrop: (paths: string[]) => void
     return () => {
       disposed = true;
       unlisten?.();
+      setOver(false); // no drag is seen any more, so none is over the window
     };
   }, [active]);
 
-  return over;
+  return active && over;
 }

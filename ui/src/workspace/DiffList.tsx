@@ -66,15 +66,11 @@ export function DiffList({
 }) {
   const [all, setAll] = useState(false);
   const total = diffSize(diff);
-  let budget = all ? Infinity : FIRST;
-  const take = <T,>(xs: T[]): T[] => {
-    const out = xs.slice(0, Math.max(0, budget));
-    budget -= out.length;
-    return out;
-  };
-  const added = take(diff.added);
-  const removed = take(diff.removed);
-  const modified = take(diff.modified);
+  // The first FIRST paths in this order (added, removed, changed), or all.
+  const limit = all ? Infinity : FIRST;
+  const added = diff.added.slice(0, limit);
+  const removed = diff.removed.slice(0, Math.max(0, limit - added.length));
+  const modified = diff.modified.slice(0, Math.max(0, limit - added.length - removed.length));
   const hidden = total - added.length - removed.length - modified.length;
   return (
     <>

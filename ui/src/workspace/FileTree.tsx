@@ -10,7 +10,7 @@ import {
   type Rect,
   type Virtualizer,
 } from "@tanstack/react-virtual";
-import { useCallback, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useCallback, useId, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { ancestorsOf, visibleRows, type Row, type Tree } from "./fileTree";
 import { TreeRow } from "./TreeRow";
 
@@ -71,6 +71,7 @@ export function FileTree({
   const scroller = useRef<HTMLDivElement>(null);
   // Stable per row list: a new key function makes the virtualizer re-measure every row.
   const itemKey = useCallback((i: number) => rows[i]?.node.path ?? i, [rows]);
+  // eslint-disable-next-line react-hooks/incompatible-library -- only says React Compiler would skip this component; the app is not built with it
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scroller.current,
@@ -97,9 +98,12 @@ export function FileTree({
   }, []);
 
   // Rows get one stable handler (a row re-renders only when its own props
-  // change, not on every selection); it reads the latest state from a ref.
+  // change, not on every selection); it reads the latest state from a ref,
+  // brought up to date when a render commits (not during it).
   const latest = useRef({ onSelect, setFolder });
-  latest.current = { onSelect, setFolder };
+  useLayoutEffect(() => {
+    latest.current = { onSelect, setFolder };
+  });
   const activate = useCallback((row: Row) => {
     setCursor(row.node.path);
     if (row.node.kind === "file") latest.current.onSelect(row.node.path);

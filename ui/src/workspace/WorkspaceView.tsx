@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useMemo, useState } from "react";
 import { api } from "../api";
 import type { WorkspaceManifest } from "../bindings";
 import type { Chats } from "../chats/useChats";
@@ -22,13 +22,15 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   // already (the switch started reading it while the workspace moved).
   // The hint holds only when the chat's move is the newest reason to read
   // (a reload of this tab's own, like an upload, reads the active state).
-  const reason = useRef({ nonce, revision: chats.revision, hint: null as string | null });
-  if (reason.current.revision !== chats.revision) {
-    reason.current = { nonce, revision: chats.revision, hint: chats.activeManifest?.manifestId ?? null };
-  } else if (reason.current.nonce !== nonce) {
-    reason.current = { nonce, revision: chats.revision, hint: null };
+  const [reason, setReason] = useState({ nonce, revision: chats.revision, hint: null as string | null });
+  let why = reason;
+  if (reason.revision !== chats.revision) {
+    why = { nonce, revision: chats.revision, hint: chats.activeManifest?.manifestId ?? null };
+  } else if (reason.nonce !== nonce) {
+    why = { nonce, revision: chats.revision, hint: null };
   }
-  const hinted = reason.current.hint;
+  if (why !== reason) setReason(why);
+  const hinted = why.hint;
   const [load, reload] = useLoad<WorkspaceManifest | null>(
     async () =>
       chatId === null ? null : hinted !== null ? manifestOf(chatId, hinted) : api.getWorkspaceManifest(chatId, null),
@@ -49,16 +51,16 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   // What happened here is news only until the person looks elsewhere.
   // Read again when the tab comes back (a run or a switch may have moved
   // the workspace); hiding it reads nothing.
-  const wasActive = useRef(active);
-  useEffect(() => {
+  const [wasActive, setWasActive] = useState(active);
+  if (wasActive !== active) {
+    setWasActive(active);
     if (!active) {
       setStatus(null);
       setError(null);
-    } else if (!wasActive.current) {
+    } else {
       setNonce((n) => n + 1);
     }
-    wasActive.current = active;
-  }, [active]);
+  }
 
   const act = async (what: string, f: () => Promise<Status>) => {
     setBusy(what);
