@@ -118,7 +118,16 @@ fn run(probe: bool) -> Result<(), BoxError> {
         };
         let outcome_json: String =
             Python::attach(|py| runner.bind(py).call_method1("handle", (line.as_str(),))?.extract())?;
-        let outcome: Outcome = serde_json::from_str(&outcome_json)?;
+        // Python's JSON is wider than JSON: 10**400 or a lone surrogate
+        // pass json.dumps but no JSON reader. The tool's fault, not a crash.
+        let outcome: Outcome = serde_json::from_str(&outcome_json).unwrap_or_else(|e| {
+            Outcome::Error(atelier_protocol::CallError {
+                kind: atelier_protocol::ErrorKind::BadReturn,
+                message: format!("the return value cannot be read as JSON ({e}): numbers must fit a 64-bit float and text must be valid Unicode"),
+                exception_type: None,
+                traceback: None,
+            })
+        });
         // A tool that closed fd 1 or 2 only costs the core a short wait for
         // the marker; the worker carries on.
         let _ = mark_end_of_output(&config.marker);

@@ -350,3 +350,32 @@ async fn a_forged_answer_on_the_channel_does_not_end_the_call() -> Result<()> {
     );
     Ok(())
 }
+
+const ODD_JSON: &str = r#"
+def huge(workspace):
+    return {"n": 10**400}
+
+
+def surrogate(workspace):
+    return {"text": "\ud800"}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_values_json_cannot_carry_are_bad_returns_not_crashes() -> Result<()> {
+    let env = Env::new().await?;
+    let tools = json!([
+        tool("huge", "tools.odd:huge", json!({})),
+        tool("surrogate", "tools.odd:surrogate", json!({}))
+    ]);
+    env.install("odd", tools, &[("tools/odd.py", ODD_JSON)]).await?;
+    let chat = env.chat().await?;
+    for name in ["odd:huge", "odd:surrogate"] {
+        let call = env.run(&chat, name, json!({})).await?;
+        let error = failed(&call, "bad_return")?;
+        ensure!(error.contains("cannot be read as JSON"), "{name}: {error}");
+    }
+    // The worker lives on: the next call is answered.
+    let again = env.run(&chat, "odd:huge", json!({})).await?;
+    failed(&again, "bad_return")?;
+    Ok(())
+}
