@@ -322,3 +322,103 @@ fn a_killed_cli_takes_its_python_worker_and_the_tool_with_it() {
         "the tool stopped writing"
     );
 }
+
+#[test]
+fn an_unreadable_file_or_folder_keeps_its_last_version_and_the_chat_stays_usable() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let data = env.data().to_path_buf();
+    // Root reads everything: run the CLI as an unprivileged user then, in a
+    // data dir that user owns (CI runs as root).
+    let root = effective_uid() == 0;
+    if root {
+        std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    }
+    let cli = |args: &[&str]| {
+        let mut cmd = if root {
+            let mut c = std::process::Command::new("setpriv");
+            c.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                env!("CARGO_BIN_EXE_atelier"),
+            ]);
+            c
+        } else {
+            std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+        };
+        cmd.arg("--data-dir")
+            .arg(&data)
+            .args(args)
+            .env_remove("ATELIER_DATA_DIR");
+        cmd.output().expect("run atelier")
+    };
+    let ok = |args: &[&str]| {
+        let out = cli(args);
+        assert!(
+            out.status.success(),
+            "atelier {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let created = ok(&["--json", "chat", "new"]);
+    let chat: serde_json::Value = serde_json::from_slice(&created.stdout).expect("json");
+    let chat = chat["id"].as_str().expect("id").to_owned();
+    let ws = data.join("chats").join(&chat).join("workspace");
+    let put = |rel: &str, text: &str| {
+        crate::write(&ws, rel, text);
+        std::fs::set_permissions(ws.join(rel), std::fs::Permissions::from_mode(0o666)).expect("chmod");
+    };
+    put("a.txt", "v1");
+    put("secret/b.txt", "b1");
+    put("plain.txt", "p1");
+    std::fs::set_permissions(ws.join("secret"), std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    ok(&["workspace", "snapshot", &chat]);
+
+    // Now a.txt changes and becomes unreadable, secret/ too; plain.txt changes.
+    put("a.txt", "v2");
+    std::fs::set_permissions(ws.join("a.txt"), std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    std::fs::set_permissions(ws.join("secret"), std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    put("plain.txt", "p2");
+    let out = ok(&["workspace", "snapshot", &chat]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("a.txt: not readable") && err.contains("secret: not readable"),
+        "{err}"
+    );
+    // Recorded: the readable change, and the last versions of the rest.
+    assert_eq!(
+        String::from_utf8_lossy(&ok(&["workspace", "cat", &chat, "plain.txt"]).stdout),
+        "p2"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&ok(&["workspace", "cat", &chat, "a.txt"]).stdout),
+        "v1"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&ok(&["workspace", "cat", &chat, "secret/b.txt"]).stdout),
+        "b1"
+    );
+    // The chat stays usable: a tool runs.
+    ok(&[
+        "run",
+        "write_file",
+        "--chat",
+        &chat,
+        "--args",
+        r#"{"path": "new.txt", "content": "x"}"#,
+    ]);
+    std::fs::set_permissions(ws.join("secret"), std::fs::Permissions::from_mode(0o777)).expect("chmod back");
+}
+
+/// The effective user id, read from /proc (no libc in these tests).
+fn effective_uid() -> u32 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .and_then(|v| v.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(u32::MAX)
+}

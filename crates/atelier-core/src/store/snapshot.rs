@@ -8,7 +8,10 @@
 //!
 //! Skipped with a warning (never followed, never stored): symlinks, sockets,
 //! FIFOs, devices, and names that are not UTF-8 (they cannot be named in a
-//! JSON manifest). Empty folders are not recorded (like git).
+//! JSON manifest). Empty folders are not recorded (like git). A file or
+//! folder this process may not read (`chmod 000`) keeps its last recorded
+//! version, with a warning naming it: it was not deleted, and one such path
+//! must never make the whole chat unusable.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -115,9 +118,29 @@ pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer:
     let new_blobs = batch.commit()?;
     let hashed = to_hash.len();
 
+    let mut warnings = warnings;
     for (f, out) in to_hash.into_iter().zip(outcomes) {
-        // Deleted between the walk and the read: it is simply not there.
-        let Some(out) = out else { continue };
+        let out = match out {
+            Read::Stored(o) => o,
+            // Deleted between the walk and the read: it is simply not there.
+            Read::Gone => continue,
+            Read::Unreadable => {
+                match cache.last_recorded(&f.path) {
+                    Some(entry) => {
+                        warnings.push(format!(
+                            "{}: not readable (permission denied); its last recorded version is kept",
+                            f.path
+                        ));
+                        manifest.files.insert(f.path, entry);
+                    }
+                    None => warnings.push(format!(
+                        "{}: not readable (permission denied) and never recorded: left out",
+                        f.path
+                    )),
+                }
+                continue;
+            }
+        };
         manifest.files.insert(
             f.path.clone(),
             FileEntry {
@@ -161,7 +184,14 @@ fn read_folder(
     observer: &Observer,
 ) -> Result<()> {
     observer.check()?;
-    let rd = fs::read_dir(dir).map_err(Error::io("read folder", dir))?;
+    let rd = match fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied && !prefix.is_empty() => {
+            keep_unreadable(prefix, cache, out);
+            return Ok(());
+        }
+        Err(e) => return Err(Error::io("read folder", dir)(e)),
+    };
     for entry in rd {
         let entry = entry.map_err(Error::io("read folder", dir))?;
         let name = match entry.file_name().into_string() {
@@ -213,6 +243,20 @@ fn read_folder(
     Ok(())
 }
 
+/// A folder that may not be read: its recorded files stay as they were.
+fn keep_unreadable(prefix: &str, cache: &StatCache, out: &mut Walked) {
+    let kept: Vec<(String, FileEntry)> = cache
+        .recorded_under(prefix)
+        .filter_map(|p| cache.last_recorded(p).map(|e| (p.to_owned(), e)))
+        .collect();
+    out.warnings.push(format!(
+        "{}: not readable (permission denied); its {} recorded file(s) keep their last versions",
+        prefix.trim_end_matches('/'),
+        kept.len()
+    ));
+    out.clean.extend(kept);
+}
+
 /// Walks a folder and everything below it.
 fn walk(dir: &Path, prefix: &str, cache: &StatCache, out: &mut Walked, observer: &Observer) -> Result<()> {
     let mut subdirs = Vec::new();
@@ -223,12 +267,21 @@ fn walk(dir: &Path, prefix: &str, cache: &StatCache, out: &mut Walked, observer:
     Ok(())
 }
 
+/// What reading one file gave.
+enum Read {
+    Stored(PutOutcome),
+    /// Deleted between the walk and the read.
+    Gone,
+    /// Permission denied.
+    Unreadable,
+}
+
 fn hash_all(
     files: &[Found],
     batch: &super::blobs::BlobBatch<'_>,
     observer: &Observer,
     base: Progress,
-) -> Result<Vec<Option<PutOutcome>>> {
+) -> Result<Vec<Read>> {
     let done_files = AtomicU64::new(base.files_done);
     let done_bytes = AtomicU64::new(0);
     super::par_map(files, |f| {
@@ -242,10 +295,12 @@ fn hash_all(
                     bytes_done,
                     ..base
                 });
-                Ok(Some(o))
+                Ok(Read::Stored(o))
             }
-            // Deleted between the walk and the read.
-            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(Read::Gone),
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::PermissionDenied => {
+                Ok(Read::Unreadable)
+            }
             Err(e) => Err(e),
         }
     })

@@ -85,6 +85,24 @@ impl StatCache {
     }
 
     /// The cached hash of `path` if `stat` proves it unchanged.
+    /// The last recorded version of `path` (whatever its stat is now), as a
+    /// manifest entry: what a snapshot keeps for a file it cannot read.
+    pub fn last_recorded(&self, path: &str) -> Option<super::FileEntry> {
+        self.entries.get(path).map(|(stat, hash)| super::FileEntry {
+            hash: *hash,
+            size: stat.size,
+            executable: stat.executable(),
+        })
+    }
+
+    /// The recorded paths under the folder `prefix` (ending in `/`).
+    pub fn recorded_under<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.entries
+            .keys()
+            .filter(move |p| p.starts_with(prefix))
+            .map(String::as_str)
+    }
+
     pub fn lookup(&self, path: &str, stat: &Stat) -> Option<Hash> {
         let (cached, hash) = self.entries.get(path)?;
         if cached != stat {
