@@ -331,18 +331,16 @@ fn an_unreadable_file_or_folder_keeps_its_last_version_and_the_chat_stays_usable
     // Root reads everything: run the CLI as an unprivileged user then, in a
     // data dir that user owns (CI runs as root).
     let root = effective_uid() == 0;
+    // As root, a copy of the binary the unprivileged user can run wherever
+    // the checkout lives (a clone under a private home would not be).
+    let bin = cli_for(&data, root);
     if root {
         std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o777)).expect("chmod");
     }
     let cli = |args: &[&str]| {
         let mut cmd = if root {
             let mut c = std::process::Command::new("setpriv");
-            c.args([
-                "--reuid=65534",
-                "--regid=65534",
-                "--clear-groups",
-                env!("CARGO_BIN_EXE_atelier"),
-            ]);
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&bin);
             c
         } else {
             std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
@@ -410,6 +408,20 @@ fn an_unreadable_file_or_folder_keeps_its_last_version_and_the_chat_stays_usable
         r#"{"path": "new.txt", "content": "x"}"#,
     ]);
     std::fs::set_permissions(ws.join("secret"), std::fs::Permissions::from_mode(0o777)).expect("chmod back");
+}
+
+/// The CLI to run in the unreadable-file test: as root, a copy in the data
+/// dir, readable and runnable by everyone.
+fn cli_for(data: &std::path::Path, root: bool) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let original = std::path::PathBuf::from(env!("CARGO_BIN_EXE_atelier"));
+    if !root {
+        return original;
+    }
+    let copy = data.join("atelier-cli-copy");
+    std::fs::copy(&original, &copy).expect("copy the binary");
+    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    copy
 }
 
 /// The effective user id, read from /proc (no libc in these tests).
