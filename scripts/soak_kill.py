@@ -7,14 +7,18 @@ Each round, in one throwaway data dir, it starts one of these with the real
 binary and kills it (SIGKILL, SIGTERM or SIGHUP) after a random delay:
 `atelier run` of a Python tool that writes marker files in a loop,
 `atelier toolset import --force` of a bundle, `atelier chat delete`; and,
-as a person would, it writes marker files into a chat's workspace by hand.
+as a person would, it writes marker files into a chat's workspace by hand,
+or edits tracked files of another chat while `atelier chat checkout`
+switches that chat between two states (a race round, not killed).
 Afterwards one ordinary command opens the data dir (start-up recovery runs)
 and the script checks:
 
 - no `atelier-worker` of this data dir is still running (none orphaned);
 - no `toolsets/.staging-*` or `toolsets/.old-*` folder is left;
 - the chats in the database and the folders under `chats/` agree;
-- every marker written by hand is in the chat's recorded workspace.
+- every marker written by hand is in the chat's recorded workspace;
+- every edit made during a checkout is on disk or in a manifest (after
+  `atelier gc`, its content's blob exists).
 
 It needs a debug build (`cargo build -p atelier-cli -p atelier-worker`) and
 is not part of scripts/test.sh: it takes minutes and its kills are random
@@ -22,6 +26,7 @@ is not part of scripts/test.sh: it takes minutes and its kills are random
 """
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -101,6 +106,48 @@ def kill_after(data: Path, args: list, rng: random.Random, most: float) -> str:
     return how.name
 
 
+RACE_FILES = 40
+KEPT_DURING_CHECKOUT = 0
+
+
+def race_setup(data: Path) -> tuple:
+    """A chat with two recorded states of RACE_FILES tracked files."""
+    chat = json.loads(atelier(data, "--json", "chat", "new").stdout)["id"]
+    ws = data / "chats" / chat / "workspace"
+    states = []
+    for state in ("one", "two"):
+        for i in range(RACE_FILES):
+            (ws / f"f{i:02}.txt").write_text(f"{state} {i}\n" * 20_000)
+        states.append(json.loads(atelier(data, "--json", "workspace", "snapshot", chat).stdout)["message_id"])
+    return chat, ws, states
+
+
+def race(data: Path, chat: str, ws: Path, target: str, r: int, rng: random.Random) -> list:
+    """Checks out `target` while editing tracked files by hand; returns the
+    contents written (each file at most once, so none overwrites another)."""
+    proc = subprocess.Popen(
+        [str(BIN), "--data-dir", str(data), "chat", "checkout", chat, target],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env(),
+    )
+    written = []
+    for i in rng.sample(range(RACE_FILES), RACE_FILES // 2):
+        content = f"hand edit {r}.{i}\n"
+        (ws / f"f{i:02}.txt").write_text(content)
+        written.append(content)
+        time.sleep(rng.uniform(0.0, 0.01))
+    _, err = proc.communicate()
+    if proc.returncode != 0:
+        sys.exit(f"checkout in race round {r} failed ({proc.returncode}):\n{err.decode()}")
+    # Edits that landed after the checkout are recorded now, before the next
+    # round's edits could overwrite them (that loss would be the person's).
+    atelier(data, "workspace", "snapshot", chat)
+    global KEPT_DURING_CHECKOUT
+    KEPT_DURING_CHECKOUT += err.decode().count("changed by hand")
+    return written
+
+
 def workers_of(data: Path) -> list:
     found = []
     for pid in os.listdir("/proc"):
@@ -135,9 +182,11 @@ def main() -> int:
     chat = json.loads(atelier(data, "--json", "chat", "new").stdout)["id"]
     workspace = data / "chats" / chat / "workspace"
     written = []
+    race_chat, race_ws, race_states = race_setup(data)
+    race_written = []
 
     for r in range(args.rounds):
-        what = rng.choice(["run", "import", "delete", "hand"])
+        what = rng.choice(["run", "import", "delete", "hand", "race"])
         if what == "run":
             how = kill_after(data, ["run", "soak:spin", "--chat", chat, "--quiet"], rng, 1.5)
         elif what == "import":
@@ -147,6 +196,9 @@ def main() -> int:
             doomed = json.loads(atelier(data, "--json", "chat", "new").stdout)["id"]
             (data / "chats" / doomed / "workspace" / "x.txt").write_text("x" * 100_000)
             how = kill_after(data, ["chat", "delete", doomed], rng, 0.3)
+        elif what == "race":
+            race_written += race(data, race_chat, race_ws, race_states[r % 2], r, rng)
+            how = "-"
         else:
             name = f"hand-{r:03}.txt"
             (workspace / name).write_text(f"written by hand in round {r}\n")
@@ -162,6 +214,8 @@ def main() -> int:
         time.sleep(0.2)
     # Markers still on disk must be recorded once the chat is snapshotted.
     atelier(data, "workspace", "snapshot", chat)
+    atelier(data, "workspace", "snapshot", race_chat)
+    atelier(data, "gc")
 
     problems = []
     for pid, cmd in workers_of(data):
@@ -179,12 +233,23 @@ def main() -> int:
         if name not in recorded:
             problems.append(f"hand-written {name} is in no manifest of the chat")
 
+    lost = 0
+    for content in race_written:
+        sha = hashlib.sha256(content.encode()).hexdigest()
+        if not (data / "chats" / race_chat / "blobs" / sha[:2] / sha).exists():
+            lost += 1
+            problems.append(f"edit {content.strip()!r} made during a checkout is in no manifest")
+
     if problems:
         print(f"soak FAILED (seed {seed}; data dir kept at {data}):")
         for p in problems:
             print(f"  - {p}")
         return 1
-    print(f"soak passed: {args.rounds} rounds, {len(written)} hand-written markers recorded, no orphan, no leftover")
+    print(
+        f"soak passed: {args.rounds} rounds, {len(written)} hand-written markers and "
+        f"{len(race_written)} edits made during checkouts recorded "
+        f"({KEPT_DURING_CHECKOUT} of them kept by a checkout that met them), no orphan, no leftover"
+    )
     if not args.keep:
         shutil.rmtree(scratch, ignore_errors=True)
     return 0

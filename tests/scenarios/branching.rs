@@ -204,3 +204,87 @@ async fn switching_to_a_branch_lands_on_its_newest_leaf() {
     assert!(!ws.join("b.txt").exists());
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).expect("a"), "a1");
 }
+
+/// A person edits, creates and deletes files at the worst moment: after the
+/// checkout recorded the folder and verified its blobs, before it touches
+/// anything (the `after-verify:pause` failpoint holds it there). Every one
+/// of those changes survives and the next snapshot records it; the rest of
+/// the checkout happens as usual.
+#[tokio::test]
+async fn hand_edits_made_while_a_checkout_runs_are_kept_and_recorded() {
+    let env = Env::new();
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let ws = env.data().join("chats").join(&chat).join("workspace");
+    for f in ["replaced.txt", "deleted.txt", "plain.txt", "created.txt"] {
+        write(&ws, f, "one");
+    }
+    let one = env.json(&["workspace", "snapshot", &chat])["message_id"]
+        .as_str()
+        .expect("first state")
+        .to_owned();
+    for f in ["replaced.txt", "deleted.txt", "plain.txt", "doomed.txt"] {
+        write(&ws, f, "two");
+    }
+    std::fs::remove_file(ws.join("created.txt")).expect("remove");
+    env.ok(&["workspace", "snapshot", &chat]);
+    // Going back to `one`: replaced/deleted/plain get "one" again,
+    // created.txt comes back, doomed.txt goes away.
+
+    let flag = env.data().join("paused");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .arg("--data-dir")
+        .arg(env.data())
+        .args(["chat", "checkout", &chat, &one])
+        .env("ATELIER_FAILPOINT", "after-verify:pause")
+        .env("ATELIER_FAILPOINT_FLAG", &flag)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn checkout");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !flag.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the checkout never reached the failpoint"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    write(&ws, "replaced.txt", "edited by hand");
+    write(&ws, "doomed.txt", "saved by hand");
+    write(&ws, "created.txt", "made by hand");
+    std::fs::remove_file(ws.join("deleted.txt")).expect("delete by hand");
+    std::fs::remove_file(&flag).expect("release the checkout");
+    let out = child.wait_with_output().expect("checkout");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    for f in ["replaced.txt", "doomed.txt", "deleted.txt", "created.txt"] {
+        assert!(stderr.contains(&format!("{f}: changed by hand")), "{f} named: {stderr}");
+    }
+
+    let read = |f: &str| std::fs::read_to_string(ws.join(f)).ok();
+    assert_eq!(read("replaced.txt").as_deref(), Some("edited by hand"));
+    assert_eq!(read("doomed.txt").as_deref(), Some("saved by hand"));
+    assert_eq!(read("created.txt").as_deref(), Some("made by hand"));
+    assert_eq!(read("deleted.txt"), None, "a deletion by hand stays a deletion");
+    assert_eq!(
+        read("plain.txt").as_deref(),
+        Some("one"),
+        "the checkout itself happened"
+    );
+
+    let s = env.json(&["workspace", "snapshot", &chat]);
+    assert_eq!(s["changed"], true, "the hand edits are recorded: {s}");
+    let cat = |f: &str| env.cli(&["workspace", "cat", &chat, f]);
+    assert_eq!(String::from_utf8_lossy(&cat("replaced.txt").stdout), "edited by hand");
+    assert_eq!(String::from_utf8_lossy(&cat("doomed.txt").stdout), "saved by hand");
+    assert_eq!(String::from_utf8_lossy(&cat("created.txt").stdout), "made by hand");
+    assert!(
+        !cat("deleted.txt").status.success(),
+        "deleted.txt is not in the new state"
+    );
+    assert_eq!(
+        env.json(&["workspace", "snapshot", &chat])["changed"],
+        false,
+        "recorded once"
+    );
+}

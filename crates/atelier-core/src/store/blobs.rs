@@ -57,6 +57,20 @@ pub(crate) fn open_nofollow(path: &Path) -> std::io::Result<File> {
         .open(path)
 }
 
+/// The hash of a file's content, read in chunks (symlinks not followed).
+pub(crate) fn hash_file(path: &Path) -> std::io::Result<Hash> {
+    let mut input = open_nofollow(path)?;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            return Ok(Hash(hasher.finalize().into()));
+        }
+        hasher.update(&buf[..n]);
+    }
+}
+
 impl BlobStore {
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Self { root: root.into() }

@@ -2,8 +2,11 @@
 //!
 //! `ATELIER_FAILPOINT=<name>` makes [`hit`] fail with [`Error::Injected`] at
 //! that point; `ATELIER_FAILPOINT=<name>:abort` kills the process there, as a
-//! crash or power cut would. Unset (always, outside tests) it costs one
-//! cached environment lookup.
+//! crash or power cut would; `ATELIER_FAILPOINT=<name>:pause` holds the
+//! process there while the file named by `ATELIER_FAILPOINT_FLAG` exists (it
+//! creates it on arrival; a test does what it wants to race with, then
+//! deletes it). Unset (always, outside tests) it costs one cached
+//! environment lookup.
 
 use std::sync::OnceLock;
 
@@ -31,6 +34,25 @@ pub fn hit(name: &'static str) -> Result<()> {
     match armed.as_deref() {
         Some(v) if v == name => Err(Error::Injected(name)),
         Some(v) if v.strip_suffix(":abort") == Some(name) => std::process::abort(),
+        Some(v) if v.strip_suffix(":pause") == Some(name) => {
+            pause();
+            Ok(())
+        }
         _ => Ok(()),
+    }
+}
+
+/// Waits while the flag file exists (at most two minutes: a test that died
+/// must not leave a process hanging forever).
+fn pause() {
+    let Some(flag) = std::env::var_os("ATELIER_FAILPOINT_FLAG") else {
+        return;
+    };
+    if std::fs::write(&flag, b"paused\n").is_err() {
+        return;
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while std::path::Path::new(&flag).exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }

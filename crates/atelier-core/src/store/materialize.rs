@@ -16,6 +16,15 @@
 //! skip) is never followed, so nothing outside the workspace is written or
 //! deleted. The stat cache is updated for the files written, so the next
 //! snapshot does not re-read them.
+//!
+//! **Hand edits made while a checkout runs are kept.** The snapshot before
+//! the checkout recorded each file's stat; right before a file is removed,
+//! replaced or re-moded, its stat is taken again, and a file that changed
+//! since (edited, deleted, or created where the checkout would create one)
+//! is left as the person left it, named in a warning, and dropped from the
+//! stat cache so the next snapshot records it as an edit. What remains is
+//! the gap between that last stat and the replace itself (microseconds),
+//! and an edit within one clock tick of the snapshot that keeps the size.
 
 use std::collections::{BTreeSet, HashSet};
 use std::fs::{self, OpenOptions};
@@ -42,8 +51,12 @@ pub struct Applied {
     pub removed: usize,
     /// The updated stat cache, to save.
     pub cache: StatCache,
-    /// Untracked things that were in the way (symlinks), one line each.
+    /// Untracked things that were in the way (symlinks), and files kept
+    /// because a person changed them during the checkout, one line each.
     pub warnings: Vec<String>,
+    /// Paths left as a person changed them during the checkout: the folder
+    /// is not exactly `to` there, and the next snapshot records them.
+    pub kept: Vec<String>,
 }
 
 /// A file to write: (path, entry, held in memory) and its verified content.
@@ -137,6 +150,7 @@ pub fn apply(
 
     // 2. Apply.
     let mut warnings = Vec::new();
+    let mut kept: HashSet<&str> = HashSet::new();
     let mut real_dirs: HashSet<String> = HashSet::new();
     let mut emptied: BTreeSet<&str> = BTreeSet::new();
     for path in &to_remove {
@@ -145,6 +159,14 @@ pub fn apply(
             continue;
         }
         let abs = workspace.join(path);
+        if let Some(entry) = from.get(path)
+            && changed_by_hand(&abs, path, entry, &cache)
+        {
+            warnings.push(format!("{path}: {KEPT}"));
+            kept.insert(path);
+            cache.remove(path);
+            continue;
+        }
         match fs::remove_file(&abs) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
@@ -159,7 +181,7 @@ pub fn apply(
 
     // Folders first (one thread: they depend on each other), then the files
     // on both threads.
-    for (path, _, _) in &to_write {
+    for (path, _, _) in to_write.iter().filter(|(p, _, _)| !kept.contains(p)) {
         ensure_parent(workspace, path, &mut real_dirs, &mut warnings)?;
     }
     // One folder per task: two threads creating files in one folder contend
@@ -167,7 +189,7 @@ pub fn apply(
     // so a folder's files are adjacent.)
     let parent = |p: &str| p.rsplit_once('/').map_or("", |(d, _)| d).to_owned();
     let mut groups: Vec<Vec<WriteJob<'_>>> = Vec::new();
-    for job in to_write.iter().zip(&ready) {
+    for job in to_write.iter().zip(&ready).filter(|(w, _)| !kept.contains(w.0)) {
         match groups.last_mut() {
             Some(g) if g.first().is_some_and(|(w, _)| parent(w.0) == parent(job.0.0)) => g.push(job),
             _ => groups.push(vec![job]),
@@ -181,11 +203,13 @@ pub fn apply(
             let abs = workspace.join(path);
             let stat = match r {
                 Ready::Held(bytes) => create_with(&abs, path, bytes, entry.executable, &mut w)?,
-                Ready::Staged(staged) => {
-                    clear_way(&abs, path, &mut w)?;
-                    fs::rename(staged, &abs).map_err(Error::io("write", &abs))?;
-                    Stat::of(&fs::symlink_metadata(&abs).map_err(Error::io("read", &abs))?)
-                }
+                Ready::Staged(staged) => match clear_way(&abs, path, &mut w)? {
+                    Cleared::Yes => {
+                        fs::rename(staged, &abs).map_err(Error::io("write", &abs))?;
+                        Some(Stat::of(&fs::symlink_metadata(&abs).map_err(Error::io("read", &abs))?))
+                    }
+                    Cleared::Kept => None,
+                },
             };
             stats.push(((*path).to_owned(), stat, entry.hash));
         }
@@ -195,12 +219,27 @@ pub fn apply(
         Ok(stats)
     })?;
     warnings.extend(write_warnings.into_inner().unwrap_or_else(|e| e.into_inner()));
+    let mut kept: Vec<String> = kept.into_iter().map(str::to_owned).collect();
     for (path, stat, hash) in written.into_iter().flatten() {
-        cache.insert(path, stat, hash);
+        match stat {
+            Some(stat) => cache.insert(path, stat, hash),
+            None => {
+                cache.remove(&path);
+                kept.push(path);
+            }
+        }
     }
     for (path, entry) in &to_chmod {
         let abs = workspace.join(path);
         if !parent_is_real(workspace, path, &mut real_dirs) {
+            continue;
+        }
+        if let Some(recorded) = from.get(path)
+            && changed_by_hand(&abs, path, recorded, &cache)
+        {
+            warnings.push(format!("{path}: {KEPT}"));
+            cache.remove(path);
+            kept.push((*path).to_owned());
             continue;
         }
         let mode = if entry.executable { 0o755 } else { 0o644 };
@@ -211,30 +250,74 @@ pub fn apply(
     if needs_staging {
         let _ = fs::remove_dir_all(staging);
     }
+    kept.sort();
     Ok(Applied {
-        written: to_write.len(),
+        written: to_write.len() - kept.len().min(to_write.len()),
         removed: to_remove.len(),
         cache,
         warnings,
+        kept,
     })
 }
 
+const KEPT: &str = "changed by hand while the checkout ran: kept as it is, the next snapshot records it";
+
+/// Whether the file at `abs`, recorded as `entry` by the snapshot that
+/// started this checkout, is no longer what was recorded: its stat differs
+/// from the cached one and its content from the recorded hash, or it is
+/// gone or no longer a regular file.
+fn changed_by_hand(abs: &Path, path: &str, entry: &FileEntry, cache: &StatCache) -> bool {
+    let md = match fs::symlink_metadata(abs) {
+        Ok(md) => md,
+        Err(e) => return e.kind() == std::io::ErrorKind::NotFound,
+    };
+    if !md.is_file() {
+        return true;
+    }
+    let stat = Stat::of(&md);
+    if cache.recorded_stat(path).is_some_and(|s| s == stat) {
+        return false;
+    }
+    // Touched, or never cached (kept from an unreadable state): the content
+    // decides. A file that cannot be read now was not edited into something
+    // we could record either; replacing it loses nothing recorded.
+    stat.size != entry.size
+        || stat.executable() != entry.executable
+        || super::blobs::hash_file(abs).is_ok_and(|h| h != entry.hash)
+}
+
 /// Creates `abs` (which should not exist) with `bytes`, returning its stat.
-/// Something untracked in the way (a symlink, a FIFO) is replaced.
-fn create_with(abs: &Path, path: &str, bytes: &[u8], executable: bool, warnings: &mut Vec<String>) -> Result<Stat> {
+/// Something untracked in the way (a symlink, a FIFO) is replaced; a
+/// regular file there was created by hand during the checkout and is kept
+/// (`None`).
+fn create_with(
+    abs: &Path,
+    path: &str,
+    bytes: &[u8],
+    executable: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Stat>> {
     let mode = if executable { 0o755 } else { 0o644 };
     let open = || OpenOptions::new().write(true).create_new(true).mode(mode).open(abs);
     let mut file = match open() {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            clear_way(abs, path, warnings)?;
-            open().map_err(Error::io("create", abs))?
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match clear_way(abs, path, warnings)? {
+            Cleared::Yes => open().map_err(Error::io("create", abs))?,
+            Cleared::Kept => return Ok(None),
+        },
         Err(e) => return Err(Error::io("create", abs)(e)),
     };
     file.write_all(bytes).map_err(Error::io("write", abs))?;
     // fstat after the last write: the mtime the next snapshot will see.
-    Ok(Stat::of(&file.metadata().map_err(Error::io("read", abs))?))
+    Ok(Some(Stat::of(&file.metadata().map_err(Error::io("read", abs))?)))
+}
+
+/// What [`clear_way`] did.
+enum Cleared {
+    /// Nothing is in the way now.
+    Yes,
+    /// A regular file is there, made by hand since the snapshot: kept.
+    Kept,
 }
 
 /// A folder where a file must go is removed by the checkout only if the
@@ -278,18 +361,25 @@ fn first_kept(abs: &Path, rel: &str, removed: &HashSet<&str>) -> Option<String> 
     None
 }
 
-/// Removes an untracked file or symlink at `abs`; refuses a folder.
-fn clear_way(abs: &Path, path: &str, warnings: &mut Vec<String>) -> Result<()> {
+/// Removes an untracked symlink or special file at `abs`; keeps a regular
+/// file (a person made it since the snapshot, which recorded every regular
+/// file); refuses a folder.
+fn clear_way(abs: &Path, path: &str, warnings: &mut Vec<String>) -> Result<Cleared> {
     match fs::symlink_metadata(abs) {
         Ok(m) if m.is_dir() => Err(Error::InvalidPath {
             path: path.to_owned(),
             reason: "a folder that is not tracked (it holds only symlinks or special files) is in the way",
         }),
+        Ok(m) if m.is_file() => {
+            warnings.push(format!("{path}: {KEPT}"));
+            Ok(Cleared::Kept)
+        }
         Ok(_) => {
             warnings.push(format!("{path}: replaced an untracked symlink or special file"));
-            fs::remove_file(abs).map_err(Error::io("remove", abs))
+            fs::remove_file(abs).map_err(Error::io("remove", abs))?;
+            Ok(Cleared::Yes)
         }
-        Err(_) => Ok(()),
+        Err(_) => Ok(Cleared::Yes),
     }
 }
 

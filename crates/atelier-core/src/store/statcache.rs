@@ -84,7 +84,6 @@ impl StatCache {
         }
     }
 
-    /// The cached hash of `path` if `stat` proves it unchanged.
     /// The last recorded version of `path` (whatever its stat is now), as a
     /// manifest entry: what a snapshot keeps for a file it cannot read.
     pub fn last_recorded(&self, path: &str) -> Option<super::FileEntry> {
@@ -103,6 +102,12 @@ impl StatCache {
             .map(String::as_str)
     }
 
+    /// The stat recorded with `path`, as it was when its content was read.
+    pub fn recorded_stat(&self, path: &str) -> Option<Stat> {
+        self.entries.get(path).map(|(stat, _)| *stat)
+    }
+
+    /// The cached hash of `path` if `stat` proves it unchanged.
     pub fn lookup(&self, path: &str, stat: &Stat) -> Option<Hash> {
         let (cached, hash) = self.entries.get(path)?;
         if cached != stat {
@@ -152,6 +157,15 @@ impl StatCache {
     pub fn set_root(&mut self, root: Hash) {
         if self.root != Some(root) {
             self.root = Some(root);
+            self.dirty = true;
+        }
+    }
+
+    /// Forgets which manifest the entries describe: the folder differs from
+    /// it (files a person changed during a checkout), so the next snapshot
+    /// compares every file.
+    pub fn forget_root(&mut self) {
+        if self.root.take().is_some() {
             self.dirty = true;
         }
     }

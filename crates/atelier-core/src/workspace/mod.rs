@@ -306,7 +306,11 @@ impl Atelier {
                 }
                 current.manifest = target;
                 current.cache = applied.cache;
-                current.cache.set_root(root);
+                if applied.kept.is_empty() {
+                    current.cache.set_root(root);
+                } else {
+                    current.cache.forget_root();
+                }
                 self.save_cache(current);
                 Ok(())
             }
