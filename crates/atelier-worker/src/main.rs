@@ -15,6 +15,8 @@
 //! `atelier-worker --probe` prints `{"python_version", "base_prefix"}` and
 //! exits: how the core learns which Python to make venvs from.
 
+mod descendants;
+
 use std::ffi::CString;
 use std::io::{BufRead, BufReader, Write};
 use std::os::fd::OwnedFd;
@@ -91,7 +93,9 @@ fn run(probe: bool) -> Result<(), BoxError> {
     rustix::stdio::dup2_stdin(std::fs::File::open("/dev/null")?)?;
     let mut events = std::fs::File::from(socket.try_clone()?);
     // Dies with its caller: a killed `atelier run` must not leave a tool
-    // running on (its timeout unenforced, still writing the workspace).
+    // running on (its timeout unenforced, still writing the workspace) —
+    // nor any process the tool started, even one that left the group.
+    descendants::adopt_orphans()?;
     let watched = socket.try_clone()?;
     std::thread::spawn(move || die_with_caller(&watched));
     let mut requests = BufReader::new(std::fs::File::from(socket));
@@ -133,15 +137,16 @@ fn run(probe: bool) -> Result<(), BoxError> {
         let _ = mark_end_of_output(&config.marker);
         send(&mut events, &Event::Done { id, outcome })?;
     }
-    // The core closed the socket: it wants us gone.
+    // The core closed the socket: it wants us gone, and all we started.
+    descendants::kill_all();
     Ok(())
 }
 
 /// Waits, without reading, until the other end of the protocol socket
-/// closes — the core stopped this worker, or the process that started it
-/// died — then kills this worker's whole process group (it is the group's
-/// leader: the tool's children go with it). Runs on its own thread, so it
-/// fires in the middle of a call too.
+/// closes — the core stopped this worker (a timeout, a cancel, an idle
+/// worker let go), or the process that started it died — then kills every
+/// descendant (see [`descendants`]) and this worker's whole process group.
+/// Runs on its own thread, so it fires in the middle of a call too.
 fn die_with_caller(socket: &OwnedFd) {
     use rustix::event::{PollFd, PollFlags, poll};
     loop {
@@ -152,6 +157,7 @@ fn die_with_caller(socket: &OwnedFd) {
                     .revents()
                     .intersects(PollFlags::RDHUP | PollFlags::HUP | PollFlags::ERR) =>
             {
+                descendants::kill_all();
                 let _ = rustix::process::kill_current_process_group(rustix::process::Signal::KILL);
                 std::process::exit(3);
             }

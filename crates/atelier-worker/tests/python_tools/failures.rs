@@ -379,3 +379,100 @@ async fn python_values_json_cannot_carry_are_bad_returns_not_crashes() -> Result
     failed(&again, "bad_return")?;
     Ok(())
 }
+
+/// Starts, and records the pids of, two processes that leave the worker's
+/// process group: a `start_new_session` child, and a classic daemon (fork,
+/// `setsid`, fork again, the middle one exits so init would adopt it).
+const ESCAPE: &str = r#"import os
+import subprocess
+import time
+
+
+def _escape(workspace):
+    child = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    r, w = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.write(w, str(os.getpid()).encode())
+            os.close(w)
+            time.sleep(300)
+        os._exit(0)
+    os.close(w)
+    daemon = int(os.read(r, 32))
+    (workspace / "pids.txt").write_text(f"{child.pid} {daemon}")
+
+
+def hang(workspace):
+    _escape(workspace)
+    time.sleep(30)
+
+
+def leave(workspace):
+    _escape(workspace)
+    return {}
+"#;
+
+/// Whether `pid` is a live process (a zombie waiting for its reaper is not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(')').map(|(_, rest)| rest.trim_start().to_owned()))
+        .is_some_and(|rest| !rest.starts_with('Z'))
+}
+
+async fn pids_of(env: &Env, chat: &str) -> Result<Vec<u32>> {
+    let ws = env.app.workspace_dir(chat);
+    let text = std::fs::read_to_string(ws.join("pids.txt"))?;
+    Ok(text.split(' ').map(str::parse).collect::<Result<_, _>>()?)
+}
+
+async fn all_gone(pids: &[u32]) -> bool {
+    for _ in 0..100 {
+        if !pids.iter().any(|&p| alive(p)) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_kills_even_the_processes_that_left_the_tools_group() -> Result<()> {
+    let env = Env::new().await?;
+    let tools = json!([tool_with(
+        "hang",
+        "tools.escape:hang",
+        json!({}),
+        json!({"timeout_s": 2})
+    )]);
+    env.install("escape", tools, &[("tools/escape.py", ESCAPE)]).await?;
+    let chat = env.chat().await?;
+    let call = env.run(&chat, "escape:hang", json!({})).await?;
+    assert_eq!(failed(&call, "timeout")?, "timed out after 2 s");
+    let pids = pids_of(&env, &chat).await?;
+    ensure!(pids.len() == 2 && pids.iter().all(|&p| p > 1), "two pids: {pids:?}");
+    ensure!(all_gone(&pids).await, "a setsid child outlived the timeout: {pids:?}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_daemon_a_tool_left_behind_dies_with_its_idle_worker() -> Result<()> {
+    let env = Env::with(|s| s.idle_timeout = Duration::from_millis(400)).await?;
+    let tools = json!([tool("leave", "tools.escape:leave", json!({}))]);
+    env.install("escape", tools, &[("tools/escape.py", ESCAPE)]).await?;
+    let chat = env.chat().await?;
+    succeeded(&env.run(&chat, "escape:leave", json!({})).await?)?;
+    let pids = pids_of(&env, &chat).await?;
+    ensure!(
+        pids.iter().all(|&p| alive(p)),
+        "a warm worker keeps what its tool started"
+    );
+    let waited = std::time::Instant::now();
+    while env.app.idle_python_workers() > 0 {
+        ensure!(waited.elapsed().as_secs() < 10, "the idle worker was never stopped");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    ensure!(all_gone(&pids).await, "a daemon outlived its worker: {pids:?}");
+    Ok(())
+}

@@ -15,6 +15,10 @@
 //! - `failures::an_exception_keeps_its_traceback_output_and_partial_files`
 //! - `failures::a_timeout_kills_the_call_and_the_next_call_works`: the
 //!   manifest's `timeout_s` and a per-call override.
+//! - `failures::a_timeout_kills_even_the_processes_that_left_the_tools_group`:
+//!   a `start_new_session` child and a double-forked `setsid` daemon die
+//!   with the timed-out call.
+//! - `failures::a_daemon_a_tool_left_behind_dies_with_its_idle_worker`
 //! - `failures::a_segfault_is_a_crash_that_keeps_output_and_spares_the_next_call`
 //! - `failures::os_exit_is_a_crash_with_its_exit_code`
 //! - `failures::a_tool_that_closes_its_output_is_still_answered`

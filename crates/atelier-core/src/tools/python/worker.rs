@@ -1,6 +1,12 @@
 //! One `atelier-worker` process: start it, send a request, collect its
-//! output and outcome, and kill its whole process group when a call times
-//! out, is cancelled, or the worker is dropped.
+//! output and outcome, and stop it — with every process its tools started —
+//! when a call times out, is cancelled, or the worker is dropped.
+//!
+//! Stopping is closing our end of the protocol socket: the worker sees it
+//! (on a thread of its own, even mid-call), kills every descendant — those
+//! that left its process group with `setsid()` too, as it is their
+//! subreaper — then its group and itself. Should it not be gone after
+//! [`STOP_GRACE`], the core kills the process group itself.
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -22,6 +28,9 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// After a request's end (or the worker's death), how long to wait for the
 /// rest of its output: the pipes may be held open by a tool's own children.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a worker asked to stop may take to kill what its tools started
+/// before the core kills its process group.
+const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// A running worker.
 #[derive(Debug)]
@@ -87,9 +96,10 @@ impl Worker {
             .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            // Its own process group: a timeout kills the tool's children too.
+            // Its own process group: the fallback kill takes the tool's
+            // children too. (No kill_on_drop: a worker killed outright
+            // could not take the children that left the group; see Drop.)
             .process_group(0)
-            .kill_on_drop(true)
             .spawn()
             .map_err(Error::io("start the Python worker", exe))?;
         let pid = child.id();
@@ -236,10 +246,15 @@ impl Worker {
         }
     }
 
-    /// Kills the worker's process group and reaps it.
+    /// Stops the worker and everything its tools started, and reaps it.
     pub(crate) async fn kill(&mut self) {
+        let _ = self.requests.shutdown().await;
+        if tokio::time::timeout(STOP_GRACE, self.child.wait()).await.is_err() {
+            self.kill_group();
+            let _ = self.child.wait().await;
+        }
+        // Whatever is left of the group (the worker may have gone first).
         self.kill_group();
-        let _ = self.child.wait().await;
     }
 
     fn kill_group(&mut self) {
@@ -308,8 +323,18 @@ impl Collected {
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        // `kill_on_drop` reaps the worker; the group kill takes its children.
-        self.kill_group();
+        // Dropping `requests` (right after this) shuts our end of the
+        // socket: the worker stops itself and all it started (module docs),
+        // and tokio reaps it. The fallback, should it hang, runs apart:
+        // a drop must not block.
+        if let Some(pid) = self.pid.and_then(|p| rustix::process::Pid::from_raw(p as i32))
+            && matches!(self.child.try_wait(), Ok(None))
+        {
+            std::thread::spawn(move || {
+                std::thread::sleep(STOP_GRACE);
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+            });
+        }
     }
 }
 
