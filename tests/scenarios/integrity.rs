@@ -434,3 +434,56 @@ fn effective_uid() -> u32 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(u32::MAX)
 }
+
+/// A blob damaged in place (same size) is found when it is read and moved
+/// aside; a truncated one is found by the next snapshot that stores its
+/// content. Either way, snapshotting a good copy of the file repairs every
+/// state that names it, and `gc` then drops the bad copy.
+#[tokio::test]
+async fn a_snapshot_of_a_good_copy_repairs_a_damaged_blob() {
+    let env = Env::new();
+    let (chat, _e1, e2, sha) = two_states(&env).await;
+    let app = env.app().await;
+    let ws = app.workspace_dir(&chat);
+    let blob = blob_path(env.data(), &chat, &sha);
+    let aside = env.data().join("chats").join(&chat).join("blobs/corrupt").join(&sha);
+
+    // Damaged in place: the read that finds it moves it aside.
+    std::fs::write(&blob, "tw0").expect("damage");
+    let err = app.workspace().checkout(&chat, &e2).await.expect_err("corrupt");
+    assert!(err.to_string().contains("a snapshot of a good copy"), "{err}");
+    assert!(aside.is_file() && !blob.exists(), "the bad copy is kept aside");
+    let again = app
+        .workspace()
+        .read_file(&chat, "a.txt", Some(&e2))
+        .await
+        .expect_err("still bad");
+    assert_eq!(again.kind(), "corrupt_blob", "said as corrupt, not missing: {again}");
+
+    write(&ws, "a.txt", "two");
+    snap(&app, &chat).await;
+    assert_eq!(
+        app.workspace()
+            .read_file(&chat, "a.txt", Some(&e2))
+            .await
+            .expect("repaired"),
+        b"two"
+    );
+    app.workspace()
+        .checkout(&chat, &e2)
+        .await
+        .expect("checkout works again");
+    let report = app
+        .workspace()
+        .gc(&atelier_core::Observer::default())
+        .await
+        .expect("gc");
+    assert!(!aside.exists(), "gc drops the repaired blob's bad copy: {report:?}");
+    assert!(blob.is_file());
+
+    // Truncated: the snapshot storing the same content again notices.
+    std::fs::write(&blob, "t").expect("truncate");
+    write(&ws, "copy-of-a.txt", "two");
+    snap(&app, &chat).await;
+    assert_eq!(std::fs::read(&blob).expect("blob"), b"two", "stored again whole");
+}

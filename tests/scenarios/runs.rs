@@ -440,3 +440,46 @@ async fn a_run_reports_its_id_and_the_progress_of_its_workspace_walks() {
         seen.iter().max()
     );
 }
+
+/// A provider key in the environment of the process that runs a tool is
+/// not visible to the tool, nor to a command it starts: `env` through the
+/// app-builder's `run_command` prints only the minimal environment, with
+/// the chat's own `TMPDIR`.
+#[test]
+fn a_tool_and_its_commands_see_no_secret_of_the_callers_environment() {
+    let env = Env::new();
+    env.ok(&["toolset", "install-examples"]);
+    let chat = new_chat(&env);
+    let out = env.cli_env(
+        &[
+            "--json",
+            "run",
+            "app-builder:run_command",
+            "--chat",
+            &chat,
+            "--args",
+            r#"{"command": "env"}"#,
+            "--yes",
+        ],
+        &[
+            ("OPENAI_API_KEY", "sk-caller-secret-1"),
+            ("ANTHROPIC_API_KEY", "sk-ant-caller-secret-2"),
+            ("AWS_SECRET_ACCESS_KEY", "caller-secret-3"),
+            ("https_proxy", "http://127.0.0.1:3128"),
+        ],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let call: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(call["status"], "success", "{call}");
+    let printed = call["stdout"].as_str().expect("stdout");
+    assert!(!printed.contains("caller-secret"), "a secret leaked: {printed}");
+    let vars: std::collections::HashMap<&str, &str> = printed.lines().filter_map(|l| l.split_once('=')).collect();
+    assert!(vars.get("PATH").is_some_and(|p| !p.is_empty()), "{printed}");
+    assert_eq!(vars.get("https_proxy"), Some(&"http://127.0.0.1:3128"), "proxies pass");
+    let tmp = env.data().join("chats").join(&chat).join("tmp").join("app-builder");
+    assert_eq!(vars.get("TMPDIR").copied(), tmp.to_str(), "its own TMPDIR");
+    assert!(
+        !vars.keys().any(|k| k.starts_with("ATELIER_") || k.starts_with("CARGO")),
+        "nothing of the app's own: {printed}"
+    );
+}

@@ -67,7 +67,10 @@ pub enum Error {
     MissingBlob { path: String, hash: String, store: PathBuf },
 
     /// A blob's content no longer hashes to its name.
-    #[error("{path}: blob {hash} is corrupt (its content hashes to {actual}); the workspace was left as it was")]
+    #[error(
+        "{path}: blob {hash} is corrupt (its content hashes to {actual}); the workspace was left as it was. \
+         The bad copy is kept in the chat's blobs/corrupt/; a snapshot of a good copy of the file repairs it"
+    )]
     CorruptBlob { path: String, hash: String, actual: String },
 
     /// A stored directory tree is missing or cannot be decoded.

@@ -49,6 +49,9 @@ pub struct BlobStore {
 
 static TMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// The folder of blobs found corrupt, under the store's root.
+pub(crate) const QUARANTINE: &str = "corrupt";
+
 /// Opens a file for reading without following a symlink at its last segment.
 pub(crate) fn open_nofollow(path: &Path) -> std::io::Result<File> {
     OpenOptions::new()
@@ -88,6 +91,34 @@ impl BlobStore {
 
     pub fn contains(&self, hash: &Hash) -> bool {
         fs::symlink_metadata(self.path_of(hash)).is_ok_and(|m| m.is_file())
+    }
+
+    fn move_aside(&self, hash: &Hash) {
+        let aside = self.quarantined(hash);
+        let moved = aside
+            .parent()
+            .map_or(Ok(()), fs::create_dir_all)
+            .and_then(|()| fs::rename(self.path_of(hash), &aside));
+        if let Err(e) = moved {
+            tracing::warn!(blob = %hash.to_hex(), error = %e, "could not move a corrupt blob aside");
+        }
+    }
+
+    /// Whether the blob is stored at its full size. One of another size (a
+    /// torn or truncated copy) is moved aside, so the caller stores the good
+    /// content it holds: a snapshot repairs it. (Same-size damage is found
+    /// when the blob is read, which moves it aside too.)
+    fn holds(&self, hash: &Hash, size: u64) -> bool {
+        let path = self.path_of(hash);
+        match fs::symlink_metadata(&path) {
+            Ok(m) if m.is_file() && m.len() == size => true,
+            Ok(m) if m.is_file() => {
+                self.move_aside(hash);
+                tracing::warn!(blob = %hash.to_hex(), "a stored blob had the wrong size; it was moved aside and stored again");
+                false
+            }
+            _ => false,
+        }
     }
 
     fn tmp_dir(&self) -> PathBuf {
@@ -136,11 +167,7 @@ impl BlobStore {
         };
         let actual = Hash::of(&bytes);
         if actual != *hash {
-            return Err(Error::CorruptBlob {
-                path: path.to_owned(),
-                hash: hash.to_hex(),
-                actual: actual.to_hex(),
-            });
+            return Err(self.corrupt(hash, actual, path));
         }
         Ok(bytes)
     }
@@ -172,11 +199,7 @@ impl BlobStore {
         }
         let actual = Hash(hasher.finalize().into());
         if actual != *hash {
-            return Err(Error::CorruptBlob {
-                path: path.to_owned(),
-                hash: hash.to_hex(),
-                actual: actual.to_hex(),
-            });
+            return Err(self.corrupt(hash, actual, path));
         }
         Ok(total)
     }
@@ -206,10 +229,37 @@ impl BlobStore {
     }
 
     fn missing(&self, hash: &Hash, path: &str) -> Error {
+        // Moved aside when it was found corrupt: say so, not "missing".
+        if let Ok(actual) = hash_file(&self.quarantined(hash)) {
+            return Error::CorruptBlob {
+                path: path.to_owned(),
+                hash: hash.to_hex(),
+                actual: actual.to_hex(),
+            };
+        }
         Error::MissingBlob {
             path: path.to_owned(),
             hash: hash.to_hex(),
             store: self.root.clone(),
+        }
+    }
+
+    /// Where a blob found corrupt is kept, out of the way: with its name
+    /// free, the next snapshot of a good copy of the file stores it again
+    /// (a blob that exists is never rewritten), which repairs every manifest
+    /// naming it.
+    pub(crate) fn quarantined(&self, hash: &Hash) -> PathBuf {
+        self.root.join(QUARANTINE).join(hash.to_hex())
+    }
+
+    /// Moves a blob whose content hashes to `actual` aside (see
+    /// [`BlobStore::quarantined`]) and describes it.
+    fn corrupt(&self, hash: &Hash, actual: Hash, path: &str) -> Error {
+        self.move_aside(hash);
+        Error::CorruptBlob {
+            path: path.to_owned(),
+            hash: hash.to_hex(),
+            actual: actual.to_hex(),
         }
     }
 }
@@ -252,12 +302,12 @@ impl BlobBatch<'_> {
     }
 
     /// Claims `hash` for this batch; false if the store or batch has it.
-    fn claim(&self, hash: &Hash) -> bool {
+    fn claim(&self, hash: &Hash, size: u64) -> bool {
         let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         if seen.contains(hash) {
             return false;
         }
-        if self.store.contains(hash) {
+        if self.store.holds(hash, size) {
             seen.insert(*hash);
             return false;
         }
@@ -267,7 +317,7 @@ impl BlobBatch<'_> {
 
     /// Stores bytes whose hash is already known.
     pub fn put_bytes(&self, hash: Hash, bytes: &[u8]) -> Result<bool> {
-        if !self.claim(&hash) {
+        if !self.claim(&hash, bytes.len() as u64) {
             return Ok(false);
         }
         let tmp = self.tmp_path();
@@ -332,7 +382,7 @@ impl BlobBatch<'_> {
                 return Err(e);
             }
         };
-        if self.claim(&hash) {
+        if self.claim(&hash, size) {
             self.add_pending(tmp, hash, out, size);
             Ok(PutOutcome {
                 hash,

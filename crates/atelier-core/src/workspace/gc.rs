@@ -90,7 +90,9 @@ impl Workspace<'_> {
     }
 }
 
-/// Removes blob files not in `live`, and everything in `tmp/`.
+/// Removes blob files not in `live`, everything in `tmp/`, and corrupt
+/// copies kept aside (`corrupt/`) once their blob is whole again or no
+/// manifest names it.
 fn sweep(blobs: &std::path::Path, live: &HashSet<String>) -> Result<GcReport> {
     let mut r = GcReport::default();
     let Ok(fanout) = std::fs::read_dir(blobs) else {
@@ -98,12 +100,14 @@ fn sweep(blobs: &std::path::Path, live: &HashSet<String>) -> Result<GcReport> {
     };
     for dir in fanout.flatten() {
         let temp = dir.file_name() == "tmp";
+        let aside = dir.file_name() == crate::store::blobs::QUARANTINE;
         let Ok(files) = std::fs::read_dir(dir.path()) else {
             continue;
         };
         for f in files.flatten() {
             let name = f.file_name().to_string_lossy().into_owned();
-            if !temp && live.contains(&name) {
+            let repaired = aside && name.len() > 2 && blobs.join(&name[..2]).join(&name).is_file();
+            if !temp && !repaired && live.contains(&name) {
                 r.blobs_kept += 1;
                 continue;
             }
