@@ -247,3 +247,64 @@ async fn exposure_names_and_schemas_follow_the_provider_and_say_what_changed() {
     let mcp = expose(&r, Exposure::Mcp);
     assert_eq!(mcp.tools[0].wire_name, "fs.read.text");
 }
+
+/// A model's call by name goes through its run's router: a name the run
+/// does not have never runs, and is recorded as a call (`error`,
+/// `not_found`) with the words the model is told, under the chat's leaf.
+#[test]
+fn the_router_refuses_names_outside_the_run_and_records_each_refusal() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let zip = toolset_zip(t.path(), "csv.zip", "csv-report", "1.0.0", "");
+    env.ok(&["toolset", "import", zip.to_str().expect("path")]);
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let call = |name: &str, args: &str| {
+        env.json(&[
+            "run",
+            name,
+            "--agent",
+            "assistant",
+            "--chat",
+            &chat,
+            "--args",
+            args,
+            "--quiet",
+        ])
+    };
+
+    let refusals = [
+        ("nope.anything", "Toolset not found: nope"),
+        ("csv-report.missing", "Tool not found: csv-report.missing"),
+        // In the pool, but not on the Assistant's allowlist.
+        ("csv-report.hello", "Tool not found: csv-report.hello"),
+        // Canonical ids are not model-facing names.
+        ("csv-report:hello", "Tool not found: csv-report:hello"),
+    ];
+    let mut ids = Vec::new();
+    for (name, said) in refusals {
+        let c = call(name, "{}");
+        assert_eq!(
+            (c["status"].as_str(), c["error_kind"].as_str(), c["error"].as_str()),
+            (Some("error"), Some("not_found"), Some(said)),
+            "{c}"
+        );
+        assert_eq!(c["tool_id"], name, "the name the model used is kept");
+        assert!(c["node_id"].is_string(), "a tool message in the tree: {c}");
+        ids.push(c["id"].as_str().expect("id").to_owned());
+    }
+    let listed = env.json(&["call", "show", &ids[2]]);
+    assert_eq!(listed["error_kind"], "not_found");
+
+    let wrote = call("write_file", r#"{"path": "a.txt", "content": "routed"}"#);
+    assert_eq!(wrote["status"], "success", "{wrote}");
+    assert_eq!(wrote["tool_id"], "write_file");
+    assert_eq!(env.ok(&["workspace", "cat", &chat, "a.txt"]), "routed");
+
+    // Once the toolset is on the allowlist, its model-facing name runs it
+    // under its canonical id.
+    env.ok(&["agent", "edit", "assistant", "--add-toolset", "csv-report"]);
+    let hello = call("csv-report.hello", r#"{"name": "there"}"#);
+    assert_eq!(hello["status"], "success", "{hello}");
+    assert_eq!(hello["tool_id"], "csv-report:hello");
+    assert_eq!(hello["result"]["text"], "1.0.0 there");
+}

@@ -221,7 +221,7 @@ path: string, line: number | null, column: number | null, message: string, };
 
 export type CallStatus = "pending" | "awaiting_approval" | "running" | "success" | "error" | "cancelled" | "interrupted";
 
-export type ErrorKind = "invalid_args" | "denied" | "import" | "entrypoint" | "exception" | "bad_return" | "too_large" | "timeout" | "cancelled" | "crash" | "unavailable" | "internal" | "interrupted";
+export type ErrorKind = "invalid_args" | "denied" | "not_found" | "import" | "entrypoint" | "exception" | "bad_return" | "too_large" | "timeout" | "cancelled" | "crash" | "unavailable" | "internal" | "interrupted";
 
 export type ToolCallRecord = { id: string, chat_id: string, message_id: string | null, 
 /**

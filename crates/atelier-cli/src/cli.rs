@@ -153,8 +153,16 @@ pub(crate) enum SettingsCommand {
 
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
-    /// The canonical tool id (`write_file`, `app-builder:run_command`).
+    /// The canonical tool id (`write_file`, `app-builder:run_command`), or
+    /// with --agent the name a model would use (`app-builder.run_command`).
     pub tool: String,
+    /// Call as this agent's run would: TOOL is routed within the agent's
+    /// resolved tools, and a name outside them is refused (and recorded).
+    #[arg(long, value_name = "ID")]
+    pub agent: Option<String>,
+    /// With --agent: the run's depth (0: a chat's own run; 1: a sub-agent).
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "agent")]
+    pub depth: u32,
     #[arg(long)]
     pub chat: String,
     /// The arguments as a JSON object.

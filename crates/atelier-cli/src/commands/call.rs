@@ -67,17 +67,21 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
     };
     control.timeout = timeout;
     control.cancel = cancel;
-    let call = app
-        .tools()
-        .run(RunRequest {
-            chat_id: a.chat,
-            tool_id: a.tool,
-            args,
-            parent_id: a.parent,
-            approval,
-            control,
-        })
-        .await?;
+    let req = RunRequest {
+        chat_id: a.chat,
+        tool_id: a.tool,
+        args,
+        parent_id: a.parent,
+        approval,
+        control,
+    };
+    let call = match &a.agent {
+        Some(agent) => {
+            let resolved = app.agents().resolve(agent, a.depth).await?;
+            app.routing().run(&resolved, req).await?
+        }
+        None => app.tools().run(req).await?,
+    };
     if json {
         output::json(&call)
     } else {

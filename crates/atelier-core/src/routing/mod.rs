@@ -136,6 +136,42 @@ impl Routing<'_> {
         cache.version += 1;
     }
 
+    /// Runs a call a model made by name, within the tools resolved for its
+    /// run: the name is routed to its canonical tool, which runs as any
+    /// call does. A name the run does not have — an unknown prefix
+    /// (`Toolset not found: x`), an unknown tool, or a tool outside the
+    /// run's set, even one in the pool (`Tool not found: x.y`) — never runs
+    /// and is recorded as a call with status `error` and `error_kind`
+    /// `not_found`, the message being what the model is told.
+    pub async fn run(
+        &self,
+        resolved: &ResolvedTools,
+        mut req: crate::tools::RunRequest,
+    ) -> Result<crate::tools::ToolCallRecord> {
+        use crate::tools::ErrorKind;
+        let tool = match resolved.route(&req.tool_id) {
+            Ok(tool) => tool,
+            Err(e) => return self.app.tools().refuse(req, ErrorKind::NotFound, e.to_string()).await,
+        };
+        if tool.source_kind == SourceKind::Builtin && resolve::COORDINATION_TOOLS.contains(&tool.model_name.as_str()) {
+            let message = format!(
+                "{} starts or lists sub-agents: only the chat engine runs it",
+                tool.model_name
+            );
+            return self.app.tools().refuse(req, ErrorKind::Unavailable, message).await;
+        }
+        let asked = std::mem::replace(&mut req.tool_id, tool.canonical_id.clone());
+        match self.app.tools().run(req.clone()).await {
+            // Uninstalled or disabled since the run resolved its tools.
+            Err(crate::Error::ToolNotFound(_) | crate::Error::ToolsetNotFound(_)) => {
+                req.tool_id = asked.clone();
+                let message = RouteError::ToolNotFound(asked).to_string();
+                self.app.tools().refuse(req, ErrorKind::NotFound, message).await
+            }
+            other => other,
+        }
+    }
+
     /// Removes a source added with [`Routing::set_source`].
     pub fn remove_source(&self, id: &str) {
         let mut cache = self.cache();

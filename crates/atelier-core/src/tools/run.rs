@@ -80,8 +80,9 @@ pub fn validate_args(schema: &Value, args: &Value) -> std::result::Result<(), Ve
 /// What happens at the call's turn, decided before it takes the chat lock.
 #[derive(Debug)]
 enum Decision {
-    /// Invalid arguments: recorded as `invalid_args`, nothing runs.
-    Refuse(String),
+    /// Refused before it runs (invalid arguments, a name the run does not
+    /// have): recorded with this kind, nothing runs.
+    Refuse(ErrorKind, String),
     /// Not approved: recorded as `denied`.
     Deny,
     Run,
@@ -118,8 +119,7 @@ impl Atelier {
     async fn run_recorded(
         &self,
         req: &RunRequest,
-        tool: &ToolRecord,
-        backend: Backend<'_>,
+        target: Option<(&ToolRecord, Backend<'_>)>,
         toolset: Option<&ToolsetRecord>,
         chat_id: &str,
         turn: Turn<'_>,
@@ -157,10 +157,11 @@ impl Atelier {
             (parent_id, current.manifest_id, current.leaf)
         };
 
-        let outcome = match decision {
-            Decision::Refuse(message) => Outcome::failed(ErrorKind::InvalidArgs, message),
-            Decision::Deny => Outcome::failed(ErrorKind::Denied, "denied by user"),
-            Decision::Run => backend.call(self, tool, &chat.id, &req.args, &req.control).await,
+        let outcome = match (decision, &target) {
+            (Decision::Refuse(kind, message), _) => Outcome::failed(kind, message),
+            (Decision::Deny, _) => Outcome::failed(ErrorKind::Denied, "denied by user"),
+            (Decision::Run, Some((tool, backend))) => backend.call(self, tool, &chat.id, &req.args, &req.control).await,
+            (Decision::Run, None) => Outcome::failed(ErrorKind::Internal, "no tool to run"),
         };
 
         // Snapshot, also after a failure: partial changes are kept.
@@ -186,8 +187,13 @@ impl Atelier {
                         .map(|t| self.toolset_root(t).display().to_string())
                         .unwrap_or_default(),
                 };
-                let artifact = self.artifact_hash(tool).await?;
-                let p = plan::plan(tool.render_config.as_ref(), &ctx, &post_manifest_id, artifact);
+                let tool = target.as_ref().map(|(t, _)| *t);
+                let artifact = match tool {
+                    Some(t) => self.artifact_hash(t).await?,
+                    None => None,
+                };
+                let render = tool.and_then(|t| t.render_config.as_ref());
+                let p = plan::plan(render, &ctx, &post_manifest_id, artifact);
                 (CallStatus::Success, Some(ret.clone()), None, None, p)
             }
             Err(f) => {
@@ -296,11 +302,10 @@ impl Tools<'_> {
         // Arguments are checked before anyone is asked: a call with bad
         // arguments is refused (and recorded) without a question.
         let decided = match validate_args(&tool.input_schema, &req.args) {
-            Err(violations) => Some(Decision::Refuse(format!(
-                "invalid arguments for {}:\n  {}",
-                tool.tool_id,
-                violations.join("\n  ")
-            ))),
+            Err(violations) => Some(Decision::Refuse(
+                ErrorKind::InvalidArgs,
+                format!("invalid arguments for {}:\n  {}", tool.tool_id, violations.join("\n  ")),
+            )),
             Ok(()) if !tool.requires_confirmation => Some(Decision::Run),
             Ok(()) => match req.approval {
                 Approval::Approved => Some(Decision::Run),
@@ -330,8 +335,7 @@ impl Tools<'_> {
             .app
             .run_recorded(
                 &req,
-                &tool,
-                backend,
+                Some((&tool, backend)),
                 toolset.as_ref(),
                 &chat.id,
                 Turn {
@@ -341,6 +345,35 @@ impl Tools<'_> {
                 },
             )
             .await;
+        self.app.running_calls().remove(&call_id);
+        if let Err(e) = done {
+            self.app.end_failed(&call_id, &e).await?;
+            return Err(e);
+        }
+        self.call(&call_id).await
+    }
+
+    /// Records a call that is refused before anything runs — `req.tool_id`
+    /// names no tool the caller may use (a router's `Toolset not found: x`)
+    /// — as a call with status `error` and this `kind`, with its `tool`
+    /// message, so history shows what was tried.
+    pub async fn refuse(&self, req: RunRequest, kind: ErrorKind, message: String) -> Result<ToolCallRecord> {
+        let chat = self.app.chats().get(&req.chat_id).await?;
+        let parent = match &req.parent_id {
+            Some(p) => Some(self.app.chats().message(&chat.id, p).await?),
+            None => None,
+        };
+        let call_id = ids::new_id();
+        let _lock = self
+            .app
+            .lock_then_record(&req, &req.tool_id, &chat.id, &call_id)
+            .await?;
+        let turn = Turn {
+            call_id: &call_id,
+            parent,
+            decision: Decision::Refuse(kind, message),
+        };
+        let done = self.app.run_recorded(&req, None, None, &chat.id, turn).await;
         self.app.running_calls().remove(&call_id);
         if let Err(e) = done {
             self.app.end_failed(&call_id, &e).await?;

@@ -30,6 +30,9 @@ pub enum ErrorKind {
     InvalidArgs,
     /// A person said no (nothing ran).
     Denied,
+    /// The name called is not a tool of the run (an unknown toolset or
+    /// tool, or one the agent is not allowed): nothing ran.
+    NotFound,
     /// The tool's module could not be imported.
     Import,
     /// The entrypoint is missing or not callable.
@@ -65,6 +68,7 @@ text_enum!(CallStatus {
 text_enum!(ErrorKind {
     InvalidArgs = "invalid_args",
     Denied = "denied",
+    NotFound = "not_found",
     Import = "import",
     Entrypoint = "entrypoint",
     Exception = "exception",
