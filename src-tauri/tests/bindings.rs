@@ -60,6 +60,7 @@ fn generate() -> String {
         BundleReport,
         ImportReport,
         SourceType,
+        atelier_core::toolsets::manifest::Scope,
         ImportAction,
         atelier_core::diagnostics::Severity,
         atelier_core::diagnostics::Problem,

@@ -308,3 +308,52 @@ fn the_router_refuses_names_outside_the_run_and_records_each_refusal() {
     assert_eq!(hello["tool_id"], "csv-report:hello");
     assert_eq!(hello["result"]["text"], "1.0.0 there");
 }
+
+/// A toolset's `prefix` names its tools for models; prefixes are unique
+/// across toolsets (and MCP servers), and an import that would take one
+/// already held fails naming both.
+#[test]
+fn a_prefix_names_the_tools_for_models_and_a_taken_prefix_fails_the_import() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let path = |p: &std::path::Path| p.to_str().expect("utf-8").to_owned();
+    let short = toolset_zip(t.path(), "csv.zip", "csv-report", "1.0.0", "prefix: csv\n");
+    env.ok(&["toolset", "import", &path(&short), "--agent", "assistant"]);
+    let shown = env.json(&["toolset", "show", "csv-report"]);
+    assert_eq!(shown["prefix"], "csv", "{shown}");
+    let resolved = env.json(&["agent", "resolve", "assistant"]);
+    let names: Vec<&str> = resolved["resolved"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| t["model_name"].as_str().expect("name"))
+        .collect();
+    assert!(
+        names.contains(&"csv.hello") && !names.contains(&"csv-report.hello"),
+        "{names:?}"
+    );
+
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let run = |name: &str| env.json(&["run", name, "--agent", "assistant", "--chat", &chat, "--quiet"]);
+    assert_eq!(run("csv.hello")["tool_id"], "csv-report:hello", "routed by prefix");
+    assert_eq!(run("csv-report.hello")["error"], "Toolset not found: csv-report");
+
+    // A toolset whose id is that prefix, and one declaring it: refused.
+    for (file, id, extra) in [("a.zip", "csv", ""), ("b.zip", "other", "prefix: csv\n")] {
+        let zip = toolset_zip(t.path(), file, id, "1.0.0", extra);
+        let out = env.cli(&["toolset", "import", &path(&zip)]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("prefix \"csv\"") && err.contains("\"csv-report\"") && err.contains(&format!("\"{id}\"")),
+            "names the prefix and both toolsets: {err}"
+        );
+    }
+    assert_eq!(env.json(&["toolset", "list"]).as_array().map(Vec::len), Some(1));
+
+    // The rule of ids applies to prefixes.
+    let bad = toolset_zip(t.path(), "bad.zip", "fine", "1.0.0", "prefix: Not Good\n");
+    let out = env.cli(&["toolset", "import", &path(&bad)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("prefix") && err.contains("not a valid prefix"), "{err}");
+}

@@ -34,6 +34,8 @@ function ts(id: string, name: string, version: string, description: string, sour
     icon: null,
     python_requirements: [],
     extra: {},
+    prefix: id,
+    scope: "chat",
   };
 }
 

@@ -167,7 +167,12 @@ export type SettingsView = { saved: Settings,
  */
 frame_origins_in_effect: Array<string>, };
 
-export type ToolsetRecord = { id: string, name: string, version: string, description: string, enabled: boolean, installed_at: string, updated_at: string | null, source_type: SourceType, source_ref: string | null, manifest_version: string, author: string | null, homepage: string | null, icon: string | null, python_requirements: Array<string>, extra: JsonValue, };
+export type ToolsetRecord = { id: string, name: string, version: string, description: string, enabled: boolean, installed_at: string, updated_at: string | null, source_type: SourceType, source_ref: string | null, manifest_version: string, author: string | null, homepage: string | null, icon: string | null, python_requirements: Array<string>, extra: JsonValue, 
+/**
+ * Its tools' namespace in model-facing names: the manifest's `prefix`,
+ * else its id.
+ */
+prefix: string, scope: Scope, };
 
 export type RenderConfigRecord = { renderer: string, config: JsonValue, priority: number, };
 
@@ -191,7 +196,12 @@ stored_path: string, };
 
 export type ToolsetMcpServerRecord = { toolset_id: string, server_id: string, config: JsonValue, auto_enabled: boolean, };
 
-export type ToolsetDetails = { tools: Array<ToolRecord>, files: Array<ToolsetFileRecord>, mcp_servers: Array<ToolsetMcpServerRecord>, id: string, name: string, version: string, description: string, enabled: boolean, installed_at: string, updated_at: string | null, source_type: SourceType, source_ref: string | null, manifest_version: string, author: string | null, homepage: string | null, icon: string | null, python_requirements: Array<string>, extra: JsonValue, };
+export type ToolsetDetails = { tools: Array<ToolRecord>, files: Array<ToolsetFileRecord>, mcp_servers: Array<ToolsetMcpServerRecord>, id: string, name: string, version: string, description: string, enabled: boolean, installed_at: string, updated_at: string | null, source_type: SourceType, source_ref: string | null, manifest_version: string, author: string | null, homepage: string | null, icon: string | null, python_requirements: Array<string>, extra: JsonValue, 
+/**
+ * Its tools' namespace in model-facing names: the manifest's `prefix`,
+ * else its id.
+ */
+prefix: string, scope: Scope, };
 
 export type WillRun = { 
 /**
@@ -208,6 +218,8 @@ export type BundleReport = { id: string | null, name: string | null, version: st
 export type ImportReport = { action: ImportAction, previous_version: string | null, toolset: ToolsetRecord, tools: Array<string>, warnings: Array<Problem>, will_run: WillRun, };
 
 export type SourceType = "zip" | "local" | "url";
+
+export type Scope = "chat" | "shared";
 
 export type ImportAction = "installed" | "upgraded" | "reinstalled";
 

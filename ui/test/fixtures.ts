@@ -29,6 +29,8 @@ export function toolset(over: Partial<ToolsetRecord> = {}): ToolsetRecord {
     icon: null,
     python_requirements: [],
     extra: {},
+    prefix: over.id ?? "app-builder",
+    scope: "chat",
     ...over,
   };
 }

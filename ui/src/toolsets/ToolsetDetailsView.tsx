@@ -32,6 +32,10 @@ export function ToolsetDetailsView({ id }: { id: string }) {
         {d.files.length} files{d.source_ref !== null ? ` · from ${d.source_ref}` : ""}
         {d.python_requirements.length > 0 ? ` · requires ${d.python_requirements.join(", ")}` : ""}
       </p>
+      <p className="muted small">
+        Models call its tools <code>{d.prefix}.&lt;tool&gt;</code>
+        {d.scope === "shared" ? " · one instance shared by every chat" : ""}
+      </p>
     </div>
   );
 }

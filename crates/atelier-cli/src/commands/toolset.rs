@@ -235,6 +235,14 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
                     println!("{}", t.description);
                 }
                 println!("source: {} {}", t.source_type, t.source_ref.as_deref().unwrap_or(""));
+                println!(
+                    "models call its tools {}.<tool>; one worker per {}",
+                    t.prefix,
+                    match t.scope {
+                        atelier_core::toolsets::manifest::Scope::Chat => "chat",
+                        atelier_core::toolsets::manifest::Scope::Shared => "app (shared by every chat)",
+                    }
+                );
                 println!("\nTools:");
                 d.tools.iter().for_each(print_tool);
                 if !d.mcp_servers.is_empty() {

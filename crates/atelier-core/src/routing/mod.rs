@@ -245,7 +245,7 @@ mod load {
                 kind: SourceKind::Toolset,
                 id: Some(ts.id.clone()),
                 version: Some(ts.version.clone()),
-                prefix: Some(ts.id.clone()),
+                prefix: Some(ts.prefix.clone()),
                 tools: tools
                     .iter()
                     .filter(|t| t.toolset_id.as_deref() == Some(ts.id.as_str()))

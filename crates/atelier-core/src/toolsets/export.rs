@@ -93,6 +93,11 @@ impl Toolsets<'_> {
             author: row.try_get("author")?,
             homepage: row.try_get("homepage")?,
             icon: row.try_get("icon")?,
+            prefix: row.try_get("prefix")?,
+            scope: {
+                let s: String = row.try_get("scope")?;
+                super::manifest::Scope::parse(&s).unwrap_or_default()
+            },
             python: PythonSection {
                 requirements: json_col(&row, "python_requirements")?,
             },

@@ -264,8 +264,8 @@ impl Toolsets<'_> {
         };
         sqlx::query(
             "INSERT INTO toolsets (id, name, version, description, enabled, installed_at, updated_at, source_type, \
-             source_ref, manifest_version, author, homepage, icon, python_requirements, extra, tools_from) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+             source_ref, manifest_version, author, homepage, icon, python_requirements, extra, tools_from, prefix, scope) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&id)
         .bind(&manifest.name)
@@ -283,6 +283,8 @@ impl Toolsets<'_> {
         .bind(to_json(&manifest.python.requirements)?)
         .bind(to_json(&manifest.extra)?)
         .bind(to_json(&manifest.tools_from)?)
+        .bind(&manifest.prefix)
+        .bind(manifest.scope.as_str())
         .execute(&mut *tx)
         .await?;
         for (path, info) in &loaded.files {

@@ -28,6 +28,13 @@ pub struct ToolsetManifest {
     /// A path inside the bundle.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icon: Option<String>,
+    /// The namespace of its tools in model-facing names (`<prefix>.<tool>`);
+    /// none: its id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+    /// One Python worker per chat (`chat`, the default) or one for all.
+    #[serde(default, skip_serializing_if = "Scope::is_default")]
+    pub scope: Scope,
     #[serde(default, skip_serializing_if = "PythonSection::is_empty")]
     pub python: PythonSection,
     #[serde(default)]
@@ -41,6 +48,30 @@ pub struct ToolsetManifest {
     /// Keys this version does not know, kept as they were.
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
+}
+
+/// Whose a toolset's running instance (its Python worker) is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// One instance per chat, stopped with the chat: module state never
+    /// crosses chats.
+    #[default]
+    Chat,
+    /// One instance for every chat, never stopped by a chat (a cache, a
+    /// model loaded once). Each call still gets its chat's workspace.
+    Shared,
+}
+
+text_enum!(Scope {
+    Chat = "chat",
+    Shared = "shared",
+});
+
+impl Scope {
+    pub fn is_default(&self) -> bool {
+        *self == Self::Chat
+    }
 }
 
 /// `python:` — what the Python runtime installs for this toolset.

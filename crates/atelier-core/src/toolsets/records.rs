@@ -26,6 +26,10 @@ pub struct ToolsetRecord {
     pub icon: Option<String>,
     pub python_requirements: Vec<String>,
     pub extra: Value,
+    /// Its tools' namespace in model-facing names: the manifest's `prefix`,
+    /// else its id.
+    pub prefix: String,
+    pub scope: super::manifest::Scope,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -197,6 +201,16 @@ pub(crate) fn toolset_from_row(row: &SqliteRow) -> Result<ToolsetRecord> {
         icon: row.try_get("icon")?,
         python_requirements: json_col(row, "python_requirements")?,
         extra: json_col(row, "extra")?,
+        prefix: row
+            .try_get::<Option<String>, _>("prefix")?
+            .map_or_else(|| row.try_get("id"), Ok)?,
+        scope: {
+            let s: String = row.try_get("scope")?;
+            super::manifest::Scope::parse(&s).ok_or(Error::InvalidData {
+                what: "toolset scope",
+                reason: s,
+            })?
+        },
     })
 }
 

@@ -44,14 +44,36 @@ pub(super) async fn check_namespace(conn: &mut SqliteConnection, m: &ToolsetMani
             m.id
         )));
     }
+    // Its prefix names its tools for models: no other toolset or MCP
+    // server may hold it (a NULL prefix is the toolset's id).
+    let prefix = m.prefix.as_deref().unwrap_or(&m.id);
+    let taken: Option<String> = sqlx::query_scalar(
+        "SELECT 'toolset ' || quote(id) FROM toolsets WHERE coalesce(prefix, id) = ?1 AND id != ?2 \
+         UNION ALL SELECT 'MCP server ' || quote(id) FROM mcp_servers WHERE id = ?1 \
+         AND id NOT IN (SELECT server_id FROM toolset_mcp_servers WHERE toolset_id = ?2) LIMIT 1",
+    )
+    .bind(prefix)
+    .bind(&m.id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    if let Some(other) = taken {
+        return Err(crate::routing::RoutingError::PrefixClash {
+            prefix: prefix.to_owned(),
+            first: other.replace('\'', "\""),
+            second: format!("toolset {:?} (importing)", m.id),
+        }
+        .into());
+    }
     for s in &m.mcp_servers {
-        let is_toolset: Option<String> = sqlx::query_scalar("SELECT id FROM toolsets WHERE id = ?")
-            .bind(&s.id)
-            .fetch_optional(&mut *conn)
-            .await?;
+        let is_toolset: Option<String> =
+            sqlx::query_scalar("SELECT id FROM toolsets WHERE (id = ?1 OR prefix = ?1) AND id != ?2")
+                .bind(&s.id)
+                .bind(&m.id)
+                .fetch_optional(&mut *conn)
+                .await?;
         if is_toolset.is_some() {
             return Err(Error::Conflict(format!(
-                "MCP server id {:?} is already used by an installed toolset (toolsets and MCP servers share one namespace)",
+                "MCP server id {:?} is already used by an installed toolset, as its id or prefix (toolsets and MCP servers share one namespace)",
                 s.id
             )));
         }

@@ -207,6 +207,8 @@ proptest! {
             author: Some("A. Author".into()),
             homepage: None,
             icon: None,
+            prefix: Some("px".into()),
+            scope: super::manifest::Scope::Shared,
             python: PythonSection { requirements: reqs },
             tools,
             tools_from: vec!["tools.mod".into()],
@@ -275,5 +277,10 @@ fn source_types_and_import_actions_are_stored_and_sent_as_the_same_words() {
     }
     for &a in ImportAction::ALL {
         assert_eq!(serde_json::to_value(a).expect("json"), a.as_str());
+    }
+    // The migration's CHECK lists these words.
+    for &s in super::manifest::Scope::ALL {
+        assert_eq!(serde_json::to_value(s).expect("json"), s.as_str());
+        assert_eq!(super::manifest::Scope::parse(s.as_str()), Some(s));
     }
 }

@@ -100,6 +100,52 @@ async fn module_state_stays_warm_per_chat() -> Result<()> {
     Ok(())
 }
 
+/// `scope: shared`: one worker (one module state) for every chat, never
+/// stopped by a chat; each call still works in its own chat's workspace.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_toolset_keeps_one_module_state_for_every_chat() -> Result<()> {
+    let env = Env::new().await?;
+    let code = format!(
+        "{}
+
+def where(workspace):
+    import os
+    (workspace / 'mine.txt').write_text('here')
+    return {{\"cwd\": os.getcwd()}}
+",
+        counter("one")
+    );
+    let tools = json!([
+        tool("bump", "tools.count:bump", json!({})),
+        tool("where", "tools.count:where", json!({})),
+    ]);
+    let dir = env.write_toolset("count", "1.0.0", &tools, &[("tools/count.py", &code)])?;
+    let yaml = std::fs::read_to_string(dir.join("toolset.yaml"))?;
+    std::fs::write(dir.join("toolset.yaml"), format!("{yaml}scope: shared\n"))?;
+    env.app.toolsets().import(&dir, &ImportOptions::default()).await?;
+
+    let (a, b) = (env.chat().await?, env.chat().await?);
+    assert_eq!(bump(&env, &a).await?.0, 1);
+    assert_eq!(bump(&env, &b).await?.0, 2, "chat B shares chat A's module state");
+    let at_b = env.run(&b, "count:where", json!({})).await?;
+    let cwd = succeeded(&at_b)?["cwd"].as_str().context("cwd")?.to_owned();
+    assert_eq!(
+        std::path::Path::new(&cwd),
+        env.app.workspace_dir(&b),
+        "B's call works in B's workspace"
+    );
+    assert!(env.paths_at(&b, None).await?.contains(&"mine.txt".to_owned()));
+    assert!(!env.app.workspace_dir(&a).join("mine.txt").exists());
+
+    env.app.chats().delete(&a).await?;
+    assert_eq!(
+        bump(&env, &b).await?.0,
+        3,
+        "deleting a chat did not stop the shared worker"
+    );
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn disabling_and_enabling_a_toolset_restarts_its_code() -> Result<()> {
     let (env, _) = counter_env().await?;

@@ -216,9 +216,13 @@ impl Atelier {
                 .get(..16)
                 .unwrap_or_default(),
         );
+        // A shared toolset has one worker for every chat (no chat in its
+        // key: stopping a chat's workers leaves it); each call still gets
+        // its own chat's workspace, which the worker changes into.
+        let shared = ts.scope == crate::toolsets::manifest::Scope::Shared;
         let key = Key {
             toolset_id: ts.id.clone(),
-            chat_id: chat_id.to_owned(),
+            chat_id: if shared { String::new() } else { chat_id.to_owned() },
             fingerprint,
         };
         let settings = &self.python().settings;
@@ -230,8 +234,13 @@ impl Atelier {
             args: args.as_object().cloned().unwrap_or_default(),
             exported: tool.exported_from.is_some(),
         };
-        // Per chat and toolset, inside the chat's folder: it goes with the chat.
-        let tmp = self.data_dir().chat_dir(chat_id).join("tmp").join(&ts.id);
+        // Per chat and toolset, inside the chat's folder: it goes with the
+        // chat. A shared worker's is the toolset's own.
+        let tmp = if shared {
+            self.data_dir().root().join("cache").join("tmp").join(&ts.id)
+        } else {
+            self.data_dir().chat_dir(chat_id).join("tmp").join(&ts.id)
+        };
         let spawn = Spawn {
             toolset_dir: &root,
             venv: venv.as_deref(),

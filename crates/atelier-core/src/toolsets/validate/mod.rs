@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::interp;
 use super::locate::Locations;
-use super::manifest::{MANIFEST_VERSION, PythonSection, ToolsetManifest};
+use super::manifest::{MANIFEST_VERSION, PythonSection, Scope, ToolsetManifest};
 
 pub use crate::diagnostics::{MANIFEST_FILE, Problem, Severity};
 
@@ -355,6 +355,27 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
             format!("{id:?} is not a valid toolset id: use 1-64 of a-z, 0-9 and `-`, starting with a letter or digit"),
         );
     }
+    let prefix = c.string(obj, "", "prefix", false);
+    if let Some(p) = &prefix
+        && !is_toolset_id(p)
+    {
+        c.error(
+            "prefix",
+            format!(
+                "{p:?} is not a valid prefix: like an id, use 1-64 of a-z, 0-9 and `-`, starting with a letter or digit"
+            ),
+        );
+    }
+    let scope = match c.string(obj, "", "scope", false) {
+        None => Scope::Chat,
+        Some(s) => Scope::parse(&s).unwrap_or_else(|| {
+            c.error(
+                "scope",
+                format!("{s:?} is not a scope: use \"chat\" (the default) or \"shared\""),
+            );
+            Scope::Chat
+        }),
+    };
     let name = c.string(obj, "", "name", true);
     let version = c.string(obj, "", "version", true);
     if let Some(v) = &version
@@ -453,6 +474,11 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
                             &join(&path, "id"),
                             "an MCP server cannot share the toolset's id (they share one namespace of tool prefixes)",
                         );
+                    } else if prefix.as_deref() == Some(server.id.as_str()) {
+                        c.error(
+                            &join(&path, "id"),
+                            "an MCP server cannot be named like the toolset's prefix (they share one namespace of tool prefixes)",
+                        );
                     }
                     out.push(server);
                 }
@@ -479,6 +505,8 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
             "author",
             "homepage",
             "icon",
+            "prefix",
+            "scope",
             "python",
             "tools",
             "tools_from",
@@ -494,6 +522,8 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
         author,
         homepage,
         icon,
+        prefix,
+        scope,
         python,
         tools,
         tools_from,
