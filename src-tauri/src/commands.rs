@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use atelier_core::Observer;
 use atelier_core::model::{Chat, FileListing, WorkspaceManifest};
 use atelier_core::tools::views::WorkspaceFile;
-use atelier_core::tools::{Approval, RunRequest, ToolCallRecord};
+use atelier_core::tools::{Approval, Policy, RunRequest, ToolCallRecord, ToolPolicy};
 use atelier_core::toolsets::ImportOptions;
 use atelier_core::toolsets::records::{BundleReport, ImportReport, ToolRecord, ToolsetDetails, ToolsetRecord};
 use serde::Serialize;
@@ -181,6 +181,25 @@ pub async fn run_tool(
 #[tauri::command]
 pub fn answer_approval(state: State<'_, AppState>, call_id: String, approve: bool) -> bool {
     state.app.tools().answer_approval(&call_id, approve)
+}
+
+/// "Allow for this chat": runs the waiting call and lets its tool run
+/// without a question in its chat from now on. False: it was not waiting.
+#[tauri::command]
+pub async fn answer_approval_for_chat(state: State<'_, AppState>, call_id: String) -> IpcResult<bool> {
+    Ok(state.app.tools().answer_approval_for_chat(&call_id).await?)
+}
+
+/// A tool's confirmation policy.
+#[tauri::command]
+pub async fn tool_policy(state: State<'_, AppState>, tool_id: String) -> IpcResult<ToolPolicy> {
+    Ok(state.app.tools().policy(&tool_id).await?)
+}
+
+/// Sets whether a tool asks before it runs (`default`: its author's choice).
+#[tauri::command]
+pub async fn set_tool_policy(state: State<'_, AppState>, tool_id: String, policy: Policy) -> IpcResult<ToolPolicy> {
+    Ok(state.app.tools().set_policy(&tool_id, policy).await?)
 }
 
 /// Cancels a running call (its worker is stopped; the call is recorded as

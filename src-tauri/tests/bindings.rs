@@ -66,6 +66,8 @@ fn generate() -> String {
         atelier_core::diagnostics::Problem,
         atelier_core::tools::CallStatus,
         atelier_core::tools::ErrorKind,
+        atelier_core::tools::Policy,
+        atelier_core::tools::ToolPolicy,
         atelier_core::tools::ToolCallRecord,
         atelier_core::tools::plan::RenderPlan,
         atelier_core::toolsets::export::PackReport,

@@ -259,3 +259,102 @@ async fn recovery_tells_a_live_wait_from_a_dead_one() {
         "the waiting lock is cleaned up"
     );
 }
+
+/// A person's policy beats the author's choice, for every caller: `ask`
+/// makes a tool that never asked ask (the CLI without `--yes` records a
+/// denial), `allow` lets a confirmation tool run unasked, `default` goes
+/// back to the author's word.
+#[test]
+fn a_tool_policy_overrides_the_authors_confirmation_both_ways() {
+    let env = Env::new();
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let write = |content: &str| {
+        let args = format!(r#"{{"path": "a.txt", "content": "{content}"}}"#);
+        env.json(&["run", "write_file", "--chat", &chat, "--args", &args])
+    };
+    let delete = || env.json(&["run", "delete_file", "--chat", &chat, "--args", r#"{"path": "a.txt"}"#]);
+    assert_eq!(write("one")["status"], "success", "write_file does not ask by default");
+
+    let p = env.json(&["tool", "policy", "write_file", "ask"]);
+    assert_eq!(
+        (p["policy"].as_str(), p["asks"].as_bool()),
+        (Some("ask"), Some(true)),
+        "{p}"
+    );
+    assert_eq!(write("two")["error_kind"], "denied", "now it asks, and no one said yes");
+    assert_eq!(env.ok(&["workspace", "cat", &chat, "a.txt"]), "one");
+
+    assert_eq!(delete()["error_kind"], "denied", "delete_file asks by default");
+    env.ok(&["tool", "policy", "delete_file", "allow"]);
+    assert_eq!(delete()["status"], "success", "allowed: it runs unasked");
+
+    env.ok(&["tool", "policy", "write_file", "default"]);
+    env.ok(&["tool", "policy", "delete_file", "default"]);
+    let shown = env.json(&["tool", "policy", "delete_file"]);
+    assert_eq!(
+        (shown["policy"].as_str(), shown["asks"].as_bool()),
+        (Some("default"), Some(true))
+    );
+    assert_eq!(write("three")["status"], "success");
+    assert_eq!(delete()["error_kind"], "denied");
+    let bad = env.cli(&["tool", "policy", "no_such_tool", "allow"]);
+    assert_eq!(bad.status.code(), Some(1));
+}
+
+/// "Allow for this chat": answered once, the tool runs unasked in that
+/// chat only, until revoked or the chat is deleted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allow_for_this_chat_lets_a_tool_run_unasked_in_that_chat_only() {
+    let env = Env::new();
+    let app = env.app().await;
+    let (here, there) = (
+        app.chats().create(None).await.expect("chat"),
+        app.chats().create(None).await.expect("chat"),
+    );
+    for c in [&here, &there] {
+        std::fs::write(app.workspace_dir(&c.id).join("doomed.txt"), "x").expect("write");
+    }
+    let waiting = start_waiting_call(&app, &here.id).await;
+    assert!(app.tools().answer_approval_for_chat(&waiting.id).await.expect("answer"));
+    let done = waiting.call.await.expect("join").expect("run");
+    assert_eq!(done.status.as_str(), "success");
+    assert_eq!(
+        app.tools().chat_allowances(&here.id).await.expect("list"),
+        ["delete_file"]
+    );
+
+    // The CLI gives no answer (no --yes): in this chat it runs anyway.
+    let run = |chat: &str, path: &str| {
+        env.json(&[
+            "run",
+            "delete_file",
+            "--chat",
+            chat,
+            "--args",
+            &format!(r#"{{"path": "{path}"}}"#),
+        ])
+    };
+    std::fs::write(app.workspace_dir(&here.id).join("again.txt"), "x").expect("write");
+    assert_eq!(run(&here.id, "again.txt")["status"], "success");
+    assert_eq!(
+        run(&there.id, "doomed.txt")["error_kind"],
+        "denied",
+        "another chat still asks"
+    );
+
+    env.ok(&["tool", "revoke", "delete_file", "--chat", &here.id]);
+    std::fs::write(app.workspace_dir(&here.id).join("third.txt"), "x").expect("write");
+    assert_eq!(run(&here.id, "third.txt")["error_kind"], "denied", "revoked");
+    env.ok(&["tool", "allow", "delete_file", "--chat", &there.id]);
+    assert_eq!(
+        run(&there.id, "doomed.txt")["status"],
+        "success",
+        "granted from the CLI"
+    );
+    app.chats().delete(&there.id).await.expect("delete");
+    let left: i64 = sqlx::query_scalar("SELECT count(*) FROM chat_tool_allowances")
+        .fetch_one(app.db())
+        .await
+        .expect("count");
+    assert_eq!(left, 0, "an allowance ends with its chat");
+}

@@ -13,6 +13,7 @@ import type {
   FrameCheck,
   JsonValue,
   MessageNode,
+  Policy,
   Progress,
   SnapshotOutcome,
   WorkspaceDiff,
@@ -21,6 +22,7 @@ import type {
   SettingsView,
   TextChange,
   ToolCallRecord,
+  ToolPolicy,
   ToolRecord,
   ToolsetDetails,
   ToolsetRecord,
@@ -99,6 +101,11 @@ export const api = {
   },
   /** Approve (true) or deny a call waiting for approval; false: it was not waiting. */
   answerApproval: (callId: string, approve: boolean) => invoke<boolean>("answer_approval", { callId, approve }),
+  /** Run the waiting call and let its tool run unasked in its chat from now on; false: it was not waiting. */
+  answerApprovalForChat: (callId: string) => invoke<boolean>("answer_approval_for_chat", { callId }),
+  /** Whether a tool asks before it runs, and the person's override. */
+  toolPolicy: (toolId: string) => invoke<ToolPolicy>("tool_policy", { toolId }),
+  setToolPolicy: (toolId: string, policy: Policy) => invoke<ToolPolicy>("set_tool_policy", { toolId, policy }),
   listToolCalls: (chatId: string) => invoke<ToolCallRecord[]>("list_tool_calls", { chatId }),
 
   getWorkspaceFiles: (chatId: string, manifestId: string | null) =>

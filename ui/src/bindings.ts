@@ -235,6 +235,18 @@ export type CallStatus = "pending" | "awaiting_approval" | "running" | "success"
 
 export type ErrorKind = "invalid_args" | "denied" | "not_found" | "import" | "entrypoint" | "exception" | "bad_return" | "too_large" | "timeout" | "cancelled" | "crash" | "unavailable" | "internal" | "interrupted";
 
+export type Policy = "default" | "ask" | "allow";
+
+export type ToolPolicy = { tool_id: string, policy: Policy, 
+/**
+ * What the author asked for.
+ */
+requires_confirmation: boolean, 
+/**
+ * Whether a call asks first (outside chats that allow it).
+ */
+asks: boolean, };
+
 export type ToolCallRecord = { id: string, chat_id: string, message_id: string | null, 
 /**
  * The `tool` message this call added to the tree (= `message_id`).

@@ -153,6 +153,7 @@ describe("running a tool", () => {
         return done.promise;
       },
       answer_approval: () => true,
+      answer_approval_for_chat: () => true,
     });
     await userEvent.type(screen.getByLabelText("path"), "old.txt");
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
@@ -195,7 +196,46 @@ describe("running a tool", () => {
     expect(within(running).queryByRole("button", { name: "Approve" })).toBeNull();
     await act(async () => done.resolve(call({ tool_id: "delete_file" })));
     await waitFor(() => expect(onCall).toHaveBeenCalledTimes(2));
+
+    // Allowed in this chat: one answer that also stops future questions here.
+    done = deferred<ToolCallRecord>();
+    channel = null;
+    await userEvent.click(screen.getByRole("button", { name: "Run" }));
+    await waitFor(() => expect(channel).not.toBeNull());
+    act(() =>
+      sendOnChannel(channel!, [
+        { kind: "started", call_id: "call-3" },
+        { kind: "awaiting_approval", call_id: "call-3" },
+      ]),
+    );
+    const asked = screen.getByRole("group", { name: "Approval" });
+    expect(asked).toHaveTextContent("lets delete_file run without asking in this chat");
+    await userEvent.click(within(asked).getByRole("button", { name: "Allow in this chat" }));
+    expect(argsOf(calls, "answer_approval_for_chat")).toEqual([{ callId: "call-3" }]);
+    expect(argsOf(calls, "answer_approval")).toHaveLength(2);
+    expect(screen.getByRole("article", { name: "Call of delete_file" })).toHaveTextContent("running");
+    await act(async () => done.resolve(call({ tool_id: "delete_file" })));
+    await waitFor(() => expect(onCall).toHaveBeenCalledTimes(3));
     expect(runArgs(calls).every((a) => !("approve" in a))).toBe(true);
+  });
+
+  it("lets the person make a tool always or never ask, loaded only when opened", async () => {
+    const { calls } = setup(formTool, {
+      tool_policy: () => ({ tool_id: "demo:format", policy: "default", requires_confirmation: false, asks: false }),
+      set_tool_policy: (a) => ({
+        tool_id: "demo:format",
+        policy: a.policy as "allow",
+        requires_confirmation: false,
+        asks: a.policy === "ask",
+      }),
+    });
+    expect(argsOf(calls, "tool_policy")).toHaveLength(0);
+    await userEvent.click(screen.getByText("Confirmation"));
+    const choice = await screen.findByRole("combobox", { name: /Before it runs/ });
+    expect(choice).toHaveDisplayValue("Run without asking (its author's choice)");
+    await userEvent.selectOptions(choice, "Always ask");
+    expect(argsOf(calls, "set_tool_policy")).toEqual([{ toolId: "demo:format", policy: "ask" }]);
+    await waitFor(() => expect(choice).toHaveDisplayValue("Always ask"));
   });
 
   it("shows the workspace walk and the output live while the call runs", async () => {

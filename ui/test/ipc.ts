@@ -36,6 +36,9 @@ export type CommandAnswers = {
   delete_chat: Answer<"deleteChat">;
   run_tool: Answer<"runTool">;
   answer_approval: Answer<"answerApproval">;
+  answer_approval_for_chat: Answer<"answerApprovalForChat">;
+  tool_policy: Answer<"toolPolicy">;
+  set_tool_policy: Answer<"setToolPolicy">;
   list_tool_calls: Answer<"listToolCalls">;
   get_workspace_files: Answer<"getWorkspaceFiles">;
   get_workspace_file: Answer<"getWorkspaceFile">;

@@ -252,6 +252,25 @@ pub(crate) enum ToolCommand {
     List,
     /// Show a tool with its input schema and render config.
     Show { id: String },
+    /// Show or set whether a tool asks before it runs: `default` (its
+    /// author's choice), `ask` (always) or `allow` (never).
+    Policy {
+        id: String,
+        #[arg(value_parser = ["default", "ask", "allow"])]
+        policy: Option<String>,
+    },
+    /// Let a tool run without a question in one chat (until revoked).
+    Allow {
+        id: String,
+        #[arg(long)]
+        chat: String,
+    },
+    /// Take back `tool allow`.
+    Revoke {
+        id: String,
+        #[arg(long)]
+        chat: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]

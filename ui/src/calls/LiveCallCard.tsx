@@ -7,7 +7,7 @@ import { api } from "../api";
 import { Badge, ErrorBox } from "../components/feedback";
 import { formatBytes } from "../lib/format";
 import { pretty } from "../lib/json";
-import { useRuns, type LiveCall } from "./runs";
+import { useRuns, type Decision, type LiveCall } from "./runs";
 
 /** "7 s", "2:05", "1:02:05". */
 export function formatElapsed(ms: number): string {
@@ -32,10 +32,10 @@ export function LiveCallCard({ call }: { call: LiveCall }) {
   const now = useNow(1000);
   const [answering, setAnswering] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const decide = (approve: boolean) => {
+  const decide = (decision: Decision) => {
     setAnswering(true);
     setError(null);
-    answer(call.key, approve)
+    answer(call.key, decision)
       .catch(setError)
       .finally(() => setAnswering(false));
   };
@@ -72,13 +72,17 @@ export function LiveCallCard({ call }: { call: LiveCall }) {
         <div className="approval" role="group" aria-label="Approval">
           <p>
             This tool asks for your approval before it runs. <strong>Approve</strong> runs it with the arguments above;{" "}
+            <strong>Allow in this chat</strong> also lets {call.toolId} run without asking in this chat from now on;{" "}
             <strong>Deny</strong> records the call as denied and runs nothing.
           </p>
           <div className="panel-actions">
-            <button type="button" className="btn btn-primary" disabled={answering} onClick={() => decide(true)}>
+            <button type="button" className="btn btn-primary" disabled={answering} onClick={() => decide("once")}>
               Approve
             </button>
-            <button type="button" className="btn" disabled={answering} onClick={() => decide(false)}>
+            <button type="button" className="btn" disabled={answering} onClick={() => decide("chat")}>
+              Allow in this chat
+            </button>
+            <button type="button" className="btn" disabled={answering} onClick={() => decide("deny")}>
               Deny
             </button>
           </div>

@@ -41,12 +41,15 @@ export function addEvent(live: LiveCall, e: RunEvent): LiveCall {
   }
 }
 
+/** A person's answer to a call waiting for approval. */
+export type Decision = "deny" | "once" | "chat";
+
 type Runs = {
   live: LiveCall[];
   /** Runs a tool; resolves with the recorded call when it ends. */
   start: (chatId: string, toolId: string, args: JsonValue) => Promise<ToolCallRecord>;
-  /** Approve or deny a waiting call. */
-  answer: (key: number, approve: boolean) => Promise<void>;
+  /** Answer a waiting call: deny it, approve it once, or allow its tool in this chat from now on. */
+  answer: (key: number, decision: Decision) => Promise<void>;
 };
 
 // Outside a provider (a view rendered on its own) nothing is running, and
@@ -101,10 +104,11 @@ export function RunsProvider({ children }: { children: ReactNode }) {
   );
 
   const answer = useCallback(
-    async (key: number, approve: boolean) => {
+    async (key: number, decision: Decision) => {
       const id = byKey.current.get(key)?.callId ?? null;
       if (id === null) return;
-      const waited = await api.answerApproval(id, approve);
+      const waited =
+        decision === "chat" ? await api.answerApprovalForChat(id) : await api.answerApproval(id, decision === "once");
       // Not waiting any more (cancelled meanwhile): the call ends on its own.
       if (waited) update(key, (l) => ({ ...l, awaiting: false }));
     },

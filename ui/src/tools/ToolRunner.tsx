@@ -7,6 +7,7 @@ import { ErrorBox } from "../components/feedback";
 import type { JsonObject } from "../lib/json";
 import { initialArgs } from "./form/schema";
 import { startForm, ToolForm, type FormState } from "./form/ToolForm";
+import { ConfirmationPolicy } from "./ConfirmationPolicy";
 import { ToolBadges } from "./ToolBadges";
 
 type Stage = "idle" | "validating" | "running";
@@ -99,6 +100,7 @@ export function ToolRunner({
             <code>{tool.tool_id}</code>
             {tool.description !== "" && ` · ${tool.description}`}
           </p>
+          <ConfirmationPolicy key={tool.tool_id} tool={tool} />
         </div>
       </header>
       <ToolForm schema={tool.input_schema} state={form} onChange={setForm} />

@@ -362,6 +362,43 @@ pub(crate) async fn run_tool(app: &Atelier, cmd: ToolCommand, json: bool) -> any
                 }
             }
         }
+        ToolCommand::Policy { id, policy } => {
+            let p = match policy.as_deref().and_then(atelier_core::tools::Policy::parse) {
+                Some(policy) => app.tools().set_policy(&id, policy).await?,
+                None => app.tools().policy(&id).await?,
+            };
+            if json {
+                output::json(&p)?;
+            } else {
+                let author = if p.requires_confirmation {
+                    "asks"
+                } else {
+                    "does not ask"
+                };
+                let now = if p.asks {
+                    "asks before it runs"
+                } else {
+                    "runs without asking"
+                };
+                println!("{}: {} (its author's choice: {author}) — {now}", p.tool_id, p.policy);
+            }
+        }
+        ToolCommand::Allow { id, chat } => {
+            app.tools().allow_in_chat(&chat, &id).await?;
+            if json {
+                output::json(&serde_json::json!({"tool_id": id, "chat_id": chat, "allowed": true}))?;
+            } else {
+                println!("{id} runs without asking in chat {chat} (until `atelier tool revoke`)");
+            }
+        }
+        ToolCommand::Revoke { id, chat } => {
+            let had = app.tools().revoke_in_chat(&chat, &id).await?;
+            if json {
+                output::json(&serde_json::json!({"tool_id": id, "chat_id": chat, "revoked": had}))?;
+            } else {
+                println!("{}", if had { "Revoked" } else { "Nothing to revoke" });
+            }
+        }
     }
     Ok(())
 }

@@ -1,13 +1,14 @@
 //! Running tools: the run flow ([`run`]) around one call seam ([`call`]:
 //! control, events, outcome, backends), builtin tools ([`builtin`]), Python
-//! tools ([`python`]), the calls' rows (`record`, words in [`status`]) and
-//! render plans ([`plan`]).
+//! tools ([`python`]), the calls' rows (`record`, words in [`status`]),
+//! render plans ([`plan`]) and who is asked first ([`policy`]).
 
 pub mod approval;
 pub mod builtin;
 pub mod call;
 mod environment;
 pub mod plan;
+pub mod policy;
 pub mod python;
 mod record;
 pub(crate) mod recover;
@@ -17,6 +18,7 @@ pub mod views;
 
 pub use approval::{Approval, ApprovalRequest};
 pub use call::{CallControl, EventSink, OutputStream, RunEvent};
+pub use policy::{Policy, ToolPolicy};
 pub use run::{RunRequest, ToolCallRecord};
 pub use status::{CallStatus, ErrorKind};
 

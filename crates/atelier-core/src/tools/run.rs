@@ -306,7 +306,7 @@ impl Tools<'_> {
                 ErrorKind::InvalidArgs,
                 format!("invalid arguments for {}:\n  {}", tool.tool_id, violations.join("\n  ")),
             )),
-            Ok(()) if !tool.requires_confirmation => Some(Decision::Run),
+            Ok(()) if !self.needs_confirmation(&tool, &chat.id).await? => Some(Decision::Run),
             Ok(()) => match req.approval {
                 Approval::Approved => Some(Decision::Run),
                 Approval::NotGiven => Some(Decision::Deny),
