@@ -155,6 +155,19 @@ describe("running a tool", () => {
       answer_approval: () => true,
       answer_approval_for_chat: () => true,
     });
+    /** Runs the tool again; its call says it waits. */
+    const runAgain = async (id: string) => {
+      done = deferred<ToolCallRecord>();
+      channel = null;
+      await userEvent.click(screen.getByRole("button", { name: "Run" }));
+      await waitFor(() => expect(channel).not.toBeNull());
+      act(() =>
+        sendOnChannel(channel!, [
+          { kind: "started", call_id: id },
+          { kind: "awaiting_approval", call_id: id },
+        ]),
+      );
+    };
     await userEvent.type(screen.getByLabelText("path"), "old.txt");
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
     await waitFor(() => expect(channel).not.toBeNull());
@@ -175,16 +188,7 @@ describe("running a tool", () => {
     await waitFor(() => expect(onCall).toHaveBeenCalledTimes(1));
     expect(screen.queryByRole("article", { name: "Call of delete_file" })).toBeNull();
 
-    done = deferred<ToolCallRecord>();
-    channel = null;
-    await userEvent.click(screen.getByRole("button", { name: "Run" }));
-    await waitFor(() => expect(channel).not.toBeNull());
-    act(() =>
-      sendOnChannel(channel!, [
-        { kind: "started", call_id: "call-2" },
-        { kind: "awaiting_approval", call_id: "call-2" },
-      ]),
-    );
+    await runAgain("call-2");
     await userEvent.click(
       within(screen.getByRole("group", { name: "Approval" })).getByRole("button", { name: "Approve" }),
     );
@@ -198,16 +202,7 @@ describe("running a tool", () => {
     await waitFor(() => expect(onCall).toHaveBeenCalledTimes(2));
 
     // Allowed in this chat: one answer that also stops future questions here.
-    done = deferred<ToolCallRecord>();
-    channel = null;
-    await userEvent.click(screen.getByRole("button", { name: "Run" }));
-    await waitFor(() => expect(channel).not.toBeNull());
-    act(() =>
-      sendOnChannel(channel!, [
-        { kind: "started", call_id: "call-3" },
-        { kind: "awaiting_approval", call_id: "call-3" },
-      ]),
-    );
+    await runAgain("call-3");
     const asked = screen.getByRole("group", { name: "Approval" });
     expect(asked).toHaveTextContent("lets delete_file run without asking in this chat");
     await userEvent.click(within(asked).getByRole("button", { name: "Allow in this chat" }));
