@@ -10,7 +10,8 @@
 //!   uninstall; `servers`: the rules they share.
 //! - [`export`]: regenerating `toolset.yaml` and packing bundles.
 //! - [`records`]: the records handed out.
-//! - [`watch`]: hot reload of local folders.
+//! - [`watch`]: hot reload of a local folder; [`live`]: of every local
+//!   toolset while an app runs.
 //! - [`examples`]: the bundled example toolsets and the `init` scaffold.
 
 pub mod bundle;
@@ -18,6 +19,7 @@ pub mod examples;
 pub mod export;
 pub mod install;
 pub mod interp;
+pub mod live;
 pub mod locate;
 pub mod manage;
 pub mod manifest;

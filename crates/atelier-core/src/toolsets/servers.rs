@@ -57,12 +57,11 @@ pub(super) async fn check_namespace(conn: &mut SqliteConnection, m: &ToolsetMani
     .fetch_optional(&mut *conn)
     .await?;
     if let Some(other) = taken {
-        return Err(crate::routing::RoutingError::PrefixClash {
-            prefix: prefix.to_owned(),
-            first: other.replace('\'', "\""),
-            second: format!("toolset {:?} (importing)", m.id),
-        }
-        .into());
+        return Err(Error::Conflict(format!(
+            "prefix {prefix:?} is used by both {} and toolset {:?} (importing): give one of them another prefix",
+            other.replace('\'', "\""),
+            m.id
+        )));
     }
     for s in &m.mcp_servers {
         let is_toolset: Option<String> =

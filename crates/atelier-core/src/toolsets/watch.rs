@@ -57,10 +57,10 @@ impl Toolsets<'_> {
             force: true,
             ..Default::default()
         };
-        on_reload(match self.import(&dir, &force).await {
-            Ok(r) => Reload::Reloaded(Box::new(r)),
-            Err(e) => Reload::Rejected(e),
-        });
+        match self.reload(&dir, &force, &cancel).await {
+            Some(r) => on_reload(r),
+            None => return Ok(()),
+        }
         let relevant = |p: &Path| {
             p.strip_prefix(&dir)
                 .is_ok_and(|rel| !rel.iter().any(|s| s.to_str().is_none_or(is_ignored)))
@@ -82,11 +82,30 @@ impl Toolsets<'_> {
                     p = rx.recv() => if p.is_none() { return Ok(()) },
                 }
             }
-            let outcome = match self.import(&dir, &force).await {
-                Ok(r) => Reload::Reloaded(Box::new(r)),
-                Err(e) => Reload::Rejected(e),
-            };
-            on_reload(outcome);
+            match self.reload(&dir, &force, &cancel).await {
+                Some(r) => on_reload(r),
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// Reimports the folder. While a call of the toolset runs the import
+    /// is refused (an upgrade never swaps code under a running call), so it
+    /// is tried again every [`BUSY_RETRY`] until that call ends: a save made
+    /// during a call is not lost. `None`: cancelled meanwhile.
+    async fn reload(&self, dir: &Path, force: &ImportOptions, cancel: &CancellationToken) -> Option<Reload> {
+        loop {
+            match self.import(dir, force).await {
+                Ok(r) => return Some(Reload::Reloaded(Box::new(r))),
+                Err(Error::ToolsetBusy { .. }) => tokio::select! {
+                    _ = cancel.cancelled() => return None,
+                    _ = tokio::time::sleep(BUSY_RETRY) => {}
+                },
+                Err(e) => return Some(Reload::Rejected(e)),
+            }
         }
     }
 }
+
+/// How often a reload refused by a running call is tried again.
+const BUSY_RETRY: Duration = Duration::from_millis(250);

@@ -247,3 +247,69 @@ async fn idle_workers_stop_after_the_idle_timeout() -> Result<()> {
     assert_eq!(bump(&env, &a).await?.0, 1, "a fresh worker after the idle stop");
     Ok(())
 }
+
+/// The desktop app's hot reload: every local toolset is watched; an edit
+/// reloads it (a new pool snapshot, the next call runs the new code in a
+/// fresh worker), a broken edit keeps the last good version running and is
+/// reported with its error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_apps_live_reload_runs_edited_local_code_and_keeps_the_last_good_version() -> Result<()> {
+    use atelier_core::toolsets::live::{LiveReload, ReloadStatus};
+    let (env, _) = counter_env().await?; // imported from its folder: `local`
+    let chat = env.chat().await?;
+    assert_eq!(bump(&env, &chat).await?, (1, "one".to_owned()));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ReloadStatus>();
+    let live = LiveReload::new(env.app.clone(), move |s| {
+        let _ = tx.send(s.clone());
+    });
+    live.watch_all().await?;
+    ensure!(live.watching() == ["count"], "{:?}", live.watching());
+    // The next reload for which `want` holds (editors may cause several).
+    let wait = async |rx: &mut tokio::sync::mpsc::UnboundedReceiver<ReloadStatus>,
+                      want: fn(&ReloadStatus) -> bool|
+           -> Result<ReloadStatus> {
+        loop {
+            let s = tokio::time::timeout(std::time::Duration::from_secs(20), rx.recv())
+                .await?
+                .context("the watch ended")?;
+            if want(&s) {
+                return Ok(s);
+            }
+        }
+    };
+    let first = wait(&mut rx, |_| true).await?;
+    ensure!(
+        first.error.is_none() && first.version.as_deref() == Some("1.0.0"),
+        "{first:?}"
+    );
+    let before = env.app.routing().snapshot().await?.generation;
+
+    let code = env.tmp.path().join("src/count/tools/count.py");
+    std::fs::write(&code, counter("two"))?;
+    wait(&mut rx, |s| s.error.is_none()).await?;
+    assert_eq!(
+        bump(&env, &chat).await?,
+        (1, "two".to_owned()),
+        "the new code, in a fresh worker"
+    );
+    ensure!(
+        env.app.routing().snapshot().await?.generation > before,
+        "the pool was rebuilt"
+    );
+
+    let yaml = env.tmp.path().join("src/count/toolset.yaml");
+    std::fs::write(&yaml, "manifest_version: \"1\"\nid: count\ntools: [oops\n")?;
+    let broken = wait(&mut rx, |s| s.error.is_some()).await?;
+    let said = broken.error.clone().unwrap_or_default();
+    ensure!(said.contains("toolset.yaml"), "the error names the file: {broken:?}");
+    assert_eq!(bump(&env, &chat).await?.1, "two", "the last good version still runs");
+    ensure!(
+        live.status() == [broken],
+        "the manager shows the error: {:?}",
+        live.status()
+    );
+
+    live.stop("count");
+    ensure!(live.watching().is_empty() && live.status().is_empty());
+    Ok(())
+}
