@@ -9,6 +9,7 @@ pub const COMMANDS: &[&str] = &[
     "export_toolset",
     "enable_toolset",
     "uninstall_toolset",
+    "toolset_reloads",
     "pick_bundle",
     "pick_bundle_folder",
     "pick_export_path",

@@ -8,6 +8,8 @@ use atelier_core::model::{Chat, FileListing, WorkspaceManifest};
 use atelier_core::tools::views::WorkspaceFile;
 use atelier_core::tools::{Approval, Policy, RunRequest, ToolCallRecord, ToolPolicy};
 use atelier_core::toolsets::ImportOptions;
+use atelier_core::toolsets::live::ReloadStatus;
+use atelier_core::toolsets::records::SourceType;
 use atelier_core::toolsets::records::{BundleReport, ImportReport, ToolRecord, ToolsetDetails, ToolsetRecord};
 use serde::Serialize;
 use serde_json::Value;
@@ -16,6 +18,7 @@ use tauri::{Runtime, State};
 
 use crate::error::IpcResult;
 use crate::frames::SettingsView;
+use crate::live_reload::Live;
 use crate::run_events;
 use crate::{AppState, paths};
 use atelier_core::settings::FrameCheck;
@@ -52,6 +55,7 @@ pub async fn check_bundle(state: State<'_, AppState>, path: PathBuf) -> IpcResul
 #[tauri::command]
 pub async fn import_toolset(
     state: State<'_, AppState>,
+    live: State<'_, Live>,
     path: PathBuf,
     force: bool,
     on_progress: Channel<ImportProgress>,
@@ -79,7 +83,14 @@ pub async fn import_toolset(
         observer,
         ..Default::default()
     };
-    Ok(state.app.toolsets().import(&path, &options).await?)
+    let report = state.app.toolsets().import(&path, &options).await?;
+    // A folder runs in place: edits to it reload the toolset from now on.
+    if report.toolset.source_type == SourceType::Local
+        && let Some(dir) = &report.toolset.source_ref
+    {
+        live.reloads.ensure(&report.toolset.id, PathBuf::from(dir));
+    }
+    Ok(report)
 }
 
 #[tauri::command]
@@ -95,8 +106,17 @@ pub async fn enable_toolset(state: State<'_, AppState>, id: String, enabled: boo
 }
 
 #[tauri::command]
-pub async fn uninstall_toolset(state: State<'_, AppState>, id: String) -> IpcResult<()> {
-    Ok(state.app.toolsets().uninstall(&id).await?)
+pub async fn uninstall_toolset(state: State<'_, AppState>, live: State<'_, Live>, id: String) -> IpcResult<()> {
+    state.app.toolsets().uninstall(&id).await?;
+    live.reloads.stop(&id);
+    Ok(())
+}
+
+/// The last hot reload of each watched local toolset: the version it
+/// installed, or why an edit was refused (the last good version still runs).
+#[tauri::command]
+pub fn toolset_reloads(live: State<'_, Live>) -> Vec<ReloadStatus> {
+    live.reloads.status()
 }
 
 /// A native open dialog for a toolset ZIP.

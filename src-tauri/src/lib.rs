@@ -15,6 +15,7 @@ mod dialogs;
 pub mod display;
 pub mod error;
 pub mod frames;
+pub mod live_reload;
 pub mod paths;
 pub mod render;
 pub mod run_events;
@@ -37,9 +38,15 @@ pub struct AppState {
 /// Adds the app to a builder (Tauri's, or the mock runtime's in tests):
 /// everything but the window and the event loop.
 pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::Builder<R> {
+    let live = live_reload::Live::new(state.app.clone());
     builder
         .plugin(tauri_plugin_dialog::init())
         .manage(state)
+        .manage(live)
+        .setup(|app| {
+            live_reload::start(app.handle());
+            Ok(())
+        })
         .register_asynchronous_uri_scheme_protocol(render::SCHEME, render::handler)
         .invoke_handler(tauri::generate_handler![
             commands::list_toolsets,
@@ -49,6 +56,7 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             commands::export_toolset,
             commands::enable_toolset,
             commands::uninstall_toolset,
+            commands::toolset_reloads,
             commands::pick_bundle,
             commands::pick_bundle_folder,
             commands::pick_export_path,

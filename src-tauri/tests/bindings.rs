@@ -67,6 +67,7 @@ fn generate() -> String {
         atelier_core::tools::CallStatus,
         atelier_core::tools::ErrorKind,
         atelier_core::tools::Policy,
+        atelier_core::toolsets::live::ReloadStatus,
         atelier_core::tools::ToolPolicy,
         atelier_core::tools::ToolCallRecord,
         atelier_core::tools::plan::RenderPlan,

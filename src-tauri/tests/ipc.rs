@@ -356,3 +356,58 @@ fn saves_branches_uploads_and_exports_go_through_ipc() {
     let err = invoke(&h, "chat_tree", json!({"chatId": chat_id})).expect_err("gone");
     assert_eq!(err["kind"], "chat_not_found", "{err}");
 }
+
+/// A folder imported through the app is watched: a broken edit is reported
+/// by `toolset_reloads` (the last good version still installed), a good
+/// one installs again; uninstalling stops the watch.
+#[test]
+fn a_local_folder_imported_in_the_app_reloads_on_every_edit() {
+    let h = harness();
+    let src = h._tmp.path().join("live");
+    std::fs::create_dir_all(src.join("tools")).expect("mkdir");
+    let manifest = |version: &str| {
+        format!(
+            "manifest_version: \"1\"\nid: live\nname: Live\nversion: \"{version}\"\ntools:\n  - id: hi\n    \
+             entrypoint: tools.hi:run\n    input_schema: {{type: object}}\n"
+        )
+    };
+    std::fs::write(src.join("tools/hi.py"), "def run(workspace):\n    return {}\n").expect("write");
+    std::fs::write(src.join("toolset.yaml"), manifest("1.0.0")).expect("write");
+    let import = json!({"path": src, "force": false, "onProgress": "__CHANNEL__:1"});
+    invoke(&h, "import_toolset", import).expect("import the folder");
+
+    let reloads_until = |what: &str, done: &dyn Fn(&Value) -> bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let r = invoke(&h, "toolset_reloads", json!({})).expect("reloads");
+            if r.as_array()
+                .and_then(|a| a.iter().find(|s| s["toolset_id"] == "live"))
+                .is_some_and(done)
+            {
+                return r;
+            }
+            assert!(std::time::Instant::now() < deadline, "no reload {what}: {r}");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    std::fs::write(
+        src.join("toolset.yaml"),
+        "manifest_version: \"1\"\nid: live\ntools: [oops\n",
+    )
+    .expect("break");
+    let broken = reloads_until("reporting the broken edit", &|s| s["error"].is_string());
+    assert!(broken.to_string().contains("toolset.yaml"), "{broken}");
+    let installed = invoke(&h, "get_toolset", json!({"id": "live"})).expect("still installed");
+    assert_eq!(installed["version"], "1.0.0", "the last good version stays");
+
+    std::fs::write(src.join("toolset.yaml"), manifest("1.1.0")).expect("fix");
+    reloads_until("installing the fixed folder", &|s| s["version"] == "1.1.0");
+    assert_eq!(
+        invoke(&h, "get_toolset", json!({"id": "live"})).expect("get")["version"],
+        "1.1.0"
+    );
+
+    invoke(&h, "uninstall_toolset", json!({"id": "live"})).expect("uninstall");
+    let left = invoke(&h, "toolset_reloads", json!({})).expect("reloads");
+    assert_eq!(left, json!([]), "no watch left: {left}");
+}

@@ -15,6 +15,7 @@ import type {
   MessageNode,
   Policy,
   Progress,
+  ReloadStatus,
   SnapshotOutcome,
   WorkspaceDiff,
   WorkspaceExport,
@@ -100,6 +101,8 @@ export const api = {
     return invoke<ToolCallRecord>("run_tool", { chatId, toolId, args, onEvent: channel });
   },
   /** Approve (true) or deny a call waiting for approval; false: it was not waiting. */
+  /** The last hot reload of each watched local toolset (the version installed, or why an edit was refused). */
+  toolsetReloads: () => invoke<ReloadStatus[]>("toolset_reloads"),
   answerApproval: (callId: string, approve: boolean) => invoke<boolean>("answer_approval", { callId, approve }),
   /** Run the waiting call and let its tool run unasked in its chat from now on; false: it was not waiting. */
   answerApprovalForChat: (callId: string) => invoke<boolean>("answer_approval_for_chat", { callId }),

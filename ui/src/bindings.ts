@@ -237,6 +237,20 @@ export type ErrorKind = "invalid_args" | "denied" | "not_found" | "import" | "en
 
 export type Policy = "default" | "ask" | "allow";
 
+export type ReloadStatus = { toolset_id: string, 
+/**
+ * The folder watched.
+ */
+path: string, 
+/**
+ * The version now installed, after a good reload.
+ */
+version: string | null, 
+/**
+ * Why the folder was refused: the last good version still runs.
+ */
+error: string | null, };
+
 export type ToolPolicy = { tool_id: string, policy: Policy, 
 /**
  * What the author asked for.

@@ -36,6 +36,7 @@ export type CommandAnswers = {
   delete_chat: Answer<"deleteChat">;
   run_tool: Answer<"runTool">;
   answer_approval: Answer<"answerApproval">;
+  toolset_reloads: Answer<"toolsetReloads">;
   answer_approval_for_chat: Answer<"answerApprovalForChat">;
   tool_policy: Answer<"toolPolicy">;
   set_tool_policy: Answer<"setToolPolicy">;
@@ -73,6 +74,9 @@ export type Handler<C extends Command> = (args: Args) => CommandAnswers[C] | Pro
 /** Doubles for some of the commands. */
 export type Handlers = { [C in Command]?: Handler<C> };
 
+/** Status queries every screen of a kind makes, answered "nothing to report" unless a test says otherwise. */
+const PASSIVE: Handlers = { toolset_reloads: () => [] };
+
 /**
  * Routes each command to its handler; an unmocked command rejects like the
  * backend does, with `{kind, message}`. Returns a spy of every call.
@@ -84,7 +88,7 @@ export function mockCommands(handlers: Handlers) {
     (cmd, payload) => {
       const args = (payload ?? {}) as Args;
       calls(cmd, args);
-      const h = (handlers as Record<string, ((args: Args) => unknown) | undefined>)[cmd];
+      const h = ({ ...PASSIVE, ...handlers } as Record<string, ((args: Args) => unknown) | undefined>)[cmd];
       if (h === undefined) throw { kind: "not_mocked", message: `no mock for ${cmd}` };
       return h(args);
     },

@@ -1,4 +1,4 @@
-import { render, screen, waitFor, within } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { ToolsetManager } from "../src/toolsets/ToolsetManager";
@@ -127,5 +127,38 @@ describe("toolset list", () => {
     expect(await screen.findByText("Exported to /tmp/app-builder-1.0.0.zip")).toBeInTheDocument();
     expect(argsOf(calls, "pick_export_path")).toEqual([{ suggestedName: "app-builder-1.0.0.zip" }]);
     expect(argsOf(calls, "export_toolset")).toEqual([{ id: "app-builder", path: "/tmp/app-builder-1.0.0.zip" }]);
+  });
+});
+
+describe("hot reload of local toolsets", () => {
+  it("shows a refused edit on its row, and follows a good reload", async () => {
+    const { emit } = await import("@tauri-apps/api/event");
+    let version = "0.2.0";
+    const calls = mockCommands({
+      list_toolsets: () => [{ ...csv, version }],
+      toolset_reloads: () => [
+        { toolset_id: "csv-report", path: "/home/me/csv-report", version: null, error: "toolset.yaml:3:8: bad" },
+      ],
+    });
+    const onChanged = vi.fn();
+    render(<ToolsetManager active onChanged={onChanged} />);
+    const row = await screen.findByRole("listitem", { name: "CSV Report" });
+    const refused = await within(row).findByRole("alert", { name: "Last edit refused" });
+    expect(refused).toHaveTextContent("Your last edit to /home/me/csv-report was not loaded; version 0.2.0 still runs");
+    expect(refused).toHaveTextContent("toolset.yaml:3:8: bad");
+
+    version = "0.3.0";
+    await act(() =>
+      emit("toolset-reloaded", {
+        toolset_id: "csv-report",
+        path: "/home/me/csv-report",
+        version: "0.3.0",
+        error: null,
+      }),
+    );
+    await waitFor(() => expect(within(row).getByText("0.3.0")).toBeInTheDocument());
+    expect(within(row).queryByRole("alert")).toBeNull();
+    expect(argsOf(calls, "list_toolsets").length).toBeGreaterThan(1);
+    expect(onChanged).toHaveBeenCalled();
   });
 });

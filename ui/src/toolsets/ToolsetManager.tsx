@@ -7,6 +7,7 @@ import { useLoad } from "../lib/useLoad";
 import { ImportFlow } from "./ImportFlow";
 import { ToolsetRow } from "./ToolsetRow";
 import { useBundleDrop } from "./useBundleDrop";
+import { useReloads } from "./useReloads";
 import { reportFirstPaint } from "../lib/firstPaint";
 
 type Pending = { path: string; seq: number };
@@ -62,6 +63,11 @@ export function ToolsetManager({ active, onChanged }: { active: boolean; onChang
     reload();
     onChanged();
   };
+  // A local folder reloaded after an edit: the new version, maybe new tools.
+  const { reloads, loadError } = useReloads(() => {
+    reload();
+    onChanged();
+  });
 
   return (
     <div className={over ? "manager drop-over" : "manager"} data-testid="toolset-manager">
@@ -104,6 +110,9 @@ export function ToolsetManager({ active, onChanged }: { active: boolean; onChang
         />
       )}
       {load.state === "error" && <ErrorBox error={load.error} title="Toolsets could not be loaded." onRetry={reload} />}
+      {loadError !== null && load.state !== "error" && (
+        <ErrorBox error={loadError} title="Edits to toolset folders are not followed." />
+      )}
       {load.data === null && load.state === "loading" && <Spinner label="Loading toolsets…" />}
       {load.data !== null && toolsets.length === 0 && (
         <EmptyState title="No toolsets installed yet">
@@ -114,7 +123,7 @@ export function ToolsetManager({ active, onChanged }: { active: boolean; onChang
       {toolsets.length > 0 && (
         <ul className="toolset-list" aria-label="Installed toolsets">
           {toolsets.map((t) => (
-            <ToolsetRow key={t.id} toolset={t} onUpdated={replace} onRemoved={remove} />
+            <ToolsetRow key={t.id} toolset={t} reload={reloads[t.id]} onUpdated={replace} onRemoved={remove} />
           ))}
         </ul>
       )}

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { api } from "../api";
-import type { ToolsetRecord } from "../bindings";
+import type { ReloadStatus, ToolsetRecord } from "../bindings";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { Badge, ErrorBox, Notice } from "../components/feedback";
 import { ToolsetDetailsView } from "./ToolsetDetailsView";
@@ -9,10 +9,13 @@ type Busy = null | "toggle" | "export" | "uninstall";
 
 export function ToolsetRow({
   toolset,
+  reload,
   onUpdated,
   onRemoved,
 }: {
   toolset: ToolsetRecord;
+  /** The last hot reload of a local toolset, if any. */
+  reload?: ReloadStatus | undefined;
   onUpdated: (t: ToolsetRecord) => void;
   onRemoved: (id: string) => void;
 }) {
@@ -106,6 +109,13 @@ export function ToolsetRow({
           </button>
         </div>
       </div>
+      {reload?.error != null && (
+        <div className="reload-error" role="alert" aria-label="Last edit refused">
+          <strong>Your last edit to {reload.path} was not loaded</strong>; version {t.version} still runs. Fix it and
+          save again:
+          <pre className="code-block">{reload.error}</pre>
+        </div>
+      )}
       {error !== null && <ErrorBox error={error.error} title={error.what} onDismiss={() => setError(null)} />}
       {exportedTo !== null && <Notice tone="success">Exported to {exportedTo}</Notice>}
       {expanded && <ToolsetDetailsView id={t.id} />}
