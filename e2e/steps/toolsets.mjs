@@ -2,7 +2,7 @@
 // and drop through the consent step, and a broken ZIP that cannot be installed.
 
 import { join } from 'node:path';
-import { FIXTURES, assert, clickButton, dropFile, eq, installedIds, log, ref, s, shot } from '../lib.mjs';
+import { FIXTURES, assert, cli, clickButton, dropFile, eq, installedIds, log, ref, s, shot } from '../lib.mjs';
 
 /** Registers these steps, in order. */
 export function register(step) {
@@ -25,6 +25,7 @@ export function register(step) {
       'Python entry points (1)',
       'word-tools:word_count',
       'tools.words:word_count',
+      'Let the Assistant use its tools',
     ]) {
       assert(text.includes(want), `the consent panel does not show "${want}": ${text}`);
     }
@@ -36,6 +37,11 @@ export function register(step) {
     });
     await s.waitText('ul[aria-label="Installed toolsets"]', 'Word Tools');
     assert(installedIds().includes('word-tools'), 'the CLI does not list word-tools after the install');
+    const assistant = JSON.parse(cli('agent', 'show', 'assistant', '--json'));
+    assert(
+      assistant.toolsets.includes('word-tools'),
+      `the checked "Let the Assistant use its tools" did not allow it: ${JSON.stringify(assistant.toolsets)}`,
+    );
     await shot('installed');
     await clickButton('section[aria-label="Installed"]', 'Done');
   });

@@ -52,12 +52,15 @@ pub async fn check_bundle(state: State<'_, AppState>, path: PathBuf) -> IpcResul
     Ok(state.app.toolsets().check_bundle(&path, &Observer::default()).await?)
 }
 
+/// Installs (or upgrades) a toolset, then puts it on the allowlists of
+/// `agents` (checked first: an unknown agent installs nothing).
 #[tauri::command]
 pub async fn import_toolset(
     state: State<'_, AppState>,
     live: State<'_, Live>,
     path: PathBuf,
     force: bool,
+    agents: Vec<String>,
     on_progress: Channel<ImportProgress>,
 ) -> IpcResult<ImportReport> {
     let path = paths::bundle(&path)?;
@@ -83,7 +86,9 @@ pub async fn import_toolset(
         observer,
         ..Default::default()
     };
-    let report = state.app.toolsets().import(&path, &options).await?;
+    // The consent step's "let Assistant use its tools": on those agents'
+    // allowlists in the same step.
+    let report = state.app.agents().import_toolset(&path, &options, &agents).await?;
     // A folder runs in place: edits to it reload the toolset from now on.
     if report.toolset.source_type == SourceType::Local
         && let Some(dir) = &report.toolset.source_ref

@@ -373,8 +373,15 @@ fn a_local_folder_imported_in_the_app_reloads_on_every_edit() {
     };
     std::fs::write(src.join("tools/hi.py"), "def run(workspace):\n    return {}\n").expect("write");
     std::fs::write(src.join("toolset.yaml"), manifest("1.0.0")).expect("write");
-    let import = json!({"path": src, "force": false, "onProgress": "__CHANNEL__:1"});
+    let import = json!({"path": src, "force": false, "agents": ["assistant"], "onProgress": "__CHANNEL__:1"});
     invoke(&h, "import_toolset", import).expect("import the folder");
+    let core = tauri::Manager::state::<AppState>(&h._app).app.clone();
+    let assistant = tauri::async_runtime::block_on(core.agents().get("assistant")).expect("assistant");
+    assert_eq!(
+        assistant.toolsets,
+        ["live"],
+        "the consent step's checkbox put it on the Assistant's allowlist"
+    );
 
     let reloads_until = |what: &str, done: &dyn Fn(&Value) -> bool| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);

@@ -241,6 +241,25 @@ fn a_closed_pipe_ends_the_command_quietly_and_cat_streams() {
         "nothing said about the closed pipe"
     );
     assert_eq!(out.status.code(), Some(141), "the status a SIGPIPE death gives");
+
+    // `--json` output to a reader already gone (it goes through serde_json).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .args(["--data-dir"])
+        .arg(env.data())
+        .args(["--json", "agent", "show", "assistant"])
+        .env_remove("ATELIER_DATA_DIR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "",
+        "nothing said about the closed pipe"
+    );
+    assert_eq!(out.status.code(), Some(141));
 }
 
 #[test]

@@ -67,10 +67,11 @@ export const api = {
   listToolsets: () => invoke<ToolsetRecord[]>("list_toolsets"),
   getToolset: (id: string) => invoke<ToolsetDetails>("get_toolset", { id }),
   checkBundle: (path: string) => invoke<BundleReport>("check_bundle", { path }),
-  importToolset: (path: string, force: boolean, onProgress: (p: ImportProgress) => void) => {
+  /** Installs a toolset, then allows it to `agents` (ids, e.g. "assistant"). */
+  importToolset: (path: string, force: boolean, agents: string[], onProgress: (p: ImportProgress) => void) => {
     const channel = new Channel<ImportProgress>();
     channel.onmessage = onProgress;
-    return invoke<ImportReport>("import_toolset", { path, force, onProgress: channel });
+    return invoke<ImportReport>("import_toolset", { path, force, agents, onProgress: channel });
   },
   exportToolset: (id: string, path: string) => invoke<null>("export_toolset", { id, path }),
   /** A native open dialog for a ZIP; null when cancelled. */

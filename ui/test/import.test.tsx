@@ -123,6 +123,7 @@ describe("install with progress", () => {
     const args = argsOf(calls, "import_toolset")[0]!;
     expect(args.path).toBe("/home/me/csv-report.zip");
     expect(args.force).toBe(false);
+    expect(args.agents).toEqual(["assistant"]); // "Let the Assistant use its tools" is checked by default
 
     const bar = screen.getByRole("progressbar", { name: "Import progress" });
     expect(bar).not.toHaveAttribute("aria-valuenow"); // nothing counted yet
@@ -195,6 +196,28 @@ describe("install with progress", () => {
     await userEvent.click(screen.getByRole("button", { name: "Reinstall" }));
     await screen.findByRole("region", { name: "Installed" });
     expect(argsOf(calls, "import_toolset")[0]?.force).toBe(true);
+    // A reinstall keeps the agents' allowlists as they are: no offer.
+    expect(argsOf(calls, "import_toolset")[0]?.agents).toEqual([]);
+  });
+
+  it("installs for no agent when the person unchecks the Assistant", async () => {
+    const calls = await reviewPicked({
+      check_bundle: () => bundle(),
+      import_toolset: () => ({
+        action: "installed",
+        previous_version: null,
+        toolset: csv,
+        tools: [],
+        warnings: [],
+        will_run: bundle().will_run,
+      }),
+    });
+    const offer = await screen.findByRole("checkbox", { name: /Let the Assistant use its tools/ });
+    expect(offer).toBeChecked();
+    await userEvent.click(offer);
+    await userEvent.click(screen.getByRole("button", { name: "Install" }));
+    await screen.findByRole("region", { name: "Installed" });
+    expect(argsOf(calls, "import_toolset")[0]?.agents).toEqual([]);
   });
 
   it("shows an install failure and keeps the review's path for a retry", async () => {

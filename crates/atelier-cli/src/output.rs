@@ -34,9 +34,12 @@ pub(crate) fn error_line(e: &anyhow::Error) -> String {
 
 /// Whether the error is a write to a closed pipe (`atelier … | head`).
 pub(crate) fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    // `--json` writes through serde_json, which wraps the I/O error.
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
     })
 }
 

@@ -1,3 +1,4 @@
+import { useState } from "react";
 import type { BundleReport, ToolsetRecord, WillRun } from "../bindings";
 import { Notice } from "../components/feedback";
 import { baseName, formatBytes } from "../lib/format";
@@ -64,9 +65,14 @@ export function ConsentPanel({
   path: string;
   report: BundleReport;
   existing: ToolsetRecord | null;
-  onInstall: () => void;
+  /** Install, then allow the toolset to these agents. */
+  onInstall: (agents: string[]) => void;
   onCancel: () => void;
 }) {
+  // A new toolset is offered to the Assistant (checked by default); an
+  // upgrade keeps the agents' allowlists as they are.
+  const [forAssistant, setForAssistant] = useState(true);
+  const offer = existing === null;
   const warnings = report.problems.filter((p) => p.severity === "warning");
   const title = report.name ?? report.id ?? baseName(path);
   return (
@@ -100,11 +106,21 @@ export function ConsentPanel({
               <ProblemList problems={warnings} label="Warnings" />
             </>
           )}
+          {offer && (
+            <label className="check-row">
+              <input type="checkbox" checked={forAssistant} onChange={(e) => setForAssistant(e.target.checked)} />
+              Let the Assistant use its tools (you can change this later)
+            </label>
+          )}
           <div className="panel-actions">
             <button type="button" className="btn" onClick={onCancel}>
               Cancel
             </button>
-            <button type="button" className="btn btn-primary" onClick={onInstall}>
+            <button
+              type="button"
+              className="btn btn-primary"
+              onClick={() => onInstall(offer && forAssistant ? ["assistant"] : [])}
+            >
               {installLabel(report, existing)}
             </button>
           </div>

@@ -12,7 +12,7 @@ type Phase =
   | { step: "check-failed"; error: unknown }
   | { step: "review"; report: BundleReport }
   | { step: "installing"; report: BundleReport; progress: ImportProgress | null }
-  | { step: "install-failed"; report: BundleReport; error: unknown }
+  | { step: "install-failed"; report: BundleReport; agents: string[]; error: unknown }
   | { step: "done"; result: ImportReport };
 
 /**
@@ -59,19 +59,19 @@ export function ImportFlow({
 
   const existingFor = (report: BundleReport) => installed.find((t) => t.id === report.id) ?? null;
 
-  const install = async (report: BundleReport) => {
+  const install = async (report: BundleReport, agents: string[]) => {
     const existing = existingFor(report);
     const force = existing !== null && existing.version === report.version;
     setPhase({ step: "installing", report, progress: null });
     onBusy(true);
     try {
-      const result = await api.importToolset(path, force, (update) =>
+      const result = await api.importToolset(path, force, agents, (update) =>
         setPhase((p) => (p.step === "installing" ? { ...p, progress: mergeProgress(p.progress, update) } : p)),
       );
       setPhase({ step: "done", result });
       onInstalled(result);
     } catch (error) {
-      setPhase({ step: "install-failed", report, error });
+      setPhase({ step: "install-failed", report, agents, error });
     } finally {
       onBusy(false);
     }
@@ -96,7 +96,7 @@ export function ImportFlow({
           path={path}
           report={phase.report}
           existing={existingFor(phase.report)}
-          onInstall={() => void install(phase.report)}
+          onInstall={(agents) => void install(phase.report, agents)}
           onCancel={onClose}
         />
       );
@@ -113,7 +113,7 @@ export function ImportFlow({
           <ErrorBox
             error={phase.error}
             title={`${phase.report.name ?? baseName(path)} was not installed; nothing changed.`}
-            onRetry={() => void install(phase.report)}
+            onRetry={() => void install(phase.report, phase.agents)}
             onDismiss={onClose}
           />
         </section>
