@@ -17,11 +17,13 @@ async fn a_fresh_database_has_every_table_in_wal_mode_with_foreign_keys() {
         tables,
         [
             "agents",
+            "chat_tool_allowances",
             "chats",
             "mcp_servers",
             "messages",
             "settings",
             "tool_calls",
+            "tool_policies",
             "tool_render_configs",
             "tools",
             "toolset_files",
