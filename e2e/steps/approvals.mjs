@@ -9,6 +9,7 @@ import {
   cardsOf,
   clickButton,
   clickIn,
+  cli,
   cliPaths,
   eq,
   field,
@@ -115,4 +116,47 @@ export function register(step) {
       await shot('run-command-cancelled');
     },
   );
+
+  step('Allow in this chat: the next call of the tool here runs without a question', async () => {
+    let { before, group } = await run();
+    await clickIn(group, 'Allow in this chat');
+    let live = await liveWith('running');
+    await clickIn(live, 'Cancel');
+    await finishedWith(before, 'cancelled');
+
+    before = (await cardsOf(TOOL)).length;
+    await s.type(await field('command'), COMMAND);
+    await clickButton('form.tool-runner .panel-actions', 'Run');
+    live = await liveWith('running');
+    await clickIn(live, 'Cancel');
+    await finishedWith(before, 'cancelled');
+    const policy = JSON.parse(cli('tool', 'policy', TOOL, '--json'));
+    eq(policy.policy, 'default', 'the tool policy (an allowance is per chat, not a policy)');
+  });
+
+  step("a tool's confirmation policy is chosen in its run form", async () => {
+    const details = await waitEl(
+      `return document.querySelector('form.tool-runner details.tool-policy');`,
+      [],
+      'the Confirmation disclosure',
+    );
+    await s.click(await waitEl(`return arguments[0].querySelector('summary');`, [ref(details)], 'its summary'));
+    const option = (value) =>
+      waitEl(
+        `return arguments[0].querySelector('select option[value="' + arguments[1] + '"]');`,
+        [ref(details), value],
+        `the "${value}" option`,
+      );
+    await s.click(await option('allow'));
+    await waitFor(
+      async () => JSON.parse(cli('tool', 'policy', TOOL, '--json')).policy === 'allow',
+      'the CLI to see the policy "allow"',
+    );
+    await shot('tool-policy');
+    await s.click(await option('default'));
+    await waitFor(
+      async () => JSON.parse(cli('tool', 'policy', TOOL, '--json')).policy === 'default',
+      'the policy back to "default"',
+    );
+  });
 }

@@ -109,7 +109,7 @@ export function ConsentPanel({
           {offer && (
             <label className="check-row">
               <input type="checkbox" checked={forAssistant} onChange={(e) => setForAssistant(e.target.checked)} />
-              Let the Assistant use its tools (you can change this later)
+              Let the Assistant use its tools
             </label>
           )}
           <div className="panel-actions">
