@@ -23,6 +23,10 @@ APT_PACKAGES=(build-essential pkg-config git ca-certificates unzip python3.11 li
 # Xvfb with tauri-driver + WebKitWebDriver (scripts/e2e.sh). xdotool and
 # PyGObject with GTK 3 (for Debian's /usr/bin/python3) drive drag and drop:
 # e2e/drag_source.py is a GTK drag source.
+# Secrets: the keyring crate talks to the Secret Service over libdbus; the
+# tests start a private session bus with gnome-keyring-daemon (and check
+# entries with secret-tool).
+APT_PACKAGES+=(libdbus-1-dev dbus gnome-keyring libsecret-tools)
 APT_PACKAGES+=(libwebkit2gtk-4.1-dev libssl-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev
   xvfb xauth webkit2gtk-driver dbus at-spi2-core xdotool python3-gi gir1.2-gtk-3.0)
 missing=()

@@ -36,7 +36,7 @@ LAYERS = [
     # The content-addressed store (blocking code).
     ["store"],
     # Settings and the message tree's rows.
-    ["settings", "messages"],
+    ["settings", "messages", "secrets"],
     # A chat's workspace: snapshots, checkouts, edits.
     ["workspace"],
     # Chats as a whole (create, delete, branches).

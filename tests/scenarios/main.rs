@@ -29,6 +29,8 @@
 //!   meanwhile (even deleted); recovery of a wait whose process died.
 //! - [`settings`]: app settings (allowed frame origins) survive a restart
 //!   and refuse values wider than one origin.
+//! - [`secrets`]: secrets in a real (private) Secret Service, bound to their
+//!   owner; the file fallback only with consent; the environment rule.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
@@ -43,6 +45,7 @@ mod integrity;
 mod round_trips;
 mod runs;
 mod schema;
+mod secrets;
 mod settings;
 mod toolset_lifecycle;
 

@@ -54,6 +54,43 @@ pub(crate) enum Command {
     /// Agents: who answers in a chat, and which tools each may use.
     #[command(subcommand)]
     Agent(AgentCommand),
+    /// API keys and tokens, kept in the OS keychain (values are never printed).
+    Secrets(SecretsArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SecretsArgs {
+    /// Where no keychain is reachable, keep secrets in a file only you can
+    /// read (mode 0600) in the data dir, for this command.
+    #[arg(long, global = true)]
+    pub allow_file_secrets: bool,
+    #[command(subcommand)]
+    pub command: SecretsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum SecretsCommand {
+    /// Where secrets are kept on this machine.
+    Status,
+    /// Store a secret; the value is read from stdin (or asked for without
+    /// echo on a terminal), never taken as an argument.
+    Set {
+        /// provider:ID, toolset:ID or mcp:ID.
+        owner: String,
+        key: String,
+    },
+    /// Remove a secret.
+    Unset { owner: String, key: String },
+    /// The names of stored secrets (never their values).
+    List { owner: Option<String> },
+    /// Whether OWNER has a value for KEY, and where it comes from (the
+    /// value itself is never printed: `<set>` or an error).
+    Check { owner: String, key: String },
+    /// Allow (or with --no, forbid) the file fallback for good.
+    AllowFile {
+        #[arg(long)]
+        no: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

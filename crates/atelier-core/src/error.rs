@@ -161,6 +161,20 @@ pub enum Error {
     /// A failure injected by a test (see `store::failpoint`).
     #[error("injected failure at {0}")]
     Injected(&'static str),
+
+    /// No place to keep a secret: no keychain answers and the person has not
+    /// allowed the file fallback (or the keychain failed).
+    #[error("{0}")]
+    SecretsUnavailable(String),
+
+    /// A secret a reference needs has no value for its owner.
+    #[error("{reference} has no value for {owner}: set it with `atelier secrets set {owner} {key}`{hint}")]
+    SecretNotSet {
+        reference: String,
+        owner: String,
+        key: String,
+        hint: String,
+    },
 }
 
 impl Error {
@@ -209,6 +223,8 @@ impl Error {
             Error::Requirements { .. } => ErrorCode::RequirementsFailed,
             Error::Internal(_) => ErrorCode::Internal,
             Error::Injected(_) => ErrorCode::Injected,
+            Error::SecretsUnavailable(_) => ErrorCode::SecretsUnavailable,
+            Error::SecretNotSet { .. } => ErrorCode::SecretNotSet,
         }
     }
 
@@ -263,6 +279,8 @@ pub enum ErrorCode {
     RequirementsFailed,
     Internal,
     Injected,
+    SecretsUnavailable,
+    SecretNotSet,
 }
 
 text_enum!(ErrorCode {
@@ -296,6 +314,8 @@ text_enum!(ErrorCode {
     RequirementsFailed = "requirements_failed",
     Internal = "internal",
     Injected = "injected",
+    SecretsUnavailable = "secrets_unavailable",
+    SecretNotSet = "secret_not_set",
 });
 
 #[cfg(test)]

@@ -65,6 +65,7 @@ pub mod lock;
 mod messages;
 pub mod model;
 pub mod routing;
+pub mod secrets;
 pub mod settings;
 pub mod store;
 pub mod tools;

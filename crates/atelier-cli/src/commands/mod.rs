@@ -4,6 +4,7 @@ mod agent;
 mod call;
 mod chat;
 mod demo;
+mod secrets;
 mod settings;
 mod toolset;
 mod workspace;
@@ -25,6 +26,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Settings(cmd) => settings::run(&open(cli.data_dir).await?, cmd, cli.json).await,
         Command::Tool(cmd) => toolset::run_tool(&open(cli.data_dir).await?, cmd, cli.json).await,
         Command::Agent(cmd) => agent::run(&open(cli.data_dir).await?, cmd, cli.json).await,
+        Command::Secrets(args) => secrets::run(&open(cli.data_dir).await?, args, cli.json).await,
     }
 }
 
