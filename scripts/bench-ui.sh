@@ -36,7 +36,8 @@ fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/atelier-bench-ui.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 data="$work/data"
-bench="$root/target/release/atelier-bench"
+release="${CARGO_TARGET_DIR:-$root/target}/release"
+bench="$release/atelier-bench"
 
 say "bench-ui: seeding a 10,000-file workspace with two branches and a 2,000-call chat"
 "$bench" ui-seed --data-dir "$data" >"$work/seed.json"
@@ -49,7 +50,7 @@ say "bench-ui: the reference, the core's checkout alone"
 cat >"$work/app.sh" <<EOS
 export ATELIER_DATA_DIR='$data'
 export NO_AT_BRIDGE=1
-exec '$root/target/release/atelier-app' "\$@" 2>>'$work/app.log'
+exec '$release/atelier-app' "\$@" 2>>'$work/app.log'
 EOS
 chmod +x "$work/app.sh"
 

@@ -34,8 +34,11 @@ done
 # The drag source for drag and drop is a GTK window in Debian's Python.
 /usr/bin/python3 -c 'import gi; gi.require_version("Gtk", "3.0"); from gi.repository import Gtk' 2>/dev/null ||
   die "/usr/bin/python3 cannot import GTK 3 (python3-gi, gir1.2-gtk-3.0): run scripts/install.sh"
+# Where cargo put the binaries: a CARGO_TARGET_DIR outside the checkout is
+# allowed (CI may keep one between runs).
+bins="${CARGO_TARGET_DIR:-$root/target}/debug"
 for bin in atelier-app atelier-worker atelier; do
-  [ -x "target/debug/$bin" ] || die "target/debug/$bin is missing (build without E2E_SKIP_BUILD=1)"
+  [ -x "$bins/$bin" ] || die "$bins/$bin is missing (build without E2E_SKIP_BUILD=1)"
 done
 
 # One tauri-driver at a time (port 4444, and WebKitWebDriver on 4445): wait
@@ -58,7 +61,7 @@ data="$work/data"
 fixtures="$work/fixtures"
 shots="$root/target/e2e-screenshots"
 app_log="$root/target/e2e-app.log"
-cli="$root/target/debug/atelier"
+cli="$bins/atelier"
 mkdir -p "$fixtures" "$root/target"
 : >"$app_log"
 
@@ -79,7 +82,7 @@ cat >"$work/atelier-app.sh" <<EOF
 export ATELIER_DATA_DIR='$data'
 export NO_AT_BRIDGE=1
 export ATELIER_UV='${ATELIER_UV:-}'
-exec '$root/target/debug/atelier-app' "\$@" 2>>'$app_log'
+exec '$bins/atelier-app' "\$@" 2>>'$app_log'
 EOF
 chmod +x "$work/atelier-app.sh"
 

@@ -7,11 +7,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh
 source scripts/env.sh
+# Where cargo puts the binaries (a CARGO_TARGET_DIR of your own is fine).
+release="${CARGO_TARGET_DIR:-target}/release"
 if (($#)); then
   cargo build --release --locked -p atelier-cli -p atelier-worker
-  exec ./target/release/atelier "$@"
+  exec "$release/atelier" "$@"
 fi
 npm ci --prefix ui --no-audit --no-fund
 npm --prefix ui run build
 cargo build --release --locked -p atelier-app -p atelier-worker
-exec ./target/release/atelier-app
+exec "$release/atelier-app"

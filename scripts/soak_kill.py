@@ -40,7 +40,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BIN = ROOT / "target" / "debug" / "atelier"
+BIN = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "debug" / "atelier"
 
 MANIFEST = """\
 manifest_version: "1"
