@@ -417,4 +417,41 @@ fn a_local_folder_imported_in_the_app_reloads_on_every_edit() {
     invoke(&h, "uninstall_toolset", json!({"id": "live"})).expect("uninstall");
     let left = invoke(&h, "toolset_reloads", json!({})).expect("reloads");
     assert_eq!(left, json!([]), "no watch left: {left}");
+
+    // Installed again at once: the old watch ending must not take the new one.
+    let again = json!({"path": src, "force": false, "agents": [], "onProgress": "__CHANNEL__:2"});
+    invoke(&h, "import_toolset", again).expect("import again");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::fs::write(src.join("toolset.yaml"), manifest("1.2.0")).expect("edit");
+    reloads_until("after the reinstall", &|s| s["version"] == "1.2.0");
+    // And that watch stops with the next uninstall: an edit then reinstalls nothing.
+    invoke(&h, "uninstall_toolset", json!({"id": "live"})).expect("uninstall again");
+    std::fs::write(src.join("toolset.yaml"), manifest("1.3.0")).expect("edit after uninstall");
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    assert_eq!(invoke(&h, "toolset_reloads", json!({})).expect("reloads"), json!([]));
+    assert!(
+        invoke(&h, "get_toolset", json!({"id": "live"})).is_err(),
+        "an edit brought it back"
+    );
+
+    // The same toolset from another folder: that folder is watched now.
+    let moved = h._tmp.path().join("live-moved");
+    std::fs::create_dir_all(moved.join("tools")).expect("mkdir");
+    std::fs::copy(src.join("tools/hi.py"), moved.join("tools/hi.py")).expect("copy");
+    std::fs::write(moved.join("toolset.yaml"), manifest("2.0.0")).expect("write");
+    invoke(
+        &h,
+        "import_toolset",
+        json!({"path": src, "force": true, "agents": [], "onProgress": "__CHANNEL__:3"}),
+    )
+    .expect("from the first folder");
+    invoke(
+        &h,
+        "import_toolset",
+        json!({"path": moved, "force": false, "agents": [], "onProgress": "__CHANNEL__:4"}),
+    )
+    .expect("from the second folder");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    std::fs::write(moved.join("toolset.yaml"), manifest("2.1.0")).expect("edit the second folder");
+    reloads_until("from the second folder", &|s| s["version"] == "2.1.0");
 }

@@ -35,10 +35,19 @@ pub struct ReloadStatus {
 
 type Listener = Arc<dyn Fn(&ReloadStatus) + Send + Sync>;
 
+/// One watch: its folder, and what stops it. `run` tells a watch from the
+/// one that replaced it (same toolset, another folder or a restart).
+struct Watch {
+    run: u64,
+    dir: PathBuf,
+    cancel: CancellationToken,
+}
+
 /// The watches of one app (see the module docs).
 pub struct LiveReload {
     app: Atelier,
-    watches: Mutex<BTreeMap<String, CancellationToken>>,
+    watches: Mutex<BTreeMap<String, Watch>>,
+    runs: std::sync::atomic::AtomicU64,
     status: Mutex<BTreeMap<String, ReloadStatus>>,
     listener: Listener,
 }
@@ -58,6 +67,7 @@ impl LiveReload {
         Arc::new(Self {
             app,
             watches: Mutex::default(),
+            runs: std::sync::atomic::AtomicU64::new(0),
             status: Mutex::default(),
             listener: Arc::new(listener),
         })
@@ -76,15 +86,24 @@ impl LiveReload {
         Ok(())
     }
 
-    /// Watches a local toolset's folder, unless it already is.
+    /// Watches a local toolset's folder, unless it already is; a toolset
+    /// now installed from another folder has its old watch stopped.
     pub fn ensure(self: &Arc<Self>, toolset_id: &str, dir: PathBuf) {
         let cancel = CancellationToken::new();
+        let run = self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         {
             let mut watches = lock(&self.watches);
-            if watches.contains_key(toolset_id) {
-                return;
+            match watches.get(toolset_id) {
+                Some(w) if w.dir == dir => return,
+                Some(w) => w.cancel.cancel(),
+                None => {}
             }
-            watches.insert(toolset_id.to_owned(), cancel.clone());
+            let watch = Watch {
+                run,
+                dir: dir.clone(),
+                cancel: cancel.clone(),
+            };
+            watches.insert(toolset_id.to_owned(), watch);
         }
         let me = Arc::clone(self);
         let id = toolset_id.to_owned();
@@ -119,22 +138,26 @@ impl LiveReload {
                 lock(&me.status).insert(id.clone(), status.clone());
                 (me.listener)(&status);
             }
-            lock(&me.watches).remove(&id);
+            // Forget this watch, not one that replaced it meanwhile.
+            let mut watches = lock(&me.watches);
+            if watches.get(&id).is_some_and(|w| w.run == run) {
+                watches.remove(&id);
+            }
         });
     }
 
     /// Stops watching a toolset (uninstalled).
     pub fn stop(&self, toolset_id: &str) {
-        if let Some(cancel) = lock(&self.watches).remove(toolset_id) {
-            cancel.cancel();
+        if let Some(w) = lock(&self.watches).remove(toolset_id) {
+            w.cancel.cancel();
         }
         lock(&self.status).remove(toolset_id);
     }
 
     /// Stops every watch.
     pub fn stop_all(&self) {
-        for (_, cancel) in std::mem::take(&mut *lock(&self.watches)) {
-            cancel.cancel();
+        for (_, w) in std::mem::take(&mut *lock(&self.watches)) {
+            w.cancel.cancel();
         }
     }
 
