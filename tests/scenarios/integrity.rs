@@ -487,3 +487,29 @@ async fn a_snapshot_of_a_good_copy_repairs_a_damaged_blob() {
     snap(&app, &chat).await;
     assert_eq!(std::fs::read(&blob).expect("blob"), b"two", "stored again whole");
 }
+
+/// `atelier gc --verify` finds damage that keeps the size (nothing reads
+/// the blob until a checkout needs it) and moves it aside, so the next
+/// snapshot of a good copy repairs it; without `--verify` nothing is read.
+#[tokio::test]
+async fn gc_verify_finds_same_size_damage_before_a_checkout_does() {
+    let env = Env::new();
+    let (chat, _e1, e2, sha) = two_states(&env).await;
+    let blob = blob_path(env.data(), &chat, &sha);
+    std::fs::write(&blob, "tw0").expect("damage, same size");
+    let plain = env.json(&["gc"]);
+    assert_eq!(plain["blobs_corrupt"], 0, "plain gc reads nothing: {plain}");
+    assert!(blob.is_file());
+
+    let checked = env.json(&["gc", "--verify"]);
+    assert_eq!(checked["blobs_corrupt"], 1, "{checked}");
+    assert!(!blob.exists(), "moved aside");
+    let said = env.ok(&["gc", "--verify"]);
+    assert!(said.contains("every kept blob matches its hash"), "{said}");
+
+    // The person still has a good copy: one snapshot repairs the state.
+    let ws = env.data().join("chats").join(&chat).join("workspace");
+    write(&ws, "good-copy.txt", "two");
+    env.ok(&["workspace", "snapshot", &chat]);
+    assert_eq!(env.ok(&["workspace", "cat", &chat, "a.txt", "--manifest", &e2]), "two");
+}

@@ -42,7 +42,12 @@ pub(crate) enum Command {
     /// Run a tool in a chat; prints the recorded call.
     Run(RunArgs),
     /// Remove stored file versions that no workspace manifest references.
-    Gc,
+    Gc {
+        /// Also read every kept version and check it against its hash;
+        /// damaged ones are moved aside (a snapshot of a good copy repairs them).
+        #[arg(long)]
+        verify: bool,
+    },
     /// Recorded tool calls.
     #[command(subcommand)]
     Call(CallCommand),

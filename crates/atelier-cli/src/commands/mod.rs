@@ -21,7 +21,7 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Workspace(cmd) => workspace::run(&open(cli.data_dir).await?, cmd, cli.json).await,
         Command::Toolset(cmd) => toolset::run(cli.data_dir, cmd, cli.json).await,
         Command::Run(args) => call::run(&open(cli.data_dir).await?, args, cli.json).await,
-        Command::Gc => workspace::gc(&open(cli.data_dir).await?, cli.json).await,
+        Command::Gc { verify } => workspace::gc(&open(cli.data_dir).await?, verify, cli.json).await,
         Command::Call(cmd) => call::show(&open(cli.data_dir).await?, cmd, cli.json).await,
         Command::Settings(cmd) => settings::run(&open(cli.data_dir).await?, cmd, cli.json).await,
         Command::Tool(cmd) => toolset::run_tool(&open(cli.data_dir).await?, cmd, cli.json).await,

@@ -108,8 +108,11 @@ pub(crate) fn progress_observer(label: &'static str) -> Observer {
 
 /// `atelier gc`
 #[allow(clippy::print_stdout)] // its output is the report
-pub(crate) async fn gc(app: &Atelier, json: bool) -> anyhow::Result<()> {
-    let r = app.workspace().gc(&atelier_core::Observer::default()).await?;
+pub(crate) async fn gc(app: &Atelier, verify: bool, json: bool) -> anyhow::Result<()> {
+    let r = app
+        .workspace()
+        .gc_with(&atelier_core::Observer::default(), verify)
+        .await?;
     if json {
         return output::json(&r);
     }
@@ -117,5 +120,13 @@ pub(crate) async fn gc(app: &Atelier, json: bool) -> anyhow::Result<()> {
         "{} chats: removed {} unreferenced blobs ({} bytes) and {} temp files; {} blobs kept",
         r.chats, r.blobs_removed, r.bytes_freed, r.temp_files_removed, r.blobs_kept
     );
+    if verify {
+        match r.blobs_corrupt {
+            0 => println!("every kept blob matches its hash"),
+            n => println!(
+                "{n} damaged blob(s) moved to the chats' blobs/corrupt/: snapshot a good copy of those files to repair them"
+            ),
+        }
+    }
     Ok(())
 }

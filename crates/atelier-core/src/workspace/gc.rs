@@ -30,11 +30,22 @@ pub struct GcReport {
     /// Temp files of interrupted writes (a leftover staging folder counts
     /// as one).
     pub temp_files_removed: u64,
+    /// With `--verify`: kept blobs whose content no longer matches their
+    /// name, moved to `blobs/corrupt/` (a snapshot of a good copy repairs
+    /// them).
+    pub blobs_corrupt: u64,
 }
 
 impl Workspace<'_> {
     /// Removes every blob that no manifest references, chat by chat.
     pub async fn gc(&self, observer: &Observer) -> Result<GcReport> {
+        self.gc_with(observer, false).await
+    }
+
+    /// [`Workspace::gc`], and with `verify` every kept blob is read and
+    /// checked against its name: damage a read would only find later (a
+    /// flipped bit keeps the size) is found now and moved aside.
+    pub async fn gc_with(&self, observer: &Observer, verify: bool) -> Result<GcReport> {
         let mut report = GcReport::default();
         for chat in self.app.chats().list().await? {
             observer.check()?;
@@ -68,7 +79,7 @@ impl Workspace<'_> {
                 );
             }
             let blobs = self.app.data_dir().blobs_dir(&chat.id);
-            let mut swept = blocking(move || sweep(&blobs, &live)).await?;
+            let mut swept = blocking(move || sweep(&blobs, &live, verify)).await?;
             // A materialize interrupted by a crash leaves its staging folder.
             let staging = self.app.data_dir().chat_dir(&chat.id).join("staging");
             if tokio::fs::remove_dir_all(&staging).await.is_ok() {
@@ -85,6 +96,7 @@ impl Workspace<'_> {
             report.blobs_removed += swept.blobs_removed;
             report.bytes_freed += swept.bytes_freed;
             report.temp_files_removed += swept.temp_files_removed;
+            report.blobs_corrupt += swept.blobs_corrupt;
         }
         Ok(report)
     }
@@ -93,7 +105,8 @@ impl Workspace<'_> {
 /// Removes blob files not in `live`, everything in `tmp/`, and corrupt
 /// copies kept aside (`corrupt/`) once their blob is whole again or no
 /// manifest names it.
-fn sweep(blobs: &std::path::Path, live: &HashSet<String>) -> Result<GcReport> {
+fn sweep(blobs: &std::path::Path, live: &HashSet<String>, verify: bool) -> Result<GcReport> {
+    let store = crate::store::BlobStore::new(blobs);
     let mut r = GcReport::default();
     let Ok(fanout) = std::fs::read_dir(blobs) else {
         return Ok(r); // a chat that never stored a file
@@ -109,6 +122,13 @@ fn sweep(blobs: &std::path::Path, live: &HashSet<String>) -> Result<GcReport> {
             let repaired = aside && name.len() > 2 && blobs.join(&name[..2]).join(&name).is_file();
             if !temp && !repaired && live.contains(&name) {
                 r.blobs_kept += 1;
+                if verify
+                    && !aside
+                    && let Some(h) = Hash::from_hex(&name)
+                    && !store.verify(&h)?
+                {
+                    r.blobs_corrupt += 1;
+                }
                 continue;
             }
             let size = f.metadata().map(|m| m.len()).unwrap_or(0);
