@@ -126,6 +126,15 @@ fn secrets_live_in_the_keychain_and_answer_only_their_owner() {
     );
 
     const VALUE: &str = "sk-live-7f3a9c1e5b";
+    // Kept in the file while no keychain answered; moving to the keychain
+    // leaves no copy behind in the file.
+    let dead = on_bus(
+        &env,
+        "unix:path=/nonexistent/atelier-test-bus",
+        &["secrets", "--allow-file-secrets", "set", "toolset:alpha", "API_KEY"],
+        Some("sk-old-file-value"),
+    );
+    assert!(dead.status.success(), "{}", text(&dead));
     let set = cli(
         &["secrets", "set", "toolset:alpha", "API_KEY"],
         Some(&format!("{VALUE}\n")),
@@ -165,6 +174,11 @@ fn secrets_live_in_the_keychain_and_answer_only_their_owner() {
         assert!(!text(out).contains(VALUE), "a value leaked: {}", text(out));
     }
     assert_eq!(files_holding(env.data(), VALUE.as_bytes()), Vec::<String>::new());
+    assert_eq!(
+        files_holding(env.data(), b"sk-old-file-value"),
+        Vec::<String>::new(),
+        "the file's copy is gone"
+    );
 
     let unset = cli(&["secrets", "unset", "toolset:alpha", "API_KEY"], None);
     assert!(unset.status.success(), "{}", text(&unset));

@@ -179,8 +179,20 @@ impl<'a> Secrets<'a> {
         check_key(key)?;
         let store = self.store().await?;
         let kind = store.kind();
+        // Kept before in the other store (the file, before a keychain was
+        // reachable): removed there once the new one holds the value, so
+        // no stale copy stays on disk.
+        let before = self.known_store(owner, key).await?.filter(|k| *k != kind);
+        let old = before.map(|k| self.store_of(k));
         let (o, k) = (owner.clone(), key.to_owned());
-        blocking(move || store.set(&o, &k, &value)).await?;
+        blocking(move || {
+            store.set(&o, &k, &value)?;
+            match old {
+                Some(old) => old.delete(&o, &k).map(|_| ()),
+                None => Ok(()),
+            }
+        })
+        .await?;
         let name = SecretName {
             owner: owner.to_string(),
             key: key.to_owned(),
