@@ -18,7 +18,21 @@ pub(crate) fn manifest(id: &str, version: &str, extra: &str) -> String {
     )
 }
 
-pub(crate) const SERVER: &str = "mcp_servers:\n  - id: shared\n    command: npx\n    args: [\"-y\", \"srv\"]\n    env:\n      API_KEY: \"sk-live-secret\"\n      HOME_DIR: \"${HOME}\"\n";
+pub(crate) const SERVER: &str = "mcp_servers:\n  - id: shared\n    command: npx\n    args: [\"-y\", \"srv\"]\n    env:\n      API_KEY: \"${API_KEY}\"\n      HOME_DIR: \"${HOME}\"\n";
+
+/// The text of one entry of a ZIP.
+pub(crate) fn entry_text(zip: &Path, name: &str) -> String {
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut zip::ZipArchive::new(std::fs::File::open(zip).expect("open"))
+            .expect("zip")
+            .by_name(name)
+            .expect("entry"),
+        &mut text,
+    )
+    .expect("read");
+    text
+}
 
 /// Writes a ZIP with `entries` (name, bytes); returns its path.
 pub(crate) fn zip_of(dir: &Path, name: &str, entries: &[(&str, &[u8])]) -> PathBuf {

@@ -31,6 +31,9 @@
 //!   and refuse values wider than one origin.
 //! - [`secrets`]: secrets in a real (private) Secret Service, bound to their
 //!   owner; the file fallback only with consent; the environment rule.
+//! - [`toolset_secrets`]: a toolset's plain-text secrets moved to the
+//!   keychain (at import, and by the first start of an old data dir), its
+//!   settings, a tool and a server launch receiving them, nothing on disk.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
@@ -48,6 +51,7 @@ mod schema;
 mod secrets;
 mod settings;
 mod toolset_lifecycle;
+mod toolset_secrets;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

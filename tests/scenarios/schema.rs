@@ -27,6 +27,8 @@ async fn a_fresh_database_has_every_table_in_wal_mode_with_foreign_keys() {
             "tool_policies",
             "tool_render_configs",
             "tools",
+            "toolset_config_values",
+            "toolset_env_allowances",
             "toolset_files",
             "toolset_mcp_servers",
             "toolsets",

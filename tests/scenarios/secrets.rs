@@ -10,14 +10,14 @@ use std::process::{Child, Command, Output, Stdio};
 use crate::Env;
 
 /// A private Secret Service: a session bus and a keyring daemon on it.
-struct Keyring {
+pub(crate) struct Keyring {
     bus: Child,
-    address: String,
+    pub(crate) address: String,
     _dir: tempfile::TempDir,
 }
 
 impl Keyring {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let dir = tempfile::tempdir().expect("tmp");
         let mut bus = Command::new("dbus-daemon")
             .args(["--session", "--nofork", "--print-address=1"])
@@ -66,7 +66,7 @@ impl Drop for Keyring {
 }
 
 /// `atelier …` on this bus (or on none: `bus` = a dead address).
-fn on_bus(env: &Env, bus: &str, args: &[&str], stdin: Option<&str>) -> Output {
+pub(crate) fn on_bus(env: &Env, bus: &str, args: &[&str], stdin: Option<&str>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_atelier"))
         .arg("--data-dir")
         .arg(env.data())
@@ -86,7 +86,7 @@ fn on_bus(env: &Env, bus: &str, args: &[&str], stdin: Option<&str>) -> Output {
     child.wait_with_output().expect("wait")
 }
 
-fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
@@ -95,7 +95,7 @@ fn text(o: &Output) -> String {
 }
 
 /// Every file under `dir` whose bytes contain `needle`.
-fn files_holding(dir: &Path, needle: &[u8]) -> Vec<String> {
+pub(crate) fn files_holding(dir: &Path, needle: &[u8]) -> Vec<String> {
     let mut found = Vec::new();
     let mut todo = vec![dir.to_path_buf()];
     while let Some(d) = todo.pop() {

@@ -17,6 +17,11 @@ pub(crate) struct Cli {
     #[arg(long, global = true)]
     pub json: bool,
 
+    /// Where no keychain is reachable, keep secrets in a file only you can
+    /// read (mode 0600) in the data dir, for this command.
+    #[arg(long, global = true)]
+    pub allow_file_secrets: bool,
+
     /// Log more to stderr (-v: info, -vv: debug; ATELIER_LOG overrides).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
@@ -60,17 +65,8 @@ pub(crate) enum Command {
     #[command(subcommand)]
     Agent(AgentCommand),
     /// API keys and tokens, kept in the OS keychain (values are never printed).
-    Secrets(SecretsArgs),
-}
-
-#[derive(Debug, Args)]
-pub(crate) struct SecretsArgs {
-    /// Where no keychain is reachable, keep secrets in a file only you can
-    /// read (mode 0600) in the data dir, for this command.
-    #[arg(long, global = true)]
-    pub allow_file_secrets: bool,
     #[command(subcommand)]
-    pub command: SecretsCommand,
+    Secrets(SecretsCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -250,6 +246,14 @@ pub(crate) enum ToolsetCommand {
         /// Also allow the toolset's tools to this agent (repeatable), e.g. `--agent assistant`.
         #[arg(long = "agent", value_name = "ID")]
         agents: Vec<String>,
+        /// A setting of its `user_config` (repeatable). Sensitive settings are
+        /// never arguments: they are asked for on a terminal, or read from stdin.
+        #[arg(long = "config", value_name = "KEY=VALUE")]
+        config: Vec<String>,
+        /// Let it read this variable of your environment for its `${VAR}`
+        /// references (repeatable); without this it reads none.
+        #[arg(long = "allow-env", value_name = "VAR")]
+        allow_env: Vec<String>,
     },
     /// Check a ZIP or folder without installing it: every problem, and what it would run.
     Validate { path: PathBuf },
@@ -281,6 +285,35 @@ pub(crate) enum ToolsetCommand {
         dir: PathBuf,
         #[arg(short, long, value_name = "FILE")]
         output: PathBuf,
+    },
+    /// Show a toolset's settings, show one, or set one (`user_config`).
+    /// A sensitive setting's value is asked for on a terminal or read from
+    /// stdin, never taken as an argument.
+    Config {
+        id: String,
+        key: Option<String>,
+        value: Option<String>,
+        /// Remove the value (back to the default, if any).
+        #[arg(long, conflicts_with = "value")]
+        unset: bool,
+    },
+    /// Let a toolset read a variable of your environment for its `${VAR}`
+    /// references (or, with --no, take that back).
+    AllowEnv {
+        id: String,
+        var: String,
+        #[arg(long)]
+        no: bool,
+    },
+    /// Start one of a toolset's MCP servers in the foreground, as Atelier
+    /// starts it: references resolved for that toolset only (its secrets and
+    /// settings, the variables you allowed it). Its stdio is this terminal's.
+    RunServer {
+        id: String,
+        server: String,
+        /// Print what would start (values of env and headers as <set>), start nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Install the example toolsets that ship with Atelier.
     InstallExamples,

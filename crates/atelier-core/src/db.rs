@@ -32,6 +32,10 @@ pub async fn open(path: &Path) -> Result<SqlitePool> {
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Normal)
         .foreign_keys(true)
+        // Deleted and rewritten content is zeroed, not left in free pages:
+        // a value an older version kept in a row (a plain-text secret, see
+        // `toolsets::config::literals`) leaves no copy once it moves.
+        .pragma("secure_delete", "on")
         .busy_timeout(BUSY_TIMEOUT);
     let pool = SqlitePoolOptions::new()
         .max_connections(4)

@@ -175,6 +175,22 @@ pub enum Error {
         key: String,
         hint: String,
     },
+
+    /// A toolset setting (`user_config`) is given a value it cannot take.
+    #[error("setting {key:?} of toolset {toolset:?}: {reason}")]
+    ConfigInvalid {
+        toolset: String,
+        key: String,
+        reason: String,
+    },
+
+    /// Required toolset settings have no value.
+    #[error("toolset {toolset:?} needs {}: {hint}", keys.iter().map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", "))]
+    ConfigMissing {
+        toolset: String,
+        keys: Vec<String>,
+        hint: String,
+    },
 }
 
 impl Error {
@@ -225,6 +241,8 @@ impl Error {
             Error::Injected(_) => ErrorCode::Injected,
             Error::SecretsUnavailable(_) => ErrorCode::SecretsUnavailable,
             Error::SecretNotSet { .. } => ErrorCode::SecretNotSet,
+            Error::ConfigInvalid { .. } => ErrorCode::ConfigInvalid,
+            Error::ConfigMissing { .. } => ErrorCode::ConfigMissing,
         }
     }
 
@@ -281,6 +299,8 @@ pub enum ErrorCode {
     Injected,
     SecretsUnavailable,
     SecretNotSet,
+    ConfigInvalid,
+    ConfigMissing,
 }
 
 text_enum!(ErrorCode {
@@ -316,6 +336,8 @@ text_enum!(ErrorCode {
     Injected = "injected",
     SecretsUnavailable = "secrets_unavailable",
     SecretNotSet = "secret_not_set",
+    ConfigInvalid = "config_invalid",
+    ConfigMissing = "config_missing",
 });
 
 #[cfg(test)]

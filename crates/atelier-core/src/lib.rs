@@ -101,6 +101,9 @@ struct Inner {
     /// Where the answer goes for each call waiting for approval
     /// ([`tools::Approval::Wait`]).
     approvals: std::sync::Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<bool>>>,
+    /// The person agreed, for this process only, to the secrets file
+    /// fallback (the CLI's `--allow-file-secrets`).
+    allow_file_secrets: std::sync::atomic::AtomicBool,
 }
 
 impl Atelier {
@@ -130,12 +133,27 @@ impl Atelier {
                 pool: Default::default(),
                 running: Default::default(),
                 approvals: Default::default(),
+                allow_file_secrets: Default::default(),
             }),
         };
         chats::recover_deleted(&app).await?;
         tools::recover::recover_interrupted(&app).await?;
+        // Plain-text secrets an older version left: into the secret store.
+        toolsets::config::literals::migrate(&app).await?;
         app.spawn_idle_reaper();
         Ok(app)
+    }
+
+    /// Allows the secrets file fallback for this process (the CLI's
+    /// `--allow-file-secrets`), whatever the setting says.
+    pub fn allow_file_secrets_for_this_process(&self) {
+        self.inner
+            .allow_file_secrets
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub(crate) fn file_secrets_allowed_now(&self) -> bool {
+        self.inner.allow_file_secrets.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn data_dir(&self) -> &DataDir {

@@ -58,6 +58,10 @@ pub enum Request {
         /// (`TOOLS`, else `__all__`): tools declared with `tools_from:`.
         #[serde(default)]
         exported: bool,
+        /// The toolset's settings (`user_config`, sensitive ones included),
+        /// given to a function that declares an `atelier_config` parameter.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        config: Option<serde_json::Map<String, Value>>,
     },
     /// List the tools a module exports explicitly (`TOOLS`, else `__all__`),
     /// with input schemas derived from their signatures.
@@ -166,6 +170,12 @@ mod tests {
             workspace: "/w".into(),
             args: serde_json::Map::new(),
             exported: false,
+            config: Some(
+                serde_json::json!({"region": "eu"})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
         };
         let line = to_line(&req);
         assert!(line.ends_with('\n') && line.contains(r#""op":"call""#), "{line}");

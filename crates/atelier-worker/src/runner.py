@@ -133,6 +133,14 @@ def _resolve(entrypoint, exported):
     return fn
 
 
+def _declares(fn, name):
+    """Whether fn names `name` as a parameter (not only through **kwargs)."""
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def _bind(fn, entrypoint, kwargs):
     try:
         sig = inspect.signature(fn)
@@ -177,8 +185,12 @@ def _call(req):
     args = req.get("args") or {}
     if "workspace" in args:
         raise _Fail("invalid_args", "'workspace' is given by Atelier and cannot be an argument")
+    if "atelier_config" in args:
+        raise _Fail("invalid_args", "'atelier_config' is given by Atelier and cannot be an argument")
     workspace = Path(req["workspace"])
     kwargs = {"workspace": workspace, **args}
+    if _declares(fn, "atelier_config"):
+        kwargs["atelier_config"] = dict(req.get("config") or {})
     _bind(fn, entrypoint, kwargs)
     os.chdir(workspace)
     try:
@@ -231,7 +243,8 @@ def _describe(req):
             sig = None
         props, required = {}, []
         for p in (sig.parameters.values() if sig else []):
-            if p.name == "workspace" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            # Given by Atelier, never by the model.
+            if p.name in ("workspace", "atelier_config") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 continue
             schema = _schema_of(p.annotation)
             if p.default is inspect.Parameter.empty:

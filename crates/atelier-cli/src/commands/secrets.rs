@@ -9,18 +9,18 @@ use anyhow::Context;
 use atelier_core::Atelier;
 use atelier_core::secrets::{Owner, Secret, SecretsStatus, Source};
 
-use crate::cli::{SecretsArgs, SecretsCommand};
+use crate::cli::SecretsCommand;
 use crate::output;
 
-pub(crate) async fn run(app: &Atelier, args: SecretsArgs, json: bool) -> anyhow::Result<()> {
-    let secrets = app.secrets().allowing_file(args.allow_file_secrets);
-    match args.command {
+pub(crate) async fn run(app: &Atelier, command: SecretsCommand, json: bool) -> anyhow::Result<()> {
+    let secrets = app.secrets();
+    match command {
         SecretsCommand::Status => print_status(&secrets.status().await?, json)?,
         SecretsCommand::AllowFile { no } => print_status(&secrets.allow_file_fallback(!no).await?, json)?,
         SecretsCommand::Set { owner, key } => {
             let owner = Owner::parse(&owner)?;
             atelier_core::secrets::check_key(&key)?;
-            let value = read_value(&owner, &key)?;
+            let value = read_value(&format!("{key} for {owner}"))?;
             let name = secrets.set(&owner, &key, value).await?;
             if json {
                 output::json(&name)?;
@@ -98,10 +98,10 @@ fn print_status(s: &SecretsStatus, json: bool) -> anyhow::Result<()> {
 
 /// The value: a line typed without echo on a terminal, else all of stdin
 /// (one trailing newline dropped).
-fn read_value(owner: &Owner, key: &str) -> anyhow::Result<Secret> {
+pub(crate) fn read_value(what: &str) -> anyhow::Result<Secret> {
     let stdin = std::io::stdin();
     let value = if stdin.is_terminal() {
-        eprint!("Value of {key} for {owner} (not shown): ");
+        eprint!("Value of {what} (not shown): ");
         std::io::stderr().flush()?;
         let line = without_echo(|| {
             let mut line = String::new();

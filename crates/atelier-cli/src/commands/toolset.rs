@@ -10,6 +10,7 @@ use atelier_core::toolsets::validate::Problem;
 use atelier_core::toolsets::watch::Reload;
 use atelier_core::{Atelier, Observer};
 
+use super::toolset_settings as settings;
 use crate::cli::{ToolCommand, ToolsetCommand};
 use crate::output;
 
@@ -79,7 +80,12 @@ fn print_tool(t: &ToolRecord) {
     println!("{:<36} {:<9} {}{confirm}", t.tool_id, renderer, t.name);
 }
 
-pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bool) -> anyhow::Result<()> {
+pub(crate) async fn run(
+    data_dir: Option<PathBuf>,
+    allow_file_secrets: bool,
+    cmd: ToolsetCommand,
+    json: bool,
+) -> anyhow::Result<()> {
     // Authoring commands work on folders and need no data dir.
     match cmd {
         ToolsetCommand::Init { dir, id } => {
@@ -126,16 +132,24 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
         }
         _ => {}
     }
-    let app = super::open(data_dir).await?;
+    let app = super::open(data_dir, allow_file_secrets).await?;
     match cmd {
-        ToolsetCommand::Import { path, force, agents } => {
+        ToolsetCommand::Import {
+            path,
+            force,
+            agents,
+            config,
+            allow_env,
+        } => {
             let (observer, bar) = progress("importing");
-            let options = ImportOptions {
+            let mut options = ImportOptions {
                 force,
                 observer,
-                source_ref: None,
+                config: settings::pairs(&config)?,
+                allow_env,
+                ..Default::default()
             };
-            let result = app.agents().import_toolset(&path, &options, &agents).await;
+            let result = settings::import(&app, &path, &mut options, &agents).await;
             if let Some(b) = bar {
                 b.finish_and_clear();
             }
@@ -155,6 +169,12 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
                     ),
                 }
                 print_will_run(&report.will_run);
+                if report.secrets_moved > 0 {
+                    println!(
+                        "{} secret value(s) of the bundle are kept in your secret store, not in its files.",
+                        report.secrets_moved
+                    );
+                }
                 if !report.warnings.is_empty() {
                     println!("Warnings:");
                     print_problems(&report.warnings);
@@ -183,6 +203,7 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
                 }
                 if report.valid {
                     print_will_run(&report.will_run);
+                    settings::print_consent(&report.consent);
                 }
             }
             if !report.valid {
@@ -265,6 +286,22 @@ pub(crate) async fn run(data_dir: Option<PathBuf>, cmd: ToolsetCommand, json: bo
                 output::json(&serde_json::json!({ "id": id, "uninstalled": true }))?;
             } else {
                 println!("Uninstalled {id} (the history of its tool calls is kept)");
+            }
+        }
+        ToolsetCommand::Config { id, key, value, unset } => {
+            settings::config(&app, &id, key, value, unset, json).await?;
+        }
+        ToolsetCommand::RunServer { id, server, dry_run } => {
+            settings::run_server(&app, &id, &server, dry_run, json).await?;
+        }
+        ToolsetCommand::AllowEnv { id, var, no } => {
+            let allowed = app.toolsets().allow_env(&id, &var, !no).await?;
+            if json {
+                output::json(&serde_json::json!({ "id": id, "allowed_env": allowed }))?;
+            } else if no {
+                println!("{id} may no longer read {var} from your environment.");
+            } else {
+                println!("{id} may read {var} from your environment (for its ${{{var}}} references).");
             }
         }
         ToolsetCommand::InstallExamples => {

@@ -77,7 +77,7 @@ impl Atelier {
     pub fn secrets(&self) -> Secrets<'_> {
         Secrets {
             app: self,
-            allow_file_now: false,
+            allow_file_now: self.file_secrets_allowed_now(),
         }
     }
 }

@@ -2,8 +2,9 @@
 //! (env values become `${VAR}`), which imports back as the same toolset.
 //!
 //! `toolset.yaml` is regenerated from the database (unknown keys kept) with
-//! secrets stripped: every MCP `env` value that is not already a `${VAR}`
-//! reference becomes `${<KEY>}`. Entries are sorted, timestamps and
+//! secrets stripped: every MCP `env` or `headers` value with no `${…}`
+//! reference in it becomes `${<KEY>}`; `user_config` keeps its definitions,
+//! never a value. Entries are sorted, timestamps and
 //! permissions fixed: exporting twice gives identical bytes, and export →
 //! import → export too.
 
@@ -104,6 +105,7 @@ impl Toolsets<'_> {
             tools,
             tools_from: json_col(&row, "tools_from")?,
             mcp_servers: servers,
+            user_config: json_col(&row, "user_config")?,
             extra: json_col(&row, "extra")?,
         })
     }

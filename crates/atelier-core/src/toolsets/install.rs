@@ -36,6 +36,13 @@ pub struct ImportOptions {
     pub observer: Observer,
     /// Recorded as `source_ref` instead of the path (bundled examples).
     pub source_ref: Option<String>,
+    /// Values of its settings (`user_config`), sensitive ones included
+    /// (they go to the secret store).
+    pub config: serde_json::Map<String, Value>,
+    /// Values of its sensitive settings (asked for, never arguments).
+    pub secrets: std::collections::BTreeMap<String, crate::secrets::Secret>,
+    /// Process environment variables the person allows it to read.
+    pub allow_env: Vec<String>,
 }
 
 /// A bundle read from disk and checked.
@@ -189,18 +196,48 @@ impl Toolsets<'_> {
             will_run: m.map(will_run).unwrap_or_default(),
             file_count: loaded.files.len(),
             total_size: loaded.files.values().map(|f| f.size).sum(),
+            consent: match m {
+                Some(m) => super::config::import::consent(self.app, m).await?,
+                None => Default::default(),
+            },
         })
     }
 
     /// Installs (or upgrades) a toolset from a ZIP file or a folder.
     pub async fn import(&self, path: &Path, options: &ImportOptions) -> Result<ImportReport> {
-        let loaded = self.app.load_bundle(path, &options.observer).await?;
-        let Some(manifest) = loaded.checked.manifest.clone() else {
+        let mut loaded = self.app.load_bundle(path, &options.observer).await?;
+        let Some(mut manifest) = loaded.checked.manifest.clone() else {
             return Err(Error::InvalidManifest {
                 bundle: loaded.label.clone(),
                 problems: loaded.checked.problems.clone(),
             });
         };
+        // Plain-text secrets leave the manifest (a ZIP's copy is rewritten
+        // before it is installed); settings are checked before anything runs.
+        let local = loaded.source_type == SourceType::Local;
+        let prepared = super::config::import::prepare(
+            self.app,
+            &mut manifest,
+            local,
+            &options.config,
+            &options.secrets,
+            &options.allow_env,
+        )
+        .await?;
+        if !local && prepared.moved() > 0 {
+            let yaml = manifest.to_yaml();
+            let dest = loaded.root.join(MANIFEST_FILE);
+            tokio::fs::write(&dest, &yaml)
+                .await
+                .map_err(Error::io("write", &dest))?;
+            loaded.files.insert(
+                MANIFEST_FILE.to_owned(),
+                bundle::FileInfo {
+                    sha256: crate::store::Hash::of(yaml.as_bytes()),
+                    size: yaml.len() as u64,
+                },
+            );
+        }
         let artifacts = artifact_paths(&manifest);
         self.app.keep_artifacts(&loaded, &artifacts).await?;
         // Requirements are a step of the import: if they cannot be
@@ -217,6 +254,7 @@ impl Toolsets<'_> {
             .await?;
 
         let id = manifest.id.clone();
+        prepared.store_secrets(self.app, &id).await?;
         let final_dir = self.app.data_dir().toolsets_dir().join(&id);
         let mut tx = db::begin_write(self.app.db()).await?;
         let previous = sqlx::query("SELECT version, enabled, source_type, installed_at FROM toolsets WHERE id = ?")
@@ -264,8 +302,8 @@ impl Toolsets<'_> {
         };
         sqlx::query(
             "INSERT INTO toolsets (id, name, version, description, enabled, installed_at, updated_at, source_type, \
-             source_ref, manifest_version, author, homepage, icon, python_requirements, extra, tools_from, prefix, scope) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+             source_ref, manifest_version, author, homepage, icon, python_requirements, extra, tools_from, prefix, scope, \
+             user_config) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&id)
         .bind(&manifest.name)
@@ -285,6 +323,7 @@ impl Toolsets<'_> {
         .bind(to_json(&manifest.tools_from)?)
         .bind(&manifest.prefix)
         .bind(manifest.scope.as_str())
+        .bind(to_json(&manifest.user_config)?)
         .execute(&mut *tx)
         .await?;
         for (path, info) in &loaded.files {
@@ -342,6 +381,7 @@ impl Toolsets<'_> {
         for (position, s) in manifest.mcp_servers.iter().enumerate() {
             sync_server(&mut tx, &id, s, position).await?;
         }
+        prepared.write_rows(&mut tx, &id).await?;
         for server in orphaned {
             if !manifest.mcp_servers.iter().any(|s| s.id == server) {
                 sqlx::query("DELETE FROM mcp_servers WHERE id = ? AND user_declared = 0")
@@ -382,6 +422,7 @@ impl Toolsets<'_> {
         if let Some(s) = swapped {
             s.finish();
         }
+        prepared.forget_stale(self.app, &id).await;
         self.app.toolset_changed(&id).await;
         // A zip install replaced by a local folder leaves its old copy.
         if loaded.source_type == SourceType::Local && previous_source.as_deref() == Some(SourceType::Zip.as_str()) {
@@ -408,8 +449,10 @@ impl Toolsets<'_> {
                 .problems
                 .iter()
                 .filter(|p| p.severity == Severity::Warning)
+                .chain(&prepared.warnings)
                 .cloned()
                 .collect(),
+            secrets_moved: prepared.moved(),
             will_run: will_run(&manifest),
         })
     }

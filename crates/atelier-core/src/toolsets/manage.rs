@@ -133,7 +133,20 @@ impl Toolsets<'_> {
                 .execute(&mut *tx)
                 .await?;
         }
+        // Its settings and allowances go with it; its secrets right after.
+        for delete in [
+            "DELETE FROM toolset_config_values WHERE toolset_id = ?",
+            "DELETE FROM toolset_env_allowances WHERE toolset_id = ?",
+        ] {
+            sqlx::query(delete).bind(id).execute(&mut *tx).await?;
+        }
         tx.commit().await?;
+        let owner = crate::secrets::Owner::Toolset(id.to_owned());
+        for name in self.app.secrets().list(Some(&owner)).await? {
+            if let Err(e) = self.app.secrets().unset(&owner, &name.key).await {
+                tracing::warn!(toolset = %id, key = %name.key, error = %e, "could not remove a secret of the uninstalled toolset");
+            }
+        }
         self.app.toolset_changed(id).await;
         if source != "local" {
             let dir = self.app.data_dir().toolsets_dir().join(id);

@@ -6,8 +6,13 @@
 
 use std::collections::BTreeMap;
 
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+/// The reserved parameter name through which a Python tool receives its
+/// toolset's `user_config` values: never in a schema the model sees.
+pub const ATELIER_CONFIG: &str = "atelier_config";
 
 /// The only manifest version this build reads.
 pub const MANIFEST_VERSION: &str = "1";
@@ -45,6 +50,10 @@ pub struct ToolsetManifest {
     pub tools_from: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mcp_servers: Vec<McpServerDecl>,
+    /// Settings the person gives at install (MCPB's `user_config`), in
+    /// declaration order: the order of the form.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub user_config: IndexMap<String, UserConfigDecl>,
     /// Keys this version does not know, kept as they were.
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
@@ -171,6 +180,9 @@ pub struct McpServerDecl {
     pub env: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// HTTP headers of a `url` server; values like `env`'s.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headers: BTreeMap<String, String>,
     #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
     pub auto_enabled: bool,
     #[serde(flatten)]
@@ -180,6 +192,50 @@ pub struct McpServerDecl {
 fn yes() -> bool {
     true
 }
+
+/// One `user_config` setting (the shape of MCPB's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct UserConfigDecl {
+    #[serde(rename = "type")]
+    pub kind: ConfigType,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub required: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(type = "unknown")]
+    pub default: Option<Value>,
+    /// Kept in the secret store, never in the database; strings only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sensitive: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// Several values (a list): `directory` and `file` only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub multiple: bool,
+}
+
+/// The type of a `user_config` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfigType {
+    String,
+    Number,
+    Boolean,
+    Directory,
+    File,
+}
+
+text_enum!(ConfigType {
+    String = "string",
+    Number = "number",
+    Boolean = "boolean",
+    Directory = "directory",
+    File = "file",
+});
 
 impl ToolsetManifest {
     /// The manifest as YAML, in a stable order (this is what export writes).
@@ -194,9 +250,9 @@ impl McpServerDecl {
     /// reference replaced by `${<KEY>}`: what leaves the machine on export.
     pub fn without_secrets(&self) -> Self {
         let mut out = self.clone();
-        for (k, v) in out.env.iter_mut() {
-            if !is_env_reference(v) {
-                *v = format!("${{{k}}}");
+        for (k, v) in out.env.iter_mut().chain(out.headers.iter_mut()) {
+            if is_literal(v) {
+                *v = format!("${{{}}}", reference_name(k));
             }
         }
         out
@@ -206,6 +262,20 @@ impl McpServerDecl {
     pub fn config_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
+}
+
+/// A value with no `${…}` reference in it: in `env` or `headers`, a secret
+/// written in plain text (it goes to the secret store at import).
+pub fn is_literal(v: &str) -> bool {
+    !v.contains("${")
+}
+
+/// The `${NAME}` a literal under `key` becomes: the key with anything but
+/// letters, digits and `_` as `_` (header names have `-`).
+pub fn reference_name(key: &str) -> String {
+    key.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .collect()
 }
 
 /// `${NAME}` exactly (a reference resolved from the environment).
@@ -232,6 +302,7 @@ mod tests {
             .into_iter()
             .collect(),
             url: None,
+            headers: BTreeMap::new(),
             auto_enabled: true,
             extra: BTreeMap::new(),
         };

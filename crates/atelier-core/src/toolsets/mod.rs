@@ -13,8 +13,11 @@
 //! - [`watch`]: hot reload of a local folder; [`live`]: of every local
 //!   toolset while an app runs.
 //! - [`examples`]: the bundled example toolsets and the `init` scaffold.
+//! - [`config`]: settings (`user_config`), secrets in declarations, and the
+//!   resolved launch of a toolset's MCP server.
 
 pub mod bundle;
+pub mod config;
 pub mod examples;
 pub mod export;
 pub mod install;

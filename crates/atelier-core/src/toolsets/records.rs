@@ -123,6 +123,8 @@ pub struct BundleReport {
     pub will_run: WillRun,
     pub file_count: usize,
     pub total_size: u64,
+    /// Settings to fill in, secrets it brings, variables it reads.
+    pub consent: super::config::Consent,
 }
 
 /// Where an installed toolset's files come from.
@@ -167,6 +169,9 @@ pub struct ImportReport {
     pub tools: Vec<String>,
     pub warnings: Vec<Problem>,
     pub will_run: WillRun,
+    /// How many plain-text values of its `env`/`headers` went to the
+    /// secret store (references took their place).
+    pub secrets_moved: usize,
 }
 
 /// A JSON TEXT column, parsed.

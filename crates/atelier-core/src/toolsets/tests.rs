@@ -50,6 +50,19 @@ fn the_seed_example_is_valid() {
     assert_eq!(m.mcp_servers[0].env["API_KEY"], "${MY_API_KEY}");
 }
 
+/// Asserts every needle is in one of the problems; returns them as text.
+fn assert_problems(c: &crate::toolsets::validate::Checked, needles: &[&str]) -> Vec<String> {
+    let msgs: Vec<String> = c.problems.iter().map(ToString::to_string).collect();
+    for needle in needles {
+        assert!(
+            msgs.iter().any(|m| m.contains(needle)),
+            "missing {needle:?} in:\n{}",
+            msgs.join("\n")
+        );
+    }
+    msgs
+}
+
 #[test]
 fn every_problem_is_reported_with_its_path_and_position() {
     let bad = r#"manifest_version: "2"
@@ -89,36 +102,82 @@ mcp_servers:
 "#;
     let c = check(bad, &files(&["tools/a.py"]));
     assert!(c.manifest.is_none());
-    let msgs: Vec<String> = c.problems.iter().map(ToString::to_string).collect();
-    let has = |needle: &str| msgs.iter().any(|m| m.contains(needle));
-    for needle in [
-        "toolset.yaml:1:19 manifest_version: unsupported version \"2\"",
-        "toolset.yaml:2:5 id: \"../Evil\" is not a valid toolset id",
-        "toolset.yaml:4:10 version: expected a string, got the number 1.0: quote it",
-        "future_field: unknown key",
-        "python.requirements[0]: \"--index-url http://evil\" is not a requirement",
-        "toolset.yaml:10:17 tools[0].entrypoint: expected \"module.path:function\", got \"tools.a\"",
-        "tools[0].input_schema.properties.workspace: `workspace` is reserved",
-        "tools[1].id: duplicate tool id \"a\"",
-        "tools[1].entrypoint: module file \"tools/missing.py\" is not in the bundle",
-        "tools[1].input_schema.type: tool arguments are keyword arguments",
-        "tools[1].renderer.artifact: the artifact \"artifacts/nope.html\" is not in the bundle",
-        "tools[1].renderer.data: bad interpolation in \"$foo\": unknown variable `$foo`",
-        "tools[2].id: \"bad id!\" is not a valid tool id",
-        "tools[2].input_schema.properties.n.type: not a valid JSON Schema",
-        "tools[2].renderer: a code renderer needs `file` (a workspace path) or `content`",
-        "tools[3].renderer.type: unknown renderer type \"sparkle\"",
-        "tools[3].colour: unknown key",
-        "tools[4].renderer: an image renderer takes `file` or `url`, not both",
-        "tools[5].renderer: an image renderer needs `file` (a workspace image) or `url`",
-        "mcp_servers[0]: an MCP server needs a `command` or a `url`",
-        "mcp_servers[1].id: duplicate MCP server id \"s\"",
-        "mcp_servers[1]: give `command` (a local server) or `url` (a remote one), not both",
-    ] {
-        assert!(has(needle), "missing {needle:?} in:\n{}", msgs.join("\n"));
-    }
+    let msgs = assert_problems(
+        &c,
+        &[
+            "toolset.yaml:1:19 manifest_version: unsupported version \"2\"",
+            "toolset.yaml:2:5 id: \"../Evil\" is not a valid toolset id",
+            "toolset.yaml:4:10 version: expected a string, got the number 1.0: quote it",
+            "future_field: unknown key",
+            "python.requirements[0]: \"--index-url http://evil\" is not a requirement",
+            "toolset.yaml:10:17 tools[0].entrypoint: expected \"module.path:function\", got \"tools.a\"",
+            "tools[0].input_schema.properties.workspace: `workspace` is reserved",
+            "tools[1].id: duplicate tool id \"a\"",
+            "tools[1].entrypoint: module file \"tools/missing.py\" is not in the bundle",
+            "tools[1].input_schema.type: tool arguments are keyword arguments",
+            "tools[1].renderer.artifact: the artifact \"artifacts/nope.html\" is not in the bundle",
+            "tools[1].renderer.data: bad interpolation in \"$foo\": unknown variable `$foo`",
+            "tools[2].id: \"bad id!\" is not a valid tool id",
+            "tools[2].input_schema.properties.n.type: not a valid JSON Schema",
+            "tools[2].renderer: a code renderer needs `file` (a workspace path) or `content`",
+            "tools[3].renderer.type: unknown renderer type \"sparkle\"",
+            "tools[3].colour: unknown key",
+            "tools[4].renderer: an image renderer takes `file` or `url`, not both",
+            "tools[5].renderer: an image renderer needs `file` (a workspace image) or `url`",
+            "mcp_servers[0]: an MCP server needs a `command` or a `url`",
+            "mcp_servers[1].id: duplicate MCP server id \"s\"",
+            "mcp_servers[1]: give `command` (a local server) or `url` (a remote one), not both",
+        ],
+    );
     let warnings = c.problems.iter().filter(|p| p.severity == Severity::Warning).count();
     assert_eq!(warnings, 2, "unknown keys are warnings only: {msgs:#?}");
+}
+
+#[test]
+fn user_config_and_server_references_are_checked_with_their_positions() {
+    let bad = r#"manifest_version: "1"
+id: cfg
+name: Settings
+version: 1.0.0
+user_config:
+  api_key: {type: string, title: Key, sensitive: true, default: "sk-x"}
+  count: {type: number, title: Count, min: 5, max: 1, default: "many"}
+  flag: {type: boolean, title: Flag, multiple: true}
+  "bad key": {type: string, title: B}
+  kind: {type: colour, title: K}
+  notitle: {type: string}
+  folder: {type: directory, title: Folder, multiple: true}
+tools:
+  - id: t
+    entrypoint: tools.a:run
+    input_schema: {type: object, properties: {atelier_config: {type: object}}}
+mcp_servers:
+  - id: s
+    command: npx
+    args: ["--dirs=${user_config.folder}", "${user_config.nope}", "${oops"]
+    env: {A: "${a.b}"}
+    headers: {Authorization: "Bearer ${user_config.api_key}"}
+"#;
+    let c = check(bad, &files(&["tools/a.py"]));
+    assert!(c.manifest.is_none());
+    let msgs = assert_problems(
+        &c,
+        &[
+            "toolset.yaml:6:65 user_config.api_key.default: a sensitive setting cannot have a default",
+            "user_config.count.min: min 5 is above max 1",
+            "user_config.count.default: the default must be a number",
+            "user_config.flag.multiple: only directory and file settings take several values",
+            "toolset.yaml:9:3 user_config.bad key: \"bad key\" is not a setting key",
+            "user_config.kind.type: \"colour\" is not a setting type",
+            "user_config.notitle.title: `title` is required",
+            "tools[0].input_schema.properties.atelier_config: `atelier_config` is reserved",
+            "mcp_servers[0].args[0]: `folder` takes several values: use it alone as one whole `args` item",
+            "mcp_servers[0].args[1]: `${user_config.nope}` names no setting in `user_config`",
+            "mcp_servers[0].args[2]: `${` at byte 0 is not closed",
+            "mcp_servers[0].env.A: `${a.b}` is not a reference",
+            "mcp_servers[0].headers: `headers` are sent to a `url` server",
+        ],
+    );
 }
 
 #[test]
@@ -194,7 +253,8 @@ proptest! {
         description in text(),
         tools in proptest::collection::vec(tool(), 0..4),
         reqs in proptest::collection::vec("[a-z]{1,8}(>=[0-9]\\.[0-9])?", 0..3),
-        secret in "[ -~]{0,12}",
+        // `${` starts a reference (see config::refs): a literal has none.
+        secret in "[ -#%-~]{0,12}",
     ) {
         let mut seen = std::collections::HashSet::new();
         let tools: Vec<_> = tools.into_iter().filter(|t| seen.insert(t.id.clone())).collect();
@@ -218,9 +278,16 @@ proptest! {
                 args: vec!["-y".into(), "pkg".into()],
                 env: [("KEY".to_owned(), secret)].into_iter().collect(),
                 url: None,
+                headers: Default::default(),
                 auto_enabled: false,
                 extra: Default::default(),
             }],
+            user_config: serde_norway::from_str(
+                "api_key: {type: string, title: API key, sensitive: true, required: true}\n\
+                 limit: {type: number, title: Limit, min: 1.0, max: 50.0, default: 10}\n\
+                 roots: {type: directory, title: Folders, multiple: true, default: [\"/tmp\"]}\n",
+            )
+            .expect("user_config"),
             extra: [("x-future".to_owned(), serde_json::json!({"a": [1, "b"]}))].into_iter().collect(),
         };
         let yaml = m.to_yaml();

@@ -227,12 +227,16 @@ impl Atelier {
         };
         let settings = &self.python().settings;
         let timeout = control.timeout_for(tool, settings.default_timeout);
+        // Its toolset's settings, secrets included: read for this call
+        // only, sent over the worker's socket, never recorded.
+        let config = self.toolsets().values_for_tool(&ts.id).await?;
         let req = Request::Call {
             id: crate::ids::new_id(),
             entrypoint,
             workspace: workspace.display().to_string(),
             args: args.as_object().cloned().unwrap_or_default(),
             exported: tool.exported_from.is_some(),
+            config,
         };
         // Per chat and toolset, inside the chat's folder: it goes with the
         // chat. A shared worker's is the toolset's own.

@@ -458,6 +458,7 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
             c.error(&path, format!("{module:?} is listed twice"));
         }
     }
+    let user_config = config::check_user_config(c, obj.get("user_config"));
     let mcp_servers = match obj.get("mcp_servers") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => {
@@ -466,6 +467,7 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
             for (i, s) in items.iter().enumerate() {
                 let path = format!("mcp_servers[{i}]");
                 if let Some(server) = check_server(c, &path, s) {
+                    config::check_server_refs(c, &path, &server, &user_config);
                     if !seen.insert(server.id.clone()) {
                         c.error(&join(&path, "id"), format!("duplicate MCP server id {:?}", server.id));
                     }
@@ -511,6 +513,7 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
             "tools",
             "tools_from",
             "mcp_servers",
+            "user_config",
         ],
     );
     Some(ToolsetManifest {
@@ -528,9 +531,11 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
         tools,
         tools_from,
         mcp_servers,
+        user_config,
         extra,
     })
 }
 
+mod config;
 mod parts;
 use parts::{check_server, check_tool};

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::{Checker, describe, entrypoint_module_files, is_tool_id, is_toolset_id, join};
-use crate::toolsets::manifest::{McpServerDecl, RendererDecl, RendererKind, ToolDecl};
+use crate::toolsets::manifest::{ATELIER_CONFIG, McpServerDecl, RendererDecl, RendererKind, ToolDecl};
 
 pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<ToolDecl> {
     let Value::Object(t) = v else {
@@ -118,6 +118,12 @@ fn check_schema(c: &mut Checker<'_>, path: &str, v: Option<&Value>) -> Value {
         c.error(
             &join(path, "properties.workspace"),
             "`workspace` is reserved: every tool receives the chat's workspace folder as its first argument",
+        );
+    }
+    if schema.get("properties").and_then(|p| p.get(ATELIER_CONFIG)).is_some() {
+        c.error(
+            &join(path, &format!("properties.{ATELIER_CONFIG}")),
+            format!("`{ATELIER_CONFIG}` is reserved: a tool that declares it as a parameter receives its toolset's settings, which the model never sees"),
         );
     }
     if let Err(e) = jsonschema::meta::validate(&schema) {
@@ -250,7 +256,36 @@ pub(super) fn check_server(c: &mut Checker<'_>, path: &str, v: &Value) -> Option
         _ => {}
     }
     let args = c.string_list(s, path, "args");
-    let env = match s.get("env") {
+    let env = string_map(c, s, path, "env", "variable names");
+    let headers = string_map(c, s, path, "headers", "header names");
+    let auto_enabled = c.bool(s, path, "auto_enabled", true);
+    let extra = c.warn_unknown(
+        s,
+        path,
+        &["id", "command", "args", "env", "url", "headers", "auto_enabled"],
+    );
+    Some(McpServerDecl {
+        id: id?,
+        command,
+        args,
+        env,
+        url,
+        headers,
+        auto_enabled,
+        extra,
+    })
+}
+
+/// `env:` or `headers:`: names to string values (`${…}` references allowed).
+fn string_map(
+    c: &mut Checker<'_>,
+    s: &serde_json::Map<String, Value>,
+    path: &str,
+    key: &str,
+    names: &str,
+) -> BTreeMap<String, String> {
+    let p = join(path, key);
+    match s.get(key) {
         None | Some(Value::Null) => BTreeMap::new(),
         Some(Value::Object(m)) => {
             let mut out = BTreeMap::new();
@@ -260,9 +295,9 @@ pub(super) fn check_server(c: &mut Checker<'_>, path: &str, v: &Value) -> Option
                         out.insert(k.clone(), x.clone());
                     }
                     other => c.error(
-                        &join(&join(path, "env"), k),
+                        &join(&p, k),
                         format!(
-                            "expected a string (use \"${{VAR}}\" to read an environment variable), got {}",
+                            "expected a string (use \"${{NAME}}\" for a secret or environment variable), got {}",
                             describe(other)
                         ),
                     ),
@@ -272,24 +307,10 @@ pub(super) fn check_server(c: &mut Checker<'_>, path: &str, v: &Value) -> Option
         }
         Some(other) => {
             c.error(
-                &join(path, "env"),
-                format!(
-                    "expected a mapping of variable names to values, got {}",
-                    describe(other)
-                ),
+                &p,
+                format!("expected a mapping of {names} to values, got {}", describe(other)),
             );
             BTreeMap::new()
         }
-    };
-    let auto_enabled = c.bool(s, path, "auto_enabled", true);
-    let extra = c.warn_unknown(s, path, &["id", "command", "args", "env", "url", "auto_enabled"]);
-    Some(McpServerDecl {
-        id: id?,
-        command,
-        args,
-        env,
-        url,
-        auto_enabled,
-        extra,
-    })
+    }
 }
