@@ -54,3 +54,47 @@ async fn csv_report_charts_a_column_as_a_png_the_image_renderer_shows() -> Resul
     assert!(failed(&bad, "exception")?.contains("column 'region' of sales.csv is not numeric"));
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn csv_report_reads_its_settings_a_person_changed() -> Result<()> {
+    let env = Env::new().await?;
+    env.app.toolsets().install_examples().await?;
+    let chat = env.chat().await?;
+    let semi = "month;units\n2026-01;1\n2026-02;2\n2026-03;2\n";
+    std::fs::write(env.app.workspace_dir(&chat).join("semi.csv"), semi)?;
+    let mean = |call: &atelier_core::tools::ToolCallRecord| -> Result<serde_json::Value> {
+        Ok(succeeded(call)?["columns"][1]["mean"].clone())
+    };
+    // The defaults: commas, four decimals — this file is one column.
+    let call = env
+        .run(&chat, "csv-report:analyze_csv", json!({"path": "semi.csv"}))
+        .await?;
+    ensure!(
+        succeeded(&call)?["columns"].as_array().map(Vec::len) == Some(1),
+        "{:?}",
+        call.result
+    );
+
+    let settings = json!({"delimiter": ";", "decimals": "1"});
+    let form = env
+        .app
+        .toolsets()
+        .set_config(
+            "csv-report",
+            settings.as_object().context("object")?,
+            &Default::default(),
+            &[],
+        )
+        .await?;
+    ensure!(form.fields.iter().all(|f| f.is_set), "{form:?}");
+    let call = env
+        .run(&chat, "csv-report:analyze_csv", json!({"path": "semi.csv"}))
+        .await?;
+    ensure!(mean(&call)? == json!(1.7), "{:?}", call.result);
+    ensure!(
+        call.args == json!({"path": "semi.csv"}),
+        "settings are no arguments: {}",
+        call.args
+    );
+    Ok(())
+}

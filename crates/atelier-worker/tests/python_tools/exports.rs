@@ -13,8 +13,9 @@ def shout(workspace, text: str, times: int = 1):
     More words that are not the summary."""
     return {"out": text.upper() * times}
 
-def whisper(workspace, text: str):
-    return {"out": text.lower()}
+def whisper(workspace, text: str, atelier_config: dict):
+    # Given by Atelier (its toolset's settings), never by the model.
+    return {"out": text.lower(), "settings": atelier_config}
 
 def helper(workspace):
     return {"never": "exported"}
@@ -75,6 +76,14 @@ async fn modules_named_in_tools_from_export_tools_through_tools_then_all() -> Re
         "{}",
         shout.input_schema
     );
+    let quiet = env.app.toolsets().tool("texty:quiet").await?;
+    ensure!(
+        quiet.input_schema
+            == json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"],
+                "additionalProperties": false}),
+        "atelier_config is no argument: {}",
+        quiet.input_schema
+    );
     let count = env.app.toolsets().tool("texty:count").await?;
     ensure!(count.input_schema["properties"]["items"] == json!({"type": "array", "items": {"type": "string"}}));
     ensure!(
@@ -91,6 +100,10 @@ async fn modules_named_in_tools_from_export_tools_through_tools_then_all() -> Re
     ensure!(
         succeeded(&out)?["out"] == "hello",
         "a TOOLS key may differ from the function's name"
+    );
+    ensure!(
+        succeeded(&out)?["settings"] == json!({}),
+        "a toolset without settings gives an empty dict"
     );
     let out = env.run(&chat, "texty:shout", json!({"text": "a", "times": 3})).await?;
     ensure!(succeeded(&out)?["out"] == "AAA");

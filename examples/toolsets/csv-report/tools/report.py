@@ -27,9 +27,14 @@ def _number(value: str):
         return None
 
 
-def analyze(workspace: Path, path: str, bins: int = 8) -> dict:
+def analyze(workspace: Path, path: str, bins: int = 8, atelier_config: dict | None = None) -> dict:
+    # The toolset's settings (user_config in toolset.yaml): the person sets
+    # them at install or in the toolset's settings; the model never sees them.
+    settings = atelier_config or {}
+    delimiter = settings.get("delimiter") or ","
+    decimals = int(settings.get("decimals", 4))
     with (workspace / path).open(newline="") as f:
-        rows = list(csv.DictReader(f))
+        rows = list(csv.DictReader(f, delimiter=delimiter))
     columns = []
     for name in (rows[0].keys() if rows else []):
         values = [r[name] for r in rows]
@@ -41,7 +46,7 @@ def analyze(workspace: Path, path: str, bins: int = 8) -> dict:
             histogram = [0] * bins
             for n in numbers:
                 histogram[min(int((n - low) / width), bins - 1)] += 1
-            column.update(numeric=True, min=low, max=high, mean=round(statistics.fmean(numbers), 4),
+            column.update(numeric=True, min=low, max=high, mean=round(statistics.fmean(numbers), decimals),
                           histogram=histogram)
         else:
             column.update(numeric=False)
