@@ -1,0 +1,352 @@
+//! Putting a turn together from deltas, tolerant of what real servers send:
+//! tool calls keyed by `index` (a new `id` at the same index starts a new
+//! call), `id`/`name` on the first chunk only or on every chunk, a whole
+//! call in one chunk, arguments split anywhere, calls interleaved, no
+//! `arguments` key, empty arguments meaning `{}`; and `<think>…</think>`
+//! in the text kept apart from the answer.
+
+use serde_json::Value;
+
+use crate::types::{Event, StopReason, ToolCall, Turn, Usage};
+
+/// One call being streamed.
+#[derive(Debug)]
+struct Open {
+    /// The provider's index (or block index).
+    key: usize,
+    /// Our index: the order calls started in.
+    index: usize,
+    id: String,
+    name: String,
+    args: String,
+}
+
+/// Builds a [`Turn`] and emits the normalized [`Event`]s.
+pub(crate) struct Builder<'a> {
+    emit: &'a mut (dyn FnMut(&Event) + Send),
+    turn: Turn,
+    open: Vec<Open>,
+    started: usize,
+    think: Think,
+    /// Ended calls with the order they started in.
+    closed: Vec<(usize, ToolCall)>,
+    /// Whether anything reached the person (no retry after that).
+    pub(crate) streamed: bool,
+}
+
+impl<'a> Builder<'a> {
+    pub(crate) fn new(emit: &'a mut (dyn FnMut(&Event) + Send)) -> Self {
+        Self {
+            emit,
+            turn: Turn {
+                text: String::new(),
+                reasoning: String::new(),
+                reasoning_signature: None,
+                tool_calls: Vec::new(),
+                usage: Usage::default(),
+                stop: StopReason::EndTurn,
+            },
+            open: Vec::new(),
+            started: 0,
+            think: Think::default(),
+            closed: Vec::new(),
+            streamed: false,
+        }
+    }
+
+    fn send(&mut self, e: Event) {
+        self.streamed = true;
+        (self.emit)(&e);
+    }
+
+    /// Answer text (may hold `<think>` tags).
+    pub(crate) fn text(&mut self, delta: &str) {
+        for (reasoning, piece) in self.think.split(delta) {
+            self.piece(reasoning, piece);
+        }
+    }
+
+    fn piece(&mut self, reasoning: bool, piece: String) {
+        if piece.is_empty() {
+            return;
+        }
+        if reasoning {
+            self.turn.reasoning.push_str(&piece);
+            self.send(Event::ReasoningDelta(piece));
+        } else {
+            self.turn.text.push_str(&piece);
+            self.send(Event::TextDelta(piece));
+        }
+    }
+
+    /// Reasoning the provider sends apart (`reasoning_content`, thinking blocks).
+    pub(crate) fn reasoning(&mut self, delta: &str) {
+        self.piece(true, delta.to_owned());
+    }
+
+    pub(crate) fn signature(&mut self, sig: &str) {
+        self.turn
+            .reasoning_signature
+            .get_or_insert_with(String::new)
+            .push_str(sig);
+    }
+
+    /// A tool-call fragment. `key`: the provider's index (none: the last
+    /// call, or a new one when an unseen id comes).
+    pub(crate) fn tool_delta(&mut self, key: Option<usize>, id: Option<&str>, name: Option<&str>, args: Option<&str>) {
+        let id = id.filter(|s| !s.is_empty());
+        let name = name.filter(|s| !s.is_empty());
+        let key = key.unwrap_or_else(|| match (id, self.open.last()) {
+            (Some(id), Some(last)) if last.id != id => last.key + 1,
+            (_, Some(last)) => last.key,
+            (_, None) => 0,
+        });
+        // A new id at an index in use starts a new call there.
+        let pos = self.open.iter().position(|o| o.key == key);
+        let pos = match (pos, id) {
+            (Some(p), Some(id)) if !self.open[p].id.is_empty() && self.open[p].id != id => {
+                let done = self.open.remove(p);
+                self.close(done);
+                None
+            }
+            (p, _) => p,
+        };
+        let p = match pos {
+            Some(p) => p,
+            None => {
+                let index = self.started;
+                self.started += 1;
+                self.open.push(Open {
+                    key,
+                    index,
+                    id: id.unwrap_or_default().to_owned(),
+                    name: name.unwrap_or_default().to_owned(),
+                    args: String::new(),
+                });
+                let o = self.open.last().map(|o| (o.index, o.id.clone(), o.name.clone()));
+                if let Some((index, id, name)) = o {
+                    self.send(Event::ToolCallStart { index, id, name });
+                }
+                self.open.len() - 1
+            }
+        };
+        let o = &mut self.open[p];
+        if o.id.is_empty()
+            && let Some(id) = id
+        {
+            id.clone_into(&mut o.id);
+        }
+        if o.name.is_empty()
+            && let Some(name) = name
+        {
+            name.clone_into(&mut o.name);
+        }
+        if let Some(a) = args.filter(|a| !a.is_empty()) {
+            o.args.push_str(a);
+            let index = o.index;
+            self.send(Event::ToolCallDelta {
+                index,
+                arguments: a.to_owned(),
+            });
+        }
+    }
+
+    /// A call whose block ended (Anthropic `content_block_stop`).
+    pub(crate) fn tool_end(&mut self, key: usize) {
+        if let Some(p) = self.open.iter().position(|o| o.key == key) {
+            let done = self.open.remove(p);
+            self.close(done);
+        }
+    }
+
+    fn close(&mut self, o: Open) {
+        let arguments = parse_arguments(&o.args);
+        let id = if o.id.is_empty() {
+            format!("call_{}", o.index)
+        } else {
+            o.id
+        };
+        let call = ToolCall {
+            id,
+            name: o.name,
+            arguments,
+            raw_arguments: o.args,
+        };
+        self.closed.push((o.index, call.clone()));
+        self.send(Event::ToolCallEnd { index: o.index, call });
+    }
+
+    pub(crate) fn usage(&mut self, input: Option<u64>, output: Option<u64>) {
+        if let Some(i) = input {
+            self.turn.usage.input_tokens = i;
+        }
+        if let Some(o) = output {
+            self.turn.usage.output_tokens = o;
+        }
+        let u = self.turn.usage;
+        (self.emit)(&Event::Usage(u));
+    }
+
+    pub(crate) fn stop(&mut self, reason: StopReason) {
+        self.turn.stop = reason;
+    }
+
+    pub(crate) fn keepalive(&mut self) {
+        (self.emit)(&Event::Keepalive);
+    }
+
+    /// Everything still open is closed; tool calls mean `ToolUse` whatever
+    /// the server said (`finish_reason: "stop"` with calls).
+    pub(crate) fn finish(mut self) -> Turn {
+        for (reasoning, piece) in self.think.flush() {
+            self.piece(reasoning, piece);
+        }
+        let open = std::mem::take(&mut self.open);
+        for o in open {
+            self.close(o);
+        }
+        self.take_calls();
+        if !self.turn.tool_calls.is_empty() && self.turn.stop != StopReason::MaxTokens {
+            self.turn.stop = StopReason::ToolUse;
+        }
+        self.turn
+    }
+
+    fn take_calls(&mut self) {
+        let mut closed = std::mem::take(&mut self.closed);
+        closed.sort_by_key(|(i, _)| *i);
+        self.turn.tool_calls = closed.into_iter().map(|(_, c)| c).collect();
+    }
+
+    /// What streamed so far, for a failed or stopped turn.
+    /// Calls that had not ended are dropped: they never ran.
+    pub(crate) fn partial(mut self) -> Turn {
+        for (reasoning, piece) in self.think.flush() {
+            self.piece(reasoning, piece);
+        }
+        self.take_calls();
+        self.turn
+    }
+}
+
+/// Empty means `{}`; anything else must be a JSON object.
+fn parse_arguments(raw: &str) -> Result<Value, String> {
+    if raw.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        Ok(other) => Err(format!("arguments must be a JSON object, got {other}")),
+        Err(e) => Err(format!("arguments were not valid JSON: {e}")),
+    }
+}
+
+const OPEN: &str = "<think>";
+const CLOSE: &str = "</think>";
+
+/// Splits text into answer and `<think>` reasoning, holding back a tail
+/// that could be the start of a tag split across deltas.
+#[derive(Debug, Default)]
+struct Think {
+    inside: bool,
+    held: String,
+}
+
+impl Think {
+    fn split(&mut self, delta: &str) -> Vec<(bool, String)> {
+        let mut s = std::mem::take(&mut self.held);
+        s.push_str(delta);
+        let mut out = Vec::new();
+        loop {
+            let tag = if self.inside { CLOSE } else { OPEN };
+            if let Some(at) = s.find(tag) {
+                out.push((self.inside, s[..at].to_owned()));
+                s = s[at + tag.len()..].to_owned();
+                self.inside = !self.inside;
+                continue;
+            }
+            // Keep back the longest tail that starts the tag.
+            let keep = (1..tag.len())
+                .rev()
+                .find(|&n| s.len() >= n && s.is_char_boundary(s.len() - n) && tag.starts_with(&s[s.len() - n..]))
+                .unwrap_or(0);
+            let cut = s.len() - keep;
+            out.push((self.inside, s[..cut].to_owned()));
+            self.held = s[cut..].to_owned();
+            return out;
+        }
+    }
+
+    fn flush(&mut self) -> Vec<(bool, String)> {
+        vec![(self.inside, std::mem::take(&mut self.held))]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(f: impl FnOnce(&mut Builder<'_>)) -> (Turn, Vec<Event>) {
+        let mut events = Vec::new();
+        let mut emit = |e: &Event| events.push(e.clone());
+        let mut b = Builder::new(&mut emit);
+        f(&mut b);
+        let t = b.finish();
+        (t, events)
+    }
+
+    #[test]
+    fn think_tags_split_anywhere_are_kept_apart() {
+        let text = "<think>plan: a<b</think>The answer";
+        for cut in 1..text.len() {
+            if !text.is_char_boundary(cut) {
+                continue;
+            }
+            let (t, _) = run(|b| {
+                b.text(&text[..cut]);
+                b.text(&text[cut..]);
+            });
+            assert_eq!(
+                (t.reasoning.as_str(), t.text.as_str()),
+                ("plan: a<b", "The answer"),
+                "cut {cut}"
+            );
+        }
+        let (t, _) = run(|b| b.text("a < b and <thi"));
+        assert_eq!(t.text, "a < b and <thi", "a held tail that never became a tag is text");
+    }
+
+    #[test]
+    fn tool_calls_accumulate_whatever_shape_the_chunks_have() {
+        // Interleaved calls, id and name on every chunk (llama.cpp), a
+        // chunk with no arguments (vLLM), an escape split in two.
+        let (t, _) = run(|b| {
+            b.tool_delta(Some(0), Some("a"), Some("write"), Some("{\"path\": \"x\\"));
+            b.tool_delta(Some(1), Some("b"), Some("read"), None);
+            b.tool_delta(Some(0), Some("a"), Some("write"), Some("\"y\"}"));
+            b.tool_delta(Some(1), None, None, Some(""));
+            b.stop(StopReason::EndTurn);
+        });
+        assert_eq!(t.stop, StopReason::ToolUse, "calls mean tool use even after `stop`");
+        assert_eq!(t.tool_calls.len(), 2);
+        let write = t.tool_calls.iter().find(|c| c.id == "a").expect("a");
+        assert_eq!(write.arguments, Ok(serde_json::json!({"path": "x\"y"})));
+        let read = t.tool_calls.iter().find(|c| c.id == "b").expect("b");
+        assert_eq!(read.arguments, Ok(serde_json::json!({})), "empty means {{}}");
+        // A new id at the same index starts a new call.
+        let (t, _) = run(|b| {
+            b.tool_delta(Some(0), Some("one"), Some("f"), Some("{}"));
+            b.tool_delta(Some(0), Some("two"), Some("g"), Some("{\"n\": 1}"));
+        });
+        let names: Vec<&str> = t.tool_calls.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["f", "g"]);
+        // Bad JSON is an error for the model, not a crash.
+        let (t, _) = run(|b| b.tool_delta(None, Some("c"), Some("f"), Some("{\"a\": ")));
+        assert!(
+            t.tool_calls[0]
+                .arguments
+                .as_ref()
+                .is_err_and(|e| e.starts_with("arguments were not valid JSON"))
+        );
+    }
+}

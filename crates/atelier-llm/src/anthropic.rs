@@ -1,0 +1,193 @@
+//! Anthropic Messages: the request body, and the stream's events
+//! (`message_start`, `content_block_start` text / tool_use / thinking,
+//! `content_block_delta`, `content_block_stop`, `message_delta`,
+//! `message_stop`, `ping`, `error`) as normalized events.
+
+use serde_json::{Value, json};
+
+use crate::accumulate::Builder;
+use crate::error::{Error, ErrorKind, Result, says_context_length};
+use crate::openai::clip;
+use crate::types::{DEFAULT_MAX_TOKENS, Message, Part, Request, Role, StopReason, ToolChoice};
+
+/// The API version this adapter is written against.
+pub(crate) const VERSION: &str = "2023-06-01";
+
+/// The body of `POST {base}/v1/messages`.
+pub(crate) fn body(req: &Request) -> Value {
+    // Consecutive messages of one role are one message for Anthropic.
+    let mut messages: Vec<Value> = Vec::new();
+    for m in &req.messages {
+        let role = match m.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        let content = blocks(m);
+        if content.is_empty() {
+            continue;
+        }
+        match messages.last_mut() {
+            Some(last) if last["role"] == role => {
+                if let Some(a) = last["content"].as_array_mut() {
+                    a.extend(content);
+                }
+            }
+            _ => messages.push(json!({"role": role, "content": content})),
+        }
+    }
+    let mut b = json!({
+        "model": req.model,
+        "max_tokens": req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+        "messages": messages,
+        "stream": true,
+    });
+    if let Some(s) = &req.system {
+        b["system"] = json!(s);
+    }
+    if !req.tools.is_empty() {
+        b["tools"] = req
+            .tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
+            .collect();
+        b["tool_choice"] = match &req.tool_choice {
+            ToolChoice::Auto => json!({"type": "auto"}),
+            ToolChoice::None => json!({"type": "none"}),
+            ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+        };
+    }
+    if let Some(t) = req.temperature {
+        b["temperature"] = json!(t);
+    }
+    if let Some(effort) = &req.reasoning_effort {
+        let budget = match effort.as_str() {
+            "low" => 1024,
+            "high" => 16_384,
+            _ => 4096,
+        };
+        b["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+    }
+    b
+}
+
+fn blocks(m: &Message) -> Vec<Value> {
+    m.parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::Text { text } if !text.is_empty() => Some(json!({"type": "text", "text": text})),
+            Part::Text { .. } => None,
+            Part::Image { media_type, data } => Some(json!({"type": "image",
+                "source": {"type": "base64", "media_type": media_type, "data": data}})),
+            // A thinking block goes back only with its signature (the API
+            // refuses one without); otherwise it is dropped.
+            Part::Reasoning {
+                text,
+                signature: Some(sig),
+            } => Some(json!({"type": "thinking", "thinking": text, "signature": sig})),
+            Part::Reasoning { signature: None, .. } => None,
+            Part::ToolCall { id, name, arguments } => {
+                Some(json!({"type": "tool_use", "id": id, "name": name, "input": arguments}))
+            }
+            Part::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => Some(json!({"type": "tool_result", "tool_use_id": call_id, "content": content, "is_error": is_error})),
+        })
+        .collect()
+}
+
+/// One event of the stream. `Ok(true)`: the message is complete.
+pub(crate) fn event(name: &str, data: &str, b: &mut Builder<'_>) -> Result<bool> {
+    let v: Value = serde_json::from_str(data).map_err(|e| {
+        Error::new(
+            ErrorKind::BadResponse,
+            format!("the stream sent an event that is not JSON ({e}): {}", clip(data)),
+        )
+    })?;
+    let kind = v.get("type").and_then(Value::as_str).unwrap_or(name);
+    let index = || {
+        v.get("index")
+            .and_then(Value::as_u64)
+            .and_then(|i| usize::try_from(i).ok())
+    };
+    match kind {
+        "message_start" => {
+            let u = v.pointer("/message/usage");
+            b.usage(
+                u.and_then(|u| u.get("input_tokens")).and_then(Value::as_u64),
+                u.and_then(|u| u.get("output_tokens")).and_then(Value::as_u64),
+            );
+        }
+        "content_block_start" => {
+            let block = v.get("content_block").cloned().unwrap_or(Value::Null);
+            match block.get("type").and_then(Value::as_str) {
+                Some("tool_use") => b.tool_delta(
+                    index(),
+                    block.get("id").and_then(Value::as_str),
+                    block.get("name").and_then(Value::as_str),
+                    None,
+                ),
+                Some("text") => {
+                    if let Some(t) = block.get("text").and_then(Value::as_str) {
+                        b.text(t);
+                    }
+                }
+                Some("thinking") => {
+                    if let Some(t) = block.get("thinking").and_then(Value::as_str) {
+                        b.reasoning(t);
+                    }
+                }
+                _ => {}
+            }
+        }
+        "content_block_delta" => {
+            let d = v.get("delta").cloned().unwrap_or(Value::Null);
+            match d.get("type").and_then(Value::as_str) {
+                Some("text_delta") => b.text(d.get("text").and_then(Value::as_str).unwrap_or_default()),
+                Some("input_json_delta") => {
+                    b.tool_delta(index(), None, None, d.get("partial_json").and_then(Value::as_str))
+                }
+                Some("thinking_delta") => b.reasoning(d.get("thinking").and_then(Value::as_str).unwrap_or_default()),
+                Some("signature_delta") => b.signature(d.get("signature").and_then(Value::as_str).unwrap_or_default()),
+                _ => {}
+            }
+        }
+        "content_block_stop" => {
+            if let Some(i) = index() {
+                b.tool_end(i);
+            }
+        }
+        "message_delta" => {
+            if let Some(r) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                b.stop(match r {
+                    "end_turn" | "stop_sequence" => StopReason::EndTurn,
+                    "tool_use" => StopReason::ToolUse,
+                    "max_tokens" => StopReason::MaxTokens,
+                    _ => StopReason::Other,
+                });
+            }
+            if let Some(o) = v.pointer("/usage/output_tokens").and_then(Value::as_u64) {
+                b.usage(None, Some(o));
+            }
+        }
+        "message_stop" => return Ok(true),
+        "ping" => b.keepalive(),
+        "error" => {
+            let t = v.pointer("/error/type").and_then(Value::as_str).unwrap_or_default();
+            let said = v.pointer("/error/message").and_then(Value::as_str).unwrap_or(data);
+            let kind = match t {
+                "overloaded_error" => ErrorKind::Overloaded,
+                "rate_limit_error" => ErrorKind::RateLimited,
+                "authentication_error" | "permission_error" => ErrorKind::Auth,
+                "not_found_error" => ErrorKind::ModelNotFound,
+                "invalid_request_error" if says_context_length(said) => ErrorKind::ContextLength,
+                "invalid_request_error" => ErrorKind::InvalidRequest,
+                _ => ErrorKind::Server,
+            };
+            return Err(Error::new(kind, format!("Anthropic reported {t} mid-stream: {said}")));
+        }
+        _ => {}
+    }
+    Ok(false)
+}

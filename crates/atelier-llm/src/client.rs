@@ -1,0 +1,313 @@
+//! A provider and the HTTP client that talks to it: one streamed request
+//! becomes one [`Turn`], its events delivered as they arrive; transient
+//! failures are retried (exponential backoff, `Retry-After` honoured, at
+//! most [`MAX_TRIES`]) but never once something reached the person.
+
+use std::fmt;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::accumulate::Builder;
+use crate::error::{Error, ErrorKind, Result, from_status};
+use crate::sse::SseParser;
+use crate::types::{Event, Request, Turn};
+use crate::{anthropic, openai};
+
+/// How many times a transient failure is tried in all.
+pub const MAX_TRIES: u32 = 4;
+
+/// The wire format a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// OpenAI-compatible chat completions.
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+/// Where requests go and how they are signed. The key is never printed.
+#[derive(Clone)]
+pub struct Provider {
+    /// The person's name for it (errors say it).
+    pub id: String,
+    pub kind: Kind,
+    /// `http://localhost:11434/v1` (OpenAI-compatible: up to `/v1`);
+    /// `https://…` without `/v1` for Anthropic.
+    pub base_url: String,
+    pub api_key: Option<String>,
+    /// Extra headers (OpenRouter's `HTTP-Referer`, a proxy's token…).
+    pub headers: Vec<(String, String)>,
+}
+
+impl fmt::Debug for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Provider")
+            .field("id", &self.id)
+            .field("kind", &self.kind)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("headers", &self.headers.iter().map(|(k, _)| k).collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// A turn that failed or was stopped, with what had streamed (kept).
+#[derive(Debug, Clone)]
+pub struct Failed {
+    pub error: Error,
+    pub partial: Turn,
+}
+
+impl fmt::Display for Failed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl std::error::Error for Failed {}
+
+/// Backoff between tries; tests shorten it.
+#[derive(Debug, Clone, Copy)]
+pub struct Retry {
+    pub first: Duration,
+    pub max: Duration,
+}
+
+impl Default for Retry {
+    fn default() -> Self {
+        Self {
+            first: Duration::from_millis(500),
+            max: Duration::from_secs(20),
+        }
+    }
+}
+
+/// Talks to one provider.
+#[derive(Debug, Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    provider: Provider,
+    retry: Retry,
+}
+
+fn install_crypto() {
+    // rustls needs one process-wide provider; a second install is a no-op.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+impl Client {
+    pub fn new(provider: Provider) -> Result<Self> {
+        install_crypto();
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| Error::new(ErrorKind::Network, format!("could not set up HTTP: {e}")))?;
+        Ok(Self {
+            http,
+            provider,
+            retry: Retry::default(),
+        })
+    }
+
+    pub fn with_retry(mut self, retry: Retry) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    pub fn provider(&self) -> &Provider {
+        &self.provider
+    }
+
+    fn url(&self, path: &str) -> String {
+        let base = self.provider.base_url.trim_end_matches('/');
+        match self.provider.kind {
+            Kind::Openai => format!("{base}/{path}"),
+            Kind::Anthropic if base.ends_with("/v1") => format!("{base}/{path}"),
+            Kind::Anthropic => format!("{base}/v1/{path}"),
+        }
+    }
+
+    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        let mut r = self.http.request(method, self.url(path));
+        match self.provider.kind {
+            Kind::Openai => {
+                if let Some(k) = &self.provider.api_key {
+                    r = r.bearer_auth(k);
+                }
+            }
+            Kind::Anthropic => {
+                r = r.header("anthropic-version", anthropic::VERSION);
+                if let Some(k) = &self.provider.api_key {
+                    r = r.header("x-api-key", k);
+                }
+            }
+        }
+        for (k, v) in &self.provider.headers {
+            r = r.header(k, v);
+        }
+        r
+    }
+
+    fn network(&self, e: &reqwest::Error) -> Error {
+        let what = if e.is_connect() {
+            format!(
+                "could not connect to {}: is the server of provider {} running?",
+                self.provider.base_url, self.provider.id
+            )
+        } else if e.is_timeout() {
+            format!("{} did not answer in time", self.provider.base_url)
+        } else {
+            format!("the connection to {} failed", self.provider.base_url)
+        };
+        Error::new(ErrorKind::Network, format!("{what} ({e})"))
+    }
+
+    /// Streams one turn: `on` sees every event as it arrives; the turn is
+    /// returned whole, or with what had streamed when it failed or `cancel`
+    /// fired.
+    pub async fn stream(
+        &self,
+        req: &Request,
+        cancel: &CancellationToken,
+        on: &mut (dyn FnMut(&Event) + Send),
+    ) -> std::result::Result<Turn, Failed> {
+        let body = match self.provider.kind {
+            Kind::Openai => openai::body(req),
+            Kind::Anthropic => anthropic::body(req),
+        };
+        let path = match self.provider.kind {
+            Kind::Openai => "chat/completions",
+            Kind::Anthropic => "messages",
+        };
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let mut b = Builder::new(on);
+            let result = self.once(path, &body, &req.model, cancel, &mut b).await;
+            match result {
+                Ok(()) => return Ok(b.finish()),
+                Err(e) if e.kind.is_transient() && !b.streamed && tries < MAX_TRIES => {
+                    let wait = e
+                        .retry_after
+                        .unwrap_or_else(|| self.retry.first * 2u32.saturating_pow(tries - 1))
+                        .min(self.retry.max);
+                    tracing::info!(provider = %self.provider.id, try_ = tries, wait_ms = wait.as_millis() as u64, error = %e, "retrying");
+                    drop(b);
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        () = cancel.cancelled() => {
+                            return Err(Failed { error: Error::cancelled(), partial: Builder::new(on).partial() });
+                        }
+                    }
+                }
+                Err(error) => {
+                    return Err(Failed {
+                        error,
+                        partial: b.partial(),
+                    });
+                }
+            }
+        }
+    }
+
+    async fn once(
+        &self,
+        path: &str,
+        body: &Value,
+        model: &str,
+        cancel: &CancellationToken,
+        b: &mut Builder<'_>,
+    ) -> Result<()> {
+        let send = self
+            .request(reqwest::Method::POST, path)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_string())
+            .send();
+        let resp = tokio::select! {
+            r = send => r.map_err(|e| self.network(&e))?,
+            () = cancel.cancelled() => return Err(Error::cancelled()),
+        };
+        let status = resp.status().as_u16();
+        if !(200..300).contains(&status) {
+            let retry_after = resp
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|s| s.trim().parse::<f64>().ok())
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .map(Duration::from_secs_f64);
+            let text = resp.text().await.unwrap_or_default();
+            return Err(from_status(status, &text, retry_after, &self.provider.id, model));
+        }
+        let mut bytes = resp.bytes_stream();
+        let mut sse = SseParser::new();
+        loop {
+            let next = tokio::select! {
+                n = bytes.next() => n,
+                () = cancel.cancelled() => return Err(Error::cancelled()),
+            };
+            let events = match next {
+                Some(Ok(chunk)) => sse.feed(chunk.as_ref()),
+                Some(Err(e)) => {
+                    return Err(Error::new(
+                        ErrorKind::Network,
+                        format!("the stream from {} broke off: {e}", self.provider.base_url),
+                    ));
+                }
+                None => {
+                    // A stream that ends without its end marker was cut.
+                    let last = sse.finish().into_iter().collect::<Vec<_>>();
+                    if self.dispatch(&last, b)? {
+                        return Ok(());
+                    }
+                    return Err(Error::new(
+                        ErrorKind::Network,
+                        format!("the stream from {} ended before the answer did", self.provider.base_url),
+                    ));
+                }
+            };
+            if self.dispatch(&events, b)? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Feeds parsed events to the adapter; whether the turn is complete.
+    fn dispatch(&self, events: &[crate::sse::SseEvent], b: &mut Builder<'_>) -> Result<bool> {
+        for e in events {
+            let done = match self.provider.kind {
+                Kind::Openai => openai::chunk(&e.data, b)?,
+                Kind::Anthropic => anthropic::event(&e.event, &e.data, b)?,
+            };
+            if done {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The models the provider lists (`GET …/models`).
+    pub async fn models(&self) -> Result<Vec<String>> {
+        let resp = self
+            .request(reqwest::Method::GET, "models")
+            .send()
+            .await
+            .map_err(|e| self.network(&e))?;
+        let status = resp.status().as_u16();
+        let text = resp.text().await.map_err(|e| self.network(&e))?;
+        if !(200..300).contains(&status) {
+            return Err(from_status(status, &text, None, &self.provider.id, ""));
+        }
+        let v: Value = serde_json::from_str(&text).map_err(|e| {
+            Error::new(
+                ErrorKind::BadResponse,
+                format!("the model list of {} is not JSON ({e})", self.provider.id),
+            )
+        })?;
+        Ok(openai::models(&v))
+    }
+}

@@ -1,0 +1,166 @@
+//! What a request says and what a stream gives back, the same for every
+//! provider: the conversation engine speaks only these types.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One piece of a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Part {
+    Text {
+        text: String,
+    },
+    /// An image the user attached or a tool produced (base64 data).
+    Image {
+        media_type: String,
+        data: String,
+    },
+    /// A model's reasoning; `signature` is what Anthropic needs to accept
+    /// a thinking block back.
+    Reasoning {
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+    },
+    /// A call the model made (assistant messages).
+    ToolCall {
+        id: String,
+        name: String,
+        arguments: Value,
+    },
+    /// The answer to a call (user-side messages).
+    ToolResult {
+        call_id: String,
+        content: String,
+        #[serde(default)]
+        is_error: bool,
+    },
+}
+
+/// A message of the conversation sent to a model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: Role,
+    pub parts: Vec<Part>,
+}
+
+impl Message {
+    pub fn user(text: impl Into<String>) -> Self {
+        Self {
+            role: Role::User,
+            parts: vec![Part::Text { text: text.into() }],
+        }
+    }
+}
+
+/// A tool as a model sees it: its wire name, description and JSON Schema.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+/// Which tool the model must call, if any.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ToolChoice {
+    #[default]
+    Auto,
+    None,
+    /// This tool, now (the real-model lane forces a first call).
+    Tool(String),
+}
+
+/// One request: a model, a system prompt, the conversation and the tools.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Request {
+    pub model: String,
+    pub system: Option<String>,
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+    pub tool_choice: ToolChoice,
+    pub temperature: Option<f64>,
+    /// Anthropic requires one; [`DEFAULT_MAX_TOKENS`] when none is set.
+    pub max_tokens: Option<u32>,
+    /// `low`, `medium`, `high`, where the provider takes it.
+    pub reasoning_effort: Option<String>,
+}
+
+/// The output limit sent when neither the agent nor the chat sets one.
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
+/// Token counts, as the provider reported them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// A final answer.
+    EndTurn,
+    /// The model called tools (also when a server said `stop` but sent calls).
+    ToolUse,
+    /// The output limit cut the answer.
+    MaxTokens,
+    /// Anything else the provider said (content filter, …).
+    Other,
+}
+
+/// A tool call as it ends: its arguments parsed, or why they are not JSON
+/// (sent back to the model as a tool error, never a crash).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: Result<Value, String>,
+    /// The arguments as streamed.
+    pub raw_arguments: String,
+}
+
+/// What a stream gives, in order, the same for every provider.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    TextDelta(String),
+    ReasoningDelta(String),
+    ToolCallStart {
+        index: usize,
+        id: String,
+        name: String,
+    },
+    ToolCallDelta {
+        index: usize,
+        arguments: String,
+    },
+    ToolCallEnd {
+        index: usize,
+        call: ToolCall,
+    },
+    Usage(Usage),
+    /// A provider asked for a pause (Anthropic `ping`): nothing to show.
+    Keepalive,
+}
+
+/// A whole turn: what the events added up to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    pub text: String,
+    pub reasoning: String,
+    /// Anthropic's signature of the thinking block, when there was one.
+    pub reasoning_signature: Option<String>,
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Usage,
+    pub stop: StopReason,
+}

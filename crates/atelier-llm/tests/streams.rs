@@ -1,0 +1,526 @@
+//! Streams replayed by a real loopback HTTP server, in the shapes real
+//! servers send: OpenAI, Ollama (a whole call in one chunk, `stop` with
+//! calls), llama.cpp (id and name repeated on every chunk), vLLM (deltas
+//! without `arguments`), Anthropic (text, thinking, tool_use with
+//! input_json_delta, ping, error); and the failures a person meets.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result, ensure};
+use atelier_llm::replay::{ReplayServer, Reply};
+use atelier_llm::{
+    Client, ErrorKind, Event, Failed, Kind, Message, Part, Provider, Request, Retry, Role, StopReason, ToolChoice,
+    ToolSpec, Turn,
+};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+fn provider(server: &ReplayServer, kind: Kind) -> Client {
+    let base = match kind {
+        Kind::Openai => server.url("/v1"),
+        Kind::Anthropic => server.url(""),
+    };
+    Client::new(Provider {
+        id: "local".into(),
+        kind,
+        base_url: base,
+        api_key: Some("sk-test-key".into()),
+        headers: vec![("x-extra".into(), "1".into())],
+    })
+    .expect("client")
+    .with_retry(Retry {
+        first: Duration::from_millis(5),
+        max: Duration::from_millis(50),
+    })
+}
+
+fn request() -> Request {
+    Request {
+        model: "tiny".into(),
+        system: Some("Be brief.".into()),
+        messages: vec![Message::user("hi")],
+        tools: vec![ToolSpec {
+            name: "write_file".into(),
+            description: "Write a file".into(),
+            input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        }],
+        ..Default::default()
+    }
+}
+
+async fn run(client: &Client, req: &Request) -> (std::result::Result<Turn, Failed>, Vec<Event>) {
+    let mut events = Vec::new();
+    let mut on = |e: &Event| events.push(e.clone());
+    let r = client.stream(req, &CancellationToken::new(), &mut on).await;
+    (r, events)
+}
+
+fn chunk(delta: serde_json::Value, finish: Option<&str>) -> String {
+    format!(
+        "data: {}",
+        json!({"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    )
+}
+
+#[tokio::test]
+async fn openai_text_reasoning_and_usage_survive_any_chunking() -> Result<()> {
+    let events = vec![
+        chunk(json!({"role": "assistant", "reasoning_content": "think é"}), None),
+        chunk(json!({"content": "<think>more</think>Bon"}), None),
+        chunk(json!({"content": "jour ✓"}), None),
+        chunk(json!({}), Some("stop")),
+        format!(
+            "data: {}",
+            json!({"choices": [], "usage": {"prompt_tokens": 12, "completion_tokens": 5}})
+        ),
+        "data: [DONE]".to_owned(),
+    ];
+    for size in [1, 3, 7, 4096] {
+        let server = ReplayServer::start(vec![Reply::sse(&events).rechunk(size)]).await?;
+        let (turn, seen) = run(&provider(&server, Kind::Openai), &request()).await;
+        let turn = turn?;
+        ensure!(turn.text == "Bonjour ✓", "size {size}: {:?}", turn.text);
+        ensure!(turn.reasoning == "think émore", "size {size}: {:?}", turn.reasoning);
+        ensure!(turn.stop == StopReason::EndTurn && turn.usage.input_tokens == 12 && turn.usage.output_tokens == 5);
+        ensure!(seen.iter().any(|e| matches!(e, Event::TextDelta(_))), "deltas streamed");
+        let req = &server.requests()[0];
+        ensure!(req.path == "/v1/chat/completions" && req.header("authorization") == Some("Bearer sk-test-key"));
+        ensure!(req.header("x-extra") == Some("1"));
+        let body = req.json();
+        ensure!(body["stream"] == true && body["messages"][0] == json!({"role": "system", "content": "Be brief."}));
+        ensure!(body["tools"][0]["function"]["name"] == "write_file" && body["tool_choice"] == "auto");
+    }
+    Ok(())
+}
+
+fn calls(turn: &Turn) -> Vec<(String, String, serde_json::Value)> {
+    turn.tool_calls
+        .iter()
+        .map(|c| {
+            (
+                c.id.clone(),
+                c.name.clone(),
+                c.arguments.clone().unwrap_or(json!("BAD")),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn tool_calls_of_every_server_style_come_out_the_same() -> Result<()> {
+    let tc = |index: u64, id: Option<&str>, name: Option<&str>, args: Option<&str>| {
+        let mut f = json!({});
+        if let Some(n) = name {
+            f["name"] = json!(n);
+        }
+        if let Some(a) = args {
+            f["arguments"] = json!(a);
+        }
+        let mut c = json!({"index": index, "function": f});
+        if let Some(i) = id {
+            c["id"] = json!(i);
+            c["type"] = json!("function");
+        }
+        chunk(json!({"tool_calls": [c]}), None)
+    };
+    let done = |finish: &str| vec![chunk(json!({}), Some(finish)), "data: [DONE]".to_owned()];
+    let want = vec![
+        (
+            "call_1".to_owned(),
+            "write_file".to_owned(),
+            json!({"path": "a.txt", "text": "é\"q"}),
+        ),
+        ("call_2".to_owned(), "read_file".to_owned(), json!({})),
+    ];
+    let styles: Vec<(&str, Vec<String>)> = vec![
+        (
+            "openai: id and name first, arguments split inside an escape, interleaved",
+            [
+                tc(0, Some("call_1"), Some("write_file"), Some("")),
+                tc(0, None, None, Some("{\"path\": \"a.txt\", \"text\": \"é\\")),
+                tc(1, Some("call_2"), Some("read_file"), Some("")),
+                tc(0, None, None, Some("\"q\"}")),
+            ]
+            .into_iter()
+            .chain(done("tool_calls"))
+            .collect(),
+        ),
+        (
+            "llama.cpp: id and name on every chunk",
+            [
+                tc(0, Some("call_1"), Some("write_file"), Some("{\"path\": \"a.txt\", ")),
+                tc(0, Some("call_1"), Some("write_file"), Some("\"text\": \"é\\\"q\"}")),
+                tc(1, Some("call_2"), Some("read_file"), Some("{}")),
+            ]
+            .into_iter()
+            .chain(done("tool_calls"))
+            .collect(),
+        ),
+        (
+            "vLLM: deltas without an arguments key",
+            [
+                tc(0, Some("call_1"), Some("write_file"), None),
+                tc(0, None, None, Some("{\"path\": \"a.txt\", \"text\": \"é\\\"q\"}")),
+                tc(1, Some("call_2"), Some("read_file"), None),
+                tc(1, None, None, None),
+            ]
+            .into_iter()
+            .chain(done("tool_calls"))
+            .collect(),
+        ),
+        (
+            "ollama: whole calls in one chunk, then `stop`",
+            [
+                chunk(
+                    json!({"tool_calls": [
+                        {"id": "call_1", "index": 0, "function": {"name": "write_file", "arguments": "{\"path\": \"a.txt\", \"text\": \"é\\\"q\"}"}},
+                        {"id": "call_2", "index": 1, "function": {"name": "read_file", "arguments": ""}}]}),
+                    None,
+                ),
+            ]
+            .into_iter()
+            .chain(done("stop"))
+            .collect(),
+        ),
+    ];
+    for (style, events) in styles {
+        let server = ReplayServer::start(vec![Reply::sse(&events).rechunk(5)]).await?;
+        let (turn, seen) = run(&provider(&server, Kind::Openai), &request()).await;
+        let turn = turn.with_context(|| style.to_owned())?;
+        ensure!(calls(&turn) == want, "{style}: {:?}", calls(&turn));
+        ensure!(turn.stop == StopReason::ToolUse, "{style}: {:?}", turn.stop);
+        let ends = seen.iter().filter(|e| matches!(e, Event::ToolCallEnd { .. })).count();
+        ensure!(ends == 2, "{style}: one end per call");
+    }
+    Ok(())
+}
+
+#[tokio::test]
+async fn invalid_arguments_are_an_error_for_the_model_not_a_crash() -> Result<()> {
+    let events = vec![
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "write_file", "arguments": "{\"path\": "}}]}),
+            Some("tool_calls"),
+        ),
+        "data: [DONE]".to_owned(),
+    ];
+    let server = ReplayServer::start(vec![Reply::sse(&events)]).await?;
+    let turn = run(&provider(&server, Kind::Openai), &request()).await.0?;
+    let err = turn.tool_calls[0].arguments.clone().err().context("an error")?;
+    ensure!(err.starts_with("arguments were not valid JSON"), "{err}");
+    ensure!(turn.tool_calls[0].raw_arguments == "{\"path\": ");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_conversation_with_tool_results_is_sent_in_each_format() -> Result<()> {
+    let mut req = request();
+    req.messages = vec![
+        Message::user("write it"),
+        Message {
+            role: Role::Assistant,
+            parts: vec![
+                Part::Reasoning {
+                    text: "plan".into(),
+                    signature: Some("sig".into()),
+                },
+                Part::Text { text: "Sure.".into() },
+                Part::ToolCall {
+                    id: "c1".into(),
+                    name: "write_file".into(),
+                    arguments: json!({"path": "a.txt"}),
+                },
+            ],
+        },
+        Message {
+            role: Role::User,
+            parts: vec![Part::ToolResult {
+                call_id: "c1".into(),
+                content: "{\"ok\": true}".into(),
+                is_error: false,
+            }],
+        },
+        Message::user("thanks"),
+    ];
+    req.tool_choice = ToolChoice::Tool("write_file".into());
+    let server = ReplayServer::start(vec![Reply::sse(&["data: [DONE]"])]).await?;
+    let _ = run(&provider(&server, Kind::Openai), &req).await;
+    let body = server.requests()[0].json();
+    ensure!(
+        body["messages"][2]
+            == json!({"role": "assistant", "content": "Sure.", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "write_file", "arguments": "{\"path\":\"a.txt\"}"}}]}),
+        "{}",
+        body["messages"][2]
+    );
+    ensure!(body["messages"][3] == json!({"role": "tool", "tool_call_id": "c1", "content": "{\"ok\": true}"}));
+    ensure!(body["tool_choice"] == json!({"type": "function", "function": {"name": "write_file"}}));
+
+    let server = ReplayServer::start(vec![Reply::sse(&[
+        "event: message_stop\ndata: {\"type\": \"message_stop\"}",
+    ])])
+    .await?;
+    let _ = run(&provider(&server, Kind::Anthropic), &req).await;
+    let sent = &server.requests()[0];
+    ensure!(sent.path == "/v1/messages" && sent.header("x-api-key") == Some("sk-test-key"));
+    ensure!(sent.header("anthropic-version") == Some("2023-06-01"));
+    let body = sent.json();
+    ensure!(body["max_tokens"] == 4096 && body["system"] == "Be brief.");
+    ensure!(
+        body["messages"][1]["content"]
+            == json!([{"type": "thinking", "thinking": "plan", "signature": "sig"}, {"type": "text", "text": "Sure."},
+                {"type": "tool_use", "id": "c1", "name": "write_file", "input": {"path": "a.txt"}}]),
+        "{}",
+        body["messages"][1]
+    );
+    // The tool result and the next user text are one user message.
+    ensure!(
+        body["messages"][2]["content"]
+            == json!([{"type": "tool_result", "tool_use_id": "c1", "content": "{\"ok\": true}", "is_error": false},
+                {"type": "text", "text": "thanks"}]),
+        "{}",
+        body["messages"][2]
+    );
+    ensure!(body["tool_choice"] == json!({"type": "tool", "name": "write_file"}));
+    Ok(())
+}
+
+fn anthropic_event(v: serde_json::Value) -> String {
+    format!("event: {}\ndata: {v}", v["type"].as_str().unwrap_or_default())
+}
+
+#[tokio::test]
+async fn anthropic_text_thinking_and_tool_use() -> Result<()> {
+    let events = [
+        json!({"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 30, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Let me write."}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQB"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "ping"}),
+        json!({"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "Writing it."}}),
+        json!({"type": "content_block_stop", "index": 1}),
+        json!({"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "write_file", "input": {}}}),
+        json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": ""}}),
+        json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": "{\"path\": \"a"}}),
+        json!({"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": ".txt\"}"}}),
+        json!({"type": "content_block_stop", "index": 2}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 42}}),
+        json!({"type": "message_stop"}),
+    ]
+    .map(anthropic_event);
+    let server = ReplayServer::start(vec![Reply::sse(&events).rechunk(11)]).await?;
+    let (turn, seen) = run(&provider(&server, Kind::Anthropic), &request()).await;
+    let turn = turn?;
+    ensure!(turn.text == "Writing it." && turn.reasoning == "Let me write.");
+    ensure!(turn.reasoning_signature.as_deref() == Some("EqQB"));
+    ensure!(calls(&turn) == vec![("toolu_1".into(), "write_file".into(), json!({"path": "a.txt"}))]);
+    ensure!(turn.stop == StopReason::ToolUse && turn.usage.input_tokens == 30 && turn.usage.output_tokens == 42);
+    ensure!(seen.contains(&Event::Keepalive));
+
+    // An error event mid-stream: typed, and the text so far kept.
+    let broken = [
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Half"}}),
+        json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
+    ]
+    .map(anthropic_event);
+    let server = ReplayServer::start(vec![Reply::sse(&broken)]).await?;
+    let failed = run(&provider(&server, Kind::Anthropic), &request())
+        .await
+        .0
+        .err()
+        .context("fails")?;
+    ensure!(
+        failed.error.kind == ErrorKind::Overloaded && failed.partial.text == "Half",
+        "{failed:?}"
+    );
+    ensure!(
+        server.requests().len() == 1,
+        "nothing is retried once text has streamed"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn http_errors_are_typed_and_transient_ones_retried() -> Result<()> {
+    let ok = Reply::sse(&[
+        chunk(json!({"content": "fine"}), Some("stop")),
+        "data: [DONE]".to_owned(),
+    ]);
+    let refused = ReplayServer::start(vec![Reply::json(
+        401,
+        &json!({"error": {"message": "Invalid API key"}}),
+    )])
+    .await?;
+    let e = run(&provider(&refused, Kind::Openai), &request())
+        .await
+        .0
+        .err()
+        .context("401")?
+        .error;
+    ensure!(
+        e.kind == ErrorKind::Auth && e.message.contains("check the API key of provider local"),
+        "{e}"
+    );
+    ensure!(
+        e.message.contains("Invalid API key") && refused.requests().len() == 1,
+        "{e}"
+    );
+
+    let missing = ReplayServer::start(vec![Reply::json(
+        404,
+        &json!({"error": {"message": "model 'tiny' not found"}}),
+    )])
+    .await?;
+    let e = run(&provider(&missing, Kind::Openai), &request())
+        .await
+        .0
+        .err()
+        .context("404")?
+        .error;
+    ensure!(
+        e.kind == ErrorKind::ModelNotFound && e.message.contains("\"tiny\""),
+        "{e}"
+    );
+
+    let limited = ReplayServer::start(vec![
+        Reply::json(429, &json!({"error": {"message": "slow down"}})).header("retry-after", "0.01"),
+        ok.clone(),
+    ])
+    .await?;
+    let turn = run(&provider(&limited, Kind::Openai), &request()).await.0?;
+    ensure!(turn.text == "fine" && limited.requests().len() == 2, "retried once");
+
+    let down = ReplayServer::start(vec![Reply::json(503, &json!({"error": {"message": "busy"}}))]).await?;
+    let e = run(&provider(&down, Kind::Openai), &request())
+        .await
+        .0
+        .err()
+        .context("503")?
+        .error;
+    ensure!(
+        e.kind == ErrorKind::Server && down.requests().len() == 4,
+        "{e}: four tries in all"
+    );
+
+    let long = ReplayServer::start(vec![Reply::json(
+        400,
+        &json!({"error": {"message": "This model's maximum context length is 8192 tokens"}}),
+    )])
+    .await?;
+    let e = run(&provider(&long, Kind::Openai), &request())
+        .await
+        .0
+        .err()
+        .context("400")?
+        .error;
+    ensure!(e.kind == ErrorKind::ContextLength && e.message.contains("8192"), "{e}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_broken_stream_keeps_what_streamed_and_says_what_broke() -> Result<()> {
+    let events = [
+        chunk(json!({"content": "Part one, "}), None),
+        chunk(json!({"content": "part two"}), None),
+        chunk(json!({}), Some("stop")),
+        "data: [DONE]".to_owned(),
+    ];
+    let cut = ReplayServer::start(vec![Reply::sse(&events).cut_after(2)]).await?;
+    let f = run(&provider(&cut, Kind::Openai), &request())
+        .await
+        .0
+        .err()
+        .context("cut")?;
+    ensure!(
+        f.error.kind == ErrorKind::Network && f.partial.text == "Part one, part two",
+        "{f:?}"
+    );
+    ensure!(cut.requests().len() == 1, "no retry after text streamed");
+
+    let garbled = ReplayServer::start(vec![Reply::sse(&[
+        chunk(json!({"content": "ok"}), None),
+        "data: {not json".to_owned(),
+    ])])
+    .await?;
+    let f = run(&provider(&garbled, Kind::Openai), &request())
+        .await
+        .0
+        .err()
+        .context("bad")?;
+    ensure!(
+        f.error.kind == ErrorKind::BadResponse && f.error.message.contains("{not json"),
+        "{}",
+        f.error
+    );
+
+    // Nobody listening: the error names the URL and asks whether it runs.
+    let gone = {
+        let s = ReplayServer::start(vec![]).await?;
+        s.url("/v1")
+    };
+    let client = Client::new(Provider {
+        id: "ollama".into(),
+        kind: Kind::Openai,
+        base_url: gone.clone(),
+        api_key: None,
+        headers: vec![],
+    })?
+    .with_retry(Retry {
+        first: Duration::from_millis(1),
+        max: Duration::from_millis(5),
+    });
+    let f = run(&client, &request()).await.0.err().context("refused")?;
+    ensure!(
+        f.error.kind == ErrorKind::Network && f.error.message.contains(&format!("could not connect to {gone}")),
+        "{}",
+        f.error
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn stop_mid_stream_keeps_the_text_so_far() -> Result<()> {
+    let events: Vec<String> = (0..50)
+        .map(|i| chunk(json!({"content": format!("w{i} ")}), None))
+        .collect();
+    let server = ReplayServer::start(vec![Reply::sse(&events).delayed(Duration::from_millis(20))]).await?;
+    let client = provider(&server, Kind::Openai);
+    let cancel = CancellationToken::new();
+    let stop = cancel.clone();
+    let mut n = 0;
+    let mut on = |e: &Event| {
+        if matches!(e, Event::TextDelta(_)) {
+            n += 1;
+            if n == 3 {
+                stop.cancel();
+            }
+        }
+    };
+    let f = client
+        .stream(&request(), &cancel, &mut on)
+        .await
+        .err()
+        .context("stopped")?;
+    ensure!(
+        f.error.kind == ErrorKind::Cancelled && f.partial.text == "w0 w1 w2 ",
+        "{f:?}"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn models_are_listed() -> Result<()> {
+    let server = ReplayServer::start(vec![Reply::json(
+        200,
+        &json!({"object": "list", "data": [{"id": "qwen2.5:0.5b"}, {"id": "llama3.2"}]}),
+    )])
+    .await?;
+    let models = provider(&server, Kind::Openai).models().await?;
+    ensure!(models == ["qwen2.5:0.5b", "llama3.2"]);
+    ensure!(server.requests()[0].path == "/v1/models");
+    Ok(())
+}
