@@ -35,8 +35,8 @@ LAYERS = [
     ["db", "model"],
     # The content-addressed store (blocking code).
     ["store"],
-    # Settings and the message tree's rows.
-    ["settings", "messages", "secrets"],
+    # Settings, the message tree's rows, secrets, LLM providers.
+    ["settings", "messages", "secrets", "providers"],
     # A chat's workspace: snapshots, checkouts, edits.
     ["workspace"],
     # Chats as a whole (create, delete, branches).

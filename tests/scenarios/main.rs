@@ -27,6 +27,9 @@
 //! - [`approvals`]: a confirmation waiting for a person's answer, given
 //!   through a channel or by call id; denials and cancels; the chat usable
 //!   meanwhile (even deleted); recovery of a wait whose process died.
+//! - [`providers`]: LLM providers against a loopback server: presets,
+//!   keys from the store or the environment (each provider its own), typed
+//!   errors, model lists, servers found running on this computer.
 //! - [`settings`]: app settings (allowed frame origins) survive a restart
 //!   and refuse values wider than one origin.
 //! - [`secrets`]: secrets in a real (private) Secret Service, bound to their
@@ -45,6 +48,7 @@ mod bundles;
 mod cli;
 mod edits;
 mod integrity;
+mod providers;
 mod round_trips;
 mod runs;
 mod schema;

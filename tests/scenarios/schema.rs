@@ -21,6 +21,7 @@ async fn a_fresh_database_has_every_table_in_wal_mode_with_foreign_keys() {
             "chats",
             "mcp_servers",
             "messages",
+            "providers",
             "secret_names",
             "settings",
             "tool_calls",

@@ -67,6 +67,52 @@ pub(crate) enum Command {
     /// API keys and tokens, kept in the OS keychain (values are never printed).
     #[command(subcommand)]
     Secrets(SecretsCommand),
+    /// LLM providers: OpenAI-compatible servers (OpenAI, Ollama, LM Studio,
+    /// llama.cpp, vLLM, OpenRouter…) and Anthropic.
+    #[command(subcommand)]
+    Provider(ProviderCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ProviderCommand {
+    /// Add (or replace) a provider. `--preset` fills in the kind and URL.
+    Add {
+        id: String,
+        #[arg(long, value_parser = ["openai", "anthropic", "openrouter", "ollama", "lmstudio", "llamacpp", "vllm"])]
+        preset: Option<String>,
+        #[arg(long, value_parser = ["openai", "anthropic"])]
+        kind: Option<String>,
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
+        /// The model chats use unless they say otherwise.
+        #[arg(long)]
+        model: Option<String>,
+        /// A header sent with every request (not a secret: see `provider secret`).
+        #[arg(long = "header", value_name = "NAME=VALUE")]
+        headers: Vec<String>,
+        /// Then ask for its API key (typed without echo, or read from stdin).
+        #[arg(long)]
+        key: bool,
+    },
+    /// Store the API key (or, with --header, a secret header's value): from
+    /// stdin or typed without echo, never an argument.
+    Secret {
+        id: String,
+        #[arg(long, value_name = "NAME")]
+        header: Option<String>,
+    },
+    /// List providers (and where each one's key comes from).
+    List,
+    /// Show a provider.
+    Show { id: String },
+    /// Try a provider: list its models.
+    Test { id: String },
+    /// The models a provider offers.
+    Models { id: String },
+    /// Remove a provider and its secrets.
+    Remove { id: String },
+    /// Find model servers running on this computer (Ollama, LM Studio, llama.cpp, vLLM).
+    Detect,
 }
 
 #[derive(Debug, Subcommand)]

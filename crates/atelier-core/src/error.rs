@@ -176,6 +176,10 @@ pub enum Error {
         hint: String,
     },
 
+    /// An LLM provider failed (`kind`: auth, network, model_not_found…).
+    #[error("{message}")]
+    Provider { kind: &'static str, message: String },
+
     /// A toolset setting (`user_config`) is given a value it cannot take.
     #[error("setting {key:?} of toolset {toolset:?}: {reason}")]
     ConfigInvalid {
@@ -242,6 +246,7 @@ impl Error {
             Error::SecretsUnavailable(_) => ErrorCode::SecretsUnavailable,
             Error::SecretNotSet { .. } => ErrorCode::SecretNotSet,
             Error::ConfigInvalid { .. } => ErrorCode::ConfigInvalid,
+            Error::Provider { .. } => ErrorCode::Provider,
             Error::ConfigMissing { .. } => ErrorCode::ConfigMissing,
         }
     }
@@ -301,6 +306,7 @@ pub enum ErrorCode {
     SecretNotSet,
     ConfigInvalid,
     ConfigMissing,
+    Provider,
 }
 
 text_enum!(ErrorCode {
@@ -337,6 +343,7 @@ text_enum!(ErrorCode {
     SecretsUnavailable = "secrets_unavailable",
     SecretNotSet = "secret_not_set",
     ConfigInvalid = "config_invalid",
+    Provider = "provider",
     ConfigMissing = "config_missing",
 });
 

@@ -64,6 +64,7 @@ pub mod ids;
 pub mod lock;
 mod messages;
 pub mod model;
+pub mod providers;
 pub mod routing;
 pub mod secrets;
 pub mod settings;

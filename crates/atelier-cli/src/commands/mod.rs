@@ -4,6 +4,7 @@ mod agent;
 mod call;
 mod chat;
 mod demo;
+mod provider;
 mod secrets;
 mod settings;
 mod toolset;
@@ -35,6 +36,9 @@ pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
             toolset::run_tool(&open(cli.data_dir, cli.allow_file_secrets).await?, cmd, cli.json).await
         }
         Command::Agent(cmd) => agent::run(&open(cli.data_dir, cli.allow_file_secrets).await?, cmd, cli.json).await,
+        Command::Provider(cmd) => {
+            provider::run(&open(cli.data_dir, cli.allow_file_secrets).await?, cmd, cli.json).await
+        }
         Command::Secrets(args) => {
             secrets::run(&open(cli.data_dir, cli.allow_file_secrets).await?, args, cli.json).await
         }

@@ -160,7 +160,7 @@ mcp_servers:
 "#;
     let c = check(bad, &files(&["tools/a.py"]));
     assert!(c.manifest.is_none());
-    let msgs = assert_problems(
+    assert_problems(
         &c,
         &[
             "toolset.yaml:6:65 user_config.api_key.default: a sensitive setting cannot have a default",

@@ -1,0 +1,395 @@
+//! LLM providers: the `Providers` facet (`app.providers()`). A provider is a
+//! row (`providers`: kind, base URL, default model, plain headers) and,
+//! for its key and secret headers, entries in the secret store under
+//! `provider:<id>` — resolved only when a request is made, only for that
+//! provider (no toolset, tool or MCP server can read them). From a record
+//! it makes an [`atelier_llm::Client`]; it lists models, tests a
+//! connection, and finds servers running on this computer ([`presets`]).
+
+pub mod presets;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+
+pub use presets::{PRESETS, Preset, preset};
+
+use crate::secrets::{Owner, Secret};
+use crate::{Atelier, Error, Result, db, ids};
+
+/// The secret store key of a provider's API key.
+pub const API_KEY: &str = "api_key";
+
+/// A provider as stored (never its key).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ProviderRecord {
+    pub id: String,
+    /// `openai` (OpenAI-compatible) or `anthropic`.
+    pub kind: String,
+    pub preset: Option<String>,
+    pub base_url: String,
+    pub default_model: Option<String>,
+    pub headers: BTreeMap<String, String>,
+    /// Headers whose values are in the secret store.
+    pub secret_headers: Vec<String>,
+    /// Where its key comes from now (`keychain`, `file`, an environment
+    /// variable's name), or none.
+    pub key_from: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// What a person gives to add a provider.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, ts_rs::TS)]
+pub struct ProviderSpec {
+    pub id: String,
+    /// A preset's name fills kind and base URL.
+    pub preset: Option<String>,
+    pub kind: Option<String>,
+    pub base_url: Option<String>,
+    pub default_model: Option<String>,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+/// A provider's answer to a test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ConnectionTest {
+    pub provider_id: String,
+    pub ok: bool,
+    pub models: Vec<String>,
+    /// The error kind (`auth`, `network`…) and sentence, when it failed.
+    pub error_kind: Option<String>,
+    pub error: Option<String>,
+}
+
+/// A server found running on this computer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct Detected {
+    pub preset: String,
+    pub title: String,
+    pub base_url: String,
+    pub models: Vec<String>,
+}
+
+/// The providers facet: `app.providers()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Providers<'a> {
+    app: &'a Atelier,
+}
+
+impl Atelier {
+    /// LLM providers: configuration, keys, clients.
+    pub fn providers(&self) -> Providers<'_> {
+        Providers { app: self }
+    }
+}
+
+fn kind_of(s: &str) -> Result<atelier_llm::Kind> {
+    match s {
+        "openai" => Ok(atelier_llm::Kind::Openai),
+        "anthropic" => Ok(atelier_llm::Kind::Anthropic),
+        other => Err(Error::InvalidData {
+            what: "provider kind",
+            reason: format!("{other:?}: use openai (OpenAI-compatible servers) or anthropic"),
+        }),
+    }
+}
+
+fn check_id(id: &str) -> Result<()> {
+    let ok = !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !id.starts_with('-');
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidData {
+            what: "provider id",
+            reason: format!("{id:?}: use 1-64 of a-z, 0-9 and `-`"),
+        })
+    }
+}
+
+fn check_url(url: &str) -> Result<()> {
+    if url.starts_with("http://") || url.starts_with("https://") {
+        Ok(())
+    } else {
+        Err(Error::InvalidData {
+            what: "provider base URL",
+            reason: format!("{url:?}: expected http://… or https://…"),
+        })
+    }
+}
+
+impl Providers<'_> {
+    async fn key_from(&self, id: &str, preset: Option<&str>) -> Result<Option<String>> {
+        let owner = Owner::Provider(id.to_owned());
+        let env: Vec<&str> = preset
+            .and_then(presets::preset)
+            .and_then(|p| p.key_env)
+            .into_iter()
+            .collect();
+        match self.app.secrets().resolve(&owner, API_KEY, &env, "the API key").await {
+            Ok((_, crate::secrets::Source::Store(k))) => Ok(Some(k.as_str().to_owned())),
+            Ok((_, crate::secrets::Source::AtelierEnv(v) | crate::secrets::Source::AllowedEnv(v))) => Ok(Some(v)),
+            Err(Error::SecretNotSet { .. } | Error::SecretsUnavailable(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn record(&self, row: &sqlx::sqlite::SqliteRow) -> Result<ProviderRecord> {
+        let id: String = row.try_get("id")?;
+        let preset: Option<String> = row.try_get("preset")?;
+        let json = |col: &str| -> Result<String> { Ok(row.try_get(col)?) };
+        let bad = |e: serde_json::Error| Error::InvalidData {
+            what: "provider row",
+            reason: e.to_string(),
+        };
+        Ok(ProviderRecord {
+            key_from: self.key_from(&id, preset.as_deref()).await?,
+            kind: row.try_get("kind")?,
+            base_url: row.try_get("base_url")?,
+            default_model: row.try_get("default_model")?,
+            headers: serde_json::from_str(&json("headers")?).map_err(bad)?,
+            secret_headers: serde_json::from_str(&json("secret_headers")?).map_err(bad)?,
+            created_at: row.try_get("created_at")?,
+            updated_at: row.try_get("updated_at")?,
+            preset,
+            id,
+        })
+    }
+
+    /// Adds (or, with the same id, replaces) a provider; a preset fills in
+    /// kind and URL.
+    pub async fn add(&self, spec: &ProviderSpec) -> Result<ProviderRecord> {
+        check_id(&spec.id)?;
+        let p = match spec.preset.as_deref() {
+            Some(name) => Some(presets::preset(name).ok_or_else(|| Error::InvalidData {
+                what: "provider preset",
+                reason: format!(
+                    "{name:?}: use one of {}",
+                    PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+                ),
+            })?),
+            None => None,
+        };
+        let kind = match (&spec.kind, p) {
+            (Some(k), _) => k.clone(),
+            (None, Some(p)) => match p.kind {
+                atelier_llm::Kind::Openai => "openai".into(),
+                atelier_llm::Kind::Anthropic => "anthropic".into(),
+            },
+            (None, None) => "openai".into(),
+        };
+        kind_of(&kind)?;
+        let base_url = spec
+            .base_url
+            .clone()
+            .or_else(|| p.map(|p| p.base_url.to_owned()))
+            .ok_or_else(|| Error::InvalidData {
+                what: "provider base URL",
+                reason: "give --base-url (or a --preset)".into(),
+            })?;
+        check_url(&base_url)?;
+        let now = ids::now();
+        let mut tx = db::begin_write(self.app.db()).await?;
+        sqlx::query(
+            "INSERT INTO providers (id, kind, preset, base_url, default_model, headers, created_at, updated_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, \
+             preset = excluded.preset, base_url = excluded.base_url, default_model = excluded.default_model, \
+             headers = excluded.headers, updated_at = excluded.updated_at",
+        )
+        .bind(&spec.id)
+        .bind(&kind)
+        .bind(p.map(|p| p.name))
+        .bind(base_url.trim_end_matches('/'))
+        .bind(&spec.default_model)
+        .bind(serde_json::to_string(&spec.headers).map_err(|e| Error::Internal(e.to_string()))?)
+        .bind(&now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        tracing::info!(provider = %spec.id, %kind, "provider saved");
+        self.get(&spec.id).await
+    }
+
+    pub async fn get(&self, id: &str) -> Result<ProviderRecord> {
+        let row = sqlx::query("SELECT * FROM providers WHERE id = ?")
+            .bind(id)
+            .fetch_optional(self.app.db())
+            .await?
+            .ok_or_else(|| Error::InvalidData {
+                what: "provider",
+                reason: format!("no provider {id:?} (see `atelier provider list`)"),
+            })?;
+        self.record(&row).await
+    }
+
+    pub async fn list(&self) -> Result<Vec<ProviderRecord>> {
+        let rows = sqlx::query("SELECT * FROM providers ORDER BY id")
+            .fetch_all(self.app.db())
+            .await?;
+        let mut out = Vec::new();
+        for r in &rows {
+            out.push(self.record(r).await?);
+        }
+        Ok(out)
+    }
+
+    /// Removes a provider and its secrets.
+    pub async fn remove(&self, id: &str) -> Result<()> {
+        self.get(id).await?;
+        let mut tx = db::begin_write(self.app.db()).await?;
+        sqlx::query("DELETE FROM providers WHERE id = ?")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        let owner = Owner::Provider(id.to_owned());
+        for n in self.app.secrets().list(Some(&owner)).await? {
+            self.app.secrets().unset(&owner, &n.key).await?;
+        }
+        Ok(())
+    }
+
+    /// Stores the provider's API key (or a secret header's value).
+    pub async fn set_secret(&self, id: &str, header: Option<&str>, value: Secret) -> Result<ProviderRecord> {
+        self.get(id).await?;
+        let owner = Owner::Provider(id.to_owned());
+        match header {
+            None => {
+                self.app.secrets().set(&owner, API_KEY, value).await?;
+            }
+            Some(h) => {
+                self.app.secrets().set(&owner, &format!("header.{h}"), value).await?;
+                let mut tx = db::begin_write(self.app.db()).await?;
+                sqlx::query(
+                    "UPDATE providers SET secret_headers = (SELECT json_group_array(v) FROM \
+                     (SELECT DISTINCT value AS v FROM json_each(secret_headers) UNION SELECT ?2 ORDER BY v)), \
+                     updated_at = ?3 WHERE id = ?1",
+                )
+                .bind(id)
+                .bind(h)
+                .bind(ids::now())
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+            }
+        }
+        self.get(id).await
+    }
+
+    /// A client for requests to this provider: its key and secret headers
+    /// resolved now, for this provider only.
+    pub async fn client(&self, id: &str) -> Result<atelier_llm::Client> {
+        let rec = self.get(id).await?;
+        let owner = Owner::Provider(id.to_owned());
+        let env: Vec<&str> = rec
+            .preset
+            .as_deref()
+            .and_then(presets::preset)
+            .and_then(|p| p.key_env)
+            .into_iter()
+            .collect();
+        let api_key = match self.app.secrets().resolve(&owner, API_KEY, &env, "the API key").await {
+            Ok((s, _)) => Some(s.expose().to_owned()),
+            // A local server needs none.
+            Err(Error::SecretNotSet { .. } | Error::SecretsUnavailable(_)) => None,
+            Err(e) => return Err(e),
+        };
+        let mut headers: Vec<(String, String)> = rec.headers.into_iter().collect();
+        for h in &rec.secret_headers {
+            let (s, _) = self
+                .app
+                .secrets()
+                .resolve(&owner, &format!("header.{h}"), &[], &format!("header {h}"))
+                .await?;
+            headers.push((h.clone(), s.expose().to_owned()));
+        }
+        atelier_llm::Client::new(atelier_llm::Provider {
+            id: rec.id,
+            kind: kind_of(&rec.kind)?,
+            base_url: rec.base_url,
+            api_key,
+            headers,
+        })
+        .map_err(|e| Error::Provider {
+            kind: e.kind.as_str(),
+            message: e.message,
+        })
+    }
+
+    /// The models the provider lists.
+    pub async fn models(&self, id: &str) -> Result<Vec<String>> {
+        let client = self.client(id).await?;
+        client.models().await.map_err(|e| Error::Provider {
+            kind: e.kind.as_str(),
+            message: e.message,
+        })
+    }
+
+    /// Tries the provider (its model list): a report, not an error.
+    pub async fn test(&self, id: &str) -> Result<ConnectionTest> {
+        let client = self.client(id).await?;
+        Ok(match client.models().await {
+            Ok(models) => ConnectionTest {
+                provider_id: id.to_owned(),
+                ok: true,
+                models,
+                error_kind: None,
+                error: None,
+            },
+            Err(e) => ConnectionTest {
+                provider_id: id.to_owned(),
+                ok: false,
+                models: Vec::new(),
+                error_kind: Some(e.kind.as_str().to_owned()),
+                error: Some(e.message),
+            },
+        })
+    }
+
+    /// Local servers at the presets' default ports that answer now.
+    pub async fn detect(&self) -> Vec<Detected> {
+        detect_at(PRESETS.iter().filter(|p| p.local).map(|p| (p, p.base_url.to_owned()))).await
+    }
+}
+
+/// Probes each `(preset, base URL)` at once, briefly; those that list
+/// models, in the order given.
+pub async fn detect_at(candidates: impl Iterator<Item = (&'static Preset, String)>) -> Vec<Detected> {
+    let mut set = tokio::task::JoinSet::new();
+    for (i, (p, url)) in candidates.enumerate() {
+        set.spawn(async move {
+            let client = atelier_llm::Client::new(atelier_llm::Provider {
+                id: p.name.to_owned(),
+                kind: p.kind,
+                base_url: url.clone(),
+                api_key: None,
+                headers: Vec::new(),
+            })
+            .ok()?;
+            let models = tokio::time::timeout(Duration::from_millis(800), client.models())
+                .await
+                .ok()?
+                .ok()?;
+            Some((
+                i,
+                Detected {
+                    preset: p.name.to_owned(),
+                    title: p.title.to_owned(),
+                    base_url: url,
+                    models,
+                },
+            ))
+        });
+    }
+    let mut found: Vec<(usize, Detected)> = set.join_all().await.into_iter().flatten().collect();
+    found.sort_by_key(|(i, _)| *i);
+    found.into_iter().map(|(_, d)| d).collect()
+}

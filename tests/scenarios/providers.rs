@@ -1,0 +1,182 @@
+//! LLM providers through the `atelier` binary, against a loopback server
+//! that records what it was sent: keys resolved for their own provider only
+//! and never printed, typed errors, model lists, local servers detected.
+
+use std::process::Output;
+
+use atelier_llm::replay::{ReplayServer, Reply};
+use serde_json::json;
+
+use crate::Env;
+
+async fn cli(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Output {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_atelier"));
+    cmd.arg("--data-dir")
+        .arg(env.data())
+        .args(args)
+        .env_remove("ATELIER_DATA_DIR")
+        .env_remove("OPENAI_API_KEY")
+        .env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/atelier-test-bus");
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    cmd.output().await.expect("run atelier")
+}
+
+fn said(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[tokio::test]
+async fn keys_reach_only_their_provider_and_errors_say_what_to_fix() {
+    let env = Env::new();
+    let models = json!({"object": "list", "data": [{"id": "tiny"}, {"id": "small"}]});
+    let server = ReplayServer::start(vec![Reply::json(200, &models)])
+        .await
+        .expect("server");
+    let base = server.url("/v1");
+
+    let added = cli(
+        &env,
+        &[
+            "--json",
+            "provider",
+            "add",
+            "local",
+            "--base-url",
+            &base,
+            "--model",
+            "tiny",
+        ],
+        &[],
+    )
+    .await;
+    assert!(added.status.success(), "{}", said(&added));
+    let rec: serde_json::Value = serde_json::from_slice(&added.stdout).expect("json");
+    assert_eq!(
+        (rec["kind"].as_str(), rec["key_from"].as_str()),
+        (Some("openai"), None),
+        "{rec}"
+    );
+
+    // The key from the variable named for this provider, sent as a bearer token.
+    let vars = [
+        ("ATELIER_SECRET_LOCAL_API_KEY", "sk-env-local-5521"),
+        ("OPENAI_API_KEY", "sk-openai-9"),
+    ];
+    let listed = cli(&env, &["provider", "models", "local"], &vars).await;
+    assert_eq!(
+        String::from_utf8_lossy(&listed.stdout),
+        "tiny\nsmall\n",
+        "{}",
+        said(&listed)
+    );
+    assert_eq!(server.requests()[0].path, "/v1/models");
+    assert_eq!(
+        server.requests()[0].header("authorization"),
+        Some("Bearer sk-env-local-5521")
+    );
+    let shown = cli(&env, &["--json", "provider", "show", "local"], &vars).await;
+    let rec: serde_json::Value = serde_json::from_slice(&shown.stdout).expect("json");
+    assert_eq!(rec["key_from"], "ATELIER_SECRET_LOCAL_API_KEY");
+
+    // A preset reads its usual variable, for that provider only.
+    let oa = cli(
+        &env,
+        &["provider", "add", "oa", "--preset", "openai", "--base-url", &base],
+        &[],
+    )
+    .await;
+    assert!(oa.status.success(), "{}", said(&oa));
+    let only_openai = [("OPENAI_API_KEY", "sk-openai-9")];
+    assert!(
+        cli(&env, &["provider", "test", "oa"], &only_openai)
+            .await
+            .status
+            .success()
+    );
+    assert_eq!(server.requests()[1].header("authorization"), Some("Bearer sk-openai-9"));
+    assert!(
+        cli(&env, &["provider", "test", "local"], &only_openai)
+            .await
+            .status
+            .success()
+    );
+    assert_eq!(
+        server.requests()[2].header("authorization"),
+        None,
+        "provider local never gets OpenAI's key"
+    );
+    for o in [&added, &listed, &shown, &oa] {
+        assert!(
+            !said(o).contains("sk-env-local") && !said(o).contains("sk-openai"),
+            "{}",
+            said(o)
+        );
+    }
+
+    // A refused key: the error says which provider's key to check.
+    let refusing = ReplayServer::start(vec![Reply::json(
+        401,
+        &json!({"error": {"message": "Incorrect API key provided"}}),
+    )])
+    .await
+    .expect("server");
+    let url = refusing.url("/v1");
+    assert!(
+        cli(&env, &["provider", "add", "bad", "--base-url", &url], &[])
+            .await
+            .status
+            .success()
+    );
+    let tested = cli(&env, &["provider", "test", "bad"], &[]).await;
+    assert_eq!(tested.status.code(), Some(1));
+    assert!(
+        said(&tested).contains("bad failed (auth)") && said(&tested).contains("check the API key of provider bad"),
+        "{}",
+        said(&tested)
+    );
+
+    // Nobody listening: it asks whether the server runs.
+    drop(server);
+    let gone = cli(&env, &["provider", "models", "local"], &[]).await;
+    assert!(
+        said(&gone).contains(&format!("could not connect to {base}")),
+        "{}",
+        said(&gone)
+    );
+
+    let removed = cli(&env, &["provider", "remove", "oa"], &[]).await;
+    assert!(removed.status.success());
+    let list = cli(&env, &["--json", "provider", "list"], &[]).await;
+    let ids: Vec<String> = serde_json::from_slice::<Vec<serde_json::Value>>(&list.stdout)
+        .expect("json")
+        .iter()
+        .filter_map(|p| p["id"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(ids, ["bad", "local"]);
+}
+
+#[tokio::test]
+async fn servers_running_on_this_computer_are_found() {
+    let models = json!({"data": [{"id": "qwen2.5:0.5b"}]});
+    let server = ReplayServer::start(vec![Reply::json(200, &models)])
+        .await
+        .expect("server");
+    let dead = ReplayServer::start(vec![]).await.expect("server");
+    let dead_url = dead.url("/v1");
+    drop(dead);
+    let ollama = atelier_core::providers::preset("ollama").expect("preset");
+    let lmstudio = atelier_core::providers::preset("lmstudio").expect("preset");
+    let found =
+        atelier_core::providers::detect_at([(lmstudio, dead_url), (ollama, server.url("/v1"))].into_iter()).await;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(
+        (found[0].preset.as_str(), found[0].models.clone()),
+        ("ollama", vec!["qwen2.5:0.5b".to_owned()])
+    );
+}
