@@ -49,6 +49,8 @@ LAYERS = [
     ["routing"],
     # Agents and their allowlists.
     ["agents"],
+    # The chat engine: context, the agent loop, persistence.
+    ["conversation"],
 ]
 
 ROOT_ITEMS = {

@@ -37,6 +37,9 @@
 //! - [`toolset_secrets`]: a toolset's plain-text secrets moved to the
 //!   keychain (at import, and by the first start of an old data dir), its
 //!   settings, a tool and a server launch receiving them, nothing on disk.
+//! - [`conversation`]: the chat engine against a loopback model server: a
+//!   tool loop, branch isolation, pairing after a stop, hand runs, the step
+//!   limit, a stopped or failed stream kept.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
@@ -46,6 +49,7 @@ mod branching;
 mod builtins;
 mod bundles;
 mod cli;
+mod conversation;
 mod edits;
 mod integrity;
 mod providers;

@@ -401,6 +401,28 @@ pub(crate) enum ChatCommand {
         #[arg(long)]
         title: Option<String>,
     },
+    /// Send a message and have the chat's agent answer through its model:
+    /// the answer streams to stdout, tool activity to stderr; Ctrl-C stops.
+    Send {
+        chat: String,
+        text: String,
+        /// Answer as this agent (default: the chat's, else the Assistant).
+        #[arg(long)]
+        agent: Option<String>,
+        /// Use this provider from now on in this chat.
+        #[arg(long)]
+        provider: Option<String>,
+        /// Use this model from now on in this chat.
+        #[arg(long)]
+        model: Option<String>,
+        /// Answer under this message instead of the active leaf (a branch).
+        #[arg(long, value_name = "MESSAGE_ID")]
+        parent: Option<String>,
+        /// Run calls that ask for confirmation without asking (on a
+        /// terminal you are asked; elsewhere they are denied without it).
+        #[arg(long)]
+        yes: bool,
+    },
     /// List chats, most recent first.
     List,
     /// Show a chat's active branch (or, with --tree, every branch).

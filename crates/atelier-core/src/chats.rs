@@ -80,7 +80,7 @@ macro_rules! select_chats {
     ($tail:literal) => {
         concat!(
             "SELECT c.id, c.title, c.created_at, c.updated_at, c.active_leaf_message_id, ",
-            "c.active_manifest_id, c.agent_id, ",
+            "c.active_manifest_id, c.agent_id, c.provider_id, c.model, ",
             "(SELECT m.id FROM messages m WHERE m.chat_id = c.id AND m.parent_id IS NULL) AS root_message_id ",
             "FROM chats c ",
             $tail
@@ -102,6 +102,8 @@ fn chat_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Chat> {
             .try_get::<Option<String>, _>("active_manifest_id")?
             .unwrap_or_default(),
         agent_id: row.try_get("agent_id")?,
+        provider_id: row.try_get("provider_id")?,
+        model: row.try_get("model")?,
     })
 }
 
@@ -132,6 +134,7 @@ impl Chats<'_> {
                 role: Role::System,
                 content: &[],
                 manifest_id: &manifest_id,
+                meta: None,
             },
         )
         .await?;

@@ -56,6 +56,7 @@ macro_rules! text_enum {
 
 pub mod agents;
 pub mod chats;
+pub mod conversation;
 pub mod data_dir;
 pub mod db;
 pub mod diagnostics;

@@ -50,14 +50,16 @@ pub(crate) struct NewMessage<'a> {
     pub role: Role,
     pub content: &'a [ContentPart],
     pub manifest_id: &'a str,
+    /// An assistant turn's model, usage and status (JSON).
+    pub meta: Option<&'a serde_json::Value>,
 }
 
 pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_>) -> Result<Message> {
     let now = ids::now();
     let content = serde_json::to_string(m.content).map_err(|e| Error::Internal(e.to_string()))?;
     sqlx::query(
-        "INSERT INTO messages (id, chat_id, parent_id, role, content, manifest_id, created_at) \
-         VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO messages (id, chat_id, parent_id, role, content, manifest_id, created_at, meta) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(&m.id)
     .bind(m.chat_id)
@@ -66,6 +68,7 @@ pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_
     .bind(&content)
     .bind(m.manifest_id)
     .bind(&now)
+    .bind(m.meta.map(ToString::to_string))
     .execute(&mut *conn)
     .await?;
     Ok(Message {

@@ -21,6 +21,9 @@ pub struct Chat {
     pub active_leaf_message_id: String,
     pub active_manifest_id: String,
     pub agent_id: Option<String>,
+    /// The provider and model this chat talks to (none: its agent's).
+    pub provider_id: Option<String>,
+    pub model: Option<String>,
 }
 
 /// Who wrote a message.
@@ -75,6 +78,21 @@ pub enum ContentPart {
         removed: u64,
         modified: u64,
     },
+    /// A model's reasoning (shown folded); `signature` lets Anthropic take
+    /// it back.
+    Reasoning {
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+    },
+    /// A call a model asked for in this turn, under its wire name; the
+    /// `tool` message that ran it follows (its row's `model_call_id`).
+    ModelCall {
+        call_id: String,
+        name: String,
+        #[ts(type = "unknown")]
+        arguments: serde_json::Value,
+    },
 }
 
 /// A node of the conversation tree. Immutable once written.
@@ -105,6 +123,9 @@ impl Message {
                 } => {
                     out.push_str(&format!("[workspace edit: +{added} -{removed} ~{modified}]"));
                 }
+                // Reasoning is shown apart, folded.
+                ContentPart::Reasoning { .. } => {}
+                ContentPart::ModelCall { name, .. } => out.push_str(&format!("[calls {name}]")),
             }
         }
         out

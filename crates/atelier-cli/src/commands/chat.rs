@@ -27,6 +27,25 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
                 }
             }
         }
+        ChatCommand::Send {
+            chat,
+            text,
+            agent,
+            provider,
+            model,
+            parent,
+            yes,
+        } => {
+            let chat = app.chats().get(&chat).await?;
+            let opts = atelier_core::conversation::SendOptions {
+                parent_id: parent,
+                agent_id: agent,
+                provider_id: provider,
+                model,
+                ..Default::default()
+            };
+            super::send::run(app, &chat.id, &text, opts, yes, json).await?;
+        }
         ChatCommand::List => {
             let chats = app.chats().list().await?;
             if json {

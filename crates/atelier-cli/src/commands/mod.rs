@@ -6,6 +6,7 @@ mod chat;
 mod demo;
 mod provider;
 mod secrets;
+mod send;
 mod settings;
 mod toolset;
 mod toolset_settings;

@@ -231,6 +231,7 @@ impl Atelier {
                     tool_call_id: call_id.to_owned(),
                 }],
                 manifest_id: &post_manifest_id,
+                meta: None,
             },
         )
         .await?;

@@ -249,6 +249,7 @@ impl Atelier {
                         modified,
                     }],
                     manifest_id: &manifest_id,
+                    meta: None,
                 },
             )
             .await?;
@@ -401,6 +402,18 @@ impl Workspace<'_> {
         role: Role,
         content: Vec<ContentPart>,
     ) -> Result<Message> {
+        self.append_message_with(chat_id, parent_id, role, content, None).await
+    }
+
+    /// [`Self::append_message`] with an assistant turn's `meta`.
+    pub(crate) async fn append_message_with(
+        &self,
+        chat_id: &str,
+        parent_id: Option<&str>,
+        role: Role,
+        content: Vec<ContentPart>,
+        meta: Option<serde_json::Value>,
+    ) -> Result<Message> {
         let chat = self.app.chats().get(chat_id).await?;
         let explicit_parent = match parent_id {
             Some(p) => Some(self.app.chats().message(&chat.id, p).await?),
@@ -435,6 +448,7 @@ impl Workspace<'_> {
                 role,
                 content: &content,
                 manifest_id: &parent.manifest_id,
+                meta: meta.as_ref(),
             },
         )
         .await?;

@@ -1,0 +1,117 @@
+//! `atelier chat send`: the answer streams to stdout as it arrives (to
+//! stderr with `--json`, where stdout carries only the run's record), tool
+//! activity goes to stderr, confirmations are asked on a terminal, and
+//! Ctrl-C stops the run cleanly (what streamed and what ran are kept).
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::io::{IsTerminal, Write};
+
+use atelier_core::Atelier;
+use atelier_core::conversation::{ChatEvent, RunStatus, SendOptions};
+use atelier_core::model::Role;
+use atelier_core::tools::Approval;
+
+use crate::output;
+
+/// Asks each confirmation on the terminal (y/N).
+fn terminal_approval() -> Approval {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<atelier_core::tools::ApprovalRequest>(1);
+    tokio::spawn(async move {
+        while let Some(req) = rx.recv().await {
+            let answer = tokio::task::spawn_blocking(move || {
+                eprint!("\n{} wants to run with {} — run it? [y/N] ", req.tool_id, req.args);
+                let _ = std::io::stderr().flush();
+                let mut line = String::new();
+                let _ = std::io::stdin().read_line(&mut line);
+                (req.respond, matches!(line.trim(), "y" | "Y" | "yes"))
+            })
+            .await;
+            if let Ok((respond, yes)) = answer {
+                let _ = respond.send(yes);
+            }
+        }
+    });
+    Approval::Ask(tx)
+}
+
+pub(crate) async fn run(
+    app: &Atelier,
+    chat_id: &str,
+    text: &str,
+    mut opts: SendOptions,
+    yes: bool,
+    json: bool,
+) -> anyhow::Result<()> {
+    opts.approval = if yes {
+        Approval::Approved
+    } else if std::io::stdin().is_terminal() {
+        terminal_approval()
+    } else {
+        Approval::NotGiven
+    };
+    let cancel = opts.cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            cancel.cancel();
+        }
+    });
+    let mut midline = false;
+    let mut on = |e: &ChatEvent| {
+        // The answer: stdout, unless stdout is for JSON.
+        let answer = |s: &str| {
+            if json {
+                eprint!("{s}");
+            } else {
+                print!("{s}");
+                let _ = std::io::stdout().flush();
+            }
+        };
+        match e {
+            ChatEvent::RunStarted {
+                agent_id,
+                provider_id,
+                model,
+            } => {
+                eprintln!("[{agent_id} · {provider_id} · {model}]");
+            }
+            ChatEvent::TextDelta { text } => {
+                answer(text);
+                midline = !text.ends_with('\n');
+            }
+            ChatEvent::ToolCallFinished { call } => {
+                if midline {
+                    answer("\n");
+                    midline = false;
+                }
+                let how = match (&call.error_kind, &call.error) {
+                    (Some(k), Some(e)) => format!("{k}: {e}"),
+                    _ => call.status.as_str().to_owned(),
+                };
+                eprintln!("  ⚙ {} {} → {how}", call.tool_id, call.args);
+            }
+            ChatEvent::RunFinished { status, error } => {
+                if midline {
+                    answer("\n");
+                }
+                match (status, error) {
+                    (RunStatus::Complete, _) => {}
+                    (RunStatus::Stopped, _) => eprintln!("(stopped: what streamed and what ran are kept)"),
+                    (RunStatus::StepLimit, _) => eprintln!("(the step limit was reached)"),
+                    (RunStatus::Failed, Some(e)) => eprintln!("error: {e}"),
+                    (RunStatus::Failed, None) => eprintln!("error: the run failed"),
+                }
+            }
+            _ => {}
+        }
+    };
+    let outcome = app.conversation().send(chat_id, text, opts, &mut on).await?;
+    if json {
+        output::json(&outcome)?;
+    }
+    let answered = outcome.messages.iter().any(|m| m.role == Role::Assistant);
+    match outcome.status {
+        RunStatus::Failed => anyhow::bail!("{}", outcome.error.unwrap_or_else(|| "the run failed".into())),
+        _ if !answered => anyhow::bail!("no answer"),
+        _ => Ok(()),
+    }
+}

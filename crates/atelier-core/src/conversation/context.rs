@@ -1,0 +1,202 @@
+//! What a model is sent: the branch being answered (root → that message),
+//! and nothing else — a sibling branch's text, calls or files never reach
+//! a request. The transcript is always well paired: every call a model made
+//! has exactly one result (a call a stop or an edit cut off gets "cancelled
+//! by the user"), and a call a person ran by hand appears as a call and its
+//! result.
+
+use std::collections::HashMap;
+
+use atelier_llm::{Message as LlmMessage, Part, Role as LlmRole};
+use serde_json::Value;
+
+use crate::model::{ContentPart, Message, Role};
+
+/// The most characters of one tool result sent back.
+pub const MAX_RESULT_CHARS: usize = 16_000;
+
+/// What a `tool` message ran, as the transcript needs it.
+#[derive(Debug, Clone)]
+pub(crate) struct CallRow {
+    pub id: String,
+    pub tool_id: String,
+    pub args: Value,
+    pub result: Option<Value>,
+    pub status: String,
+    pub error_kind: Option<String>,
+    pub error: Option<String>,
+    pub model_call_id: Option<String>,
+}
+
+/// A call's result as the model reads it; whether it is an error.
+pub(crate) fn result_text(row: &CallRow) -> (String, bool) {
+    if row.status == "success" {
+        let text = row.result.as_ref().map_or_else(|| "{}".to_owned(), Value::to_string);
+        let n = text.chars().count();
+        if n > MAX_RESULT_CHARS {
+            let cut: String = text.chars().take(MAX_RESULT_CHARS).collect();
+            return (
+                format!("{cut}\n[cut: the result is {n} characters; the first {MAX_RESULT_CHARS} are above]"),
+                false,
+            );
+        }
+        return (text, false);
+    }
+    match row.error_kind.as_deref() {
+        Some("denied") => ("the user denied this call".to_owned(), true),
+        Some("cancelled") => ("cancelled by the user".to_owned(), true),
+        kind => (
+            format!(
+                "Error ({}): {}",
+                kind.unwrap_or("error"),
+                row.error.as_deref().unwrap_or("the call failed")
+            ),
+            true,
+        ),
+    }
+}
+
+struct Builder {
+    out: Vec<LlmMessage>,
+    /// Calls of the last model turn still without a result.
+    pending: Vec<String>,
+    /// Results waiting to be sent (before the next message).
+    results: Vec<Part>,
+}
+
+impl Builder {
+    fn flush(&mut self) {
+        for call_id in self.pending.drain(..) {
+            self.results.push(Part::ToolResult {
+                call_id,
+                content: "cancelled by the user: this call did not run".into(),
+                is_error: true,
+            });
+        }
+        if !self.results.is_empty() {
+            self.out.push(LlmMessage {
+                role: LlmRole::User,
+                parts: std::mem::take(&mut self.results),
+            });
+        }
+    }
+}
+
+/// The transcript of `branch` (root first). `calls`: the rows its `tool`
+/// messages name; `wire_name`: the name a tool goes by for this provider.
+pub(crate) fn transcript(
+    branch: &[Message],
+    calls: &HashMap<String, CallRow>,
+    wire_name: &dyn Fn(&str) -> String,
+) -> Vec<LlmMessage> {
+    let mut b = Builder {
+        out: Vec::new(),
+        pending: Vec::new(),
+        results: Vec::new(),
+    };
+    for m in branch {
+        match m.role {
+            Role::System => {}
+            Role::User => {
+                b.flush();
+                let text = m.text();
+                if !text.is_empty() {
+                    b.out.push(LlmMessage {
+                        role: LlmRole::User,
+                        parts: vec![Part::Text { text }],
+                    });
+                }
+            }
+            Role::Edit => {
+                b.flush();
+                if let Some(ContentPart::WorkspaceEdit {
+                    added,
+                    removed,
+                    modified,
+                }) = m.content.first()
+                {
+                    b.out.push(LlmMessage {
+                        role: LlmRole::User,
+                        parts: vec![Part::Text {
+                            text: format!(
+                                "(The user changed workspace files by hand: {added} added, {removed} removed, {modified} modified.)"
+                            ),
+                        }],
+                    });
+                }
+            }
+            Role::Assistant => {
+                b.flush();
+                let mut parts = Vec::new();
+                for p in &m.content {
+                    match p {
+                        ContentPart::Reasoning { text, signature } => parts.push(Part::Reasoning {
+                            text: text.clone(),
+                            signature: signature.clone(),
+                        }),
+                        ContentPart::Text { text } => parts.push(Part::Text { text: text.clone() }),
+                        ContentPart::ModelCall {
+                            call_id,
+                            name,
+                            arguments,
+                        } => {
+                            b.pending.push(call_id.clone());
+                            parts.push(Part::ToolCall {
+                                id: call_id.clone(),
+                                name: name.clone(),
+                                arguments: arguments.clone(),
+                            });
+                        }
+                        ContentPart::ToolCall { .. } | ContentPart::WorkspaceEdit { .. } => {}
+                    }
+                }
+                if !parts.is_empty() {
+                    b.out.push(LlmMessage {
+                        role: LlmRole::Assistant,
+                        parts,
+                    });
+                }
+            }
+            Role::Tool => {
+                let Some(row) = m.content.iter().find_map(|p| match p {
+                    ContentPart::ToolCall { tool_call_id } => calls.get(tool_call_id),
+                    _ => None,
+                }) else {
+                    continue;
+                };
+                let (content, is_error) = result_text(row);
+                match row.model_call_id.as_ref().filter(|c| b.pending.contains(c)) {
+                    Some(call_id) => {
+                        b.pending.retain(|c| c != call_id);
+                        b.results.push(Part::ToolResult {
+                            call_id: call_id.clone(),
+                            content,
+                            is_error,
+                        });
+                    }
+                    None => {
+                        // Run by hand (or its turn is gone): a call and its
+                        // result of their own.
+                        b.flush();
+                        let call_id = format!("hand_{}", row.id.replace('-', ""));
+                        b.out.push(LlmMessage {
+                            role: LlmRole::Assistant,
+                            parts: vec![Part::ToolCall {
+                                id: call_id.clone(),
+                                name: wire_name(&row.tool_id),
+                                arguments: row.args.clone(),
+                            }],
+                        });
+                        b.results.push(Part::ToolResult {
+                            call_id,
+                            content,
+                            is_error,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    b.flush();
+    b.out
+}

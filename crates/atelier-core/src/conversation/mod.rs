@@ -1,0 +1,505 @@
+//! The chat engine: the `Conversation` facet (`app.conversation()`). A
+//! person's message starts a run of the chat's agent: its tools resolved
+//! once (fixed for the run), the branch being answered sent to the model
+//! ([`context`]), each model turn written as one `assistant` message when
+//! it ends, and each call it made run through the one run flow (routing,
+//! validation, confirmation, workspace capture) as a chain of `tool`
+//! messages — exactly as a hand run. The loop ends at an answer, at the
+//! agent's `max_steps`, on Stop (what streamed and what ran are kept), or
+//! on an error (kept on the message).
+
+pub mod context;
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use atelier_llm::{Event, Request, ToolSpec};
+use context::CallRow;
+
+use crate::model::{ContentPart, Message, Role};
+use crate::routing::exposure::{Exposure, expose};
+use crate::tools::{Approval, CallControl, ErrorKind, RunRequest, ToolCallRecord};
+use crate::{Atelier, Error, Result, db};
+
+/// The agent a chat without one talks to.
+pub const DEFAULT_AGENT: &str = "assistant";
+
+/// How one `send` runs.
+#[derive(Debug, Default)]
+pub struct SendOptions {
+    /// Answer under this message instead of the active leaf (a branch).
+    pub parent_id: Option<String>,
+    pub agent_id: Option<String>,
+    /// Also become the chat's provider and model.
+    pub provider_id: Option<String>,
+    pub model: Option<String>,
+    /// How calls that need a person's confirmation are answered.
+    pub approval: Approval,
+    /// Stop: the stream and the running tool end; what happened is kept.
+    pub cancel: CancellationToken,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// A final answer.
+    Complete,
+    /// The person stopped it.
+    Stopped,
+    /// The provider failed (the error is on the last message).
+    Failed,
+    /// The agent's `max_steps` was reached.
+    StepLimit,
+}
+
+impl RunStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Complete => "complete",
+            Self::Stopped => "stopped",
+            Self::Failed => "failed",
+            Self::StepLimit => "step_limit",
+        }
+    }
+}
+
+/// What a front door hears while a run goes on.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ChatEvent {
+    RunStarted {
+        agent_id: String,
+        provider_id: String,
+        model: String,
+    },
+    TextDelta {
+        text: String,
+    },
+    ReasoningDelta {
+        text: String,
+    },
+    /// A call the model asked for (before it runs).
+    ToolCallProposed {
+        call_id: String,
+        name: String,
+    },
+    /// A message written to the tree (user, assistant or tool).
+    MessageSaved {
+        message: Message,
+    },
+    ToolCallFinished {
+        call: Box<ToolCallRecord>,
+    },
+    RunFinished {
+        status: RunStatus,
+        error: Option<String>,
+    },
+}
+
+/// A finished run.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct RunOutcome {
+    pub status: RunStatus,
+    pub error: Option<String>,
+    /// The error's kind (`auth`, `network`…), when the provider failed.
+    pub error_kind: Option<String>,
+    /// Every message the run wrote, in order.
+    pub messages: Vec<Message>,
+    pub tool_calls: Vec<ToolCallRecord>,
+}
+
+/// The chat engine: `app.conversation()`.
+#[derive(Debug, Clone, Copy)]
+pub struct Conversation<'a> {
+    app: &'a Atelier,
+}
+
+impl Atelier {
+    /// The chat engine: send a message, have the chat's agent answer.
+    pub fn conversation(&self) -> Conversation<'_> {
+        Conversation { app: self }
+    }
+}
+
+/// Which provider and model a run uses, and whether the choice is new.
+struct Choice {
+    provider_id: String,
+    model: String,
+}
+
+impl Conversation<'_> {
+    /// The provider and model: the options (which become the chat's) >
+    /// the chat's > the agent's > the only provider, with its default model.
+    async fn choose(
+        &self,
+        chat: &crate::model::Chat,
+        agent: &crate::agents::Agent,
+        opts: &SendOptions,
+    ) -> Result<Choice> {
+        let agent_model = agent.model.as_ref();
+        let provider_id = match opts
+            .provider_id
+            .clone()
+            .or_else(|| chat.provider_id.clone())
+            .or_else(|| agent_model.map(|m| m.provider.clone()))
+        {
+            Some(p) => p,
+            None => {
+                let all = self.app.providers().list().await?;
+                match all.as_slice() {
+                    [one] => one.id.clone(),
+                    [] => {
+                        return Err(Error::InvalidData {
+                            what: "provider",
+                            reason:
+                                "no LLM provider is set up: `atelier provider detect`, then `atelier provider add …`"
+                                    .into(),
+                        });
+                    }
+                    _ => {
+                        return Err(Error::InvalidData {
+                            what: "provider",
+                            reason: "several providers are set up: choose one with --provider (it stays the chat's)"
+                                .into(),
+                        });
+                    }
+                }
+            }
+        };
+        let provider = self.app.providers().get(&provider_id).await?;
+        let model = opts
+            .model
+            .clone()
+            .or_else(|| chat.model.clone())
+            .or_else(|| agent_model.filter(|m| m.provider == provider_id).map(|m| m.model.clone()))
+            .or(provider.default_model)
+            .ok_or_else(|| Error::InvalidData {
+                what: "model",
+                reason: format!("provider {provider_id:?} has no default model: give --model (see `atelier provider models {provider_id}`)"),
+            })?;
+        if opts.provider_id.is_some() || opts.model.is_some() {
+            let mut tx = db::begin_write(self.app.db()).await?;
+            sqlx::query("UPDATE chats SET provider_id = ?, model = ? WHERE id = ?")
+                .bind(&provider_id)
+                .bind(&model)
+                .bind(&chat.id)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+        }
+        Ok(Choice { provider_id, model })
+    }
+
+    /// The messages root → `leaf`.
+    async fn path_to(&self, chat_id: &str, leaf: &str) -> Result<Vec<Message>> {
+        let rows = sqlx::query(crate::messages::select_messages!(
+            "WHERE id IN (WITH RECURSIVE up(id, parent_id) AS (SELECT id, parent_id FROM messages WHERE id = ?1 \
+             UNION ALL SELECT m.id, m.parent_id FROM messages m JOIN up ON m.id = up.parent_id) SELECT id FROM up) \
+             AND chat_id = ?2"
+        ))
+        .bind(leaf)
+        .bind(chat_id)
+        .fetch_all(self.app.db())
+        .await?;
+        let mut by_id: HashMap<String, Message> = HashMap::new();
+        for r in &rows {
+            let m = crate::messages::message_from_row(r)?;
+            by_id.insert(m.id.clone(), m);
+        }
+        let mut path = Vec::new();
+        let mut at = Some(leaf.to_owned());
+        while let Some(id) = at {
+            let Some(m) = by_id.remove(&id) else { break };
+            at = m.parent_id.clone();
+            path.push(m);
+        }
+        path.reverse();
+        Ok(path)
+    }
+
+    async fn call_rows(&self, branch: &[Message]) -> Result<HashMap<String, CallRow>> {
+        let mut out = HashMap::new();
+        for m in branch.iter().filter(|m| m.role == Role::Tool) {
+            for p in &m.content {
+                if let ContentPart::ToolCall { tool_call_id } = p {
+                    let row = sqlx::query(
+                        "SELECT id, tool_id, args, result, status, error_kind, error, model_call_id FROM tool_calls WHERE id = ?",
+                    )
+                    .bind(tool_call_id)
+                    .fetch_optional(self.app.db())
+                    .await?;
+                    if let Some(r) = row {
+                        use sqlx::Row as _;
+                        let args: String = r.try_get("args")?;
+                        let result: Option<String> = r.try_get("result")?;
+                        let row = CallRow {
+                            id: r.try_get("id")?,
+                            tool_id: r.try_get("tool_id")?,
+                            args: serde_json::from_str(&args).unwrap_or(Value::Null),
+                            result: result.and_then(|x| serde_json::from_str(&x).ok()),
+                            status: r.try_get("status")?,
+                            error_kind: r.try_get("error_kind")?,
+                            error: r.try_get("error")?,
+                            model_call_id: r.try_get("model_call_id")?,
+                        };
+                        out.insert(row.id.clone(), row);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Sends `text` as the person's message in `chat_id` and runs the
+    /// chat's agent until it answers (see the module docs). `on` hears
+    /// every step as it happens.
+    pub async fn send(
+        &self,
+        chat_id: &str,
+        text: &str,
+        opts: SendOptions,
+        on: &mut (dyn FnMut(&ChatEvent) + Send),
+    ) -> Result<RunOutcome> {
+        let chat = self.app.chats().get(chat_id).await?;
+        let agent_id = opts
+            .agent_id
+            .clone()
+            .or_else(|| chat.agent_id.clone())
+            .unwrap_or_else(|| DEFAULT_AGENT.to_owned());
+        let agent = self.app.agents().get(&agent_id).await?;
+        let choice = self.choose(&chat, &agent, &opts).await?;
+        let client = self.app.providers().client(&choice.provider_id).await?;
+        let exposure = match client.provider().kind {
+            atelier_llm::Kind::Openai => Exposure::Openai,
+            atelier_llm::Kind::Anthropic => Exposure::Anthropic,
+        };
+        // The run's tools, fixed for the run.
+        let resolved = self.app.agents().resolve(&agent_id, 0).await?;
+        let exposed = expose(&resolved, exposure);
+        let tools: Vec<ToolSpec> = exposed
+            .tools
+            .iter()
+            .map(|t| ToolSpec {
+                name: t.wire_name.clone(),
+                description: t.description.clone(),
+                input_schema: t.input_schema.clone(),
+            })
+            .collect();
+        // A canonical id (hand runs in the history) → its wire name.
+        let wire_of_canonical: HashMap<String, String> = exposed
+            .tools
+            .iter()
+            .map(|t| (t.canonical_id.clone(), t.wire_name.clone()))
+            .collect();
+        let wire_name = |id: &str| -> String {
+            wire_of_canonical
+                .get(id)
+                .cloned()
+                .unwrap_or_else(|| crate::routing::exposure::wire_names([id], exposure).remove(0))
+        };
+        on(&ChatEvent::RunStarted {
+            agent_id: agent_id.clone(),
+            provider_id: choice.provider_id.clone(),
+            model: choice.model.clone(),
+        });
+
+        let mut outcome = RunOutcome {
+            status: RunStatus::Complete,
+            error: None,
+            error_kind: None,
+            messages: Vec::new(),
+            tool_calls: Vec::new(),
+        };
+        let user = self
+            .app
+            .workspace()
+            .append_message(
+                &chat.id,
+                opts.parent_id.as_deref(),
+                Role::User,
+                vec![ContentPart::Text { text: text.to_owned() }],
+            )
+            .await?;
+        on(&ChatEvent::MessageSaved { message: user.clone() });
+        let mut leaf = user.id.clone();
+        outcome.messages.push(user);
+
+        let system = (!agent.system_prompt.trim().is_empty()).then(|| agent.system_prompt.clone());
+        let mut steps = 0;
+        loop {
+            if steps >= agent.max_steps.max(1) {
+                let note = self
+                    .save_turn(
+                        &chat.id,
+                        &leaf,
+                        vec![ContentPart::Text {
+                            text: format!(
+                                "(Stopped after {steps} model steps: the step limit of agent {agent_id}. Send a message to go on.)"
+                            ),
+                        }],
+                        &choice,
+                        None,
+                        RunStatus::StepLimit,
+                        None,
+                    )
+                    .await?;
+                on(&ChatEvent::MessageSaved { message: note.clone() });
+                outcome.messages.push(note);
+                outcome.status = RunStatus::StepLimit;
+                break;
+            }
+            steps += 1;
+            let branch = self.path_to(&chat.id, &leaf).await?;
+            let calls = self.call_rows(&branch).await?;
+            let request = Request {
+                model: choice.model.clone(),
+                system: system.clone(),
+                messages: context::transcript(&branch, &calls, &wire_name),
+                tools: tools.clone(),
+                ..Default::default()
+            };
+            let mut forward = |e: &Event| match e {
+                Event::TextDelta(t) => on(&ChatEvent::TextDelta { text: t.clone() }),
+                Event::ReasoningDelta(t) => on(&ChatEvent::ReasoningDelta { text: t.clone() }),
+                Event::ToolCallStart { id, name, .. } => on(&ChatEvent::ToolCallProposed {
+                    call_id: id.clone(),
+                    name: name.clone(),
+                }),
+                _ => {}
+            };
+            let streamed = client.stream(&request, &opts.cancel, &mut forward).await;
+            let (turn, failure) = match streamed {
+                Ok(t) => (t, None),
+                Err(f) => (f.partial, Some(f.error)),
+            };
+            let mut parts = Vec::new();
+            if !turn.reasoning.is_empty() {
+                parts.push(ContentPart::Reasoning {
+                    text: turn.reasoning.clone(),
+                    signature: turn.reasoning_signature.clone(),
+                });
+            }
+            if !turn.text.is_empty() {
+                parts.push(ContentPart::Text {
+                    text: turn.text.clone(),
+                });
+            }
+            for c in &turn.tool_calls {
+                parts.push(ContentPart::ModelCall {
+                    call_id: c.id.clone(),
+                    name: c.name.clone(),
+                    arguments: c.arguments.clone().unwrap_or_else(|_| json!({})),
+                });
+            }
+            let status = match &failure {
+                None => RunStatus::Complete,
+                Some(e) if e.kind == atelier_llm::ErrorKind::Cancelled => RunStatus::Stopped,
+                Some(_) => RunStatus::Failed,
+            };
+            let usage = json!({"input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens});
+            let message = self
+                .save_turn(&chat.id, &leaf, parts, &choice, Some(usage), status, failure.as_ref())
+                .await?;
+            on(&ChatEvent::MessageSaved {
+                message: message.clone(),
+            });
+            leaf = message.id.clone();
+            outcome.messages.push(message);
+            if let Some(e) = failure {
+                outcome.status = status;
+                outcome.error = Some(e.message.clone());
+                outcome.error_kind = Some(e.kind.as_str().to_owned());
+                break;
+            }
+            if turn.tool_calls.is_empty() {
+                break;
+            }
+            // One after another, in the order given: the workspace is one folder.
+            for call in &turn.tool_calls {
+                if opts.cancel.is_cancelled() {
+                    break;
+                }
+                let model_name = exposed
+                    .wire_to_model
+                    .get(&call.name)
+                    .cloned()
+                    .unwrap_or_else(|| call.name.clone());
+                let req = RunRequest {
+                    chat_id: chat.id.clone(),
+                    tool_id: model_name,
+                    args: call.arguments.clone().unwrap_or_else(|_| json!({})),
+                    parent_id: Some(leaf.clone()),
+                    approval: opts.approval.clone(),
+                    control: CallControl {
+                        cancel: opts.cancel.child_token(),
+                        ..Default::default()
+                    },
+                };
+                let record = match &call.arguments {
+                    Ok(_) => self.app.routing().run(&resolved, req).await?,
+                    Err(why) => {
+                        self.app
+                            .tools()
+                            .refuse(req, ErrorKind::InvalidArgs, why.clone())
+                            .await?
+                    }
+                };
+                let mut tx = db::begin_write(self.app.db()).await?;
+                sqlx::query("UPDATE tool_calls SET model_call_id = ? WHERE id = ?")
+                    .bind(&call.id)
+                    .bind(&record.id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                if let Some(node) = &record.node_id {
+                    leaf = node.clone();
+                    let m = self.app.chats().message(&chat.id, node).await?;
+                    on(&ChatEvent::MessageSaved { message: m.clone() });
+                    outcome.messages.push(m);
+                }
+                on(&ChatEvent::ToolCallFinished {
+                    call: Box::new(record.clone()),
+                });
+                outcome.tool_calls.push(record);
+            }
+            if opts.cancel.is_cancelled() {
+                outcome.status = RunStatus::Stopped;
+                break;
+            }
+        }
+        on(&ChatEvent::RunFinished {
+            status: outcome.status,
+            error: outcome.error.clone(),
+        });
+        Ok(outcome)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn save_turn(
+        &self,
+        chat_id: &str,
+        parent: &str,
+        parts: Vec<ContentPart>,
+        choice: &Choice,
+        usage: Option<Value>,
+        status: RunStatus,
+        error: Option<&atelier_llm::Error>,
+    ) -> Result<Message> {
+        let meta = json!({
+            "provider_id": choice.provider_id,
+            "model": choice.model,
+            "usage": usage,
+            "status": status.as_str(),
+            "error": error.map(|e| e.message.clone()),
+            "error_kind": error.map(|e| e.kind.as_str()),
+        });
+        self.app
+            .workspace()
+            .append_message_with(chat_id, Some(parent), Role::Assistant, parts, Some(meta))
+            .await
+    }
+}
