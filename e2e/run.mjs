@@ -26,7 +26,8 @@
 //   E2E_CLI       target/debug/atelier
 //   E2E_FIXTURES  a folder with word-tools.zip (valid), broken-tools.zip and
 //                 dropped-notes.md (dropped onto the workspace); Export ZIP… writes
-//                 export.zip there
+//                 export.zip there, and the settings steps pack
+//                 e2e/fixtures/weather-settings into weather-settings.zip
 //   E2E_SHOTS     where screenshots go
 //   E2E_APP_LOG   the app's stderr (printed on failure)
 
@@ -41,6 +42,7 @@ import * as edits from './steps/edits.mjs';
 import * as exportZip from './steps/export.mjs';
 import * as map from './steps/map.mjs';
 import * as renderers from './steps/renderers.mjs';
+import * as settingsForm from './steps/settings-form.mjs';
 import * as settings from './steps/settings.mjs';
 import * as toolsets from './steps/toolsets.mjs';
 import * as workspace from './steps/workspace.mjs';
@@ -52,14 +54,16 @@ const steps = [];
 const step = (name, fn) => steps.push({ name, fn });
 
 toolsets.register(step); // 1-3
-renderers.register(step); // 4-8
-settings.register(step); // 9
-workspace.register(step); // 10
-branches.register(step); // 11
-approvals.register(step); // 12
-edits.register(step); // 13
-map.register(step); // 14
-exportZip.register(step); // 15
+settingsForm.register(step); // 4-6
+renderers.register(step); // 7-11
+settings.register(step); // 12
+workspace.register(step); // 13
+branches.register(step); // 14
+approvals.register(step); // 15
+edits.register(step); // 16
+map.register(step); // 17
+exportZip.register(step); // 18
+settingsForm.registerRun(step); // 19 (a call of its own, after the chat steps)
 
 // ---------------------------------------------------------------------------
 // The run

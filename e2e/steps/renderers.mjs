@@ -25,7 +25,7 @@ import {
   waitEl,
 } from '../lib.mjs';
 
-// The script payload of step 7: if it ever ran, it would set both.
+// The script payload of the "</script> in the data" step: if it ever ran, it would set both.
 const PAYLOAD = '</script><script>window.__pwned=1;document.title="pwned"</script><!--';
 
 const HELLO = ['Hello from the end-to-end lane', 'second line: <b>not bold</b>'];

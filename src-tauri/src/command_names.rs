@@ -51,4 +51,11 @@ pub const COMMANDS: &[&str] = &[
     "open_workspace_folder",
     "export_workspace_file",
     "first_paint",
+    "toolset_config",
+    "set_toolset_config",
+    "toolset_allowed_env",
+    "allow_toolset_env",
+    "secrets_status",
+    "allow_file_secrets",
+    "pick_setting_path",
 ];

@@ -1,6 +1,7 @@
 //! The commands the UI invokes. Each takes typed arguments, calls one core
 //! function and maps the error; nothing here decides anything.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use atelier_core::Observer;
@@ -12,7 +13,7 @@ use atelier_core::toolsets::live::ReloadStatus;
 use atelier_core::toolsets::records::SourceType;
 use atelier_core::toolsets::records::{BundleReport, ImportReport, ToolRecord, ToolsetDetails, ToolsetRecord};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tauri::ipc::Channel;
 use tauri::{Runtime, State};
 
@@ -53,14 +54,20 @@ pub async fn check_bundle(state: State<'_, AppState>, path: PathBuf) -> IpcResul
 }
 
 /// Installs (or upgrades) a toolset, then puts it on the allowlists of
-/// `agents` (checked first: an unknown agent installs nothing).
+/// `agents` (checked first: an unknown agent installs nothing). `config`:
+/// plain values of its settings; `secrets`: sensitive ones (to the secret
+/// store); `allow_env`: environment variables it may read.
 #[tauri::command]
+#[allow(clippy::too_many_arguments)]
 pub async fn import_toolset(
     state: State<'_, AppState>,
     live: State<'_, Live>,
     path: PathBuf,
     force: bool,
     agents: Vec<String>,
+    config: Map<String, Value>,
+    secrets: BTreeMap<String, String>,
+    allow_env: Vec<String>,
     on_progress: Channel<ImportProgress>,
 ) -> IpcResult<ImportReport> {
     let path = paths::bundle(&path)?;
@@ -84,6 +91,9 @@ pub async fn import_toolset(
     let options = ImportOptions {
         force,
         observer,
+        config,
+        secrets: crate::config_commands::secrets(secrets),
+        allow_env,
         ..Default::default()
     };
     // The consent step's "let Assistant use its tools": on those agents'

@@ -52,6 +52,15 @@ pub(crate) async fn pick_file<R: Runtime>(
     answer(rx).await
 }
 
+/// An open dialog for any one file (a toolset setting's `file`).
+pub(crate) async fn pick_any_file<R: Runtime>(app: &tauri::AppHandle<R>) -> IpcResult<Option<PathBuf>> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    starting_at(app, app.dialog().file()).pick_file(move |p| {
+        let _ = tx.send(p);
+    });
+    answer(rx).await
+}
+
 pub(crate) async fn pick_folder<R: Runtime>(app: &tauri::AppHandle<R>) -> IpcResult<Option<PathBuf>> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     starting_at(app, app.dialog().file()).pick_folder(move |p| {

@@ -3,13 +3,15 @@
 //! [`setup`] assembles the app (commands, the render scheme, the dialog
 //! plugin, the state) for any runtime, so tests drive it on Tauri's mock
 //! runtime without a window; [`run`] opens the data dir and starts it on
-//! the real one. Commands live in [`commands`] (typed arguments, one core
-//! call, [`error::IpcError`]); tool HTML is served by [`render`]; paths from
-//! the webview are re-checked by [`paths`].
+//! the real one. Commands live in [`commands`], [`chat_commands`] and
+//! [`config_commands`] (typed arguments, one core call,
+//! [`error::IpcError`]); tool HTML is served by [`render`]; paths from the
+//! webview are re-checked by [`paths`].
 
 pub mod chat_commands;
 mod command_names;
 pub mod commands;
+pub mod config_commands;
 mod desktop;
 mod dialogs;
 pub mod display;
@@ -98,6 +100,13 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             chat_commands::open_workspace_folder,
             chat_commands::export_workspace_file,
             startup::first_paint,
+            config_commands::toolset_config,
+            config_commands::set_toolset_config,
+            config_commands::toolset_allowed_env,
+            config_commands::allow_toolset_env,
+            config_commands::secrets_status,
+            config_commands::allow_file_secrets,
+            config_commands::pick_setting_path,
         ])
 }
 

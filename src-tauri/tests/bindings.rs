@@ -72,6 +72,15 @@ fn generate() -> String {
         atelier_core::tools::ToolCallRecord,
         atelier_core::tools::plan::RenderPlan,
         atelier_core::toolsets::export::PackReport,
+        atelier_core::toolsets::config::Consent,
+        atelier_core::toolsets::config::SecretValue,
+        atelier_core::toolsets::config::EnvReference,
+        atelier_core::toolsets::config::ToolsetConfig,
+        atelier_core::toolsets::config::ConfigField,
+        atelier_core::toolsets::manifest::UserConfigDecl,
+        atelier_core::toolsets::manifest::ConfigType,
+        atelier_core::secrets::SecretsStatus,
+        atelier_core::secrets::StoreKind,
     );
     out
 }

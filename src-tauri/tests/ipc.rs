@@ -373,7 +373,7 @@ fn a_local_folder_imported_in_the_app_reloads_on_every_edit() {
     };
     std::fs::write(src.join("tools/hi.py"), "def run(workspace):\n    return {}\n").expect("write");
     std::fs::write(src.join("toolset.yaml"), manifest("1.0.0")).expect("write");
-    let import = json!({"path": src, "force": false, "agents": ["assistant"], "onProgress": "__CHANNEL__:1"});
+    let import = json!({"path": src, "force": false, "agents": ["assistant"], "config": {}, "secrets": {}, "allowEnv": [], "onProgress": "__CHANNEL__:1"});
     invoke(&h, "import_toolset", import).expect("import the folder");
     let core = tauri::Manager::state::<AppState>(&h._app).app.clone();
     let assistant = tauri::async_runtime::block_on(core.agents().get("assistant")).expect("assistant");
@@ -419,7 +419,7 @@ fn a_local_folder_imported_in_the_app_reloads_on_every_edit() {
     assert_eq!(left, json!([]), "no watch left: {left}");
 
     // Installed again at once: the old watch ending must not take the new one.
-    let again = json!({"path": src, "force": false, "agents": [], "onProgress": "__CHANNEL__:2"});
+    let again = json!({"path": src, "force": false, "agents": [], "config": {}, "secrets": {}, "allowEnv": [], "onProgress": "__CHANNEL__:2"});
     invoke(&h, "import_toolset", again).expect("import again");
     std::thread::sleep(std::time::Duration::from_millis(300));
     std::fs::write(src.join("toolset.yaml"), manifest("1.2.0")).expect("edit");
@@ -442,16 +442,112 @@ fn a_local_folder_imported_in_the_app_reloads_on_every_edit() {
     invoke(
         &h,
         "import_toolset",
-        json!({"path": src, "force": true, "agents": [], "onProgress": "__CHANNEL__:3"}),
+        json!({"path": src, "force": true, "agents": [], "config": {}, "secrets": {}, "allowEnv": [], "onProgress": "__CHANNEL__:3"}),
     )
     .expect("from the first folder");
     invoke(
         &h,
         "import_toolset",
-        json!({"path": moved, "force": false, "agents": [], "onProgress": "__CHANNEL__:4"}),
+        json!({"path": moved, "force": false, "agents": [], "config": {}, "secrets": {}, "allowEnv": [], "onProgress": "__CHANNEL__:4"}),
     )
     .expect("from the second folder");
     std::thread::sleep(std::time::Duration::from_millis(300));
     std::fs::write(moved.join("toolset.yaml"), manifest("2.1.0")).expect("edit the second folder");
     reloads_until("from the second folder", &|s| s["version"] == "2.1.0");
+}
+
+/// A toolset's settings through the IPC: the consent step lists them; an
+/// import takes plain values, sensitive ones (never as plain values) and
+/// environment allowances; the form never sends a secret back.
+#[test]
+fn toolset_settings_and_secrets_go_through_ipc() {
+    let h = harness();
+    let src = h._tmp.path().join("weather");
+    std::fs::create_dir_all(src.join("tools")).expect("mkdir");
+    std::fs::write(src.join("tools/hi.py"), "def run(workspace):\n    return {}\n").expect("write");
+    std::fs::write(
+        src.join("toolset.yaml"),
+        "manifest_version: \"1\"\nid: weather\nname: Weather\nversion: \"1.0.0\"\n\
+         user_config:\n  city: {type: string, title: City, required: true}\n  \
+         days: {type: number, title: Days, min: 1, max: 14, default: 3}\n  \
+         api_key: {type: string, title: API key, sensitive: true}\n\
+         tools:\n  - id: hi\n    entrypoint: tools.hi:run\n    input_schema: {type: object}\n",
+    )
+    .expect("write");
+    let report = invoke(&h, "check_bundle", json!({"path": src})).expect("check");
+    let settings = &report["consent"]["settings"];
+    assert_eq!(settings["missing"], json!(["city"]), "{report}");
+    assert_eq!(settings["fields"].as_array().map(Vec::len), Some(3), "{report}");
+
+    let import = |config: Value, secrets: Value| {
+        invoke(
+            &h,
+            "import_toolset",
+            json!({"path": src, "force": false, "agents": [], "config": config, "secrets": secrets,
+                   "allowEnv": ["WEATHER_TOKEN"], "onProgress": "__CHANNEL__:1"}),
+        )
+    };
+    let plain = import(json!({"city": "Oslo", "api_key": "sk-plain-1234"}), json!({})).expect_err("a plain secret");
+    assert_eq!(plain["kind"], "config_invalid", "{plain}");
+    assert!(
+        plain.to_string().contains("api_key") && !plain.to_string().contains("sk-plain-1234"),
+        "{plain}"
+    );
+    let missing = import(json!({}), json!({})).expect_err("no city");
+    assert_eq!(missing["kind"], "config_missing", "{missing}");
+    assert!(
+        missing["message"].as_str().is_some_and(|m| m.contains("city")),
+        "{missing}"
+    );
+
+    // Where no keychain answers (a test machine), the person's consent to the file.
+    let status = invoke(&h, "allow_file_secrets", json!({"allowed": true})).expect("allow the file");
+    assert_eq!(status["file_allowed"], true, "{status}");
+    assert!(status["store"].is_string(), "{status}");
+    import(json!({"city": "Oslo", "days": "5"}), json!({"api_key": "sk-ipc-5678"})).expect("import");
+
+    let config = invoke(&h, "toolset_config", json!({"id": "weather"})).expect("config");
+    assert!(
+        !config.to_string().contains("sk-ipc-5678"),
+        "a secret came back: {config}"
+    );
+    let field = |c: &Value, key: &str| {
+        c["fields"]
+            .as_array()
+            .and_then(|f| f.iter().find(|f| f["key"] == key).cloned())
+            .unwrap_or_else(|| panic!("no field {key}: {c}"))
+    };
+    assert_eq!(field(&config, "city")["value"], "Oslo");
+    assert_eq!(field(&config, "days")["value"], 5.0);
+    assert_eq!(field(&config, "api_key")["is_set"], true);
+    assert_eq!(field(&config, "api_key")["value"], Value::Null);
+    assert_eq!(config["missing"], json!([]));
+
+    let changed = invoke(
+        &h,
+        "set_toolset_config",
+        json!({"id": "weather", "values": {"days": "7"}, "secrets": {}, "unset": ["api_key"]}),
+    )
+    .expect("set");
+    assert_eq!(field(&changed, "days")["value"], 7.0);
+    assert_eq!(field(&changed, "api_key")["is_set"], false);
+    let refused = invoke(
+        &h,
+        "set_toolset_config",
+        json!({"id": "weather", "values": {"days": "99"}, "secrets": {}, "unset": []}),
+    )
+    .expect_err("out of range");
+    assert_eq!(refused["kind"], "config_invalid", "{refused}");
+
+    let env = invoke(&h, "toolset_allowed_env", json!({"id": "weather"})).expect("allowed env");
+    assert_eq!(env, json!(["WEATHER_TOKEN"]));
+    let env = invoke(
+        &h,
+        "allow_toolset_env",
+        json!({"id": "weather", "var": "WEATHER_TOKEN", "allowed": false}),
+    )
+    .expect("forbid");
+    assert_eq!(env, json!([]));
+    let status = invoke(&h, "secrets_status", json!({})).expect("status");
+    assert_eq!(status["count"], 0, "{status}");
 }

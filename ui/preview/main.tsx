@@ -182,6 +182,40 @@ const bundles: Record<string, BundleReport> = {
       requirements: ["GitPython==3.1.43"],
       mcp_servers: [{ id: "git", command: "uvx", args: ["mcp-server-git", "--repository", "."], url: null }],
     },
+    consent: {
+      secret_values: [{ server_id: "git", field: "env", name: "GITEA_TOKEN" }],
+      settings: {
+        toolset_id: "git-tools",
+        fields: [
+          {
+            key: "repository",
+            type: "directory",
+            title: "Repository",
+            description: "The repository its tools read.",
+            required: true,
+            value: null,
+            is_set: false,
+          },
+          {
+            key: "max_commits",
+            type: "number",
+            title: "Commits to show",
+            min: 1,
+            max: 500,
+            default: 50,
+            value: 50,
+            is_set: false,
+          },
+          { key: "signing_key", type: "string", title: "Signing key", sensitive: true, value: null, is_set: false },
+        ],
+        missing: ["repository"],
+      },
+      env_references: [
+        { name: "GIT_AUTHOR_EMAIL", server_ids: ["git"], in_environment: true, allowed: false, stored: false },
+        { name: "GITHUB_TOKEN", server_ids: ["git"], in_environment: false, allowed: false, stored: false },
+      ],
+      secret_store: null,
+    },
   },
   "/home/me/Downloads/broken.zip": {
     id: "broken",
@@ -191,6 +225,7 @@ const bundles: Record<string, BundleReport> = {
     file_count: 3,
     total_size: 2048,
     will_run: { python_entrypoints: [], requirements: [], mcp_servers: [] },
+    consent: { secret_values: [], settings: null, env_references: [], secret_store: "keychain" },
     problems: [
       { severity: "error", path: "version", line: null, column: null, message: "missing required field `version`" },
       {
@@ -233,7 +268,10 @@ const handlers: Record<string, (a: Args) => unknown> = {
     return p;
   },
   pick_bundle_folder: () => "/home/me/dev/git-tools",
-  check_bundle: (a) => bundles[String(a.path)] ?? { ...bundles["/home/me/Downloads/git-tools.zip"] },
+  check_bundle: (a) => {
+    const b = bundles[String(a.path)] ?? bundles["/home/me/Downloads/git-tools.zip"]!;
+    return b.valid ? { ...b, consent: { ...b.consent, secret_store: secrets.store } } : b;
+  },
   import_toolset: async (a) => {
     const channel = a.onProgress as { onmessage: (m: unknown) => void };
     for (let i = 0; i <= 10; i++) {
@@ -257,6 +295,7 @@ const handlers: Record<string, (a: Args) => unknown> = {
       tools: ["git-tools:status", "git-tools:log"],
       warnings: [],
       will_run: bundles["/home/me/Downloads/git-tools.zip"]!.will_run,
+      secrets_moved: 1,
     };
   },
   pick_export_path: (a) => `/home/me/${String(a.suggestedName)}`,
@@ -284,6 +323,8 @@ const handlers: Record<string, (a: Args) => unknown> = {
       active_leaf_message_id: "r",
       active_manifest_id: "m0",
       agent_id: null,
+      provider_id: null,
+      model: null,
     };
     chats.push(c);
     return c;
@@ -300,6 +341,27 @@ const handlers: Record<string, (a: Args) => unknown> = {
     return { path: a.path, size: text.length, sha256: "0".repeat(64), text };
   },
   render_url: () => "/preview/render-demo.html",
+  toolset_config: (a) =>
+    a.id === "git-tools"
+      ? { ...bundles["/home/me/Downloads/git-tools.zip"]!.consent.settings!, missing: [] }
+      : { toolset_id: a.id, fields: [], missing: [] },
+  set_toolset_config: () => ({ ...bundles["/home/me/Downloads/git-tools.zip"]!.consent.settings!, missing: [] }),
+  toolset_allowed_env: () => [],
+  allow_toolset_env: () => [],
+  pick_setting_path: () => "/home/me/src/atelier",
+  secrets_status: () => secrets,
+  allow_file_secrets: (a) => {
+    secrets = { ...secrets, file_allowed: a.allowed === true, store: a.allowed === true ? "file" : null };
+    return secrets;
+  },
+};
+let secrets = {
+  keychain: false,
+  keychain_error: "Secret Service: no result found",
+  file_allowed: false,
+  store: null as string | null,
+  file: "/home/me/.local/share/atelier/secrets.json",
+  count: 0,
 };
 
 mockWindows("main");

@@ -95,7 +95,7 @@ export function App() {
                 <WorkspaceView chats={chats} active={tab === "workspace"} />
               </div>
               <div role="tabpanel" id="panel-settings" aria-labelledby="tab-settings" hidden={tab !== "settings"}>
-                <SettingsPanel />
+                <SettingsPanel active={tab === "settings"} />
               </div>
             </main>
             {help && <HelpOverlay onClose={() => setHelp(false)} />}

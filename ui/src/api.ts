@@ -20,11 +20,13 @@ import type {
   WorkspaceDiff,
   WorkspaceExport,
   RunEvent,
+  SecretsStatus,
   SettingsView,
   TextChange,
   ToolCallRecord,
   ToolPolicy,
   ToolRecord,
+  ToolsetConfig,
   ToolsetDetails,
   ToolsetRecord,
   WorkspaceFile,
@@ -32,6 +34,18 @@ import type {
 } from "./bindings";
 
 export type { ImportProgress, IpcError, RunEvent };
+
+/** What an install takes besides the bundle: its settings, secrets and allowed variables. */
+export type ImportSettings = {
+  /** Plain values of its settings, by key (text is fine for numbers and booleans). */
+  config: Record<string, JsonValue>;
+  /** Values of its sensitive settings, by key: they go to the secret store. */
+  secrets: Record<string, string>;
+  /** Variables of the environment it may read. */
+  allowEnv: string[];
+};
+
+export const NO_IMPORT_SETTINGS: ImportSettings = { config: {}, secrets: {}, allowEnv: [] };
 
 export function isIpcError(e: unknown): e is IpcError {
   return (
@@ -68,10 +82,25 @@ export const api = {
   getToolset: (id: string) => invoke<ToolsetDetails>("get_toolset", { id }),
   checkBundle: (path: string) => invoke<BundleReport>("check_bundle", { path }),
   /** Installs a toolset, then allows it to `agents` (ids, e.g. "assistant"). */
-  importToolset: (path: string, force: boolean, agents: string[], onProgress: (p: ImportProgress) => void) => {
+  importToolset: (
+    path: string,
+    force: boolean,
+    agents: string[],
+    settings: ImportSettings,
+    onProgress: (p: ImportProgress) => void,
+  ) => {
     const channel = new Channel<ImportProgress>();
     channel.onmessage = onProgress;
-    return invoke<ImportReport>("import_toolset", { path, force, agents, onProgress: channel });
+    const { config, secrets, allowEnv } = settings;
+    return invoke<ImportReport>("import_toolset", {
+      path,
+      force,
+      agents,
+      config,
+      secrets,
+      allowEnv,
+      onProgress: channel,
+    });
   },
   exportToolset: (id: string, path: string) => invoke<null>("export_toolset", { id, path }),
   /** A native open dialog for a ZIP; null when cancelled. */
@@ -79,6 +108,18 @@ export const api = {
   /** A native open dialog for a toolset folder; null when cancelled. */
   pickBundleFolder: () => invoke<string | null>("pick_bundle_folder"),
   pickExportPath: (suggestedName: string) => invoke<string | null>("pick_export_path", { suggestedName }),
+  /** An installed toolset's settings (sensitive ones only say whether they are set). */
+  toolsetConfig: (id: string) => invoke<ToolsetConfig>("toolset_config", { id }),
+  /** Sets plain values, stores sensitive ones and removes `unset` keys; the settings after. */
+  setToolsetConfig: (id: string, values: Record<string, JsonValue>, secrets: Record<string, string>, unset: string[]) =>
+    invoke<ToolsetConfig>("set_toolset_config", { id, values, secrets, unset }),
+  /** The environment variables a toolset may read. */
+  toolsetAllowedEnv: (id: string) => invoke<string[]>("toolset_allowed_env", { id }),
+  /** Lets a toolset read a variable of the environment (or not); the list after. */
+  allowToolsetEnv: (id: string, name: string, allowed: boolean) =>
+    invoke<string[]>("allow_toolset_env", { id, var: name, allowed }),
+  /** A native open dialog for a folder (or a file) setting; null when cancelled. */
+  pickSettingPath: (directory: boolean) => invoke<string | null>("pick_setting_path", { directory }),
   enableToolset: (id: string, enabled: boolean) => invoke<ToolsetRecord>("enable_toolset", { id, enabled }),
   uninstallToolset: (id: string) => invoke<null>("uninstall_toolset", { id }),
 
@@ -168,6 +209,10 @@ export const api = {
   /** What a frame renderer may do with a page (the core decides). */
   checkFrame: (url: string) => invoke<FrameCheck>("check_frame", { url }),
   forbidFrameOrigin: (origin: string) => invoke<SettingsView>("forbid_frame_origin", { origin }),
+  /** Whether a keychain answers, where secrets go, how many are stored. */
+  secretsStatus: () => invoke<SecretsStatus>("secrets_status"),
+  /** Consent (or not) to keep secrets in a file only you can read where no keychain answers. */
+  allowFileSecrets: (allowed: boolean) => invoke<SecretsStatus>("allow_file_secrets", { allowed }),
   /** Restarts the app (saved frame origins apply at start). */
   restartApp: () => invoke<null>("restart_app"),
 };

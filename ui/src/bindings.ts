@@ -5,7 +5,7 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
 
 export type IpcError = { kind: ErrorCode, message: string, };
 
-export type ErrorCode = "io" | "database" | "migration" | "no_data_dir" | "chat_not_found" | "ambiguous_id" | "message_not_found" | "manifest_not_found" | "file_not_found" | "invalid_path" | "missing_blob" | "corrupt_blob" | "corrupt_tree" | "invalid_data" | "invalid_bundle" | "invalid_manifest" | "toolset_not_found" | "agent_not_found" | "routing_conflict" | "tool_not_found" | "tool_call_not_found" | "already_installed" | "toolset_busy" | "conflict" | "invalid_setting" | "cancelled" | "python_unavailable" | "requirements_failed" | "internal" | "injected" | "secrets_unavailable" | "secret_not_set";
+export type ErrorCode = "io" | "database" | "migration" | "no_data_dir" | "chat_not_found" | "ambiguous_id" | "message_not_found" | "manifest_not_found" | "file_not_found" | "invalid_path" | "missing_blob" | "corrupt_blob" | "corrupt_tree" | "invalid_data" | "invalid_bundle" | "invalid_manifest" | "toolset_not_found" | "agent_not_found" | "routing_conflict" | "tool_not_found" | "tool_call_not_found" | "already_installed" | "toolset_busy" | "conflict" | "invalid_setting" | "cancelled" | "python_unavailable" | "requirements_failed" | "internal" | "injected" | "secrets_unavailable" | "secret_not_set" | "config_invalid" | "config_missing" | "provider";
 
 export type ImportProgress = { bytes_done: number, bytes_total: number, files_done: number, files_total: number, 
 /**
@@ -21,11 +21,15 @@ export type Chat = { id: string, title: string, created_at: string, updated_at: 
 /**
  * The root message (role `system`), whose manifest is the empty workspace.
  */
-root_message_id: string, active_leaf_message_id: string, active_manifest_id: string, agent_id: string | null, };
+root_message_id: string, active_leaf_message_id: string, active_manifest_id: string, agent_id: string | null, 
+/**
+ * The provider and model this chat talks to (none: its agent's).
+ */
+provider_id: string | null, model: string | null, };
 
 export type Role = "system" | "user" | "assistant" | "tool" | "edit";
 
-export type ContentPart = { "type": "text", text: string, } | { "type": "tool_call", tool_call_id: string, } | { "type": "workspace_edit", added: number, removed: number, modified: number, };
+export type ContentPart = { "type": "text", text: string, } | { "type": "tool_call", tool_call_id: string, } | { "type": "workspace_edit", added: number, removed: number, modified: number, } | { "type": "reasoning", text: string, signature?: string | null, } | { "type": "model_call", call_id: string, name: string, arguments: unknown, };
 
 export type Message = { id: string, chat_id: string, parent_id: string | null, role: Role, content: Array<ContentPart>, 
 /**
@@ -213,9 +217,18 @@ export type EntryPoint = { tool_id: string, entrypoint: string, };
 
 export type ServerLaunch = { id: string, command: string | null, args: Array<string>, url: string | null, };
 
-export type BundleReport = { id: string | null, name: string | null, version: string | null, valid: boolean, problems: Array<Problem>, will_run: WillRun, file_count: number, total_size: number, };
+export type BundleReport = { id: string | null, name: string | null, version: string | null, valid: boolean, problems: Array<Problem>, will_run: WillRun, file_count: number, total_size: number, 
+/**
+ * Settings to fill in, secrets it brings, variables it reads.
+ */
+consent: Consent, };
 
-export type ImportReport = { action: ImportAction, previous_version: string | null, toolset: ToolsetRecord, tools: Array<string>, warnings: Array<Problem>, will_run: WillRun, };
+export type ImportReport = { action: ImportAction, previous_version: string | null, toolset: ToolsetRecord, tools: Array<string>, warnings: Array<Problem>, will_run: WillRun, 
+/**
+ * How many plain-text values of its `env`/`headers` went to the
+ * secret store (references took their place).
+ */
+secrets_moved: number, };
 
 export type SourceType = "zip" | "local" | "url";
 
@@ -282,3 +295,101 @@ manifest_id: string | null,
 warnings: Array<string>, artifact_sha256?: string | null, };
 
 export type PackReport = { path: string, file_count: number, size: number, };
+
+export type Consent = { 
+/**
+ * Values the bundle holds in plain text: they will be kept in the
+ * secret store (a ZIP), or read from the folder (a local toolset).
+ */
+secret_values: Array<SecretValue>, 
+/**
+ * The settings form (with the values of the installed version, if any).
+ */
+settings: ToolsetConfig | null, env_references: Array<EnvReference>, 
+/**
+ * Where secrets would go now; none: nowhere (the person must allow
+ * the file fallback first).
+ */
+secret_store: StoreKind | null, };
+
+export type SecretValue = { server_id: string, 
+/**
+ * `env` or `headers`.
+ */
+field: string, name: string, };
+
+export type EnvReference = { name: string, server_ids: Array<string>, 
+/**
+ * Whether this process's environment has the variable.
+ */
+in_environment: boolean, 
+/**
+ * Whether the person already allowed this toolset to read it.
+ */
+allowed: boolean, 
+/**
+ * Whether the secret store already holds it for this toolset.
+ */
+stored: boolean, };
+
+export type ToolsetConfig = { toolset_id: string, fields: Array<ConfigField>, missing: Array<string>, };
+
+export type ConfigField = { key: string, 
+/**
+ * The value in use: the person's, else the default. Never given for a
+ * sensitive setting (see `is_set`).
+ */
+value: unknown, 
+/**
+ * Whether the person gave a value (for a sensitive one: whether the
+ * secret store holds it).
+ */
+is_set: boolean, type: ConfigType, title: string, description?: string, required?: boolean, default?: unknown, 
+/**
+ * Kept in the secret store, never in the database; strings only.
+ */
+sensitive?: boolean, min?: number | null, max?: number | null, 
+/**
+ * Several values (a list): `directory` and `file` only.
+ */
+multiple?: boolean, };
+
+export type UserConfigDecl = { type: ConfigType, title: string, description?: string, required?: boolean, default?: unknown, 
+/**
+ * Kept in the secret store, never in the database; strings only.
+ */
+sensitive?: boolean, min?: number | null, max?: number | null, 
+/**
+ * Several values (a list): `directory` and `file` only.
+ */
+multiple?: boolean, };
+
+export type ConfigType = "string" | "number" | "boolean" | "directory" | "file";
+
+export type SecretsStatus = { 
+/**
+ * Whether the OS keychain answers.
+ */
+keychain: boolean, 
+/**
+ * Why it does not, in one line.
+ */
+keychain_error: string | null, 
+/**
+ * Whether the person allowed the file fallback (the setting).
+ */
+file_allowed: boolean, 
+/**
+ * Where a secret set now would go; none: nowhere (say how to allow the fallback).
+ */
+store: StoreKind | null, 
+/**
+ * The fallback file, when it is (or would be) used.
+ */
+file: string | null, 
+/**
+ * How many secrets are stored (names known).
+ */
+count: number, };
+
+export type StoreKind = "keychain" | "file";

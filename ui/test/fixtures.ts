@@ -3,6 +3,10 @@ import type { Chats } from "../src/chats/useChats";
 import type {
   BundleReport,
   Chat,
+  ConfigField,
+  Consent,
+  ImportReport,
+  SecretsStatus,
   JsonValue,
   MessageNode,
   RenderPlan,
@@ -72,6 +76,8 @@ export function chat(over: Partial<Chat> = {}): Chat {
     active_leaf_message_id: "m0",
     active_manifest_id: "man-0",
     agent_id: null,
+    provider_id: null,
+    model: null,
     ...over,
   };
 }
@@ -119,6 +125,50 @@ export function bundle(over: Partial<BundleReport> = {}): BundleReport {
     },
     file_count: 7,
     total_size: 20480,
+    consent: consent(),
+    ...over,
+  };
+}
+
+/** The consent part of a bundle report: nothing to fill in, secrets to the keychain. */
+export function consent(over: Partial<Consent> = {}): Consent {
+  return { secret_values: [], settings: null, env_references: [], secret_store: "keychain", ...over };
+}
+
+/** One setting of a toolset's form: a plain string, unset, unless `over` says otherwise. */
+export function configField(key: string, over: Partial<ConfigField> = {}): ConfigField {
+  return { key, type: "string", title: key, value: null, is_set: false, ...over };
+}
+
+/** A bundle whose consent step has these settings (`missing`: the required ones without a value or default). */
+export function bundleWithSettings(fields: ConfigField[], over: Partial<Consent> = {}): BundleReport {
+  const missing = fields
+    .filter((f) => f.required === true && !f.is_set && (f.sensitive === true || f.default === undefined))
+    .map((f) => f.key);
+  return bundle({ consent: consent({ settings: { toolset_id: "csv-report", fields, missing }, ...over }) });
+}
+
+export function importReport(ts: ToolsetRecord, over: Partial<ImportReport> = {}): ImportReport {
+  return {
+    action: "installed",
+    previous_version: null,
+    toolset: ts,
+    tools: [],
+    warnings: [],
+    will_run: bundle().will_run,
+    secrets_moved: 0,
+    ...over,
+  };
+}
+
+export function secretsStatus(over: Partial<SecretsStatus> = {}): SecretsStatus {
+  return {
+    keychain: true,
+    keychain_error: null,
+    file_allowed: false,
+    store: "keychain",
+    file: null,
+    count: 0,
     ...over,
   };
 }

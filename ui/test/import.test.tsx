@@ -168,6 +168,7 @@ describe("install with progress", () => {
       tools: ["csv-report:summarize"],
       warnings: [],
       will_run: bundle().will_run,
+      secrets_moved: 0,
     });
     expect(await screen.findByRole("region", { name: "Installed" })).toHaveTextContent(
       "CSV Report installed 0.2.0: 1 tool.",
@@ -187,6 +188,7 @@ describe("install with progress", () => {
         tools: [],
         warnings: [],
         will_run: bundle().will_run,
+        secrets_moved: 0,
       }),
     });
     render(<ToolsetManager active onChanged={vi.fn()} />);
@@ -210,6 +212,7 @@ describe("install with progress", () => {
         tools: [],
         warnings: [],
         will_run: bundle().will_run,
+        secrets_moved: 0,
       }),
     });
     const offer = await screen.findByRole("checkbox", { name: /Let the Assistant use its tools/ });

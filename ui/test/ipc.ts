@@ -64,6 +64,13 @@ export type CommandAnswers = {
   check_frame: Answer<"checkFrame">;
   forbid_frame_origin: Answer<"forbidFrameOrigin">;
   restart_app: Answer<"restartApp">;
+  toolset_config: Answer<"toolsetConfig">;
+  set_toolset_config: Answer<"setToolsetConfig">;
+  toolset_allowed_env: Answer<"toolsetAllowedEnv">;
+  allow_toolset_env: Answer<"allowToolsetEnv">;
+  secrets_status: Answer<"secretsStatus">;
+  allow_file_secrets: Answer<"allowFileSecrets">;
+  pick_setting_path: Answer<"pickSettingPath">;
 };
 
 export type Command = keyof CommandAnswers;
@@ -74,8 +81,27 @@ export type Handler<C extends Command> = (args: Args) => CommandAnswers[C] | Pro
 /** Doubles for some of the commands. */
 export type Handlers = { [C in Command]?: Handler<C> };
 
-/** Status queries every screen of a kind makes, answered "nothing to report" unless a test says otherwise. */
-const PASSIVE: Handlers = { toolset_reloads: () => [] };
+/** Where secrets go on a machine with a keychain (the passive answer of `secrets_status`). */
+export const KEYCHAIN_STATUS: CommandAnswers["secrets_status"] = {
+  keychain: true,
+  keychain_error: null,
+  file_allowed: false,
+  store: "keychain",
+  file: null,
+  count: 0,
+};
+
+/**
+ * Status queries every screen of a kind makes, answered "nothing to report"
+ * unless a test says otherwise: no reloads, a toolset without settings or
+ * allowed variables, a reachable keychain.
+ */
+const PASSIVE: Handlers = {
+  toolset_reloads: () => [],
+  toolset_config: (a) => ({ toolset_id: String(a.id), fields: [], missing: [] }),
+  toolset_allowed_env: () => [],
+  secrets_status: () => KEYCHAIN_STATUS,
+};
 
 /**
  * Routes each command to its handler; an unmocked command rejects like the

@@ -68,7 +68,7 @@ describe("toolset list", () => {
     ];
     mockCommands({ list_toolsets: () => [appBuilder], get_toolset: () => details(appBuilder, tools) });
     render(<ToolsetManager active onChanged={vi.fn()} />);
-    await userEvent.click(await screen.findByRole("button", { name: "Tools" }));
+    await userEvent.click(await screen.findByRole("button", { name: "Details" }));
     const list = await screen.findByRole("list", { name: "Tools of App Builder" });
     expect(within(list).getByText("app-builder:run_command")).toBeInTheDocument();
     expect(within(list).getByText("asks first")).toBeInTheDocument();

@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from "react";
 import { ErrorBox, Notice, Spinner } from "../components/feedback";
 import { RestartButton } from "../renderers/FrameRenderer";
+import { SecretsSection } from "./SecretsSection";
 import { useSettings } from "./useSettings";
 
-/** App settings: today, the web origins frame renderers may show. */
-export function SettingsPanel() {
+/** App settings: the web origins frame renderers may show, and where secrets are kept. `active`: the page is shown. */
+export function SettingsPanel({ active = true }: { active?: boolean }) {
   const { load, allowFrameOrigin, forbidFrameOrigin, reload } = useSettings();
   const [draft, setDraft] = useState("");
   const [error, setError] = useState<unknown>(null);
@@ -100,6 +101,7 @@ export function SettingsPanel() {
           </div>
         )}
       </section>
+      <SecretsSection active={active} />
     </div>
   );
 }

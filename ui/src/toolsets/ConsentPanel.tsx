@@ -1,80 +1,58 @@
-import { useState } from "react";
-import type { BundleReport, ToolsetRecord, WillRun } from "../bindings";
-import { Notice } from "../components/feedback";
+import type { BundleReport, ToolsetRecord } from "../bindings";
+import { ErrorBox, Notice } from "../components/feedback";
 import { baseName, formatBytes } from "../lib/format";
 import { ProblemList } from "./ProblemList";
-
-function WillRunList({ willRun }: { willRun: WillRun }) {
-  const { python_entrypoints: py, requirements, mcp_servers: servers } = willRun;
-  const nothing = py.length === 0 && requirements.length === 0 && servers.length === 0;
-  if (nothing) return <p className="muted">This bundle runs no code: no Python tools, requirements or MCP servers.</p>;
-  return (
-    <div className="will-run">
-      {py.length > 0 && (
-        <section aria-label="Python entry points">
-          <h4>Python entry points ({py.length})</h4>
-          <ul className="plain-list mono">
-            {py.map((e) => (
-              <li key={e.tool_id}>
-                <span className="muted">{e.tool_id}</span> → {e.entrypoint}
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
-      {requirements.length > 0 && (
-        <section aria-label="Python requirements">
-          <h4>Python packages installed from PyPI ({requirements.length})</h4>
-          <ul className="plain-list mono">
-            {requirements.map((r) => (
-              <li key={r}>{r}</li>
-            ))}
-          </ul>
-        </section>
-      )}
-      {servers.length > 0 && (
-        <section aria-label="MCP servers">
-          <h4>MCP servers ({servers.length})</h4>
-          <ul className="plain-list mono">
-            {servers.map((s) => (
-              <li key={s.id}>
-                <span className="muted">{s.id}:</span>{" "}
-                {s.command !== null ? [s.command, ...s.args].join(" ") : `connects to ${s.url ?? "(no URL)"}`}
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
-    </div>
-  );
-}
+import { blockingFields, type ConsentChoices } from "./settings/choices";
+import { EnvReferences } from "./settings/EnvReferences";
+import { SecretsNotice } from "./settings/SecretsNotice";
+import { SettingsFields } from "./settings/SettingsFields";
+import { WillRunList } from "./WillRunList";
 
 function installLabel(report: BundleReport, existing: ToolsetRecord | null): string {
   if (existing === null) return "Install";
   return existing.version === report.version ? "Reinstall" : "Upgrade";
 }
 
-/** What a bundle will run, shown before anything is installed. */
+/**
+ * What a bundle will run, shown before anything is installed, with the
+ * settings to fill in, the secrets it brings and the variables it may read.
+ * The choices live in the import flow (`choices`), so a refusal returns here
+ * with the form as it was and `error` beside it.
+ */
 export function ConsentPanel({
   path,
   report,
   existing,
+  choices,
+  onChoices,
+  error,
+  onDismissError,
   onInstall,
   onCancel,
+  onRecheck,
 }: {
   path: string;
   report: BundleReport;
   existing: ToolsetRecord | null;
-  /** Install, then allow the toolset to these agents. */
-  onInstall: (agents: string[]) => void;
+  choices: ConsentChoices;
+  onChoices: (c: ConsentChoices) => void;
+  /** Why the last install was refused (a setting, a secret store), if it was. */
+  error: unknown;
+  onDismissError: () => void;
+  onInstall: () => void;
   onCancel: () => void;
+  /** Check the bundle again (after the file fallback was allowed). */
+  onRecheck: () => void;
 }) {
   // A new toolset is offered to the Assistant (checked by default); an
   // upgrade keeps the agents' allowlists as they are.
-  const [forAssistant, setForAssistant] = useState(true);
   const offer = existing === null;
   const warnings = report.problems.filter((p) => p.severity === "warning");
   const title = report.name ?? report.id ?? baseName(path);
+  const settings = report.consent.settings;
+  const hasSettings = settings !== null && settings.fields.length > 0;
+  const blocking = blockingFields(report, choices);
+  const folder = !/\.zip$/i.test(path);
   return (
     <section className="panel consent" aria-label="Review bundle">
       <header className="panel-header">
@@ -106,21 +84,52 @@ export function ConsentPanel({
               <ProblemList problems={warnings} label="Warnings" />
             </>
           )}
+          {hasSettings && (
+            <section className="consent-settings" aria-label="Settings">
+              <h4>Settings</h4>
+              <SettingsFields
+                fields={settings?.fields ?? []}
+                draft={choices.draft}
+                onChange={(draft) => onChoices({ ...choices, draft })}
+                edit={false}
+                missing={[]}
+                error={error}
+                errorTitle="Not installed:"
+                onDismissError={onDismissError}
+              />
+            </section>
+          )}
+          {!hasSettings && error !== null && (
+            <ErrorBox error={error} title="Not installed:" onDismiss={onDismissError} />
+          )}
+          <SecretsNotice consent={report.consent} folder={folder} onAllowed={onRecheck} />
+          <EnvReferences
+            toolsetId={report.id ?? ""}
+            references={report.consent.env_references}
+            allowed={choices.allowEnv}
+            onAllowed={(allowEnv) => onChoices({ ...choices, allowEnv })}
+          />
           {offer && (
             <label className="check-row">
-              <input type="checkbox" checked={forAssistant} onChange={(e) => setForAssistant(e.target.checked)} />
+              <input
+                type="checkbox"
+                checked={choices.forAssistant}
+                onChange={(e) => onChoices({ ...choices, forAssistant: e.target.checked })}
+              />
               Let the Assistant use its tools
             </label>
+          )}
+          {blocking.length > 0 && (
+            <p className="install-blocked" role="status">
+              Fill in {blocking.length === 1 ? "the required setting" : "the required settings"}{" "}
+              {blocking.map((f) => f.title).join(", ")} to install.
+            </p>
           )}
           <div className="panel-actions">
             <button type="button" className="btn" onClick={onCancel}>
               Cancel
             </button>
-            <button
-              type="button"
-              className="btn btn-primary"
-              onClick={() => onInstall(offer && forAssistant ? ["assistant"] : [])}
-            >
+            <button type="button" className="btn btn-primary" disabled={blocking.length > 0} onClick={onInstall}>
               {installLabel(report, existing)}
             </button>
           </div>

@@ -1,19 +1,24 @@
 import { useEffect, useState } from "react";
-import { api, type ImportProgress } from "../api";
+import { api, isIpcError, type ImportProgress } from "../api";
 import type { BundleReport, ImportReport, ToolsetRecord } from "../bindings";
 import { ErrorBox, Spinner } from "../components/feedback";
 import { baseName } from "../lib/format";
 import { ConsentPanel } from "./ConsentPanel";
 import { ImportProgressBar } from "./ImportProgressBar";
 import { ProblemList } from "./ProblemList";
+import { importSettings, initialChoices, type ConsentChoices } from "./settings/choices";
 
 type Phase =
   | { step: "checking" }
   | { step: "check-failed"; error: unknown }
-  | { step: "review"; report: BundleReport }
-  | { step: "installing"; report: BundleReport; progress: ImportProgress | null }
-  | { step: "install-failed"; report: BundleReport; agents: string[]; error: unknown }
+  /** `error`: why the last install was refused by a setting or the secret store (shown by the form). */
+  | { step: "review"; report: BundleReport; choices: ConsentChoices; error: unknown }
+  | { step: "installing"; report: BundleReport; choices: ConsentChoices; progress: ImportProgress | null }
+  | { step: "install-failed"; report: BundleReport; choices: ConsentChoices; error: unknown }
   | { step: "done"; result: ImportReport };
+
+/** Refusals the consent form can put right: a setting's value, a missing one, no place for secrets. */
+const FORM_ERRORS = new Set(["config_invalid", "config_missing", "secrets_unavailable", "secret_not_set"]);
 
 /**
  * The channel sends two kinds of updates: counts (no step) and installer
@@ -49,7 +54,7 @@ export function ImportFlow({
   useEffect(() => {
     let live = true;
     api.checkBundle(path).then(
-      (report) => live && setPhase({ step: "review", report }),
+      (report) => live && setPhase({ step: "review", report, choices: initialChoices(report), error: null }),
       (error: unknown) => live && setPhase({ step: "check-failed", error }),
     );
     return () => {
@@ -57,21 +62,33 @@ export function ImportFlow({
     };
   }, [path]);
 
+  // After the file fallback was allowed: where secrets go now (the form stays as filled).
+  const recheck = async () => {
+    try {
+      const report = await api.checkBundle(path);
+      setPhase((p) => (p.step === "review" ? { ...p, report, error: null } : p));
+    } catch (error) {
+      setPhase((p) => (p.step === "review" ? { ...p, error } : p));
+    }
+  };
+
   const existingFor = (report: BundleReport) => installed.find((t) => t.id === report.id) ?? null;
 
-  const install = async (report: BundleReport, agents: string[]) => {
+  const install = async (report: BundleReport, choices: ConsentChoices) => {
     const existing = existingFor(report);
     const force = existing !== null && existing.version === report.version;
-    setPhase({ step: "installing", report, progress: null });
+    const agents = existing === null && choices.forAssistant ? ["assistant"] : [];
+    setPhase({ step: "installing", report, choices, progress: null });
     onBusy(true);
     try {
-      const result = await api.importToolset(path, force, agents, (update) =>
+      const result = await api.importToolset(path, force, agents, importSettings(report, choices), (update) =>
         setPhase((p) => (p.step === "installing" ? { ...p, progress: mergeProgress(p.progress, update) } : p)),
       );
       setPhase({ step: "done", result });
       onInstalled(result);
     } catch (error) {
-      setPhase({ step: "install-failed", report, agents, error });
+      const back = isIpcError(error) && FORM_ERRORS.has(error.kind);
+      setPhase(back ? { step: "review", report, choices, error } : { step: "install-failed", report, choices, error });
     } finally {
       onBusy(false);
     }
@@ -96,8 +113,13 @@ export function ImportFlow({
           path={path}
           report={phase.report}
           existing={existingFor(phase.report)}
-          onInstall={(agents) => void install(phase.report, agents)}
+          choices={phase.choices}
+          onChoices={(choices) => setPhase((p) => (p.step === "review" ? { ...p, choices } : p))}
+          error={phase.error}
+          onDismissError={() => setPhase((p) => (p.step === "review" ? { ...p, error: null } : p))}
+          onInstall={() => void install(phase.report, phase.choices)}
           onCancel={onClose}
+          onRecheck={() => void recheck()}
         />
       );
     case "installing":
@@ -113,7 +135,7 @@ export function ImportFlow({
           <ErrorBox
             error={phase.error}
             title={`${phase.report.name ?? baseName(path)} was not installed; nothing changed.`}
-            onRetry={() => void install(phase.report, phase.agents)}
+            onRetry={() => void install(phase.report, phase.choices)}
             onDismiss={onClose}
           />
         </section>
@@ -127,6 +149,14 @@ export function ImportFlow({
             <strong>{result.toolset.name}</strong> {verb} {result.toolset.version}: {result.tools.length}{" "}
             {result.tools.length === 1 ? "tool" : "tools"}.
           </p>
+          {result.secrets_moved > 0 && (
+            <p className="muted small">
+              {result.secrets_moved === 1
+                ? "Its secret value was moved to the secret store"
+                : `Its ${result.secrets_moved} secret values were moved to the secret store`}
+              ; the installed copy refers to {result.secrets_moved === 1 ? "it" : "them"} by name.
+            </p>
+          )}
           {result.warnings.length > 0 && <ProblemList problems={result.warnings} label="Warnings" />}
           <div className="panel-actions">
             <button type="button" className="btn" onClick={onClose}>

@@ -2,8 +2,10 @@ import { api } from "../api";
 import { ErrorBox, Spinner } from "../components/feedback";
 import { useLoad } from "../lib/useLoad";
 import { ToolBadges } from "../tools/ToolBadges";
+import { EnvAllowances } from "./settings/EnvAllowances";
+import { ToolsetSettings } from "./settings/ToolsetSettings";
 
-/** The tools (and MCP servers) a toolset brings, loaded when expanded. */
+/** The tools (and MCP servers) a toolset brings, and its settings, loaded when expanded. */
 export function ToolsetDetailsView({ id }: { id: string }) {
   const [load, reload] = useLoad(() => api.getToolset(id), id);
   if (load.state === "error")
@@ -36,6 +38,8 @@ export function ToolsetDetailsView({ id }: { id: string }) {
         Models call its tools <code>{d.prefix}.&lt;tool&gt;</code>
         {d.scope === "shared" ? " · one instance shared by every chat" : ""}
       </p>
+      <ToolsetSettings id={id} name={d.name} />
+      <EnvAllowances id={id} />
     </div>
   );
 }

@@ -94,7 +94,7 @@ export function ToolsetRow({
             aria-expanded={expanded}
             onClick={() => setExpanded(!expanded)}
           >
-            {expanded ? "Hide tools" : "Tools"}
+            {expanded ? "Hide details" : "Details"}
           </button>
           <button type="button" className="btn btn-small" disabled={busy !== null} onClick={() => void exportIt()}>
             {busy === "export" ? "Exporting…" : "Export"}

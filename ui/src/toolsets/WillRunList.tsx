@@ -1,0 +1,47 @@
+import type { WillRun } from "../bindings";
+
+/** What a bundle will run on this computer: Python entry points, packages, MCP servers. */
+export function WillRunList({ willRun }: { willRun: WillRun }) {
+  const { python_entrypoints: py, requirements, mcp_servers: servers } = willRun;
+  const nothing = py.length === 0 && requirements.length === 0 && servers.length === 0;
+  if (nothing) return <p className="muted">This bundle runs no code: no Python tools, requirements or MCP servers.</p>;
+  return (
+    <div className="will-run">
+      {py.length > 0 && (
+        <section aria-label="Python entry points">
+          <h4>Python entry points ({py.length})</h4>
+          <ul className="plain-list mono">
+            {py.map((e) => (
+              <li key={e.tool_id}>
+                <span className="muted">{e.tool_id}</span> → {e.entrypoint}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {requirements.length > 0 && (
+        <section aria-label="Python requirements">
+          <h4>Python packages installed from PyPI ({requirements.length})</h4>
+          <ul className="plain-list mono">
+            {requirements.map((r) => (
+              <li key={r}>{r}</li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {servers.length > 0 && (
+        <section aria-label="MCP servers">
+          <h4>MCP servers ({servers.length})</h4>
+          <ul className="plain-list mono">
+            {servers.map((s) => (
+              <li key={s.id}>
+                <span className="muted">{s.id}:</span>{" "}
+                {s.command !== null ? [s.command, ...s.args].join(" ") : `connects to ${s.url ?? "(no URL)"}`}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </div>
+  );
+}
