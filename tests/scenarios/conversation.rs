@@ -367,3 +367,59 @@ async fn chat_send_streams_the_answer_and_its_tool_activity() {
     assert_eq!(record["status"], "complete");
     assert!(String::from_utf8_lossy(&out.stderr).contains("Done."));
 }
+
+#[tokio::test]
+async fn retry_and_edit_answer_again_on_a_sibling_branch() {
+    let env = Env::new();
+    let server = ReplayServer::start(vec![
+        answer("first answer"),
+        answer("second answer"),
+        answer("edited answer"),
+    ])
+    .await
+    .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let first = send(&app, &chat, "original question", opts()).await;
+    let (user, reply) = (&first.messages[0], &first.messages[1]);
+
+    let mut ignore = |_: &ChatEvent| {};
+    let again = app
+        .conversation()
+        .retry(&chat, &reply.id, opts(), &mut ignore)
+        .await
+        .expect("retry");
+    let new_reply = again.messages.last().expect("reply");
+    assert_eq!(new_reply.text(), "second answer");
+    assert_eq!(
+        new_reply.parent_id.as_deref(),
+        Some(user.id.as_str()),
+        "a sibling of the first answer"
+    );
+    let reqs = server.requests();
+    assert_eq!(
+        reqs[1].json()["messages"],
+        reqs[0].json()["messages"],
+        "the same context, nothing of the first answer"
+    );
+
+    let edited = app
+        .conversation()
+        .edit(&chat, &user.id, "better question", opts(), &mut ignore)
+        .await
+        .expect("edit");
+    assert_eq!(
+        edited.messages[0].parent_id, user.parent_id,
+        "the edit is a sibling of the original"
+    );
+    let body = server.requests()[2].body.clone();
+    assert!(
+        body.contains("better question") && !body.contains("original question"),
+        "{body}"
+    );
+    assert_eq!(
+        app.chats().get(&chat).await.expect("chat").active_leaf_message_id,
+        edited.messages[1].id
+    );
+    let wrong = app.conversation().retry(&chat, &user.id, opts(), &mut ignore).await;
+    assert!(wrong.is_err_and(|e| e.to_string().contains("only a model's answers are retried")));
+}

@@ -423,6 +423,22 @@ pub(crate) enum ChatCommand {
         #[arg(long)]
         yes: bool,
     },
+    /// Answer again: a new run from where the model's message MESSAGE
+    /// started (the old answer stays, a branch away).
+    Retry {
+        chat: String,
+        message: String,
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Edit a message of yours: the new text becomes its sibling and is answered.
+    Edit {
+        chat: String,
+        message: String,
+        text: String,
+        #[arg(long)]
+        yes: bool,
+    },
     /// List chats, most recent first.
     List,
     /// Show a chat's active branch (or, with --tree, every branch).

@@ -44,7 +44,22 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
                 model,
                 ..Default::default()
             };
-            super::send::run(app, &chat.id, &text, opts, yes, json).await?;
+            super::send::run(app, &chat.id, super::send::What::Send(&text), opts, yes, json).await?;
+        }
+        ChatCommand::Retry { chat, message, yes } => {
+            let chat = app.chats().get(&chat).await?;
+            let what = super::send::What::Retry(&message);
+            super::send::run(app, &chat.id, what, Default::default(), yes, json).await?;
+        }
+        ChatCommand::Edit {
+            chat,
+            message,
+            text,
+            yes,
+        } => {
+            let chat = app.chats().get(&chat).await?;
+            let what = super::send::What::Edit(&message, &text);
+            super::send::run(app, &chat.id, what, Default::default(), yes, json).await?;
         }
         ChatCommand::List => {
             let chats = app.chats().list().await?;

@@ -34,10 +34,19 @@ fn terminal_approval() -> Approval {
     Approval::Ask(tx)
 }
 
+/// What starts the run.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum What<'a> {
+    Send(&'a str),
+    Retry(&'a str),
+    /// The message, its new text.
+    Edit(&'a str, &'a str),
+}
+
 pub(crate) async fn run(
     app: &Atelier,
     chat_id: &str,
-    text: &str,
+    what: What<'_>,
     mut opts: SendOptions,
     yes: bool,
     json: bool,
@@ -104,7 +113,12 @@ pub(crate) async fn run(
             _ => {}
         }
     };
-    let outcome = app.conversation().send(chat_id, text, opts, &mut on).await?;
+    let conversation = app.conversation();
+    let outcome = match what {
+        What::Send(text) => conversation.send(chat_id, text, opts, &mut on).await?,
+        What::Retry(message) => conversation.retry(chat_id, message, opts, &mut on).await?,
+        What::Edit(message, text) => conversation.edit(chat_id, message, text, opts, &mut on).await?,
+    };
     if json {
         output::json(&outcome)?;
     }

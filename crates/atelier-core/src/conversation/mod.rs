@@ -125,6 +125,13 @@ impl Atelier {
     }
 }
 
+/// Where a run starts: a new message of the person, or (a retry) after an
+/// existing message.
+enum Start<'t> {
+    Message { text: &'t str, parent: Option<String> },
+    From(String),
+}
+
 /// Which provider and model a run uses, and whether the choice is new.
 struct Choice {
     provider_id: String,
@@ -264,6 +271,76 @@ impl Conversation<'_> {
         opts: SendOptions,
         on: &mut (dyn FnMut(&ChatEvent) + Send),
     ) -> Result<RunOutcome> {
+        let parent = opts.parent_id.clone();
+        self.run(chat_id, Start::Message { text, parent }, opts, on).await
+    }
+
+    /// Edits a message of the person: the new text becomes a sibling of
+    /// `message_id` (the original stays, a branch away) and is answered.
+    pub async fn edit(
+        &self,
+        chat_id: &str,
+        message_id: &str,
+        text: &str,
+        opts: SendOptions,
+        on: &mut (dyn FnMut(&ChatEvent) + Send),
+    ) -> Result<RunOutcome> {
+        let m = self.app.chats().message(chat_id, message_id).await?;
+        if m.role != Role::User {
+            return Err(Error::InvalidData {
+                what: "message to edit",
+                reason: format!(
+                    "{} is a {} message: only the person's messages are edited",
+                    m.id,
+                    m.role.as_str()
+                ),
+            });
+        }
+        self.run(
+            chat_id,
+            Start::Message {
+                text,
+                parent: m.parent_id,
+            },
+            opts,
+            on,
+        )
+        .await
+    }
+
+    /// Answers again: a new run from the parent of assistant message
+    /// `message_id`, a sibling of it (the old answer stays, a branch away).
+    pub async fn retry(
+        &self,
+        chat_id: &str,
+        message_id: &str,
+        opts: SendOptions,
+        on: &mut (dyn FnMut(&ChatEvent) + Send),
+    ) -> Result<RunOutcome> {
+        let m = self.app.chats().message(chat_id, message_id).await?;
+        let parent = match (m.role, m.parent_id) {
+            (Role::Assistant, Some(p)) => p,
+            (role, _) => {
+                return Err(Error::InvalidData {
+                    what: "message to retry",
+                    reason: format!(
+                        "{} is a {} message: only a model's answers are retried",
+                        m.id,
+                        role.as_str()
+                    ),
+                });
+            }
+        };
+        self.run(chat_id, Start::From(parent), opts, on).await
+    }
+
+    async fn run(
+        &self,
+        chat_id: &str,
+        start: Start<'_>,
+        opts: SendOptions,
+        on: &mut (dyn FnMut(&ChatEvent) + Send),
+    ) -> Result<RunOutcome> {
         let chat = self.app.chats().get(chat_id).await?;
         let agent_id = opts
             .agent_id
@@ -314,19 +391,25 @@ impl Conversation<'_> {
             messages: Vec::new(),
             tool_calls: Vec::new(),
         };
-        let user = self
-            .app
-            .workspace()
-            .append_message(
-                &chat.id,
-                opts.parent_id.as_deref(),
-                Role::User,
-                vec![ContentPart::Text { text: text.to_owned() }],
-            )
-            .await?;
-        on(&ChatEvent::MessageSaved { message: user.clone() });
-        let mut leaf = user.id.clone();
-        outcome.messages.push(user);
+        let mut leaf = match start {
+            Start::Message { text, parent } => {
+                let user = self
+                    .app
+                    .workspace()
+                    .append_message(
+                        &chat.id,
+                        parent.as_deref(),
+                        Role::User,
+                        vec![ContentPart::Text { text: text.to_owned() }],
+                    )
+                    .await?;
+                on(&ChatEvent::MessageSaved { message: user.clone() });
+                let id = user.id.clone();
+                outcome.messages.push(user);
+                id
+            }
+            Start::From(leaf) => self.app.chats().message(&chat.id, &leaf).await?.id,
+        };
 
         let system = (!agent.system_prompt.trim().is_empty()).then(|| agent.system_prompt.clone());
         let mut steps = 0;
