@@ -423,3 +423,28 @@ async fn retry_and_edit_answer_again_on_a_sibling_branch() {
     let wrong = app.conversation().retry(&chat, &user.id, opts(), &mut ignore).await;
     assert!(wrong.is_err_and(|e| e.to_string().contains("only a model's answers are retried")));
 }
+
+#[tokio::test]
+async fn a_missing_model_is_named_with_the_ones_the_provider_offers() {
+    let env = Env::new();
+    let server = ReplayServer::start(vec![
+        Reply::json(
+            404,
+            &json!({"error": {"message": "model \"tiny\" not found, try pulling it first"}}),
+        ),
+        Reply::json(200, &json!({"data": [{"id": "qwen2.5:0.5b"}, {"id": "llama3.2:1b"}]})),
+    ])
+    .await
+    .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let out = send(&app, &chat, "hello", opts()).await;
+    assert_eq!(
+        (out.status, out.error_kind.as_deref()),
+        (RunStatus::Failed, Some("model_not_found"))
+    );
+    let said = out.error.unwrap_or_default();
+    assert!(
+        said.contains("has no model \"tiny\"") && said.contains("provider local offers: qwen2.5:0.5b, llama3.2:1b"),
+        "{said}"
+    );
+}

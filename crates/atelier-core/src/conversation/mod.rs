@@ -457,7 +457,23 @@ impl Conversation<'_> {
             let streamed = client.stream(&request, &opts.cancel, &mut forward).await;
             let (turn, failure) = match streamed {
                 Ok(t) => (t, None),
-                Err(f) => (f.partial, Some(f.error)),
+                Err(mut f) => {
+                    // Name what the provider does offer.
+                    if f.error.kind == atelier_llm::ErrorKind::ModelNotFound
+                        && let Ok(models) = client.models().await
+                        && !models.is_empty()
+                    {
+                        let shown: Vec<&str> = models.iter().take(20).map(String::as_str).collect();
+                        f.error.message = format!(
+                            "{}; provider {} offers: {}{}",
+                            f.error.message,
+                            choice.provider_id,
+                            shown.join(", "),
+                            if models.len() > shown.len() { ", …" } else { "" }
+                        );
+                    }
+                    (f.partial, Some(f.error))
+                }
             };
             let mut parts = Vec::new();
             if !turn.reasoning.is_empty() {
