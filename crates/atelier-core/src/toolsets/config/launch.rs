@@ -11,8 +11,9 @@ use std::path::PathBuf;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
+use super::check::expand_value;
 use super::refs::{self, BUILTINS, Piece};
-use super::values::{expand_value, secret_key};
+use super::values::secret_key;
 use crate::secrets::{Owner, Secret};
 use crate::toolsets::Toolsets;
 use crate::toolsets::manifest::{McpServerDecl, ToolsetManifest, UserConfigDecl, is_literal};

@@ -4,6 +4,7 @@
 //! a toolset's MCP server ([`launch`]). Every value is resolved for its own
 //! toolset only (see [`crate::secrets`]).
 
+pub mod check;
 pub mod import;
 pub mod launch;
 pub(crate) mod literals;

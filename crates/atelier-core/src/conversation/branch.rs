@@ -1,0 +1,141 @@
+//! Where a run stands: the provider and model it uses, the branch it
+//! answers (root → leaf), and the rows of the calls on that branch.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::context::CallRow;
+use super::{Conversation, SendOptions};
+use crate::model::{ContentPart, Message, Role};
+use crate::{Error, Result, db};
+
+/// Which provider and model a run uses, and whether the choice is new.
+pub(super) struct Choice {
+    pub provider_id: String,
+    pub model: String,
+}
+
+impl Conversation<'_> {
+    /// The provider and model: the options (which become the chat's) >
+    /// the chat's > the agent's > the only provider, with its default model.
+    pub(super) async fn choose(
+        &self,
+        chat: &crate::model::Chat,
+        agent: &crate::agents::Agent,
+        opts: &SendOptions,
+    ) -> Result<Choice> {
+        let agent_model = agent.model.as_ref();
+        let provider_id = match opts
+            .provider_id
+            .clone()
+            .or_else(|| chat.provider_id.clone())
+            .or_else(|| agent_model.map(|m| m.provider.clone()))
+        {
+            Some(p) => p,
+            None => {
+                let all = self.app.providers().list().await?;
+                match all.as_slice() {
+                    [one] => one.id.clone(),
+                    [] => {
+                        return Err(Error::InvalidData {
+                            what: "provider",
+                            reason:
+                                "no LLM provider is set up: `atelier provider detect`, then `atelier provider add …`"
+                                    .into(),
+                        });
+                    }
+                    _ => {
+                        return Err(Error::InvalidData {
+                            what: "provider",
+                            reason: "several providers are set up: choose one with --provider (it stays the chat's)"
+                                .into(),
+                        });
+                    }
+                }
+            }
+        };
+        let provider = self.app.providers().get(&provider_id).await?;
+        let model = opts
+            .model
+            .clone()
+            .or_else(|| chat.model.clone())
+            .or_else(|| agent_model.filter(|m| m.provider == provider_id).map(|m| m.model.clone()))
+            .or(provider.default_model)
+            .ok_or_else(|| Error::InvalidData {
+                what: "model",
+                reason: format!("provider {provider_id:?} has no default model: give --model (see `atelier provider models {provider_id}`)"),
+            })?;
+        if opts.provider_id.is_some() || opts.model.is_some() {
+            let mut tx = db::begin_write(self.app.db()).await?;
+            sqlx::query("UPDATE chats SET provider_id = ?, model = ? WHERE id = ?")
+                .bind(&provider_id)
+                .bind(&model)
+                .bind(&chat.id)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+        }
+        Ok(Choice { provider_id, model })
+    }
+
+    /// The messages root → `leaf`.
+    pub(super) async fn path_to(&self, chat_id: &str, leaf: &str) -> Result<Vec<Message>> {
+        let rows = sqlx::query(crate::messages::select_messages!(
+            "WHERE id IN (WITH RECURSIVE up(id, parent_id) AS (SELECT id, parent_id FROM messages WHERE id = ?1 \
+             UNION ALL SELECT m.id, m.parent_id FROM messages m JOIN up ON m.id = up.parent_id) SELECT id FROM up) \
+             AND chat_id = ?2"
+        ))
+        .bind(leaf)
+        .bind(chat_id)
+        .fetch_all(self.app.db())
+        .await?;
+        let mut by_id: HashMap<String, Message> = HashMap::new();
+        for r in &rows {
+            let m = crate::messages::message_from_row(r)?;
+            by_id.insert(m.id.clone(), m);
+        }
+        let mut path = Vec::new();
+        let mut at = Some(leaf.to_owned());
+        while let Some(id) = at {
+            let Some(m) = by_id.remove(&id) else { break };
+            at = m.parent_id.clone();
+            path.push(m);
+        }
+        path.reverse();
+        Ok(path)
+    }
+
+    pub(super) async fn call_rows(&self, branch: &[Message]) -> Result<HashMap<String, CallRow>> {
+        let mut out = HashMap::new();
+        for m in branch.iter().filter(|m| m.role == Role::Tool) {
+            for p in &m.content {
+                if let ContentPart::ToolCall { tool_call_id } = p {
+                    let row = sqlx::query(
+                        "SELECT id, tool_id, args, result, status, error_kind, error, model_call_id FROM tool_calls WHERE id = ?",
+                    )
+                    .bind(tool_call_id)
+                    .fetch_optional(self.app.db())
+                    .await?;
+                    if let Some(r) = row {
+                        use sqlx::Row as _;
+                        let args: String = r.try_get("args")?;
+                        let result: Option<String> = r.try_get("result")?;
+                        let row = CallRow {
+                            id: r.try_get("id")?,
+                            tool_id: r.try_get("tool_id")?,
+                            args: serde_json::from_str(&args).unwrap_or(Value::Null),
+                            result: result.and_then(|x| serde_json::from_str(&x).ok()),
+                            status: r.try_get("status")?,
+                            error_kind: r.try_get("error_kind")?,
+                            error: r.try_get("error")?,
+                            model_call_id: r.try_get("model_call_id")?,
+                        };
+                        out.insert(row.id.clone(), row);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}

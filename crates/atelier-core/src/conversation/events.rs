@@ -1,0 +1,93 @@
+//! What a run is given and what it tells: its options, the events a
+//! front door hears while it goes on, and its outcome.
+
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::model::Message;
+use crate::tools::{Approval, ToolCallRecord};
+
+/// How one `send` runs.
+#[derive(Debug, Default)]
+pub struct SendOptions {
+    /// Answer under this message instead of the active leaf (a branch).
+    pub parent_id: Option<String>,
+    pub agent_id: Option<String>,
+    /// Also become the chat's provider and model.
+    pub provider_id: Option<String>,
+    pub model: Option<String>,
+    /// How calls that need a person's confirmation are answered.
+    pub approval: Approval,
+    /// Stop: the stream and the running tool end; what happened is kept.
+    pub cancel: CancellationToken,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// A final answer.
+    Complete,
+    /// The person stopped it.
+    Stopped,
+    /// The provider failed (the error is on the last message).
+    Failed,
+    /// The agent's `max_steps` was reached.
+    StepLimit,
+}
+
+impl RunStatus {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Complete => "complete",
+            Self::Stopped => "stopped",
+            Self::Failed => "failed",
+            Self::StepLimit => "step_limit",
+        }
+    }
+}
+
+/// What a front door hears while a run goes on.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ChatEvent {
+    RunStarted {
+        agent_id: String,
+        provider_id: String,
+        model: String,
+    },
+    TextDelta {
+        text: String,
+    },
+    ReasoningDelta {
+        text: String,
+    },
+    /// A call the model asked for (before it runs).
+    ToolCallProposed {
+        call_id: String,
+        name: String,
+    },
+    /// A message written to the tree (user, assistant or tool).
+    MessageSaved {
+        message: Message,
+    },
+    ToolCallFinished {
+        call: Box<ToolCallRecord>,
+    },
+    RunFinished {
+        status: RunStatus,
+        error: Option<String>,
+    },
+}
+
+/// A finished run.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct RunOutcome {
+    pub status: RunStatus,
+    pub error: Option<String>,
+    /// The error's kind (`auth`, `network`…), when the provider failed.
+    pub error_kind: Option<String>,
+    /// Every message the run wrote, in order.
+    pub messages: Vec<Message>,
+    pub tool_calls: Vec<ToolCallRecord>,
+}
