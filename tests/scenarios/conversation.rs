@@ -66,7 +66,8 @@ async fn setup(env: &Env, server: &ReplayServer, max_steps: u32) -> (Atelier, St
     spec.system_prompt = "You write files.".into();
     spec.max_steps = max_steps;
     app.agents().create(&spec).await.expect("agent");
-    let chat = app.chats().create(None).await.expect("chat").id;
+    // Titled: naming a new chat would be one more request.
+    let chat = app.chats().create(Some("Test")).await.expect("chat").id;
     (app, chat)
 }
 
@@ -447,4 +448,27 @@ async fn a_missing_model_is_named_with_the_ones_the_provider_offers() {
         said.contains("has no model \"tiny\"") && said.contains("provider local offers: qwen2.5:0.5b, llama3.2:1b"),
         "{said}"
     );
+}
+
+#[tokio::test]
+async fn a_new_chat_is_named_after_its_first_exchange() {
+    let env = Env::new();
+    let server = ReplayServer::start(vec![answer("Leaves fall, quiet gold."), answer("\"Autumn Haiku.\"")])
+        .await
+        .expect("server");
+    let (app, _) = setup(&env, &server, 25).await;
+    let chat = app.chats().create(None).await.expect("chat").id;
+    send(&app, &chat, "write a haiku about autumn", opts()).await;
+    assert_eq!(app.chats().get(&chat).await.expect("chat").title, "Autumn Haiku");
+    let asked = server.requests()[1].json();
+    assert!(
+        asked["messages"][1]["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("write a haiku about autumn")
+    );
+    assert!(asked.get("tools").is_none(), "no tools for a title");
+    // Named once: a second run leaves the title alone.
+    send(&app, &chat, "another", opts()).await;
+    assert_eq!(server.requests().len(), 3);
 }

@@ -11,6 +11,7 @@
 mod branch;
 pub mod context;
 mod events;
+mod title;
 
 use branch::Choice;
 
@@ -359,6 +360,17 @@ impl Conversation<'_> {
                 outcome.status = RunStatus::Stopped;
                 break;
             }
+        }
+        // A new chat is named after its first exchange.
+        if outcome.status == RunStatus::Complete
+            && chat.title == crate::chats::DEFAULT_TITLE
+            && let (Some(first), Some(last)) = (
+                outcome.messages.iter().find(|m| m.role == Role::User),
+                outcome.messages.iter().rev().find(|m| m.role == Role::Assistant),
+            )
+        {
+            self.name_chat(&chat, &client, &choice.model, &first.text(), &last.text())
+                .await?;
         }
         on(&ChatEvent::RunFinished {
             status: outcome.status,
