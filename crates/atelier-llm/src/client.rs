@@ -152,6 +152,35 @@ impl Client {
         r
     }
 
+    /// The error with any trace of this provider's secrets taken out: a
+    /// server's words may echo the key (OpenAI's 401 shows it masked but
+    /// with its ends), and errors reach the database, outputs and logs.
+    fn scrub(&self, mut e: Error) -> Error {
+        let secrets = self
+            .provider
+            .api_key
+            .iter()
+            .chain(self.provider.headers.iter().map(|(_, v)| v))
+            .filter(|v| v.len() >= 8);
+        for s in secrets {
+            e.message = e.message.replace(s.as_str(), "<redacted>");
+        }
+        e.message = e
+            .message
+            .split(' ')
+            .map(|w| {
+                let bare = w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '*' && c != '-' && c != '_');
+                if bare.contains("***") || (bare.starts_with("sk-") && bare.len() > 8) {
+                    w.replace(bare, "<redacted>")
+                } else {
+                    w.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        e
+    }
+
     fn network(&self, e: &reqwest::Error) -> Error {
         let what = if e.is_connect() {
             format!(
@@ -206,7 +235,7 @@ impl Client {
                 }
                 Err(error) => {
                     return Err(Failed {
-                        error,
+                        error: self.scrub(error),
                         partial: b.partial(),
                     });
                 }
@@ -300,7 +329,7 @@ impl Client {
         let status = resp.status().as_u16();
         let text = resp.text().await.map_err(|e| self.network(&e))?;
         if !(200..300).contains(&status) {
-            return Err(from_status(status, &text, None, &self.provider.id, ""));
+            return Err(self.scrub(from_status(status, &text, None, &self.provider.id, "")));
         }
         let v: Value = serde_json::from_str(&text).map_err(|e| {
             Error::new(

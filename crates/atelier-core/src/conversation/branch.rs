@@ -106,35 +106,44 @@ impl Conversation<'_> {
         Ok(path)
     }
 
+    /// The rows of every call on the branch, in one query (each step of a
+    /// run reads them again).
     pub(super) async fn call_rows(&self, branch: &[Message]) -> Result<HashMap<String, CallRow>> {
+        use sqlx::Row as _;
+        let ids: Vec<&str> = branch
+            .iter()
+            .filter(|m| m.role == Role::Tool)
+            .flat_map(|m| &m.content)
+            .filter_map(|p| match p {
+                ContentPart::ToolCall { tool_call_id } => Some(tool_call_id.as_str()),
+                _ => None,
+            })
+            .collect();
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let rows = sqlx::query(
+            "SELECT id, tool_id, args, result, status, error_kind, error, model_call_id FROM tool_calls \
+             WHERE id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(serde_json::to_string(&ids).map_err(|e| Error::Internal(e.to_string()))?)
+        .fetch_all(self.app.db())
+        .await?;
         let mut out = HashMap::new();
-        for m in branch.iter().filter(|m| m.role == Role::Tool) {
-            for p in &m.content {
-                if let ContentPart::ToolCall { tool_call_id } = p {
-                    let row = sqlx::query(
-                        "SELECT id, tool_id, args, result, status, error_kind, error, model_call_id FROM tool_calls WHERE id = ?",
-                    )
-                    .bind(tool_call_id)
-                    .fetch_optional(self.app.db())
-                    .await?;
-                    if let Some(r) = row {
-                        use sqlx::Row as _;
-                        let args: String = r.try_get("args")?;
-                        let result: Option<String> = r.try_get("result")?;
-                        let row = CallRow {
-                            id: r.try_get("id")?,
-                            tool_id: r.try_get("tool_id")?,
-                            args: serde_json::from_str(&args).unwrap_or(Value::Null),
-                            result: result.and_then(|x| serde_json::from_str(&x).ok()),
-                            status: r.try_get("status")?,
-                            error_kind: r.try_get("error_kind")?,
-                            error: r.try_get("error")?,
-                            model_call_id: r.try_get("model_call_id")?,
-                        };
-                        out.insert(row.id.clone(), row);
-                    }
-                }
-            }
+        for r in rows {
+            let args: String = r.try_get("args")?;
+            let result: Option<String> = r.try_get("result")?;
+            let row = CallRow {
+                id: r.try_get("id")?,
+                tool_id: r.try_get("tool_id")?,
+                args: serde_json::from_str(&args).unwrap_or(Value::Null),
+                result: result.and_then(|x| serde_json::from_str(&x).ok()),
+                status: r.try_get("status")?,
+                error_kind: r.try_get("error_kind")?,
+                error: r.try_get("error")?,
+                model_call_id: r.try_get("model_call_id")?,
+            };
+            out.insert(row.id.clone(), row);
         }
         Ok(out)
     }

@@ -134,12 +134,11 @@ impl Providers<'_> {
             .and_then(|p| p.key_env)
             .into_iter()
             .collect();
-        match self.app.secrets().resolve(&owner, API_KEY, &env, "the API key").await {
-            Ok((_, crate::secrets::Source::Store(k))) => Ok(Some(k.as_str().to_owned())),
-            Ok((_, crate::secrets::Source::AtelierEnv(v) | crate::secrets::Source::AllowedEnv(v))) => Ok(Some(v)),
-            Err(Error::SecretNotSet { .. } | Error::SecretsUnavailable(_)) => Ok(None),
-            Err(e) => Err(e),
-        }
+        Ok(match self.app.secrets().source(&owner, API_KEY, &env).await? {
+            Some(crate::secrets::Source::Store(k)) => Some(k.as_str().to_owned()),
+            Some(crate::secrets::Source::AtelierEnv(v) | crate::secrets::Source::AllowedEnv(v)) => Some(v),
+            None => None,
+        })
     }
 
     async fn record(&self, row: &sqlx::sqlite::SqliteRow) -> Result<ProviderRecord> {

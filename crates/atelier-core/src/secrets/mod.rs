@@ -256,6 +256,24 @@ impl<'a> Secrets<'a> {
             .collect()
     }
 
+    /// Where `key` of `owner` would come from, by the same order as
+    /// [`Self::resolve`], without reading a value (listings show it, and a
+    /// keychain read per listed row would be slow and may prompt).
+    pub async fn source(&self, owner: &Owner, key: &str, allowed_env: &[&str]) -> Result<Option<Source>> {
+        check_key(key)?;
+        if let Some(kind) = self.known_store(owner, key).await? {
+            return Ok(Some(Source::Store(kind)));
+        }
+        let var = owner.env_var(key);
+        if std::env::var_os(&var).is_some() {
+            return Ok(Some(Source::AtelierEnv(var)));
+        }
+        Ok(allowed_env
+            .iter()
+            .find(|n| std::env::var_os(n).is_some())
+            .map(|n| Source::AllowedEnv((*n).to_owned())))
+    }
+
     /// The value of `key` for `owner` (see the module docs for the order).
     /// `allowed_env`: process variables this owner may read, as the person
     /// allowed them (or a provider's usual names). `reference` names what
