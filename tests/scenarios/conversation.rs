@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use crate::Env;
 
-fn chunk(delta: Value, finish: Option<&str>) -> String {
+pub(crate) fn chunk(delta: Value, finish: Option<&str>) -> String {
     format!(
         "data: {}",
         json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
@@ -25,7 +25,7 @@ fn chunk(delta: Value, finish: Option<&str>) -> String {
 }
 
 /// A turn that calls `write_file` once per `(call id, path, content)`.
-fn calls(list: &[(&str, &str, &str)]) -> Reply {
+pub(crate) fn calls(list: &[(&str, &str, &str)]) -> Reply {
     let mut events: Vec<String> = list
         .iter()
         .enumerate()
@@ -42,7 +42,7 @@ fn calls(list: &[(&str, &str, &str)]) -> Reply {
     Reply::sse(&events)
 }
 
-fn answer(text: &str) -> Reply {
+pub(crate) fn answer(text: &str) -> Reply {
     Reply::sse(&[
         chunk(json!({"content": text}), None),
         chunk(json!({}), Some("stop")),
@@ -50,7 +50,7 @@ fn answer(text: &str) -> Reply {
     ])
 }
 
-async fn setup(env: &Env, server: &ReplayServer, max_steps: u32) -> (Atelier, String) {
+pub(crate) async fn setup(env: &Env, server: &ReplayServer, max_steps: u32) -> (Atelier, String) {
     let app = env.app().await;
     app.providers()
         .add(&ProviderSpec {
@@ -71,7 +71,7 @@ async fn setup(env: &Env, server: &ReplayServer, max_steps: u32) -> (Atelier, St
     (app, chat)
 }
 
-fn opts() -> SendOptions {
+pub(crate) fn opts() -> SendOptions {
     SendOptions {
         agent_id: Some("writer".into()),
         approval: Approval::Approved,
@@ -79,7 +79,12 @@ fn opts() -> SendOptions {
     }
 }
 
-async fn send(app: &Atelier, chat: &str, text: &str, o: SendOptions) -> atelier_core::conversation::RunOutcome {
+pub(crate) async fn send(
+    app: &Atelier,
+    chat: &str,
+    text: &str,
+    o: SendOptions,
+) -> atelier_core::conversation::RunOutcome {
     let mut ignore = |_: &ChatEvent| {};
     app.conversation().send(chat, text, o, &mut ignore).await.expect("send")
 }
@@ -257,11 +262,18 @@ async fn a_hand_run_reaches_the_model_as_a_call_and_its_result() {
     send(&app, &chat, "what did I write?", opts()).await;
     let body = server.requests()[0].json();
     let msgs = body["messages"].as_array().expect("messages");
-    assert_eq!(msgs[1]["tool_calls"][0]["function"]["name"], "write_file");
-    let id = msgs[1]["tool_calls"][0]["id"].as_str().expect("id");
-    assert_eq!(msgs[2]["role"], "tool");
-    assert_eq!(msgs[2]["tool_call_id"], id);
-    assert_eq!(msgs[3], json!({"role": "user", "content": "what did I write?"}));
+    // Providers want the person first (Anthropic refuses anything else).
+    assert_eq!(msgs[1]["role"], "user");
+    assert!(
+        msgs[1]["content"].as_str().unwrap_or("").contains("ran by hand"),
+        "{}",
+        msgs[1]
+    );
+    assert_eq!(msgs[2]["tool_calls"][0]["function"]["name"], "write_file");
+    let id = msgs[2]["tool_calls"][0]["id"].as_str().expect("id");
+    assert_eq!(msgs[3]["role"], "tool");
+    assert_eq!(msgs[3]["tool_call_id"], id);
+    assert_eq!(msgs[4], json!({"role": "user", "content": "what did I write?"}));
 }
 
 #[tokio::test]

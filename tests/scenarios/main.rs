@@ -40,6 +40,10 @@
 //! - [`conversation`]: the chat engine against a loopback model server: a
 //!   tool loop, branch isolation, pairing after a stop, hand runs, the step
 //!   limit, a stopped or failed stream kept.
+//! - [`chat_engine`]: model settings (agent, chat override) in the request,
+//!   a forced first call, a long branch fitted to the context window by
+//!   whole exchanges, forks that outlive their source, a turn cut off by a
+//!   crash kept on the next start.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
@@ -48,6 +52,7 @@ mod approvals;
 mod branching;
 mod builtins;
 mod bundles;
+mod chat_engine;
 mod cli;
 mod conversation;
 mod edits;

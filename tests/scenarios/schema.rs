@@ -24,6 +24,7 @@ async fn a_fresh_database_has_every_table_in_wal_mode_with_foreign_keys() {
             "providers",
             "secret_names",
             "settings",
+            "streaming_turns",
             "tool_calls",
             "tool_policies",
             "tool_render_configs",

@@ -325,6 +325,7 @@ const handlers: Record<string, (a: Args) => unknown> = {
       agent_id: null,
       provider_id: null,
       model: null,
+      model_settings: {},
     };
     chats.push(c);
     return c;

@@ -25,7 +25,64 @@ root_message_id: string, active_leaf_message_id: string, active_manifest_id: str
 /**
  * The provider and model this chat talks to (none: its agent's).
  */
-provider_id: string | null, model: string | null, };
+provider_id: string | null, model: string | null, 
+/**
+ * Overrides of its agent's model settings, field by field.
+ */
+model_settings: ModelSettings, };
+
+export type ModelSettings = { 
+/**
+ * 0 to 2.
+ */
+temperature?: number, 
+/**
+ * The most tokens of one answer (Anthropic requires a limit: 4096
+ * when none is set).
+ */
+max_tokens?: number, 
+/**
+ * The model's context window in tokens, when Atelier does not know it:
+ * the oldest turns of a longer branch are left out to fit.
+ */
+context_window?: number, 
+/**
+ * `low`, `medium` or `high`, for models that take it.
+ */
+reasoning_effort?: ReasoningEffort, };
+
+export type ReasoningEffort = "low" | "medium" | "high";
+
+export type TurnMeta = { provider_id: string | null, model: string | null, usage: TokenUsage | null, 
+/**
+ * `complete`, `stopped`, `failed`, `interrupted` (the process died
+ * while it streamed) or `step_limit`.
+ */
+status: string | null, error: string | null, 
+/**
+ * `auth`, `network`, `context_length`… (see `atelier_llm::ErrorKind`).
+ */
+error_kind: string | null, };
+
+export type TokenUsage = { input_tokens: number, output_tokens: number, };
+
+export type ChatEvent = { "type": "run_started", agent_id: string, provider_id: string, model: string, 
+/**
+ * The context window the run fits the branch into, when known.
+ */
+context_window: number | null, } | { "type": "context_trimmed", dropped_messages: number, context_window: number, } | { "type": "text_delta", text: string, } | { "type": "reasoning_delta", text: string, } | { "type": "tool_call_proposed", call_id: string, name: string, } | { "type": "message_saved", message: Message, } | { "type": "tool_call_finished", call: ToolCallRecord, } | { "type": "run_finished", status: RunStatus, error: string | null, };
+
+export type RunStatus = "complete" | "stopped" | "failed" | "step_limit";
+
+export type RunOutcome = { status: RunStatus, error: string | null, 
+/**
+ * The error's kind (`auth`, `network`…), when the provider failed.
+ */
+error_kind: string | null, 
+/**
+ * Every message the run wrote, in order.
+ */
+messages: Array<Message>, tool_calls: Array<ToolCallRecord>, };
 
 export type Role = "system" | "user" | "assistant" | "tool" | "edit";
 
@@ -35,7 +92,11 @@ export type Message = { id: string, chat_id: string, parent_id: string | null, r
 /**
  * The workspace state after this message.
  */
-manifest_id: string, created_at: string, };
+manifest_id: string, created_at: string, 
+/**
+ * A model turn's provider, model, usage and how it ended.
+ */
+meta: TurnMeta | null, };
 
 export type MessageNode = { 
 /**
@@ -59,7 +120,11 @@ source: ManifestSource, id: string, chat_id: string, parent_id: string | null, r
 /**
  * The workspace state after this message.
  */
-manifest_id: string, created_at: string, };
+manifest_id: string, created_at: string, 
+/**
+ * A model turn's provider, model, usage and how it ended.
+ */
+meta: TurnMeta | null, };
 
 export type ManifestSource = "user_upload" | "tool_run" | "branch" | "edit" | "empty";
 

@@ -78,6 +78,7 @@ export function chat(over: Partial<Chat> = {}): Chat {
     agent_id: null,
     provider_id: null,
     model: null,
+    model_settings: {},
     ...over,
   };
 }
@@ -183,6 +184,7 @@ export function node(id: string, parent: string | null, over: Partial<MessageNod
     content: [],
     manifest_id: `man-${id}`,
     created_at: "2026-11-20T10:00:00.000Z",
+    meta: null,
     children: [],
     on_active_branch: true,
     latest_leaf: id,

@@ -80,7 +80,7 @@ macro_rules! select_chats {
     ($tail:literal) => {
         concat!(
             "SELECT c.id, c.title, c.created_at, c.updated_at, c.active_leaf_message_id, ",
-            "c.active_manifest_id, c.agent_id, c.provider_id, c.model, ",
+            "c.active_manifest_id, c.agent_id, c.provider_id, c.model, c.model_settings, ",
             "(SELECT m.id FROM messages m WHERE m.chat_id = c.id AND m.parent_id IS NULL) AS root_message_id ",
             "FROM chats c ",
             $tail
@@ -104,6 +104,12 @@ fn chat_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Chat> {
         agent_id: row.try_get("agent_id")?,
         provider_id: row.try_get("provider_id")?,
         model: row.try_get("model")?,
+        model_settings: serde_json::from_str(&row.try_get::<String, _>("model_settings")?).map_err(|e| {
+            crate::Error::InvalidData {
+                what: "chat model_settings",
+                reason: e.to_string(),
+            }
+        })?,
     })
 }
 
@@ -181,6 +187,24 @@ impl Chats<'_> {
         let title = if title.is_empty() { DEFAULT_TITLE } else { title };
         sqlx::query("UPDATE chats SET title = ?, updated_at = ? WHERE id = ?")
             .bind(title)
+            .bind(ids::now())
+            .bind(&chat.id)
+            .execute(self.app.db())
+            .await?;
+        self.get(&chat.id).await
+    }
+
+    /// Sets the chat's overrides of its agent's model settings (the whole
+    /// set: an unset field falls through to the agent's).
+    pub async fn set_model_settings(&self, id: &str, settings: &crate::model::ModelSettings) -> Result<Chat> {
+        let chat = self.get(id).await?;
+        settings.check().map_err(|reason| crate::Error::InvalidData {
+            what: "chat model settings",
+            reason,
+        })?;
+        let text = serde_json::to_string(settings).map_err(|e| crate::Error::Internal(e.to_string()))?;
+        sqlx::query("UPDATE chats SET model_settings = ?, updated_at = ? WHERE id = ?")
+            .bind(text)
             .bind(ids::now())
             .bind(&chat.id)
             .execute(self.app.db())

@@ -140,6 +140,8 @@ impl Atelier {
         };
         chats::recover_deleted(&app).await?;
         tools::recover::recover_interrupted(&app).await?;
+        // Model turns that were streaming when the process died.
+        conversation::recover_turns(&app).await?;
         // Plain-text secrets an older version left: into the secret store.
         toolsets::config::literals::migrate(&app).await?;
         app.spawn_idle_reaper();

@@ -15,7 +15,7 @@ use crate::{Error, Result, ids};
 macro_rules! select_messages {
     ($tail:literal) => {
         concat!(
-            "SELECT id, chat_id, parent_id, role, content, manifest_id, created_at FROM messages ",
+            "SELECT id, chat_id, parent_id, role, content, manifest_id, created_at, meta FROM messages ",
             $tail
         )
     };
@@ -39,6 +39,10 @@ pub(crate) fn message_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Message>
         })?,
         manifest_id: row.try_get("manifest_id")?,
         created_at: row.try_get("created_at")?,
+        // A meta this version cannot read is shown as none, never an error.
+        meta: row
+            .try_get::<Option<String>, _>("meta")?
+            .and_then(|m| serde_json::from_str(&m).ok()),
     })
 }
 
@@ -79,6 +83,7 @@ pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_
         content: m.content.to_vec(),
         manifest_id: m.manifest_id.to_owned(),
         created_at: now,
+        meta: m.meta.and_then(|v| serde_json::from_value(v.clone()).ok()),
     })
 }
 

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// A chat: a conversation tree and the workspace that follows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Chat {
     pub id: String,
     pub title: String,
@@ -24,6 +24,81 @@ pub struct Chat {
     /// The provider and model this chat talks to (none: its agent's).
     pub provider_id: Option<String>,
     pub model: Option<String>,
+    /// Overrides of its agent's model settings, field by field.
+    pub model_settings: ModelSettings,
+}
+
+/// How a model generates: set on an agent, overridden per chat field by
+/// field (an unset field falls through to the next level, then to the
+/// provider's default).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default, deny_unknown_fields)]
+#[ts(optional_fields)]
+pub struct ModelSettings {
+    /// 0 to 2.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// The most tokens of one answer (Anthropic requires a limit: 4096
+    /// when none is set).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// The model's context window in tokens, when Atelier does not know it:
+    /// the oldest turns of a longer branch are left out to fit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u32>,
+    /// `low`, `medium` or `high`, for models that take it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_effort: Option<ReasoningEffort>,
+}
+
+/// How hard a reasoning model thinks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ReasoningEffort {
+    Low,
+    Medium,
+    High,
+}
+
+impl ReasoningEffort {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+        }
+    }
+}
+
+impl ModelSettings {
+    /// `self`, with each unset field taken from `below`.
+    #[must_use]
+    pub fn over(&self, below: &ModelSettings) -> ModelSettings {
+        ModelSettings {
+            temperature: self.temperature.or(below.temperature),
+            max_tokens: self.max_tokens.or(below.max_tokens),
+            context_window: self.context_window.or(below.context_window),
+            reasoning_effort: self.reasoning_effort.or(below.reasoning_effort),
+        }
+    }
+
+    /// Whether every value is in range; the reason names the field.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        if let Some(t) = self.temperature
+            && !(0.0..=2.0).contains(&t)
+        {
+            return Err(format!("temperature must be between 0 and 2 (got {t})"));
+        }
+        if self.max_tokens == Some(0) {
+            return Err("max_tokens must be at least 1".into());
+        }
+        if let Some(w) = self.context_window
+            && w < 512
+        {
+            return Err(format!("context_window must be at least 512 tokens (got {w})"));
+        }
+        Ok(())
+    }
 }
 
 /// Who wrote a message.
@@ -106,6 +181,30 @@ pub struct Message {
     /// The workspace state after this message.
     pub manifest_id: String,
     pub created_at: String,
+    /// A model turn's provider, model, usage and how it ended.
+    pub meta: Option<TurnMeta>,
+}
+
+/// How a model turn (an `assistant` message) went.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(default)]
+pub struct TurnMeta {
+    pub provider_id: Option<String>,
+    pub model: Option<String>,
+    pub usage: Option<TokenUsage>,
+    /// `complete`, `stopped`, `failed`, `interrupted` (the process died
+    /// while it streamed) or `step_limit`.
+    pub status: Option<String>,
+    pub error: Option<String>,
+    /// `auth`, `network`, `context_length`… (see `atelier_llm::ErrorKind`).
+    pub error_kind: Option<String>,
+}
+
+/// Tokens a turn took, as the provider reported them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct TokenUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
 }
 
 impl Message {

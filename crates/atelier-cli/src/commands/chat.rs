@@ -35,6 +35,7 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
             model,
             parent,
             yes,
+            force_tool,
         } => {
             let chat = app.chats().get(&chat).await?;
             let opts = atelier_core::conversation::SendOptions {
@@ -42,6 +43,7 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
                 agent_id: agent,
                 provider_id: provider,
                 model,
+                force_tool,
                 ..Default::default()
             };
             super::send::run(app, &chat.id, super::send::What::Send(&text), opts, yes, json).await?;
@@ -106,6 +108,50 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
                 .append_message(&chat, parent.as_deref(), Role::User, vec![ContentPart::Text { text }])
                 .await?;
             if json { output::json(&m)? } else { output::message(&m) }
+        }
+        ChatCommand::Fork { chat, message, title } => {
+            let c = app.conversation().fork(&chat, &message, title.as_deref()).await?;
+            if json { output::json(&c)? } else { output::chat(&c) }
+        }
+        ChatCommand::Settings { chat, settings, reset } => {
+            let c = app.chats().get(&chat).await?;
+            let mut s = if reset {
+                Default::default()
+            } else {
+                c.model_settings.clone()
+            };
+            s.temperature = settings.temperature.or(s.temperature);
+            s.max_tokens = settings.max_tokens.or(s.max_tokens);
+            s.context_window = settings.context_window.or(s.context_window);
+            if let Some(e) = &settings.reasoning_effort {
+                s.reasoning_effort = serde_json::from_value(serde_json::json!(e))?;
+            }
+            let c = if reset || s != c.model_settings {
+                app.chats().set_model_settings(&c.id, &s).await?
+            } else {
+                c
+            };
+            if json {
+                output::json(&c.model_settings)?;
+            } else {
+                #[allow(clippy::print_stdout)]
+                {
+                    let s = &c.model_settings;
+                    if *s == Default::default() {
+                        println!("(no overrides: the agent's settings apply)");
+                    }
+                    for (k, v) in [
+                        ("temperature", s.temperature.map(|t| t.to_string())),
+                        ("max_tokens", s.max_tokens.map(|t| t.to_string())),
+                        ("context_window", s.context_window.map(|t| t.to_string())),
+                        ("reasoning_effort", s.reasoning_effort.map(|e| e.as_str().to_owned())),
+                    ] {
+                        if let Some(v) = v {
+                            println!("{k}: {v}");
+                        }
+                    }
+                }
+            }
         }
         ChatCommand::Delete { chat } => {
             let c = app.chats().get(&chat).await?;

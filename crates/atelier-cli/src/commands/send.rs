@@ -80,8 +80,17 @@ pub(crate) async fn run(
                 agent_id,
                 provider_id,
                 model,
+                ..
             } => {
                 eprintln!("[{agent_id} · {provider_id} · {model}]");
+            }
+            ChatEvent::ContextTrimmed {
+                dropped_messages,
+                context_window,
+            } => {
+                eprintln!(
+                    "(the {dropped_messages} oldest message(s) were left out to fit the context window of {context_window} tokens)"
+                );
             }
             ChatEvent::TextDelta { text } => {
                 answer(text);

@@ -11,7 +11,7 @@ use crate::routing::resolve;
 use crate::{Error, Result};
 
 /// An imported agent and what it names that is not here (yet).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ImportedAgent {
     pub agent: Agent,
     /// Whether an agent with this id was replaced.

@@ -17,6 +17,7 @@ pub mod file;
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 
+use crate::model::ModelSettings;
 use crate::routing::{AgentTools, Filter, Policy, ResolvedTools, resolve};
 use crate::{Atelier, Error, Result, db, ids};
 
@@ -31,12 +32,15 @@ pub struct AgentModel {
 }
 
 /// An agent as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Agent {
     pub id: String,
     pub name: String,
     pub description: String,
     pub model: Option<AgentModel>,
+    /// Temperature, output limit, context window, reasoning effort (a chat
+    /// may override each).
+    pub model_settings: ModelSettings,
     pub system_prompt: String,
     /// Toolset or MCP server ids: all their tools.
     pub toolsets: Vec<String>,
@@ -55,7 +59,7 @@ pub struct Agent {
 
 /// What an agent is made of, without its timestamps: what a person
 /// creates, edits, exports and imports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct AgentSpec {
     pub id: String,
     pub name: String,
@@ -63,6 +67,8 @@ pub struct AgentSpec {
     pub description: String,
     #[serde(default)]
     pub model: Option<AgentModel>,
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub model_settings: ModelSettings,
     #[serde(default)]
     pub system_prompt: String,
     #[serde(default)]
@@ -77,6 +83,10 @@ pub struct AgentSpec {
     pub max_depth: u32,
     #[serde(default = "default_max_steps")]
     pub max_steps: u32,
+}
+
+fn is_default(s: &ModelSettings) -> bool {
+    *s == ModelSettings::default()
 }
 
 fn default_max_depth() -> u32 {
@@ -95,6 +105,7 @@ impl AgentSpec {
             name: name.to_owned(),
             description: String::new(),
             model: None,
+            model_settings: ModelSettings::default(),
             system_prompt: String::new(),
             toolsets: Vec::new(),
             tools: Vec::new(),
@@ -119,6 +130,9 @@ impl AgentSpec {
         if self.max_steps == 0 {
             return bad(format!("agent {}: max_steps must be at least 1", self.id));
         }
+        if let Err(why) = self.model_settings.check() {
+            return bad(format!("agent {}: model_settings: {why}", self.id));
+        }
         Ok(())
     }
 }
@@ -142,6 +156,7 @@ impl Agent {
             name: self.name.clone(),
             description: self.description.clone(),
             model: self.model.clone(),
+            model_settings: self.model_settings.clone(),
             system_prompt: self.system_prompt.clone(),
             toolsets: self.toolsets.clone(),
             tools: self.tools.clone(),
@@ -185,6 +200,7 @@ fn agent_from_row(r: &sqlx::sqlite::SqliteRow) -> Result<Agent> {
         name: r.try_get("name")?,
         description: r.try_get("description")?,
         model,
+        model_settings: parse(&r.try_get::<String, _>("model_settings")?, "agent model_settings")?,
         system_prompt: r.try_get("system_prompt")?,
         toolsets: parse(&r.try_get::<String, _>("toolsets")?, "agent toolsets")?,
         tools: parse(&r.try_get::<String, _>("tools")?, "agent tools")?,
@@ -257,9 +273,11 @@ impl Agents<'_> {
             .map_or(serde_json::json!({}), |m| serde_json::json!(m));
         sqlx::query(
             "INSERT INTO agents (id, name, description, model, system_prompt, toolsets, tools, filters, policies, \
-             max_depth, max_steps, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12) \
+             max_depth, max_steps, created_at, updated_at, model_settings) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13) \
              ON CONFLICT (id) DO UPDATE SET name = ?2, description = ?3, model = ?4, system_prompt = ?5, \
-             toolsets = ?6, tools = ?7, filters = ?8, policies = ?9, max_depth = ?10, max_steps = ?11, updated_at = ?12",
+             toolsets = ?6, tools = ?7, filters = ?8, policies = ?9, max_depth = ?10, max_steps = ?11, \
+             updated_at = ?12, model_settings = ?13",
         )
         .bind(&spec.id)
         .bind(spec.name.trim())
@@ -273,6 +291,7 @@ impl Agents<'_> {
         .bind(i64::from(spec.max_depth))
         .bind(i64::from(spec.max_steps))
         .bind(&now)
+        .bind(json(&spec.model_settings)?)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;

@@ -16,6 +16,19 @@ pub(super) struct Choice {
     pub model: String,
 }
 
+/// The ids of the calls the `tool` messages of `branch` name, in order.
+pub(super) fn call_ids(branch: &[Message]) -> Vec<&String> {
+    branch
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .flat_map(|m| &m.content)
+        .filter_map(|p| match p {
+            ContentPart::ToolCall { tool_call_id } => Some(tool_call_id),
+            _ => None,
+        })
+        .collect()
+}
+
 impl Conversation<'_> {
     /// The provider and model: the options (which become the chat's) >
     /// the chat's > the agent's > the only provider, with its default model.
@@ -110,15 +123,7 @@ impl Conversation<'_> {
     /// run reads them again).
     pub(super) async fn call_rows(&self, branch: &[Message]) -> Result<HashMap<String, CallRow>> {
         use sqlx::Row as _;
-        let ids: Vec<&str> = branch
-            .iter()
-            .filter(|m| m.role == Role::Tool)
-            .flat_map(|m| &m.content)
-            .filter_map(|p| match p {
-                ContentPart::ToolCall { tool_call_id } => Some(tool_call_id.as_str()),
-                _ => None,
-            })
-            .collect();
+        let ids = call_ids(branch);
         if ids.is_empty() {
             return Ok(HashMap::new());
         }

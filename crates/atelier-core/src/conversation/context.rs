@@ -198,5 +198,13 @@ pub(crate) fn transcript(
         }
     }
     b.flush();
+    // Providers want the person first (Anthropic refuses anything else): a
+    // branch that opens with a hand run gets a note before it.
+    if b.out.first().is_some_and(|m| m.role == LlmRole::Assistant) {
+        b.out.insert(
+            0,
+            LlmMessage::user("(The conversation starts with tool calls the user ran by hand.)"),
+        );
+    }
     b.out
 }

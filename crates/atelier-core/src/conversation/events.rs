@@ -16,6 +16,9 @@ pub struct SendOptions {
     /// Also become the chat's provider and model.
     pub provider_id: Option<String>,
     pub model: Option<String>,
+    /// Make the first model turn call this tool (model-facing name): a
+    /// small local model will not choose one by itself.
+    pub force_tool: Option<String>,
     /// How calls that need a person's confirmation are answered.
     pub approval: Approval,
     /// Stop: the stream and the running tool end; what happened is kept.
@@ -55,6 +58,13 @@ pub enum ChatEvent {
         agent_id: String,
         provider_id: String,
         model: String,
+        /// The context window the run fits the branch into, when known.
+        context_window: Option<u32>,
+    },
+    /// The oldest exchanges were left out to fit the context window.
+    ContextTrimmed {
+        dropped_messages: usize,
+        context_window: u32,
     },
     TextDelta {
         text: String,
@@ -69,7 +79,7 @@ pub enum ChatEvent {
     },
     /// A message written to the tree (user, assistant or tool).
     MessageSaved {
-        message: Message,
+        message: Box<Message>,
     },
     ToolCallFinished {
         call: Box<ToolCallRecord>,

@@ -402,10 +402,12 @@ impl Workspace<'_> {
         role: Role,
         content: Vec<ContentPart>,
     ) -> Result<Message> {
-        self.append_message_with(chat_id, parent_id, role, content, None).await
+        self.append_message_with(chat_id, parent_id, role, content, None, None)
+            .await
     }
 
-    /// [`Self::append_message`] with an assistant turn's `meta`.
+    /// [`Self::append_message`] with an assistant turn's `meta`, and the id
+    /// the message must have (a journaled turn's), if any.
     pub(crate) async fn append_message_with(
         &self,
         chat_id: &str,
@@ -413,6 +415,7 @@ impl Workspace<'_> {
         role: Role,
         content: Vec<ContentPart>,
         meta: Option<serde_json::Value>,
+        id: Option<String>,
     ) -> Result<Message> {
         let chat = self.app.chats().get(chat_id).await?;
         let explicit_parent = match parent_id {
@@ -442,7 +445,7 @@ impl Workspace<'_> {
         let message = insert_message(
             &mut tx,
             NewMessage {
-                id: ids::new_id(),
+                id: id.unwrap_or_else(ids::new_id),
                 chat_id: &chat.id,
                 parent_id: Some(&parent.id),
                 role,

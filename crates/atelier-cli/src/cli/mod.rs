@@ -5,6 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+mod chat;
+pub(crate) use chat::ChatCommand;
+
 /// Atelier: chat with LLM tools in versioned, branching workspaces.
 #[derive(Debug, Parser)]
 #[command(name = "atelier", version, about, propagate_version = true)]
@@ -392,74 +395,6 @@ pub(crate) enum ToolCommand {
         #[arg(long)]
         chat: String,
     },
-}
-
-#[derive(Debug, Subcommand)]
-pub(crate) enum ChatCommand {
-    /// Start a chat with an empty workspace.
-    New {
-        #[arg(long)]
-        title: Option<String>,
-    },
-    /// Send a message and have the chat's agent answer through its model:
-    /// the answer streams to stdout, tool activity to stderr; Ctrl-C stops.
-    Send {
-        chat: String,
-        text: String,
-        /// Answer as this agent (default: the chat's, else the Assistant).
-        #[arg(long)]
-        agent: Option<String>,
-        /// Use this provider from now on in this chat.
-        #[arg(long)]
-        provider: Option<String>,
-        /// Use this model from now on in this chat.
-        #[arg(long)]
-        model: Option<String>,
-        /// Answer under this message instead of the active leaf (a branch).
-        #[arg(long, value_name = "MESSAGE_ID")]
-        parent: Option<String>,
-        /// Run calls that ask for confirmation without asking (on a
-        /// terminal you are asked; elsewhere they are denied without it).
-        #[arg(long)]
-        yes: bool,
-    },
-    /// Answer again: a new run from where the model's message MESSAGE
-    /// started (the old answer stays, a branch away).
-    Retry {
-        chat: String,
-        message: String,
-        #[arg(long)]
-        yes: bool,
-    },
-    /// Edit a message of yours: the new text becomes its sibling and is answered.
-    Edit {
-        chat: String,
-        message: String,
-        text: String,
-        #[arg(long)]
-        yes: bool,
-    },
-    /// List chats, most recent first.
-    List,
-    /// Show a chat's active branch (or, with --tree, every branch).
-    Show {
-        chat: String,
-        #[arg(long)]
-        tree: bool,
-    },
-    /// Rename a chat.
-    Rename { chat: String, title: String },
-    /// Make a message the active leaf; the workspace follows.
-    Checkout { chat: String, message: String },
-    /// Append a user message (under --parent: a new branch).
-    Say {
-        chat: String,
-        text: String,
-        #[arg(long, value_name = "MESSAGE_ID")]
-        parent: Option<String>,
-    },
-    /// Delete a chat, its history and its workspace.
-    Delete { chat: String },
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,0 +1,179 @@
+//! Fitting a branch into a model's context window. The window is the
+//! person's setting (`context_window` of the chat or agent), else what is
+//! known of the model, else the local servers' default; with none known
+//! nothing is cut (the provider's `context_length` error says so). When the
+//! branch is longer, the oldest exchanges are left out **whole** — an
+//! exchange runs from one of the person's messages to the next, so a tool
+//! call always goes with its result — and the first one kept says how many
+//! messages were left out. The newest exchange is always sent.
+//!
+//! Tokens are estimated (about three characters each, which over-counts
+//! English prose a little: better to cut one exchange too many than to be
+//! refused).
+
+use atelier_llm::{Message, Part, Role, ToolSpec};
+
+/// What is known of a model's context window, by its name.
+pub fn known_window(model: &str) -> Option<u32> {
+    let m = model.to_ascii_lowercase();
+    let m = m.rsplit('/').next().unwrap_or(&m); // `openai/gpt-4o` on OpenRouter
+    let table: &[(&str, u32)] = &[
+        ("claude", 200_000),
+        ("gpt-4.1", 1_047_576),
+        ("gpt-5", 400_000),
+        ("gpt-4o", 128_000),
+        ("gpt-4-turbo", 128_000),
+        ("gpt-3.5-turbo", 16_385),
+        ("o1", 200_000),
+        ("o3", 200_000),
+        ("o4", 200_000),
+    ];
+    table.iter().find(|(p, _)| m.starts_with(p)).map(|(_, w)| *w)
+}
+
+/// What a local server gives a model when nobody says otherwise (Ollama,
+/// LM Studio and llama.cpp's server all start at 4,096 tokens).
+pub const LOCAL_DEFAULT_WINDOW: u32 = 4096;
+
+/// Estimated tokens of a text.
+fn tokens(chars: usize) -> u64 {
+    (chars as u64).div_ceil(3) + 4
+}
+
+fn message_tokens(m: &Message) -> u64 {
+    m.parts
+        .iter()
+        .map(|p| match p {
+            Part::Text { text } | Part::Reasoning { text, .. } => tokens(text.len()),
+            // A typical image costs a model about this much.
+            Part::Image { .. } => 1_000,
+            Part::ToolCall { name, arguments, .. } => tokens(name.len() + arguments.to_string().len()),
+            Part::ToolResult { content, .. } => tokens(content.len()),
+        })
+        .sum::<u64>()
+        + 4
+}
+
+/// Estimated tokens of the parts of a request that are always sent.
+pub fn fixed_tokens(system: Option<&str>, tools: &[ToolSpec]) -> u64 {
+    let tools: usize = tools
+        .iter()
+        .map(|t| t.name.len() + t.description.len() + t.input_schema.to_string().len())
+        .sum();
+    tokens(system.map_or(0, str::len)) + tokens(tools)
+}
+
+/// Whether `m` starts an exchange: one of the person's own messages (not
+/// tool results, which travel as user messages too).
+fn starts_exchange(m: &Message) -> bool {
+    m.role == Role::User && !m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. }))
+}
+
+/// What fitting did: how many messages were left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fit {
+    pub dropped: usize,
+}
+
+/// Leaves out the oldest whole exchanges of `messages` until the estimate
+/// fits `budget` tokens (the window less the answer's limit and the fixed
+/// parts); the first exchange kept carries a note.
+pub fn fit(messages: &mut Vec<Message>, budget: u64, window: u32) -> Fit {
+    let total: u64 = messages.iter().map(message_tokens).sum();
+    if total <= budget {
+        return Fit { dropped: 0 };
+    }
+    // Exchange starts, after the first message (which starts one anyway).
+    let starts: Vec<usize> = (1..messages.len()).filter(|&i| starts_exchange(&messages[i])).collect();
+    let mut cut = 0;
+    let mut left = total;
+    for &s in &starts {
+        if left <= budget {
+            break;
+        }
+        left -= messages[cut..s].iter().map(message_tokens).sum::<u64>();
+        cut = s;
+    }
+    if cut == 0 {
+        return Fit { dropped: 0 };
+    }
+    messages.drain(..cut);
+    let note = format!(
+        "({cut} earlier message(s) of this conversation were left out to fit the model's context window of {window} tokens.)"
+    );
+    messages[0].parts.insert(0, Part::Text { text: note });
+    Fit { dropped: cut }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call_pair(id: &str, big: usize) -> [Message; 2] {
+        [
+            Message {
+                role: Role::Assistant,
+                parts: vec![Part::ToolCall {
+                    id: id.into(),
+                    name: "read_file".into(),
+                    arguments: json!({"path": "a.txt"}),
+                }],
+            },
+            Message {
+                role: Role::User,
+                parts: vec![Part::ToolResult {
+                    call_id: id.into(),
+                    content: "x".repeat(big),
+                    is_error: false,
+                }],
+            },
+        ]
+    }
+
+    #[test]
+    fn the_oldest_exchanges_go_whole_and_the_first_kept_says_so() {
+        let mut m = vec![Message::user("first question")];
+        m.extend(call_pair("c1", 3000));
+        m.push(Message::user("second question"));
+        m.extend(call_pair("c2", 3000));
+        m.push(Message::user("third question"));
+        let fit = fit(&mut m, 500, 4096);
+        // Both older exchanges went, each with its call and result.
+        assert_eq!(fit.dropped, 6);
+        assert_eq!(m.len(), 1);
+        let Part::Text { text } = &m[0].parts[0] else {
+            panic!("a note first")
+        };
+        assert!(text.contains("6 earlier message(s)") && text.contains("4096"), "{text}");
+        assert_eq!(
+            m[0].parts[1],
+            Part::Text {
+                text: "third question".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_call_is_never_sent_without_its_result_and_a_fitting_branch_is_untouched() {
+        let mut m = vec![Message::user("q1")];
+        m.extend(call_pair("c1", 30));
+        m.push(Message::user("q2"));
+        m.extend(call_pair("c2", 6000));
+        let before = m.clone();
+        assert_eq!(fit(&mut m, 100_000, 200_000).dropped, 0);
+        assert_eq!(m, before);
+        // Too long: only the newest exchange stays, with its pair intact.
+        fit(&mut m, 100, 4096);
+        assert_eq!(m.len(), 3);
+        assert!(matches!(m[1].parts[0], Part::ToolCall { .. }));
+        assert!(matches!(m[2].parts[0], Part::ToolResult { .. }));
+    }
+
+    #[test]
+    fn known_models_have_windows_and_unknown_ones_none() {
+        assert_eq!(known_window("claude-sonnet-4-5"), Some(200_000));
+        assert_eq!(known_window("openai/gpt-4o-mini"), Some(128_000));
+        assert_eq!(known_window("qwen2.5:0.5b"), None);
+    }
+}

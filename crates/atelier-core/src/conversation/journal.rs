@@ -1,0 +1,234 @@
+//! A model turn while it streams. Messages are immutable, so a turn lives
+//! in memory until it ends and is then written as one `assistant` message;
+//! so that a crash or a kill does not lose it, what has arrived is also
+//! written to `streaming_turns` about once a second (by a task of its own:
+//! the stream's callback only appends to memory). The run holds
+//! `chats/<chat>/turns/<id>` locked while the row lives; start-up recovery
+//! takes a row whose lock is free as a dead turn and writes it as its
+//! message, marked `interrupted` (text and reasoning only: its calls never
+//! ran). A second process's live turn is left alone.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::json;
+use sqlx::Row;
+
+use crate::lock::FileLock;
+use crate::messages::{NewMessage, insert_message, set_active};
+use crate::model::{ContentPart, Role};
+use crate::{Atelier, Result, blocking, db, ids};
+
+/// How often a streaming turn is written down.
+const EVERY: Duration = Duration::from_millis(1000);
+
+/// What a turn has said so far.
+#[derive(Debug, Default)]
+pub(super) struct Partial {
+    pub text: String,
+    pub reasoning: String,
+    dirty: bool,
+}
+
+impl Partial {
+    pub(super) fn text(&mut self, t: &str) {
+        self.text.push_str(t);
+        self.dirty = true;
+    }
+
+    pub(super) fn reasoning(&mut self, t: &str) {
+        self.reasoning.push_str(t);
+        self.dirty = true;
+    }
+
+    fn parts(&self) -> Vec<ContentPart> {
+        let mut parts = Vec::new();
+        if !self.reasoning.is_empty() {
+            parts.push(ContentPart::Reasoning {
+                text: self.reasoning.clone(),
+                signature: None,
+            });
+        }
+        if !self.text.is_empty() {
+            parts.push(ContentPart::Text {
+                text: self.text.clone(),
+            });
+        }
+        parts
+    }
+}
+
+/// A turn being journaled: its message id, and the writer task.
+pub(super) struct Journal {
+    pub id: String,
+    pub partial: Arc<Mutex<Partial>>,
+    writer: tokio::task::JoinHandle<()>,
+    lock: Option<FileLock>,
+    lock_path: PathBuf,
+}
+
+fn lock_path(app: &Atelier, chat_id: &str, turn_id: &str) -> PathBuf {
+    app.data_dir().chat_dir(chat_id).join("turns").join(turn_id)
+}
+
+impl Journal {
+    /// Starts journaling a turn that will answer under `parent_id`.
+    pub(super) async fn start(app: &Atelier, chat_id: &str, parent_id: &str, meta: &serde_json::Value) -> Result<Self> {
+        let id = ids::new_id();
+        let path = lock_path(app, chat_id, &id);
+        let lock = {
+            let p = path.clone();
+            blocking(move || FileLock::acquire(&p)).await?
+        };
+        let now = ids::now();
+        sqlx::query(
+            "INSERT INTO streaming_turns (id, chat_id, parent_id, content, meta, started_at, updated_at) \
+             VALUES (?, ?, ?, '[]', ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(chat_id)
+        .bind(parent_id)
+        .bind(meta.to_string())
+        .bind(&now)
+        .bind(&now)
+        .execute(app.db())
+        .await?;
+        let partial = Arc::new(Mutex::new(Partial::default()));
+        let (db, shared, turn) = (app.db().clone(), Arc::clone(&partial), id.clone());
+        let writer = tokio::spawn(async move {
+            let mut tick = tokio::time::interval(EVERY);
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                let parts = {
+                    let mut p = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                    if !p.dirty {
+                        continue;
+                    }
+                    p.dirty = false;
+                    p.parts()
+                };
+                let Ok(content) = serde_json::to_string(&parts) else {
+                    continue;
+                };
+                // A failed write only makes the journal older; the turn goes on.
+                let _ = sqlx::query("UPDATE streaming_turns SET content = ?, updated_at = ? WHERE id = ?")
+                    .bind(content)
+                    .bind(ids::now())
+                    .bind(&turn)
+                    .execute(&db)
+                    .await;
+            }
+        });
+        Ok(Self {
+            id,
+            partial,
+            writer,
+            lock: Some(lock),
+            lock_path: path,
+        })
+    }
+
+    /// Ends the journal once the turn's message is written (or the turn
+    /// wrote nothing): the row and the lock go.
+    pub(super) async fn end(mut self, app: &Atelier) -> Result<()> {
+        self.writer.abort();
+        sqlx::query("DELETE FROM streaming_turns WHERE id = ?")
+            .bind(&self.id)
+            .execute(app.db())
+            .await?;
+        let _ = std::fs::remove_file(&self.lock_path);
+        self.lock.take();
+        Ok(())
+    }
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        // An error ended the run early: the row stays, and start-up recovery
+        // (or the next one) writes what it holds once the lock is free.
+        self.writer.abort();
+    }
+}
+
+/// Writes every dead turn as its message, marked interrupted; how many.
+pub(crate) async fn recover_turns(app: &Atelier) -> Result<usize> {
+    let rows = sqlx::query("SELECT id, chat_id, parent_id, content, meta FROM streaming_turns")
+        .fetch_all(app.db())
+        .await?;
+    let mut recovered = 0;
+    for r in rows {
+        let (id, chat_id): (String, String) = (r.try_get("id")?, r.try_get("chat_id")?);
+        match recover_one(app, &r).await {
+            Ok(true) => recovered += 1,
+            Ok(false) => {}
+            // Recovery never keeps the app from starting: tried again next time.
+            Err(e) => tracing::warn!(turn = %id, chat = %chat_id, error = %e, "could not recover a streaming turn"),
+        }
+    }
+    Ok(recovered)
+}
+
+async fn recover_one(app: &Atelier, r: &sqlx::sqlite::SqliteRow) -> Result<bool> {
+    let (id, chat_id, parent_id): (String, String, String) =
+        (r.try_get("id")?, r.try_get("chat_id")?, r.try_get("parent_id")?);
+    let path = lock_path(app, &chat_id, &id);
+    let held = {
+        let p = path.clone();
+        blocking(move || {
+            if let Some(dir) = p.parent() {
+                std::fs::create_dir_all(dir).map_err(crate::Error::io("create", dir))?;
+            }
+            FileLock::try_acquire(&p)
+        })
+        .await?
+    };
+    let Some(lock) = held else { return Ok(false) };
+    let content: Vec<ContentPart> = serde_json::from_str(&r.try_get::<String, _>("content")?).unwrap_or_default();
+    let mut meta: serde_json::Value = serde_json::from_str(&r.try_get::<String, _>("meta")?).unwrap_or(json!({}));
+    meta["status"] = json!("interrupted");
+    meta["error"] = json!("Atelier stopped while this answer was streaming; what had arrived is kept");
+    meta["error_kind"] = json!("interrupted");
+    let mut tx = db::begin_write(app.db()).await?;
+    let written: Option<String> = sqlx::query_scalar("SELECT id FROM messages WHERE id = ?")
+        .bind(&id)
+        .fetch_optional(&mut *tx)
+        .await?;
+    let parent: Option<(String, String)> =
+        sqlx::query_as("SELECT manifest_id, (SELECT active_leaf_message_id FROM chats WHERE id = ?1) FROM messages WHERE id = ?2 AND chat_id = ?1")
+            .bind(&chat_id)
+            .bind(&parent_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+    if written.is_none()
+        && let Some((manifest, active)) = parent
+    {
+        insert_message(
+            &mut tx,
+            NewMessage {
+                id: id.clone(),
+                chat_id: &chat_id,
+                parent_id: Some(&parent_id),
+                role: Role::Assistant,
+                content: &content,
+                manifest_id: &manifest,
+                meta: Some(&meta),
+            },
+        )
+        .await?;
+        // The chat was at the question: it moves to the (partial) answer.
+        if active == parent_id {
+            set_active(&mut tx, &chat_id, &id, &manifest).await?;
+        }
+        tracing::warn!(turn = %id, chat = %chat_id, "kept a model turn that was streaming when Atelier stopped");
+    }
+    sqlx::query("DELETE FROM streaming_turns WHERE id = ?")
+        .bind(&id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    let _ = std::fs::remove_file(&path);
+    drop(lock);
+    Ok(written.is_none())
+}

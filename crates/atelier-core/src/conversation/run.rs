@@ -1,0 +1,385 @@
+//! The agent loop: one run of a chat's agent, from the message it answers
+//! to its final answer (or the step limit, a stop, an error). Each model
+//! turn streams in memory (journaled, see [`super::journal`]) and is written
+//! as one `assistant` message when it ends; the calls it made run one
+//! after another through the one run flow, chained under it.
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+
+use atelier_llm::{Event, Request, ToolChoice, ToolSpec};
+
+use super::branch::Choice;
+use super::budget;
+use super::journal::Journal;
+use super::{ChatEvent, Conversation, DEFAULT_AGENT, RunOutcome, RunStatus, SendOptions, Start, context};
+use crate::model::{ContentPart, Message, Role};
+use crate::routing::exposure::{Exposure, expose};
+use crate::tools::{CallControl, ErrorKind, RunRequest};
+use crate::{Result, db};
+
+impl Conversation<'_> {
+    pub(super) async fn run(
+        &self,
+        chat_id: &str,
+        start: Start<'_>,
+        opts: SendOptions,
+        on: &mut (dyn FnMut(&ChatEvent) + Send),
+    ) -> Result<RunOutcome> {
+        let chat = self.app.chats().get(chat_id).await?;
+        let agent_id = opts
+            .agent_id
+            .clone()
+            .or_else(|| chat.agent_id.clone())
+            .unwrap_or_else(|| DEFAULT_AGENT.to_owned());
+        let agent = self.app.agents().get(&agent_id).await?;
+        let choice = self.choose(&chat, &agent, &opts).await?;
+        let client = self.app.providers().client(&choice.provider_id).await?;
+        let exposure = match client.provider().kind {
+            atelier_llm::Kind::Openai => Exposure::Openai,
+            atelier_llm::Kind::Anthropic => Exposure::Anthropic,
+        };
+        // The run's tools, fixed for the run.
+        let resolved = self.app.agents().resolve(&agent_id, 0).await?;
+        let exposed = expose(&resolved, exposure);
+        let tools: Vec<ToolSpec> = exposed
+            .tools
+            .iter()
+            .map(|t| ToolSpec {
+                name: t.wire_name.clone(),
+                description: t.description.clone(),
+                input_schema: t.input_schema.clone(),
+            })
+            .collect();
+        // A canonical id (hand runs in the history) → its wire name.
+        let wire_of_canonical: HashMap<String, String> = exposed
+            .tools
+            .iter()
+            .map(|t| (t.canonical_id.clone(), t.wire_name.clone()))
+            .collect();
+        let wire_name = |id: &str| -> String {
+            wire_of_canonical
+                .get(id)
+                .cloned()
+                .unwrap_or_else(|| crate::routing::exposure::wire_names([id], exposure).remove(0))
+        };
+        let settings = chat.model_settings.over(&agent.model_settings);
+        let provider = self.app.providers().get(&choice.provider_id).await?;
+        let window = settings
+            .context_window
+            .or_else(|| budget::known_window(&choice.model))
+            .or_else(|| {
+                let local = provider
+                    .preset
+                    .as_deref()
+                    .and_then(crate::providers::preset)
+                    .is_some_and(|p| p.local);
+                local.then_some(budget::LOCAL_DEFAULT_WINDOW)
+            });
+        // A forced first call (the real-model lane: a tiny model will not
+        // choose a tool by itself), by its model-facing name.
+        let mut forced = match &opts.force_tool {
+            Some(name) => Some(
+                exposed
+                    .tools
+                    .iter()
+                    .find(|t| &t.model_name == name || &t.wire_name == name || &t.canonical_id == name)
+                    .map(|t| t.wire_name.clone())
+                    .ok_or_else(|| crate::Error::InvalidData {
+                        what: "tool to force",
+                        reason: format!("agent {agent_id} has no tool {name} in this run"),
+                    })?,
+            ),
+            None => None,
+        };
+        on(&ChatEvent::RunStarted {
+            agent_id: agent_id.clone(),
+            provider_id: choice.provider_id.clone(),
+            model: choice.model.clone(),
+            context_window: window,
+        });
+
+        let mut outcome = RunOutcome {
+            status: RunStatus::Complete,
+            error: None,
+            error_kind: None,
+            messages: Vec::new(),
+            tool_calls: Vec::new(),
+        };
+        let mut leaf = match start {
+            Start::Message { text, parent } => {
+                let user = self
+                    .app
+                    .workspace()
+                    .append_message(
+                        &chat.id,
+                        parent.as_deref(),
+                        Role::User,
+                        vec![ContentPart::Text { text: text.to_owned() }],
+                    )
+                    .await?;
+                on(&ChatEvent::MessageSaved {
+                    message: Box::new(user.clone()),
+                });
+                let id = user.id.clone();
+                outcome.messages.push(user);
+                id
+            }
+            Start::From(leaf) => self.app.chats().message(&chat.id, &leaf).await?.id,
+        };
+
+        let system = (!agent.system_prompt.trim().is_empty()).then(|| agent.system_prompt.clone());
+        let mut steps = 0;
+        loop {
+            if steps >= agent.max_steps.max(1) {
+                let note = self
+                    .save_turn(
+                        &chat.id,
+                        &leaf,
+                        vec![ContentPart::Text {
+                            text: format!(
+                                "(Stopped after {steps} model steps: the step limit of agent {agent_id}. Send a message to go on.)"
+                            ),
+                        }],
+                        &choice,
+                        None,
+                        RunStatus::StepLimit,
+                        None,
+                        None,
+                    )
+                    .await?;
+                on(&ChatEvent::MessageSaved {
+                    message: Box::new(note.clone()),
+                });
+                outcome.messages.push(note);
+                outcome.status = RunStatus::StepLimit;
+                break;
+            }
+            steps += 1;
+            let branch = self.path_to(&chat.id, &leaf).await?;
+            let calls = self.call_rows(&branch).await?;
+            let mut messages = context::transcript(&branch, &calls, &wire_name);
+            if let Some(window) = window {
+                let max_tokens = settings.max_tokens.unwrap_or(atelier_llm::types::DEFAULT_MAX_TOKENS);
+                let fixed = budget::fixed_tokens(system.as_deref(), &tools);
+                let room = u64::from(window).saturating_sub(u64::from(max_tokens) + fixed);
+                let fit = budget::fit(&mut messages, room, window);
+                if fit.dropped > 0 {
+                    on(&ChatEvent::ContextTrimmed {
+                        dropped_messages: fit.dropped,
+                        context_window: window,
+                    });
+                }
+            }
+            let request = Request {
+                model: choice.model.clone(),
+                system: system.clone(),
+                messages,
+                tools: tools.clone(),
+                tool_choice: forced.take().map_or(ToolChoice::Auto, ToolChoice::Tool),
+                temperature: settings.temperature,
+                max_tokens: settings.max_tokens,
+                reasoning_effort: settings.reasoning_effort.map(|e| e.as_str().to_owned()),
+            };
+            let journal = Journal::start(
+                self.app,
+                &chat.id,
+                &leaf,
+                &json!({"provider_id": choice.provider_id, "model": choice.model}),
+            )
+            .await?;
+            let partial = std::sync::Arc::clone(&journal.partial);
+            let mut forward = |e: &Event| match e {
+                Event::TextDelta(t) => {
+                    partial
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .text(t);
+                    on(&ChatEvent::TextDelta { text: t.clone() });
+                }
+                Event::ReasoningDelta(t) => {
+                    partial
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .reasoning(t);
+                    on(&ChatEvent::ReasoningDelta { text: t.clone() });
+                }
+                Event::ToolCallStart { id, name, .. } => on(&ChatEvent::ToolCallProposed {
+                    call_id: id.clone(),
+                    name: name.clone(),
+                }),
+                _ => {}
+            };
+            let streamed = client.stream(&request, &opts.cancel, &mut forward).await;
+            let (turn, failure) = match streamed {
+                Ok(t) => (t, None),
+                Err(mut f) => {
+                    // Name what the provider does offer.
+                    if f.error.kind == atelier_llm::ErrorKind::ModelNotFound
+                        && let Ok(models) = client.models().await
+                        && !models.is_empty()
+                    {
+                        let shown: Vec<&str> = models.iter().take(20).map(String::as_str).collect();
+                        f.error.message = format!(
+                            "{}; provider {} offers: {}{}",
+                            f.error.message,
+                            choice.provider_id,
+                            shown.join(", "),
+                            if models.len() > shown.len() { ", …" } else { "" }
+                        );
+                    }
+                    (f.partial, Some(f.error))
+                }
+            };
+            let mut parts = Vec::new();
+            if !turn.reasoning.is_empty() {
+                parts.push(ContentPart::Reasoning {
+                    text: turn.reasoning.clone(),
+                    signature: turn.reasoning_signature.clone(),
+                });
+            }
+            if !turn.text.is_empty() {
+                parts.push(ContentPart::Text {
+                    text: turn.text.clone(),
+                });
+            }
+            for c in &turn.tool_calls {
+                parts.push(ContentPart::ModelCall {
+                    call_id: c.id.clone(),
+                    name: c.name.clone(),
+                    arguments: c.arguments.clone().unwrap_or_else(|_| json!({})),
+                });
+            }
+            let status = match &failure {
+                None => RunStatus::Complete,
+                Some(e) if e.kind == atelier_llm::ErrorKind::Cancelled => RunStatus::Stopped,
+                Some(_) => RunStatus::Failed,
+            };
+            let usage = json!({"input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens});
+            let message = self
+                .save_turn(
+                    &chat.id,
+                    &leaf,
+                    parts,
+                    &choice,
+                    Some(usage),
+                    status,
+                    failure.as_ref(),
+                    Some(journal.id.clone()),
+                )
+                .await?;
+            journal.end(self.app).await?;
+            on(&ChatEvent::MessageSaved {
+                message: Box::new(message.clone()),
+            });
+            leaf = message.id.clone();
+            outcome.messages.push(message);
+            if let Some(e) = failure {
+                outcome.status = status;
+                outcome.error = Some(e.message.clone());
+                outcome.error_kind = Some(e.kind.as_str().to_owned());
+                break;
+            }
+            if turn.tool_calls.is_empty() {
+                break;
+            }
+            // One after another, in the order given: the workspace is one folder.
+            for call in &turn.tool_calls {
+                if opts.cancel.is_cancelled() {
+                    break;
+                }
+                let model_name = exposed
+                    .wire_to_model
+                    .get(&call.name)
+                    .cloned()
+                    .unwrap_or_else(|| call.name.clone());
+                let req = RunRequest {
+                    chat_id: chat.id.clone(),
+                    tool_id: model_name,
+                    args: call.arguments.clone().unwrap_or_else(|_| json!({})),
+                    parent_id: Some(leaf.clone()),
+                    approval: opts.approval.clone(),
+                    control: CallControl {
+                        cancel: opts.cancel.child_token(),
+                        ..Default::default()
+                    },
+                };
+                let record = match &call.arguments {
+                    Ok(_) => self.app.routing().run(&resolved, req).await?,
+                    Err(why) => {
+                        self.app
+                            .tools()
+                            .refuse(req, ErrorKind::InvalidArgs, why.clone())
+                            .await?
+                    }
+                };
+                let mut tx = db::begin_write(self.app.db()).await?;
+                sqlx::query("UPDATE tool_calls SET model_call_id = ? WHERE id = ?")
+                    .bind(&call.id)
+                    .bind(&record.id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                if let Some(node) = &record.node_id {
+                    leaf = node.clone();
+                    let m = self.app.chats().message(&chat.id, node).await?;
+                    on(&ChatEvent::MessageSaved {
+                        message: Box::new(m.clone()),
+                    });
+                    outcome.messages.push(m);
+                }
+                on(&ChatEvent::ToolCallFinished {
+                    call: Box::new(record.clone()),
+                });
+                outcome.tool_calls.push(record);
+            }
+            if opts.cancel.is_cancelled() {
+                outcome.status = RunStatus::Stopped;
+                break;
+            }
+        }
+        // A new chat is named after its first exchange.
+        if outcome.status == RunStatus::Complete
+            && chat.title == crate::chats::DEFAULT_TITLE
+            && let (Some(first), Some(last)) = (
+                outcome.messages.iter().find(|m| m.role == Role::User),
+                outcome.messages.iter().rev().find(|m| m.role == Role::Assistant),
+            )
+        {
+            self.name_chat(&chat, &client, &choice.model, &first.text(), &last.text())
+                .await?;
+        }
+        on(&ChatEvent::RunFinished {
+            status: outcome.status,
+            error: outcome.error.clone(),
+        });
+        Ok(outcome)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn save_turn(
+        &self,
+        chat_id: &str,
+        parent: &str,
+        parts: Vec<ContentPart>,
+        choice: &Choice,
+        usage: Option<Value>,
+        status: RunStatus,
+        error: Option<&atelier_llm::Error>,
+        id: Option<String>,
+    ) -> Result<Message> {
+        let meta = json!({
+            "provider_id": choice.provider_id,
+            "model": choice.model,
+            "usage": usage,
+            "status": status.as_str(),
+            "error": error.map(|e| e.message.clone()),
+            "error_kind": error.map(|e| e.kind.as_str()),
+        });
+        self.app
+            .workspace()
+            .append_message_with(chat_id, Some(parent), Role::Assistant, parts, Some(meta), id)
+            .await
+    }
+}
