@@ -317,3 +317,68 @@ async fn the_cli_sets_a_chats_model_settings_and_forks_it() {
     );
     assert_ne!(fork["id"], chat["id"]);
 }
+
+#[tokio::test]
+async fn a_calls_start_its_wait_for_confirmation_and_its_answer_reach_the_front_door() {
+    use atelier_core::tools::{Approval, Policy, RunEvent};
+    let env = Env::new();
+    let server = ReplayServer::start(vec![
+        calls(&[("call_ok", "yes.txt", "approved")]),
+        calls(&[("call_no", "no.txt", "denied")]),
+        answer("One written, one refused."),
+    ])
+    .await
+    .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    app.tools().set_policy("write_file", Policy::Ask).await.expect("ask");
+    let mut events: Vec<ChatEvent> = Vec::new();
+    let answerer = app.clone();
+    let mut on = |e: &ChatEvent| {
+        // The desktop's Approve and Deny buttons: the first call yes, the second no.
+        if let ChatEvent::ToolCallEvent {
+            model_call_id,
+            event: RunEvent::AwaitingApproval { call_id },
+        } = e
+        {
+            assert!(answerer.tools().answer_approval(call_id, model_call_id == "call_ok"));
+        }
+        events.push(e.clone());
+    };
+    let o = SendOptions {
+        approval: Approval::Wait,
+        ..opts()
+    };
+    let out = app
+        .conversation()
+        .send(&chat, "write both", o, &mut on)
+        .await
+        .expect("send");
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    let ws = app.workspace_dir(&chat);
+    assert!(ws.join("yes.txt").exists() && !ws.join("no.txt").exists());
+    // For each call, in order: proposed, started (its row's id), waiting, finished.
+    for (model_id, path, status) in [("call_ok", "yes.txt", "success"), ("call_no", "no.txt", "error")] {
+        let steps: Vec<String> = events
+            .iter()
+            .filter_map(|e| match e {
+                ChatEvent::ToolCallProposed { call_id, .. } if call_id == model_id => Some("proposed".to_owned()),
+                ChatEvent::ToolCallEvent { model_call_id, event } if model_call_id == model_id => match event {
+                    RunEvent::Started { .. } => Some("started".to_owned()),
+                    RunEvent::AwaitingApproval { .. } => Some("waiting".to_owned()),
+                    _ => None,
+                },
+                ChatEvent::ToolCallFinished { call } if call.args["path"] == path => {
+                    Some(format!("finished {}", call.status.as_str()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            steps,
+            ["proposed", "started", "waiting", &format!("finished {status}")],
+            "{model_id}"
+        );
+    }
+    // The model is told the person said no.
+    assert!(server.requests()[2].body.contains("the user denied this call"));
+}

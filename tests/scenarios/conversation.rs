@@ -255,6 +255,7 @@ async fn a_hand_run_reaches_the_model_as_a_call_and_its_result() {
             parent_id: None,
             approval: Approval::Approved,
             control: Default::default(),
+            model_call_id: None,
         })
         .await
         .expect("run");

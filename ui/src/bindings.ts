@@ -70,7 +70,11 @@ export type ChatEvent = { "type": "run_started", agent_id: string, provider_id: 
 /**
  * The context window the run fits the branch into, when known.
  */
-context_window: number | null, } | { "type": "context_trimmed", dropped_messages: number, context_window: number, } | { "type": "text_delta", text: string, } | { "type": "reasoning_delta", text: string, } | { "type": "tool_call_proposed", call_id: string, name: string, } | { "type": "message_saved", message: Message, } | { "type": "tool_call_finished", call: ToolCallRecord, } | { "type": "run_finished", status: RunStatus, error: string | null, };
+context_window: number | null, } | { "type": "context_trimmed", dropped_messages: number, context_window: number, } | { "type": "text_delta", text: string, } | { "type": "reasoning_delta", text: string, } | { "type": "tool_call_proposed", call_id: string, name: string, } | { "type": "message_saved", message: Message, } | { "type": "tool_call_event", 
+/**
+ * The model's id of the call (as in `tool_call_proposed`).
+ */
+model_call_id: string, event: RunEvent, } | { "type": "tool_call_finished", call: ToolCallRecord, } | { "type": "run_finished", status: RunStatus, error: string | null, };
 
 export type RunStatus = "complete" | "stopped" | "failed" | "step_limit";
 

@@ -74,6 +74,7 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
         parent_id: a.parent,
         approval,
         control,
+        model_call_id: None,
     };
     let call = match &a.agent {
         Some(agent) => {

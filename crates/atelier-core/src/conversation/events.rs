@@ -5,7 +5,7 @@ use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::model::Message;
-use crate::tools::{Approval, ToolCallRecord};
+use crate::tools::{Approval, RunEvent, ToolCallRecord};
 
 /// How one `send` runs.
 #[derive(Debug, Default)]
@@ -80,6 +80,13 @@ pub enum ChatEvent {
     /// A message written to the tree (user, assistant or tool).
     MessageSaved {
         message: Box<Message>,
+    },
+    /// What a running call does: `started` (its call id, for Cancel),
+    /// `awaiting_approval` (answer it with `answer_approval`), its output.
+    ToolCallEvent {
+        /// The model's id of the call (as in `tool_call_proposed`).
+        model_call_id: String,
+        event: RunEvent,
     },
     ToolCallFinished {
         call: Box<ToolCallRecord>,

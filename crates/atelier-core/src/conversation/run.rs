@@ -14,10 +14,10 @@ use super::branch::Choice;
 use super::budget;
 use super::journal::Journal;
 use super::{ChatEvent, Conversation, DEFAULT_AGENT, RunOutcome, RunStatus, SendOptions, Start, context};
+use crate::Result;
 use crate::model::{ContentPart, Message, Role};
 use crate::routing::exposure::{Exposure, expose};
 use crate::tools::{CallControl, ErrorKind, RunRequest};
-use crate::{Result, db};
 
 impl Conversation<'_> {
     pub(super) async fn run(
@@ -294,6 +294,9 @@ impl Conversation<'_> {
                     .get(&call.name)
                     .cloned()
                     .unwrap_or_else(|| call.name.clone());
+                // The call's events (its id, a confirmation it waits for,
+                // its output) reach the front door as they happen.
+                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
                 let req = RunRequest {
                     chat_id: chat.id.clone(),
                     tool_id: model_name,
@@ -302,25 +305,32 @@ impl Conversation<'_> {
                     approval: opts.approval.clone(),
                     control: CallControl {
                         cancel: opts.cancel.child_token(),
+                        events: Some(std::sync::Arc::new(move |e| {
+                            let _ = tx.send(e);
+                        })),
                         ..Default::default()
                     },
+                    model_call_id: Some(call.id.clone()),
                 };
-                let record = match &call.arguments {
-                    Ok(_) => self.app.routing().run(&resolved, req).await?,
-                    Err(why) => {
-                        self.app
-                            .tools()
-                            .refuse(req, ErrorKind::InvalidArgs, why.clone())
-                            .await?
+                let running = async {
+                    match &call.arguments {
+                        Ok(_) => self.app.routing().run(&resolved, req).await,
+                        Err(why) => self.app.tools().refuse(req, ErrorKind::InvalidArgs, why.clone()).await,
                     }
                 };
-                let mut tx = db::begin_write(self.app.db()).await?;
-                sqlx::query("UPDATE tool_calls SET model_call_id = ? WHERE id = ?")
-                    .bind(&call.id)
-                    .bind(&record.id)
-                    .execute(&mut *tx)
-                    .await?;
-                tx.commit().await?;
+                tokio::pin!(running);
+                let record = loop {
+                    tokio::select! {
+                        done = &mut running => break done?,
+                        Some(event) = rx.recv() => on(&ChatEvent::ToolCallEvent { model_call_id: call.id.clone(), event }),
+                    }
+                };
+                while let Ok(event) = rx.try_recv() {
+                    on(&ChatEvent::ToolCallEvent {
+                        model_call_id: call.id.clone(),
+                        event,
+                    });
+                }
                 if let Some(node) = &record.node_id {
                     leaf = node.clone();
                     let m = self.app.chats().message(&chat.id, node).await?;

@@ -117,7 +117,8 @@ impl Atelier {
         status: CallStatus,
     ) -> Result<()> {
         sqlx::query(
-            "INSERT INTO tool_calls (id, chat_id, tool_id, args, status, started_at) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tool_calls (id, chat_id, tool_id, args, status, started_at, model_call_id) \
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(call_id)
         .bind(chat_id)
@@ -125,6 +126,7 @@ impl Atelier {
         .bind(serde_json::to_string(&req.args).map_err(|e| Error::Internal(e.to_string()))?)
         .bind(status.as_str())
         .bind(ids::now())
+        .bind(&req.model_call_id)
         .execute(self.db())
         .await?;
         self.running_calls()

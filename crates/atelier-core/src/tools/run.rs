@@ -37,6 +37,9 @@ pub struct RunRequest {
     pub approval: Approval,
     /// Timeout override, cancellation, and where the call's events go.
     pub control: CallControl,
+    /// The provider's id of the model's call this answers (`call_…`,
+    /// `toolu_…`); none for a call a person runs by hand.
+    pub model_call_id: Option<String>,
 }
 
 /// A `tool_calls` row, plus the tool message it added (`node_id`).
