@@ -25,6 +25,7 @@ async fn a_fresh_database_has_every_table_in_wal_mode_with_foreign_keys() {
             "secret_names",
             "settings",
             "streaming_turns",
+            "threads",
             "tool_calls",
             "tool_policies",
             "tool_render_configs",

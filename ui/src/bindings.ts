@@ -74,7 +74,7 @@ context_window: number | null, } | { "type": "context_trimmed", dropped_messages
 /**
  * The model's id of the call (as in `tool_call_proposed`).
  */
-model_call_id: string, event: RunEvent, } | { "type": "tool_call_finished", call: ToolCallRecord, } | { "type": "run_finished", status: RunStatus, error: string | null, };
+model_call_id: string, event: RunEvent, } | { "type": "tool_call_finished", call: ToolCallRecord, } | { "type": "sub_agent", thread_id: string, agent_id: string, depth: number, event: ChatEvent, } | { "type": "run_finished", status: RunStatus, error: string | null, };
 
 export type RunStatus = "complete" | "stopped" | "failed" | "step_limit";
 
@@ -100,7 +100,11 @@ manifest_id: string, created_at: string,
 /**
  * A model turn's provider, model, usage and how it ended.
  */
-meta: TurnMeta | null, };
+meta: TurnMeta | null, 
+/**
+ * The sub-agent thread it belongs to (none: the chat's main tree).
+ */
+thread_id: string | null, };
 
 export type MessageNode = { 
 /**
@@ -128,7 +132,11 @@ manifest_id: string, created_at: string,
 /**
  * A model turn's provider, model, usage and how it ended.
  */
-meta: TurnMeta | null, };
+meta: TurnMeta | null, 
+/**
+ * The sub-agent thread it belongs to (none: the chat's main tree).
+ */
+thread_id: string | null, };
 
 export type ManifestSource = "user_upload" | "tool_run" | "branch" | "edit" | "empty";
 

@@ -185,6 +185,7 @@ export function node(id: string, parent: string | null, over: Partial<MessageNod
     manifest_id: `man-${id}`,
     created_at: "2026-11-20T10:00:00.000Z",
     meta: null,
+    thread_id: null,
     children: [],
     on_active_branch: true,
     latest_leaf: id,

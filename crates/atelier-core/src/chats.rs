@@ -81,7 +81,7 @@ macro_rules! select_chats {
         concat!(
             "SELECT c.id, c.title, c.created_at, c.updated_at, c.active_leaf_message_id, ",
             "c.active_manifest_id, c.agent_id, c.provider_id, c.model, c.model_settings, ",
-            "(SELECT m.id FROM messages m WHERE m.chat_id = c.id AND m.parent_id IS NULL) AS root_message_id ",
+            "(SELECT m.id FROM messages m WHERE m.chat_id = c.id AND m.parent_id IS NULL AND m.thread_id IS NULL) AS root_message_id ",
             "FROM chats c ",
             $tail
         )
@@ -141,6 +141,7 @@ impl Chats<'_> {
                 content: &[],
                 manifest_id: &manifest_id,
                 meta: None,
+                thread_id: None,
             },
         )
         .await?;
@@ -280,10 +281,12 @@ impl Chats<'_> {
     /// active branch.
     pub async fn tree(&self, chat_id: &str) -> Result<Vec<MessageNode>> {
         let chat = self.get(chat_id).await?;
-        let rows = sqlx::query(select_messages!("WHERE chat_id = ? ORDER BY rowid"))
-            .bind(&chat.id)
-            .fetch_all(self.app.db())
-            .await?;
+        let rows = sqlx::query(select_messages!(
+            "WHERE chat_id = ? AND thread_id IS NULL ORDER BY rowid"
+        ))
+        .bind(&chat.id)
+        .fetch_all(self.app.db())
+        .await?;
         let messages = rows.iter().map(message_from_row).collect::<Result<Vec<_>>>()?;
         let sources: HashMap<String, String> =
             sqlx::query_as("SELECT id, source FROM workspace_manifests WHERE chat_id = ?")

@@ -15,7 +15,7 @@ use crate::{Error, Result, ids};
 macro_rules! select_messages {
     ($tail:literal) => {
         concat!(
-            "SELECT id, chat_id, parent_id, role, content, manifest_id, created_at, meta FROM messages ",
+            "SELECT id, chat_id, parent_id, role, content, manifest_id, created_at, meta, thread_id FROM messages ",
             $tail
         )
     };
@@ -43,6 +43,7 @@ pub(crate) fn message_from_row(row: &sqlx::sqlite::SqliteRow) -> Result<Message>
         meta: row
             .try_get::<Option<String>, _>("meta")?
             .and_then(|m| serde_json::from_str(&m).ok()),
+        thread_id: row.try_get("thread_id")?,
     })
 }
 
@@ -56,14 +57,16 @@ pub(crate) struct NewMessage<'a> {
     pub manifest_id: &'a str,
     /// An assistant turn's model, usage and status (JSON).
     pub meta: Option<&'a serde_json::Value>,
+    /// A sub-agent thread's message (none: the main tree).
+    pub thread_id: Option<&'a str>,
 }
 
 pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_>) -> Result<Message> {
     let now = ids::now();
     let content = serde_json::to_string(m.content).map_err(|e| Error::Internal(e.to_string()))?;
     sqlx::query(
-        "INSERT INTO messages (id, chat_id, parent_id, role, content, manifest_id, created_at, meta) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO messages (id, chat_id, parent_id, role, content, manifest_id, created_at, meta, thread_id) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(&m.id)
     .bind(m.chat_id)
@@ -73,6 +76,7 @@ pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_
     .bind(m.manifest_id)
     .bind(&now)
     .bind(m.meta.map(ToString::to_string))
+    .bind(m.thread_id)
     .execute(&mut *conn)
     .await?;
     Ok(Message {
@@ -84,7 +88,24 @@ pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_
         manifest_id: m.manifest_id.to_owned(),
         created_at: now,
         meta: m.meta.and_then(|v| serde_json::from_value(v.clone()).ok()),
+        thread_id: m.thread_id.map(str::to_owned),
     })
+}
+
+/// After a message is written: the chat moves to it — or, for a message
+/// of a sub-agent thread, only its workspace state does (the chat stays at
+/// its place in the main tree while the thread's calls change the folder).
+pub(crate) async fn advance(conn: &mut SqliteConnection, message: &Message) -> Result<()> {
+    if message.thread_id.is_some() {
+        sqlx::query("UPDATE chats SET active_manifest_id = ?, updated_at = ? WHERE id = ?")
+            .bind(&message.manifest_id)
+            .bind(ids::now())
+            .bind(&message.chat_id)
+            .execute(&mut *conn)
+            .await?;
+        return Ok(());
+    }
+    set_active(conn, &message.chat_id, &message.id, &message.manifest_id).await
 }
 
 /// Points the chat at a new active leaf and manifest.

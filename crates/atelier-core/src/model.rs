@@ -183,6 +183,8 @@ pub struct Message {
     pub created_at: String,
     /// A model turn's provider, model, usage and how it ended.
     pub meta: Option<TurnMeta>,
+    /// The sub-agent thread it belongs to (none: the chat's main tree).
+    pub thread_id: Option<String>,
 }
 
 /// How a model turn (an `assistant` message) went.

@@ -107,6 +107,21 @@ pub(crate) async fn run(
                 };
                 eprintln!("  ⚙ {} {} → {how}", call.tool_id, call.args);
             }
+            // A sub-agent's steps: to stderr, indented (its answer is the
+            // spawn's result, which the parent's answer uses).
+            ChatEvent::SubAgent {
+                agent_id, depth, event, ..
+            } => {
+                let pad = "  ".repeat(*depth as usize);
+                match &**event {
+                    ChatEvent::RunStarted { model, .. } => eprintln!("{pad}↳ sub-agent {agent_id} ({model})"),
+                    ChatEvent::ToolCallFinished { call } => {
+                        eprintln!("{pad}  ⚙ {} {} → {}", call.tool_id, call.args, call.status.as_str());
+                    }
+                    ChatEvent::RunFinished { status, .. } => eprintln!("{pad}↳ {agent_id} {}", status.as_str()),
+                    _ => {}
+                }
+            }
             ChatEvent::RunFinished { status, error } => {
                 if midline {
                     answer("\n");

@@ -10,7 +10,8 @@ use super::{Conversation, SendOptions};
 use crate::model::{ContentPart, Message, Role};
 use crate::{Error, Result, db};
 
-/// Which provider and model a run uses, and whether the choice is new.
+/// Which provider and model a run uses.
+#[derive(Debug, Clone)]
 pub(super) struct Choice {
     pub provider_id: String,
     pub model: String,

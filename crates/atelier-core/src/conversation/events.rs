@@ -40,7 +40,7 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
-    pub(crate) fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Self::Complete => "complete",
             Self::Stopped => "stopped",
@@ -90,6 +90,14 @@ pub enum ChatEvent {
     },
     ToolCallFinished {
         call: Box<ToolCallRecord>,
+    },
+    /// Something a sub-agent's run did, in its thread (as a run's own
+    /// events are told).
+    SubAgent {
+        thread_id: String,
+        agent_id: String,
+        depth: u32,
+        event: Box<ChatEvent>,
     },
     RunFinished {
         status: RunStatus,

@@ -195,14 +195,14 @@ async fn recover_one(app: &Atelier, r: &sqlx::sqlite::SqliteRow) -> Result<bool>
         .bind(&id)
         .fetch_optional(&mut *tx)
         .await?;
-    let parent: Option<(String, String)> =
-        sqlx::query_as("SELECT manifest_id, (SELECT active_leaf_message_id FROM chats WHERE id = ?1) FROM messages WHERE id = ?2 AND chat_id = ?1")
+    let parent: Option<(String, String, Option<String>)> =
+        sqlx::query_as("SELECT manifest_id, (SELECT active_leaf_message_id FROM chats WHERE id = ?1), thread_id FROM messages WHERE id = ?2 AND chat_id = ?1")
             .bind(&chat_id)
             .bind(&parent_id)
             .fetch_optional(&mut *tx)
             .await?;
     if written.is_none()
-        && let Some((manifest, active)) = parent
+        && let Some((manifest, active, thread)) = parent
     {
         insert_message(
             &mut tx,
@@ -214,6 +214,7 @@ async fn recover_one(app: &Atelier, r: &sqlx::sqlite::SqliteRow) -> Result<bool>
                 content: &content,
                 manifest_id: &manifest,
                 meta: Some(&meta),
+                thread_id: thread.as_deref(),
             },
         )
         .await?;

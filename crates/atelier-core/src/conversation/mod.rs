@@ -15,6 +15,7 @@ mod events;
 mod fork;
 mod journal;
 mod run;
+mod spawn;
 mod title;
 
 pub use events::{ChatEvent, RunOutcome, RunStatus, SendOptions};
@@ -42,8 +43,18 @@ impl Atelier {
 /// Where a run starts: a new message of the person, or (a retry) after an
 /// existing message.
 enum Start<'t> {
-    Message { text: &'t str, parent: Option<String> },
+    Message {
+        text: &'t str,
+        parent: Option<String>,
+    },
     From(String),
+    /// A sub-agent's run in its thread: from its first message (the task),
+    /// at this depth, with this provider and model.
+    Thread {
+        first: String,
+        depth: u32,
+        choice: branch::Choice,
+    },
 }
 
 impl Conversation<'_> {

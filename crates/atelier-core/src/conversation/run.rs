@@ -13,10 +13,13 @@ use atelier_llm::{Event, Request, ToolChoice, ToolSpec};
 use super::branch::Choice;
 use super::budget;
 use super::journal::Journal;
+use super::spawn::Parent;
 use super::{ChatEvent, Conversation, DEFAULT_AGENT, RunOutcome, RunStatus, SendOptions, Start, context};
 use crate::Result;
 use crate::model::{ContentPart, Message, Role};
 use crate::routing::exposure::{Exposure, expose};
+use crate::routing::pool::SourceKind;
+use crate::routing::resolve::COORDINATION_TOOLS;
 use crate::tools::{CallControl, ErrorKind, RunRequest};
 
 impl Conversation<'_> {
@@ -34,14 +37,17 @@ impl Conversation<'_> {
             .or_else(|| chat.agent_id.clone())
             .unwrap_or_else(|| DEFAULT_AGENT.to_owned());
         let agent = self.app.agents().get(&agent_id).await?;
-        let choice = self.choose(&chat, &agent, &opts).await?;
+        let (depth, choice) = match &start {
+            Start::Thread { depth, choice, .. } => (*depth, choice.clone()),
+            _ => (0, self.choose(&chat, &agent, &opts).await?),
+        };
         let client = self.app.providers().client(&choice.provider_id).await?;
         let exposure = match client.provider().kind {
             atelier_llm::Kind::Openai => Exposure::Openai,
             atelier_llm::Kind::Anthropic => Exposure::Anthropic,
         };
         // The run's tools, fixed for the run.
-        let resolved = self.app.agents().resolve(&agent_id, 0).await?;
+        let resolved = self.app.agents().resolve(&agent_id, depth).await?;
         let exposed = expose(&resolved, exposure);
         let tools: Vec<ToolSpec> = exposed
             .tools
@@ -126,7 +132,9 @@ impl Conversation<'_> {
                 outcome.messages.push(user);
                 id
             }
-            Start::From(leaf) => self.app.chats().message(&chat.id, &leaf).await?.id,
+            Start::From(leaf) | Start::Thread { first: leaf, .. } => {
+                self.app.chats().message(&chat.id, &leaf).await?.id
+            }
         };
 
         let system = (!agent.system_prompt.trim().is_empty()).then(|| agent.system_prompt.clone());
@@ -312,17 +320,39 @@ impl Conversation<'_> {
                     },
                     model_call_id: Some(call.id.clone()),
                 };
-                let running = async {
-                    match &call.arguments {
-                        Ok(_) => self.app.routing().run(&resolved, req).await,
-                        Err(why) => self.app.tools().refuse(req, ErrorKind::InvalidArgs, why.clone()).await,
+                let coordination = resolved
+                    .route(&req.tool_id)
+                    .ok()
+                    .filter(|t| {
+                        t.source_kind == SourceKind::Builtin && COORDINATION_TOOLS.contains(&t.model_name.as_str())
+                    })
+                    .map(|t| t.model_name.clone());
+                let record = match (&call.arguments, coordination) {
+                    (Ok(_), Some(name)) => {
+                        // Sub-agents: their events reach `on` as they happen.
+                        let parent = Parent {
+                            chat: &chat,
+                            agent: &agent,
+                            depth,
+                            choice: &choice,
+                            opts: &opts,
+                        };
+                        self.coordinate(&name, req, &parent, on).await?
                     }
-                };
-                tokio::pin!(running);
-                let record = loop {
-                    tokio::select! {
-                        done = &mut running => break done?,
-                        Some(event) = rx.recv() => on(&ChatEvent::ToolCallEvent { model_call_id: call.id.clone(), event }),
+                    (arguments, _) => {
+                        let running = async {
+                            match arguments {
+                                Ok(_) => self.app.routing().run(&resolved, req).await,
+                                Err(why) => self.app.tools().refuse(req, ErrorKind::InvalidArgs, why.clone()).await,
+                            }
+                        };
+                        tokio::pin!(running);
+                        loop {
+                            tokio::select! {
+                                done = &mut running => break done?,
+                                Some(event) = rx.recv() => on(&ChatEvent::ToolCallEvent { model_call_id: call.id.clone(), event }),
+                            }
+                        }
                     }
                 };
                 while let Ok(event) = rx.try_recv() {
@@ -351,6 +381,7 @@ impl Conversation<'_> {
         }
         // A new chat is named after its first exchange.
         if outcome.status == RunStatus::Complete
+            && depth == 0
             && chat.title == crate::chats::DEFAULT_TITLE
             && let (Some(first), Some(last)) = (
                 outcome.messages.iter().find(|m| m.role == Role::User),

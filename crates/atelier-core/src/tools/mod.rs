@@ -6,6 +6,7 @@
 pub mod approval;
 pub mod builtin;
 pub mod call;
+mod coordinated;
 mod environment;
 pub mod plan;
 pub mod policy;

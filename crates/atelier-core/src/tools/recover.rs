@@ -78,6 +78,16 @@ async fn recover_waiting(app: &Atelier, id: &str, chat_id: &str) -> Result<bool>
 
 /// Recovers one call if its runner is gone; whether it did.
 async fn recover_one(app: &Atelier, id: &str, chat_id: &str) -> Result<bool> {
+    // A call the chat engine runs itself (sub-agents) holds its own lock,
+    // not the chat's, while it works.
+    let own = waiting_lock_path(app, chat_id, id);
+    if own.exists()
+        && blocking(move || crate::lock::FileLock::try_acquire(&own))
+            .await?
+            .is_none()
+    {
+        return Ok(false);
+    }
     {
         let lock_path = app.data_dir().chat_dir(chat_id).join("lock");
         let Some(_lock) = blocking(move || crate::lock::FileLock::try_acquire(&lock_path)).await? else {

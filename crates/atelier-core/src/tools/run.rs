@@ -91,6 +91,16 @@ enum Decision {
     Run,
 }
 
+/// Where a call goes, decided under the chat lock before it runs.
+pub(super) struct Prepared {
+    chat: crate::model::Chat,
+    parent_id: String,
+    thread_id: Option<String>,
+    pre_manifest_id: String,
+    leaf: String,
+    walks: crate::store::Observer,
+}
+
 /// A recorded call about to take its turn: where it goes in the tree and
 /// what it may do.
 struct Turn<'a> {
@@ -132,8 +142,31 @@ impl Atelier {
             parent,
             decision,
         } = turn;
+        let at = self.prepare_call(req, chat_id, parent).await?;
+        let outcome = match (decision, &target) {
+            (Decision::Refuse(kind, message), _) => Outcome::failed(kind, message),
+            (Decision::Deny, _) => Outcome::failed(ErrorKind::Denied, "denied by user"),
+            (Decision::Run, Some((tool, backend))) => {
+                backend.call(self, tool, &at.chat.id, &req.args, &req.control).await
+            }
+            (Decision::Run, None) => Outcome::failed(ErrorKind::Internal, "no tool to run"),
+        };
+        let tool = target.as_ref().map(|(t, _)| *t);
+        self.finish_call(req, tool, toolset, call_id, at, &outcome).await
+    }
+
+    /// Where a call goes, under the chat lock: edits made outside are
+    /// recorded first, and the folder is put at the parent's state.
+    pub(super) async fn prepare_call(
+        &self,
+        req: &RunRequest,
+        chat_id: &str,
+        parent: Option<crate::model::Message>,
+    ) -> Result<Prepared> {
         let chat = self.chats().get(chat_id).await?; // fresh, under the lock
         let walks = req.control.walk_observer();
+        // A call answers within its parent's sub-agent thread, if any.
+        let thread_id = parent.as_ref().and_then(|p| p.thread_id.clone());
         let stays = parent.as_ref().is_none_or(|p| p.manifest_id == chat.active_manifest_id);
         let (parent_id, pre_manifest_id, leaf) = if stays && self.edit_watch().is_clean(&chat.id).await {
             // The watcher saw nothing since the last recorded walk: there
@@ -159,14 +192,36 @@ impl Atelier {
             };
             (parent_id, current.manifest_id, current.leaf)
         };
+        Ok(Prepared {
+            chat,
+            parent_id,
+            thread_id,
+            pre_manifest_id,
+            leaf,
+            walks,
+        })
+    }
 
-        let outcome = match (decision, &target) {
-            (Decision::Refuse(kind, message), _) => Outcome::failed(kind, message),
-            (Decision::Deny, _) => Outcome::failed(ErrorKind::Denied, "denied by user"),
-            (Decision::Run, Some((tool, backend))) => backend.call(self, tool, &chat.id, &req.args, &req.control).await,
-            (Decision::Run, None) => Outcome::failed(ErrorKind::Internal, "no tool to run"),
-        };
-
+    /// After the call, under the chat lock: the snapshot (also after a
+    /// failure: partial changes are kept), the render plan, the `tool`
+    /// message and the call's row, in one transaction.
+    pub(super) async fn finish_call(
+        &self,
+        req: &RunRequest,
+        tool: Option<&ToolRecord>,
+        toolset: Option<&ToolsetRecord>,
+        call_id: &str,
+        at: Prepared,
+        outcome: &Outcome,
+    ) -> Result<()> {
+        let Prepared {
+            chat,
+            parent_id,
+            thread_id,
+            pre_manifest_id,
+            leaf,
+            walks,
+        } = at;
         // Snapshot, also after a failure: partial changes are kept.
         let watch_at = self
             .edit_watch()
@@ -190,7 +245,6 @@ impl Atelier {
                         .map(|t| self.toolset_root(t).display().to_string())
                         .unwrap_or_default(),
                 };
-                let tool = target.as_ref().map(|(t, _)| *t);
                 let artifact = match tool {
                     Some(t) => self.artifact_hash(t).await?,
                     None => None,
@@ -235,6 +289,7 @@ impl Atelier {
                 }],
                 manifest_id: &post_manifest_id,
                 meta: None,
+                thread_id: thread_id.as_deref(),
             },
         )
         .await?;
@@ -252,7 +307,16 @@ impl Atelier {
         }
         .write(&mut tx, call_id)
         .await?;
-        set_active(&mut tx, &chat.id, &message_id, &post_manifest_id).await?;
+        if thread_id.is_some() {
+            // A sub-agent's call: the folder moved, the chat stays put.
+            sqlx::query("UPDATE chats SET active_manifest_id = ? WHERE id = ?")
+                .bind(&post_manifest_id)
+                .bind(&chat.id)
+                .execute(&mut *tx)
+                .await?;
+        } else {
+            set_active(&mut tx, &chat.id, &message_id, &post_manifest_id).await?;
+        }
         tx.commit().await?;
         let mut current = scanned.current;
         current.manifest_id = post_manifest_id;

@@ -250,6 +250,7 @@ impl Atelier {
                     }],
                     manifest_id: &manifest_id,
                     meta: None,
+                    thread_id: None,
                 },
             )
             .await?;
@@ -452,10 +453,12 @@ impl Workspace<'_> {
                 content: &content,
                 manifest_id: &parent.manifest_id,
                 meta: meta.as_ref(),
+                // A message answers within its parent's thread.
+                thread_id: parent.thread_id.as_deref(),
             },
         )
         .await?;
-        set_active(&mut tx, &chat.id, &message.id, &parent.manifest_id).await?;
+        crate::messages::advance(&mut tx, &message).await?;
         tx.commit().await?;
         Ok(message)
     }
