@@ -43,7 +43,11 @@
 //! - [`chat_engine`]: model settings (agent, chat override) in the request,
 //!   a forced first call, a long branch fitted to the context window by
 //!   whole exchanges, forks that outlive their source, a turn cut off by a
-//!   crash kept on the next start.
+//!   crash kept on the next start, a call's events on their way.
+//! - [`sub_agents`]: `spawn_agents` children in threads of their own, no
+//!   deadlock on the chat lock, the depth limit.
+//! - [`model_inputs`]: images to a model that takes them (a note to one
+//!   that does not), a history converted for a new provider.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
@@ -57,12 +61,14 @@ mod cli;
 mod conversation;
 mod edits;
 mod integrity;
+mod model_inputs;
 mod providers;
 mod round_trips;
 mod runs;
 mod schema;
 mod secrets;
 mod settings;
+mod sub_agents;
 mod toolset_lifecycle;
 mod toolset_secrets;
 

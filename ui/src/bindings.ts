@@ -49,7 +49,12 @@ context_window?: number,
 /**
  * `low`, `medium` or `high`, for models that take it.
  */
-reasoning_effort?: ReasoningEffort, };
+reasoning_effort?: ReasoningEffort, 
+/**
+ * Whether the model takes images (unset: judged by its name); images
+ * go to one that does, a short note to one that does not.
+ */
+images?: boolean, };
 
 export type ReasoningEffort = "low" | "medium" | "high";
 
@@ -70,7 +75,7 @@ export type ChatEvent = { "type": "run_started", agent_id: string, provider_id: 
 /**
  * The context window the run fits the branch into, when known.
  */
-context_window: number | null, } | { "type": "context_trimmed", dropped_messages: number, context_window: number, } | { "type": "text_delta", text: string, } | { "type": "reasoning_delta", text: string, } | { "type": "tool_call_proposed", call_id: string, name: string, } | { "type": "message_saved", message: Message, } | { "type": "tool_call_event", 
+context_window: number | null, } | { "type": "context_note", text: string, } | { "type": "context_trimmed", dropped_messages: number, context_window: number, } | { "type": "text_delta", text: string, } | { "type": "reasoning_delta", text: string, } | { "type": "tool_call_proposed", call_id: string, name: string, } | { "type": "message_saved", message: Message, } | { "type": "tool_call_event", 
 /**
  * The model's id of the call (as in `tool_call_proposed`).
  */
@@ -90,7 +95,7 @@ messages: Array<Message>, tool_calls: Array<ToolCallRecord>, };
 
 export type Role = "system" | "user" | "assistant" | "tool" | "edit";
 
-export type ContentPart = { "type": "text", text: string, } | { "type": "tool_call", tool_call_id: string, } | { "type": "workspace_edit", added: number, removed: number, modified: number, } | { "type": "reasoning", text: string, signature?: string | null, } | { "type": "model_call", call_id: string, name: string, arguments: unknown, };
+export type ContentPart = { "type": "text", text: string, } | { "type": "tool_call", tool_call_id: string, } | { "type": "workspace_edit", added: number, removed: number, modified: number, } | { "type": "reasoning", text: string, signature?: string | null, } | { "type": "image", path: string, media_type: string, } | { "type": "model_call", call_id: string, name: string, arguments: unknown, };
 
 export type Message = { id: string, chat_id: string, parent_id: string | null, role: Role, content: Array<ContentPart>, 
 /**

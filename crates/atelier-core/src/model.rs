@@ -49,6 +49,10 @@ pub struct ModelSettings {
     /// `low`, `medium` or `high`, for models that take it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reasoning_effort: Option<ReasoningEffort>,
+    /// Whether the model takes images (unset: judged by its name); images
+    /// go to one that does, a short note to one that does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub images: Option<bool>,
 }
 
 /// How hard a reasoning model thinks.
@@ -79,6 +83,7 @@ impl ModelSettings {
             max_tokens: self.max_tokens.or(below.max_tokens),
             context_window: self.context_window.or(below.context_window),
             reasoning_effort: self.reasoning_effort.or(below.reasoning_effort),
+            images: self.images.or(below.images),
         }
     }
 
@@ -160,6 +165,12 @@ pub enum ContentPart {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         signature: Option<String>,
     },
+    /// An image the person sent: a file of the workspace at this
+    /// message's state (read when a request is made, never copied here).
+    Image {
+        path: String,
+        media_type: String,
+    },
     /// A call a model asked for in this turn, under its wire name; the
     /// `tool` message that ran it follows (its row's `model_call_id`).
     ModelCall {
@@ -225,7 +236,7 @@ impl Message {
                     out.push_str(&format!("[workspace edit: +{added} -{removed} ~{modified}]"));
                 }
                 // Reasoning is shown apart, folded.
-                ContentPart::Reasoning { .. } => {}
+                ContentPart::Reasoning { .. } | ContentPart::Image { .. } => {}
                 ContentPart::ModelCall { name, .. } => out.push_str(&format!("[calls {name}]")),
             }
         }

@@ -86,13 +86,13 @@ fn blocks(m: &Message) -> Vec<Value> {
             } => Some(json!({"type": "thinking", "thinking": text, "signature": sig})),
             Part::Reasoning { signature: None, .. } => None,
             Part::ToolCall { id, name, arguments } => {
-                Some(json!({"type": "tool_use", "id": id, "name": name, "input": arguments}))
+                Some(json!({"type": "tool_use", "id": tool_id(id), "name": name, "input": arguments}))
             }
             Part::ToolResult {
                 call_id,
                 content,
                 is_error,
-            } => Some(json!({"type": "tool_result", "tool_use_id": call_id, "content": content, "is_error": is_error})),
+            } => Some(json!({"type": "tool_result", "tool_use_id": tool_id(call_id), "content": content, "is_error": is_error})),
         })
         .collect()
 }
@@ -190,4 +190,31 @@ pub(crate) fn event(name: &str, data: &str, b: &mut Builder<'_>) -> Result<bool>
         _ => {}
     }
     Ok(false)
+}
+
+/// A call id as Anthropic takes it (`^[a-zA-Z0-9_-]+$`): ids another
+/// provider made (a chat that switched providers) keep their letters and
+/// digits, anything else becomes `_` — the same for a call and its result.
+fn tool_id(id: &str) -> String {
+    let cleaned: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if cleaned.is_empty() { "call".to_owned() } else { cleaned }
+}
+
+#[cfg(test)]
+mod id_tests {
+    #[test]
+    fn call_ids_of_other_providers_become_ids_anthropic_takes() {
+        assert_eq!(super::tool_id("toolu_01A-b"), "toolu_01A-b");
+        assert_eq!(super::tool_id("chatcmpl-tool.7:a/b"), "chatcmpl-tool_7_a_b");
+        assert_eq!(super::tool_id(""), "call");
+    }
 }

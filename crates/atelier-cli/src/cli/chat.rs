@@ -34,6 +34,10 @@ pub(crate) enum ChatCommand {
         /// name): small local models rarely choose a tool by themselves.
         #[arg(long, value_name = "TOOL")]
         force_tool: Option<String>,
+        /// Send an image with the message (PNG, JPEG, GIF, WebP; repeat
+        /// for more): it is added to the workspace, as a drop does.
+        #[arg(long = "image", value_name = "FILE")]
+        images: Vec<std::path::PathBuf>,
     },
     /// Answer again: a new run from where the model's message MESSAGE
     /// started (the old answer stays, a branch away).
@@ -107,4 +111,7 @@ pub(crate) struct ModelSettingsArgs {
     pub context_window: Option<u32>,
     #[arg(long, value_parser = ["low", "medium", "high"])]
     pub reasoning_effort: Option<String>,
+    /// Whether the model takes images (default: judged by its name).
+    #[arg(long)]
+    pub images: Option<bool>,
 }

@@ -36,6 +36,7 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
             parent,
             yes,
             force_tool,
+            images,
         } => {
             let chat = app.chats().get(&chat).await?;
             let opts = atelier_core::conversation::SendOptions {
@@ -44,6 +45,7 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
                 provider_id: provider,
                 model,
                 force_tool,
+                images,
                 ..Default::default()
             };
             super::send::run(app, &chat.id, super::send::What::Send(&text), opts, yes, json).await?;
@@ -123,6 +125,7 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
             s.temperature = settings.temperature.or(s.temperature);
             s.max_tokens = settings.max_tokens.or(s.max_tokens);
             s.context_window = settings.context_window.or(s.context_window);
+            s.images = settings.images.or(s.images);
             if let Some(e) = &settings.reasoning_effort {
                 s.reasoning_effort = serde_json::from_value(serde_json::json!(e))?;
             }
@@ -145,6 +148,7 @@ pub(crate) async fn run(app: &Atelier, cmd: ChatCommand, json: bool) -> anyhow::
                         ("max_tokens", s.max_tokens.map(|t| t.to_string())),
                         ("context_window", s.context_window.map(|t| t.to_string())),
                         ("reasoning_effort", s.reasoning_effort.map(|e| e.as_str().to_owned())),
+                        ("images", s.images.map(|b| b.to_string())),
                     ] {
                         if let Some(v) = v {
                             println!("{k}: {v}");

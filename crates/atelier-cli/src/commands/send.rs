@@ -84,6 +84,7 @@ pub(crate) async fn run(
             } => {
                 eprintln!("[{agent_id} · {provider_id} · {model}]");
             }
+            ChatEvent::ContextNote { text } => eprintln!("({text})"),
             ChatEvent::ContextTrimmed {
                 dropped_messages,
                 context_window,

@@ -129,7 +129,7 @@ impl Conversation<'_> {
             return Ok(HashMap::new());
         }
         let rows = sqlx::query(
-            "SELECT id, tool_id, args, result, status, error_kind, error, model_call_id FROM tool_calls \
+            "SELECT id, tool_id, args, result, status, error_kind, error, model_call_id, render_plan, post_manifest_id FROM tool_calls \
              WHERE id IN (SELECT value FROM json_each(?))",
         )
         .bind(serde_json::to_string(&ids).map_err(|e| Error::Internal(e.to_string()))?)
@@ -148,6 +148,10 @@ impl Conversation<'_> {
                 error_kind: r.try_get("error_kind")?,
                 error: r.try_get("error")?,
                 model_call_id: r.try_get("model_call_id")?,
+                render_plan: r
+                    .try_get::<Option<String>, _>("render_plan")?
+                    .and_then(|x| serde_json::from_str(&x).ok()),
+                post_manifest_id: r.try_get("post_manifest_id")?,
             };
             out.insert(row.id.clone(), row);
         }

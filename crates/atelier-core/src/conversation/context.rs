@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use atelier_llm::{Message as LlmMessage, Part, Role as LlmRole};
 use serde_json::Value;
 
+use super::images::Images;
 use crate::model::{ContentPart, Message, Role};
 
 /// The most characters of one tool result sent back.
@@ -26,6 +27,8 @@ pub(crate) struct CallRow {
     pub error_kind: Option<String>,
     pub error: Option<String>,
     pub model_call_id: Option<String>,
+    pub render_plan: Option<Value>,
+    pub post_manifest_id: Option<String>,
 }
 
 /// A call's result as the model reads it; whether it is an error.
@@ -82,12 +85,51 @@ impl Builder {
     }
 }
 
+/// An image for the request, or a note saying it was left out and why.
+fn image_part(loaded: Option<&super::images::Loaded>, send: bool, what: &str) -> Part {
+    match loaded {
+        Some(Ok((media_type, data))) => Part::Image {
+            media_type: media_type.clone(),
+            data: data.clone(),
+        },
+        _ if !send => Part::Text {
+            text: format!("(An image ({what}) was left out: this model does not take images.)"),
+        },
+        Some(Err(why)) => Part::Text {
+            text: format!("(An image was left out: {why}.)"),
+        },
+        None => Part::Text {
+            text: format!("(An image ({what}) was left out.)"),
+        },
+    }
+}
+
+fn same_provider(m: &Message, provider_id: &str) -> bool {
+    m.meta
+        .as_ref()
+        .and_then(|meta| meta.provider_id.as_deref())
+        .is_none_or(|p| p == provider_id)
+}
+
+/// How many reasoning blocks of `branch` another provider made (they are
+/// left out of a request to this one).
+pub(crate) fn foreign_reasoning(branch: &[Message], provider_id: &str) -> usize {
+    branch
+        .iter()
+        .filter(|m| !same_provider(m, provider_id))
+        .flat_map(|m| &m.content)
+        .filter(|p| matches!(p, ContentPart::Reasoning { .. }))
+        .count()
+}
+
 /// The transcript of `branch` (root first). `calls`: the rows its `tool`
 /// messages name; `wire_name`: the name a tool goes by for this provider.
 pub(crate) fn transcript(
     branch: &[Message],
     calls: &HashMap<String, CallRow>,
     wire_name: &dyn Fn(&str) -> String,
+    images: &Images,
+    provider_id: &str,
 ) -> Vec<LlmMessage> {
     let mut b = Builder {
         out: Vec::new(),
@@ -100,10 +142,19 @@ pub(crate) fn transcript(
             Role::User => {
                 b.flush();
                 let text = m.text();
+                let mut parts = Vec::new();
                 if !text.is_empty() {
+                    parts.push(Part::Text { text });
+                }
+                for p in &m.content {
+                    if let ContentPart::Image { path, .. } = p {
+                        parts.push(image_part(images.of_message(&m.id, path), images.send, path));
+                    }
+                }
+                if !parts.is_empty() {
                     b.out.push(LlmMessage {
                         role: LlmRole::User,
-                        parts: vec![Part::Text { text }],
+                        parts,
                     });
                 }
             }
@@ -130,10 +181,15 @@ pub(crate) fn transcript(
                 let mut parts = Vec::new();
                 for p in &m.content {
                     match p {
-                        ContentPart::Reasoning { text, signature } => parts.push(Part::Reasoning {
-                            text: text.clone(),
-                            signature: signature.clone(),
-                        }),
+                        // Reasoning goes back only to the provider that made it
+                        // (a signature means nothing to another).
+                        ContentPart::Reasoning { text, signature } if same_provider(m, provider_id) => {
+                            parts.push(Part::Reasoning {
+                                text: text.clone(),
+                                signature: signature.clone(),
+                            });
+                        }
+                        ContentPart::Reasoning { .. } => {}
                         ContentPart::Text { text } => parts.push(Part::Text { text: text.clone() }),
                         ContentPart::ModelCall {
                             call_id,
@@ -147,7 +203,9 @@ pub(crate) fn transcript(
                                 arguments: arguments.clone(),
                             });
                         }
-                        ContentPart::ToolCall { .. } | ContentPart::WorkspaceEdit { .. } => {}
+                        ContentPart::ToolCall { .. }
+                        | ContentPart::WorkspaceEdit { .. }
+                        | ContentPart::Image { .. } => {}
                     }
                 }
                 if !parts.is_empty() {
@@ -193,6 +251,10 @@ pub(crate) fn transcript(
                             is_error,
                         });
                     }
+                }
+                // An image the call returned follows the results.
+                if let Some(loaded) = images.of_call(&row.id) {
+                    b.results.push(image_part(Some(loaded), images.send, &row.tool_id));
                 }
             }
         }

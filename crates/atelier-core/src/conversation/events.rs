@@ -19,6 +19,9 @@ pub struct SendOptions {
     /// Make the first model turn call this tool (model-facing name): a
     /// small local model will not choose one by itself.
     pub force_tool: Option<String>,
+    /// Image files to send with the message: added to the workspace (as a
+    /// drop does), then attached.
+    pub images: Vec<std::path::PathBuf>,
     /// How calls that need a person's confirmation are answered.
     pub approval: Approval,
     /// Stop: the stream and the running tool end; what happened is kept.
@@ -60,6 +63,11 @@ pub enum ChatEvent {
         model: String,
         /// The context window the run fits the branch into, when known.
         context_window: Option<u32>,
+    },
+    /// Something about what the model is sent (history converted for a
+    /// new provider…), for the person.
+    ContextNote {
+        text: String,
     },
     /// The oldest exchanges were left out to fit the context window.
     ContextTrimmed {

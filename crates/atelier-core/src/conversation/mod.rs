@@ -13,6 +13,7 @@ pub mod budget;
 pub mod context;
 mod events;
 mod fork;
+pub mod images;
 mod journal;
 mod run;
 mod spawn;
@@ -46,6 +47,8 @@ enum Start<'t> {
     Message {
         text: &'t str,
         parent: Option<String>,
+        /// Workspace paths of attached images.
+        images: Vec<String>,
     },
     From(String),
     /// A sub-agent's run in its thread: from its first message (the task),
@@ -68,8 +71,10 @@ impl Conversation<'_> {
         opts: SendOptions,
         on: &mut (dyn FnMut(&ChatEvent) + Send),
     ) -> Result<RunOutcome> {
-        let parent = opts.parent_id.clone();
-        self.run(chat_id, Start::Message { text, parent }, opts, on).await
+        let mut parent = opts.parent_id.clone();
+        let images = self.attach(chat_id, &mut parent, &opts.images).await?;
+        self.run(chat_id, Start::Message { text, parent, images }, opts, on)
+            .await
     }
 
     /// Edits a message of the person: the new text becomes a sibling of
@@ -98,6 +103,7 @@ impl Conversation<'_> {
             Start::Message {
                 text,
                 parent: m.parent_id,
+                images: Vec::new(),
             },
             opts,
             on,
@@ -129,5 +135,33 @@ impl Conversation<'_> {
             }
         };
         self.run(chat_id, Start::From(parent), opts, on).await
+    }
+
+    /// Adds image files to the workspace (as a drop does: a `user_upload`
+    /// node, at `parent` when one is given) so a message can attach them;
+    /// their workspace paths. The new message goes under the upload.
+    async fn attach(
+        &self,
+        chat_id: &str,
+        parent: &mut Option<String>,
+        files: &[std::path::PathBuf],
+    ) -> Result<Vec<String>> {
+        if files.is_empty() {
+            return Ok(Vec::new());
+        }
+        for f in files {
+            images::check_attachment(f)?;
+        }
+        if let Some(p) = parent.take() {
+            self.app.workspace().checkout(chat_id, &p).await?;
+        }
+        self.app
+            .workspace()
+            .upload_files(chat_id, files.to_vec(), "", &crate::store::Observer::default())
+            .await?;
+        Ok(files
+            .iter()
+            .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .collect())
     }
 }

@@ -71,6 +71,9 @@ impl Conversation<'_> {
                 .unwrap_or_else(|| crate::routing::exposure::wire_names([id], exposure).remove(0))
         };
         let settings = chat.model_settings.over(&agent.model_settings);
+        let send_images = settings
+            .images
+            .unwrap_or_else(|| super::images::takes_images_by_name(&choice.model));
         let provider = self.app.providers().get(&choice.provider_id).await?;
         let window = settings
             .context_window
@@ -114,16 +117,16 @@ impl Conversation<'_> {
             tool_calls: Vec::new(),
         };
         let mut leaf = match start {
-            Start::Message { text, parent } => {
+            Start::Message { text, parent, images } => {
+                let mut content = vec![ContentPart::Text { text: text.to_owned() }];
+                content.extend(images.into_iter().filter_map(|path| {
+                    let media_type = super::images::media_type(&path)?.to_owned();
+                    Some(ContentPart::Image { path, media_type })
+                }));
                 let user = self
                     .app
                     .workspace()
-                    .append_message(
-                        &chat.id,
-                        parent.as_deref(),
-                        Role::User,
-                        vec![ContentPart::Text { text: text.to_owned() }],
-                    )
+                    .append_message(&chat.id, parent.as_deref(), Role::User, content)
                     .await?;
                 on(&ChatEvent::MessageSaved {
                     message: Box::new(user.clone()),
@@ -167,7 +170,19 @@ impl Conversation<'_> {
             steps += 1;
             let branch = self.path_to(&chat.id, &leaf).await?;
             let calls = self.call_rows(&branch).await?;
-            let mut messages = context::transcript(&branch, &calls, &wire_name);
+            let images = self.app.branch_images(&chat.id, &branch, &calls, send_images).await?;
+            let mut messages = context::transcript(&branch, &calls, &wire_name, &images, &choice.provider_id);
+            if steps == 1 {
+                let foreign = context::foreign_reasoning(&branch, &choice.provider_id);
+                if foreign > 0 {
+                    on(&ChatEvent::ContextNote {
+                        text: format!(
+                            "{foreign} reasoning block(s) of earlier turns with another provider were left out: {} cannot take them",
+                            choice.provider_id
+                        ),
+                    });
+                }
+            }
             if let Some(window) = window {
                 let max_tokens = settings.max_tokens.unwrap_or(atelier_llm::types::DEFAULT_MAX_TOKENS);
                 let fixed = budget::fixed_tokens(system.as_deref(), &tools);

@@ -1,0 +1,149 @@
+//! Sub-agents: `spawn_agents` runs each task as a child run in a thread of
+//! its own (out of the main tree and its context), without holding the
+//! chat lock while children call tools, and the depth limit is enforced by
+//! the backend.
+
+use std::time::Duration;
+
+use atelier_core::conversation::{ChatEvent, RunStatus, SendOptions};
+use atelier_core::model::Role;
+use atelier_llm::replay::{ReplayServer, Reply};
+use serde_json::json;
+
+use crate::Env;
+use crate::conversation::{answer, calls, chunk, opts, send, setup};
+
+/// A turn that calls one tool with these arguments.
+fn call_one(id: &str, name: &str, args: serde_json::Value) -> Reply {
+    Reply::sse(&[
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": id, "type": "function",
+                "function": {"name": name, "arguments": args.to_string()}}]}),
+            None,
+        ),
+        chunk(json!({}), Some("tool_calls")),
+        "data: [DONE]".to_owned(),
+    ])
+}
+
+#[tokio::test]
+async fn a_sub_agent_works_in_its_own_thread_and_its_answer_is_the_result() {
+    use atelier_core::agents::AgentSpec;
+    let env = Env::new();
+    let server = ReplayServer::start(vec![
+        call_one(
+            "call_spawn",
+            "spawn_agents",
+            json!({"tasks": [{"agent": "helper", "task": "Write h.txt saying hi"}]}),
+        ),
+        calls(&[("call_h", "h.txt", "from the helper")]),
+        answer("Helper wrote h.txt."),
+        answer("The helper did it."),
+    ])
+    .await
+    .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let mut lead = AgentSpec::new("lead", "Lead");
+    lead.tools = vec!["spawn_agents".into(), "list_available_agents".into()];
+    lead.system_prompt = "You delegate.".into();
+    app.agents().create(&lead).await.expect("lead");
+    let mut helper = AgentSpec::new("helper", "Helper");
+    helper.tools = vec!["write_file".into()];
+    helper.system_prompt = "You help.".into();
+    app.agents().create(&helper).await.expect("helper");
+
+    let mut events = Vec::new();
+    let o = SendOptions {
+        agent_id: Some("lead".into()),
+        ..opts()
+    };
+    // A spawn holding the chat lock while its child writes would hang here.
+    let out = tokio::time::timeout(
+        Duration::from_secs(60),
+        app.conversation()
+            .send(&chat, "PARENT-ONLY delegate the file", o, &mut |e: &ChatEvent| {
+                events.push(e.clone())
+            }),
+    )
+    .await
+    .expect("no deadlock")
+    .expect("send");
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    let roles: Vec<Role> = out.messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant, Role::Tool, Role::Assistant]);
+    assert_eq!(out.messages[3].text(), "The helper did it.");
+    let spawn = &out.tool_calls[0];
+    assert_eq!(
+        (spawn.tool_id.as_str(), spawn.status.as_str()),
+        ("spawn_agents", "success")
+    );
+    let result = spawn.result.clone().expect("result");
+    assert_eq!(result["results"][0]["answer"], "Helper wrote h.txt.");
+    assert_eq!(result["results"][0]["status"], "complete");
+    // The child's file is in the workspace, and in the spawn's own state.
+    assert_eq!(
+        std::fs::read_to_string(app.workspace_dir(&chat).join("h.txt")).expect("h.txt"),
+        "from the helper"
+    );
+    let at_spawn = app
+        .workspace()
+        .list_files(&chat, spawn.node_id.as_deref())
+        .await
+        .expect("files at the spawn");
+    assert!(at_spawn.iter().any(|f| f.path == "h.txt"), "{at_spawn:?}");
+    // The child saw its task, not the parent's conversation.
+    let child_body = server.requests()[1].body.clone();
+    assert!(child_body.contains("Write h.txt saying hi") && child_body.contains("You help."));
+    assert!(!child_body.contains("PARENT-ONLY"), "{child_body}");
+    // The parent's answer got the child's answer as the call's result.
+    assert!(server.requests()[3].body.contains("Helper wrote h.txt."));
+    // The thread stays out of the main tree: no child message in it, and
+    // the chat is at the parent's answer.
+    let tree = app.chats().tree(&chat).await.expect("tree");
+    assert_eq!(tree.len(), 5, "root + the four messages of the parent run");
+    assert!(tree.iter().all(|n| n.message.thread_id.is_none()));
+    let c = app.chats().get(&chat).await.expect("chat");
+    assert_eq!(c.active_leaf_message_id, out.messages[3].id);
+    // The front door heard the child's steps, marked as a sub-agent's.
+    assert!(events.iter().any(|e| matches!(
+        e,
+        ChatEvent::SubAgent { agent_id, depth: 1, event, .. }
+            if agent_id == "helper" && matches!(**event, ChatEvent::ToolCallFinished { .. })
+    )));
+}
+
+#[tokio::test]
+async fn the_backend_refuses_a_spawn_past_the_agents_depth_limit() {
+    use atelier_core::agents::AgentSpec;
+    let env = Env::new();
+    let server = ReplayServer::start(vec![
+        call_one(
+            "call_spawn",
+            "spawn_agents",
+            json!({"tasks": [{"agent": "writer", "task": "anything"}]}),
+        ),
+        answer("I could not delegate."),
+    ])
+    .await
+    .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let mut lead = AgentSpec::new("flat", "Flat");
+    lead.tools = vec!["spawn_agents".into()];
+    lead.max_depth = 0;
+    app.agents().create(&lead).await.expect("agent");
+    let o = SendOptions {
+        agent_id: Some("flat".into()),
+        ..opts()
+    };
+    let out = send(&app, &chat, "delegate", o).await;
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    let spawn = &out.tool_calls[0];
+    assert_eq!(spawn.status.as_str(), "error");
+    assert!(
+        spawn.error.as_deref().unwrap_or("").contains("max_depth is 0"),
+        "{:?}",
+        spawn.error
+    );
+    assert_eq!(server.requests().len(), 2, "no child run started");
+    assert!(server.requests()[1].body.contains("max_depth is 0"));
+}
