@@ -382,3 +382,80 @@ async fn a_calls_start_its_wait_for_confirmation_and_its_answer_reach_the_front_
     // The model is told the person said no.
     assert!(server.requests()[2].body.contains("the user denied this call"));
 }
+
+#[tokio::test]
+async fn stop_while_a_tool_runs_cancels_it_and_keeps_what_it_did() {
+    use atelier_core::routing::exposure::{Exposure, wire_names};
+    use atelier_core::tools::RunEvent;
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let manifest = "manifest_version: \"1\"\nid: spin\nname: Spin\nversion: \"1.0.0\"\ntools:\n  - id: spin\n    \
+                    entrypoint: tools.spin:run\n    timeout_s: 60\n    input_schema: {type: object}\n";
+    let code = b"import time\n\ndef run(workspace):\n    for i in range(3000):\n        (workspace / 'count.txt').write_text(str(i))\n        time.sleep(0.01)\n    return {}\n";
+    let zip = crate::bundles::zip_of(
+        t.path(),
+        "spin.zip",
+        &[("toolset.yaml", manifest.as_bytes()), ("tools/spin.py", code)],
+    );
+    let wire = wire_names(["spin.spin"], Exposure::Openai).remove(0);
+    let server = ReplayServer::start(vec![
+        Reply::sse(&[
+            chunk(
+                json!({"tool_calls": [{"index": 0, "id": "call_spin", "type": "function",
+                    "function": {"name": wire, "arguments": "{}"}}]}),
+                None,
+            ),
+            chunk(json!({}), Some("tool_calls")),
+            "data: [DONE]".to_owned(),
+        ]),
+        answer("Stopped, then asked again."),
+    ])
+    .await
+    .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    app.toolsets().import(&zip, &Default::default()).await.expect("import");
+    app.agents().allow_toolset("writer", "spin").await.expect("allow");
+    let o = opts();
+    let stop = o.cancel.clone();
+    let count = app.workspace_dir(&chat).join("count.txt");
+    let watched = count.clone();
+    let mut on = |e: &ChatEvent| {
+        if let ChatEvent::ToolCallEvent {
+            event: RunEvent::Started { .. },
+            ..
+        } = e
+        {
+            // Stop once the tool has written something.
+            let (stop, watched) = (stop.clone(), watched.clone());
+            tokio::spawn(async move {
+                for _ in 0..600 {
+                    if watched.exists() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                stop.cancel();
+            });
+        }
+    };
+    let out = app.conversation().send(&chat, "spin", o, &mut on).await.expect("send");
+    assert_eq!(out.status, RunStatus::Stopped, "{:?}", out.error);
+    assert_eq!(out.tool_calls[0].status.as_str(), "cancelled");
+    assert!(count.exists(), "what the tool wrote before the stop is kept");
+    // The next request pairs the call with its (cancelled) result.
+    let next = send(&app, &chat, "again", opts()).await;
+    assert_eq!(next.status, RunStatus::Complete, "{:?}", next.error);
+    let body = server.requests()[1].json();
+    let messages = body["messages"].as_array().expect("messages");
+    let result = messages
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "call_spin")
+        .expect("the call's result");
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("cancelled by the user"),
+        "{result}"
+    );
+}

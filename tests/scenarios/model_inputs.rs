@@ -61,6 +61,11 @@ async fn an_image_goes_to_a_model_that_takes_images_and_a_note_to_one_that_does_
     let messages = body["messages"].as_array().expect("messages");
     let content = &messages.last().expect("the question")["content"];
     assert_eq!(content[0], json!({"type": "text", "text": "what is this?"}));
+    assert!(
+        body.to_string()
+            .contains("(The user added to the workspace: pixel.png.)"),
+        "the upload is told by name"
+    );
     assert_eq!(content[1], json!({"type": "image_url", "image_url": {"url": data}}));
 
     // A model that does not take images gets a note instead.
@@ -179,4 +184,17 @@ async fn switching_provider_mid_chat_converts_the_history() {
         app.chats().get(&chat).await.expect("chat").provider_id.as_deref(),
         Some("claude")
     );
+}
+
+#[tokio::test]
+async fn edits_made_by_hand_reach_the_model_by_file_name() {
+    let env = Env::new();
+    let server = ReplayServer::start(vec![answer("Noted.")]).await.expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let ws = app.workspace_dir(&chat);
+    std::fs::write(ws.join("plan.md"), "# plan").expect("write");
+    std::fs::write(ws.join("data.csv"), "a,b").expect("write");
+    send(&app, &chat, "look", opts()).await;
+    let body = server.requests()[0].body.clone();
+    assert!(body.contains("(The user edited data.csv, plan.md.)"), "{body}");
 }

@@ -120,6 +120,34 @@ impl Conversation<'_> {
         Ok(path)
     }
 
+    /// What each `edit` node of the branch changed, as a note naming the
+    /// files (from its manifest's change set), in one query.
+    pub(super) async fn edit_notes(&self, chat_id: &str, branch: &[Message]) -> Result<HashMap<String, String>> {
+        let edits: Vec<&Message> = branch.iter().filter(|m| m.role == Role::Edit).collect();
+        if edits.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let ids: Vec<&String> = edits.iter().map(|m| &m.manifest_id).collect();
+        let rows: Vec<(String, String, String)> = sqlx::query_as(
+            "SELECT id, files, source FROM workspace_manifests WHERE chat_id = ? AND id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(chat_id)
+        .bind(serde_json::to_string(&ids).map_err(|e| Error::Internal(e.to_string()))?)
+        .fetch_all(self.app.db())
+        .await?;
+        let by_manifest: HashMap<String, String> = rows
+            .into_iter()
+            .filter_map(|(id, files, source)| {
+                let files: serde_json::Map<String, Value> = serde_json::from_str(&files).ok()?;
+                Some((id, super::context::edit_note(&files, source == "user_upload")))
+            })
+            .collect();
+        Ok(edits
+            .into_iter()
+            .filter_map(|m| by_manifest.get(&m.manifest_id).map(|n| (m.id.clone(), n.clone())))
+            .collect())
+    }
+
     /// The rows of every call on the branch, in one query (each step of a
     /// run reads them again).
     pub(super) async fn call_rows(&self, branch: &[Message]) -> Result<HashMap<String, CallRow>> {

@@ -122,15 +122,58 @@ pub(crate) fn foreign_reasoning(branch: &[Message], provider_id: &str) -> usize 
         .count()
 }
 
-/// The transcript of `branch` (root first). `calls`: the rows its `tool`
-/// messages name; `wire_name`: the name a tool goes by for this provider.
-pub(crate) fn transcript(
-    branch: &[Message],
-    calls: &HashMap<String, CallRow>,
-    wire_name: &dyn Fn(&str) -> String,
-    images: &Images,
-    provider_id: &str,
-) -> Vec<LlmMessage> {
+/// What a transcript is made from besides the branch's messages.
+pub(crate) struct Inputs<'a> {
+    /// The rows the branch's `tool` messages name.
+    pub calls: &'a HashMap<String, CallRow>,
+    /// The name a tool goes by for this provider.
+    pub wire_name: &'a dyn Fn(&str) -> String,
+    pub images: &'a Images,
+    /// The provider being asked (another one's reasoning is left out).
+    pub provider_id: &'a str,
+    /// What each `edit` message changed, as a sentence (by message id).
+    pub edits: &'a HashMap<String, String>,
+}
+
+/// What an `edit` node changed, as the model reads it: a manifest's change
+/// set (`{path: hash, removed path: null}`) and why it was recorded.
+pub(crate) fn edit_note(files: &serde_json::Map<String, Value>, upload: bool) -> String {
+    const SHOWN: usize = 20;
+    let list = |paths: Vec<&String>| {
+        let n = paths.len();
+        let mut s = paths.into_iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+        if n > SHOWN {
+            s.push_str(&format!(" and {} more", n - SHOWN));
+        }
+        s
+    };
+    let (removed, changed): (Vec<&String>, Vec<&String>) = files.keys().partition(|k| files[*k].is_null());
+    let mut parts = Vec::new();
+    if !changed.is_empty() {
+        parts.push(format!(
+            "{} {}",
+            if upload { "added to the workspace:" } else { "edited" },
+            list(changed)
+        ));
+    }
+    if !removed.is_empty() {
+        parts.push(format!("removed {}", list(removed)));
+    }
+    if parts.is_empty() {
+        return "(The user changed the workspace by hand.)".to_owned();
+    }
+    format!("(The user {}.)", parts.join("; "))
+}
+
+/// The transcript of `branch` (root first).
+pub(crate) fn transcript(branch: &[Message], inputs: &Inputs<'_>) -> Vec<LlmMessage> {
+    let Inputs {
+        calls,
+        wire_name,
+        images,
+        provider_id,
+        edits,
+    } = *inputs;
     let mut b = Builder {
         out: Vec::new(),
         pending: Vec::new(),
@@ -160,7 +203,9 @@ pub(crate) fn transcript(
             }
             Role::Edit => {
                 b.flush();
-                if let Some(ContentPart::WorkspaceEdit {
+                if let Some(note) = edits.get(&m.id) {
+                    b.out.push(LlmMessage::user(note.clone()));
+                } else if let Some(ContentPart::WorkspaceEdit {
                     added,
                     removed,
                     modified,

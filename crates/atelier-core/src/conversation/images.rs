@@ -186,8 +186,14 @@ mod tests {
         let file = json!({"renderer": "image", "config": {"file": "plots/a.png"}});
         assert_eq!(tool_image(&file), Some(Ok("plots/a.png".to_owned())));
         let data = json!({"renderer": "image", "config": {"url": "data:image/png;base64,iVBO"}});
-        assert_eq!(tool_image(&data), Some(Err(("image/png".to_owned(), "iVBO".to_owned()))));
-        assert_eq!(tool_image(&json!({"renderer": "code", "config": {"file": "a.png"}})), None);
+        assert_eq!(
+            tool_image(&data),
+            Some(Err(("image/png".to_owned(), "iVBO".to_owned())))
+        );
+        assert_eq!(
+            tool_image(&json!({"renderer": "code", "config": {"file": "a.png"}})),
+            None
+        );
     }
 
     #[test]

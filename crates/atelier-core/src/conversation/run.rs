@@ -171,7 +171,19 @@ impl Conversation<'_> {
             let branch = self.path_to(&chat.id, &leaf).await?;
             let calls = self.call_rows(&branch).await?;
             let images = self.app.branch_images(&chat.id, &branch, &calls, send_images).await?;
-            let mut messages = context::transcript(&branch, &calls, &wire_name, &images, &choice.provider_id);
+            let edits = self.edit_notes(&chat.id, &branch).await?;
+            // Scoped: a `&dyn Fn` must not live across an await (the run's
+            // future is sent between threads).
+            let mut messages = {
+                let inputs = context::Inputs {
+                    calls: &calls,
+                    wire_name: &wire_name,
+                    images: &images,
+                    provider_id: &choice.provider_id,
+                    edits: &edits,
+                };
+                context::transcript(&branch, &inputs)
+            };
             if steps == 1 {
                 let foreign = context::foreign_reasoning(&branch, &choice.provider_id);
                 if foreign > 0 {
