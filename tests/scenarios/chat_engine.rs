@@ -459,3 +459,42 @@ async fn stop_while_a_tool_runs_cancels_it_and_keeps_what_it_did() {
         "{result}"
     );
 }
+
+#[tokio::test]
+async fn a_chat_answers_one_run_at_a_time_and_stops_by_its_id() {
+    let env = Env::new();
+    let words: Vec<String> = (0..100)
+        .map(|i| chunk(json!({"content": format!("w{i} ")}), None))
+        .collect();
+    let server = ReplayServer::start(vec![Reply::sse(&words).delayed(Duration::from_millis(30))])
+        .await
+        .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let running = {
+        let (app, chat) = (app.clone(), chat.clone());
+        tokio::spawn(async move {
+            let mut on = |e: &ChatEvent| {
+                if matches!(e, ChatEvent::TextDelta { .. }) {
+                    let _ = tx.send(());
+                }
+            };
+            app.conversation().send(&chat, "talk", opts(), &mut on).await
+        })
+    };
+    rx.recv().await.expect("streaming");
+    assert!(app.conversation().is_running(&chat));
+    let err = app
+        .conversation()
+        .send(&chat, "me too", opts(), &mut |_| {})
+        .await
+        .expect_err("one run at a time");
+    assert!(err.to_string().contains("already answering"), "{err}");
+    // The Stop button: by chat.
+    assert!(app.conversation().stop(&chat));
+    let out = running.await.expect("task").expect("send");
+    assert_eq!(out.status, RunStatus::Stopped);
+    assert!(out.messages.last().expect("kept").text().starts_with("w0 "));
+    assert!(!app.conversation().is_running(&chat));
+    assert!(!app.conversation().stop(&chat), "nothing left to stop");
+}

@@ -100,6 +100,8 @@ struct Inner {
     pool: routing::PoolCache,
     /// Cancellation handles of the calls this process is running.
     running: std::sync::Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
+    /// Stop handles of the model runs going on, by chat.
+    chat_runs: std::sync::Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
     /// Where the answer goes for each call waiting for approval
     /// ([`tools::Approval::Wait`]).
     approvals: std::sync::Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<bool>>>,
@@ -134,6 +136,7 @@ impl Atelier {
                 edits: Default::default(),
                 pool: Default::default(),
                 running: Default::default(),
+                chat_runs: Default::default(),
                 approvals: Default::default(),
                 allow_file_secrets: Default::default(),
             }),
@@ -197,6 +200,12 @@ impl Atelier {
     ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, tokio_util::sync::CancellationToken>> {
         // A panic while holding this lock leaves a valid map.
         self.inner.running.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn chat_runs(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, tokio_util::sync::CancellationToken>> {
+        self.inner.chat_runs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn pending_approvals(

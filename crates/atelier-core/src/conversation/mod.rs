@@ -164,4 +164,50 @@ impl Conversation<'_> {
             .filter_map(|f| f.file_name().map(|n| n.to_string_lossy().into_owned()))
             .collect())
     }
+
+    /// Stops the model run going on in a chat (its stream and its running
+    /// tool end; what streamed and what ran are kept). Whether one was.
+    pub fn stop(&self, chat_id: &str) -> bool {
+        match self.app.chat_runs().get(chat_id) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether this process is running a model run in the chat.
+    pub fn is_running(&self, chat_id: &str) -> bool {
+        self.app.chat_runs().contains_key(chat_id)
+    }
+}
+
+/// A chat's run, registered for [`Conversation::stop`] while it lives.
+pub(super) struct Registered<'a> {
+    app: &'a Atelier,
+    chat_id: String,
+}
+
+impl<'a> Registered<'a> {
+    /// Registers a run of `chat_id`; a chat runs one at a time.
+    pub(super) fn new(app: &'a Atelier, chat_id: &str, cancel: &tokio_util::sync::CancellationToken) -> Result<Self> {
+        let mut runs = app.chat_runs();
+        if runs.contains_key(chat_id) {
+            return Err(Error::Conflict(format!(
+                "chat {chat_id} is already answering: stop that run first"
+            )));
+        }
+        runs.insert(chat_id.to_owned(), cancel.clone());
+        Ok(Self {
+            app,
+            chat_id: chat_id.to_owned(),
+        })
+    }
+}
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        self.app.chat_runs().remove(&self.chat_id);
+    }
 }

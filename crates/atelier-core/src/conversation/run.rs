@@ -41,6 +41,12 @@ impl Conversation<'_> {
             Start::Thread { depth, choice, .. } => (*depth, choice.clone()),
             _ => (0, self.choose(&chat, &agent, &opts).await?),
         };
+        // A person's run can be stopped by chat (the Stop button); a
+        // sub-agent's stops with its parent.
+        let _registered = match depth {
+            0 => Some(super::Registered::new(self.app, &chat.id, &opts.cancel)?),
+            _ => None,
+        };
         let client = self.app.providers().client(&choice.provider_id).await?;
         let exposure = match client.provider().kind {
             atelier_llm::Kind::Openai => Exposure::Openai,
