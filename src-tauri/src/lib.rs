@@ -18,6 +18,7 @@ pub mod display;
 pub mod error;
 pub mod frames;
 pub mod live_reload;
+pub mod llm_commands;
 pub mod paths;
 pub mod render;
 pub mod run_events;
@@ -107,6 +108,19 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             config_commands::secrets_status,
             config_commands::allow_file_secrets,
             config_commands::pick_setting_path,
+            llm_commands::send_message,
+            llm_commands::retry_message,
+            llm_commands::edit_message,
+            llm_commands::stop_run,
+            llm_commands::fork_chat,
+            llm_commands::set_chat_model_settings,
+            llm_commands::provider_presets,
+            llm_commands::list_providers,
+            llm_commands::add_provider,
+            llm_commands::set_provider_key,
+            llm_commands::remove_provider,
+            llm_commands::test_provider,
+            llm_commands::detect_providers,
         ])
 }
 

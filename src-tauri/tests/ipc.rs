@@ -2,53 +2,12 @@
 //! and a real data dir: every command is registered and permitted for the
 //! main window, nothing else is, and failures arrive as `{kind, message}`.
 
-use atelier_app::{AppState, COMMANDS, open_state, setup};
-use atelier_core::DataDir;
+mod common;
+
+use atelier_app::AppState;
+use atelier_app::COMMANDS;
+use common::{harness, invoke, invoke_on};
 use serde_json::{Value, json};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
-use tauri::webview::InvokeRequest;
-use tauri::{App, WebviewWindow, WebviewWindowBuilder};
-
-struct Harness {
-    _app: App<MockRuntime>,
-    window: WebviewWindow<MockRuntime>,
-    _tmp: tempfile::TempDir,
-}
-
-fn harness() -> Harness {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let state: AppState =
-        tauri::async_runtime::block_on(open_state(DataDir::new(tmp.path().join("data")))).expect("open the data dir");
-    let app = setup(mock_builder(), state)
-        .build(tauri::generate_context!())
-        .expect("build the app");
-    let window = WebviewWindowBuilder::new(&app, "main", Default::default())
-        .build()
-        .expect("main window");
-    Harness {
-        _app: app,
-        window,
-        _tmp: tmp,
-    }
-}
-
-fn invoke(h: &Harness, cmd: &str, args: Value) -> Result<Value, Value> {
-    invoke_on(&h.window, cmd, args)
-}
-
-/// `invoke` from another thread (the app itself is not `Sync`).
-fn invoke_on(window: &WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, Value> {
-    let request = InvokeRequest {
-        cmd: cmd.into(),
-        callback: tauri::ipc::CallbackFn(0),
-        error: tauri::ipc::CallbackFn(1),
-        url: "tauri://localhost".parse().expect("url"),
-        body: tauri::ipc::InvokeBody::Json(args),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.to_string(),
-    };
-    get_ipc_response(window, request).map(|b| b.deserialize::<Value>().expect("json"))
-}
 
 #[test]
 fn every_command_is_registered_and_permitted_and_nothing_else_is() {
@@ -363,7 +322,7 @@ fn saves_branches_uploads_and_exports_go_through_ipc() {
 #[test]
 fn a_local_folder_imported_in_the_app_reloads_on_every_edit() {
     let h = harness();
-    let src = h._tmp.path().join("live");
+    let src = h.tmp.path().join("live");
     std::fs::create_dir_all(src.join("tools")).expect("mkdir");
     let manifest = |version: &str| {
         format!(
@@ -375,7 +334,7 @@ fn a_local_folder_imported_in_the_app_reloads_on_every_edit() {
     std::fs::write(src.join("toolset.yaml"), manifest("1.0.0")).expect("write");
     let import = json!({"path": src, "force": false, "agents": ["assistant"], "config": {}, "secrets": {}, "allowEnv": [], "onProgress": "__CHANNEL__:1"});
     invoke(&h, "import_toolset", import).expect("import the folder");
-    let core = tauri::Manager::state::<AppState>(&h._app).app.clone();
+    let core = tauri::Manager::state::<AppState>(&h.app).app.clone();
     let assistant = tauri::async_runtime::block_on(core.agents().get("assistant")).expect("assistant");
     assert_eq!(
         assistant.toolsets,
@@ -435,7 +394,7 @@ fn a_local_folder_imported_in_the_app_reloads_on_every_edit() {
     );
 
     // The same toolset from another folder: that folder is watched now.
-    let moved = h._tmp.path().join("live-moved");
+    let moved = h.tmp.path().join("live-moved");
     std::fs::create_dir_all(moved.join("tools")).expect("mkdir");
     std::fs::copy(src.join("tools/hi.py"), moved.join("tools/hi.py")).expect("copy");
     std::fs::write(moved.join("toolset.yaml"), manifest("2.0.0")).expect("write");
@@ -462,7 +421,7 @@ fn a_local_folder_imported_in_the_app_reloads_on_every_edit() {
 #[test]
 fn toolset_settings_and_secrets_go_through_ipc() {
     let h = harness();
-    let src = h._tmp.path().join("weather");
+    let src = h.tmp.path().join("weather");
     std::fs::create_dir_all(src.join("tools")).expect("mkdir");
     std::fs::write(src.join("tools/hi.py"), "def run(workspace):\n    return {}\n").expect("write");
     std::fs::write(

@@ -4,6 +4,15 @@
 import { Channel, invoke as tauriInvoke, type InvokeArgs } from "@tauri-apps/api/core";
 import type {
   BundleReport,
+  ChatEvent,
+  ConnectionTest,
+  Detected,
+  ModelSettings,
+  Preset,
+  ProviderRecord,
+  ProviderSpec,
+  RunOutcome,
+  SendRequest,
   ImportProgress,
   IpcError,
   Chat,
@@ -33,7 +42,7 @@ import type {
   WorkspaceManifest,
 } from "./bindings";
 
-export type { ImportProgress, IpcError, RunEvent };
+export type { ChatEvent, ImportProgress, IpcError, RunEvent };
 
 /** What an install takes besides the bundle: its settings, secrets and allowed variables. */
 export type ImportSettings = {
@@ -213,6 +222,38 @@ export const api = {
   secretsStatus: () => invoke<SecretsStatus>("secrets_status"),
   /** Consent (or not) to keep secrets in a file only you can read where no keychain answers. */
   allowFileSecrets: (allowed: boolean) => invoke<SecretsStatus>("allow_file_secrets", { allowed }),
+  /** Sends the person's message; the chat's agent answers (events as they happen). */
+  sendMessage: (chatId: string, text: string, options: SendRequest, onEvent: (e: ChatEvent) => void = () => {}) => {
+    const channel = new Channel<ChatEvent>();
+    channel.onmessage = onEvent;
+    return invoke<RunOutcome>("send_message", { chatId, text, options, onEvent: channel });
+  },
+  /** Answers again from where a model's message started (a sibling branch). */
+  retryMessage: (chatId: string, messageId: string, onEvent: (e: ChatEvent) => void = () => {}) => {
+    const channel = new Channel<ChatEvent>();
+    channel.onmessage = onEvent;
+    return invoke<RunOutcome>("retry_message", { chatId, messageId, onEvent: channel });
+  },
+  /** The person's message rewritten (a sibling branch) and answered. */
+  editMessage: (chatId: string, messageId: string, text: string, onEvent: (e: ChatEvent) => void = () => {}) => {
+    const channel = new Channel<ChatEvent>();
+    channel.onmessage = onEvent;
+    return invoke<RunOutcome>("edit_message", { chatId, messageId, text, onEvent: channel });
+  },
+  /** Stop: false when nothing was running. */
+  stopRun: (chatId: string) => invoke<boolean>("stop_run", { chatId }),
+  forkChat: (chatId: string, messageId: string) => invoke<Chat>("fork_chat", { chatId, messageId }),
+  setChatModelSettings: (chatId: string, settings: ModelSettings) =>
+    invoke<Chat>("set_chat_model_settings", { chatId, settings }),
+  providerPresets: () => invoke<Preset[]>("provider_presets"),
+  listProviders: () => invoke<ProviderRecord[]>("list_providers"),
+  addProvider: (spec: ProviderSpec) => invoke<ProviderRecord>("add_provider", { spec }),
+  /** The key goes to the secret store, never the database. */
+  setProviderKey: (providerId: string, key: string) => invoke<ProviderRecord>("set_provider_key", { providerId, key }),
+  removeProvider: (providerId: string) => invoke<null>("remove_provider", { providerId }),
+  testProvider: (providerId: string) => invoke<ConnectionTest>("test_provider", { providerId }),
+  /** Model servers running on this computer. */
+  detectProviders: () => invoke<Detected[]>("detect_providers"),
   /** Restarts the app (saved frame origins apply at start). */
   restartApp: () => invoke<null>("restart_app"),
 };

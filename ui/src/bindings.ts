@@ -93,6 +93,59 @@ error_kind: string | null,
  */
 messages: Array<Message>, tool_calls: Array<ToolCallRecord>, };
 
+export type SendRequest = { 
+/**
+ * Answer under this message instead of the active leaf (a branch).
+ */
+parent_id: string | null, 
+/**
+ * These three also become the chat's choice.
+ */
+agent_id: string | null, provider_id: string | null, model: string | null, 
+/**
+ * Image files (dropped or pasted) to send with the message.
+ */
+images: string[], };
+
+export type ProviderRecord = { id: string, 
+/**
+ * `openai` (OpenAI-compatible) or `anthropic`.
+ */
+kind: string, preset: string | null, base_url: string, default_model: string | null, headers: { [key in string]: string }, 
+/**
+ * Headers whose values are in the secret store.
+ */
+secret_headers: Array<string>, 
+/**
+ * Where its key comes from now (`keychain`, `file`, an environment
+ * variable's name), or none.
+ */
+key_from: string | null, created_at: string, updated_at: string, };
+
+export type ProviderSpec = { id: string, 
+/**
+ * A preset's name fills kind and base URL.
+ */
+preset: string | null, kind: string | null, base_url: string | null, default_model: string | null, headers: { [key in string]: string }, };
+
+export type ConnectionTest = { provider_id: string, ok: boolean, models: Array<string>, 
+/**
+ * The error kind (`auth`, `network`…) and sentence, when it failed.
+ */
+error_kind: string | null, error: string | null, };
+
+export type Detected = { preset: string, title: string, base_url: string, models: Array<string>, };
+
+export type Preset = { name: string, title: string, kind: "openai" | "anthropic", base_url: string, 
+/**
+ * The variable its users set (`OPENAI_API_KEY`); read only for this provider.
+ */
+key_env: string | null, 
+/**
+ * A server on this computer: probed by `detect`, needs no key.
+ */
+local: boolean, };
+
 export type Role = "system" | "user" | "assistant" | "tool" | "edit";
 
 export type ContentPart = { "type": "text", text: string, } | { "type": "tool_call", tool_call_id: string, } | { "type": "workspace_edit", added: number, removed: number, modified: number, } | { "type": "reasoning", text: string, signature?: string | null, } | { "type": "image", path: string, media_type: string, } | { "type": "model_call", call_id: string, name: string, arguments: unknown, };

@@ -71,6 +71,19 @@ export type CommandAnswers = {
   secrets_status: Answer<"secretsStatus">;
   allow_file_secrets: Answer<"allowFileSecrets">;
   pick_setting_path: Answer<"pickSettingPath">;
+  send_message: Answer<"sendMessage">;
+  retry_message: Answer<"retryMessage">;
+  edit_message: Answer<"editMessage">;
+  stop_run: Answer<"stopRun">;
+  fork_chat: Answer<"forkChat">;
+  set_chat_model_settings: Answer<"setChatModelSettings">;
+  provider_presets: Answer<"providerPresets">;
+  list_providers: Answer<"listProviders">;
+  add_provider: Answer<"addProvider">;
+  set_provider_key: Answer<"setProviderKey">;
+  remove_provider: Answer<"removeProvider">;
+  test_provider: Answer<"testProvider">;
+  detect_providers: Answer<"detectProviders">;
 };
 
 export type Command = keyof CommandAnswers;
