@@ -8,6 +8,7 @@ import type {
   BundleReport,
   Chat,
   JsonValue,
+  ProviderRecord,
   SourceType,
   ToolCallRecord,
   ToolRecord,
@@ -350,12 +351,94 @@ const handlers: Record<string, (a: Args) => unknown> = {
   toolset_allowed_env: () => [],
   allow_toolset_env: () => [],
   pick_setting_path: () => "/home/me/src/atelier",
+  get_settings: () => ({ saved: { frame_origins: [] }, frame_origins_in_effect: [] }),
   secrets_status: () => secrets,
+  provider_presets: () => [
+    {
+      name: "openai",
+      title: "OpenAI",
+      kind: "openai",
+      base_url: "https://api.openai.com/v1",
+      key_env: "OPENAI_API_KEY",
+      local: false,
+    },
+    {
+      name: "anthropic",
+      title: "Anthropic",
+      kind: "anthropic",
+      base_url: "https://api.anthropic.com",
+      key_env: "ANTHROPIC_API_KEY",
+      local: false,
+    },
+    {
+      name: "ollama",
+      title: "Ollama",
+      kind: "openai",
+      base_url: "http://localhost:11434/v1",
+      key_env: null,
+      local: true,
+    },
+  ],
+  list_providers: () => providers,
+  detect_providers: () => [
+    { preset: "ollama", title: "Ollama", base_url: "http://localhost:11434/v1", models: ["qwen2.5:7b", "llava:7b"] },
+  ],
+  test_provider: (a) =>
+    a.providerId === "openai"
+      ? {
+          provider_id: "openai",
+          ok: false,
+          models: [],
+          error_kind: "auth",
+          error: "the API key was refused: check the API key of provider openai",
+        }
+      : {
+          provider_id: String(a.providerId),
+          ok: true,
+          models: ["qwen2.5:7b", "llava:7b"],
+          error_kind: null,
+          error: null,
+        },
+  add_provider: (a) => {
+    const spec = a.spec as { id: string; preset: string | null; base_url: string | null; default_model: string | null };
+    const p: ProviderRecord = {
+      id: spec.id,
+      kind: "openai",
+      preset: spec.preset,
+      base_url: spec.base_url ?? "https://api.openai.com/v1",
+      default_model: spec.default_model,
+      headers: {},
+      secret_headers: [],
+      key_from: null,
+      created_at: now(),
+      updated_at: now(),
+    };
+    providers = [...providers, p];
+    return p;
+  },
+  remove_provider: (a) => {
+    providers = providers.filter((p) => p.id !== a.providerId);
+    return null;
+  },
   allow_file_secrets: (a) => {
     secrets = { ...secrets, file_allowed: a.allowed === true, store: a.allowed === true ? "file" : null };
     return secrets;
   },
 };
+let providers: ProviderRecord[] = [
+  {
+    id: "openai",
+    kind: "openai",
+    preset: "openai",
+    base_url: "https://api.openai.com/v1",
+    default_model: "gpt-4o-mini",
+    headers: {},
+    secret_headers: [],
+    key_from: "OPENAI_API_KEY",
+    created_at: now(),
+    updated_at: now(),
+  },
+];
 let secrets = {
   keychain: false,
   keychain_error: "Secret Service: no result found",

@@ -114,6 +114,9 @@ const PASSIVE: Handlers = {
   toolset_config: (a) => ({ toolset_id: String(a.id), fields: [], missing: [] }),
   toolset_allowed_env: () => [],
   secrets_status: () => KEYCHAIN_STATUS,
+  list_providers: () => [],
+  provider_presets: () => [],
+  detect_providers: () => [],
 };
 
 /**

@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from "react";
 import { ErrorBox, Notice, Spinner } from "../components/feedback";
 import { RestartButton } from "../renderers/FrameRenderer";
+import { ProvidersSection } from "./ProvidersSection";
 import { SecretsSection } from "./SecretsSection";
 import { useSettings } from "./useSettings";
 
-/** App settings: the web origins frame renderers may show, and where secrets are kept. `active`: the page is shown. */
+/** App settings: the web origins frame renderers may show, model providers, and where secrets are kept. `active`: the page is shown. */
 export function SettingsPanel({ active = true }: { active?: boolean }) {
   const { load, allowFrameOrigin, forbidFrameOrigin, reload } = useSettings();
   const [draft, setDraft] = useState("");
@@ -101,6 +102,7 @@ export function SettingsPanel({ active = true }: { active?: boolean }) {
           </div>
         )}
       </section>
+      <ProvidersSection active={active} />
       <SecretsSection active={active} />
     </div>
   );

@@ -1,0 +1,244 @@
+import { useState, type FormEvent } from "react";
+import { api } from "../api";
+import type { ConnectionTest, Detected, Preset, ProviderRecord } from "../bindings";
+import { Badge, ErrorBox, Spinner } from "../components/feedback";
+import { useLoad } from "../lib/useLoad";
+
+/** The id a new provider of this preset gets: the preset's name, numbered if taken. */
+function freeId(base: string, taken: ProviderRecord[]): string {
+  const ids = new Set(taken.map((p) => p.id));
+  if (!ids.has(base)) return base;
+  let n = 2;
+  while (ids.has(`${base}-${n}`)) n += 1;
+  return `${base}-${n}`;
+}
+
+function keyText(p: ProviderRecord): string {
+  if (p.key_from === null) return "no key";
+  return p.key_from === "keychain" || p.key_from === "file" ? `key in the ${p.key_from}` : `key from $${p.key_from}`;
+}
+
+function TestResult({ t }: { t: ConnectionTest }) {
+  if (t.ok) {
+    const shown = t.models.slice(0, 6).join(", ");
+    return (
+      <p className="small" role="status">
+        <Badge tone="success">connected</Badge> {t.models.length} model(s){shown !== "" && `: ${shown}`}
+        {t.models.length > 6 && ", …"}
+      </p>
+    );
+  }
+  return (
+    <p className="small" role="status">
+      <Badge tone="warning">{t.error_kind ?? "error"}</Badge> {t.error}
+    </p>
+  );
+}
+
+/**
+ * LLM providers: the ones set up (with *Test connection* and *Remove*),
+ * servers found running on this computer (one click to use one), and a
+ * form to add one from a preset or any OpenAI-compatible URL, with its API
+ * key going to the secret store. `active`: the page is shown.
+ */
+export function ProvidersSection({ active }: { active: boolean }) {
+  const [load, reload] = useLoad(() => api.listProviders(), "providers");
+  const [presetsLoad] = useLoad(() => api.providerPresets(), "provider-presets");
+  const [found, setFound] = useState<Detected[] | null>(null);
+  const [shown, setShown] = useState(false);
+  if (shown !== active) {
+    setShown(active);
+    if (active) {
+      reload();
+      void api.detectProviders().then(setFound, () => setFound([]));
+    }
+  }
+  const [tests, setTests] = useState<Record<string, ConnectionTest | "testing">>({});
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const presets: Preset[] = presetsLoad.data ?? [];
+  const providers = load.data ?? [];
+
+  const [preset, setPreset] = useState("openai");
+  const chosen = presets.find((p) => p.name === preset) ?? null;
+  const [baseUrl, setBaseUrl] = useState("");
+  const [model, setModel] = useState("");
+  const [key, setKey] = useState("");
+
+  const act = async (action: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      reload();
+      return true;
+    } catch (e) {
+      setError(e);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const test = async (id: string) => {
+    setTests((t) => ({ ...t, [id]: "testing" }));
+    try {
+      const r = await api.testProvider(id);
+      setTests((t) => ({ ...t, [id]: r }));
+    } catch (e) {
+      setTests((t) => {
+        const { [id]: _, ...rest } = t;
+        return rest;
+      });
+      setError(e);
+    }
+  };
+
+  const use = (d: Detected) =>
+    act(() =>
+      api.addProvider({
+        id: freeId(d.preset, providers),
+        preset: d.preset,
+        kind: null,
+        base_url: d.base_url,
+        default_model: d.models[0] ?? null,
+        headers: {},
+      }),
+    );
+
+  const add = async (e: FormEvent) => {
+    e.preventDefault();
+    const custom = chosen === null;
+    const id = freeId(custom ? "custom" : preset, providers);
+    const ok = await act(async () => {
+      await api.addProvider({
+        id,
+        preset: custom ? null : preset,
+        kind: custom ? "openai" : null,
+        base_url: baseUrl.trim() === "" ? null : baseUrl.trim(),
+        default_model: model.trim() === "" ? null : model.trim(),
+        headers: {},
+      });
+      if (key !== "") await api.setProviderKey(id, key);
+    });
+    if (ok) {
+      setKey("");
+      setModel("");
+      setBaseUrl("");
+    }
+  };
+
+  const unused = (found ?? []).filter((d) => !providers.some((p) => p.base_url === d.base_url));
+
+  return (
+    <section className="settings-section" aria-labelledby="providers-title">
+      <h2 id="providers-title">Model providers</h2>
+      <p className="muted">
+        Where chats’ models run: a server on this computer (Ollama, LM Studio, llama.cpp, vLLM) or a hosted API. Keys go
+        to the secret store, never to Atelier’s data folder.
+      </p>
+      {load.state === "error" && (
+        <ErrorBox error={load.error} title="Providers could not be listed." onRetry={reload} />
+      )}
+      {load.data === null && load.state === "loading" && <Spinner label="Loading providers…" />}
+      {load.data !== null && providers.length === 0 && <p className="empty-inline">No provider is set up yet.</p>}
+      {providers.length > 0 && (
+        <ul className="provider-list" aria-label="Providers">
+          {providers.map((p) => {
+            const t = tests[p.id];
+            return (
+              <li key={p.id} className="provider-row">
+                <div className="provider-main">
+                  <strong>{p.id}</strong> <span className="muted small">{p.preset ?? p.kind}</span>
+                  <div className="small">
+                    <code>{p.base_url}</code> · {p.default_model ?? "no default model"} · {keyText(p)}
+                  </div>
+                  {t === "testing" && <Spinner label="Testing…" />}
+                  {t !== undefined && t !== "testing" && <TestResult t={t} />}
+                </div>
+                <button type="button" className="btn btn-small" disabled={busy} onClick={() => void test(p.id)}>
+                  Test connection
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-small btn-ghost"
+                  disabled={busy}
+                  aria-label={`Remove ${p.id}`}
+                  onClick={() => void act(() => api.removeProvider(p.id))}
+                >
+                  Remove
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {unused.length > 0 && (
+        <div aria-label="Found on this computer" role="group">
+          <h3 className="settings-subhead">Found on this computer</h3>
+          <ul className="provider-list">
+            {unused.map((d) => (
+              <li key={d.base_url} className="provider-row">
+                <div className="provider-main">
+                  <strong>{d.title}</strong> <code className="small">{d.base_url}</code>
+                  <div className="small muted">
+                    {d.models.length === 0 ? "no models yet" : d.models.slice(0, 6).join(", ")}
+                  </div>
+                </div>
+                <button type="button" className="btn btn-small" disabled={busy} onClick={() => void use(d)}>
+                  Use {d.title}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <h3 className="settings-subhead">Add a provider</h3>
+      <form className="provider-form" aria-label="Add a provider" onSubmit={(e) => void add(e)}>
+        <label>
+          Provider
+          <select className="input" value={preset} onChange={(e) => setPreset(e.target.value)}>
+            {presets.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.title}
+              </option>
+            ))}
+            <option value="">Other (OpenAI-compatible URL)</option>
+          </select>
+        </label>
+        <label>
+          Base URL
+          <input
+            className="input"
+            type="url"
+            value={baseUrl}
+            placeholder={chosen?.base_url ?? "http://host:8000/v1"}
+            required={chosen === null}
+            onChange={(e) => setBaseUrl(e.target.value)}
+          />
+        </label>
+        <label>
+          Default model
+          <input className="input" value={model} onChange={(e) => setModel(e.target.value)} />
+        </label>
+        {chosen?.local !== true && (
+          <label>
+            API key
+            <input
+              className="input"
+              type="password"
+              autoComplete="off"
+              value={key}
+              placeholder={chosen?.key_env != null ? `or set $${chosen.key_env}` : ""}
+              onChange={(e) => setKey(e.target.value)}
+            />
+          </label>
+        )}
+        <button type="submit" className="btn" disabled={busy}>
+          Add provider
+        </button>
+      </form>
+      {error !== null && <ErrorBox error={error} title="Not done." onDismiss={() => setError(null)} />}
+    </section>
+  );
+}
