@@ -48,8 +48,8 @@ export function SecretsSection({ active }: { active: boolean }) {
     <section className="settings-section" aria-labelledby="secrets-title">
       <h2 id="secrets-title">Secrets</h2>
       <p className="muted">
-        API keys and tokens of model providers and toolsets. Atelier keeps their names in its data folder and their values only where this
-        says; a value is never shown again, logged or exported.
+        API keys and tokens of model providers and toolsets. Atelier keeps their names in its data folder and their
+        values only where this says; a value is never shown again, logged or exported.
       </p>
       {load.state === "error" && (
         <ErrorBox error={load.error} title="Where secrets go could not be checked." onRetry={reload} />
