@@ -74,8 +74,9 @@ fn message(m: &Message) -> Vec<Value> {
                     _ => None,
                 })
                 .collect();
-            let mut a =
-                json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { json!(text) }});
+            // Always a string: llama-cpp-python's server refuses `null`
+            // (a 500 at the turn after a tool call), and OpenAI takes "".
+            let mut a = json!({"role": "assistant", "content": text});
             if !calls.is_empty() {
                 a["tool_calls"] = json!(calls);
             }

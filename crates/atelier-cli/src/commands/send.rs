@@ -131,8 +131,8 @@ pub(crate) async fn run(
                     (RunStatus::Complete, _) => {}
                     (RunStatus::Stopped, _) => eprintln!("(stopped: what streamed and what ran are kept)"),
                     (RunStatus::StepLimit, _) => eprintln!("(the step limit was reached)"),
-                    (RunStatus::Failed, Some(e)) => eprintln!("error: {e}"),
-                    (RunStatus::Failed, None) => eprintln!("error: the run failed"),
+                    // The error itself is the command's, printed once at exit.
+                    (RunStatus::Failed, _) => {}
                 }
             }
             _ => {}
