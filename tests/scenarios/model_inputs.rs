@@ -179,6 +179,17 @@ async fn switching_provider_mid_chat_converts_the_history() {
     );
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].contains("1 reasoning block"), "{notes:?}");
+    // Tokens as the provider reported them; unknown (not zero) where the
+    // first server said nothing.
+    let meta = |m: &atelier_core::model::Message| m.meta.clone().and_then(|x| x.usage);
+    assert_eq!(
+        meta(out.messages.last().expect("answer")),
+        Some(atelier_core::model::TokenUsage {
+            input_tokens: 9,
+            output_tokens: 5
+        })
+    );
+    assert_eq!(meta(first.messages.last().expect("answer")), None);
     // The chat keeps the new provider.
     assert_eq!(
         app.chats().get(&chat).await.expect("chat").provider_id.as_deref(),

@@ -297,14 +297,16 @@ impl Conversation<'_> {
                 Some(e) if e.kind == atelier_llm::ErrorKind::Cancelled => RunStatus::Stopped,
                 Some(_) => RunStatus::Failed,
             };
-            let usage = json!({"input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens});
+            // Some servers (llama-cpp-python) never say: unknown, not zero.
+            let usage = (turn.usage != atelier_llm::Usage::default())
+                .then(|| json!({"input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens}));
             let message = self
                 .save_turn(
                     &chat.id,
                     &leaf,
                     parts,
                     &choice,
-                    Some(usage),
+                    usage,
                     status,
                     failure.as_ref(),
                     Some(journal.id.clone()),
