@@ -232,9 +232,10 @@ fi
 
 # --- What it showed ----------------------------------------------------------
 # Each model turn: how it ended and its tokens (llama-cpp-python's stream
-# carries no usage, whatever stream_options asks: 0/0 there means unknown).
+# carries no usage, whatever stream_options asks: the turn's usage is null).
 turns="$(jq -r '[.messages[] | select(.role == "assistant") | .meta
-  | "\(.status) (\(.usage.input_tokens // 0) in, \(.usage.output_tokens // 0) out)"] | join(", ")' "$work/run.json")"
+  | "\(.status) (" + (if .usage == null then "tokens not reported"
+      else "\(.usage.input_tokens) in, \(.usage.output_tokens) out" end) + ")"] | join(", ")' "$work/run.json")"
 printf '\n'
 printf 'model       %s (%s)\n' "$alias" "$gguf"
 printf 'tool call   write_file %s -> %s\n' "$(jq -c .args <<<"${call:-null}")" "${call_status:-none}"
