@@ -72,6 +72,15 @@ impl Conversation<'_> {
     pub async fn fork(&self, chat_id: &str, message_id: &str, title: Option<&str>) -> Result<Chat> {
         let source = self.app.chats().get(chat_id).await?;
         let at = self.app.chats().message(&source.id, message_id).await?;
+        if at.thread_id.is_some() {
+            return Err(Error::InvalidData {
+                what: "message to fork at",
+                reason: format!(
+                    "{} belongs to a sub-agent's thread: fork at the spawn's message in the chat instead",
+                    at.id
+                ),
+            });
+        }
         let path = self.path_to(&source.id, &at.id).await?;
         let title = title
             .map(str::to_owned)
