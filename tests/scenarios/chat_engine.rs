@@ -389,14 +389,7 @@ async fn stop_while_a_tool_runs_cancels_it_and_keeps_what_it_did() {
     use atelier_core::tools::RunEvent;
     let env = Env::new();
     let t = tempfile::tempdir().expect("tmp");
-    let manifest = "manifest_version: \"1\"\nid: spin\nname: Spin\nversion: \"1.0.0\"\ntools:\n  - id: spin\n    \
-                    entrypoint: tools.spin:run\n    timeout_s: 60\n    input_schema: {type: object}\n";
-    let code = b"import time\n\ndef run(workspace):\n    for i in range(3000):\n        (workspace / 'count.txt').write_text(str(i))\n        time.sleep(0.01)\n    return {}\n";
-    let zip = crate::bundles::zip_of(
-        t.path(),
-        "spin.zip",
-        &[("toolset.yaml", manifest.as_bytes()), ("tools/spin.py", code)],
-    );
+    let zip = crate::integrity::spin_toolset(t.path());
     let wire = wire_names(["spin.spin"], Exposure::Openai).remove(0);
     let server = ReplayServer::start(vec![
         Reply::sse(&[

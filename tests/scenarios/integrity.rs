@@ -272,18 +272,23 @@ fn workers_of(data: &std::path::Path) -> Vec<u32> {
         .unwrap_or_default()
 }
 
+/// A toolset `spin` whose one tool writes `count.txt` every 10 ms for 30 s.
+pub(crate) fn spin_toolset(dir: &std::path::Path) -> std::path::PathBuf {
+    let manifest = "manifest_version: \"1\"\nid: spin\nname: Spin\nversion: \"1.0.0\"\ntools:\n  - id: spin\n    \
+                    entrypoint: tools.spin:run\n    timeout_s: 60\n    input_schema: {type: object}\n";
+    let code = b"import time\n\ndef run(workspace):\n    for i in range(3000):\n        (workspace / 'count.txt').write_text(str(i))\n        time.sleep(0.01)\n    return {}\n";
+    crate::bundles::zip_of(
+        dir,
+        "spin.zip",
+        &[("toolset.yaml", manifest.as_bytes()), ("tools/spin.py", code)],
+    )
+}
+
 #[test]
 fn a_killed_cli_takes_its_python_worker_and_the_tool_with_it() {
     let env = Env::new();
     let t = tempfile::tempdir().expect("tmp");
-    let manifest = "manifest_version: \"1\"\nid: spin\nname: Spin\nversion: \"1.0.0\"\ntools:\n  - id: spin\n    \
-                    entrypoint: tools.spin:run\n    timeout_s: 60\n    input_schema: {type: object}\n";
-    let code = b"import time\n\ndef run(workspace):\n    for i in range(3000):\n        (workspace / 'count.txt').write_text(str(i))\n        time.sleep(0.01)\n    return {}\n";
-    let zip = crate::bundles::zip_of(
-        t.path(),
-        "spin.zip",
-        &[("toolset.yaml", manifest.as_bytes()), ("tools/spin.py", code)],
-    );
+    let zip = spin_toolset(t.path());
     env.ok(&["toolset", "import", zip.to_str().expect("utf-8")]);
     let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
     let count = env.data().join("chats").join(&chat).join("workspace/count.txt");

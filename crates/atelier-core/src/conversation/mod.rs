@@ -149,6 +149,10 @@ impl Conversation<'_> {
         if files.is_empty() {
             return Ok(Vec::new());
         }
+        // A busy chat refuses the message: nothing is uploaded for it.
+        if self.is_running(chat_id) {
+            return Err(busy(chat_id));
+        }
         for f in files {
             images::check_attachment(f)?;
         }
@@ -183,6 +187,10 @@ impl Conversation<'_> {
     }
 }
 
+fn busy(chat_id: &str) -> Error {
+    Error::Conflict(format!("chat {chat_id} is already answering: stop that run first"))
+}
+
 /// A chat's run, registered for [`Conversation::stop`] while it lives.
 pub(super) struct Registered<'a> {
     app: &'a Atelier,
@@ -194,9 +202,7 @@ impl<'a> Registered<'a> {
     pub(super) fn new(app: &'a Atelier, chat_id: &str, cancel: &tokio_util::sync::CancellationToken) -> Result<Self> {
         let mut runs = app.chat_runs();
         if runs.contains_key(chat_id) {
-            return Err(Error::Conflict(format!(
-                "chat {chat_id} is already answering: stop that run first"
-            )));
+            return Err(busy(chat_id));
         }
         runs.insert(chat_id.to_owned(), cancel.clone());
         Ok(Self {
