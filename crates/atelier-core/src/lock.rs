@@ -57,6 +57,31 @@ impl FileLock {
         }))
     }
 
+    /// Like [`FileLock::acquire`] for a lock inside `root` (a chat's
+    /// folder): the folders between are created, `root` itself never, so a
+    /// chat deleted meanwhile is not brought back. `None` when `root` is
+    /// gone, before or while this waited.
+    pub fn acquire_within(root: &Path, path: &Path) -> Result<Option<Self>> {
+        let rel = path
+            .parent()
+            .and_then(|dir| dir.strip_prefix(root).ok())
+            .ok_or_else(|| Error::Internal(format!("lock {} is not inside {}", path.display(), root.display())))?;
+        let mut at = root.to_path_buf();
+        if !at.is_dir() {
+            return Ok(None);
+        }
+        for part in rel.components() {
+            at.push(part);
+            match std::fs::create_dir(&at) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(Error::io("create", &at)(e)),
+            }
+        }
+        Self::acquire_present(path)
+    }
+
     /// Takes the lock only if it is free right now.
     pub fn try_acquire(path: &Path) -> Result<Option<Self>> {
         let file = open(path).map_err(Error::io("open lock file", path))?;
@@ -88,6 +113,21 @@ fn open(path: &Path) -> std::io::Result<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lock_within_a_deleted_chat_does_not_bring_its_folder_back() -> anyhow::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let chat = dir.path().join("chats/c1");
+        let lock = chat.join("turns/t1");
+        assert!(FileLock::acquire_within(&chat, &lock)?.is_none());
+        assert!(!chat.exists(), "the chat's folder stays gone");
+        std::fs::create_dir_all(&chat)?;
+        let held = FileLock::acquire_within(&chat, &lock)?.expect("the chat exists");
+        assert!(lock.is_file(), "the folders between are made");
+        assert!(FileLock::try_acquire(&lock)?.is_none(), "and the lock is held");
+        drop(held);
+        Ok(())
+    }
 
     #[test]
     fn a_second_open_in_the_same_process_is_excluded() -> anyhow::Result<()> {

@@ -99,13 +99,25 @@ fn install_crypto() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-impl Client {
-    pub fn new(provider: Provider) -> Result<Self> {
+/// One HTTP client for the process: building one costs milliseconds (TLS
+/// set-up), and sharing it keeps connections to a provider open from one
+/// run to the next instead of a new handshake per message.
+fn shared_http() -> Result<reqwest::Client> {
+    static HTTP: std::sync::OnceLock<std::result::Result<reqwest::Client, String>> = std::sync::OnceLock::new();
+    HTTP.get_or_init(|| {
         install_crypto();
-        let http = reqwest::Client::builder()
+        reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .build()
-            .map_err(|e| Error::new(ErrorKind::Network, format!("could not set up HTTP: {e}")))?;
+            .map_err(|e| e.to_string())
+    })
+    .clone()
+    .map_err(|e| Error::new(ErrorKind::Network, format!("could not set up HTTP: {e}")))
+}
+
+impl Client {
+    pub fn new(provider: Provider) -> Result<Self> {
+        let http = shared_http()?;
         Ok(Self {
             http,
             provider,

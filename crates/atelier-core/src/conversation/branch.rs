@@ -15,6 +15,8 @@ use crate::{Error, Result, db};
 pub(super) struct Choice {
     pub provider_id: String,
     pub model: String,
+    /// The provider's settings, as read when the run began.
+    pub provider: crate::providers::ProviderRecord,
 }
 
 /// The ids of the calls the `tool` messages of `branch` name, in order.
@@ -48,9 +50,9 @@ impl Conversation<'_> {
         {
             Some(p) => p,
             None => {
-                let all = self.app.providers().list().await?;
+                let all = self.app.providers().ids().await?;
                 match all.as_slice() {
-                    [one] => one.id.clone(),
+                    [one] => one.clone(),
                     [] => {
                         return Err(Error::InvalidData {
                             what: "provider",
@@ -75,7 +77,7 @@ impl Conversation<'_> {
             .clone()
             .or_else(|| chat.model.clone())
             .or_else(|| agent_model.filter(|m| m.provider == provider_id).map(|m| m.model.clone()))
-            .or(provider.default_model)
+            .or_else(|| provider.default_model.clone())
             .ok_or_else(|| Error::InvalidData {
                 what: "model",
                 reason: format!("provider {provider_id:?} has no default model: give --model (see `atelier provider models {provider_id}`)"),
@@ -90,7 +92,11 @@ impl Conversation<'_> {
                 .await?;
             tx.commit().await?;
         }
-        Ok(Choice { provider_id, model })
+        Ok(Choice {
+            provider_id,
+            model,
+            provider,
+        })
     }
 
     /// The messages root → `leaf`.

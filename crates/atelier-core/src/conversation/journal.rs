@@ -2,7 +2,8 @@
 //! in memory until it ends and is then written as one `assistant` message;
 //! so that a crash or a kill does not lose it, what has arrived is also
 //! written to `streaming_turns` about once a second (by a task of its own:
-//! the stream's callback only appends to memory). The run holds
+//! the stream's callback only appends to memory), from the first second
+//! on: a turn that ends sooner costs no write. The run holds
 //! `chats/<chat>/turns/<id>` locked while the row lives; start-up recovery
 //! takes a row whose lock is free as a dead turn and writes it as its
 //! message, marked `interrupted` (text and reasoning only: its calls never
@@ -14,6 +15,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use sqlx::Row;
+use tokio_util::sync::CancellationToken;
 
 use crate::lock::FileLock;
 use crate::messages::{NewMessage, insert_message, set_active};
@@ -63,8 +65,9 @@ impl Partial {
 pub(super) struct Journal {
     pub id: String,
     pub partial: Arc<Mutex<Partial>>,
-    writer: tokio::task::JoinHandle<()>,
-    lock: Option<FileLock>,
+    stop: CancellationToken,
+    /// Ends with the lock it holds once it wrote the row (none: it never did).
+    writer: Option<tokio::task::JoinHandle<Option<FileLock>>>,
     lock_path: PathBuf,
 }
 
@@ -72,83 +75,137 @@ fn lock_path(app: &Atelier, chat_id: &str, turn_id: &str) -> PathBuf {
     app.data_dir().chat_dir(chat_id).join("turns").join(turn_id)
 }
 
-impl Journal {
-    /// Starts journaling a turn that will answer under `parent_id`.
-    pub(super) async fn start(app: &Atelier, chat_id: &str, parent_id: &str, meta: &serde_json::Value) -> Result<Self> {
-        let id = ids::new_id();
-        let path = lock_path(app, chat_id, &id);
-        let lock = {
-            let p = path.clone();
-            blocking(move || FileLock::acquire(&p)).await?
-        };
-        let now = ids::now();
-        sqlx::query(
-            "INSERT INTO streaming_turns (id, chat_id, parent_id, content, meta, started_at, updated_at) \
-             VALUES (?, ?, ?, '[]', ?, ?, ?)",
-        )
-        .bind(&id)
-        .bind(chat_id)
-        .bind(parent_id)
-        .bind(meta.to_string())
-        .bind(&now)
-        .bind(&now)
-        .execute(app.db())
-        .await?;
-        let partial = Arc::new(Mutex::new(Partial::default()));
-        let (db, shared, turn) = (app.db().clone(), Arc::clone(&partial), id.clone());
-        let writer = tokio::spawn(async move {
-            let mut tick = tokio::time::interval(EVERY);
-            tick.tick().await;
-            loop {
-                tick.tick().await;
-                let parts = {
-                    let mut p = shared.lock().unwrap_or_else(PoisonError::into_inner);
-                    if !p.dirty {
-                        continue;
-                    }
-                    p.dirty = false;
-                    p.parts()
-                };
-                let Ok(content) = serde_json::to_string(&parts) else {
+/// What the writer task needs.
+struct Writer {
+    db: sqlx::SqlitePool,
+    partial: Arc<Mutex<Partial>>,
+    chat_dir: PathBuf,
+    lock_path: PathBuf,
+    id: String,
+    chat_id: String,
+    parent_id: String,
+    meta: String,
+}
+
+impl Writer {
+    /// Writes what is new about once a second until stopped. The row (and
+    /// its lock) comes with the first write: most turns end within a
+    /// second, and one that has said nothing has nothing to recover.
+    async fn run(self, stop: CancellationToken) -> Option<FileLock> {
+        let mut lock: Option<FileLock> = None;
+        let mut tick = tokio::time::interval(EVERY);
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {}
+                () = stop.cancelled() => return lock,
+            }
+            let parts = {
+                let mut p = self.partial.lock().unwrap_or_else(PoisonError::into_inner);
+                if !p.dirty {
                     continue;
-                };
-                // A failed write only makes the journal older; the turn goes on.
+                }
+                p.dirty = false;
+                p.parts()
+            };
+            let Ok(content) = serde_json::to_string(&parts) else {
+                continue;
+            };
+            // A failed write only makes the journal older; the turn goes on.
+            if lock.is_none() {
+                lock = self.first_write(&content).await;
+            } else {
                 let _ = sqlx::query("UPDATE streaming_turns SET content = ?, updated_at = ? WHERE id = ?")
                     .bind(content)
                     .bind(ids::now())
-                    .bind(&turn)
-                    .execute(&db)
+                    .bind(&self.id)
+                    .execute(&self.db)
                     .await;
             }
-        });
-        Ok(Self {
+        }
+    }
+
+    /// Takes the lock, then writes the row: recovery in another process
+    /// never sees a row without its live lock. `None` when the chat is
+    /// gone or the write failed (tried again at the next tick).
+    async fn first_write(&self, content: &str) -> Option<FileLock> {
+        let (root, path) = (self.chat_dir.clone(), self.lock_path.clone());
+        let lock = blocking(move || FileLock::acquire_within(&root, &path)).await.ok()??;
+        let now = ids::now();
+        let written = sqlx::query(
+            "INSERT INTO streaming_turns (id, chat_id, parent_id, content, meta, started_at, updated_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&self.id)
+        .bind(&self.chat_id)
+        .bind(&self.parent_id)
+        .bind(content)
+        .bind(&self.meta)
+        .bind(&now)
+        .bind(&now)
+        .execute(&self.db)
+        .await;
+        if written.is_err() {
+            let _ = std::fs::remove_file(&self.lock_path);
+            return None;
+        }
+        Some(lock)
+    }
+}
+
+impl Journal {
+    /// Starts journaling a turn that will answer under `parent_id`.
+    pub(super) fn start(app: &Atelier, chat_id: &str, parent_id: &str, meta: &serde_json::Value) -> Self {
+        let id = ids::new_id();
+        let lock_path = lock_path(app, chat_id, &id);
+        let partial = Arc::new(Mutex::new(Partial::default()));
+        let stop = CancellationToken::new();
+        let writer = Writer {
+            db: app.db().clone(),
+            partial: Arc::clone(&partial),
+            chat_dir: app.data_dir().chat_dir(chat_id),
+            lock_path: lock_path.clone(),
+            id: id.clone(),
+            chat_id: chat_id.to_owned(),
+            parent_id: parent_id.to_owned(),
+            meta: meta.to_string(),
+        };
+        let writer = tokio::spawn(writer.run(stop.clone()));
+        Self {
             id,
             partial,
-            writer,
-            lock: Some(lock),
-            lock_path: path,
-        })
+            stop,
+            writer: Some(writer),
+            lock_path,
+        }
     }
 
     /// Ends the journal once the turn's message is written (or the turn
     /// wrote nothing): the row and the lock go.
     pub(super) async fn end(mut self, app: &Atelier) -> Result<()> {
-        self.writer.abort();
-        sqlx::query("DELETE FROM streaming_turns WHERE id = ?")
-            .bind(&self.id)
-            .execute(app.db())
-            .await?;
-        let _ = std::fs::remove_file(&self.lock_path);
-        self.lock.take();
+        self.stop.cancel();
+        let lock = match self.writer.take() {
+            Some(w) => w.await.ok().flatten(),
+            None => None,
+        };
+        if let Some(lock) = lock {
+            sqlx::query("DELETE FROM streaming_turns WHERE id = ?")
+                .bind(&self.id)
+                .execute(app.db())
+                .await?;
+            let _ = std::fs::remove_file(&self.lock_path);
+            drop(lock);
+        }
         Ok(())
     }
 }
 
 impl Drop for Journal {
     fn drop(&mut self) {
-        // An error ended the run early: the row stays, and start-up recovery
-        // (or the next one) writes what it holds once the lock is free.
-        self.writer.abort();
+        // An error ended the run early: a row written stays, and start-up
+        // recovery (or the next one) writes what it holds once the lock is
+        // free.
+        self.stop.cancel();
     }
 }
 

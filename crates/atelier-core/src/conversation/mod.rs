@@ -56,7 +56,7 @@ enum Start<'t> {
     Thread {
         first: String,
         depth: u32,
-        choice: branch::Choice,
+        choice: Box<branch::Choice>,
     },
 }
 

@@ -38,7 +38,7 @@ impl Conversation<'_> {
             .unwrap_or_else(|| DEFAULT_AGENT.to_owned());
         let agent = self.app.agents().get(&agent_id).await?;
         let (depth, choice) = match &start {
-            Start::Thread { depth, choice, .. } => (*depth, choice.clone()),
+            Start::Thread { depth, choice, .. } => (*depth, (**choice).clone()),
             _ => (0, self.choose(&chat, &agent, &opts).await?),
         };
         // A person's run can be stopped by chat (the Stop button); a
@@ -47,7 +47,7 @@ impl Conversation<'_> {
             0 => Some(super::Registered::new(self.app, &chat.id, &opts.cancel)?),
             _ => None,
         };
-        let client = self.app.providers().client(&choice.provider_id).await?;
+        let client = self.app.providers().client_for(choice.provider.clone()).await?;
         let exposure = match client.provider().kind {
             atelier_llm::Kind::Openai => Exposure::Openai,
             atelier_llm::Kind::Anthropic => Exposure::Anthropic,
@@ -80,7 +80,7 @@ impl Conversation<'_> {
         let send_images = settings
             .images
             .unwrap_or_else(|| super::images::takes_images_by_name(&choice.model));
-        let provider = self.app.providers().get(&choice.provider_id).await?;
+        let provider = &choice.provider;
         let window = settings
             .context_window
             .or_else(|| budget::known_window(&choice.model))
@@ -148,12 +148,16 @@ impl Conversation<'_> {
 
         let system = (!agent.system_prompt.trim().is_empty()).then(|| agent.system_prompt.clone());
         let mut steps = 0;
+        // The branch root → leaf as the last step read it, while every
+        // message since is known to hang under it.
+        let mut known: Option<Vec<Message>> = None;
         loop {
             if steps >= agent.max_steps.max(1) {
+                let parent = self.message_at(&chat.id, &leaf, known.as_deref()).await?;
                 let note = self
                     .save_turn(
                         &chat.id,
-                        &leaf,
+                        parent,
                         vec![ContentPart::Text {
                             text: format!(
                                 "(Stopped after {steps} model steps: the step limit of agent {agent_id}. Send a message to go on.)"
@@ -174,7 +178,11 @@ impl Conversation<'_> {
                 break;
             }
             steps += 1;
-            let branch = self.path_to(&chat.id, &leaf).await?;
+            // Read once; later steps extend it with what the run wrote.
+            let branch = match known.take() {
+                Some(b) if b.last().is_some_and(|m| m.id == leaf) => b,
+                _ => self.path_to(&chat.id, &leaf).await?,
+            };
             let calls = self.call_rows(&branch).await?;
             let images = self.app.branch_images(&chat.id, &branch, &calls, send_images).await?;
             let edits = self.edit_notes(&chat.id, &branch).await?;
@@ -228,8 +236,7 @@ impl Conversation<'_> {
                 &chat.id,
                 &leaf,
                 &json!({"provider_id": choice.provider_id, "model": choice.model}),
-            )
-            .await?;
+            );
             let partial = std::sync::Arc::clone(&journal.partial);
             let mut forward = |e: &Event| match e {
                 Event::TextDelta(t) => {
@@ -300,10 +307,11 @@ impl Conversation<'_> {
             // Some servers (llama-cpp-python) never say: unknown, not zero.
             let usage = (turn.usage != atelier_llm::Usage::default())
                 .then(|| json!({"input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens}));
+            let parent = self.message_at(&chat.id, &leaf, Some(&branch)).await?;
             let message = self
                 .save_turn(
                     &chat.id,
-                    &leaf,
+                    parent,
                     parts,
                     &choice,
                     usage,
@@ -317,6 +325,8 @@ impl Conversation<'_> {
                 message: Box::new(message.clone()),
             });
             leaf = message.id.clone();
+            known = Some(branch);
+            follow(&mut known, &message);
             outcome.messages.push(message);
             if let Some(e) = failure {
                 outcome.status = status;
@@ -399,6 +409,7 @@ impl Conversation<'_> {
                 if let Some(node) = &record.node_id {
                     leaf = node.clone();
                     let m = self.app.chats().message(&chat.id, node).await?;
+                    follow(&mut known, &m);
                     on(&ChatEvent::MessageSaved {
                         message: Box::new(m.clone()),
                     });
@@ -433,11 +444,19 @@ impl Conversation<'_> {
         Ok(outcome)
     }
 
+    /// The message `id`: the last of `branch` when it is that one, else read.
+    async fn message_at(&self, chat_id: &str, id: &str, branch: Option<&[Message]>) -> Result<Message> {
+        match branch.and_then(<[Message]>::last) {
+            Some(m) if m.id == id => Ok(m.clone()),
+            _ => self.app.chats().message(chat_id, id).await,
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     async fn save_turn(
         &self,
         chat_id: &str,
-        parent: &str,
+        parent: Message,
         parts: Vec<ContentPart>,
         choice: &Choice,
         usage: Option<Value>,
@@ -455,7 +474,17 @@ impl Conversation<'_> {
         });
         self.app
             .workspace()
-            .append_message_with(chat_id, Some(parent), Role::Assistant, parts, Some(meta), id)
+            .append_under(chat_id, Some(parent), Role::Assistant, parts, Some(meta), id)
             .await
+    }
+}
+
+/// Extends a known branch by a message written under its leaf; anything
+/// else (an edit node captured in between, a message of another thread)
+/// makes the next step read the branch again.
+fn follow(known: &mut Option<Vec<Message>>, m: &Message) {
+    match known {
+        Some(b) if b.last().map(|l| &l.id) == m.parent_id.as_ref() => b.push(m.clone()),
+        _ => *known = None,
     }
 }

@@ -136,9 +136,12 @@ impl Conversation<'_> {
         let agent = self.app.agents().get(&task.agent).await?;
         // The child's own model if it has one, else the parent run's.
         let choice = match &agent.model {
+            // Read before the thread's rows are written: a child whose
+            // provider is gone fails without leaving an empty thread.
             Some(m) => Choice {
                 provider_id: m.provider.clone(),
                 model: m.model.clone(),
+                provider: self.app.providers().get(&m.provider).await?,
             },
             None => parent.choice.clone(),
         };
@@ -210,7 +213,7 @@ impl Conversation<'_> {
         let start = Start::Thread {
             first: first.id,
             depth,
-            choice,
+            choice: Box::new(choice),
         };
         // A child run may spawn in turn: the recursion goes through a box.
         let out = Box::pin(self.run(&chat.id, start, opts, &mut forward)).await?;

@@ -240,6 +240,13 @@ impl Providers<'_> {
         Ok(out)
     }
 
+    /// The ids of every provider, sorted: no secret store asked.
+    pub async fn ids(&self) -> Result<Vec<String>> {
+        Ok(sqlx::query_scalar("SELECT id FROM providers ORDER BY id")
+            .fetch_all(self.app.db())
+            .await?)
+    }
+
     /// Removes a provider and its secrets.
     pub async fn remove(&self, id: &str) -> Result<()> {
         self.get(id).await?;
@@ -287,7 +294,12 @@ impl Providers<'_> {
     /// resolved now, for this provider only.
     pub async fn client(&self, id: &str) -> Result<atelier_llm::Client> {
         let rec = self.get(id).await?;
-        let owner = Owner::Provider(id.to_owned());
+        self.client_for(rec).await
+    }
+
+    /// [`Self::client`] for a provider already read.
+    pub(crate) async fn client_for(&self, rec: ProviderRecord) -> Result<atelier_llm::Client> {
+        let owner = Owner::Provider(rec.id.clone());
         let env: Vec<&str> = rec
             .preset
             .as_deref()

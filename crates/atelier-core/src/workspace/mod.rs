@@ -423,14 +423,29 @@ impl Workspace<'_> {
             Some(p) => Some(self.app.chats().message(&chat.id, p).await?),
             None => None,
         };
+        self.append_under(&chat.id, explicit_parent, role, content, meta, id)
+            .await
+    }
+
+    /// [`Self::append_message_with`] for a chat id as stored and a parent
+    /// already read (a model run knows both: one turn fewer of reads).
+    pub(crate) async fn append_under(
+        &self,
+        chat_id: &str,
+        explicit_parent: Option<Message>,
+        role: Role,
+        content: Vec<ContentPart>,
+        meta: Option<serde_json::Value>,
+        id: Option<String>,
+    ) -> Result<Message> {
         if role == Role::System {
             return Err(Error::InvalidData {
                 what: "message role",
                 reason: "only a chat's root is a system message".into(),
             });
         }
-        let _lock = lock_chat(self.app, &chat.id).await?;
-        let chat = self.app.chats().get(&chat.id).await?; // fresh, under the lock
+        let _lock = lock_chat(self.app, chat_id).await?;
+        let chat = self.app.chats().get(chat_id).await?; // fresh, under the lock
         let (mut current, _) = self.app.capture_pending(&chat, &Observer::default()).await?;
         let parent = match explicit_parent {
             Some(p) => p,
