@@ -6,6 +6,7 @@
 //! atelier-bench workspace [--runs N] [--quick] [--scale a|b|c|all] [--rows 1,2,3,4,5] [--json FILE]
 //! atelier-bench toolset-import [--runs N]
 //! atelier-bench tool-call [--calls N]
+//! atelier-bench chat [--runs N]
 //! atelier-bench routing [--runs N]
 //! atelier-bench startup --app BIN --reference BIN [--runs N]   (under xvfb-run)
 //! atelier-bench ui-seed --data-dir DIR
@@ -27,6 +28,7 @@
 #![allow(clippy::print_stdout)]
 
 mod bench;
+mod chat;
 mod git;
 mod import;
 mod report;
@@ -191,6 +193,9 @@ fn main() -> ExitCode {
     } else if argv.peek().map(String::as_str) == Some("routing") {
         let runs = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(21);
         routing::run(runs)
+    } else if argv.peek().map(String::as_str) == Some("chat") {
+        let runs = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(21);
+        chat::run(runs)
     } else if argv.peek().map(String::as_str) == Some("tool-call") {
         let calls = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(100);
         tool_call::run(calls)

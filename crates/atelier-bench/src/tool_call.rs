@@ -26,7 +26,7 @@ use serde_json::json;
 
 const PYTHON: &str = "/usr/bin/python3.11";
 
-fn write_toolset(dir: &Path) -> Result<()> {
+pub(crate) fn write_toolset(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir.join("tools"))?;
     std::fs::write(
         dir.join("toolset.yaml"),
@@ -120,7 +120,7 @@ fn python_call(toolset: &Path, workspace: &Path, call: &str) -> Command {
     c
 }
 
-fn row(what: &str, ours: Duration, reference: &str, theirs: Duration, target: &str, ok: Option<bool>) {
+pub(crate) fn row(what: &str, ours: Duration, reference: &str, theirs: Duration, target: &str, ok: Option<bool>) {
     let ratio = ours.as_secs_f64() / theirs.as_secs_f64();
     println!(
         "{what:<42} {:>10.2}  {reference:<28} {:>10.2}  {ratio:>6.3}  {target:<8} {}",

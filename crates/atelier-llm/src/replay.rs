@@ -2,7 +2,8 @@
 //! (with delays, so timing bugs show) and records every request: what the
 //! provider tests, the conversation engine's tests and the benchmark talk
 //! to instead of a hosted API. Plain HTTP/1.1 over a real socket; each
-//! connection gets the next reply (the last one repeats).
+//! connection gets the next reply (the last one repeats, or, from
+//! [`ReplayServer::cycling`], the list starts over).
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -104,6 +105,16 @@ pub struct ReplayServer {
 
 impl ReplayServer {
     pub async fn start(replies: Vec<Reply>) -> std::io::Result<Self> {
+        Self::serve_replies(replies, false).await
+    }
+
+    /// A server that starts the list over after its last reply: a
+    /// benchmark repeats a whole conversation many times.
+    pub async fn cycling(replies: Vec<Reply>) -> std::io::Result<Self> {
+        Self::serve_replies(replies, true).await
+    }
+
+    async fn serve_replies(replies: Vec<Reply>, cycle: bool) -> std::io::Result<Self> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
@@ -111,7 +122,9 @@ impl ReplayServer {
         let task = tokio::spawn(async move {
             let mut n = 0usize;
             while let Ok((sock, _)) = listener.accept().await {
-                let reply = replies.get(n.min(replies.len().saturating_sub(1))).cloned();
+                let last = replies.len().saturating_sub(1);
+                let i = if cycle { n % replies.len().max(1) } else { n.min(last) };
+                let reply = replies.get(i).cloned();
                 n += 1;
                 let rec = rec.clone();
                 tokio::spawn(async move {
