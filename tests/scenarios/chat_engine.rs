@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use atelier_core::conversation::{ChatEvent, RunStatus, SendOptions};
 use atelier_core::model::{ModelSettings, ReasoningEffort, Role};
+use atelier_core::providers::ProviderSpec;
+use atelier_core::tools::Approval;
 use atelier_llm::replay::{ReplayServer, Reply};
 use serde_json::json;
 
@@ -144,6 +146,55 @@ async fn a_long_branch_drops_its_oldest_exchanges_whole_to_fit_the_window() {
         e,
         ChatEvent::RunStarted {
             context_window: Some(1024),
+            ..
+        }
+    )));
+}
+
+#[tokio::test]
+async fn a_local_server_with_no_settings_still_gets_the_history() {
+    // Ollama's preset: a 4,096-token window assumed, no answer limit set.
+    // The answer's share must not leave the history no room.
+    let env = Env::new();
+    let server = ReplayServer::start(vec![answer("Paris."), answer("About 2 million.")])
+        .await
+        .expect("server");
+    let app = env.app().await;
+    app.providers()
+        .add(&ProviderSpec {
+            id: "ollama".into(),
+            preset: Some("ollama".into()),
+            base_url: Some(server.url("/v1")),
+            default_model: Some("qwen2.5:0.5b".into()),
+            ..Default::default()
+        })
+        .await
+        .expect("provider");
+    let chat = app.chats().create(Some("Local")).await.expect("chat").id;
+    let o = || SendOptions {
+        approval: Approval::Approved,
+        ..Default::default()
+    };
+    send(&app, &chat, "What is the capital of France?", o()).await;
+    let mut events = Vec::new();
+    let out = app
+        .conversation()
+        .send(&chat, "How many people live there?", o(), &mut |e: &ChatEvent| {
+            events.push(e.clone())
+        })
+        .await
+        .expect("send");
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    let body = server.requests()[1].body.clone();
+    assert!(
+        body.contains("capital of France") && body.contains("Paris."),
+        "the first exchange is sent: {body}"
+    );
+    assert!(!events.iter().any(|e| matches!(e, ChatEvent::ContextTrimmed { .. })));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        ChatEvent::RunStarted {
+            context_window: Some(4096),
             ..
         }
     )));

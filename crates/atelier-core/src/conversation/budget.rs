@@ -75,9 +75,29 @@ pub struct Fit {
     pub dropped: usize,
 }
 
+/// Tokens kept free for the answer: the limit the person set, else the
+/// limit a request carries by default but at most a quarter of the window
+/// (a local server's 4,096 would otherwise leave no room for the history;
+/// OpenAI-style requests send no limit then, so the model stops when the
+/// window is full).
+pub fn answer_reserve(max_tokens: Option<u32>, window: u32) -> u64 {
+    max_tokens.map_or_else(
+        || u64::from(atelier_llm::types::DEFAULT_MAX_TOKENS.min(window / 4)),
+        u64::from,
+    )
+}
+
+/// Whether `m` carries the results of the turn before it.
+fn has_results(m: &Message) -> bool {
+    m.parts.iter().any(|p| matches!(p, Part::ToolResult { .. }))
+}
+
 /// Leaves out the oldest whole exchanges of `messages` until the estimate
 /// fits `budget` tokens (the window less the answer's limit and the fixed
-/// parts); the first exchange kept carries a note.
+/// parts). When the newest exchange alone is still too long (a long agent
+/// loop, a sub-agent's one task), its oldest turns go too, each with its
+/// results, keeping the message that opened it and its newest turn. The
+/// first message kept carries a note.
 pub fn fit(messages: &mut Vec<Message>, budget: u64, window: u32) -> Fit {
     let total: u64 = messages.iter().map(message_tokens).sum();
     if total <= budget {
@@ -94,15 +114,33 @@ pub fn fit(messages: &mut Vec<Message>, budget: u64, window: u32) -> Fit {
         left -= messages[cut..s].iter().map(message_tokens).sum::<u64>();
         cut = s;
     }
-    if cut == 0 {
+    messages.drain(..cut);
+    let mut dropped = cut;
+    if left > budget && starts_exchange(&messages[0]) {
+        // Turn boundaries inside the one exchange left: an assistant turn
+        // right after the results of the one before.
+        let turns: Vec<usize> = (2..messages.len())
+            .filter(|&i| messages[i].role == Role::Assistant && has_results(&messages[i - 1]))
+            .collect();
+        let mut to = 1;
+        for &t in &turns {
+            if left <= budget {
+                break;
+            }
+            left -= messages[to..t].iter().map(message_tokens).sum::<u64>();
+            to = t;
+        }
+        messages.drain(1..to);
+        dropped += to - 1;
+    }
+    if dropped == 0 {
         return Fit { dropped: 0 };
     }
-    messages.drain(..cut);
     let note = format!(
-        "({cut} earlier message(s) of this conversation were left out to fit the model's context window of {window} tokens.)"
+        "({dropped} earlier message(s) of this conversation were left out to fit the model's context window of {window} tokens.)"
     );
     messages[0].parts.insert(0, Part::Text { text: note });
-    Fit { dropped: cut }
+    Fit { dropped }
 }
 
 #[cfg(test)]
@@ -168,6 +206,37 @@ mod tests {
         assert_eq!(m.len(), 3);
         assert!(matches!(m[1].parts[0], Part::ToolCall { .. }));
         assert!(matches!(m[2].parts[0], Part::ToolResult { .. }));
+    }
+
+    #[test]
+    fn one_long_exchange_loses_its_oldest_turns_whole_and_keeps_its_question() {
+        let mut m = vec![Message::user("the task")];
+        for id in ["c1", "c2", "c3"] {
+            m.extend(call_pair(id, 3000));
+        }
+        m.push(Message {
+            role: Role::Assistant,
+            parts: vec![Part::Text { text: "done".into() }],
+        });
+        let fit = fit(&mut m, 1_200, 4096);
+        // Two turns went, each with its result; the task and the newest stay.
+        assert_eq!(fit.dropped, 4);
+        assert_eq!(m.len(), 4);
+        assert!(
+            matches!(&m[0].parts[..], [Part::Text { text: note }, Part::Text { text: task }]
+            if note.contains("4 earlier message(s)") && task == "the task")
+        );
+        assert!(matches!(&m[1].parts[0], Part::ToolCall { id, .. } if id == "c3"));
+        assert!(matches!(&m[2].parts[0], Part::ToolResult { call_id, .. } if call_id == "c3"));
+    }
+
+    #[test]
+    fn a_local_servers_window_keeps_room_for_the_history() {
+        // 4,096 tokens and no limit set: a quarter goes to the answer,
+        // not all of it.
+        assert_eq!(answer_reserve(None, 4096), 1024);
+        assert_eq!(answer_reserve(None, 200_000), 4096);
+        assert_eq!(answer_reserve(Some(300), 4096), 300);
     }
 
     #[test]

@@ -210,9 +210,9 @@ impl Conversation<'_> {
                 }
             }
             if let Some(window) = window {
-                let max_tokens = settings.max_tokens.unwrap_or(atelier_llm::types::DEFAULT_MAX_TOKENS);
+                let reserve = budget::answer_reserve(settings.max_tokens, window);
                 let fixed = budget::fixed_tokens(system.as_deref(), &tools);
-                let room = u64::from(window).saturating_sub(u64::from(max_tokens) + fixed);
+                let room = u64::from(window).saturating_sub(reserve + fixed);
                 let fit = budget::fit(&mut messages, room, window);
                 if fit.dropped > 0 {
                     on(&ChatEvent::ContextTrimmed {
