@@ -252,6 +252,15 @@ async fn a_fork_keeps_the_path_and_its_files_and_outlives_its_source() {
     let leaf = tree.last().expect("leaf").id.clone();
     app.workspace().checkout(&fork.id, &leaf).await.expect("back");
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).expect("a.txt again"), "kept");
+    // The call's renderer reads its files from a state of the fork.
+    let plan = calls[0].render_plan.clone().expect("write_file has a render plan");
+    let state = plan.manifest_id.expect("the plan names a workspace state");
+    let shown = app
+        .workspace()
+        .read_file(&fork.id, "a.txt", Some(&state))
+        .await
+        .expect("the renderer's file");
+    assert_eq!(shown, b"kept");
 
     // And it goes on as a chat of its own, with only its path as context.
     let out = send(&app, &fork.id, "go on", opts()).await;

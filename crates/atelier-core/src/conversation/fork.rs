@@ -211,6 +211,16 @@ impl Conversation<'_> {
             &calls_json,
         )
         .await?;
+        // A render plan names the workspace state its files are read from.
+        sqlx::query(
+            "UPDATE tool_calls SET render_plan = json_set(render_plan, '$.manifest_id', \
+             (SELECT new FROM fork_map WHERE old = json_extract(render_plan, '$.manifest_id'))) \
+             WHERE chat_id = ? AND render_plan IS NOT NULL \
+             AND json_extract(render_plan, '$.manifest_id') IN (SELECT old FROM fork_map)",
+        )
+        .bind(&fork.id)
+        .execute(&mut *tx)
+        .await?;
         // A tool message names its call.
         for m in rest.iter().filter(|m| m.role == Role::Tool) {
             let content: Vec<ContentPart> = m
