@@ -1,10 +1,12 @@
 //! Sub-agents: `spawn_agents` runs each task as a child run in a thread of
 //! its own (out of the main tree and its context), without holding the
 //! chat lock while children call tools, and the depth limit is enforced by
-//! the backend.
+//! the backend; a spawn is stopped by its call's cancel, and one whose
+//! process died is recovered without leaving its lock file.
 
 use std::time::Duration;
 
+use atelier_core::Atelier;
 use atelier_core::conversation::{ChatEvent, RunStatus, SendOptions};
 use atelier_core::model::Role;
 use atelier_llm::replay::{ReplayServer, Reply};
@@ -24,6 +26,63 @@ fn call_one(id: &str, name: &str, args: serde_json::Value) -> Reply {
         chunk(json!({}), Some("tool_calls")),
         "data: [DONE]".to_owned(),
     ])
+}
+
+/// A child's model that talks for about six seconds: time to stop it.
+fn talking() -> Reply {
+    let words: Vec<String> = (0..200)
+        .map(|i| chunk(json!({"content": format!("w{i} ")}), None))
+        .collect();
+    Reply::sse(&words).delayed(Duration::from_millis(30))
+}
+
+/// Agent `lead` (may spawn) and agent `helper`; `send` as `lead` runs in
+/// a task of its own, and the receiver hears each sub-agent text delta.
+async fn lead_sends_in_background(
+    app: &Atelier,
+    chat: &str,
+) -> (
+    tokio::task::JoinHandle<atelier_core::Result<atelier_core::conversation::RunOutcome>>,
+    tokio::sync::mpsc::UnboundedReceiver<()>,
+) {
+    use atelier_core::agents::AgentSpec;
+    let mut lead = AgentSpec::new("lead", "Lead");
+    lead.tools = vec!["spawn_agents".into()];
+    app.agents().create(&lead).await.expect("lead");
+    app.agents()
+        .create(&AgentSpec::new("helper", "Helper"))
+        .await
+        .expect("helper");
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let (app, chat) = (app.clone(), chat.to_owned());
+    let running = tokio::spawn(async move {
+        let o = SendOptions {
+            agent_id: Some("lead".into()),
+            ..opts()
+        };
+        app.conversation()
+            .send(&chat, "delegate", o, &mut |e: &ChatEvent| {
+                if let ChatEvent::SubAgent { event, .. } = e
+                    && matches!(**event, ChatEvent::TextDelta { .. })
+                {
+                    let _ = tx.send(());
+                }
+            })
+            .await
+    });
+    (running, rx)
+}
+
+/// The id of the chat's `spawn_agents` call.
+async fn spawn_call(app: &Atelier, chat: &str) -> String {
+    app.tools()
+        .calls(chat)
+        .await
+        .expect("calls")
+        .into_iter()
+        .find(|c| c.tool_id == "spawn_agents")
+        .expect("the spawn's call")
+        .id
 }
 
 #[tokio::test]
@@ -146,4 +205,81 @@ async fn the_backend_refuses_a_spawn_past_the_agents_depth_limit() {
     );
     assert_eq!(server.requests().len(), 2, "no child run started");
     assert!(server.requests()[1].body.contains("max_depth is 0"));
+}
+
+#[tokio::test]
+async fn cancelling_a_spawn_by_its_call_stops_its_children_and_the_run_goes_on() {
+    let env = Env::new();
+    let server = ReplayServer::start(vec![
+        call_one(
+            "call_spawn",
+            "spawn_agents",
+            json!({"tasks": [{"agent": "helper", "task": "talk for a while"},
+                             {"agent": "helper", "task": "SECOND-TASK"}]}),
+        ),
+        talking(),
+        answer("Stopped delegating."),
+    ])
+    .await
+    .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let (running, mut rx) = lead_sends_in_background(&app, &chat).await;
+    rx.recv().await.expect("the child is talking");
+    assert!(
+        app.tools().cancel(&spawn_call(&app, &chat).await),
+        "the spawn is cancellable"
+    );
+    let out = tokio::time::timeout(Duration::from_secs(20), running)
+        .await
+        .expect("the child stopped")
+        .expect("task")
+        .expect("send");
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    assert_eq!(
+        out.messages.last().map(|m| m.text()).as_deref(),
+        Some("Stopped delegating.")
+    );
+    let call = &out.tool_calls[0];
+    assert_eq!(call.status.as_str(), "cancelled", "{call:?}");
+    let error = call.error.clone().unwrap_or_default();
+    assert!(error.contains("0 of 2 task(s)"), "{error}");
+    // The second task never started: no request carried it.
+    assert_eq!(server.requests().len(), 3);
+    let asked_second = server.requests().iter().any(|r| {
+        r.json()["messages"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|m| m["content"] == "SECOND-TASK"))
+    });
+    assert!(!asked_second, "the second child never ran");
+}
+
+#[tokio::test]
+async fn a_spawn_whose_process_died_is_interrupted_on_the_next_start_and_leaves_no_lock_file() {
+    let env = Env::new();
+    let server = ReplayServer::start(vec![
+        call_one(
+            "call_spawn",
+            "spawn_agents",
+            json!({"tasks": [{"agent": "helper", "task": "talk for a while"}]}),
+        ),
+        talking(),
+    ])
+    .await
+    .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let (running, mut rx) = lead_sends_in_background(&app, &chat).await;
+    rx.recv().await.expect("the child is talking");
+    let spawn_id = spawn_call(&app, &chat).await;
+    let own = app.data_dir().chat_dir(&chat).join("waiting").join(&spawn_id);
+    assert!(own.is_file(), "a live spawn holds its own lock file");
+    running.abort();
+    let _ = running.await;
+    drop(app);
+    // A killed process leaves its lock file behind (an aborted task does not).
+    std::fs::write(&own, "").expect("the dead process's file");
+
+    let app = env.app().await;
+    let call = app.tools().call(&spawn_id).await.expect("call");
+    assert_eq!(call.status.as_str(), "interrupted");
+    assert!(!own.exists(), "recovery removed the dead spawn's lock file");
 }

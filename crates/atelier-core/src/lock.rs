@@ -95,9 +95,44 @@ impl FileLock {
         }
     }
 
+    /// Probes a lock file someone else made, never creating it: whether a
+    /// live holder has it, it is gone (missing, or removed while this
+    /// waited: its owner finished), or it is free and now ours.
+    pub fn try_take_present(path: &Path) -> Result<Probe> {
+        let file = match OpenOptions::new().read(true).write(true).open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Probe::Gone),
+            Err(e) => return Err(Error::io("open lock file", path)(e)),
+        };
+        match flock(&file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => {}
+            Err(rustix::io::Errno::WOULDBLOCK) => return Ok(Probe::Busy),
+            Err(e) => return Err(Error::io("lock", path)(e.into())),
+        }
+        let stat = rustix::fs::fstat(&file).map_err(|e| Error::io("stat", path)(e.into()))?;
+        if stat.st_nlink == 0 {
+            return Ok(Probe::Gone);
+        }
+        Ok(Probe::Taken(Self {
+            _file: file,
+            path: path.to_path_buf(),
+        }))
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// What [`FileLock::try_take_present`] found.
+#[derive(Debug)]
+pub enum Probe {
+    /// A live holder has it.
+    Busy,
+    /// No such file (any more).
+    Gone,
+    /// It was free: ours until dropped.
+    Taken(FileLock),
 }
 
 /// Opens (creating, never truncating) a lock file.
@@ -126,6 +161,23 @@ mod tests {
         assert!(lock.is_file(), "the folders between are made");
         assert!(FileLock::try_acquire(&lock)?.is_none(), "and the lock is held");
         drop(held);
+        Ok(())
+    }
+
+    #[test]
+    fn probing_a_lock_never_creates_it_and_tells_a_live_holder() -> anyhow::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let p = dir.path().join("waiting");
+        assert!(matches!(FileLock::try_take_present(&p)?, Probe::Gone));
+        assert!(!p.exists(), "a probe makes no file");
+        let held = FileLock::acquire(&p)?;
+        assert!(matches!(FileLock::try_take_present(&p)?, Probe::Busy));
+        drop(held);
+        let Probe::Taken(taken) = FileLock::try_take_present(&p)? else {
+            panic!("a free lock is taken");
+        };
+        assert!(FileLock::try_acquire(&p)?.is_none());
+        drop(taken);
         Ok(())
     }
 

@@ -18,6 +18,7 @@
 
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use super::branch::Choice;
 use super::{ChatEvent, Conversation, RunStatus, SendOptions, Start};
@@ -74,10 +75,12 @@ impl Conversation<'_> {
                 .await;
         }
         let args = req.args.clone();
+        // The call's own stop (its card's Cancel); the run's Stop reaches it too.
+        let cancel = req.control.cancel.clone();
         tools
             .run_coordinated(req, &schema, |call_id| async move {
                 match serde_json::from_value::<Tasks>(args) {
-                    Ok(t) => self.spawn(&call_id, t.tasks, parent, on).await,
+                    Ok(t) => self.spawn(&call_id, t.tasks, parent, &cancel, on).await,
                     Err(e) => Outcome::failed(ErrorKind::InvalidArgs, e.to_string()),
                 }
             })
@@ -90,6 +93,7 @@ impl Conversation<'_> {
         call_id: &str,
         tasks: Vec<Task>,
         parent: &Parent<'_>,
+        cancel: &CancellationToken,
         on: &mut (dyn FnMut(&ChatEvent) + Send),
     ) -> Outcome {
         let depth = parent.depth + 1;
@@ -103,12 +107,13 @@ impl Conversation<'_> {
             );
         }
         let mut results = Vec::new();
+        let total = tasks.len();
         for task in tasks {
-            if parent.opts.cancel.is_cancelled() {
+            if cancel.is_cancelled() {
                 results.push(json!({"agent": task.agent, "status": "cancelled", "error": "cancelled by the user"}));
                 continue;
             }
-            let done = self.child(call_id, &task, depth, parent, on).await;
+            let done = self.child(call_id, &task, depth, parent, cancel, on).await;
             results.push(match done {
                 Ok((thread_id, status, text, error)) => json!({
                     "agent": task.agent,
@@ -119,6 +124,17 @@ impl Conversation<'_> {
                 }),
                 Err(e) => json!({"agent": task.agent, "status": "failed", "error": e.to_string()}),
             });
+        }
+        if cancel.is_cancelled() {
+            // Stopped, not a success: the model hears what each task got to.
+            let finished = results.iter().filter(|r| r["status"] == "complete").count();
+            return Outcome::failed(
+                ErrorKind::Cancelled,
+                format!(
+                    "cancelled by the user after {finished} of {total} task(s) finished; results so far: {}",
+                    json!(results)
+                ),
+            );
         }
         ok(json!({ "results": results }))
     }
@@ -131,6 +147,7 @@ impl Conversation<'_> {
         task: &Task,
         depth: u32,
         parent: &Parent<'_>,
+        cancel: &CancellationToken,
         on: &mut (dyn FnMut(&ChatEvent) + Send),
     ) -> Result<(String, RunStatus, String, Option<String>)> {
         let agent = self.app.agents().get(&task.agent).await?;
@@ -198,7 +215,7 @@ impl Conversation<'_> {
         let opts = SendOptions {
             agent_id: Some(agent.id.clone()),
             approval: parent.opts.approval.clone(),
-            cancel: parent.opts.cancel.child_token(),
+            cancel: cancel.child_token(),
             ..Default::default()
         };
         let (agent_id, thread) = (agent.id.clone(), thread_id.clone());

@@ -20,7 +20,7 @@ use super::run::{RunRequest, ToolCallRecord, validate_args};
 use super::status::{CallStatus, ErrorKind};
 use crate::lock::FileLock;
 use crate::workspace::lock_chat;
-use crate::{Result, blocking, ids};
+use crate::{Error, Result, blocking, ids};
 
 impl Tools<'_> {
     /// Records and runs a call whose work is `work(call_id)` (see the
@@ -47,8 +47,17 @@ impl Tools<'_> {
         let call_id = ids::new_id();
         let own = waiting_lock_path(self.app, &chat.id, &call_id);
         let own_lock = {
-            let p = own.clone();
-            blocking(move || FileLock::acquire(&p)).await?
+            let (root, p) = (self.app.data_dir().chat_dir(&chat.id), own.clone());
+            blocking(move || FileLock::acquire_within(&root, &p)).await?
+        }
+        .ok_or_else(|| Error::ChatNotFound(chat.id.clone()))?;
+        // Whatever way this ends (an error, the future dropped), the call
+        // stops being cancellable and its own lock goes.
+        let _alive = Alive {
+            app: self.app,
+            call_id: &call_id,
+            path: own,
+            lock: Some(own_lock),
         };
         let prepared = {
             let _lock = lock_chat(self.app, &chat.id).await?;
@@ -60,18 +69,38 @@ impl Tools<'_> {
         let done = match prepared {
             Ok(at) => {
                 let outcome = work(call_id.clone()).await;
-                let _lock = lock_chat(self.app, &chat.id).await?;
-                self.app.finish_call(&req, None, None, &call_id, at, &outcome).await
+                async {
+                    let _lock = lock_chat(self.app, &chat.id).await?;
+                    self.app.finish_call(&req, None, None, &call_id, at, &outcome).await
+                }
+                .await
             }
             Err(e) => Err(e),
         };
-        self.app.running_calls().remove(&call_id);
-        let _ = std::fs::remove_file(&own);
-        drop(own_lock);
         if let Err(e) = done {
+            // Ended before the own lock goes: a process starting meanwhile
+            // must not take the call for a dead one.
             self.app.end_failed(&call_id, &e).await?;
             return Err(e);
         }
         self.call(&call_id).await
+    }
+}
+
+/// A coordinated call alive in this process: on drop it leaves the
+/// running calls and removes its own lock file, then releases the lock
+/// (in that order, so recovery never takes the file for a dead call's).
+struct Alive<'a> {
+    app: &'a crate::Atelier,
+    call_id: &'a str,
+    path: std::path::PathBuf,
+    lock: Option<FileLock>,
+}
+
+impl Drop for Alive<'_> {
+    fn drop(&mut self) {
+        self.app.running_calls().remove(self.call_id);
+        let _ = std::fs::remove_file(&self.path);
+        self.lock.take();
     }
 }

@@ -81,13 +81,11 @@ async fn recover_one(app: &Atelier, id: &str, chat_id: &str) -> Result<bool> {
     // A call the chat engine runs itself (sub-agents) holds its own lock,
     // not the chat's, while it works.
     let own = waiting_lock_path(app, chat_id, id);
-    if own.exists()
-        && blocking(move || crate::lock::FileLock::try_acquire(&own))
-            .await?
-            .is_none()
-    {
-        return Ok(false);
-    }
+    let own = match blocking(move || crate::lock::FileLock::try_take_present(&own)).await? {
+        crate::lock::Probe::Busy => return Ok(false),
+        crate::lock::Probe::Gone => None,
+        crate::lock::Probe::Taken(lock) => Some(lock),
+    };
     {
         let lock_path = app.data_dir().chat_dir(chat_id).join("lock");
         let Some(_lock) = blocking(move || crate::lock::FileLock::try_acquire(&lock_path)).await? else {
@@ -95,7 +93,7 @@ async fn recover_one(app: &Atelier, id: &str, chat_id: &str) -> Result<bool> {
         };
         let chat = app.chats().get(chat_id).await?;
         let (current, _) = app.capture_pending(&chat, &Observer::default()).await?;
-        sqlx::query(
+        let ended = sqlx::query(
             "UPDATE tool_calls SET status = 'interrupted', error_kind = 'interrupted', \
              error = 'the app stopped while this call ran; what it changed in the workspace was recorded', \
              finished_at = ?, post_manifest_id = ? WHERE id = ? AND status IN ('pending', 'awaiting_approval', 'running')",
@@ -104,8 +102,17 @@ async fn recover_one(app: &Atelier, id: &str, chat_id: &str) -> Result<bool> {
         .bind(&current.manifest_id)
         .bind(id)
         .execute(app.db())
-        .await?;
-        tracing::warn!(call = %id, chat = %chat_id, "marked an unfinished tool call interrupted");
+        .await?
+        .rows_affected()
+            > 0;
+        if ended {
+            tracing::warn!(call = %id, chat = %chat_id, "marked an unfinished tool call interrupted");
+        }
+    }
+    // The dead call's own lock file goes while still held.
+    if let Some(lock) = own {
+        let _ = std::fs::remove_file(lock.path());
+        drop(lock);
     }
     Ok(true)
 }
