@@ -295,9 +295,11 @@ impl Conversation<'_> {
     }
 }
 
-/// Hard-links (else copies) each blob of `from` into `to`.
+/// Hard-links (else copies) each blob of `from` into `to`, durably before
+/// any row names them (as a snapshot writes its blobs before its manifest).
 fn link_blobs(from: &BlobStore, to: &BlobStore, blobs: &[Hash]) -> Result<()> {
     to.ensure_layout()?;
+    let mut added = false;
     for h in blobs {
         let (src, dst) = (from.path_of(h), to.path_of(h));
         if dst.exists() {
@@ -313,6 +315,10 @@ fn link_blobs(from: &BlobStore, to: &BlobStore, blobs: &[Hash]) -> Result<()> {
             std::fs::copy(&src, &tmp).map_err(Error::io("copy", &src))?;
             std::fs::rename(&tmp, &dst).map_err(Error::io("rename", &tmp))?;
         }
+        added = true;
+    }
+    if added {
+        to.sync_everything()?;
     }
     Ok(())
 }

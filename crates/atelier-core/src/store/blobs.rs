@@ -152,6 +152,12 @@ impl BlobStore {
         fs::create_dir_all(&tmp).map_err(Error::io("create", &tmp))
     }
 
+    /// Makes everything written under this store durable at once (links
+    /// and copies made outside a batch, such as a fork's): one `syncfs`.
+    pub(crate) fn sync_everything(&self) -> Result<()> {
+        super::sync::syncfs(&self.root)
+    }
+
     /// Starts a batch of writes. The caller holds the chat lock, so any file
     /// left in `tmp/` is debris of a crashed batch and is removed.
     pub fn batch(&self) -> Result<BlobBatch<'_>> {
