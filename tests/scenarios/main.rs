@@ -16,7 +16,9 @@
 //! - [`bundles`]: toolset ZIPs and folders: every rejection rule, bombs,
 //!   manifests with many errors.
 //! - [`toolset_lifecycle`]: upgrades and rollback, concurrent imports, shared
-//!   MCP servers, export round trips, local folders and hot reload.
+//!   MCP servers, export round trips, local folders.
+//! - [`toolset_dev`]: the author's hot reload: once per real change, none
+//!   in a quiet minute, the last good version kept.
 //! - [`runs`]: the run flow with builtin tools: records, plans, validation,
 //!   confirmation, confinement, branching.
 //! - [`builtins`]: builtin tools under hostile input: big files capped,
@@ -69,6 +71,7 @@ mod schema;
 mod secrets;
 mod settings;
 mod sub_agents;
+mod toolset_dev;
 mod toolset_lifecycle;
 mod toolset_secrets;
 

@@ -459,67 +459,6 @@ fn the_examples_install_from_the_binary() {
 }
 
 #[tokio::test]
-async fn a_local_folder_reloads_on_save_and_keeps_the_last_good_version() {
-    use atelier_core::toolsets::watch::Reload;
-    let env = Env::new();
-    let src = tempfile::tempdir().expect("src");
-    let dir = src.path().join("live");
-    atelier_core::toolsets::examples::init(&dir, "live").expect("init");
-    let app = env.app().await;
-    let cancel = tokio_util::sync::CancellationToken::new();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let watcher = {
-        let (app, dir, cancel) = (app.clone(), dir.clone(), cancel.clone());
-        tokio::spawn(async move { app.toolsets().watch(&dir, cancel, move |r| drop(tx.send(r))).await })
-    };
-    // Waiting is bounded so a broken watcher fails the test instead of hanging.
-    let mut next = async || {
-        tokio::time::timeout(std::time::Duration::from_secs(20), rx.recv())
-            .await
-            .expect("a reload")
-            .expect("open")
-    };
-    assert!(matches!(next().await, Reload::Reloaded(_)), "installed at start");
-
-    let yaml_path = dir.join("toolset.yaml");
-    let yaml = std::fs::read_to_string(&yaml_path).expect("read");
-    std::fs::write(&yaml_path, yaml.replace("Count the words", "Count every word")).expect("write");
-    match next().await {
-        Reload::Reloaded(r) => assert_eq!(r.toolset.id, "live"),
-        Reload::Rejected(e) => panic!("a valid edit was rejected: {e}"),
-    }
-    assert!(
-        app.toolsets()
-            .tool("live:word_count")
-            .await
-            .expect("tool")
-            .description
-            .starts_with("Count every word")
-    );
-
-    std::fs::write(
-        &yaml_path,
-        yaml.replace("Count the words", "Count every word")
-            .replace("tools.words:word_count", "tools.words.word_count"),
-    )
-    .expect("write");
-    match next().await {
-        Reload::Rejected(e) => assert!(e.to_string().contains("tools[0].entrypoint"), "{e}"),
-        Reload::Reloaded(_) => panic!("an invalid edit was installed"),
-    }
-    let still = app
-        .toolsets()
-        .tool("live:word_count")
-        .await
-        .expect("the last good version stays");
-    assert!(still.description.starts_with("Count every word"));
-    assert_eq!(still.entrypoint.as_deref(), Some("tools.words:word_count"));
-
-    cancel.cancel();
-    watcher.await.expect("join").expect("watch ended cleanly");
-}
-
-#[tokio::test]
 async fn only_a_fresh_data_dir_is_seeded_with_the_examples() {
     let env = Env::new();
     let app = env.app().await;

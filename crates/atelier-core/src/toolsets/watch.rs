@@ -1,9 +1,14 @@
 //! Hot reload of local toolset folders: the author's inner loop.
 //!
-//! A folder installed as `local` is watched (notify); changes are debounced
-//! ([`DEBOUNCE`] of quiet), then the folder is re-validated and reimported.
-//! An edit that makes it invalid changes nothing installed: the last good
-//! version keeps running and the problems are reported.
+//! A folder installed as `local` is watched (notify); content changes
+//! (files created, written, removed, renamed — never a file merely opened,
+//! which each reload itself does) are debounced ([`DEBOUNCE`] of quiet),
+//! and the folder is reloaded only when its content differs from what the
+//! last reload saw (a hash of every file's path and bytes): one reload per
+//! real change, and a broken version or a failing install is not retried
+//! until it is edited again. The folder is then re-validated and
+//! reimported. An edit that makes it invalid changes nothing installed:
+//! the last good version keeps running and the problems are reported.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -42,7 +47,9 @@ impl Toolsets<'_> {
         let dir = tokio::fs::canonicalize(dir).await.map_err(Error::io("open", dir))?;
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
         let mut watcher = notify::recommended_watcher(move |res: notify::Result<notify::Event>| {
-            if let Ok(event) = res {
+            if let Ok(event) = res
+                && changes_content(&event.kind)
+            {
                 for p in event.paths {
                     let _ = tx.send(p);
                 }
@@ -57,6 +64,7 @@ impl Toolsets<'_> {
             force: true,
             ..Default::default()
         };
+        let mut seen = content_hash(&dir).await?;
         match self.reload(&dir, &force, &cancel).await {
             Some(r) => on_reload(r),
             None => return Ok(()),
@@ -82,6 +90,12 @@ impl Toolsets<'_> {
                     p = rx.recv() => if p.is_none() { return Ok(()) },
                 }
             }
+            // Saved without a change (an editor's save, a touch): nothing to do.
+            let now = content_hash(&dir).await?;
+            if now == seen {
+                continue;
+            }
+            seen = now;
             match self.reload(&dir, &force, &cancel).await {
                 Some(r) => on_reload(r),
                 None => return Ok(()),
@@ -105,6 +119,72 @@ impl Toolsets<'_> {
             }
         }
     }
+}
+
+/// Whether an event can change what a reload would read: not an access
+/// (opening, reading, closing a file unwritten) nor a change of metadata
+/// such as access times.
+fn changes_content(kind: &notify::EventKind) -> bool {
+    use notify::EventKind;
+    use notify::event::{AccessKind, AccessMode, ModifyKind};
+    match kind {
+        EventKind::Create(_) | EventKind::Remove(_) => true,
+        EventKind::Modify(ModifyKind::Metadata(_)) => false,
+        EventKind::Modify(_) => true,
+        // A file written and closed: some back ends say only this.
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) | EventKind::Other => false,
+        EventKind::Any => true,
+    }
+}
+
+/// A hash of every file of the folder a reload reads (paths and bytes,
+/// ignored names left out), in path order.
+async fn content_hash(dir: &Path) -> Result<[u8; 32]> {
+    let dir = dir.to_path_buf();
+    crate::blocking(move || {
+        use sha2::{Digest, Sha256};
+        let mut files = Vec::new();
+        collect(&dir, &dir, &mut files)?;
+        files.sort();
+        let mut h = Sha256::new();
+        for rel in files {
+            let bytes = std::fs::read(dir.join(&rel)).unwrap_or_default();
+            h.update(rel.as_bytes());
+            h.update([0]);
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(&bytes);
+        }
+        Ok(h.finalize().into())
+    })
+    .await
+}
+
+fn collect(root: &Path, at: &Path, out: &mut Vec<String>) -> Result<()> {
+    let entries = match std::fs::read_dir(at) {
+        Ok(e) => e,
+        // Removed meanwhile: the next event says so.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io("read", at)(e)),
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if is_ignored(name) {
+            continue;
+        }
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => collect(root, &path, out)?,
+            Ok(t) if t.is_file() => {
+                if let Ok(rel) = path.strip_prefix(root) {
+                    out.push(rel.to_string_lossy().into_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// How often a reload refused by a running call is tried again.

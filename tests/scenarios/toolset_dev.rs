@@ -1,0 +1,154 @@
+//! `toolset dev`, the author's inner loop: a local folder reloads on a real
+//! change only — once per edit, never for a file merely read or saved
+//! unchanged, never again for a broken version until it is edited — and an
+//! edit that breaks it keeps the last good version installed.
+
+use std::path::Path;
+use std::time::Duration;
+
+use atelier_core::Atelier;
+use atelier_core::toolsets::watch::Reload;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio_util::sync::CancellationToken;
+
+use crate::Env;
+
+/// Watches `dir` in a task; reloads arrive on the receiver.
+fn watch(
+    app: &Atelier,
+    dir: &Path,
+) -> (
+    CancellationToken,
+    tokio::task::JoinHandle<atelier_core::Result<()>>,
+    UnboundedReceiver<Reload>,
+) {
+    let cancel = CancellationToken::new();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let (app, dir, stop) = (app.clone(), dir.to_path_buf(), cancel.clone());
+    let task = tokio::spawn(async move { app.toolsets().watch(&dir, stop, move |r| drop(tx.send(r))).await });
+    (cancel, task, rx)
+}
+
+/// The next reload; bounded so a broken watcher fails instead of hanging.
+async fn next(rx: &mut UnboundedReceiver<Reload>) -> Reload {
+    tokio::time::timeout(Duration::from_secs(20), rx.recv())
+        .await
+        .expect("a reload")
+        .expect("open")
+}
+
+/// How many reloads happen over `quiet`.
+async fn count_over(rx: &mut UnboundedReceiver<Reload>, quiet: Duration) -> usize {
+    tokio::time::sleep(quiet).await;
+    let mut n = 0;
+    while rx.try_recv().is_ok() {
+        n += 1;
+    }
+    n
+}
+
+#[tokio::test]
+async fn a_local_folder_reloads_on_save_and_keeps_the_last_good_version() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = src.path().join("live");
+    atelier_core::toolsets::examples::init(&dir, "live").expect("init");
+    let app = env.app().await;
+    let (cancel, watcher, mut rx) = watch(&app, &dir);
+    assert!(matches!(next(&mut rx).await, Reload::Reloaded(_)), "installed at start");
+
+    let yaml_path = dir.join("toolset.yaml");
+    let yaml = std::fs::read_to_string(&yaml_path).expect("read");
+    std::fs::write(&yaml_path, yaml.replace("Count the words", "Count every word")).expect("write");
+    match next(&mut rx).await {
+        Reload::Reloaded(r) => assert_eq!(r.toolset.id, "live"),
+        Reload::Rejected(e) => panic!("a valid edit was rejected: {e}"),
+    }
+    assert!(
+        app.toolsets()
+            .tool("live:word_count")
+            .await
+            .expect("tool")
+            .description
+            .starts_with("Count every word")
+    );
+
+    std::fs::write(
+        &yaml_path,
+        yaml.replace("Count the words", "Count every word")
+            .replace("tools.words:word_count", "tools.words.word_count"),
+    )
+    .expect("write");
+    match next(&mut rx).await {
+        Reload::Rejected(e) => assert!(e.to_string().contains("tools[0].entrypoint"), "{e}"),
+        Reload::Reloaded(_) => panic!("an invalid edit was installed"),
+    }
+    let still = app
+        .toolsets()
+        .tool("live:word_count")
+        .await
+        .expect("the last good version stays");
+    assert!(still.description.starts_with("Count every word"));
+    assert_eq!(still.entrypoint.as_deref(), Some("tools.words:word_count"));
+
+    cancel.cancel();
+    watcher.await.expect("join").expect("watch ended cleanly");
+}
+
+#[tokio::test]
+async fn a_quiet_minute_reloads_nothing_and_each_edit_reloads_once() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = src.path().join("calm");
+    atelier_core::toolsets::examples::init(&dir, "calm").expect("init");
+    let app = env.app().await;
+    let (cancel, watcher, mut rx) = watch(&app, &dir);
+    assert!(matches!(next(&mut rx).await, Reload::Reloaded(_)), "installed at start");
+
+    // A minute in which the folder is only read (each reload reads every
+    // file; so do editors and tools), saved unchanged and touched.
+    let yaml_path = dir.join("toolset.yaml");
+    let yaml = std::fs::read_to_string(&yaml_path).expect("read");
+    let quiet = async {
+        for _ in 0..6 {
+            tokio::time::sleep(Duration::from_secs(8)).await;
+            for entry in walk(&dir) {
+                let _ = std::fs::read(&entry);
+            }
+            std::fs::write(&yaml_path, &yaml).expect("save unchanged");
+        }
+    };
+    let (reloads, ()) = tokio::join!(count_over(&mut rx, Duration::from_secs(60)), quiet);
+    assert_eq!(reloads, 0, "reloads in a minute with no change");
+
+    // One edit in two writes (as editors save): one reload.
+    let edited = yaml.replace("Count the words", "Count all words");
+    std::fs::write(&yaml_path, &edited[..edited.len() / 2]).expect("half");
+    std::fs::write(&yaml_path, &edited).expect("whole");
+    assert!(matches!(next(&mut rx).await, Reload::Reloaded(_)));
+    assert_eq!(count_over(&mut rx, Duration::from_secs(3)).await, 0, "once per edit");
+
+    // A broken version is reported once, not again and again.
+    std::fs::write(&yaml_path, "manifest_version: \"1\"\nid: calm\ntools: [oops\n").expect("break");
+    assert!(matches!(next(&mut rx).await, Reload::Rejected(_)));
+    assert_eq!(
+        count_over(&mut rx, Duration::from_secs(5)).await,
+        0,
+        "one report per broken edit"
+    );
+    cancel.cancel();
+    watcher.await.expect("join").expect("watch ended cleanly");
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("read dir").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
