@@ -289,7 +289,7 @@ async fn exports_are_deterministic_round_trip_and_strip_secrets() {
 }
 
 #[tokio::test]
-async fn local_folders_run_in_place_and_survive_uninstall() {
+async fn local_folders_run_from_a_copy_without_their_manifest_and_survive_uninstall() {
     let env = Env::new();
     let src = tempfile::tempdir().expect("src");
     let dir = src.path().join("mine");
@@ -302,16 +302,23 @@ async fn local_folders_run_in_place_and_survive_uninstall() {
         .await
         .expect("import");
     assert_eq!(r.toolset.source_type.as_str(), "local");
-    assert!(!env.data().join("toolsets/mine").exists(), "nothing is copied");
-    let d = app.toolsets().get("mine").await.expect("show");
-    assert!(
-        d.files
-            .iter()
-            .all(|f| Path::new(&f.stored_path).starts_with(std::fs::canonicalize(&dir).expect("canon")))
+    assert_eq!(
+        r.toolset.source_ref.as_deref().map(Path::new),
+        Some(std::fs::canonicalize(&dir).expect("canon").as_path()),
+        "the author's folder is what is watched"
     );
+    // The code runs from a copy of this version; the manifest, which may
+    // hold the author's plain-text values, is not copied.
+    let copy = env.data().join("toolsets/mine");
+    assert!(copy.join("tools/words.py").is_file(), "the code is copied");
+    assert!(!copy.join("toolset.yaml").exists(), "the manifest is not");
+    let d = app.toolsets().get("mine").await.expect("show");
+    let yaml = d.files.iter().find(|f| f.path == "toolset.yaml").expect("manifest row");
+    assert!(Path::new(&yaml.stored_path).starts_with(std::fs::canonicalize(&dir).expect("canon")));
     app.toolsets().uninstall("mine").await.expect("uninstall");
+    assert!(!copy.exists(), "the copy goes");
     assert!(
-        dir.join("toolset.yaml").is_file(),
+        dir.join("toolset.yaml").is_file() && dir.join("tools/words.py").is_file(),
         "the author's folder is never deleted"
     );
 }

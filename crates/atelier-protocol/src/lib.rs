@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Bumped when a message changes shape; the core refuses another version.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Largest return value (as JSON text) a call may produce.
 pub const DEFAULT_RETURN_CAP: usize = 16 << 20;
@@ -66,6 +66,11 @@ pub enum Request {
     /// List the tools a module exports explicitly (`TOOLS`, else `__all__`),
     /// with input schemas derived from their signatures.
     Describe { id: String, module: String },
+    /// Import the module of `entrypoint` and find its function without
+    /// calling it — a new version's check before it replaces a running one.
+    /// The value: the function's parameter names, and whether it takes
+    /// `**kwargs`.
+    Check { id: String, entrypoint: String },
 }
 
 /// Which captured stream output came from.

@@ -118,7 +118,7 @@ fn run(probe: bool) -> Result<(), BoxError> {
     for line in requests.lines() {
         let line = line?;
         let id = match serde_json::from_str::<Request>(&line)? {
-            Request::Call { id, .. } | Request::Describe { id, .. } => id,
+            Request::Call { id, .. } | Request::Describe { id, .. } | Request::Check { id, .. } => id,
         };
         let outcome_json: String =
             Python::attach(|py| runner.bind(py).call_method1("handle", (line.as_str(),))?.extract())?;

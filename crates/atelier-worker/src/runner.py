@@ -268,6 +268,18 @@ def _describe(req):
     return tools
 
 
+def _check(req):
+    fn = _resolve(req["entrypoint"], False)
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return {"parameters": None, "var_keyword": True}
+    return {
+        "parameters": [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)],
+        "var_keyword": any(p.kind == p.VAR_KEYWORD for p in params),
+    }
+
+
 def handle(request_json):
     """Answers one request; returns the JSON text of its Outcome."""
     try:
@@ -277,6 +289,8 @@ def handle(request_json):
             value = _call(req)
         elif op == "describe":
             value = _describe(req)
+        elif op == "check":
+            value = _check(req)
         else:
             return _error("entrypoint", f"unknown request {op!r}")
         text = json.dumps({"status": "ok", "value": value}, allow_nan=False)

@@ -325,6 +325,35 @@ pub fn scan_folder(dir: &Path, observer: &Observer) -> Result<Files> {
     Ok(files)
 }
 
+/// Copies the scanned `files` of folder `dir` into `dest` — the snapshot a
+/// local toolset runs from, so the author's next broken edit never reaches
+/// a running version. `toolset.yaml` stays out: a local manifest may hold
+/// its author's plain-text values, which never go into the data dir (the
+/// rows hold the manifest). A file that changed since it was scanned fails
+/// the copy: the version checked is the version installed.
+pub fn copy_folder(dir: &Path, files: &Files, dest: &Path, observer: &Observer) -> Result<()> {
+    fs::create_dir_all(dest).map_err(Error::io("create", dest))?;
+    for (rel, info) in files {
+        observer.check()?;
+        if rel == MANIFEST_FILE {
+            continue;
+        }
+        let (from, to) = (dir.join(rel), dest.join(rel));
+        if let Some(parent) = to.parent() {
+            fs::create_dir_all(parent).map_err(Error::io("create", parent))?;
+        }
+        fs::copy(&from, &to).map_err(Error::io("copy", &from))?;
+        if hash_file(&to)?.sha256 != info.sha256 {
+            return Err(reject(
+                dir,
+                Some(rel),
+                "the file changed while it was being imported; try again",
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn hash_file(path: &Path) -> Result<FileInfo> {
     let mut f = crate::store::blobs::open_nofollow(path).map_err(Error::io("open", path))?;
     let mut hasher = sha2::Sha256::new();

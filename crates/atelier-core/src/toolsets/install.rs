@@ -48,8 +48,12 @@ pub struct ImportOptions {
 /// A bundle read from disk and checked.
 struct Loaded {
     source_type: SourceType,
-    /// Where the files are: the staging folder (zip) or the folder itself.
+    /// Where the files are: the staging folder they were unpacked or
+    /// copied into.
     root: PathBuf,
+    /// The author's folder of a local toolset (watched, and where its
+    /// manifest is read from).
+    source: Option<PathBuf>,
     staging: Option<Staging>,
     files: Files,
     checked: Checked,
@@ -128,10 +132,16 @@ impl Atelier {
             let d = dir.clone();
             let files = blocking(move || bundle::scan_folder(&d, &obs)).await?;
             let checked = read_manifest(&dir, &files).await?;
+            // Runs from a copy (see `bundle::copy_folder`).
+            let import = ImportDir::begin(&self.data_dir().toolsets_dir())?;
+            let staging_dir = import.staging();
+            let (from, to, listed, obs) = (dir.clone(), staging_dir.clone(), files.clone(), observer.clone());
+            blocking(move || bundle::copy_folder(&from, &listed, &to, &obs)).await?;
             return Ok(Loaded {
                 source_type: SourceType::Local,
-                root: dir,
-                staging: None,
+                root: staging_dir,
+                source: Some(dir),
+                staging: Some(Staging(import)),
                 files,
                 checked,
                 label,
@@ -146,6 +156,7 @@ impl Atelier {
         Ok(Loaded {
             source_type: SourceType::Zip,
             root: staging_dir,
+            source: None,
             staging: Some(staging),
             files,
             checked,
@@ -252,12 +263,19 @@ impl Toolsets<'_> {
             .app
             .describe_exports(&manifest, &loaded.root, venv.as_deref(), &loaded.label)
             .await?;
+        // A local folder is an author's work in progress: a version whose
+        // Python does not import never replaces the one that runs.
+        if local {
+            self.app
+                .check_entrypoints(&manifest, &loaded.root, venv.as_deref(), &loaded.label)
+                .await?;
+        }
 
         let id = manifest.id.clone();
         prepared.store_secrets(self.app, &id).await?;
         let final_dir = self.app.data_dir().toolsets_dir().join(&id);
         let mut tx = db::begin_write(self.app.db()).await?;
-        let previous = sqlx::query("SELECT version, enabled, source_type, installed_at FROM toolsets WHERE id = ?")
+        let previous = sqlx::query("SELECT version, enabled, installed_at FROM toolsets WHERE id = ?")
             .bind(&id)
             .fetch_optional(&mut *tx)
             .await?;
@@ -267,7 +285,6 @@ impl Toolsets<'_> {
             .map(|r| r.try_get("enabled"))
             .transpose()?
             .unwrap_or(true);
-        let previous_source: Option<String> = previous.as_ref().map(|r| r.try_get("source_type")).transpose()?;
         let installed_at: String = previous
             .as_ref()
             .map(|r| r.try_get("installed_at"))
@@ -294,7 +311,7 @@ impl Toolsets<'_> {
         let now = ids::now();
         let source_ref = match (&options.source_ref, loaded.source_type) {
             (Some(r), _) => r.clone(),
-            (None, SourceType::Local) => loaded.root.display().to_string(),
+            (None, SourceType::Local) => loaded.source.as_ref().unwrap_or(&loaded.root).display().to_string(),
             (None, _) => std::fs::canonicalize(path)
                 .unwrap_or_else(|_| path.to_path_buf())
                 .display()
@@ -327,8 +344,8 @@ impl Toolsets<'_> {
         .execute(&mut *tx)
         .await?;
         for (path, info) in &loaded.files {
-            let stored = match loaded.source_type {
-                SourceType::Local => loaded.root.join(path).display().to_string(),
+            let stored = match &loaded.source {
+                Some(dir) if path == MANIFEST_FILE => dir.join(path).display().to_string(),
                 _ => format!("toolsets/{id}/{path}"),
             };
             sqlx::query(
@@ -424,10 +441,6 @@ impl Toolsets<'_> {
         }
         prepared.forget_stale(self.app, &id).await;
         self.app.toolset_changed(&id).await;
-        // A zip install replaced by a local folder leaves its old copy.
-        if loaded.source_type == SourceType::Local && previous_source.as_deref() == Some(SourceType::Zip.as_str()) {
-            let _ = tokio::fs::remove_dir_all(&final_dir).await;
-        }
         let action = match previous_version.as_deref() {
             None => ImportAction::Installed,
             Some(v) if v == manifest.version => ImportAction::Reinstalled,

@@ -114,13 +114,13 @@ impl Toolsets<'_> {
     /// Tool-call history and stored artifacts stay.
     pub async fn uninstall(&self, id: &str) -> Result<()> {
         let mut tx = db::begin_write(self.app.db()).await?;
-        let source: Option<String> = sqlx::query_scalar("SELECT source_type FROM toolsets WHERE id = ?")
+        let found: Option<String> = sqlx::query_scalar("SELECT id FROM toolsets WHERE id = ?")
             .bind(id)
             .fetch_optional(&mut *tx)
             .await?;
-        let Some(source) = source else {
+        if found.is_none() {
             return Err(Error::ToolsetNotFound(id.to_owned()));
-        };
+        }
         ensure_idle(&mut tx, id).await?;
         let orphaned = servers_declared_only_by(&mut tx, id).await?;
         sqlx::query("DELETE FROM toolsets WHERE id = ?")
@@ -148,13 +148,13 @@ impl Toolsets<'_> {
             }
         }
         self.app.toolset_changed(id).await;
-        if source != "local" {
-            let dir = self.app.data_dir().toolsets_dir().join(id);
-            if let Err(e) = tokio::fs::remove_dir_all(&dir).await
-                && e.kind() != std::io::ErrorKind::NotFound
-            {
-                return Err(Error::io("remove", dir)(e));
-            }
+        // Zips and local folders alike run from a copy here (the author's
+        // folder itself is never touched).
+        let dir = self.app.data_dir().toolsets_dir().join(id);
+        if let Err(e) = tokio::fs::remove_dir_all(&dir).await
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            return Err(Error::io("remove", dir)(e));
         }
         tracing::info!(toolset = %id, "uninstalled toolset");
         Ok(())

@@ -250,8 +250,9 @@ async fn idle_workers_stop_after_the_idle_timeout() -> Result<()> {
 
 /// The desktop app's hot reload: every local toolset is watched; an edit
 /// reloads it (a new pool snapshot, the next call runs the new code in a
-/// fresh worker), a broken edit keeps the last good version running and is
-/// reported with its error.
+/// fresh worker), a broken edit — a manifest error or a Python syntax
+/// error — keeps the last good version running and is reported with its
+/// error.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_apps_live_reload_runs_edited_local_code_and_keeps_the_last_good_version() -> Result<()> {
     use atelier_core::toolsets::live::{LiveReload, ReloadStatus};
@@ -296,6 +297,19 @@ async fn the_apps_live_reload_runs_edited_local_code_and_keeps_the_last_good_ver
         env.app.routing().snapshot().await?.generation > before,
         "the pool was rebuilt"
     );
+
+    // A syntax error in the code: found before it replaces anything, named
+    // by file and line; the last good code still answers.
+    std::fs::write(&code, format!("{}\ndef broken(:\n", counter("three")))?;
+    let broken = wait(&mut rx, |s| s.error.is_some()).await?;
+    let said = broken.error.clone().unwrap_or_default();
+    ensure!(
+        said.contains("SyntaxError") && said.contains("count.py") && said.contains("line"),
+        "the error names the file and line: {said}"
+    );
+    assert_eq!(bump(&env, &chat).await?.1, "two", "a broken module never runs");
+    std::fs::write(&code, counter("two"))?;
+    wait(&mut rx, |s| s.error.is_none()).await?;
 
     let yaml = env.tmp.path().join("src/count/toolset.yaml");
     std::fs::write(&yaml, "manifest_version: \"1\"\nid: count\ntools: [oops\n")?;

@@ -26,17 +26,20 @@ struct Exported {
 }
 
 impl Atelier {
-    /// The folder a toolset's code runs from: its install folder, or the
-    /// local folder it was installed from (local toolsets run in place).
+    /// The folder a toolset's code runs from: its install folder (for a
+    /// local toolset, the copy of its last good version); a local toolset
+    /// installed by a version that ran it in place has none, and runs from
+    /// its folder until it is reloaded.
     pub(crate) fn toolset_root(&self, ts: &ToolsetRecord) -> PathBuf {
+        let installed = self.data_dir().toolsets_dir().join(&ts.id);
         match (ts.source_type.as_str(), &ts.source_ref) {
-            ("local", Some(dir)) if std::path::Path::new(dir).is_dir() => PathBuf::from(dir),
-            _ => self.data_dir().toolsets_dir().join(&ts.id),
+            ("local", Some(dir)) if !installed.is_dir() && std::path::Path::new(dir).is_dir() => PathBuf::from(dir),
+            _ => installed,
         }
     }
 
     /// Where toolsets' bytecode is cached (`PYTHONPYCACHEPREFIX` roots).
-    fn pycache_root(&self) -> PathBuf {
+    pub(super) fn pycache_root(&self) -> PathBuf {
         self.data_dir().root().join("cache").join("pycache")
     }
 
@@ -92,23 +95,7 @@ impl Atelier {
             entry: Some("toolset.yaml".into()),
             message: format!("tools_from[{i}] ({module}): {message}"),
         };
-        let settings = &self.python().settings;
-        let pycache = self.pycache_root().join(".import");
-        let tmp = self.pycache_root().join(".import-tmp");
-        let spawn = Spawn {
-            toolset_dir: root,
-            venv,
-            workspace: root,
-            pycache: &pycache,
-            tmp: &tmp,
-        };
-        let mut worker = self.python().start(&spawn).await?;
-        let limits = Limits {
-            timeout: settings.default_timeout,
-            cancel: Default::default(),
-            output_cap: settings.output_cap,
-            listener: None,
-        };
+        let (mut worker, limits) = self.scratch_worker(root, venv).await?;
         let mut out: Vec<(ToolDecl, String)> = Vec::new();
         for (i, module) in manifest.tools_from.iter().enumerate() {
             let req = Request::Describe {
@@ -167,6 +154,29 @@ impl Atelier {
         }
         worker.kill().await;
         Ok(out)
+    }
+
+    /// A worker for one look at a version not installed yet (its files in
+    /// `root`), in no chat, with the default limits. The caller kills it.
+    pub(super) async fn scratch_worker(&self, root: &Path, venv: Option<&Path>) -> Result<(super::Worker, Limits)> {
+        let settings = &self.python().settings;
+        let pycache = self.pycache_root().join(".import");
+        let tmp = self.pycache_root().join(".import-tmp");
+        let spawn = Spawn {
+            toolset_dir: root,
+            venv,
+            workspace: root,
+            pycache: &pycache,
+            tmp: &tmp,
+        };
+        let worker = self.python().start(&spawn).await?;
+        let limits = Limits {
+            timeout: settings.default_timeout,
+            cancel: Default::default(),
+            output_cap: settings.output_cap,
+            listener: None,
+        };
+        Ok((worker, limits))
     }
 
     /// Calls a toolset's Python tool in the chat's worker.

@@ -14,6 +14,7 @@
 
 mod calls;
 pub mod capture;
+mod check;
 pub mod venv;
 mod worker;
 
