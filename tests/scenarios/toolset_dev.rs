@@ -152,3 +152,40 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[tokio::test]
+async fn a_python_syntax_error_is_refused_with_its_file_and_line_as_the_author_knows_them() {
+    use atelier_core::toolsets::ImportOptions;
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = src.path().join("typo");
+    atelier_core::toolsets::examples::init(&dir, "typo").expect("init");
+    let app = env.app().await;
+    let force = ImportOptions {
+        force: true,
+        ..Default::default()
+    };
+    app.toolsets().import(&dir, &force).await.expect("the scaffold imports");
+    let code = dir.join("tools/words.py");
+    let good = std::fs::read_to_string(&code).expect("read");
+    std::fs::write(&code, format!("{good}\ndef broken(:\n")).expect("break");
+    let err = app
+        .toolsets()
+        .import(&dir, &force)
+        .await
+        .expect_err("a syntax error")
+        .to_string();
+    assert!(
+        err.contains("tools[0].entrypoint (tools.words:word_count)")
+            && err.contains("SyntaxError")
+            && err.contains("File \"tools/words.py\", line"),
+        "{err}"
+    );
+    assert!(
+        !err.contains(".staging") && !err.contains("importlib"),
+        "no scratch paths or machinery: {err}"
+    );
+    // The installed copy is still the good one.
+    let installed = env.data().join("toolsets/typo/tools/words.py");
+    assert_eq!(std::fs::read_to_string(installed).expect("installed"), good);
+}

@@ -20,8 +20,14 @@ pub struct DataDir {
 
 impl DataDir {
     /// Uses `root` as the data directory (created on [`crate::Atelier::open`]).
+    /// A relative path is made absolute against the current folder now:
+    /// workers and servers start in other folders, and must find the same
+    /// files (`--data-dir ./data`).
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into() }
+        let root = root.into();
+        Self {
+            root: std::path::absolute(&root).unwrap_or(root),
+        }
     }
 
     /// `explicit` if given, else `$ATELIER_DATA_DIR`, else `<OS data dir>/atelier`
@@ -79,6 +85,15 @@ impl DataDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_relative_data_dir_is_made_absolute_once() {
+        // Workers start in a chat's workspace: a relative root would point
+        // elsewhere from there.
+        let d = DataDir::new("data");
+        assert!(d.root().is_absolute(), "{}", d.root().display());
+        assert!(d.root().ends_with("data"));
+    }
 
     #[test]
     fn explicit_root_wins_and_layout_matches_the_spec() {

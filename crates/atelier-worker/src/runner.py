@@ -57,10 +57,18 @@ def _type_name(t):
     return t.__qualname__ if module in ("builtins", "__main__") else f"{module}.{t.__qualname__}"
 
 
+_IMPORTLIB = os.path.dirname(importlib.__file__)
+
+
 def _user_frames(exc):
-    """The traceback without this file's own frames."""
+    """The traceback without the frames before the tool's own code: this
+    file's, and the import machinery's (a module that fails to import is
+    shown from its own line)."""
     tb = exc.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+    while tb is not None:
+        f = tb.tb_frame.f_code.co_filename
+        if f != __file__ and not f.startswith("<frozen importlib") and not f.startswith(_IMPORTLIB):
+            break
         tb = tb.tb_next
     return tb
 

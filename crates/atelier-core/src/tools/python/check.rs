@@ -45,10 +45,14 @@ impl Atelier {
             };
             if let Err(f) = to_outcome(worker.request(&req, &limits).await).result {
                 let detail = f.traceback.map(|t| format!("\n{}", t.trim_end())).unwrap_or_default();
+                // Paths as the author knows them: relative to the folder,
+                // not to the scratch copy the check ran in.
+                let scratch = format!("{}/", root.display());
                 result = Err(Error::Bundle {
                     bundle: bundle.to_owned(),
                     entry: Some(module_file(entrypoint)),
-                    message: format!("tools[{i}].entrypoint ({entrypoint}): {}{detail}", f.message),
+                    message: format!("tools[{i}].entrypoint ({entrypoint}): {}{detail}", f.message)
+                        .replace(&scratch, ""),
                 });
                 break;
             }
