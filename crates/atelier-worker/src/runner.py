@@ -213,6 +213,20 @@ def _call(req):
     return value
 
 
+def _nullable(schema):
+    """`schema`, also accepting null (an Optional, or a default of None)."""
+    t = schema.get("type")
+    if isinstance(t, str):
+        return {**schema, "type": [t, "null"]}
+    if isinstance(t, list):
+        return schema if "null" in t else {**schema, "type": [*t, "null"]}
+    if "anyOf" in schema:
+        return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+    if "enum" in schema:
+        return schema if None in schema["enum"] else {**schema, "enum": [*schema["enum"], None]}
+    return schema  # no type: anything, null included
+
+
 def _schema_of(annotation):
     import typing
 
@@ -220,11 +234,17 @@ def _schema_of(annotation):
         return {}
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        # Annotated[int, "the count"]: the text is the description.
+        schema = _schema_of(args[0])
+        notes = [a for a in args[1:] if isinstance(a, str)]
+        if notes:
+            schema["description"] = " ".join(notes)
+        return schema
     if origin is typing.Union or (origin is not None and getattr(origin, "__name__", "") == "UnionType"):
         inner = [a for a in args if a is not type(None)]
-        if len(inner) == 1:
-            return _schema_of(inner[0])
-        return {"anyOf": [_schema_of(a) for a in inner]}
+        schema = _schema_of(inner[0]) if len(inner) == 1 else {"anyOf": [_schema_of(a) for a in inner]}
+        return _nullable(schema) if len(inner) < len(args) else schema
     if origin is typing.Literal:
         return {"enum": list(args)}
     simple = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object", Path: "string"}
@@ -240,6 +260,49 @@ def _schema_of(annotation):
     return {}
 
 
+def _param_docs(doc):
+    """Parameter descriptions from a docstring's `Args:` (Google) or
+    `Parameters` + dashes (NumPy) section: {name: text}."""
+    lines = doc.splitlines()
+    out, i = {}, 0
+    while i < len(lines):
+        head = lines[i].strip()
+        numpy = head in ("Parameters", "Params") and i + 1 < len(lines) and set(lines[i + 1].strip()) == {"-"}
+        google = head in ("Args:", "Arguments:", "Parameters:", "Params:")
+        if not (numpy or google):
+            i += 1
+            continue
+        i += 2 if numpy else 1
+        indent, name = None, None
+        while i < len(lines):
+            line = lines[i]
+            if not line.strip():
+                i += 1
+                if numpy:
+                    name = None
+                continue
+            depth = len(line) - len(line.lstrip())
+            if indent is None:
+                indent = depth
+            if depth < indent or (numpy and depth == indent and set(line.strip()) == {"-"}):
+                break
+            text = line.strip()
+            if depth == indent:
+                if google:
+                    key, _, rest = text.partition(":")
+                else:
+                    key, rest = text.partition(":")[0], ""
+                name = key.split("(")[0].strip()
+                out[name] = rest.strip()
+            elif name is not None:
+                out[name] = (out[name] + " " + text).strip()
+            i += 1
+            if numpy and i < len(lines) and lines[i].strip() and set(lines[i].strip()) == {"-"}:
+                break
+        break
+    return {k: v for k, v in out.items() if k and v}
+
+
 def _describe(req):
     module_name = req["module"]
     module = _import(module_name)
@@ -250,6 +313,8 @@ def _describe(req):
         except (TypeError, ValueError):
             sig = None
         props, required = {}, []
+        doc = inspect.getdoc(fn) or ""
+        described = _param_docs(doc)
         for p in (sig.parameters.values() if sig else []):
             # Given by Atelier, never by the model.
             if p.name in ("workspace", "atelier_config") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -257,8 +322,14 @@ def _describe(req):
             schema = _schema_of(p.annotation)
             if p.default is inspect.Parameter.empty:
                 required.append(p.name)
-            elif _json_problem(p.default, "") is None:
-                schema["default"] = p.default
+            else:
+                if p.default is None:
+                    # `x: int = None` means "may be left out or null".
+                    schema = _nullable(schema)
+                if _json_problem(p.default, "") is None:
+                    schema["default"] = p.default
+            if "description" not in schema and p.name in described:
+                schema["description"] = described[p.name]
             props[p.name] = schema
         input_schema = {"type": "object", "properties": props}
         if required:
@@ -266,7 +337,6 @@ def _describe(req):
         takes_more = sig is not None and any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
         if not takes_more:
             input_schema["additionalProperties"] = False
-        doc = inspect.getdoc(fn) or ""
         tools.append({
             "name": name,
             "entrypoint": f"{module_name}:{name}",

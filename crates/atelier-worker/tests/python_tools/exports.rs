@@ -25,10 +25,20 @@ __all__ = ["helper"]  # ignored: TOOLS wins
 "#;
 
 const ALL_PY: &str = r#"
+from typing import Annotated
+
 __all__ = ["count"]
 
-def count(workspace, items: list[str], strict: bool | None = None):
-    return {"n": len(items)}
+def count(workspace, items: list[str], strict: bool | None = None,
+          label: Annotated[str, "Shown above the count."] = "n"):
+    """Counts the items.
+
+    Args:
+        items: The things to
+            count.
+        strict: Refuse empty items.
+    """
+    return {label: len(items), "strict": strict}
 
 def not_a_tool(workspace):
     return {}
@@ -85,7 +95,19 @@ async fn modules_named_in_tools_from_export_tools_through_tools_then_all() -> Re
         quiet.input_schema
     );
     let count = env.app.toolsets().tool("texty:count").await?;
-    ensure!(count.input_schema["properties"]["items"] == json!({"type": "array", "items": {"type": "string"}}));
+    let props = &count.input_schema["properties"];
+    ensure!(
+        props["items"] == json!({"type": "array", "items": {"type": "string"}, "description": "The things to count."}),
+        "descriptions come from the docstring's Args: {props}"
+    );
+    ensure!(
+        props["strict"] == json!({"type": ["boolean", "null"], "default": null, "description": "Refuse empty items."}),
+        "an Optional takes null: {props}"
+    );
+    ensure!(
+        props["label"] == json!({"type": "string", "default": "n", "description": "Shown above the count."}),
+        "Annotated text is a description: {props}"
+    );
     ensure!(
         env.app.toolsets().tool("texty:helper").await.is_err(),
         "TOOLS wins over __all__"
@@ -104,6 +126,11 @@ async fn modules_named_in_tools_from_export_tools_through_tools_then_all() -> Re
     ensure!(
         succeeded(&out)?["settings"] == json!({}),
         "a toolset without settings gives an empty dict"
+    );
+    let out = env.run(&chat, "texty:count", json!({"items": ["a", "b"], "strict": null})).await?;
+    ensure!(
+        succeeded(&out)?["n"] == 2,
+        "null is accepted for an Optional: {out:?}"
     );
     let out = env.run(&chat, "texty:shout", json!({"text": "a", "times": 3})).await?;
     ensure!(succeeded(&out)?["out"] == "AAA");
