@@ -281,3 +281,32 @@ fn an_ambiguous_id_prefix_says_so_and_lists_the_candidates() {
     // A longer prefix that is unique still works.
     env.ok(&["chat", "show", &a[..common + 1]]);
 }
+
+#[test]
+fn call_list_shows_a_chats_calls_and_a_call_is_found_by_a_prefix() {
+    let env = Env::new();
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let args = r#"{"path": "a.txt", "content": "x"}"#;
+    env.ok(&["run", "--chat", &chat, "write_file", "--args", args, "--yes"]);
+    env.cli(&["run", "--chat", &chat, "read_file", "--args", r#"{"path": "nope.txt"}"#]);
+    let listed = env.ok(&["call", "list", &chat]);
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 2, "{listed}");
+    assert!(
+        lines[0].contains("write_file") && lines[0].contains("success"),
+        "{listed}"
+    );
+    assert!(lines[1].contains("read_file") && lines[1].contains("error"), "{listed}");
+    let calls = env.json(&["call", "list", &chat]);
+    let id = calls[1]["id"].as_str().expect("id").to_owned();
+    let common = calls[0]["id"]
+        .as_str()
+        .expect("id")
+        .chars()
+        .zip(id.chars())
+        .take_while(|(x, y)| x == y)
+        .count();
+    // The shortest prefix that tells the two apart finds the call.
+    let shown = env.ok(&["call", "show", &id[..common + 1]]);
+    assert!(shown.starts_with(&id) && shown.contains("read_file"), "{shown}");
+}

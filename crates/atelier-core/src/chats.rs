@@ -24,7 +24,7 @@ pub struct Chats<'a> {
 
 /// An id prefix that matches several rows (at most six are read): the
 /// error lists them.
-fn ambiguous(what: &'static str, prefix: &str, rows: &[sqlx::sqlite::SqliteRow]) -> Error {
+pub(crate) fn ambiguous(what: &'static str, prefix: &str, rows: &[sqlx::sqlite::SqliteRow]) -> Error {
     let mut candidates: Vec<String> = rows.iter().filter_map(|r| r.try_get::<String, _>("id").ok()).collect();
     let more = candidates.len() > 5;
     candidates.truncate(5);

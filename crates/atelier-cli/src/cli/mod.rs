@@ -274,7 +274,9 @@ pub(crate) struct RunArgs {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum CallCommand {
-    /// Show a recorded call.
+    /// The calls of a chat, oldest first (every branch).
+    List { chat: String },
+    /// Show a recorded call (its id, or a unique prefix of it).
     Show { id: String },
     /// Print a call's render plan, or with --html the complete document of an html plan.
     Render {

@@ -93,6 +93,23 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
 
 pub(crate) async fn show(app: &Atelier, cmd: CallCommand, json: bool) -> anyhow::Result<()> {
     match cmd {
+        CallCommand::List { chat } => {
+            let calls = app.tools().calls(&chat).await?;
+            if json {
+                output::json(&calls)?;
+            } else {
+                for c in &calls {
+                    let error = c.error.as_deref().and_then(|e| e.lines().next()).unwrap_or("");
+                    println!(
+                        "{}  {}  {:<24} {:<11} {error}",
+                        c.id,
+                        c.started_at,
+                        c.tool_id,
+                        c.status.as_str()
+                    );
+                }
+            }
+        }
         CallCommand::Show { id } => {
             let c = app.tools().call(&id).await?;
             if json { output::json(&c)? } else { print_call(&c) }

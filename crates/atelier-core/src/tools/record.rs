@@ -154,13 +154,26 @@ impl Atelier {
 }
 
 impl Tools<'_> {
-    /// A recorded call.
+    /// A recorded call, by id or by a unique prefix of its id.
     pub async fn call(&self, id: &str) -> Result<ToolCallRecord> {
         let row = sqlx::query("SELECT * FROM tool_calls WHERE id = ?")
             .bind(id)
             .fetch_optional(self.app.db())
-            .await?
-            .ok_or_else(|| Error::ToolCallNotFound(id.to_owned()))?;
-        call_from_row(&row)
+            .await?;
+        if let Some(row) = row {
+            return call_from_row(&row);
+        }
+        // A unique prefix, as chats and messages take (at least 4 characters).
+        let rows = sqlx::query(
+            "SELECT * FROM tool_calls WHERE length(?1) >= 4 AND substr(id, 1, length(?1)) = ?1 ORDER BY id LIMIT 6",
+        )
+        .bind(id)
+        .fetch_all(self.app.db())
+        .await?;
+        match rows.as_slice() {
+            [] => Err(Error::ToolCallNotFound(id.to_owned())),
+            [one] => call_from_row(one),
+            many => Err(crate::chats::ambiguous("tool call", id, many)),
+        }
     }
 }

@@ -127,11 +127,10 @@ async fn modules_named_in_tools_from_export_tools_through_tools_then_all() -> Re
         succeeded(&out)?["settings"] == json!({}),
         "a toolset without settings gives an empty dict"
     );
-    let out = env.run(&chat, "texty:count", json!({"items": ["a", "b"], "strict": null})).await?;
-    ensure!(
-        succeeded(&out)?["n"] == 2,
-        "null is accepted for an Optional: {out:?}"
-    );
+    let out = env
+        .run(&chat, "texty:count", json!({"items": ["a", "b"], "strict": null}))
+        .await?;
+    ensure!(succeeded(&out)?["n"] == 2, "null is accepted for an Optional: {out:?}");
     let out = env.run(&chat, "texty:shout", json!({"text": "a", "times": 3})).await?;
     ensure!(succeeded(&out)?["out"] == "AAA");
     let bad = env.run(&chat, "texty:shout", json!({"txt": "a"})).await?;
