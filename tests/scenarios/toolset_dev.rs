@@ -25,7 +25,11 @@ fn watch(
     let cancel = CancellationToken::new();
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let (app, dir, stop) = (app.clone(), dir.to_path_buf(), cancel.clone());
-    let task = tokio::spawn(async move { app.toolsets().watch(&dir, stop, move |r| drop(tx.send(r))).await });
+    let task = tokio::spawn(async move {
+        app.toolsets()
+            .watch(&dir, Default::default(), stop, move |r| drop(tx.send(r)))
+            .await
+    });
     (cancel, task, rx)
 }
 

@@ -155,19 +155,37 @@ async fn a_requirement_that_cannot_be_installed_fails_the_import_naming_it_and_i
     build_wheel(&wheels);
     let data = tmp.path().join("data");
     let app = app(&data, &wheels).await;
-    let src = toolset(tmp.path(), "broken", "no-such-package==9.9");
+    // The good requirement first: the one named must be the one that failed.
+    let src = toolset(tmp.path(), "broken", "tinyfmt\", \"no-such-package==9.9");
 
+    let steps = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let heard = steps.clone();
+    let options = ImportOptions {
+        observer: atelier_core::Observer::default()
+            .with_steps(move |s| heard.lock().expect("steps").push(s.to_owned())),
+        ..Default::default()
+    };
     let err = app
         .toolsets()
-        .import(&src, &ImportOptions::default())
+        .import(&src, &options)
         .await
         .expect_err("the import must fail");
     assert_eq!(err.kind(), "requirements_failed");
     let message = err.to_string();
     assert!(
-        message.contains("python.requirements[0] `no-such-package==9.9`"),
+        message.contains("python.requirements[1] `no-such-package==9.9`"),
         "{message}"
     );
+    assert!(
+        steps
+            .lock()
+            .expect("steps")
+            .iter()
+            .any(|s| s.contains("installing tinyfmt, no-such-package==9.9")),
+        "the install said what it was doing as it went"
+    );
+    // The error repeats only what went wrong, not the whole log.
+    assert!(message.lines().count() <= 12, "{message}");
     assert!(app.toolsets().get("broken").await.is_err(), "nothing was installed");
     let venvs: Vec<_> = std::fs::read_dir(data.join("venvs"))
         .map(|d| d.flatten().filter(|e| e.path().is_dir()).collect())

@@ -329,8 +329,13 @@ pub(crate) async fn run(
                 stop.cancel();
             });
             println!("Watching {} (Ctrl-C to stop)", dir.display());
+            // What a reload does (a requirements install can take a while).
+            let steps = Observer::default().with_steps(|s| {
+                use std::io::Write;
+                let _ = writeln!(std::io::stderr(), "  {s}");
+            });
             app.toolsets()
-                .watch(&dir, cancel, |r| match r {
+                .watch(&dir, steps, cancel, |r| match r {
                     Reload::Reloaded(r) => {
                         let t = &r.toolset;
                         println!("{} reloaded {} {}: {}", now(), t.id, t.version, r.tools.join(", "));

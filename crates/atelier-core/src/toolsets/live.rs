@@ -127,7 +127,12 @@ impl LiveReload {
                 lock(&me.status).insert(id.clone(), status.clone());
                 (me.listener)(&status);
             };
-            if let Err(e) = me.app.toolsets().watch(&dir, cancel, on_reload).await {
+            if let Err(e) = me
+                .app
+                .toolsets()
+                .watch(&dir, Default::default(), cancel, on_reload)
+                .await
+            {
                 // The folder is gone or cannot be watched: say so, once.
                 let status = ReloadStatus {
                     toolset_id: id.clone(),

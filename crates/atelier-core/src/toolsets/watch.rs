@@ -37,10 +37,13 @@ pub enum Reload {
 
 impl Toolsets<'_> {
     /// Installs the folder `dir` as a local toolset, then reloads it on
-    /// every change until `cancel` fires. Each outcome goes to `on_reload`.
+    /// every change until `cancel` fires. Each outcome goes to `on_reload`;
+    /// `observer` hears the steps of each reload (a long requirements
+    /// install says what it does).
     pub async fn watch(
         &self,
         dir: &Path,
+        observer: crate::store::Observer,
         cancel: CancellationToken,
         mut on_reload: impl FnMut(Reload) + Send,
     ) -> Result<()> {
@@ -62,6 +65,7 @@ impl Toolsets<'_> {
 
         let force = ImportOptions {
             force: true,
+            observer,
             ..Default::default()
         };
         let mut seen = content_hash(&dir).await?;

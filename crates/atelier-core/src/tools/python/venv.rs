@@ -206,9 +206,17 @@ async fn install(
     observer.step(&format!("installing {}", requirements.join(", ")));
     let mut cmd = vec![add.0.display().to_string()];
     cmd.extend(add.1);
-    run_step(&cmd, observer)
-        .await
-        .map_err(|m| fail(failed_requirement(requirements, &m), m))?;
+    run_step(&cmd, observer).await.map_err(|m| {
+        let said = what_failed(&m);
+        let mut message = said.clone();
+        if looks_offline(&m) {
+            message.push_str(
+                "\n(no network? put the wheels in a folder and set ATELIER_FIND_LINKS to it, with \
+                 ATELIER_NO_INDEX=1 to use only that folder)",
+            );
+        }
+        fail(failed_requirement(requirements, &said), message)
+    })?;
     tokio::fs::write(venv.join(COMPLETE), requirements.join("\n"))
         .await
         .map_err(Error::io("write", venv.join(COMPLETE)))?;
@@ -251,26 +259,82 @@ async fn run_step(cmd: &[String], observer: &Observer) -> std::result::Result<()
     if status.success() {
         Ok(())
     } else {
-        let tail: Vec<&str> = lines.iter().rev().take(40).rev().map(String::as_str).collect();
-        Err(format!("{program} failed ({status}):\n{}", tail.join("\n")))
+        // `…/bin/python -m pip` is pip to the person reading this.
+        let named = match args.get(..2) {
+            Some([m, module]) if m == "-m" => module.clone(),
+            _ => program.clone(),
+        };
+        Err(format!("{named} failed ({status}):\n{}", lines.join("\n")))
     }
 }
 
+/// The lines of an installer's output that say what went wrong: from its
+/// first error line on (pip's `ERROR:`, uv's `×`/`error:`), else the last
+/// few. Every line already went by as a progress step; the error repeats
+/// only these.
+fn what_failed(output: &str) -> String {
+    let mut lines = output.lines();
+    let head = lines.next().unwrap_or_default();
+    let rest: Vec<&str> = lines.collect();
+    let is_error = |l: &str| {
+        let t = l.trim_start();
+        t.starts_with("ERROR") || t.starts_with("error:") || t.starts_with('×') || t.starts_with("╰─▶")
+    };
+    let picked: Vec<&str> = match rest.iter().position(|l| is_error(l)) {
+        Some(i) => rest[i..].iter().take(20).copied().collect(),
+        None => rest.iter().rev().take(10).rev().copied().collect(),
+    };
+    format!("{head}\n{}", picked.join("\n"))
+}
+
+/// Whether an installer failed for want of a network.
+fn looks_offline(output: &str) -> bool {
+    let o = output.to_ascii_lowercase();
+    [
+        "failed to establish a new connection",
+        "network is unreachable",
+        "temporary failure in name resolution",
+        "name or service not known",
+        "dns error",
+        "failed to fetch",
+        "connection refused",
+        "could not connect",
+    ]
+    .iter()
+    .any(|p| o.contains(p))
+}
+
 /// The requirement an installer's message names, if any.
+/// The requirement the error lines name: the one named last (installers
+/// end with the package that failed), matched as a whole name (`six` is
+/// not in `sixteen`).
 fn failed_requirement(requirements: &[String], message: &str) -> Option<String> {
     let norm = |s: &str| s.to_ascii_lowercase().replace(['_', '.'], "-");
     let text = norm(message);
+    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '-';
+    let last_at = |name: &str| -> Option<usize> {
+        text.match_indices(name)
+            .filter(|(at, _)| {
+                let before = text[..*at].chars().next_back();
+                let after = text[at + name.len()..].chars().next();
+                !before.is_some_and(is_name) && !after.is_some_and(is_name)
+            })
+            .map(|(at, _)| at)
+            .last()
+    };
     requirements
         .iter()
         .enumerate()
-        .find(|(_, r)| {
+        .filter_map(|(i, r)| {
             let name: String = r
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
                 .collect();
-            !name.is_empty() && text.contains(&norm(&name))
+            (!name.is_empty()).then_some(())?;
+            last_at(&norm(&name)).map(|at| (at, i, r))
         })
-        .map(|(i, r)| format!("python.requirements[{i}] `{r}`"))
+        .max_by_key(|(at, _, _)| *at)
+        .map(|(_, i, r)| format!("python.requirements[{i}] `{r}`"))
 }
 
 #[cfg(test)]
@@ -296,5 +360,38 @@ mod tests {
             Some("python.requirements[1] `No_Such_Pkg==1`")
         );
         assert_eq!(failed_requirement(&reqs, "network down"), None);
+    }
+
+    #[test]
+    fn the_requirement_that_failed_is_named_not_the_first_one_listed() {
+        let reqs = vec!["six==1.16".to_owned(), "requests>=2".to_owned(), "nosuch==1".to_owned()];
+        // pip lists what it collected before saying what failed.
+        let pip = "pip failed (exit status: 1):\nCollecting six==1.16\n  Using cached six-1.16.0-py2.py3-none-any.whl\n\
+                   Collecting requests>=2\nERROR: Could not find a version that satisfies the requirement nosuch==1 \
+                   (from versions: none)\nERROR: No matching distribution found for nosuch==1";
+        let said = what_failed(pip);
+        assert!(!said.contains("Collecting"), "only the error lines: {said}");
+        assert!(said.contains("No matching distribution found for nosuch==1"), "{said}");
+        assert_eq!(
+            failed_requirement(&reqs, &said).as_deref(),
+            Some("python.requirements[2] `nosuch==1`")
+        );
+        // A name inside a longer one is not that name.
+        let reqs = vec!["six".to_owned(), "sixteen==2".to_owned()];
+        assert_eq!(
+            failed_requirement(&reqs, "error: sixteen==2 was not found").as_deref(),
+            Some("python.requirements[1] `sixteen==2`")
+        );
+    }
+
+    #[test]
+    fn an_offline_failure_is_recognized() {
+        assert!(looks_offline(
+            "WARNING: Retrying … Failed to establish a new connection: [Errno 101] Network is unreachable"
+        ));
+        assert!(looks_offline(
+            "error: Failed to fetch: `https://x/simple/six/`\n  Caused by: dns error"
+        ));
+        assert!(!looks_offline("ERROR: No matching distribution found for nosuch==1"));
     }
 }
