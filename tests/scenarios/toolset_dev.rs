@@ -1,7 +1,9 @@
 //! `toolset dev`, the author's inner loop: a local folder reloads on a real
 //! change only — once per edit, never for a file merely read or saved
 //! unchanged, never again for a broken version until it is edited — and an
-//! edit that breaks it keeps the last good version installed.
+//! edit that breaks it keeps the last good version installed; validation
+//! that says what a typo meant and where broken YAML starts; strict mode
+//! and `pack`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -192,4 +194,84 @@ async fn a_python_syntax_error_is_refused_with_its_file_and_line_as_the_author_k
     // The installed copy is still the good one.
     let installed = env.data().join("toolsets/typo/tools/words.py");
     assert_eq!(std::fs::read_to_string(installed).expect("installed"), good);
+}
+
+/// A scaffold with `edit` applied to its manifest, in a fresh folder.
+fn scaffold_with(env_dir: &Path, name: &str, edit: impl Fn(String) -> String) -> std::path::PathBuf {
+    let dir = env_dir.join(name);
+    atelier_core::toolsets::examples::init(&dir, name).expect("init");
+    let yaml = dir.join("toolset.yaml");
+    let text = std::fs::read_to_string(&yaml).expect("read");
+    std::fs::write(&yaml, edit(text)).expect("write");
+    dir
+}
+
+#[test]
+fn validate_names_typos_duplicates_and_where_broken_yaml_starts() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = scaffold_with(src.path(), "typos", |y| {
+        y.replacen("    entrypoint:", "    rendrer: {type: code}\n    entrypoint:", 1)
+            .replacen("type: string", "type: strin", 1)
+            .replacen("name:", "name: First\nname:", 1)
+    });
+    let out = env.cli(&["toolset", "validate", dir.to_str().expect("utf-8")]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("unknown key `rendrer`: did you mean `renderer`?"),
+        "{said}"
+    );
+    assert!(said.contains("unknown type `strin` (did you mean `string`?)"), "{said}");
+    assert!(said.contains("name: this key is given twice"), "{said}");
+
+    let broken = scaffold_with(src.path(), "broken", |y| {
+        y.replacen("tools:", "extra: [oops\ntools:", 1)
+    });
+    let out = env.cli(&["toolset", "validate", broken.to_str().expect("utf-8")]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    // It points at the unclosed bracket, and shows that line.
+    let line = std::fs::read_to_string(broken.join("toolset.yaml"))
+        .expect("read")
+        .lines()
+        .position(|l| l.starts_with("extra: [oops"))
+        .expect("the line")
+        + 1;
+    assert!(
+        said.contains(&format!("toolset.yaml:{line}:8: not valid YAML")),
+        "{said}"
+    );
+    assert!(said.contains(&format!("  {line} | extra: [oops")), "{said}");
+}
+
+#[test]
+fn strict_mode_and_pack_refuse_warnings_unless_allowed_and_pack_says_its_sha256() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = scaffold_with(src.path(), "warned", |y| {
+        y.replacen("    entrypoint:", "    rendrer: {type: code}\n    entrypoint:", 1)
+    });
+    let d = dir.to_str().expect("utf-8");
+    env.ok(&["toolset", "validate", d]);
+    let out = env.cli(&["toolset", "validate", "--strict", d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[an error in strict mode]"));
+    let zip = src.path().join("warned.zip");
+    let z = zip.to_str().expect("utf-8");
+    let out = env.cli(&["toolset", "pack", d, "-o", z]);
+    assert_eq!(out.status.code(), Some(1), "pack is strict");
+    assert!(!zip.exists(), "nothing packed");
+    let packed = env.json(&["toolset", "pack", d, "-o", z, "--allow-warnings"]);
+    let bytes = std::fs::read(&zip).expect("zip");
+    use sha2::Digest;
+    let hex: String = sha2::Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(packed["sha256"], hex.as_str());
+    assert_eq!(packed["warnings"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        packed["will_run"]["python_entrypoints"][0]["entrypoint"],
+        "tools.words:word_count"
+    );
 }

@@ -429,7 +429,11 @@ manifest_id: string | null,
  */
 warnings: Array<string>, artifact_sha256?: string | null, };
 
-export type PackReport = { path: string, file_count: number, size: number, };
+export type PackReport = { path: string, file_count: number, size: number, 
+/**
+ * SHA-256 of the ZIP, hex: what a person publishing it quotes.
+ */
+sha256: string, };
 
 export type Consent = { 
 /**

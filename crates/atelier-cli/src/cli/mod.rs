@@ -307,7 +307,12 @@ pub(crate) enum ToolsetCommand {
         allow_env: Vec<String>,
     },
     /// Check a ZIP or folder without installing it: every problem, and what it would run.
-    Validate { path: PathBuf },
+    Validate {
+        path: PathBuf,
+        /// Warnings (an unknown key…) fail it too.
+        #[arg(long)]
+        strict: bool,
+    },
     /// Write an installed toolset to a ZIP (deterministic; secrets stripped).
     Export {
         id: String,
@@ -336,6 +341,10 @@ pub(crate) enum ToolsetCommand {
         dir: PathBuf,
         #[arg(short, long, value_name = "FILE")]
         output: PathBuf,
+        /// Pack even with warnings (by default a warning fails the pack, as
+        /// `validate --strict` does).
+        #[arg(long)]
+        allow_warnings: bool,
     },
     /// Show a toolset's settings, show one, or set one (`user_config`).
     /// A sensitive setting's value is asked for on a terminal or read from

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use atelier_core::toolsets::ImportOptions;
 use atelier_core::toolsets::records::{ToolRecord, WillRun};
-use atelier_core::toolsets::validate::Problem;
+use atelier_core::toolsets::validate::{Problem, Severity};
 use atelier_core::toolsets::watch::Reload;
 use atelier_core::{Atelier, Observer};
 
@@ -112,21 +112,29 @@ pub(crate) async fn run(
             }
             return Ok(());
         }
-        ToolsetCommand::Pack { dir, output: out } => {
+        ToolsetCommand::Pack {
+            dir,
+            output: out,
+            allow_warnings,
+        } => {
             let (d, o) = (dir.clone(), out.clone());
-            let report = tokio::task::spawn_blocking(move || {
-                atelier_core::toolsets::export::pack_folder(&d, &o, &Observer::default())
+            let packed = tokio::task::spawn_blocking(move || {
+                atelier_core::toolsets::export::pack_folder(&d, &o, &Observer::default(), allow_warnings)
             })
             .await??;
             if json {
-                output::json(&report)?;
+                output::json(&packed)?;
             } else {
+                let r = &packed.report;
                 println!(
-                    "Packed {} files into {} ({} bytes)",
-                    report.file_count,
-                    report.path.display(),
-                    report.size
+                    "Packed {} files into {} ({} bytes)\nsha256 {}",
+                    r.file_count,
+                    r.path.display(),
+                    r.size,
+                    r.sha256
                 );
+                print_problems(&packed.warnings);
+                print_will_run(&packed.will_run);
             }
             return Ok(());
         }
@@ -185,8 +193,12 @@ pub(crate) async fn run(
                 }
             }
         }
-        ToolsetCommand::Validate { path } => {
-            let report = app.toolsets().check_bundle(&path, &Observer::default()).await?;
+        ToolsetCommand::Validate { path, strict } => {
+            let mut report = app.toolsets().check_bundle(&path, &Observer::default()).await?;
+            if strict {
+                atelier_core::toolsets::validate::strict(&mut report.problems);
+                report.valid &= report.problems.iter().all(|p| p.severity != Severity::Error);
+            }
             if json {
                 output::json(&report)?;
             } else {

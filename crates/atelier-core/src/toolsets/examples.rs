@@ -75,7 +75,8 @@ impl Toolsets<'_> {
                 let files: Vec<(&str, &[u8])> = files.to_vec();
                 crate::blocking(move || {
                     write_files(&d, &files)?;
-                    super::export::pack_folder(&d, &z, &Default::default())
+                    // Strict: a bundled example is clean.
+                    super::export::pack_folder(&d, &z, &Default::default(), false)
                 })
                 .await?;
                 let options = ImportOptions {

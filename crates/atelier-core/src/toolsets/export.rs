@@ -30,6 +30,18 @@ pub struct PackReport {
     pub path: PathBuf,
     pub file_count: usize,
     pub size: u64,
+    /// SHA-256 of the ZIP, hex: what a person publishing it quotes.
+    pub sha256: String,
+}
+
+/// What `pack` made: the ZIP, what it will run, and the warnings it let
+/// through (none unless asked to allow them).
+#[derive(Debug, Clone, Serialize)]
+pub struct Packed {
+    #[serde(flatten)]
+    pub report: PackReport,
+    pub will_run: super::records::WillRun,
+    pub warnings: Vec<validate::Problem>,
 }
 
 impl Toolsets<'_> {
@@ -141,27 +153,37 @@ impl Toolsets<'_> {
 fn write(out: &Path, contents: &BTreeMap<String, Content>) -> Result<PackReport> {
     crate::zipfile::write_zip(out, contents)?;
     let size = std::fs::metadata(out).map_err(Error::io("read", out))?.len();
+    let bytes = std::fs::read(out).map_err(Error::io("read", out))?;
     Ok(PackReport {
         path: out.to_path_buf(),
         file_count: contents.len(),
         size,
+        sha256: crate::store::Hash::of(&bytes).to_hex(),
     })
 }
 
 /// Validates a toolset folder and packs it (skipping ignored files) into a
-/// deterministic ZIP. Blocking.
-pub fn pack_folder(dir: &Path, out: &Path, observer: &Observer) -> Result<PackReport> {
+/// deterministic ZIP. Warnings fail it too (`strict`: what is published
+/// should be clean) unless `allow_warnings`. Blocking.
+pub fn pack_folder(dir: &Path, out: &Path, observer: &Observer, allow_warnings: bool) -> Result<Packed> {
     let files = bundle::scan_folder(dir, observer)?;
     let manifest_path = dir.join(MANIFEST_FILE);
     let text = std::fs::read_to_string(&manifest_path).map_err(Error::io("read", &manifest_path))?;
     let names: BTreeSet<String> = files.keys().cloned().collect();
-    let checked = validate::check(&text, &names);
-    if checked.errors().next().is_some() {
+    let mut checked = validate::check(&text, &names);
+    if !allow_warnings {
+        validate::strict(&mut checked.problems);
+    }
+    let Some(manifest) = checked.manifest.as_ref().filter(|_| checked.errors().next().is_none()) else {
         return Err(Error::InvalidManifest {
             bundle: dir.display().to_string(),
             problems: checked.problems,
         });
-    }
+    };
     let contents: BTreeMap<String, Content> = files.keys().map(|p| (p.clone(), Content::File(dir.join(p)))).collect();
-    write(out, &contents)
+    Ok(Packed {
+        report: write(out, &contents)?,
+        will_run: super::install::will_run(manifest),
+        warnings: checked.problems,
+    })
 }

@@ -81,7 +81,7 @@ fn file_kind(path: &str, artifacts: &BTreeSet<String>) -> &'static str {
     }
 }
 
-fn will_run(m: &ToolsetManifest) -> WillRun {
+pub(crate) fn will_run(m: &ToolsetManifest) -> WillRun {
     WillRun {
         python_entrypoints: m
             .tools

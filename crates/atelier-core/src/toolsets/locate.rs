@@ -20,6 +20,9 @@ pub struct Pos {
 pub struct Locations {
     values: HashMap<String, Pos>,
     keys: HashMap<String, Pos>,
+    /// Keys given twice in one mapping, where the second one is (a YAML
+    /// reader keeps only one of them, silently).
+    pub duplicates: Vec<(String, Pos)>,
 }
 
 impl Locations {
@@ -90,7 +93,11 @@ impl Builder {
                     } else {
                         format!("{path}.{k}")
                     };
-                    self.out.keys.entry(full).or_insert(at);
+                    if self.out.keys.contains_key(&full) && k != "<<" {
+                        self.out.duplicates.push((full, at));
+                    } else {
+                        self.out.keys.insert(full, at);
+                    }
                     *key = Some(k);
                     None
                 }

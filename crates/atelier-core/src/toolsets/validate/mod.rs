@@ -13,6 +13,9 @@ use serde_json::{Map, Value};
 use super::interp;
 use super::locate::Locations;
 use super::manifest::{MANIFEST_VERSION, PythonSection, Scope, ToolsetManifest};
+pub(crate) use hints::did_you_mean;
+use limits::within_limits;
+pub use limits::{MAX_DEPTH, MAX_MANIFEST_BYTES};
 
 pub use crate::diagnostics::{MANIFEST_FILE, Problem, Severity};
 
@@ -22,6 +25,15 @@ pub struct Checked {
     /// Present when there is no error.
     pub manifest: Option<ToolsetManifest>,
     pub problems: Vec<Problem>,
+}
+
+/// `--strict`: every warning becomes an error (an unknown key is then a
+/// mistake to fix, not a newer manifest's field).
+pub fn strict(problems: &mut [Problem]) {
+    for p in problems.iter_mut().filter(|p| p.severity == Severity::Warning) {
+        p.severity = Severity::Error;
+        p.message.push_str(" [an error in strict mode]");
+    }
 }
 
 impl Checked {
@@ -108,12 +120,13 @@ impl Checker<'_> {
         let mut extra = BTreeMap::new();
         for (k, v) in obj {
             if !known.contains(&k.as_str()) {
-                self.push(
-                    Severity::Warning,
-                    &join(path, k),
-                    format!("unknown key `{k}` (kept, but this version does not use it)"),
-                    true,
-                );
+                let message = match did_you_mean(k, known.iter().copied()) {
+                    Some(m) => {
+                        format!("unknown key `{k}`: did you mean `{m}`? (kept, but this version does not use it)")
+                    }
+                    None => format!("unknown key `{k}` (kept, but this version does not use it)"),
+                };
+                self.push(Severity::Warning, &join(path, k), message, true);
                 extra.insert(k.clone(), v.clone());
             }
         }
@@ -211,69 +224,6 @@ impl Checker<'_> {
     }
 }
 
-/// The largest `toolset.yaml` read.
-pub const MAX_MANIFEST_BYTES: usize = 1 << 20;
-/// The deepest nesting of mappings and sequences in a `toolset.yaml`
-/// (real manifests nest a handful of levels; JSON schemas a few more).
-pub const MAX_DEPTH: usize = 64;
-
-/// Size and nesting limits, checked by a linear scan of the text before
-/// any YAML parser sees it (the parsers' own cost grows with depth squared:
-/// 200,000 `[` took minutes). The scan over-counts rather than under-counts:
-/// brackets are counted even inside quotes, so only a manifest with dozens
-/// of unbalanced brackets in its strings could be refused wrongly, and no
-/// deep document gets through. Block nesting needs indentation, or a run of
-/// `- ` on one line, so those are bounded too.
-fn within_limits(text: &str) -> std::result::Result<(), Problem> {
-    let problem = |line: usize, column: usize, message: String| Problem {
-        severity: Severity::Error,
-        path: String::new(),
-        line: (line > 0).then_some(line),
-        column: (column > 0).then_some(column),
-        message,
-    };
-    if text.len() > MAX_MANIFEST_BYTES {
-        return Err(problem(
-            0,
-            0,
-            format!("{} bytes; a manifest may have at most {MAX_MANIFEST_BYTES}", text.len()),
-        ));
-    }
-    let too_deep = |line, column| {
-        problem(
-            line,
-            column,
-            format!("nested more than {MAX_DEPTH} levels deep; a manifest may nest at most {MAX_DEPTH}"),
-        )
-    };
-    let mut flow = 0usize;
-    for (n, line) in text.lines().enumerate() {
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        let mut rest = &line[indent..];
-        let mut dashes = 0;
-        while let Some(r) = rest.strip_prefix("- ").or_else(|| rest.strip_prefix("? ")) {
-            dashes += 1;
-            rest = r.trim_start_matches(' ');
-        }
-        if indent > MAX_DEPTH * 8 || dashes > MAX_DEPTH {
-            return Err(too_deep(n + 1, indent + 1));
-        }
-        for (col, ch) in line.char_indices() {
-            match ch {
-                '[' | '{' => {
-                    flow += 1;
-                    if flow > MAX_DEPTH {
-                        return Err(too_deep(n + 1, col + 1));
-                    }
-                }
-                ']' | '}' => flow = flow.saturating_sub(1),
-                _ => {}
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Reads and checks a manifest. `files` are the bundle's file paths
 /// (normalized, `/`-separated), used to check entry points, artifacts and
 /// the icon.
@@ -295,23 +245,21 @@ pub fn check(text: &str, files: &BTreeSet<String>) -> Checked {
     let root: Value = match serde_norway::from_str(text) {
         Ok(v) => v,
         Err(e) => {
-            let (line, column) = e
-                .location()
-                .map(|l| (Some(l.line()), Some(l.column())))
-                .unwrap_or((None, None));
-            let message = format!("not valid YAML: {e}");
             return Checked {
                 manifest: None,
-                problems: vec![Problem {
-                    severity: Severity::Error,
-                    path: String::new(),
-                    line,
-                    column,
-                    message,
-                }],
+                problems: vec![hints::yaml_problem(text, &e)],
             };
         }
     };
+    for (path, at) in &locs.duplicates {
+        c.problems.push(Problem {
+            severity: Severity::Error,
+            path: path.clone(),
+            line: Some(at.line),
+            column: Some(at.column),
+            message: "this key is given twice in the same mapping (only one would be used)".into(),
+        });
+    }
     let Value::Object(obj) = root else {
         c.error(
             "",
@@ -537,5 +485,7 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
 }
 
 mod config;
+mod hints;
+mod limits;
 mod parts;
 use parts::{check_server, check_tool};

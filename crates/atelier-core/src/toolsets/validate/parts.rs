@@ -126,6 +126,21 @@ fn check_schema(c: &mut Checker<'_>, path: &str, v: Option<&Value>) -> Value {
             format!("`{ATELIER_CONFIG}` is reserved: a tool that declares it as a parameter receives its toolset's settings, which the model never sees"),
         );
     }
+    // A typo in a `type` reads better in words than as the meta-schema's
+    // complaint; the rest of the schema is only checked when there is none.
+    let typos = type_typos(&schema, "");
+    for (at, bad) in &typos {
+        let hint = super::did_you_mean(bad, JSON_TYPES.iter().copied())
+            .map(|m| format!(" (did you mean `{m}`?)"))
+            .unwrap_or_default();
+        c.error(
+            &join(path, at),
+            format!("unknown type `{bad}`{hint}: use one of {}", JSON_TYPES.join(", ")),
+        );
+    }
+    if !typos.is_empty() {
+        return schema;
+    }
     if let Err(e) = jsonschema::meta::validate(&schema) {
         let at = e.instance_path().to_string();
         let sub = at.trim_start_matches('/').replace('/', ".");
@@ -141,6 +156,54 @@ fn check_schema(c: &mut Checker<'_>, path: &str, v: Option<&Value>) -> Value {
         c.error(path, format!("not a usable JSON Schema: {e}"));
     }
     schema
+}
+
+/// The types JSON Schema knows.
+const JSON_TYPES: &[&str] = &["string", "number", "integer", "boolean", "object", "array", "null"];
+
+/// Every `type` in `schema` (and its subschemas) that is not a JSON type:
+/// (its path, the word).
+fn type_typos(schema: &Value, at: &str) -> Vec<(String, String)> {
+    let Value::Object(o) = schema else { return Vec::new() };
+    let mut out = Vec::new();
+    let here = |k: &str| {
+        if at.is_empty() {
+            k.to_owned()
+        } else {
+            format!("{at}.{k}")
+        }
+    };
+    match o.get("type") {
+        Some(Value::String(t)) if !JSON_TYPES.contains(&t.as_str()) => out.push((here("type"), t.clone())),
+        Some(Value::Array(ts)) => {
+            for (i, t) in ts.iter().enumerate() {
+                if let Some(t) = t.as_str().filter(|t| !JSON_TYPES.contains(t)) {
+                    out.push((format!("{}[{i}]", here("type")), t.to_owned()));
+                }
+            }
+        }
+        _ => {}
+    }
+    for key in ["properties", "$defs", "definitions", "patternProperties"] {
+        if let Some(Value::Object(m)) = o.get(key) {
+            for (name, sub) in m {
+                out.extend(type_typos(sub, &here(&format!("{key}.{name}"))));
+            }
+        }
+    }
+    for key in ["items", "additionalProperties", "not", "if", "then", "else", "contains"] {
+        if let Some(sub) = o.get(key) {
+            out.extend(type_typos(sub, &here(key)));
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(subs)) = o.get(key) {
+            for (i, sub) in subs.iter().enumerate() {
+                out.extend(type_typos(sub, &format!("{}[{i}]", here(key))));
+            }
+        }
+    }
+    out
 }
 
 fn check_renderer(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<RendererDecl> {
