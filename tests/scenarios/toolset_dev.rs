@@ -214,6 +214,11 @@ fn validate_names_typos_duplicates_and_where_broken_yaml_starts() {
         y.replacen("    entrypoint:", "    rendrer: {type: code}\n    entrypoint:", 1)
             .replacen("type: string", "type: strin", 1)
             .replacen("name:", "name: First\nname:", 1)
+            .replacen(
+                "data: \"$return\"",
+                "data: \"$return\"\n      title: \"Words of ${args.pth}\"",
+                1,
+            )
     });
     let out = env.cli(&["toolset", "validate", dir.to_str().expect("utf-8")]);
     let said = String::from_utf8_lossy(&out.stdout);
@@ -224,6 +229,10 @@ fn validate_names_typos_duplicates_and_where_broken_yaml_starts() {
     );
     assert!(said.contains("unknown type `strin` (did you mean `string`?)"), "{said}");
     assert!(said.contains("name: this key is given twice"), "{said}");
+    assert!(
+        said.contains("`$args.pth` is not an argument of this tool (its input_schema declares path, top); did you mean `$args.path`?"),
+        "{said}"
+    );
 
     let broken = scaffold_with(src.path(), "broken", |y| {
         y.replacen("tools:", "extra: [oops\ntools:", 1)

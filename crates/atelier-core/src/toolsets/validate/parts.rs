@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Checker, describe, entrypoint_module_files, is_tool_id, is_toolset_id, join};
+use super::{Checker, Severity, describe, entrypoint_module_files, is_tool_id, is_toolset_id, join};
+use crate::toolsets::interp;
 use crate::toolsets::manifest::{ATELIER_CONFIG, McpServerDecl, RendererDecl, RendererKind, ToolDecl};
 
 pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<ToolDecl> {
@@ -66,6 +67,9 @@ pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<T
         None | Some(Value::Null) => None,
         Some(r) => check_renderer(c, &join(path, "renderer"), r),
     };
+    if let Some(r) = &renderer {
+        check_args_refs(c, &join(path, "renderer"), &r.config, &input_schema);
+    }
     let extra = c.warn_unknown(
         t,
         path,
@@ -95,6 +99,58 @@ pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<T
         renderer,
         extra,
     })
+}
+
+/// Warns about each `$args.x` in a renderer whose `x` the tool's
+/// `input_schema` does not declare (a typo renders as nothing).
+fn check_args_refs(c: &mut Checker<'_>, path: &str, config: &BTreeMap<String, Value>, schema: &Value) {
+    let Some(Value::Object(props)) = schema.get("properties") else {
+        return;
+    };
+    fn strings<'v>(v: &'v Value, at: String, out: &mut Vec<(String, &'v str)>) {
+        match v {
+            Value::String(s) => out.push((at, s)),
+            Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .for_each(|(i, x)| strings(x, format!("{at}[{i}]"), out)),
+            Value::Object(m) => m.iter().for_each(|(k, x)| strings(x, join(&at, k), out)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    for (k, v) in config {
+        strings(v, join(path, k), &mut found);
+    }
+    for (at, text) in found {
+        let Ok(t) = interp::parse(text) else { continue };
+        for part in t.parts {
+            let interp::Part::Expr(e) = part else { continue };
+            let (interp::Root::Args, Some(interp::Segment::Key(name))) = (e.root, e.path.first()) else {
+                continue;
+            };
+            if props.contains_key(name) {
+                continue;
+            }
+            let hint = super::did_you_mean(name, props.keys().map(String::as_str))
+                .map(|m| format!("; did you mean `$args.{m}`?"))
+                .unwrap_or_default();
+            let declared: Vec<&str> = props.keys().map(String::as_str).collect();
+            c.push(
+                Severity::Warning,
+                &at,
+                format!(
+                    "`{e}` is not an argument of this tool (its input_schema declares {}){hint}",
+                    if declared.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        declared.join(", ")
+                    }
+                ),
+                false,
+            );
+        }
+    }
 }
 
 fn check_schema(c: &mut Checker<'_>, path: &str, v: Option<&Value>) -> Value {
