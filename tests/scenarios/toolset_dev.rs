@@ -230,7 +230,7 @@ fn validate_names_typos_duplicates_and_where_broken_yaml_starts() {
     assert!(said.contains("unknown type `strin` (did you mean `string`?)"), "{said}");
     assert!(said.contains("name: this key is given twice"), "{said}");
     assert!(
-        said.contains("`$args.pth` is not an argument of this tool (its input_schema declares path, top); did you mean `$args.path`?"),
+        said.contains("`$args.pth` is not an argument of this tool (its input_schema declares path, text, top); did you mean `$args.path`?"),
         "{said}"
     );
 

@@ -385,7 +385,10 @@ fn the_author_walkthrough_init_validate_pack_import_list_export() {
     };
     let w = word(&tools).expect("listed");
     assert_eq!(w["render_config"]["renderer"], "html");
-    assert_eq!(w["input_schema"]["required"][0], "path");
+    assert!(
+        w["input_schema"]["properties"]["text"].is_object(),
+        "it counts a text too"
+    );
     let shown = env.json(&["tool", "show", "word-tools:word_count"]);
     assert_eq!(shown["requires_confirmation"], false);
     env.ok(&["toolset", "export", "word-tools", "-o", &s(&t.path().join("out.zip"))]);

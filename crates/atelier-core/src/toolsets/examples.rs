@@ -97,6 +97,9 @@ impl Toolsets<'_> {
     }
 }
 
+/// The scaffold's README: the contract of a toolset, in a page.
+const README: &str = include_str!("scaffold_readme.md");
+
 /// Creates a working toolset in `dir` (which must not exist or be empty):
 /// a Python tool, an HTML renderer artifact and a README.
 pub fn init(dir: &Path, id: &str) -> Result<()> {
@@ -115,7 +118,7 @@ description: A starting point made by atelier toolset init
 tools:
   - id: word_count
     name: Word count
-    description: Count the words of a text file in the workspace and save a summary next to it
+    description: Count the words of a text, or of a text file in the workspace, and save the most common ones next to it
     entrypoint: tools.words:word_count
     category: text
     input_schema:
@@ -123,30 +126,54 @@ tools:
       properties:
         path:
           type: string
-          description: A text file, relative to the workspace
+          description: A text file, relative to the workspace (or give `text`)
+        text:
+          type: string
+          description: The text itself, when there is no file
         top:
           type: integer
           minimum: 1
           default: 5
-      required: [path]
     renderer:
       type: html
       artifact: artifacts/words.html
       data: "$return"
 "#
     );
-    let tool = r#""""Tools of this toolset: plain functions `run(workspace, **args) -> dict`."""
+    let tool = r#""""The tools of this toolset.
+
+Each tool is a plain function. Atelier calls it with the chat's workspace
+folder as `workspace` (a pathlib.Path: read and write files there) and the
+call's arguments as keyword arguments, already checked against the tool's
+`input_schema`. It returns a dict that JSON can hold; the renderer in
+toolset.yaml shows it. An exception is the call's error, traceback included.
+"""
 from collections import Counter
 from pathlib import Path
 
 
-def word_count(workspace: Path, path: str, top: int = 5) -> dict:
-    text = (workspace / path).read_text()
+def word_count(workspace: Path, path: str = "", text: str = "", top: int = 5) -> dict:
+    """Counts the words of `text`, or of the workspace file `path`, and saves
+    the `top` most common ones to `<path>.words.txt` (or `words.txt`)."""
+    if path:
+        file = workspace / path
+        if not file.is_file():
+            present = sorted(p.relative_to(workspace).as_posix() for p in workspace.rglob("*") if p.is_file())
+            listed = ", ".join(present[:20]) or "no files yet"
+            raise FileNotFoundError(f"{path} is not a file in the workspace (it has: {listed}); give `text` instead")
+        text = file.read_text()
+    elif not text:
+        raise ValueError("give `text` (the words to count) or `path` (a text file in the workspace)")
     words = [w.strip(".,;:!?\"'()").lower() for w in text.split()]
     common = Counter(w for w in words if w).most_common(top)
-    summary = workspace / f"{path}.words.txt"
+    summary = workspace / (f"{path}.words.txt" if path else "words.txt")
     summary.write_text("\n".join(f"{w}\t{n}" for w, n in common) + "\n")
-    return {"path": path, "words": len(words), "top": [{"word": w, "count": n} for w, n in common]}
+    return {
+        "path": path or None,
+        "summary": summary.relative_to(workspace).as_posix(),
+        "words": len(words),
+        "top": [{"word": w, "count": n} for w, n in common],
+    }
 "#;
     let artifact = r#"<!doctype html>
 <html>
@@ -160,7 +187,7 @@ def word_count(workspace: Path, path: str, top: int = 5) -> dict:
 <script>
   // Atelier injects the tool's return value as window.__TOOL_DATA__.
   const d = window.__TOOL_DATA__;
-  document.getElementById("title").textContent = `${d.path}: ${d.words} words`;
+  document.getElementById("title").textContent = `${d.path || "The text"}: ${d.words} words`;
   const max = Math.max(1, ...d.top.map(t => t.count));
   for (const t of d.top) {
     const li = document.createElement("li");
@@ -174,14 +201,7 @@ def word_count(workspace: Path, path: str, top: int = 5) -> dict:
 </body>
 </html>
 "#;
-    let readme = format!(
-        "# {id}\n\nA toolset for [Atelier](https://example.invalid/atelier).\n\n\
-         - `toolset.yaml` declares the tools, their input schemas and renderers.\n\
-         - `tools/words.py` holds the Python functions (`run(workspace, **args) -> dict`).\n\
-         - `artifacts/words.html` renders a call's result (`window.__TOOL_DATA__`).\n\n\
-         Check it with `atelier toolset validate .`, try it live with `atelier toolset dev .`,\n\
-         and pack it with `atelier toolset pack . -o {id}.zip`.\n"
-    );
+    let readme = README.replace("{id}", id);
     let files: [(&str, &[u8]); 5] = [
         ("toolset.yaml", manifest.as_bytes()),
         ("tools/__init__.py", b""),

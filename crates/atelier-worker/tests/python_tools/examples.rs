@@ -98,3 +98,37 @@ async fn csv_report_reads_its_settings_a_person_changed() -> Result<()> {
     );
     Ok(())
 }
+
+/// `atelier toolset init`'s scaffold works in a new chat as it comes: its
+/// tool counts a text given as an argument, and a file it cannot find is
+/// said plainly, with the files the workspace does have.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_scaffold_works_in_a_new_chat_out_of_the_box() -> Result<()> {
+    use atelier_core::toolsets::ImportOptions;
+    let env = Env::new().await?;
+    let dir = env.tmp.path().join("fresh");
+    atelier_core::toolsets::examples::init(&dir, "fresh")?;
+    env.app.toolsets().import(&dir, &ImportOptions::default()).await?;
+    let chat = env.chat().await?;
+    let call = env
+        .run(&chat, "fresh:word_count", json!({"text": "the cat and the hat"}))
+        .await?;
+    let out = succeeded(&call)?;
+    assert_eq!(out["words"], 5);
+    assert_eq!(out["top"][0], json!({"word": "the", "count": 2}));
+    assert_eq!(
+        env.file_at(&chat, "words.txt", None).await?.lines().next(),
+        Some("the\t2")
+    );
+    assert_eq!(call.render_plan.as_ref().context("plan")?.renderer, "html");
+
+    let missing = env.run(&chat, "fresh:word_count", json!({"path": "README.md"})).await?;
+    let said = failed(&missing, "exception")?;
+    ensure!(
+        said.contains("README.md is not a file in the workspace (it has: words.txt); give `text` instead"),
+        "{said}"
+    );
+    let nothing = env.run(&chat, "fresh:word_count", json!({})).await?;
+    ensure!(failed(&nothing, "exception")?.contains("give `text`"));
+    Ok(())
+}
