@@ -145,6 +145,16 @@ async fn install_and_use(pip_only: bool) {
         "{from}"
     );
     assert!(!src.join(".venv").exists() && !src.join("venv").exists());
+
+    // While the toolset is installed gc keeps its environment; then not.
+    let venvs = tmp.path().join("data/venvs");
+    let count = || std::fs::read_dir(&venvs).map_or(0, |d| d.flatten().filter(|e| e.path().is_dir()).count());
+    assert_eq!(count(), 1);
+    let kept = app.workspace().gc(&Observer::default()).await.expect("gc");
+    assert_eq!((kept.venvs_removed, count()), (0, 1), "a used environment stays");
+    app.toolsets().uninstall("loud").await.expect("uninstall");
+    let swept = app.workspace().gc(&Observer::default()).await.expect("gc");
+    assert_eq!((swept.venvs_removed, count()), (1, 0), "an unused environment goes");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

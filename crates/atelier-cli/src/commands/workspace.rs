@@ -120,6 +120,12 @@ pub(crate) async fn gc(app: &Atelier, verify: bool, json: bool) -> anyhow::Resul
         "{} chats: removed {} unreferenced blobs ({} bytes) and {} temp files; {} blobs kept",
         r.chats, r.blobs_removed, r.bytes_freed, r.temp_files_removed, r.blobs_kept
     );
+    if r.venvs_removed > 0 {
+        println!(
+            "removed {} Python environment(s) no installed toolset uses",
+            r.venvs_removed
+        );
+    }
     if verify {
         match r.blobs_corrupt {
             0 => println!("every kept blob matches its hash"),

@@ -1,5 +1,6 @@
 //! Garbage collection: removes blobs that no manifest of their chat
-//! references (`atelier gc`).
+//! references (`atelier gc`), and Python environments no installed toolset
+//! uses.
 //!
 //! Blobs are per chat, and every manifest's trees are rows of
 //! `workspace_trees`, so the blobs a chat still needs are exactly the file
@@ -34,6 +35,8 @@ pub struct GcReport {
     /// name, moved to `blobs/corrupt/` (a snapshot of a good copy repairs
     /// them).
     pub blobs_corrupt: u64,
+    /// Python environments no installed toolset version uses any more.
+    pub venvs_removed: u64,
 }
 
 impl Workspace<'_> {
@@ -98,6 +101,7 @@ impl Workspace<'_> {
             report.temp_files_removed += swept.temp_files_removed;
             report.blobs_corrupt += swept.blobs_corrupt;
         }
+        report.venvs_removed = self.app.gc_venvs().await?;
         Ok(report)
     }
 }

@@ -76,6 +76,47 @@ impl Atelier {
         Ok(Some(dir))
     }
 
+    /// Removes every virtual environment no installed toolset version uses
+    /// (`atelier gc`); how many. One being made (its lock held) is left
+    /// alone, and a call whose venv went makes it again.
+    pub(crate) async fn gc_venvs(&self) -> Result<u64> {
+        let root = self.data_dir().root().join("venvs");
+        if !root.is_dir() {
+            return Ok(0);
+        }
+        let Ok(probe) = self.python().probe().await.cloned() else {
+            // No interpreter to name the live ones by: keep everything.
+            return Ok(0);
+        };
+        let live: std::collections::HashSet<PathBuf> = self
+            .toolsets()
+            .list()
+            .await?
+            .iter()
+            .filter(|t| !t.python_requirements.is_empty())
+            .map(|t| venv::venv_dir(&root, &t.id, &probe.python_version, &t.python_requirements))
+            .collect();
+        crate::blocking(move || {
+            let mut removed = 0;
+            for entry in std::fs::read_dir(&root).map_err(Error::io("read", &root))?.flatten() {
+                let path = entry.path();
+                if !path.is_dir() || live.contains(&path) {
+                    continue;
+                }
+                let lock_path = path.with_extension("lock");
+                let Some(lock) = crate::lock::FileLock::try_acquire(&lock_path)? else {
+                    continue;
+                };
+                std::fs::remove_dir_all(&path).map_err(Error::io("remove", &path))?;
+                let _ = std::fs::remove_file(&lock_path);
+                drop(lock);
+                removed += 1;
+            }
+            Ok(removed)
+        })
+        .await
+    }
+
     /// The tools that a manifest's `tools_from:` modules export, as tool
     /// declarations with the module that exported each. The modules are
     /// imported in a worker of their own (from `root`, the folder being
