@@ -284,3 +284,53 @@ fn strict_mode_and_pack_refuse_warnings_unless_allowed_and_pack_says_its_sha256(
         "tools.words:word_count"
     );
 }
+
+#[test]
+fn dev_with_run_calls_the_tool_after_each_good_reload_with_the_new_code() {
+    use std::io::BufRead;
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = src.path().join("looped");
+    atelier_core::toolsets::examples::init(&dir, "looped").expect("init");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .arg("--data-dir")
+        .arg(env.data())
+        .args(["toolset", "dev", dir.to_str().expect("utf-8")])
+        .args(["--run", "word_count", "--args", r#"{"text": "a b a"}"#])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start dev");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let out = child.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let wait_for = |want: &str| -> String {
+        loop {
+            let line = rx
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("no line with {want}"));
+            if line.contains(want) {
+                return line;
+            }
+        }
+    };
+    let first = wait_for("result:");
+    assert!(
+        first.contains(r#""top":[{"word":"a","count":2},{"word":"b","count":1}]"#),
+        "{first}"
+    );
+    let code = dir.join("tools/words.py");
+    let text = std::fs::read_to_string(&code).expect("read");
+    std::fs::write(&code, text.replace("most_common(top)", "most_common(1)")).expect("edit");
+    let second = wait_for("result:");
+    assert!(
+        second.contains(r#""top":[{"word":"a","count":2}]"#),
+        "the new code ran: {second}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}

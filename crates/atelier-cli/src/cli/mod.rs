@@ -377,8 +377,20 @@ pub(crate) enum ToolsetCommand {
     },
     /// Install the example toolsets that ship with Atelier.
     InstallExamples,
-    /// Install a folder as a local toolset and reload it on every save (Ctrl-C stops).
-    Dev { dir: PathBuf },
+    /// Install a folder as a local toolset and reload it on every change (Ctrl-C stops).
+    Dev {
+        dir: PathBuf,
+        /// After each good reload, run this tool (its id in the toolset, or
+        /// a canonical id) and print its result and render plan.
+        #[arg(long, value_name = "TOOL")]
+        run: Option<String>,
+        /// The arguments of --run, as a JSON object.
+        #[arg(long, value_name = "JSON", default_value = "{}", requires = "run")]
+        args: String,
+        /// The chat --run runs in (default: a new chat named after the toolset).
+        #[arg(long, requires = "run")]
+        chat: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -9,6 +9,7 @@ mod secrets;
 mod send;
 mod settings;
 mod toolset;
+mod toolset_dev;
 mod toolset_settings;
 mod workspace;
 

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use atelier_core::toolsets::ImportOptions;
 use atelier_core::toolsets::records::{ToolRecord, WillRun};
 use atelier_core::toolsets::validate::{Problem, Severity};
-use atelier_core::toolsets::watch::Reload;
 use atelier_core::{Atelier, Observer};
 
 use super::toolset_settings as settings;
@@ -48,7 +47,7 @@ fn progress(label: &'static str) -> (Observer, Option<indicatif::ProgressBar>) {
     (obs, Some(bar))
 }
 
-fn print_problems(problems: &[Problem]) {
+pub(super) fn print_problems(problems: &[Problem]) {
     for p in problems {
         println!("  {p}");
     }
@@ -333,38 +332,15 @@ pub(crate) async fn run(
                 }
             }
         }
-        ToolsetCommand::Dev { dir } => {
-            let cancel = tokio_util::sync::CancellationToken::new();
-            let stop = cancel.clone();
-            tokio::spawn(async move {
-                let _ = tokio::signal::ctrl_c().await;
-                stop.cancel();
-            });
-            println!("Watching {} (Ctrl-C to stop)", dir.display());
-            // What a reload does (a requirements install can take a while).
-            let steps = Observer::default().with_steps(|s| {
-                use std::io::Write;
-                let _ = writeln!(std::io::stderr(), "  {s}");
-            });
-            app.toolsets()
-                .watch(&dir, steps, cancel, |r| match r {
-                    Reload::Reloaded(r) => {
-                        let t = &r.toolset;
-                        println!("{} reloaded {} {}: {}", now(), t.id, t.version, r.tools.join(", "));
-                        print_problems(&r.warnings);
-                    }
-                    Reload::Rejected(e) => {
-                        println!("{} not reloaded, the last good version keeps running:\n{e}", now());
-                    }
-                })
-                .await?;
+        ToolsetCommand::Dev { dir, run, args, chat } => {
+            super::toolset_dev::dev(&app, &dir, run.map(|tool| (tool, args, chat))).await?;
         }
         ToolsetCommand::Init { .. } | ToolsetCommand::Pack { .. } => {}
     }
     Ok(())
 }
 
-fn now() -> String {
+pub(super) fn now() -> String {
     let t = atelier_core::ids::now();
     t.get(11..19).unwrap_or(&t).to_owned()
 }

@@ -1,0 +1,113 @@
+//! `atelier toolset dev DIR [--run TOOL --args JSON [--chat C]]`: the
+//! author's inner loop. The folder is installed and reloaded on every
+//! change (one status line each); with `--run`, each good reload also runs
+//! a tool and prints its result and render plan.
+#![allow(clippy::print_stdout)]
+
+use std::path::Path;
+
+use anyhow::Context as _;
+use atelier_core::tools::{Approval, RunRequest};
+use atelier_core::toolsets::watch::Reload;
+use atelier_core::{Atelier, Observer};
+
+use super::toolset::{now, print_problems};
+
+/// `run`: the tool, its arguments (JSON text) and the chat to run it in.
+pub(super) async fn dev(
+    app: &Atelier,
+    dir: &Path,
+    run: Option<(String, String, Option<String>)>,
+) -> anyhow::Result<()> {
+    let run = match run {
+        Some((tool, args, chat)) => {
+            let args: serde_json::Value = serde_json::from_str(&args).context("--args must be a JSON object")?;
+            anyhow::ensure!(args.is_object(), "--args must be a JSON object, got {args}");
+            Some((tool, args, chat))
+        }
+        None => None,
+    };
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let stop = cancel.clone();
+    tokio::spawn(async move {
+        let _ = tokio::signal::ctrl_c().await;
+        stop.cancel();
+    });
+    println!("Watching {} (Ctrl-C to stop)", dir.display());
+    // What a reload does (a requirements install can take a while).
+    let steps = Observer::default().with_steps(|s| {
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "  {s}");
+    });
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let watching = {
+        let (app, dir) = (app.clone(), dir.to_path_buf());
+        tokio::spawn(async move {
+            app.toolsets()
+                .watch(&dir, steps, cancel, move |r| drop(tx.send(r)))
+                .await
+        })
+    };
+    let mut chat: Option<String> = run.as_ref().and_then(|(_, _, c)| c.clone());
+    while let Some(reload) = rx.recv().await {
+        match reload {
+            Reload::Reloaded(r) => {
+                let t = &r.toolset;
+                println!("{} reloaded {} {}: {}", now(), t.id, t.version, r.tools.join(", "));
+                print_problems(&r.warnings);
+                if let Some((tool, args, _)) = &run {
+                    let tool_id = if tool.contains(':') {
+                        tool.clone()
+                    } else {
+                        format!("{}:{tool}", t.id)
+                    };
+                    let chat_id = match &chat {
+                        Some(c) => c.clone(),
+                        None => {
+                            let c = app.chats().create(Some(&format!("{} (toolset dev)", t.id))).await?.id;
+                            println!("running {tool_id} in the new chat {c}");
+                            chat.insert(c).clone()
+                        }
+                    };
+                    run_once(app, &chat_id, &tool_id, args).await;
+                }
+            }
+            Reload::Rejected(e) => {
+                println!("{} not reloaded, the last good version keeps running:\n{e}", now());
+            }
+        }
+    }
+    watching.await??;
+    Ok(())
+}
+
+/// Runs the tool once and prints what a person checks: status, result or
+/// error, render plan. A failure is printed, never fatal: the loop goes on.
+async fn run_once(app: &Atelier, chat: &str, tool: &str, args: &serde_json::Value) {
+    let req = RunRequest {
+        chat_id: chat.to_owned(),
+        tool_id: tool.to_owned(),
+        args: args.clone(),
+        // The author runs their own tool: no confirmation on each save.
+        approval: Approval::Approved,
+        ..Default::default()
+    };
+    match app.tools().run(req).await {
+        Ok(call) => {
+            println!("  {} {} ({})", call.tool_id, call.status.as_str(), call.id);
+            if let Some(r) = &call.result {
+                println!("  result: {r}");
+            }
+            if let Some(e) = &call.error {
+                println!("  error: {e}");
+            }
+            if let Some(p) = &call.render_plan {
+                println!("  render: {} {}", p.renderer, p.config);
+                for w in &p.warnings {
+                    println!("  render warning: {w}");
+                }
+            }
+        }
+        Err(e) => println!("  could not run {tool}: {e}"),
+    }
+}
