@@ -334,3 +334,50 @@ fn dev_with_run_calls_the_tool_after_each_good_reload_with_the_new_code() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[test]
+fn pack_and_a_local_import_leave_out_what_atelierignore_and_the_defaults_say() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = src.path().join("tidy");
+    atelier_core::toolsets::examples::init(&dir, "tidy").expect("init");
+    for (rel, text) in [
+        ("venv/lib/site.py", "x"),
+        ("tools/__pycache__/words.cpython-311.pyc", "x"),
+        ("tools/words.py~", "x"),
+        ("data/big.csv", "a,b"),
+        ("data/keep.csv", "a,b"),
+        (".atelierignore", "# the author's own\ndata/*.csv\n!data/keep.csv\n"),
+    ] {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, text).expect("write");
+    }
+    let zip = src.path().join("tidy.zip");
+    env.ok(&[
+        "toolset",
+        "pack",
+        dir.to_str().expect("utf-8"),
+        "-o",
+        zip.to_str().expect("utf-8"),
+    ]);
+    let archive = zip::ZipArchive::new(std::fs::File::open(&zip).expect("open")).expect("zip");
+    let mut names: Vec<String> = archive.file_names().map(|n| n.expect("a name").into_owned()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "README.md",
+            "artifacts/words.html",
+            "data/keep.csv",
+            "tools/__init__.py",
+            "tools/words.py",
+            "toolset.yaml"
+        ]
+    );
+    // A local import copies the same files.
+    env.ok(&["toolset", "import", dir.to_str().expect("utf-8")]);
+    let copy = env.data().join("toolsets/tidy");
+    assert!(copy.join("data/keep.csv").is_file());
+    assert!(!copy.join("venv").exists() && !copy.join("data/big.csv").exists());
+}

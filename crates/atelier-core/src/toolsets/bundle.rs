@@ -42,7 +42,7 @@ pub type Files = BTreeMap<String, FileInfo>;
 
 /// Whether a path segment is skipped on import and pack.
 pub fn is_ignored(segment: &str) -> bool {
-    segment.starts_with('.') || matches!(segment, "__pycache__" | "node_modules" | "__MACOSX")
+    super::ignore::always_ignored(segment)
 }
 
 fn ignored_path(path: &str) -> bool {
@@ -280,6 +280,7 @@ fn root_prefix<'a>(bundle: &Path, names: impl Iterator<Item = &'a str> + Clone) 
 /// Lists a local toolset folder (skipping ignored names), hashing each file.
 /// Symlinks are refused, like in ZIPs.
 pub fn scan_folder(dir: &Path, observer: &Observer) -> Result<Files> {
+    let ignore = super::ignore::Ignore::for_folder(dir);
     let mut files = Files::new();
     let mut stack = vec![(dir.to_path_buf(), String::new())];
     while let Some((abs, prefix)) = stack.pop() {
@@ -293,11 +294,11 @@ pub fn scan_folder(dir: &Path, observer: &Observer) -> Result<Files> {
                     "the name is not valid UTF-8",
                 ));
             };
-            if is_ignored(&name) {
-                continue;
-            }
             let rel = format!("{prefix}{name}");
             let ft = entry.file_type().map_err(Error::io("read", entry.path()))?;
+            if ignore.ignored(&rel, ft.is_dir()) {
+                continue;
+            }
             if ft.is_dir() {
                 stack.push((entry.path(), format!("{rel}/")));
             } else if ft.is_file() {

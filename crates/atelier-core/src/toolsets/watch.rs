@@ -17,6 +17,7 @@ use notify::{RecursiveMode, Watcher};
 use tokio_util::sync::CancellationToken;
 
 use super::bundle::is_ignored;
+use super::ignore::{IGNORE_FILE, Ignore};
 use super::install::ImportOptions;
 use super::records::ImportReport;
 use crate::toolsets::Toolsets;
@@ -73,9 +74,11 @@ impl Toolsets<'_> {
             Some(r) => on_reload(r),
             None => return Ok(()),
         }
+        // Its own patterns change what a reload reads, so they count too.
         let relevant = |p: &Path| {
-            p.strip_prefix(&dir)
-                .is_ok_and(|rel| !rel.iter().any(|s| s.to_str().is_none_or(is_ignored)))
+            p.strip_prefix(&dir).is_ok_and(|rel| {
+                rel == Path::new(IGNORE_FILE) || !rel.iter().any(|s| s.to_str().is_none_or(is_ignored))
+            })
         };
         loop {
             // Wait for a relevant change…
@@ -149,7 +152,10 @@ async fn content_hash(dir: &Path) -> Result<[u8; 32]> {
     crate::blocking(move || {
         use sha2::{Digest, Sha256};
         let mut files = Vec::new();
-        collect(&dir, &dir, &mut files)?;
+        let ignore = Ignore::for_folder(&dir);
+        collect(&dir, &dir, &ignore, &mut files)?;
+        // The patterns themselves are part of what a reload reads.
+        files.push(IGNORE_FILE.to_owned());
         files.sort();
         let mut h = Sha256::new();
         for rel in files {
@@ -164,7 +170,7 @@ async fn content_hash(dir: &Path) -> Result<[u8; 32]> {
     .await
 }
 
-fn collect(root: &Path, at: &Path, out: &mut Vec<String>) -> Result<()> {
+fn collect(root: &Path, at: &Path, ignore: &Ignore, out: &mut Vec<String>) -> Result<()> {
     let entries = match std::fs::read_dir(at) {
         Ok(e) => e,
         // Removed meanwhile: the next event says so.
@@ -173,18 +179,16 @@ fn collect(root: &Path, at: &Path, out: &mut Vec<String>) -> Result<()> {
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if is_ignored(name) {
+        if name.to_str().is_none() {
             continue;
         }
         let path = entry.path();
+        let Ok(rel) = path.strip_prefix(root).map(|r| r.to_string_lossy().replace('\\', "/")) else {
+            continue;
+        };
         match entry.file_type() {
-            Ok(t) if t.is_dir() => collect(root, &path, out)?,
-            Ok(t) if t.is_file() => {
-                if let Ok(rel) = path.strip_prefix(root) {
-                    out.push(rel.to_string_lossy().into_owned());
-                }
-            }
+            Ok(t) if t.is_dir() && !ignore.ignored(&rel, true) => collect(root, &path, ignore, out)?,
+            Ok(t) if t.is_file() && !ignore.ignored(&rel, false) => out.push(rel),
             _ => {}
         }
     }
