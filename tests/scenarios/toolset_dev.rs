@@ -381,3 +381,35 @@ fn pack_and_a_local_import_leave_out_what_atelierignore_and_the_defaults_say() {
     assert!(copy.join("data/keep.csv").is_file());
     assert!(!copy.join("venv").exists() && !copy.join("data/big.csv").exists());
 }
+
+#[tokio::test]
+async fn export_keeps_the_authors_manifest_bytes_when_the_rows_say_the_same() {
+    use atelier_core::toolsets::ImportOptions;
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = src.path().join("kept");
+    atelier_core::toolsets::examples::init(&dir, "kept").expect("init");
+    let yaml_path = dir.join("toolset.yaml");
+    let authored = format!(
+        "# Kept as written: this comment, the blank line and the order.\n\n{}",
+        std::fs::read_to_string(&yaml_path).expect("read")
+    );
+    std::fs::write(&yaml_path, &authored).expect("write");
+    let app = env.app().await;
+    app.toolsets()
+        .import(&dir, &ImportOptions::default())
+        .await
+        .expect("import");
+    let out = src.path().join("kept.zip");
+    app.toolsets().export("kept", &out).await.expect("export");
+    assert_eq!(crate::bundles::entry_text(&out, "toolset.yaml"), authored);
+
+    // Edited since the import: the rows are what is installed, and win.
+    std::fs::write(&yaml_path, authored.replace("Word count", "Words")).expect("edit");
+    app.toolsets().export("kept", &out).await.expect("export");
+    let exported = crate::bundles::entry_text(&out, "toolset.yaml");
+    assert!(
+        !exported.contains("# Kept as written") && exported.contains("Word count"),
+        "{exported}"
+    );
+}

@@ -141,10 +141,18 @@ impl Toolsets<'_> {
             };
             contents.insert(path, Content::File(abs));
         }
-        contents.insert(
-            MANIFEST_FILE.to_owned(),
-            Content::Bytes(manifest.to_yaml().into_bytes()),
-        );
+        // The author's own bytes (comments, order, formatting) when they
+        // say exactly what the rows say; else — a secret replaced by a
+        // reference, an edit since — the manifest regenerated from the rows.
+        let names: BTreeSet<String> = contents.keys().cloned().collect();
+        let original = match contents.get(MANIFEST_FILE) {
+            Some(Content::File(path)) => tokio::fs::read_to_string(path).await.ok(),
+            _ => None,
+        };
+        let yaml = original
+            .filter(|text| validate::check(text, &names).manifest.as_ref() == Some(&manifest))
+            .unwrap_or_else(|| manifest.to_yaml());
+        contents.insert(MANIFEST_FILE.to_owned(), Content::Bytes(yaml.into_bytes()));
         let out = out.to_path_buf();
         blocking(move || write(&out, &contents)).await
     }
