@@ -7,6 +7,7 @@
 //! atelier-bench toolset-import [--runs N]
 //! atelier-bench tool-call [--calls N]
 //! atelier-bench chat [--runs N]
+//! atelier-bench toolset-dev [--runs N]
 //! atelier-bench routing [--runs N]
 //! atelier-bench startup --app BIN --reference BIN [--runs N]   (under xvfb-run)
 //! atelier-bench ui-seed --data-dir DIR
@@ -35,6 +36,7 @@ mod report;
 mod routing;
 mod startup;
 mod tool_call;
+mod toolset_dev;
 mod tree;
 mod ui;
 
@@ -193,6 +195,9 @@ fn main() -> ExitCode {
     } else if argv.peek().map(String::as_str) == Some("routing") {
         let runs = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(21);
         routing::run(runs)
+    } else if argv.peek().map(String::as_str) == Some("toolset-dev") {
+        let runs = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(11);
+        toolset_dev::run(runs)
     } else if argv.peek().map(String::as_str) == Some("chat") {
         let runs = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(21);
         chat::run(runs)

@@ -24,8 +24,11 @@ use crate::toolsets::Toolsets;
 use crate::{Error, Result};
 
 /// Quiet time after the last change before reloading: editors write a file
-/// in several steps (temp file, rename, chmod).
-pub const DEBOUNCE: Duration = Duration::from_millis(150);
+/// in several steps (temp file, rename, chmod), all within a few
+/// milliseconds of each other. It is most of what a save waits for (the
+/// `toolset-dev` benchmark), so it is short; a save caught halfway is
+/// reloaded again at its next event, since the content hash then differs.
+pub const DEBOUNCE: Duration = Duration::from_millis(25);
 
 /// What one reload did.
 #[derive(Debug)]
