@@ -413,3 +413,62 @@ async fn export_keeps_the_authors_manifest_bytes_when_the_rows_say_the_same() {
         "{exported}"
     );
 }
+
+#[tokio::test]
+async fn a_signature_that_disagrees_with_the_input_schema_is_a_warning_of_the_import() {
+    use atelier_core::toolsets::ImportOptions;
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let app = env.app().await;
+    let warned = |r: &atelier_core::toolsets::records::ImportReport| {
+        r.warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let renamed = scaffold_with(src.path(), "renamed", |y| {
+        y.replacen("        top:", "        limit:", 1)
+    });
+    let r = app
+        .toolsets()
+        .import(&renamed, &ImportOptions::default())
+        .await
+        .expect("import");
+    assert!(
+        warned(&r)
+            .contains("input_schema.properties.limit is not a parameter of the function (it takes: path, text, top)"),
+        "{}",
+        warned(&r)
+    );
+
+    let strict = scaffold_with(src.path(), "strict", |y| y);
+    let code = strict.join("tools/words.py");
+    let text = std::fs::read_to_string(&code).expect("read");
+    std::fs::write(&code, text.replace("path: str = \"\"", "path: str")).expect("write");
+    let r = app
+        .toolsets()
+        .import(&strict, &ImportOptions::default())
+        .await
+        .expect("import");
+    assert!(
+        warned(&r).contains("parameter `path` has no default, but input_schema does not require it"),
+        "{}",
+        warned(&r)
+    );
+    // A function that cannot take the workspace fails every call: an error.
+    let lonely = scaffold_with(src.path(), "lonely", |y| y);
+    let code = lonely.join("tools/words.py");
+    let text = std::fs::read_to_string(&code).expect("read");
+    std::fs::write(
+        &code,
+        text.replace("def word_count(workspace: Path, ", "def word_count("),
+    )
+    .expect("write");
+    let err = app
+        .toolsets()
+        .import(&lonely, &ImportOptions::default())
+        .await
+        .expect_err("no workspace");
+    assert!(err.to_string().contains("must take `workspace`"), "{err}");
+}

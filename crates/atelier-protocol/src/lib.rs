@@ -68,8 +68,8 @@ pub enum Request {
     Describe { id: String, module: String },
     /// Import the module of `entrypoint` and find its function without
     /// calling it — a new version's check before it replaces a running one.
-    /// The value: the function's parameter names, and whether it takes
-    /// `**kwargs`.
+    /// The value: `{"parameters": [{"name", "required"}], "var_keyword"}`
+    /// (whether it takes `**kwargs`).
     Check { id: String, entrypoint: String },
 }
 

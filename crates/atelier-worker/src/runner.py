@@ -353,7 +353,11 @@ def _check(req):
     except (TypeError, ValueError):
         return {"parameters": None, "var_keyword": True}
     return {
-        "parameters": [p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)],
+        "parameters": [
+            {"name": p.name, "required": p.default is inspect.Parameter.empty}
+            for p in params
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ],
         "var_keyword": any(p.kind == p.VAR_KEYWORD for p in params),
     }
 

@@ -265,11 +265,13 @@ impl Toolsets<'_> {
             .await?;
         // A local folder is an author's work in progress: a version whose
         // Python does not import never replaces the one that runs.
-        if local {
+        let signature_warnings = if local {
             self.app
                 .check_entrypoints(&manifest, &loaded.root, venv.as_deref(), &loaded.label)
-                .await?;
-        }
+                .await?
+        } else {
+            Vec::new()
+        };
 
         let id = manifest.id.clone();
         prepared.store_secrets(self.app, &id).await?;
@@ -463,6 +465,7 @@ impl Toolsets<'_> {
                 .iter()
                 .filter(|p| p.severity == Severity::Warning)
                 .chain(&prepared.warnings)
+                .chain(&signature_warnings)
                 .cloned()
                 .collect(),
             secrets_moved: prepared.moved(),

@@ -2,8 +2,11 @@
 //! one: in a scratch worker rooted at the new files, every `entrypoint:`
 //! module is imported and its function found, without calling it. A syntax
 //! error (named by file and line, as Python reports it), a failing import
-//! or a missing function fails the check, and the version is not
-//! installed: the last good one keeps serving calls.
+//! or a missing function (or one that cannot take `workspace`) fails the
+//! check, and the version is not installed: the last good one keeps
+//! serving calls. A signature that disagrees with the tool's
+//! `input_schema` (a property it does not take, a parameter without a
+//! default the schema does not require) only may fail a call: a warning.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -12,18 +15,21 @@ use atelier_protocol::Request;
 
 use super::to_outcome;
 use crate::toolsets::manifest::ToolsetManifest;
+use crate::toolsets::validate::{Problem, Severity};
 use crate::{Atelier, Error, Result};
 
 impl Atelier {
     /// Checks every `entrypoint:` of `manifest` against the files in `root`
-    /// (see the module docs). `bundle` names the bundle in errors.
+    /// (see the module docs). `bundle` names the bundle in errors. What
+    /// only may fail a call (a signature that disagrees with the tool's
+    /// `input_schema`) comes back as warnings.
     pub(crate) async fn check_entrypoints(
         &self,
         manifest: &ToolsetManifest,
         root: &Path,
         venv: Option<&Path>,
         bundle: &str,
-    ) -> Result<()> {
+    ) -> Result<Vec<Problem>> {
         // Each entrypoint once, with the first tool that names it.
         let mut seen = BTreeSet::new();
         let targets: Vec<(usize, &str)> = manifest
@@ -34,16 +40,41 @@ impl Atelier {
             .filter(|(_, e)| seen.insert(*e))
             .collect();
         if targets.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let (mut worker, limits) = self.scratch_worker(root, venv).await?;
-        let mut result = Ok(());
+        let mut result = Ok(Vec::new());
         for (i, entrypoint) in targets {
             let req = Request::Check {
                 id: crate::ids::new_id(),
                 entrypoint: entrypoint.to_owned(),
             };
-            if let Err(f) = to_outcome(worker.request(&req, &limits).await).result {
+            let checked = to_outcome(worker.request(&req, &limits).await).result;
+            if let Ok(signature) = &checked
+                && !takes_workspace(signature)
+            {
+                // Every call would fail: not a version to run.
+                result = Err(Error::Bundle {
+                    bundle: bundle.to_owned(),
+                    entry: Some(module_file(entrypoint)),
+                    message: format!(
+                        "tools[{i}].entrypoint ({entrypoint}): the function must take `workspace` (the chat's folder) as a parameter"
+                    ),
+                });
+                break;
+            }
+            if let (Ok(signature), Ok(warnings)) = (&checked, &mut result)
+                && let Some(why) = mismatch(signature, &manifest.tools[i].input_schema)
+            {
+                warnings.push(Problem {
+                    severity: Severity::Warning,
+                    path: format!("tools[{i}].input_schema"),
+                    line: None,
+                    column: None,
+                    message: format!("{entrypoint}: {why}"),
+                });
+            }
+            if let Err(f) = checked {
                 let detail = f.traceback.map(|t| format!("\n{}", t.trim_end())).unwrap_or_default();
                 // Paths as the author knows them: relative to the folder,
                 // not to the scratch copy the check ran in.
@@ -61,6 +92,62 @@ impl Atelier {
         result
     }
 }
+
+/// How a function's signature (as the worker's check reports it) and the
+/// tool's `input_schema` disagree so that calls would fail, if they do.
+fn mismatch(signature: &serde_json::Value, schema: &serde_json::Value) -> Option<String> {
+    let Some(params) = signature["parameters"].as_array() else {
+        return None; // a builtin or C function: nothing to compare
+    };
+    let var_keyword = signature["var_keyword"].as_bool().unwrap_or(false);
+    let names: Vec<&str> = params.iter().filter_map(|p| p["name"].as_str()).collect();
+    let takes = || {
+        names
+            .iter()
+            .filter(|n| !GIVEN.contains(n))
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let props = schema["properties"].as_object();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(serde_json::Value::as_str).collect())
+        .unwrap_or_default();
+    if !var_keyword {
+        for p in props.into_iter().flat_map(|m| m.keys()) {
+            if !names.contains(&p.as_str()) {
+                return Some(format!(
+                    "input_schema.properties.{p} is not a parameter of the function (it takes: {})",
+                    takes()
+                ));
+            }
+        }
+    }
+    for p in params {
+        let (Some(name), Some(true)) = (p["name"].as_str(), p["required"].as_bool()) else {
+            continue;
+        };
+        if !GIVEN.contains(&name) && !required.contains(&name) {
+            return Some(format!(
+                "parameter `{name}` has no default, but input_schema does not require it: a call without it fails \
+                 (add it to `required`, or give it a default)"
+            ));
+        }
+    }
+    None
+}
+
+/// Whether the function can be given `workspace`, as every call does.
+fn takes_workspace(signature: &serde_json::Value) -> bool {
+    let Some(params) = signature["parameters"].as_array() else {
+        return true;
+    };
+    signature["var_keyword"].as_bool().unwrap_or(false) || params.iter().any(|p| p["name"] == "workspace")
+}
+
+/// Parameters Atelier gives, never the model.
+const GIVEN: &[&str] = &["workspace", "atelier_config"];
 
 /// The file an entrypoint's module is read from, as the author knows it
 /// (`tools.words:count` → `tools/words.py`).
