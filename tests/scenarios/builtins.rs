@@ -146,3 +146,24 @@ async fn list_files_never_lists_through_a_symlinked_folder() {
         call.error
     );
 }
+
+#[tokio::test]
+async fn a_missing_file_is_named_by_its_workspace_path_never_the_data_dirs() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.chats().create(None).await.expect("chat").id;
+    for tool in ["read_file", "delete_file"] {
+        let call = run(
+            &app,
+            &chat,
+            tool,
+            json!({"path": "notes/nope.txt"}),
+            CallControl::default(),
+        )
+        .await;
+        assert_eq!(call.status, CallStatus::Error, "{tool}");
+        let said = call.error.clone().unwrap_or_default();
+        assert_eq!(said, "notes/nope.txt is not in the workspace", "{tool}");
+        assert!(!said.contains(&env.data().display().to_string()), "{tool}: {said}");
+    }
+}

@@ -57,6 +57,11 @@ pub enum Error {
     #[error("{path}: no such file in the workspace at manifest {manifest_id}")]
     FileNotFound { path: String, manifest_id: String },
 
+    /// A tool asked for a workspace file that is not there (said by its
+    /// workspace path: the data dir's location is nobody's business).
+    #[error("{path} is not in the workspace")]
+    NotInWorkspace { path: String },
+
     /// A workspace-relative path that could escape the workspace or cannot be
     /// stored (absolute, `..`, empty segment, NUL…).
     #[error("invalid workspace path {path:?}: {reason}")]
@@ -221,7 +226,7 @@ impl Error {
             Error::AmbiguousId { .. } => ErrorCode::AmbiguousId,
             Error::MessageNotFound { .. } => ErrorCode::MessageNotFound,
             Error::ManifestNotFound { .. } => ErrorCode::ManifestNotFound,
-            Error::FileNotFound { .. } => ErrorCode::FileNotFound,
+            Error::FileNotFound { .. } | Error::NotInWorkspace { .. } => ErrorCode::FileNotFound,
             Error::InvalidPath { .. } | Error::UnusablePath { .. } => ErrorCode::InvalidPath,
             Error::MissingBlob { .. } => ErrorCode::MissingBlob,
             Error::CorruptBlob { .. } => ErrorCode::CorruptBlob,

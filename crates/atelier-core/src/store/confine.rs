@@ -169,6 +169,7 @@ pub fn open_regular(root: &Path, raw: &str) -> Result<(String, fs::File, u64)> {
                 path: rel.clone(),
                 reason: "it is a symlink",
             },
+            _ if e.kind() == std::io::ErrorKind::NotFound => Error::NotInWorkspace { path: rel.clone() },
             _ => Error::io("read", &abs)(e),
         })?;
     let meta = f.metadata().map_err(Error::io("read", &abs))?;

@@ -149,6 +149,7 @@ pub fn run(id: &str, workspace: &Path, args: &Value) -> Result<Value> {
                     fs::remove_file(&abs).map_err(Error::io("delete", &abs))?;
                     Ok(json!({"deleted": rel}))
                 }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::NotInWorkspace { path: rel }),
                 Err(e) => Err(Error::io("delete", abs)(e)),
             }
         }
