@@ -123,7 +123,9 @@ fn artifact_paths(m: &ToolsetManifest) -> BTreeSet<String> {
 impl Atelier {
     /// Reads a bundle (ZIP file or folder) and checks it, blocking work on a
     /// worker thread.
-    async fn load_bundle(&self, path: &Path, observer: &Observer) -> Result<Loaded> {
+    /// `install`: a folder is copied into a staging folder to be swapped
+    /// in; a check alone reads it where it is.
+    async fn load_bundle(&self, path: &Path, observer: &Observer, install: bool) -> Result<Loaded> {
         let md = tokio::fs::metadata(path).await.map_err(Error::io("open", path))?;
         let label = path.display().to_string();
         let obs = observer.clone();
@@ -132,6 +134,17 @@ impl Atelier {
             let d = dir.clone();
             let files = blocking(move || bundle::scan_folder(&d, &obs)).await?;
             let checked = read_manifest(&dir, &files).await?;
+            if !install {
+                return Ok(Loaded {
+                    source_type: SourceType::Local,
+                    root: dir.clone(),
+                    source: Some(dir),
+                    staging: None,
+                    files,
+                    checked,
+                    label,
+                });
+            }
             // Runs from a copy (see `bundle::copy_folder`).
             let import = ImportDir::begin(&self.data_dir().toolsets_dir())?;
             let staging_dir = import.staging();
@@ -196,7 +209,7 @@ impl Toolsets<'_> {
     /// Checks a bundle without installing it: every manifest problem, and
     /// what it would run (entry points, requirements, MCP commands).
     pub async fn check_bundle(&self, path: &Path, observer: &Observer) -> Result<BundleReport> {
-        let loaded = self.app.load_bundle(path, observer).await?;
+        let loaded = self.app.load_bundle(path, observer, false).await?;
         let m = loaded.checked.manifest.as_ref();
         Ok(BundleReport {
             id: m.map(|m| m.id.clone()),
@@ -216,7 +229,7 @@ impl Toolsets<'_> {
 
     /// Installs (or upgrades) a toolset from a ZIP file or a folder.
     pub async fn import(&self, path: &Path, options: &ImportOptions) -> Result<ImportReport> {
-        let mut loaded = self.app.load_bundle(path, &options.observer).await?;
+        let mut loaded = self.app.load_bundle(path, &options.observer, true).await?;
         let Some(mut manifest) = loaded.checked.manifest.clone() else {
             return Err(Error::InvalidManifest {
                 bundle: loaded.label.clone(),
