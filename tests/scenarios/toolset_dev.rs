@@ -472,3 +472,44 @@ async fn a_signature_that_disagrees_with_the_input_schema_is_a_warning_of_the_im
         .expect_err("no workspace");
     assert!(err.to_string().contains("must take `workspace`"), "{err}");
 }
+
+#[test]
+fn toolset_test_runs_the_fixtures_in_a_scratch_data_dir_and_says_what_failed() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = scaffold_with(src.path(), "fixtured", |y| y);
+    std::fs::create_dir(dir.join("tests")).expect("mkdir");
+    for (name, text) in [
+        (
+            "count.yaml",
+            "tool: word_count\nargs: {path: notes.txt}\nfiles: {notes.txt: \"a b a\"}\nexpect:\n  result: {words: 3, top: [{word: a, count: 2}, {word: b, count: 1}]}\n  files: {notes.txt.words.txt: \"a\\t2\\nb\\t1\\n\"}\n",
+        ),
+        (
+            "missing.yaml",
+            "tool: word_count\nargs: {path: nope.txt}\nexpect:\n  status: error\n  error: is not a file in the workspace\n",
+        ),
+    ] {
+        std::fs::write(dir.join("tests").join(name), text).expect("write");
+    }
+    let d = dir.to_str().expect("utf-8");
+    let out = env.ok(&["toolset", "test", d]);
+    assert!(
+        out.contains("pass tests/count.yaml") && out.contains("2 fixture(s) passed"),
+        "{out}"
+    );
+    // Nothing of the person's data dir is touched.
+    assert!(!env.data().join("toolsets/fixtured").exists());
+
+    std::fs::write(
+        dir.join("tests/wrong.yaml"),
+        "tool: word_count\nargs: {text: \"x y\"}\nexpect:\n  result: {words: 3}\n",
+    )
+    .expect("write");
+    let out = env.cli(&["toolset", "test", d]);
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("FAIL tests/wrong.yaml\n  $return.words: expected 3, got 2"),
+        "{said}"
+    );
+}

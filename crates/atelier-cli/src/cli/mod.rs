@@ -377,6 +377,8 @@ pub(crate) enum ToolsetCommand {
     },
     /// Install the example toolsets that ship with Atelier.
     InstallExamples,
+    /// Run the fixture calls of a folder's `tests/*.yaml` in a scratch data dir; exit 1 if one fails.
+    Test { dir: PathBuf },
     /// Install a folder as a local toolset and reload it on every change (Ctrl-C stops).
     Dev {
         dir: PathBuf,

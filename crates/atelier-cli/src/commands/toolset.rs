@@ -137,6 +137,7 @@ pub(crate) async fn run(
             }
             return Ok(());
         }
+        ToolsetCommand::Test { dir } => return super::toolset_dev::test(&dir, json).await,
         _ => {}
     }
     let app = super::open(data_dir, allow_file_secrets).await?;
@@ -335,7 +336,7 @@ pub(crate) async fn run(
         ToolsetCommand::Dev { dir, run, args, chat } => {
             super::toolset_dev::dev(&app, &dir, run.map(|tool| (tool, args, chat))).await?;
         }
-        ToolsetCommand::Init { .. } | ToolsetCommand::Pack { .. } => {}
+        ToolsetCommand::Init { .. } | ToolsetCommand::Pack { .. } | ToolsetCommand::Test { .. } => {}
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! `atelier toolset dev DIR [--run TOOL --args JSON [--chat C]]`: the
 //! author's inner loop. The folder is installed and reloaded on every
 //! change (one status line each); with `--run`, each good reload also runs
-//! a tool and prints its result and render plan.
+//! a tool and prints its result and render plan. And `atelier toolset test
+//! DIR`: its fixture calls, in a scratch data dir.
 #![allow(clippy::print_stdout)]
 
 use std::path::Path;
@@ -110,4 +111,30 @@ async fn run_once(app: &Atelier, chat: &str, tool: &str, args: &serde_json::Valu
         }
         Err(e) => println!("  could not run {tool}: {e}"),
     }
+}
+
+/// `toolset test DIR`: the folder's fixtures in a data dir of their own
+/// (nothing of the person's is touched); an error when one fails.
+pub(super) async fn test(dir: &Path, json: bool) -> anyhow::Result<()> {
+    let scratch = tempfile::Builder::new().prefix("atelier-test-").tempdir()?;
+    let app = Atelier::open(atelier_core::DataDir::new(scratch.path())).await?;
+    let outcomes = app.toolsets().test_folder(dir).await;
+    app.close().await;
+    let outcomes = outcomes?;
+    if json {
+        crate::output::json(&outcomes)?;
+    } else {
+        for o in &outcomes {
+            println!("{} {}", if o.passed { "pass" } else { "FAIL" }, o.file);
+            for f in &o.failures {
+                println!("  {f}");
+            }
+        }
+    }
+    let failed = outcomes.iter().filter(|o| !o.passed).count();
+    anyhow::ensure!(failed == 0, "{failed} of {} fixture(s) failed", outcomes.len());
+    if !json {
+        println!("{} fixture(s) passed", outcomes.len());
+    }
+    Ok(())
 }
