@@ -118,7 +118,7 @@ async fn run_once(app: &Atelier, chat: &str, tool: &str, args: &serde_json::Valu
 pub(super) async fn test(dir: &Path, json: bool) -> anyhow::Result<()> {
     let scratch = tempfile::Builder::new().prefix("atelier-test-").tempdir()?;
     let app = Atelier::open(atelier_core::DataDir::new(scratch.path())).await?;
-    let outcomes = app.toolsets().test_folder(dir).await;
+    let outcomes = app.tools().test_folder(dir).await;
     app.close().await;
     let outcomes = outcomes?;
     if json {

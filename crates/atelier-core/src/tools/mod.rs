@@ -8,6 +8,7 @@ pub mod builtin;
 pub mod call;
 mod coordinated;
 mod environment;
+pub mod fixtures;
 pub mod plan;
 pub mod policy;
 pub mod python;

@@ -20,7 +20,6 @@ pub mod bundle;
 pub mod config;
 pub mod examples;
 pub mod export;
-pub mod fixtures;
 pub mod ignore;
 pub mod install;
 pub mod interp;

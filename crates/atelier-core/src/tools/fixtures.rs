@@ -22,9 +22,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::ImportOptions;
-use crate::tools::{Approval, RunRequest};
-use crate::toolsets::Toolsets;
+use super::{Approval, RunRequest, Tools};
+use crate::toolsets::ImportOptions;
 use crate::{Error, Result};
 
 #[derive(Debug, Deserialize)]
@@ -60,11 +59,13 @@ pub struct FixtureOutcome {
     pub call_id: Option<String>,
 }
 
-impl Toolsets<'_> {
+impl Tools<'_> {
     /// Imports `dir` and runs every fixture of its `tests/` folder (see
     /// the module docs), in file name order.
     pub async fn test_folder(&self, dir: &Path) -> Result<Vec<FixtureOutcome>> {
         let report = self
+            .app
+            .toolsets()
             .import(
                 dir,
                 &ImportOptions {
@@ -119,8 +120,6 @@ impl Toolsets<'_> {
             format!("{toolset}:{}", f.tool)
         };
         let call = self
-            .app
-            .tools()
             .run(RunRequest {
                 chat_id: chat.clone(),
                 tool_id,
