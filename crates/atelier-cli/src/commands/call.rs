@@ -9,7 +9,7 @@ use atelier_core::tools::{CallControl, RunEvent};
 use crate::cli::{CallCommand, RunArgs};
 use crate::output;
 
-fn print_call(c: &ToolCallRecord) {
+pub(super) fn print_call(c: &ToolCallRecord) {
     println!("{}  {}  {}", c.id, c.tool_id, c.status);
     if let Some(e) = &c.error {
         println!("error ({}): {e}", c.error_kind.map_or("error", |k| k.as_str()));

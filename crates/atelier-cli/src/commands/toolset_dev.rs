@@ -94,21 +94,7 @@ async fn run_once(app: &Atelier, chat: &str, tool: &str, args: &serde_json::Valu
         ..Default::default()
     };
     match app.tools().run(req).await {
-        Ok(call) => {
-            println!("  {} {} ({})", call.tool_id, call.status.as_str(), call.id);
-            if let Some(r) = &call.result {
-                println!("  result: {r}");
-            }
-            if let Some(e) = &call.error {
-                println!("  error: {e}");
-            }
-            if let Some(p) = &call.render_plan {
-                println!("  render: {} {}", p.renderer, p.config);
-                for w in &p.warnings {
-                    println!("  render warning: {w}");
-                }
-            }
-        }
+        Ok(call) => super::call::print_call(&call),
         Err(e) => println!("  could not run {tool}: {e}"),
     }
 }

@@ -13,10 +13,9 @@ use crate::{Error, Result, db};
 /// Which provider and model a run uses.
 #[derive(Debug, Clone)]
 pub(super) struct Choice {
-    pub provider_id: String,
-    pub model: String,
-    /// The provider's settings, as read when the run began.
+    /// The provider's settings (its id too), as read when the run began.
     pub provider: crate::providers::ProviderRecord,
+    pub model: String,
 }
 
 /// The ids of the calls the `tool` messages of `branch` name, in order.
@@ -92,11 +91,7 @@ impl Conversation<'_> {
                 .await?;
             tx.commit().await?;
         }
-        Ok(Choice {
-            provider_id,
-            model,
-            provider,
-        })
+        Ok(Choice { provider, model })
     }
 
     /// The messages root → `leaf`.

@@ -110,7 +110,7 @@ impl Conversation<'_> {
         };
         on(&ChatEvent::RunStarted {
             agent_id: agent_id.clone(),
-            provider_id: choice.provider_id.clone(),
+            provider_id: choice.provider.id.clone(),
             model: choice.model.clone(),
             context_window: window,
         });
@@ -193,18 +193,18 @@ impl Conversation<'_> {
                     calls: &calls,
                     wire_name: &wire_name,
                     images: &images,
-                    provider_id: &choice.provider_id,
+                    provider_id: &choice.provider.id,
                     edits: &edits,
                 };
                 context::transcript(&branch, &inputs)
             };
             if steps == 1 {
-                let foreign = context::foreign_reasoning(&branch, &choice.provider_id);
+                let foreign = context::foreign_reasoning(&branch, &choice.provider.id);
                 if foreign > 0 {
                     on(&ChatEvent::ContextNote {
                         text: format!(
                             "{foreign} reasoning block(s) of earlier turns with another provider were left out: {} cannot take them",
-                            choice.provider_id
+                            choice.provider.id
                         ),
                     });
                 }
@@ -235,7 +235,7 @@ impl Conversation<'_> {
                 self.app,
                 &chat.id,
                 &leaf,
-                &json!({"provider_id": choice.provider_id, "model": choice.model}),
+                &json!({"provider_id": choice.provider.id, "model": choice.model}),
             );
             let partial = std::sync::Arc::clone(&journal.partial);
             let mut forward = |e: &Event| match e {
@@ -272,7 +272,7 @@ impl Conversation<'_> {
                         f.error.message = format!(
                             "{}; provider {} offers: {}{}",
                             f.error.message,
-                            choice.provider_id,
+                            choice.provider.id,
                             shown.join(", "),
                             if models.len() > shown.len() { ", …" } else { "" }
                         );
@@ -465,7 +465,7 @@ impl Conversation<'_> {
         id: Option<String>,
     ) -> Result<Message> {
         let meta = json!({
-            "provider_id": choice.provider_id,
+            "provider_id": choice.provider.id,
             "model": choice.model,
             "usage": usage,
             "status": status.as_str(),

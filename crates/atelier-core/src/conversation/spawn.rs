@@ -156,9 +156,8 @@ impl Conversation<'_> {
             // Read before the thread's rows are written: a child whose
             // provider is gone fails without leaving an empty thread.
             Some(m) => Choice {
-                provider_id: m.provider.clone(),
-                model: m.model.clone(),
                 provider: self.app.providers().get(&m.provider).await?,
+                model: m.model.clone(),
             },
             None => parent.choice.clone(),
         };

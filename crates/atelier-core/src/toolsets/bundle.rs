@@ -343,14 +343,18 @@ pub fn copy_folder(dir: &Path, files: &Files, dest: &Path, observer: &Observer) 
         if let Some(parent) = to.parent() {
             fs::create_dir_all(parent).map_err(Error::io("create", parent))?;
         }
-        fs::copy(&from, &to).map_err(Error::io("copy", &from))?;
-        if hash_file(&to)?.sha256 != info.sha256 {
+        // Read once: the bytes checked are the bytes written.
+        let bytes = fs::read(&from).map_err(Error::io("read", &from))?;
+        if Hash::of(&bytes) != info.sha256 {
             return Err(reject(
                 dir,
                 Some(rel),
                 "the file changed while it was being imported; try again",
             ));
         }
+        fs::write(&to, &bytes).map_err(Error::io("write", &to))?;
+        let mode = fs::metadata(&from).map_err(Error::io("read", &from))?.permissions();
+        fs::set_permissions(&to, mode).map_err(Error::io("write", &to))?;
     }
     Ok(())
 }
