@@ -285,6 +285,38 @@ fn strict_mode_and_pack_refuse_warnings_unless_allowed_and_pack_says_its_sha256(
     );
 }
 
+/// The scaffold's first line points an editor at the schema beside it;
+/// `toolset schema` prints the same document, `--write` refreshes an old
+/// copy, and the copy is never packed.
+#[test]
+fn the_manifest_schema_sits_beside_a_scaffold_for_editors_and_is_never_packed() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = scaffold_with(src.path(), "edited", |y| y);
+    let d = dir.to_str().expect("utf-8");
+    let first = std::fs::read_to_string(dir.join("toolset.yaml")).expect("read");
+    assert_eq!(
+        first.lines().next(),
+        Some("# yaml-language-server: $schema=.toolset.schema.json")
+    );
+    let printed = env.json(&["toolset", "schema"]);
+    assert_eq!(printed["title"], "toolset.yaml");
+    assert!(printed["properties"]["tools"].is_object());
+    std::fs::write(dir.join(".toolset.schema.json"), "{}").expect("make it stale");
+    env.ok(&["toolset", "schema", "--write", d]);
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join(".toolset.schema.json")).expect("read")).expect("json");
+    assert_eq!(written, printed);
+    let zip = src.path().join("edited.zip");
+    env.ok(&["toolset", "pack", d, "-o", zip.to_str().expect("utf-8")]);
+    let archive = zip::ZipArchive::new(std::fs::File::open(&zip).expect("zip")).expect("read zip");
+    let names: Vec<String> = archive.file_names().map(|n| n.expect("a name").into_owned()).collect();
+    assert!(
+        names.iter().any(|n| n == "toolset.yaml") && !names.iter().any(|n| n.contains("schema")),
+        "{names:?}"
+    );
+}
+
 #[test]
 fn dev_with_run_calls_the_tool_after_each_good_reload_with_the_new_code() {
     use std::io::BufRead;

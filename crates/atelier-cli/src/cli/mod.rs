@@ -336,6 +336,14 @@ pub(crate) enum ToolsetCommand {
         #[arg(long)]
         id: Option<String>,
     },
+    /// Print the JSON Schema of toolset.yaml (for an editor), or write it into
+    /// a toolset folder as `.toolset.schema.json`, where `toolset init`'s
+    /// first line points an editor at it.
+    Schema {
+        /// The toolset folder to write it into (refreshes an older copy).
+        #[arg(long, value_name = "DIR")]
+        write: Option<PathBuf>,
+    },
     /// Validate a toolset folder and pack it into a deterministic ZIP.
     Pack {
         dir: PathBuf,

@@ -111,6 +111,25 @@ pub(crate) async fn run(
             }
             return Ok(());
         }
+        ToolsetCommand::Schema { write } => {
+            use atelier_core::toolsets::schema;
+            let text = schema::manifest_schema_text();
+            match write {
+                None => print!("{text}"),
+                Some(dir) => {
+                    let path = dir.join(schema::SCHEMA_FILE);
+                    std::fs::write(&path, text)
+                        .map_err(|e| anyhow::anyhow!("could not write {}: {e}", path.display()))?;
+                    if json {
+                        output::json(&serde_json::json!({ "path": path }))?;
+                    } else {
+                        println!("Wrote {}; put this first in toolset.yaml:", path.display());
+                        println!("{}", schema::MODELINE);
+                    }
+                }
+            }
+            return Ok(());
+        }
         ToolsetCommand::Pack {
             dir,
             output: out,
@@ -336,7 +355,10 @@ pub(crate) async fn run(
         ToolsetCommand::Dev { dir, run, args, chat } => {
             super::toolset_dev::dev(&app, &dir, run.map(|tool| (tool, args, chat))).await?;
         }
-        ToolsetCommand::Init { .. } | ToolsetCommand::Pack { .. } | ToolsetCommand::Test { .. } => {}
+        ToolsetCommand::Init { .. }
+        | ToolsetCommand::Schema { .. }
+        | ToolsetCommand::Pack { .. }
+        | ToolsetCommand::Test { .. } => {}
     }
     Ok(())
 }

@@ -101,7 +101,8 @@ impl Toolsets<'_> {
 const README: &str = include_str!("scaffold_readme.md");
 
 /// Creates a working toolset in `dir` (which must not exist or be empty):
-/// a Python tool, an HTML renderer artifact and a README.
+/// a Python tool, an HTML renderer artifact, a README, and the manifest's
+/// JSON Schema for the author's editor (a dot-file: never packed).
 pub fn init(dir: &Path, id: &str) -> Result<()> {
     if dir.exists() && std::fs::read_dir(dir).map_err(Error::io("read", dir))?.next().is_some() {
         return Err(Error::Conflict(format!(
@@ -110,7 +111,8 @@ pub fn init(dir: &Path, id: &str) -> Result<()> {
         )));
     }
     let manifest = format!(
-        r#"manifest_version: "1"
+        r#"{modeline}
+manifest_version: "1"
 id: {id}
 name: {id}
 version: "0.1.0"
@@ -138,7 +140,8 @@ tools:
       type: html
       artifact: artifacts/words.html
       data: "$return"
-"#
+"#,
+        modeline = super::schema::MODELINE,
     );
     let tool = r#""""The tools of this toolset.
 
@@ -202,7 +205,9 @@ def word_count(workspace: Path, path: str = "", text: str = "", top: int = 5) ->
 </html>
 "#;
     let readme = README.replace("{id}", id);
-    let files: [(&str, &[u8]); 5] = [
+    let schema = super::schema::manifest_schema_text();
+    let files: [(&str, &[u8]); 6] = [
+        (super::schema::SCHEMA_FILE, schema.as_bytes()),
         ("toolset.yaml", manifest.as_bytes()),
         ("tools/__init__.py", b""),
         ("tools/words.py", tool.as_bytes()),

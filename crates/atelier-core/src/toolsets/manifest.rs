@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -18,16 +19,28 @@ pub const ATELIER_CONFIG: &str = "atelier_config";
 pub const MANIFEST_VERSION: &str = "1";
 
 /// A whole manifest.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// The doc comments of these types are the descriptions of the published
+/// JSON Schema ([`super::schema`]): an editor shows them on hover.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields, title = "toolset.yaml")]
 pub struct ToolsetManifest {
+    /// The manifest format: "1".
+    #[schemars(extend("const" = MANIFEST_VERSION))]
     pub manifest_version: String,
+    /// The toolset's id: lowercase letters, digits and `-` (`word-tools`), at most 64.
+    #[schemars(regex(pattern = r"^[a-z0-9][a-z0-9-]{0,63}$"))]
     pub id: String,
+    /// The name people see.
     pub name: String,
+    /// A semantic version (`1.2.0`); an import of a lower one is a downgrade.
     pub version: String,
+    /// What the toolset is for, in a sentence or two.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
+    /// A web page about the toolset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub homepage: Option<String>,
     /// A path inside the bundle.
@@ -56,11 +69,12 @@ pub struct ToolsetManifest {
     pub user_config: IndexMap<String, UserConfigDecl>,
     /// Keys this version does not know, kept as they were.
     #[serde(flatten)]
+    #[schemars(skip)]
     pub extra: BTreeMap<String, Value>,
 }
 
 /// Whose a toolset's running instance (its Python worker) is.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
     /// One instance per chat, stopped with the chat: module state never
@@ -84,7 +98,8 @@ impl Scope {
 }
 
 /// `python:` — what the Python runtime installs for this toolset.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct PythonSection {
     /// pip requirement strings (`requests>=2`), installed into a venv.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -98,27 +113,39 @@ impl PythonSection {
 }
 
 /// One tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ToolDecl {
+    /// The tool's id in the toolset: letters, digits, `_` and `-` (`word_count`), at most 64.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{1,64}$"))]
     pub id: String,
+    /// The name people see.
     pub name: String,
+    /// What the tool does: the model reads this to decide when to call it.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
     /// `module.path:function`, relative to the toolset root.
+    #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$"))]
     pub entrypoint: String,
+    /// A group in the tool picker.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// A JSON Schema of the arguments (`type: object`, `properties`, `required`).
+    #[schemars(schema_with = "super::schema::input_schema")]
     pub input_schema: Value,
+    /// Ask the person before each call.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub requires_confirmation: bool,
     /// Per-call time limit in seconds (the runtime's default otherwise).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_s: Option<f64>,
+    /// How a call's result is shown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renderer: Option<RendererDecl>,
     #[serde(flatten)]
+    #[schemars(skip)]
     pub extra: BTreeMap<String, Value>,
 }
 
@@ -156,10 +183,31 @@ impl RendererKind {
             _ => return None,
         })
     }
+
+    pub const ALL: [RendererKind; 5] = [
+        RendererKind::Code,
+        RendererKind::Document,
+        RendererKind::Html,
+        RendererKind::Frame,
+        RendererKind::Image,
+    ];
+
+    /// The keys a renderer of this type takes (`type` included): what the
+    /// validator knows and what the JSON Schema allows.
+    pub fn keys(self) -> &'static [&'static str] {
+        match self {
+            RendererKind::Code => &["type", "file", "content", "language", "editable"],
+            RendererKind::Document => &["type", "file", "content", "editable"],
+            RendererKind::Html => &["type", "artifact", "data"],
+            RendererKind::Frame => &["type", "url"],
+            RendererKind::Image => &["type", "file", "url", "alt"],
+        }
+    }
 }
 
 /// `renderer:` — a type and its config (every other key).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(schema_with = "super::schema::renderer")]
 pub struct RendererDecl {
     #[serde(rename = "type")]
     pub kind: RendererKind,
@@ -168,9 +216,12 @@ pub struct RendererDecl {
 }
 
 /// An MCP server the toolset declares: a command (stdio) or a URL.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct McpServerDecl {
+    /// The server's id in the toolset; its tools are named after it.
     pub id: String,
+    /// The program of a stdio server (`npx`, `uvx`, a path in the bundle).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -178,14 +229,17 @@ pub struct McpServerDecl {
     /// Values may be `${VAR}` references, resolved when the server starts.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
+    /// The address of a streamable HTTP server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// HTTP headers of a `url` server; values like `env`'s.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub headers: BTreeMap<String, String>,
+    /// Start using the server's tools without asking (default true).
     #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
     pub auto_enabled: bool,
     #[serde(flatten)]
+    #[schemars(skip)]
     pub extra: BTreeMap<String, Value>,
 }
 
@@ -194,10 +248,12 @@ fn yes() -> bool {
 }
 
 /// One `user_config` setting (the shape of MCPB's).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
+#[schemars(deny_unknown_fields)]
 pub struct UserConfigDecl {
     #[serde(rename = "type")]
     pub kind: ConfigType,
+    /// The label of the setting's field.
     pub title: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
@@ -219,7 +275,7 @@ pub struct UserConfigDecl {
 }
 
 /// The type of a `user_config` value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ConfigType {
     String,

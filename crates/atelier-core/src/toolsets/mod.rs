@@ -10,6 +10,7 @@
 //!   uninstall; `servers`: the rules they share.
 //! - [`export`]: regenerating `toolset.yaml` and packing bundles.
 //! - [`records`]: the records handed out.
+//! - [`schema`]: the JSON Schema of `toolset.yaml`, derived from [`manifest`].
 //! - [`watch`]: hot reload of a local folder; [`live`]: of every local
 //!   toolset while an app runs.
 //! - [`examples`]: the bundled example toolsets and the `init` scaffold.
@@ -28,6 +29,7 @@ pub mod locate;
 pub mod manage;
 pub mod manifest;
 pub mod records;
+pub mod schema;
 mod servers;
 mod swap;
 pub mod validate;

@@ -41,6 +41,18 @@ pub(super) fn check_user_config(c: &mut Checker<'_>, v: Option<&Value>) -> Index
     out
 }
 
+pub(crate) const CONFIG_KEYS: &[&str] = &[
+    "type",
+    "title",
+    "description",
+    "required",
+    "default",
+    "sensitive",
+    "min",
+    "max",
+    "multiple",
+];
+
 fn number(c: &mut Checker<'_>, obj: &Map<String, Value>, path: &str, key: &str) -> Option<f64> {
     match obj.get(key) {
         None | Some(Value::Null) => None,
@@ -80,21 +92,7 @@ fn check_one(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<UserConfigDec
     let min = number(c, d, path, "min");
     let max = number(c, d, path, "max");
     let default = d.get("default").filter(|v| !v.is_null()).cloned();
-    c.warn_unknown(
-        d,
-        path,
-        &[
-            "type",
-            "title",
-            "description",
-            "required",
-            "default",
-            "sensitive",
-            "min",
-            "max",
-            "multiple",
-        ],
-    );
+    c.warn_unknown(d, path, CONFIG_KEYS);
     let kind = kind?;
     if sensitive && kind != ConfigType::String {
         c.error(&join(path, "sensitive"), "only a string setting can be sensitive");

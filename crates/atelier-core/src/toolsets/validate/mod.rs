@@ -42,6 +42,32 @@ impl Checked {
     }
 }
 
+/// The keys each mapping of a manifest takes: the validator warns about any
+/// other, and the JSON Schema ([`super::schema`]) allows exactly these (a
+/// test compares them).
+pub(crate) const TOP_KEYS: &[&str] = &[
+    "manifest_version",
+    "id",
+    "name",
+    "version",
+    "description",
+    "author",
+    "homepage",
+    "icon",
+    "prefix",
+    "scope",
+    "python",
+    "tools",
+    "tools_from",
+    "mcp_servers",
+    "user_config",
+];
+pub(crate) const PYTHON_KEYS: &[&str] = &["requirements"];
+#[cfg(test)]
+pub(crate) use config::CONFIG_KEYS;
+#[cfg(test)]
+pub(crate) use parts::{SERVER_KEYS, TOOL_KEYS};
+
 pub(crate) fn is_toolset_id(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
@@ -344,7 +370,7 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
     let python = match obj.get("python") {
         None | Some(Value::Null) => PythonSection::default(),
         Some(Value::Object(p)) => {
-            c.warn_unknown(p, "python", &["requirements"]);
+            c.warn_unknown(p, "python", PYTHON_KEYS);
             let requirements = c.string_list(p, "python", "requirements");
             for (i, r) in requirements.iter().enumerate() {
                 if r.trim().is_empty() || r.trim_start().starts_with('-') || r.contains(['\n', '\r']) {
@@ -443,27 +469,7 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
             Vec::new()
         }
     };
-    let extra = c.warn_unknown(
-        obj,
-        "",
-        &[
-            "manifest_version",
-            "id",
-            "name",
-            "version",
-            "description",
-            "author",
-            "homepage",
-            "icon",
-            "prefix",
-            "scope",
-            "python",
-            "tools",
-            "tools_from",
-            "mcp_servers",
-            "user_config",
-        ],
-    );
+    let extra = c.warn_unknown(obj, "", TOP_KEYS);
     Some(ToolsetManifest {
         manifest_version: manifest_version?,
         id: id?,

@@ -70,22 +70,7 @@ pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<T
     if let Some(r) = &renderer {
         check_args_refs(c, &join(path, "renderer"), &r.config, &input_schema);
     }
-    let extra = c.warn_unknown(
-        t,
-        path,
-        &[
-            "id",
-            "name",
-            "description",
-            "entrypoint",
-            "category",
-            "tags",
-            "input_schema",
-            "requires_confirmation",
-            "timeout_s",
-            "renderer",
-        ],
-    );
+    let extra = c.warn_unknown(t, path, TOOL_KEYS);
     Some(ToolDecl {
         id: id?,
         name: name?,
@@ -215,6 +200,20 @@ fn check_schema(c: &mut Checker<'_>, path: &str, v: Option<&Value>) -> Value {
 }
 
 /// The types JSON Schema knows.
+pub(crate) const TOOL_KEYS: &[&str] = &[
+    "id",
+    "name",
+    "description",
+    "entrypoint",
+    "category",
+    "tags",
+    "input_schema",
+    "requires_confirmation",
+    "timeout_s",
+    "renderer",
+];
+pub(crate) const SERVER_KEYS: &[&str] = &["id", "command", "args", "env", "url", "headers", "auto_enabled"];
+
 const JSON_TYPES: &[&str] = &["string", "number", "integer", "boolean", "object", "array", "null"];
 
 /// Every `type` in `schema` (and its subschemas) that is not a JSON type:
@@ -278,13 +277,7 @@ fn check_renderer(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<Renderer
         );
         return None;
     };
-    let known: &[&str] = match kind {
-        RendererKind::Code => &["type", "file", "content", "language", "editable"],
-        RendererKind::Document => &["type", "file", "content", "editable"],
-        RendererKind::Html => &["type", "artifact", "data"],
-        RendererKind::Frame => &["type", "url"],
-        RendererKind::Image => &["type", "file", "url", "alt"],
-    };
+    let known = kind.keys();
     match kind {
         RendererKind::Code | RendererKind::Document => {
             match (r.get("file"), r.get("content")) {
@@ -378,11 +371,7 @@ pub(super) fn check_server(c: &mut Checker<'_>, path: &str, v: &Value) -> Option
     let env = string_map(c, s, path, "env", "variable names");
     let headers = string_map(c, s, path, "headers", "header names");
     let auto_enabled = c.bool(s, path, "auto_enabled", true);
-    let extra = c.warn_unknown(
-        s,
-        path,
-        &["id", "command", "args", "env", "url", "headers", "auto_enabled"],
-    );
+    let extra = c.warn_unknown(s, path, SERVER_KEYS);
     Some(McpServerDecl {
         id: id?,
         command,
