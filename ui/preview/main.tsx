@@ -15,6 +15,7 @@ import type {
   ToolsetRecord,
 } from "../src/bindings";
 import "../src/styles.css";
+import { seedBusy } from "./busy";
 
 const now = () => new Date().toISOString();
 
@@ -447,6 +448,8 @@ let secrets = {
   file: "/home/me/.local/share/atelier/secrets.json",
   count: 0,
 };
+
+if (new URLSearchParams(location.search).has("busy")) seedBusy(chats, calls, tools, handlers, record);
 
 mockWindows("main");
 mockIPC(async (cmd, payload) => {

@@ -57,9 +57,16 @@ export function App() {
                   ◆
                 </span>{" "}
                 Atelier
+                <button
+                  type="button"
+                  className="btn btn-small btn-ghost shortcut-hint"
+                  aria-label="Keyboard shortcuts"
+                  onClick={() => setHelp(true)}
+                >
+                  Shortcuts <kbd>?</kbd>
+                </button>
               </div>
-              <ChatSelector chats={chats} />
-              <ConversationMap chats={chats} />
+              {/* Fixed above the chats and the map, which scroll in their own regions. */}
               <nav className="tabs" role="tablist" aria-label="Sections" aria-orientation="vertical">
                 {TABS.map((t) => (
                   <button
@@ -76,9 +83,8 @@ export function App() {
                   </button>
                 ))}
               </nav>
-              <button type="button" className="btn btn-small btn-ghost shortcut-hint" onClick={() => setHelp(true)}>
-                Keyboard shortcuts <kbd>?</kbd>
-              </button>
+              <ChatSelector chats={chats} />
+              <ConversationMap chats={chats} />
               <p className="sidebar-footnote">
                 Toolset code runs with your rights, like any app extension. Install only toolsets you trust.
               </p>

@@ -52,24 +52,28 @@ const where = (items: MapItem[]) =>
   Object.fromEntries(items.map((it) => [it.type === "node" ? it.node.id : `run:${it.key}`, [it.col, it.row]]));
 
 describe("map layout", () => {
-  it("runs depth downward and puts later branches in columns to the right, in creation order", () => {
+  it("gives every node a row of its own and every branch a column of its own, in creation order", () => {
     const layout = mapLayout(branched());
+    // As git graph views draw it: a branch right under the step it leaves,
+    // the step's own line going on below the branches.
     expect(where(layout.items)).toEqual({
       root: [0, 0],
       a: [0, 1],
-      b1: [0, 2],
-      c: [0, 3],
       b2: [1, 2],
       d: [1, 3],
-      b3: [2, 2],
+      b3: [2, 4],
+      b1: [0, 5],
+      c: [0, 6],
     });
-    expect([layout.cols, layout.rows, layout.currentId]).toEqual([3, 4, "c"]);
+    const rows = layout.items.map((it) => it.row);
+    expect(new Set(rows).size).toBe(rows.length);
+    expect([layout.cols, layout.rows, layout.currentId]).toEqual([3, 7, "c"]);
     const ids = layout.items.map((it) => (it.type === "node" ? it.node.id : it.key));
     const edges = layout.edges.map((e) => `${ids[e.from]}>${ids[e.to]}${e.active ? "*" : ""}`);
     expect(edges.sort()).toEqual(["a>b1*", "a>b2", "a>b3", "b1>c*", "b2>d", "root>a*"]);
-    // Labels fit only where nothing is drawn to the right on the same row.
-    const room = layout.items.filter((it) => it.room).map((it) => (it.type === "node" ? it.node.id : it.key));
-    expect(room.sort()).toEqual(["a", "b3", "d", "root"]);
+    // Labels start right of every line on their row: b3's line passes b2 and d.
+    const text = Object.fromEntries(layout.items.map((it) => [ids[it.row], it.textCol]));
+    expect(text).toEqual({ root: 0, a: 0, b2: 2, d: 2, b3: 2, b1: 0, c: 0 });
   });
 
   it("takes an inner node that was checked out as the current one", () => {
@@ -125,8 +129,9 @@ describe("map layout", () => {
     expect(layout.items).toHaveLength(5);
   });
 
-  it("reuses a column where it is free, and keeps overlapping branches and curves apart", () => {
-    // root ─ m1 ─ … ─ m12 (current); x1─x2 off m1, y1─…─y4 off m2, z1 off m9, v1 off m11.
+  it("reuses a column after a blank row, and keeps branches that overlap apart", () => {
+    // root ─ m1 ─ … ─ m12 (current); x1─x2 and u1 off m1, y1─…─y4 off m2,
+    // w1 off y2, z1 off m9, v1 off m11.
     const tree = chain(12).map((n) => ({
       ...n,
       id: n.id.replace("n", "m"),
@@ -145,31 +150,42 @@ describe("map layout", () => {
       );
     };
     off("m1", ["x1", "x2"]);
+    off("m1", ["u1"]);
     off("m2", ["y1", "y2", "y3", "y4"]);
+    off("y2", ["w1"]);
     off("m9", ["z1"]);
     off("m11", ["v1"]);
     const layout = mapLayout(tree);
     const at = where(layout.items);
-    expect([at.m2, at.m3, at["run:m4"], at.m9, at.z1]).toEqual([
-      [0, 2],
-      [0, 3],
-      [0, 4],
+    // x and u leave the same step: side by side. y starts below x's end, a
+    // row apart: it takes x's column; w, off y, the column right of y.
+    expect([at.m1, at.x1, at.x2, at.u1, at.m2, at.y1, at.y2, at.w1, at.y3, at.y4, at.m3]).toEqual([
+      [0, 1],
+      [1, 2],
+      [1, 3],
+      [2, 4],
       [0, 5],
       [1, 6],
+      [1, 7],
+      [2, 8],
+      [1, 9],
+      [1, 10],
+      [0, 11],
     ]);
-    // y overlaps z's rows; x would be cut by the curve from m2 into y.
-    expect([at.y1, at.y4, at.x1, at.x2]).toEqual([
-      [2, 3],
-      [2, 6],
-      [3, 2],
-      [3, 3],
+    // m4…m8 fold; z and v take column 1 again.
+    expect([at["run:m4"], at.m9, at.z1, at.m10, at.m11, at.v1, at.m12]).toEqual([
+      [0, 12],
+      [0, 13],
+      [1, 14],
+      [0, 15],
+      [0, 16],
+      [1, 17],
+      [0, 18],
     ]);
-    // z ends a row above v starts: they share column 1.
-    expect([at.v1, at.m12]).toEqual([
-      [1, 8],
-      [0, 8],
-    ]);
-    expect(layout.cols).toBe(4);
+    expect(layout.cols).toBe(3);
+    // u's line runs past x1 and x2: their labels start right of it.
+    const text = (row: number) => layout.items[row]!.textCol;
+    expect([text(2), text(3), text(4), text(5), text(8), text(9)]).toEqual([2, 2, 2, 0, 2, 1]);
   });
 
   it("lays out 20,000 nodes without recursion and in one pass", () => {
@@ -229,6 +245,26 @@ describe("conversation map", () => {
     expect(nodes[0]!.querySelector("rect.map-shape")).not.toBeNull();
     expect(map.querySelector('[data-node-id="b1"] polygon.map-shape')).not.toBeNull();
     expect(current.querySelector("circle.map-shape")).not.toBeNull();
+  });
+
+  it("labels every node, those at a branch point too, each on a row of its own", async () => {
+    mockCommands({ chat_tree: () => branched(), list_tool_calls: () => calls });
+    render(<ConversationMap chats={chats()} />);
+    const map = await shown();
+    const nodes = within(map).getAllByRole("button");
+    expect(nodes).toHaveLength(7);
+    const row = (g: HTMLElement) => g.querySelector(".map-hit")!.getAttribute("cy");
+    expect(new Set(nodes.map(row)).size).toBe(7);
+    const words = Object.fromEntries(
+      nodes.map((g) => [g.getAttribute("data-node-id"), g.querySelector(".map-label")?.textContent ?? ""]),
+    );
+    // a's three children: the edit, the failed read_file and delete_file.
+    expect(words).toMatchObject({ b1: "edit, 1 added, 2 changed", b2: "read_file", b3: "delete_file" });
+    for (const g of nodes) {
+      expect(g.querySelector(".map-label")?.textContent ?? "").not.toBe("");
+      // The whole label is in the tooltip, however the text is cut.
+      expect(g.querySelector("title")?.textContent).toContain(g.getAttribute("aria-label"));
+    }
   });
 
   it("jumps to a clicked node: checkout, then moved; busy meanwhile, and the current node does nothing", async () => {

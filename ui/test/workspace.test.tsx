@@ -54,7 +54,7 @@ describe("workspace browser", () => {
     expect(items.map((r) => r.textContent)).toEqual(["data1 files", "chart.png", "app.py (changed)", "notes.md"]);
     expect(items[2]).toHaveClass("file-item-changed");
     expect(argsOf(calls, "get_workspace_manifest")).toEqual([{ chatId: "chat-1", manifestId: null }]);
-    expect(screen.getByText(/3 files, 1\.2 KB · node source: tool run/)).toBeInTheDocument();
+    expect(screen.getByText(/3 files, 1\.2 KB · this step: a tool run/)).toBeInTheDocument();
 
     await userEvent.click(items[2]!);
     await waitFor(() => expect(container.querySelector(".cm-content")?.textContent).toBe("print(1)"));
@@ -102,7 +102,7 @@ describe("workspace browser", () => {
       { chatId: "chat-1", paths: ["/home/me/report.csv", "/home/me/photos"], dest: "" },
     ]);
     expect(await screen.findByText("report.csv")).toBeInTheDocument();
-    expect(screen.getByText(/node source: user upload/)).toBeInTheDocument();
+    expect(screen.getByText(/this step: an upload/)).toBeInTheDocument();
   });
 
   it("exports the node as a ZIP or a folder through a save dialog; a cancelled dialog does nothing", async () => {

@@ -9,6 +9,25 @@ import { useRuns } from "./runs";
 import { prefetchManifest } from "../workspace/manifests";
 import { StepItem, type Move, type Step } from "./StepItem";
 import { StepList } from "./StepList";
+import { chatPosition, useReportPosition, type Position } from "./position";
+
+/** The chat is at an older step: say so where the calls are, with the way back. */
+function HistoryBanner({ position, locked, onReturn }: { position: Position; locked: boolean; onReturn: () => void }) {
+  const at = position.step === 0 ? "the start" : `step ${position.step}`;
+  return (
+    <div className="history-banner" role="status">
+      <span>
+        <strong>
+          Viewing {at} of {position.total}
+        </strong>{" "}
+        — the next run starts a new branch from here; the later steps stay on the branch you left.
+      </span>
+      <button type="button" className="btn btn-small" disabled={locked} onClick={onReturn}>
+        Return to latest
+      </button>
+    </div>
+  );
+}
 
 /** The active branch, root to leaf, with where each message sits among its siblings. */
 export function activeBranch(tree: MessageNode[], calls: ToolCallRecord[]): Step[] {
@@ -45,7 +64,7 @@ export function BranchView({
   onRerun?: (call: ToolCallRecord) => void;
 }) {
   const [nonce, setNonce] = useState(0);
-  const [tree, reload] = useLoad(() => api.chatTree(chatId), `${chatId}:${version}:${nonce}`);
+  const [tree, reload] = useLoad(() => api.chatTree(chatId), `${chatId}:${version}:${nonce}`, chatId);
   const [moving, setMoving] = useState(false);
   // A running call holds the chat's workspace: moving it would wait for
   // the call, so the buttons say so instead of hanging.
@@ -55,6 +74,8 @@ export function BranchView({
   const [error, setError] = useState<unknown>(null);
 
   const steps = useMemo(() => (tree.data === null ? [] : activeBranch(tree.data, calls)), [tree.data, calls]);
+  const position = useMemo(() => (tree.data === null ? null : chatPosition(chatId, tree.data)), [chatId, tree.data]);
+  useReportPosition(position);
 
   const nodes = tree.data;
   // Stable while the tree is (a new tree makes new steps anyway), so the
@@ -105,6 +126,9 @@ export function BranchView({
     <>
       {error !== null && <ErrorBox error={error} title="Could not switch." onDismiss={() => setError(null)} />}
       {moving && <Spinner label="Switching the workspace…" />}
+      {position?.behind === true && (
+        <HistoryBanner position={position} locked={locked} onReturn={() => void move("checkout", position.latestId)} />
+      )}
       {steps.length === 0 && !running ? (
         <EmptyState title="No calls yet">Run a tool above: its output appears here.</EmptyState>
       ) : (

@@ -20,7 +20,7 @@ export function NodeChanges({
   to: string;
   onRestored: () => void;
 }) {
-  const [load] = useLoad(() => api.diffNodes(chatId, from, to), `${chatId}:${from}:${to}`);
+  const [load] = useLoad(() => api.diffNodes(chatId, from, to), `${chatId}:${from}:${to}`, chatId);
   const [note, setNote] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   if (load.state === "error") return <ErrorBox error={load.error} title="The changes could not be read." />;

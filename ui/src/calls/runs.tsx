@@ -6,6 +6,7 @@
 import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from "react";
 import { api, type RunEvent } from "../api";
 import type { JsonValue, ToolCallRecord } from "../bindings";
+import { PositionProvider } from "./position";
 
 export type LiveCall = {
   /** This window's handle, stable from the click on Run. */
@@ -116,7 +117,11 @@ export function RunsProvider({ children }: { children: ReactNode }) {
   );
 
   const value = useMemo(() => ({ live, start, answer }), [live, start, answer]);
-  return <RunsContext.Provider value={value}>{children}</RunsContext.Provider>;
+  return (
+    <RunsContext.Provider value={value}>
+      <PositionProvider>{children}</PositionProvider>
+    </RunsContext.Provider>
+  );
 }
 
 export function useRuns(): Runs {

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useLayoutEffect, useRef, useState, type FormEvent } from "react";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorBox } from "../components/feedback";
 import type { Chat } from "../bindings";
@@ -15,6 +15,21 @@ export function ChatSelector({ chats }: { chats: Chats }) {
   const [error, setError] = useState<unknown>(null);
   const q = query.trim().toLowerCase();
   const shown = q === "" ? list : list.filter((c) => c.title.toLowerCase().includes(q));
+  const listRef = useRef<HTMLUListElement>(null);
+  // The list scrolls on its own: keep the selected chat in view when it
+  // changes (a new chat, Ctrl+N, a chat picked elsewhere).
+  const selectedId = chats.selectedId;
+  const count = shown.length;
+  useLayoutEffect(() => {
+    const box = listRef.current;
+    const item = box?.querySelector<HTMLElement>(".chat-item-current");
+    if (box == null || item == null) return;
+    const top = item.offsetTop; // the list is positioned: relative to it
+    if (top < box.scrollTop) box.scrollTop = top;
+    else if (top + item.offsetHeight > box.scrollTop + box.clientHeight) {
+      box.scrollTop = top + item.offsetHeight - box.clientHeight;
+    }
+  }, [selectedId, count]);
 
   const newChat = () => {
     chats.create().catch(() => undefined); // shown below through createError
@@ -53,7 +68,7 @@ export function ChatSelector({ chats }: { chats: Chats }) {
         />
       )}
       {list.length > 0 && (
-        <ul className="chat-list" aria-label="Chat list">
+        <ul ref={listRef} className="chat-list" aria-label="Chat list">
           {shown.map((c) => {
             const current = c.id === chats.selectedId;
             return (

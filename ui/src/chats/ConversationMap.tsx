@@ -23,8 +23,12 @@ const PAD = 11;
 const MIN_W = 198;
 /** Roughly one character of the 11px label font. */
 const CHAR_W = 6.2;
+/** Labels get at least this much room, even right of many columns (the map then scrolls sideways). */
+const MIN_LABEL_W = 84;
 const x = (col: number) => PAD + col * COL_W;
 const y = (row: number) => PAD + row * ROW_H;
+/** Where an item's label starts: right of every line drawn on its row. */
+const textX = (textCol: number) => x(textCol) + 12;
 
 type MapData = { chatId: string; tree: MessageNode[]; calls: Map<string, ToolCallRecord> };
 
@@ -154,7 +158,8 @@ function MapSvg(props: {
   onUnfold: (key: string) => void;
 }) {
   const { layout } = props;
-  const width = Math.max(MIN_W, x(layout.cols - 1) + PAD);
+  const widest = layout.items.reduce((m, it) => Math.max(m, it.textCol), 0);
+  const width = Math.max(MIN_W, x(layout.cols - 1) + PAD, textX(widest) + MIN_LABEL_W);
   const height = y(layout.rows - 1) + PAD;
   return (
     <svg className="map-svg" role="group" aria-label="Conversation tree" width={width} height={height}>
@@ -183,12 +188,16 @@ function MapSvg(props: {
   );
 }
 
-/** Straight down in a column; an S-curve into a new branch's column. */
+/**
+ * Straight down in a column; into a new branch's column, a curve within the
+ * row below the fork, then straight down to the branch's first item.
+ */
 function edgePath(from: MapItem, to: MapItem): string {
   const [x1, y1, x2, y2] = [x(from.col), y(from.row), x(to.col), y(to.row)];
   if (x1 === x2) return `M${x1} ${y1}V${y2}`;
-  const mid = (y1 + y2) / 2;
-  return `M${x1} ${y1}C${x1} ${mid} ${x2} ${mid} ${x2} ${y2}`;
+  const bend = y1 + ROW_H;
+  const mid = y1 + ROW_H / 2;
+  return `M${x1} ${y1}C${x1} ${mid} ${x2} ${mid} ${x2} ${bend}V${y2}`;
 }
 
 /** Enter and Space act like a click, as on a real button. */
@@ -243,7 +252,8 @@ function MapNode(props: {
   ].filter(Boolean);
   // The current node's label is bold, so wider per character.
   const charW = current ? CHAR_W * 1.12 : CHAR_W;
-  const words = item.room ? fit(shortLabel(node, call), Math.floor((width - cx - 16) / charW)) : "";
+  const tx = textX(item.textCol);
+  const words = fit(shortLabel(node, call), Math.floor((width - tx - 4) / charW));
   return (
     <g
       className={classes.join(" ")}
@@ -262,7 +272,7 @@ function MapNode(props: {
       {current && <circle className="map-ring" cx={cx} cy={cy} r={9} />}
       <Shape kind={kind} cx={cx} cy={cy} />
       {words !== "" && (
-        <text className="map-label" x={cx + 14} y={cy + 4}>
+        <text className="map-label" x={tx} y={cy + 4}>
           {words}
         </text>
       )}
@@ -274,7 +284,8 @@ function MapRun({ item, width, onUnfold }: { item: MapRunItem; width: number; on
   const [cx, cy] = [x(item.col), y(item.row)];
   const n = item.count.toLocaleString();
   const label = `${n} steps folded (steps ${item.firstDepth.toLocaleString()}–${item.lastDepth.toLocaleString()}), show them`;
-  const words = item.room ? fit(`⋯ ${n} steps`, Math.floor((width - cx - 16) / CHAR_W)) : "";
+  const tx = textX(item.textCol);
+  const words = fit(`⋯ ${n} steps`, Math.floor((width - tx - 4) / CHAR_W));
   return (
     <g
       className={item.active ? "map-node map-run map-node-active" : "map-node map-run"}
@@ -289,7 +300,7 @@ function MapRun({ item, width, onUnfold }: { item: MapRunItem; width: number; on
       <circle className="map-hit" cx={cx} cy={cy} r={10} />
       <rect className="map-shape" x={cx - 4} y={cy - 8} width={8} height={16} rx={4} />
       {words !== "" && (
-        <text className="map-label map-run-label" x={cx + 14} y={cy + 4}>
+        <text className="map-label map-run-label" x={tx} y={cy + 4}>
           {words}
         </text>
       )}

@@ -29,12 +29,15 @@ export function useSaveControls({
   draft,
   setDraft,
   save,
+  after = "this call",
 }: {
   path: string | null;
   text: string;
   draft: string;
   setDraft: (t: string) => void;
   save: Save | null;
+  /** What the edit node goes after, in words. */
+  after?: string;
 }) {
   const moved = useMoved();
   const [base, setBase] = useState(text);
@@ -65,7 +68,7 @@ export function useSaveControls({
       {saved !== null && !dirty && (
         <Notice tone="success">
           {saved.changed
-            ? "Saved as a new edit node after this call (a new branch if the chat had gone on from here)."
+            ? `Saved as a new edit node after ${after} (a new branch if the chat had gone on from here).`
             : "Nothing to save: the file already had this text."}
         </Notice>
       )}
@@ -73,6 +76,7 @@ export function useSaveControls({
       {asking && canSave && (
         <SaveDialog
           path={path}
+          where={after}
           before={base}
           after={draft}
           onCancel={() => setAsking(false)}

@@ -11,8 +11,11 @@ export function SaveDialog({
   after,
   onSave,
   onCancel,
+  where = "this call",
 }: {
   path: string;
+  /** What the edit node goes after, in words. */
+  where?: string;
   before: string;
   after: string;
   onSave: () => void;
@@ -28,7 +31,7 @@ export function SaveDialog({
       ) : (
         <>
           <p>
-            +{change.data.added} −{change.data.removed} lines. The change is saved as a new edit node after this call;
+            +{change.data.added} −{change.data.removed} lines. The change is saved as a new edit node after {where};
             later steps of the chat stay as they are.
           </p>
           <div aria-label="Changes">

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useShortcut } from "../lib/shortcuts";
 import { api } from "../api";
 import type { ToolCallRecord, ToolRecord } from "../bindings";
+import { usePosition } from "../calls/position";
 import { useRuns } from "../calls/runs";
 import { ErrorBox } from "../components/feedback";
 import type { JsonObject } from "../lib/json";
@@ -35,6 +36,9 @@ export function ToolRunner({
   const [violations, setViolations] = useState<string[]>([]);
   const [error, setError] = useState<unknown>(null);
   const runs = useRuns();
+  // Gone back to an older step: the run starts a new branch there.
+  const position = usePosition();
+  const behind = position?.behind === true;
   // This form's call, while it is in progress (the newest of its tool).
   const mine = stage === "running" ? runs.live.filter((l) => l.toolId === tool.tool_id).at(-1) : undefined;
 
@@ -119,8 +123,20 @@ export function ToolRunner({
       {error !== null && <ErrorBox error={error} title="The tool did not run." onDismiss={() => setError(null)} />}
       <div className="panel-actions">
         <button type="submit" className="btn btn-primary" disabled={busy || form.rawError !== null}>
-          {stage === "validating" ? "Checking…" : stage === "running" ? "Running…" : "Run"}
+          {stage === "validating"
+            ? "Checking…"
+            : stage === "running"
+              ? "Running…"
+              : behind
+                ? "Run as a new branch"
+                : "Run"}
         </button>
+        {behind && position !== null && stage === "idle" && (
+          <span className="muted small run-branch-note">
+            from {position.step === 0 ? "the start" : `step ${position.step}`}: steps {position.step + 1}–
+            {position.total} stay on the branch you left
+          </span>
+        )}
       </div>
       {stage === "running" && (
         <p className="muted small" aria-live="polite">

@@ -88,6 +88,7 @@ function CompareResult({ chatId, from, to }: { chatId: string; from: string; to:
   const [load, reload] = useLoad(
     () => (from === to ? Promise.resolve(null) : api.diffNodes(chatId, from, to)),
     `${chatId}:${from}:${to}`,
+    chatId,
   );
   if (from === to) return <p className="muted">Both sides are the same node: pick another one to compare.</p>;
   if (load.state === "error")
@@ -120,6 +121,7 @@ export function ComparePanel({ chatId, revision, onClose }: { chatId: string; re
     async (): Promise<[MessageNode[], ToolCallRecord[]]> =>
       Promise.all([api.chatTree(chatId), api.listToolCalls(chatId)]),
     `${chatId}:${revision}`,
+    chatId,
   );
   const [picked, setPicked] = useState<Picked | null>(null);
 

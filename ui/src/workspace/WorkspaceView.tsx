@@ -1,10 +1,12 @@
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../api";
-import type { WorkspaceManifest } from "../bindings";
+import type { ManifestSource, WorkspaceManifest } from "../bindings";
+import { branchText, chatPosition, stepText } from "../calls/position";
 import type { Chats } from "../chats/useChats";
 import { EmptyState, ErrorBox, Notice, Spinner } from "../components/feedback";
 import { formatBytes } from "../lib/format";
 import { useLoad } from "../lib/useLoad";
+import type { Save } from "../renderers/SaveControls";
 import { useBundleDrop } from "../toolsets/useBundleDrop";
 import { ComparePanel } from "./ComparePanel";
 import { arrivedManifest, manifestOf, treeOf } from "./manifests";
@@ -13,7 +15,21 @@ import { FileView } from "./FileView";
 
 type Status = { tone: "info" | "success" | "warning"; text: string } | null;
 
-/** The active node's files: browse and view them, compare nodes, drop files in, export, open the folder. */
+const SOURCE: Record<ManifestSource, string> = {
+  tool_run: "a tool run",
+  user_upload: "an upload",
+  edit: "an edit",
+  branch: "a branch",
+  empty: "the start",
+};
+
+/**
+ * The active node's files: browse, view and edit them (Save… records an
+ * edit node, as in a call's card), compare nodes, drop files in, export,
+ * open the folder. Everything shown belongs to the selected chat: another
+ * chat starts from nothing, and a read or an action of the chat left
+ * behind never lands here.
+ */
 export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean }) {
   const chatId = chats.selectedId;
   const [nonce, setNonce] = useState(0);
@@ -21,33 +37,58 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   // After a switch the chat says where it is now: that manifest may be read
   // already (the switch started reading it while the workspace moved).
   // The hint holds only when the chat's move is the newest reason to read
-  // (a reload of this tab's own, like an upload, reads the active state).
-  const [reason, setReason] = useState({ nonce, revision: chats.revision, hint: null as string | null });
+  // (a reload of this tab's own, like an upload, reads the active state),
+  // and only in the chat it was said for.
+  const [reason, setReason] = useState({ chatId, nonce, revision: chats.revision, hint: null as string | null });
   let why = reason;
-  if (reason.revision !== chats.revision) {
-    why = { nonce, revision: chats.revision, hint: chats.activeManifest?.manifestId ?? null };
+  if (reason.chatId !== chatId) {
+    why = { chatId, nonce, revision: chats.revision, hint: null };
+  } else if (reason.revision !== chats.revision) {
+    why = { chatId, nonce, revision: chats.revision, hint: chats.activeManifest?.manifestId ?? null };
   } else if (reason.nonce !== nonce) {
-    why = { nonce, revision: chats.revision, hint: null };
+    why = { chatId, nonce, revision: chats.revision, hint: null };
   }
   if (why !== reason) setReason(why);
   const hinted = why.hint;
   const [load, reload] = useLoad<WorkspaceManifest | null>(
     async () =>
       chatId === null ? null : hinted !== null ? manifestOf(chatId, hinted) : api.getWorkspaceManifest(chatId, null),
-    `ws-${chatId ?? "none"}-${nonce}-${chats.revision}`,
+    `ws-${chatId ?? "none"}-${nonce}-${chats.revision}-${hinted ?? ""}`,
+    chatId,
+  );
+  // Where the chat is (title · branch · step), and the node an edit goes after.
+  const [nodes] = useLoad(
+    async () => (chatId === null ? null : api.chatTree(chatId)),
+    `tree-${chatId ?? "none"}-${nonce}-${chats.revision}`,
+    chatId,
+  );
+  const position = useMemo(
+    () => (chatId === null || nodes.data == null ? null : chatPosition(chatId, nodes.data)),
+    [chatId, nodes.data],
   );
   const [selected, setSelected] = useState<string | null>(null);
   const [comparing, setComparing] = useState(false);
-  // Another chat: its own files, nothing chosen yet.
+  const [busy, setBusy] = useState<string | null>(null);
+  const [status, setStatus] = useState<Status>(null);
+  const [error, setError] = useState<unknown>(null);
+  // Another chat: its own files, nothing chosen, nothing to report yet. An
+  // action still under way for the chat left behind reports nowhere (a
+  // chat made by this view's own upload is no switch: it reports here).
+  const shownRef = useRef(chatId);
+  useEffect(() => {
+    shownRef.current = chatId;
+  }, [chatId]);
   const [shownChat, setShownChat] = useState(chatId);
   if (shownChat !== chatId) {
     setShownChat(chatId);
     setSelected(null);
     setComparing(false);
+    if (shownChat !== null) {
+      setStatus(null);
+      setError(null);
+      setBusy(null);
+    }
   }
-  const [busy, setBusy] = useState<string | null>(null);
-  const [status, setStatus] = useState<Status>(null);
-  const [error, setError] = useState<unknown>(null);
   // What happened here is news only until the person looks elsewhere.
   // Read again when the tab comes back (a run or a switch may have moved
   // the workspace); hiding it reads nothing.
@@ -62,24 +103,30 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
     }
   }
 
-  const act = async (what: string, f: () => Promise<Status>) => {
+  /** Runs an action of this view; what it reports goes nowhere once another chat is shown. */
+  const act = async (what: string, f: (progress: (text: string) => void) => Promise<Status>) => {
+    const started = shownRef.current;
+    const here = () => started === null || shownRef.current === started;
     setBusy(what);
     setError(null);
     setStatus(null);
     try {
-      setStatus(await f());
+      const out = await f((text) => {
+        if (here()) setBusy(text);
+      });
+      if (here()) setStatus(out);
     } catch (e) {
-      setError(e);
+      if (here()) setError(e);
     } finally {
-      setBusy(null);
+      if (here()) setBusy(null);
     }
   };
 
   const upload = (paths: string[]) =>
-    void act("Adding files…", async () => {
+    void act("Adding files…", async (progress) => {
       const id = await chats.ensure();
       const out = await api.uploadFiles(id, paths, "", (p) =>
-        setBusy(`Adding files… ${p.files_done} file${p.files_done === 1 ? "" : "s"} (${formatBytes(p.bytes_done)})`),
+        progress(`Adding files… ${p.files_done} file${p.files_done === 1 ? "" : "s"} (${formatBytes(p.bytes_done)})`),
       );
       // Both in one batch: read here at once, and tell the other views.
       setNonce((n) => n + 1);
@@ -113,7 +160,9 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   // A switch's manifest already read (prefetched while the workspace
   // moved): shown in this very render, not after another read's round trip.
   const ready = chatId !== null && hinted !== null ? arrivedManifest(chatId, hinted) : null;
-  const manifest = ready ?? load.data;
+  const read = ready ?? load.data;
+  // Belt and braces: a manifest of another chat is never shown here.
+  const manifest = read !== null && read.chat_id === chatId ? read : null;
   // Built once per manifest id (manifests never change, and a reload of the
   // same node reuses it), so selecting a file or opening a folder never
   // walks 10,000 paths again.
@@ -121,14 +170,35 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed by the id: a manifest never changes
   const tree = useMemo(() => (manifest === null ? null : treeOf(manifest)), [manifestId]);
   const fileCount = tree?.root.count ?? 0;
+  const title = chats.load.data?.find((c) => c.id === chatId)?.title ?? null;
+  // Edits go after the step whose files are shown.
+  const at = position !== null && manifest !== null && position.manifestId === manifest.id ? position.currentId : null;
+  const saveTo = (path: string): Save | null =>
+    chatId === null || at === null ? null : (text) => api.saveEdit(chatId, at, [{ op: "write", path, text }]);
 
   return (
     <div className={over ? "workspace-view drop-over" : "workspace-view"} data-testid="workspace-view">
       <header className="page-header">
         <div>
           <h1>Workspace</h1>
+          {chatId !== null && (
+            <p className="workspace-where" aria-label="Where you are">
+              <strong className="workspace-chat" title={title ?? undefined}>
+                {title ?? "This chat"}
+              </strong>
+              {position !== null && (
+                <>
+                  {" · "}
+                  {branchText(position)}
+                  {" · "}
+                  <span className={position.behind ? "warning-text" : undefined}>{stepText(position)}</span>
+                </>
+              )}
+            </p>
+          )}
           <p className="muted">
-            The files of the chat’s current node. Drop files or folders here to add them (a ZIP is added as a file).
+            The files at this step. Edit a text file and Save… to record it as a new step; drop files or folders here to
+            add them (a ZIP is added as a file).
           </p>
         </div>
         <div className="header-actions">
@@ -174,7 +244,11 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
       {status !== null && <Notice tone={status.tone}>{status.text}</Notice>}
       {error !== null && <ErrorBox error={error} title="That did not work." onDismiss={() => setError(null)} />}
       {load.state === "error" && (
-        <ErrorBox error={load.error} title="The workspace could not be read." onRetry={reload} />
+        <ErrorBox
+          error={load.error}
+          title="The workspace could not be read."
+          onRetry={() => (hinted !== null ? setNonce((n) => n + 1) : reload())}
+        />
       )}
       {chatId === null && (
         <EmptyState title="No chat yet">Run a tool or drop files here: either starts a chat.</EmptyState>
@@ -188,9 +262,15 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
           <FileTree key={chatId} tree={tree} selected={selected} onSelect={setSelected} />
           <div className="file-pane">
             {selected !== null && manifest.files[selected] !== undefined ? (
-              <FileView key={`${manifest.id}:${selected}`} chatId={chatId} manifestId={manifest.id} path={selected} />
+              <FileView
+                key={`${manifest.id}:${selected}`}
+                chatId={chatId}
+                manifestId={manifest.id}
+                path={selected}
+                save={saveTo(selected)}
+              />
             ) : (
-              <p className="muted">Choose a file to see it as it is at this node.</p>
+              <p className="muted">Choose a file to see it (and edit it, if it is text) as it is at this step.</p>
             )}
           </div>
         </div>
@@ -198,7 +278,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
       {manifest !== null && (
         <p className="muted small">
           {manifest.file_count.toLocaleString()} {manifest.file_count === 1 ? "file" : "files"},{" "}
-          {formatBytes(manifest.total_size)} · node source: {manifest.source.replace("_", " ")}
+          {formatBytes(manifest.total_size)} · this step: {SOURCE[manifest.source]}
         </p>
       )}
     </div>
