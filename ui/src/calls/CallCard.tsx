@@ -51,7 +51,9 @@ export function CallCard({
   return (
     <article className="call-card" aria-label={`Call of ${call.tool_id}`}>
       <header className="call-header">
-        <code className="call-tool">{call.tool_id}</code>
+        <code className="call-tool" title={call.tool_id}>
+          {call.tool_id}
+        </code>
         <Badge tone={STATUS_TONE[status]}>{status.replace(/_/g, " ")}</Badge>
         <span className="muted small">{formatTime(call.started_at)}</span>
         {onRerun !== undefined && (

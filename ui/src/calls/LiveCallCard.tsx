@@ -56,7 +56,9 @@ export function LiveCallCard({ call }: { call: LiveCall }) {
       data-call-id={call.callId ?? undefined}
     >
       <header className="call-header">
-        <code className="call-tool">{call.toolId}</code>
+        <code className="call-tool" title={call.toolId}>
+          {call.toolId}
+        </code>
         <Badge tone={call.awaiting ? "warning" : "info"}>{status}</Badge>
         <span className="muted small" aria-label="Elapsed">
           {call.awaiting ? "asked " : ""}

@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState } from "react";
+import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import type { ToolRecord, ToolsetRecord } from "../bindings";
 import { EmptyState } from "../components/feedback";
 import { useShortcut } from "../lib/shortcuts";
@@ -17,7 +17,12 @@ export function ToolPicker({
   onSelect: (tool: ToolRecord) => void;
 }) {
   const [query, setQuery] = useState("");
+  // Like a command palette: ↓/↑ move a highlight over the results, Enter
+  // picks it (the first result is highlighted as soon as one types).
+  const [highlight, setHighlight] = useState<number | null>(null);
   const search = useRef<HTMLInputElement>(null);
+  const list = useRef<HTMLDivElement>(null);
+  const idBase = useId();
   useShortcut("focus-picker", () => {
     // After the Tools tab is shown (same event), focus and select.
     window.setTimeout(() => {
@@ -26,6 +31,30 @@ export function ToolPicker({
     }, 0);
   });
   const groups = useMemo(() => groupTools(tools, toolsets, query), [tools, toolsets, query]);
+  const flat = useMemo(() => groups.flatMap((g) => g.tools), [groups]);
+  const indexOf = useMemo(() => new Map(flat.map((t, i) => [t, i])), [flat]);
+  const lit = highlight !== null && highlight < flat.length ? highlight : null;
+  const itemId = (i: number) => `${idBase}-tool-${i}`;
+  useEffect(() => {
+    if (lit === null) return;
+    const el = list.current?.querySelector<HTMLElement>(`[data-index="${lit}"]`);
+    if (el != null && typeof el.scrollIntoView === "function") el.scrollIntoView({ block: "nearest" });
+  }, [lit]);
+  const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      if (flat.length === 0) return;
+      const down = e.key === "ArrowDown";
+      setHighlight(
+        lit === null ? (down ? 0 : flat.length - 1) : Math.max(0, Math.min(flat.length - 1, lit + (down ? 1 : -1))),
+      );
+    } else if (e.key === "Enter") {
+      const pick = lit !== null ? flat[lit] : flat.length === 1 ? flat[0] : undefined;
+      if (pick === undefined) return;
+      e.preventDefault();
+      onSelect(pick);
+    }
+  };
 
   return (
     <div className="picker">
@@ -35,41 +64,59 @@ export function ToolPicker({
         type="search"
         placeholder="Search tools by name, id or description"
         aria-label="Search tools"
+        aria-controls={`${idBase}-list`}
+        aria-activedescendant={lit === null ? undefined : itemId(lit)}
         value={query}
-        onChange={(e) => setQuery(e.target.value)}
+        onChange={(e) => {
+          setQuery(e.target.value);
+          setHighlight(e.target.value.trim() === "" ? null : 0);
+        }}
+        onKeyDown={onKeyDown}
       />
-      {tools.length === 0 && (
-        <EmptyState title="No tools available">Enable or import a toolset in the Toolsets tab.</EmptyState>
-      )}
-      {tools.length > 0 && groups.length === 0 && (
-        <EmptyState title={`Nothing matches “${query}”`}>Try a shorter word, or clear the search.</EmptyState>
-      )}
-      {groups.map((g) => (
-        <section key={g.key} className="picker-group" aria-label={g.label}>
-          <h3 className="picker-group-title">
-            {g.label} <span className="muted">{g.tools.length}</span>
-          </h3>
-          <ul className="picker-list">
-            {g.tools.map((t) => (
-              <li key={t.tool_id}>
-                <button
-                  type="button"
-                  className={t.tool_id === selectedId ? "picker-item picker-item-active" : "picker-item"}
-                  aria-pressed={t.tool_id === selectedId}
-                  onClick={() => onSelect(t)}
-                  title={t.description}
-                >
-                  <span className="picker-item-head">
-                    <span className="picker-item-name">{t.name}</span>
-                    <ToolBadges tool={t} />
-                  </span>
-                  <code className="picker-item-id">{t.tool_id}</code>
-                </button>
-              </li>
-            ))}
-          </ul>
-        </section>
-      ))}
+      <div className="picker-scroll" ref={list} id={`${idBase}-list`}>
+        {tools.length === 0 && (
+          <EmptyState title="No tools available">Enable or import a toolset in the Toolsets tab.</EmptyState>
+        )}
+        {tools.length > 0 && groups.length === 0 && (
+          <EmptyState title={`Nothing matches “${query}”`}>Try a shorter word, or clear the search.</EmptyState>
+        )}
+        {groups.map((g) => (
+          <section key={g.key} className="picker-group" aria-label={g.label}>
+            <h3 className="picker-group-title">
+              {g.label} <span className="muted">{g.tools.length}</span>
+            </h3>
+            <ul className="picker-list">
+              {g.tools.map((t) => {
+                const i = indexOf.get(t)!;
+                const classes = [
+                  "picker-item",
+                  t.tool_id === selectedId && "picker-item-active",
+                  i === lit && "picker-item-highlight",
+                ];
+                return (
+                  <li key={t.tool_id}>
+                    <button
+                      type="button"
+                      id={itemId(i)}
+                      data-index={i}
+                      className={classes.filter(Boolean).join(" ")}
+                      aria-pressed={t.tool_id === selectedId}
+                      onClick={() => onSelect(t)}
+                      title={[t.name, t.tool_id, t.description].filter((w) => w !== "").join("\n")}
+                    >
+                      <span className="picker-item-head">
+                        <span className="picker-item-name">{t.name}</span>
+                        <ToolBadges tool={t} />
+                      </span>
+                      <code className="picker-item-id">{t.tool_id}</code>
+                    </button>
+                  </li>
+                );
+              })}
+            </ul>
+          </section>
+        ))}
+      </div>
     </div>
   );
 }

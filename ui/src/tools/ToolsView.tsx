@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { api } from "../api";
 import type { ToolCallRecord } from "../bindings";
 import { BranchView } from "../calls/BranchView";
@@ -6,6 +6,7 @@ import type { Chats } from "../chats/useChats";
 import { EmptyState, ErrorBox, Spinner } from "../components/feedback";
 import { isObject, type JsonObject } from "../lib/json";
 import { useLoad } from "../lib/useLoad";
+import { useFocusChosenForm } from "./focusForm";
 import { ToolPicker } from "./ToolPicker";
 import { ToolRunner } from "./ToolRunner";
 
@@ -22,6 +23,10 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
     `calls-${chatId ?? "none"}`,
   );
   const [selectedId, setSelectedId] = useState<string | null>(null);
+  // Picking a tool brings its form into view, the cursor in its first field.
+  const [picked, setPicked] = useState(0);
+  const runColumn = useRef<HTMLDivElement>(null);
+  useFocusChosenForm(runColumn, picked);
   const [lastRunId, setLastRunId] = useState<string | null>(null);
   // "Run again…": the tool and the arguments to start its form from.
   const [prefill, setPrefill] = useState<{ toolId: string; args: JsonObject; seq: number } | null>(null);
@@ -65,11 +70,14 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
             tools={tools}
             toolsets={catalog.data.toolsets}
             selectedId={selected?.tool_id ?? null}
-            onSelect={(t) => setSelectedId(t.tool_id)}
+            onSelect={(t) => {
+              setSelectedId(t.tool_id);
+              setPicked((n) => n + 1);
+            }}
           />
         )}
       </div>
-      <div className="run-column">
+      <div className="run-column" ref={runColumn}>
         {rerunError !== null && (
           <ErrorBox error={rerunError} title="Cannot run again." onDismiss={() => setRerunError(null)} />
         )}

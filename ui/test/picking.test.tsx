@@ -1,0 +1,131 @@
+// Picking a tool as a person at the keyboard does (#23): Ctrl+K search works
+// like a command palette, the chosen tool's form comes into view with the
+// cursor in its first field, and long names and ids keep their whole text in
+// a tooltip.
+import { render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { App } from "../src/App";
+import { ToolPicker } from "../src/tools/ToolPicker";
+import { call, chat, linearTree, tool } from "./fixtures";
+import { mockCommands } from "./ipc";
+
+const LONG_ID = "data-pipeline-toolkit:normalize_and_deduplicate_customer_records_across_all_regions_v2";
+const tools = [
+  tool({
+    tool_id: "delete_file",
+    name: "Delete File",
+    description: "Delete a workspace file",
+    input_schema: { type: "object", properties: {} },
+  }),
+  tool({
+    tool_id: "write_file",
+    name: "Write File",
+    input_schema: {
+      type: "object",
+      properties: { path: { type: "string" }, content: { type: "string" } },
+      required: ["path"],
+    },
+  }),
+  tool({ tool_id: "everything:echo", name: "echo", description: "Echoes the input" }),
+  tool({ tool_id: LONG_ID, name: "Normalize and deduplicate customer records of every region", description: "" }),
+];
+
+let scrolled: Element[] = [];
+beforeEach(() => {
+  scrolled = [];
+  // jsdom has no layout: record what was brought into view.
+  Element.prototype.scrollIntoView = vi.fn(function (this: Element) {
+    scrolled.push(this);
+  });
+});
+afterEach(() => {
+  delete (Element.prototype as Partial<Element>).scrollIntoView;
+});
+
+describe("the tool search, like a command palette", () => {
+  it("highlights the first result as one types; ↓/↑ move the highlight; Enter picks it", async () => {
+    const onSelect = vi.fn();
+    render(<ToolPicker tools={tools} toolsets={[]} selectedId={null} onSelect={onSelect} />);
+    const search = screen.getByRole("searchbox", { name: "Search tools" });
+    const item = (name: RegExp) => screen.getByRole("button", { name });
+    await userEvent.type(search, "file");
+    expect(search).toHaveAttribute("aria-activedescendant", item(/Delete File/).id);
+    await userEvent.keyboard("{ArrowDown}");
+    expect(search).toHaveAttribute("aria-activedescendant", item(/Write File/).id);
+    expect(item(/Write File/)).toHaveClass("picker-item-highlight");
+    expect(scrolled).toContain(item(/Write File/));
+    await userEvent.keyboard("{ArrowDown}{ArrowUp}{ArrowDown}");
+    await userEvent.keyboard("{Enter}");
+    expect(onSelect).toHaveBeenCalledWith(tools[1]);
+    await userEvent.keyboard("{ArrowUp}{ArrowUp}{Enter}");
+    expect(onSelect).toHaveBeenLastCalledWith(tools[0]);
+  });
+
+  it("picks the only result with Enter, and ↓ starts at the first tool when nothing is typed", async () => {
+    const onSelect = vi.fn();
+    render(<ToolPicker tools={tools} toolsets={[]} selectedId={null} onSelect={onSelect} />);
+    const search = screen.getByRole("searchbox", { name: "Search tools" });
+    search.focus();
+    await userEvent.keyboard("{Enter}");
+    expect(onSelect).not.toHaveBeenCalled(); // nothing chosen yet
+    await userEvent.keyboard("{ArrowDown}{Enter}");
+    expect(onSelect).toHaveBeenLastCalledWith(tools[0]);
+    await userEvent.clear(search);
+    await userEvent.type(search, "echoes{Enter}");
+    expect(onSelect).toHaveBeenLastCalledWith(tools[2]);
+  });
+
+  it("keeps a long name and id whole in the item's tooltip", () => {
+    render(<ToolPicker tools={tools} toolsets={[]} selectedId={null} onSelect={vi.fn()} />);
+    const long = screen.getByRole("button", { name: /Normalize and deduplicate/ });
+    expect(long.title).toContain(LONG_ID);
+    expect(long.title).toContain("Normalize and deduplicate customer records of every region");
+  });
+});
+
+describe("the chosen tool", () => {
+  function app() {
+    const c = chat();
+    const calls = [call({ id: "c1", node_id: "n1", tool_id: LONG_ID })];
+    mockCommands({
+      list_chats: () => [c],
+      list_toolsets: () => [],
+      get_available_tools: () => tools,
+      list_tool_calls: () => calls,
+      chat_tree: () => linearTree(calls),
+    });
+    render(<App />);
+  }
+
+  it("opens with its form in view and the cursor in its first field, from Ctrl+K and Enter", async () => {
+    app();
+    // The tool list (in the hidden Tools tab) has loaded.
+    await waitFor(() => expect(document.querySelector("#panel-tools .picker")).not.toBeNull());
+    await userEvent.keyboard("{Control>}k{/Control}");
+    const search = await screen.findByRole("searchbox", { name: "Search tools" });
+    await waitFor(() => expect(search).toHaveFocus());
+    await userEvent.type(search, "write{Enter}");
+    const form = await screen.findByRole("form", { name: "Run Write File" });
+    await waitFor(() => expect(within(form).getByLabelText(/^path/)).toHaveFocus());
+    expect(scrolled).toContain(form);
+    // Typing goes into the field at once.
+    await userEvent.keyboard("notes.txt");
+    expect(within(form).getByLabelText(/^path/)).toHaveValue("notes.txt");
+  });
+
+  it("puts the cursor on Run when the tool takes no arguments, after a click too", async () => {
+    app();
+    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    await userEvent.click(await screen.findByRole("button", { name: /Delete File/ }));
+    const form = await screen.findByRole("form", { name: "Run Delete File" });
+    await waitFor(() => expect(within(form).getByRole("button", { name: "Run" })).toHaveFocus());
+  });
+
+  it("shows a long tool id cut on its call card, whole in the tooltip", async () => {
+    app();
+    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    const card = await screen.findByRole("article", { name: `Call of ${LONG_ID}` });
+    expect(card.querySelector(".call-tool")).toHaveAttribute("title", LONG_ID);
+  });
+});
