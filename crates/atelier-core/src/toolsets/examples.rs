@@ -180,9 +180,15 @@ def word_count(workspace: Path, path: str = "", text: str = "", top: int = 5) ->
 "#;
     let artifact = r#"<!doctype html>
 <html>
-<head><meta charset="utf-8"><style>
-  body { font: 14px system-ui, sans-serif; margin: 16px; }
-  li span { display: inline-block; background: #4f7cff; height: 10px; margin-left: 8px; }
+<head><meta charset="utf-8">
+<!-- Follows the app's light or dark look (prefers-color-scheme in the frame). -->
+<meta name="color-scheme" content="light dark">
+<style>
+  :root { --bg: #ffffff; --text: #1d2330; --bar: #4f7cff; }
+  @media (prefers-color-scheme: dark) { :root { --bg: #1c1f26; --text: #e6e8ee; --bar: #8b85ff; } }
+  html { background: var(--bg); }
+  body { font: 14px system-ui, sans-serif; margin: 16px; color: var(--text); }
+  li span { display: inline-block; background: var(--bar); height: 10px; margin-left: 8px; }
 </style></head>
 <body>
 <h1 id="title"></h1>
