@@ -24,7 +24,7 @@ export function register(step) {
     assert(marked, 'the dropped file is not marked as changed by the last step');
     await s.click(item);
     await s.waitText('#panel-workspace .file-view', 'Dropped in by the end-to-end lane');
-    await s.waitText('#panel-workspace', 'node source: user upload');
+    await s.waitText('#panel-workspace', 'this step: an upload');
     const files = JSON.parse(cli('workspace', 'ls', chatIdNow(), '--json')).map((f) => f.path);
     assert(files.includes('dropped-notes.md'), `the CLI does not list the dropped file: ${files}`);
     await shot('workspace-upload');

@@ -172,7 +172,11 @@ pub async fn get_tool(state: State<'_, AppState>, tool_id: String) -> IpcResult<
 }
 
 #[tauri::command]
-pub async fn validate_tool_args(state: State<'_, AppState>, tool_id: String, args: Value) -> IpcResult<Vec<String>> {
+pub async fn validate_tool_args(
+    state: State<'_, AppState>,
+    tool_id: String,
+    args: Value,
+) -> IpcResult<Vec<atelier_core::tools::ArgProblem>> {
     Ok(state.app.tools().validate_args(&tool_id, &args).await?)
 }
 

@@ -28,6 +28,7 @@ fn generate() -> String {
         atelier_app::commands::ImportProgress,
         atelier_core::tools::RunEvent,
         atelier_core::tools::OutputStream,
+        atelier_core::tools::ArgProblem,
         Chat,
         ModelSettings,
         ReasoningEffort,

@@ -16,6 +16,7 @@ import type {
 } from "../src/bindings";
 import "../src/styles.css";
 import { seedBusy } from "./busy";
+import { seedHistory } from "./history";
 
 const now = () => new Date().toISOString();
 
@@ -313,7 +314,7 @@ const handlers: Record<string, (a: Args) => unknown> = {
     tools.filter((t) => t.toolset_id === null || toolsets.some((s) => s.id === t.toolset_id && s.enabled)),
   list_tools: () => tools,
   validate_tool_args: (a) =>
-    typeof (a.args as Args).path === "string" ? [] : ['/path: "path" is a required property'],
+    typeof (a.args as Args).path === "string" ? [] : [{ field: ["path"], message: "Required" }],
   list_chats: () => chats,
   create_chat: (a) => {
     const c: Chat = {
@@ -450,6 +451,7 @@ let secrets = {
 };
 
 if (new URLSearchParams(location.search).has("busy")) seedBusy(chats, calls, tools, handlers, record);
+if (new URLSearchParams(location.search).has("history")) seedHistory(chats, calls, tools, handlers, record);
 
 mockWindows("main");
 mockIPC(async (cmd, payload) => {

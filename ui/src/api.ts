@@ -3,6 +3,7 @@
 
 import { Channel, invoke as tauriInvoke, type InvokeArgs } from "@tauri-apps/api/core";
 import type {
+  ArgProblem,
   BundleReport,
   ChatEvent,
   ConnectionTest,
@@ -135,7 +136,8 @@ export const api = {
   listTools: () => invoke<ToolRecord[]>("list_tools"),
   getAvailableTools: () => invoke<ToolRecord[]>("get_available_tools"),
   getTool: (toolId: string) => invoke<ToolRecord>("get_tool", { toolId }),
-  validateToolArgs: (toolId: string, args: JsonValue) => invoke<string[]>("validate_tool_args", { toolId, args }),
+  /** The arguments' problems, each under its field and in words (none: they are valid). */
+  validateToolArgs: (toolId: string, args: JsonValue) => invoke<ArgProblem[]>("validate_tool_args", { toolId, args }),
 
   listChats: () => invoke<Chat[]>("list_chats"),
   createChat: (title: string) => invoke<Chat>("create_chat", { title }),

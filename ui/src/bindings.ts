@@ -17,6 +17,18 @@ export type RunEvent = { "kind": "started", call_id: string, } | { "kind": "awai
 
 export type OutputStream = "stdout" | "stderr";
 
+export type ArgProblem = { 
+/**
+ * The field it is about: property names (and list indexes) from the
+ * arguments' top; empty for the arguments as a whole. A missing
+ * required property is its own field.
+ */
+field: Array<string>, 
+/**
+ * What is wrong, in words: "Required", "Must be at most 4".
+ */
+message: string, };
+
 export type Chat = { id: string, title: string, created_at: string, updated_at: string, 
 /**
  * The root message (role `system`), whose manifest is the empty workspace.

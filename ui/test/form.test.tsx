@@ -68,13 +68,13 @@ describe("schema form", () => {
     expect(mode.tagName).toBe("SELECT");
     expect([...mode.options].map((o) => o.text)).toEqual(["overwrite", "append"]);
     expect(mode.selectedOptions[0]?.text).toBe("overwrite");
-    expect(screen.getByLabelText("count")).toHaveValue(3);
-    expect(screen.getByLabelText("count")).toHaveAttribute("step", "1");
-    expect(screen.getByLabelText("ratio")).toHaveAttribute("type", "number");
+    expect(screen.getByLabelText("count")).toHaveValue("3");
+    expect(screen.getByLabelText("count")).toHaveAttribute("inputmode", "numeric");
+    expect(screen.getByLabelText("ratio")).toHaveAttribute("inputmode", "decimal");
     expect(screen.getByLabelText("dry_run")).toHaveAttribute("type", "checkbox");
     expect(screen.getByText("Only report what would change")).toBeInTheDocument();
     const options = screen.getByRole("group", { name: "options" });
-    expect(within(options).getByLabelText(/^indent/)).toHaveValue(2);
+    expect(within(options).getByLabelText(/^indent/)).toHaveValue("2");
     expect(within(options).getByText("indent").parentElement).toHaveTextContent("indent *");
     expect(screen.getByLabelText("content").tagName).toBe("TEXTAREA");
     expect(screen.getByRole("group", { name: "tags" })).toHaveTextContent("Empty list.");
@@ -102,7 +102,7 @@ describe("schema form", () => {
     });
     await userEvent.click(screen.getByRole("tab", { name: "Form" }));
     expect(screen.getByLabelText(/^path/)).toHaveValue("b.txt");
-    expect(screen.getByLabelText("count")).toHaveValue(7);
+    expect(screen.getByLabelText("count")).toHaveValue("7");
     expect(screen.getByLabelText("dry_run")).not.toBeChecked();
   });
 
@@ -129,11 +129,12 @@ describe("running a tool", () => {
     expect(runArgs(calls)).toEqual([{ chatId: "chat-1", toolId: "demo:format", args }]);
   });
 
-  it("lists the core's violations and does not run", async () => {
-    const { calls, onCall } = setup(formTool, { validate_tool_args: () => ['/path: "path" is a required property'] });
+  it("shows the core's problems under their fields and does not run", async () => {
+    const { calls, onCall } = setup(formTool, {
+      validate_tool_args: () => [{ field: ["path"], message: "Required" }],
+    });
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
-    const list = await screen.findByRole("list", { name: "Argument problems" });
-    expect(list).toHaveTextContent('/path: "path" is a required property');
+    await waitFor(() => expect(screen.getByLabelText(/^path/)).toHaveAccessibleDescription("Required"));
     expect(argsOf(calls, "run_tool")).toEqual([]);
     expect(onCall).not.toHaveBeenCalled();
   });

@@ -1,12 +1,13 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { useShortcut } from "../lib/shortcuts";
 import { api } from "../api";
-import type { ToolCallRecord, ToolRecord } from "../bindings";
+import type { ArgProblem, ToolCallRecord, ToolRecord } from "../bindings";
 import { usePosition } from "../calls/position";
 import { useRuns } from "../calls/runs";
 import { ErrorBox } from "../components/feedback";
 import type { JsonObject } from "../lib/json";
 import { initialArgs } from "./form/schema";
+import { stillStanding } from "./form/problems";
 import { startForm, ToolForm, type FormState } from "./form/ToolForm";
 import { ConfirmationPolicy } from "./ConfirmationPolicy";
 import { ToolBadges } from "./ToolBadges";
@@ -33,7 +34,11 @@ export function ToolRunner({
     startForm(prefill ?? initialArgs(tool.input_schema), tool.input_schema),
   );
   const [stage, setStage] = useState<Stage>("idle");
-  const [violations, setViolations] = useState<string[]>([]);
+  // The core's check of the arguments: shown under the fields, dropped for a
+  // field as it changes, and checked again as the person fixes them.
+  const [problems, setProblems] = useState<ArgProblem[]>([]);
+  const [recheck, setRecheck] = useState(false);
+  const [focusSeq, setFocusSeq] = useState(0);
   const [error, setError] = useState<unknown>(null);
   const runs = useRuns();
   // Gone back to an older step: the run starts a new branch there.
@@ -58,9 +63,8 @@ export function ToolRunner({
     e.preventDefault();
     if (form.rawError !== null) return;
     setError(null);
-    setViolations([]);
     setStage("validating");
-    let found: string[];
+    let found: ArgProblem[];
     try {
       found = await api.validateToolArgs(tool.tool_id, form.args);
     } catch (err) {
@@ -68,13 +72,53 @@ export function ToolRunner({
       setStage("idle");
       return;
     }
+    setProblems(found);
     if (found.length > 0) {
-      setViolations(found);
+      setRecheck(true);
+      setFocusSeq((n) => n + 1);
       setStage("idle");
-    } else await run();
+    } else {
+      setRecheck(false);
+      await run();
+    }
   };
 
   const busy = stage === "validating" || stage === "running";
+
+  // A field changed: its problem goes at once; after a failed Run the core
+  // checks again (the newest answer wins), so fixed fields clear and the
+  // rest stay.
+  const checkSeq = useRef(0);
+  const edit = (next: FormState) => {
+    setForm(next);
+    setProblems((ps) => stillStanding(ps, form.args, next.args));
+  };
+  useEffect(() => {
+    if (!recheck || form.rawError !== null) return;
+    const mine = ++checkSeq.current;
+    const timer = setTimeout(() => {
+      api.validateToolArgs(tool.tool_id, form.args).then(
+        (found) => {
+          if (checkSeq.current === mine) setProblems(found);
+        },
+        () => undefined, // Run checks again and says why
+      );
+    }, 300);
+    return () => clearTimeout(timer);
+  }, [recheck, form.args, form.rawError, tool.tool_id]);
+  // After a failed check: the first field with a problem, outlined, gets the cursor.
+  useEffect(() => {
+    if (focusSeq === 0) return;
+    const root = formRef.current;
+    const first = root?.querySelector<HTMLElement>('[aria-invalid="true"]');
+    const target =
+      first instanceof HTMLFieldSetElement
+        ? first.querySelector<HTMLElement>("input, select, textarea, button")
+        : (first ?? root?.querySelector<HTMLElement>(".raw-json"));
+    if (target == null) return;
+    target.focus();
+    if (typeof target.scrollIntoView === "function") target.scrollIntoView({ block: "center", behavior: "smooth" });
+  }, [focusSeq]);
   const formRef = useRef<HTMLFormElement>(null);
   const prefilled = prefill !== null;
   useEffect(() => {
@@ -107,19 +151,7 @@ export function ToolRunner({
           <ConfirmationPolicy key={tool.tool_id} tool={tool} />
         </div>
       </header>
-      <ToolForm schema={tool.input_schema} state={form} onChange={setForm} />
-      {violations.length > 0 && (
-        <div className="violations" role="alert">
-          <strong>Fix these arguments first:</strong>
-          <ul aria-label="Argument problems">
-            {violations.map((v) => (
-              <li key={v}>
-                <code>{v}</code>
-              </li>
-            ))}
-          </ul>
-        </div>
-      )}
+      <ToolForm schema={tool.input_schema} state={form} onChange={edit} problems={problems} />
       {error !== null && <ErrorBox error={error} title="The tool did not run." onDismiss={() => setError(null)} />}
       <div className="panel-actions">
         <button type="submit" className="btn btn-primary" disabled={busy || form.rawError !== null}>
@@ -138,6 +170,12 @@ export function ToolRunner({
           </span>
         )}
       </div>
+      {problems.length > 0 && stage === "idle" && (
+        <p className="field-error" role="alert">
+          {problems.length === 1 ? "One argument needs fixing" : `${problems.length} arguments need fixing`}{" "}
+          {form.tab === "form" ? "(marked above)" : "(listed above)"} before the tool can run.
+        </p>
+      )}
       {stage === "running" && (
         <p className="muted small" aria-live="polite">
           {mine?.awaiting === true || (mine?.callId == null && tool.requires_confirmation)

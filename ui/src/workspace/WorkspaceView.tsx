@@ -197,8 +197,8 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
             </p>
           )}
           <p className="muted">
-            The files at this step. Edit a text file and Save… to record it as a new step; drop files or folders here to
-            add them (a ZIP is added as a file).
+            The files at this step. Edit a text file and Save… to record it as a new step. Drop files or folders here to
+            add them.
           </p>
         </div>
         <div className="header-actions">

@@ -4,6 +4,7 @@
 //! render plans ([`plan`]) and who is asked first ([`policy`]).
 
 pub mod approval;
+pub mod arg_problems;
 pub mod builtin;
 pub mod call;
 mod coordinated;
@@ -19,6 +20,7 @@ pub mod status;
 pub mod views;
 
 pub use approval::{Approval, ApprovalRequest};
+pub use arg_problems::ArgProblem;
 pub use call::{CallControl, EventSink, OutputStream, RunEvent};
 pub use policy::{Policy, ToolPolicy};
 pub use run::{RunRequest, ToolCallRecord};

@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::arg_problems::{ArgProblem, arg_problems};
 use super::plan;
-use super::run::{ToolCallRecord, validate_args};
+use super::run::ToolCallRecord;
 use crate::tools::Tools;
 use crate::{Error, Result};
 
@@ -82,11 +83,12 @@ impl Tools<'_> {
         Ok(out)
     }
 
-    /// Every violation of a tool's `input_schema` by `args`, with its JSON
-    /// pointer (empty: valid), as the run flow would report them.
-    pub async fn validate_args(&self, tool_id: &str, args: &Value) -> Result<Vec<String>> {
+    /// Every violation of a tool's `input_schema` by `args`, each under
+    /// its field and in words, for a form (empty: valid; the run flow
+    /// checks the same schema).
+    pub async fn validate_args(&self, tool_id: &str, args: &Value) -> Result<Vec<ArgProblem>> {
         let tool = self.app.toolsets().tool(tool_id).await?;
-        Ok(validate_args(&tool.input_schema, args).err().unwrap_or_default())
+        Ok(arg_problems(&tool.input_schema, args))
     }
 
     /// A file an html render may load next to its artifact (its scripts,

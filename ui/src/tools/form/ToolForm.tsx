@@ -1,5 +1,7 @@
-import type { JsonValue } from "../../bindings";
+import { useMemo } from "react";
+import type { ArgProblem, JsonValue } from "../../bindings";
 import { isObject, pretty, type JsonObject } from "../../lib/json";
+import { placeProblems, problemText, ProblemsContext } from "./problems";
 import { formSupported } from "./schema";
 import { ObjectFields } from "./SchemaField";
 
@@ -27,17 +29,36 @@ export function parseRaw(text: string): { args: JsonObject } | { error: string }
   }
 }
 
-/** The arguments of a tool: a form generated from its schema, or raw JSON. */
+/** Problems as a list in words ("email: Must look like name@host"). */
+function ProblemList({ problems, label }: { problems: ArgProblem[]; label: string }) {
+  if (problems.length === 0) return null;
+  return (
+    <ul className="form-problems" aria-label={label}>
+      {problems.map((p) => (
+        <li key={problemText(p)}>{problemText(p)}</li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * The arguments of a tool: a form generated from its schema, or raw JSON.
+ * `problems` (the core's check) show under their fields; those no field
+ * shows (an argument the schema does not have) are listed under the form.
+ */
 export function ToolForm({
   schema,
   state,
   onChange,
+  problems = [],
 }: {
   schema: JsonValue;
   state: FormState;
   onChange: (s: FormState) => void;
+  problems?: ArgProblem[];
 }) {
   const canForm = formSupported(schema);
+  const placed = useMemo(() => placeProblems(schema, problems), [schema, problems]);
   const switchTo = (tab: FormTab) => {
     if (tab === state.tab) return;
     if (tab === "raw") onChange({ ...state, tab, rawText: pretty(state.args), rawError: null });
@@ -63,7 +84,15 @@ export function ToolForm({
       </div>
       {state.tab === "form" && isObject(schema) ? (
         <div className="form-fields">
-          <ObjectFields schema={schema} value={state.args} onChange={(args) => onChange({ ...state, args })} />
+          <ProblemsContext.Provider value={placed.byField}>
+            <ObjectFields
+              schema={schema}
+              value={state.args}
+              path={[]}
+              onChange={(args) => onChange({ ...state, args })}
+            />
+          </ProblemsContext.Provider>
+          <ProblemList problems={placed.apart} label="Other argument problems" />
         </div>
       ) : (
         <div className="field">
@@ -88,6 +117,7 @@ export function ToolForm({
               {state.rawError}
             </p>
           )}
+          {state.rawError === null && <ProblemList problems={problems} label="Argument problems" />}
         </div>
       )}
     </div>
