@@ -40,6 +40,7 @@ import * as approvals from './steps/approvals.mjs';
 import * as branches from './steps/branches.mjs';
 import * as edits from './steps/edits.mjs';
 import * as exportZip from './steps/export.mjs';
+import * as layout from './steps/layout.mjs';
 import * as map from './steps/map.mjs';
 import * as renderers from './steps/renderers.mjs';
 import * as settingsForm from './steps/settings-form.mjs';
@@ -64,6 +65,7 @@ edits.register(step); // 16
 map.register(step); // 17
 exportZip.register(step); // 18
 settingsForm.registerRun(step); // 19 (a call of its own, after the chat steps)
+layout.register(step); // 20 (adds 20 chats: last)
 
 // ---------------------------------------------------------------------------
 // The run
