@@ -72,6 +72,7 @@ fn generate() -> String {
         EntryPoint,
         ServerLaunch,
         BundleReport,
+        ExportedTool,
         ImportReport,
         SourceType,
         atelier_core::toolsets::manifest::Scope,

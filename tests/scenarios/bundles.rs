@@ -266,7 +266,7 @@ async fn zip_bombs_are_refused_without_inflating_them() {
     let err = import_err(&env, &bomb).await;
     assert!(
         err.to_string()
-            .contains("bytes uncompressed; a bundle may hold at most 536870912"),
+            .contains("GiB uncompressed; a bundle may hold at most 512 MiB"),
         "{err}"
     );
 
@@ -329,7 +329,7 @@ async fn a_manifest_with_many_errors_reports_them_all() {
     }
     let err = import_err(&env, &zip).await;
     assert_eq!(err.kind(), "invalid_manifest");
-    assert!(err.to_string().contains("toolset.yaml has 6 error(s)"), "{err}");
+    assert!(err.to_string().contains("the toolset has 6 error(s)"), "{err}");
 }
 
 #[tokio::test]

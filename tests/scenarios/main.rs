@@ -19,6 +19,9 @@
 //!   MCP servers, export round trips, local folders.
 //! - [`toolset_dev`]: the author's hot reload: once per real change, none
 //!   in a quiet minute, the last good version kept.
+//! - [`python_checks`]: a toolset's Python read before anything runs or
+//!   installs: syntax errors, missing functions, signatures against
+//!   schemas, `tools_from` tools derived from the source.
 //! - [`runs`]: the run flow with builtin tools: records, plans, validation,
 //!   confirmation, confinement, branching.
 //! - [`builtins`]: builtin tools under hostile input: big files capped,
@@ -65,6 +68,7 @@ mod edits;
 mod integrity;
 mod model_inputs;
 mod providers;
+mod python_checks;
 mod round_trips;
 mod runs;
 mod schema;

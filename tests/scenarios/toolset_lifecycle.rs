@@ -411,7 +411,7 @@ fn the_author_walkthrough_init_validate_pack_import_list_export() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("toolset.yaml:10:17 tools[0].entrypoint: expected \"module.path:function\""),
+        text.contains("toolset.yaml:11:17 tools[0].entrypoint: expected \"module.path:function\""),
         "{text}"
     );
 }

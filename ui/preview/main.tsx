@@ -219,6 +219,7 @@ const bundles: Record<string, BundleReport> = {
       ],
       secret_store: null,
     },
+    exported: [],
   },
   "/home/me/Downloads/broken.zip": {
     id: "broken",
@@ -229,6 +230,7 @@ const bundles: Record<string, BundleReport> = {
     total_size: 2048,
     will_run: { python_entrypoints: [], requirements: [], mcp_servers: [] },
     consent: { secret_values: [], settings: null, env_references: [], secret_store: "keychain" },
+    exported: [],
     problems: [
       { severity: "error", path: "version", line: null, column: null, message: "missing required field `version`" },
       {

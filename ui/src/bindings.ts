@@ -368,7 +368,14 @@ export type BundleReport = { id: string | null, name: string | null, version: st
 /**
  * Settings to fill in, secrets it brings, variables it reads.
  */
-consent: Consent, };
+consent: Consent, 
+/**
+ * The tools its `tools_from:` modules export, with the input schemas
+ * derived from their signatures (read from the source, nothing run).
+ */
+exported: Array<ExportedTool>, };
+
+export type ExportedTool = { module: string, name: string, entrypoint: string, description: string, input_schema: unknown, };
 
 export type ImportReport = { action: ImportAction, previous_version: string | null, toolset: ToolsetRecord, tools: Array<string>, warnings: Array<Problem>, will_run: WillRun, 
 /**
@@ -386,6 +393,11 @@ export type ImportAction = "installed" | "upgraded" | "reinstalled";
 export type Severity = "error" | "warning";
 
 export type Problem = { severity: Severity, 
+/**
+ * The file `line` and `column` are in, when it is not the manifest (a
+ * Python module with a syntax error).
+ */
+file?: string, 
 /**
  * Field path, e.g. `tools[1].entrypoint` (empty: the whole file).
  */
@@ -495,7 +507,11 @@ value: unknown,
  * Whether the person gave a value (for a sensitive one: whether the
  * secret store holds it).
  */
-is_set: boolean, type: ConfigType, title: string, description?: string, required?: boolean, default?: unknown, 
+is_set: boolean, type: ConfigType, 
+/**
+ * The label of the setting's field.
+ */
+title: string, description?: string, required?: boolean, default?: unknown, 
 /**
  * Kept in the secret store, never in the database; strings only.
  */
@@ -505,7 +521,11 @@ sensitive?: boolean, min?: number | null, max?: number | null,
  */
 multiple?: boolean, };
 
-export type UserConfigDecl = { type: ConfigType, title: string, description?: string, required?: boolean, default?: unknown, 
+export type UserConfigDecl = { type: ConfigType, 
+/**
+ * The label of the setting's field.
+ */
+title: string, description?: string, required?: boolean, default?: unknown, 
 /**
  * Kept in the secret store, never in the database; strings only.
  */

@@ -127,6 +127,7 @@ export function bundle(over: Partial<BundleReport> = {}): BundleReport {
     file_count: 7,
     total_size: 20480,
     consent: consent(),
+    exported: [],
     ...over,
   };
 }

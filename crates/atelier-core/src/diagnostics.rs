@@ -22,6 +22,11 @@ pub enum Severity {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Problem {
     pub severity: Severity,
+    /// The file `line` and `column` are in, when it is not the manifest (a
+    /// Python module with a syntax error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub file: Option<String>,
     /// Field path, e.g. `tools[1].entrypoint` (empty: the whole file).
     pub path: String,
     pub line: Option<usize>,
@@ -32,7 +37,7 @@ pub struct Problem {
 impl fmt::Display for Problem {
     /// `toolset.yaml:14:7 tools[1].entrypoint: expected …`
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(MANIFEST_FILE)?;
+        f.write_str(self.file.as_deref().unwrap_or(MANIFEST_FILE))?;
         if let (Some(l), Some(c)) = (self.line, self.column) {
             write!(f, ":{l}:{c}")?;
         }

@@ -99,7 +99,7 @@ pub enum Error {
     },
 
     /// A manifest with errors; every problem is listed.
-    #[error("{bundle}: toolset.yaml has {} error(s):\n{}", .problems.iter().filter(|p| p.severity == crate::diagnostics::Severity::Error).count(), .problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n"))]
+    #[error("{bundle}: the toolset has {} error(s):\n{}", .problems.iter().filter(|p| p.severity == crate::diagnostics::Severity::Error).count(), .problems.iter().map(|p| format!("  {p}")).collect::<Vec<_>>().join("\n"))]
     InvalidManifest {
         bundle: String,
         problems: Vec<crate::diagnostics::Problem>,

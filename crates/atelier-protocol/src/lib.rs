@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Bumped when a message changes shape; the core refuses another version.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// Largest return value (as JSON text) a call may produce.
 pub const DEFAULT_RETURN_CAP: usize = 16 << 20;
@@ -71,6 +71,20 @@ pub enum Request {
     /// The value: `{"parameters": [{"name", "required"}], "var_keyword"}`
     /// (whether it takes `**kwargs`).
     Check { id: String, entrypoint: String },
+    /// Read the toolset's Python without running any of it (its
+    /// requirements may not be installed yet): compile `files`, find each of
+    /// `entrypoints` among its module's top-level functions, derive the tools
+    /// of each `tools_from` module whose exports are written as a literal.
+    /// The value: `{"syntax": [{"file", "line", "column", "message",
+    /// "text"}], "entrypoints": {ep: {"found": "def" | "missing" |
+    /// "unknown", "parameters"?, "var_keyword"?, "functions"?}},
+    /// "tools_from": {module: [tool as Describe lists it] | null}}`.
+    Inspect {
+        id: String,
+        files: Vec<String>,
+        entrypoints: Vec<String>,
+        tools_from: Vec<String>,
+    },
 }
 
 /// Which captured stream output came from.

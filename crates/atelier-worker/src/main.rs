@@ -27,6 +27,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyModule;
 
 const RUNNER: &str = include_str!("runner.py");
+/// The checks that read a toolset's Python without running it; `runner.py`
+/// imports it as `_atelier_static`.
+const STATIC: &str = include_str!("inspect_static.py");
 
 fn main() -> ExitCode {
     let probe = std::env::args().nth(1).as_deref() == Some("--probe");
@@ -118,7 +121,10 @@ fn run(probe: bool) -> Result<(), BoxError> {
     for line in requests.lines() {
         let line = line?;
         let id = match serde_json::from_str::<Request>(&line)? {
-            Request::Call { id, .. } | Request::Describe { id, .. } | Request::Check { id, .. } => id,
+            Request::Call { id, .. }
+            | Request::Describe { id, .. }
+            | Request::Check { id, .. }
+            | Request::Inspect { id, .. } => id,
         };
         let outcome_json: String =
             Python::attach(|py| runner.bind(py).call_method1("handle", (line.as_str(),))?.extract())?;
@@ -173,8 +179,11 @@ fn die_with_caller(socket: &OwnedFd) {
 fn start_python(config: &WorkerConfig) -> Result<(Py<PyModule>, String, String), BoxError> {
     Python::initialize();
     let code = CString::new(RUNNER)?;
+    let static_code = CString::new(STATIC)?;
     let config_json = serde_json::to_string(config)?;
     Ok(Python::attach(|py| -> PyResult<_> {
+        // Registered in sys.modules by its name, where runner.py imports it.
+        PyModule::from_code(py, &static_code, c"atelier_inspect_static.py", c"_atelier_static")?;
         let module = PyModule::from_code(py, &code, c"atelier_runner.py", c"_atelier_runner")?;
         let (version, prefix): (String, String) = module.call_method1("setup", (config_json,))?.extract()?;
         Ok((module.unbind(), version, prefix))

@@ -17,6 +17,10 @@ import sys
 import traceback
 from pathlib import Path
 
+# inspect_static.py, loaded by the worker before this module.
+import _atelier_static as _static
+from _atelier_static import UNKNOWN as _UNKNOWN
+
 _config = {}
 
 
@@ -303,6 +307,41 @@ def _param_docs(doc):
     return {k: v for k, v in out.items() if k and v}
 
 
+def _tool(module_name, name, sig, doc):
+    """A `tools_from` tool: its input schema from the signature `sig` (an
+    inspect.Signature, or None when there is none) and docstring `doc`."""
+    props, required = {}, []
+    described = _param_docs(doc)
+    for p in (sig.parameters.values() if sig else []):
+        # Given by Atelier, never by the model.
+        if p.name in ("workspace", "atelier_config") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        schema = _schema_of(p.annotation)
+        if p.default is inspect.Parameter.empty:
+            required.append(p.name)
+        elif p.default is not _UNKNOWN:
+            if p.default is None:
+                # `x: int = None` means "may be left out or null".
+                schema = _nullable(schema)
+            if _json_problem(p.default, "") is None:
+                schema["default"] = p.default
+        if "description" not in schema and p.name in described:
+            schema["description"] = described[p.name]
+        props[p.name] = schema
+    input_schema = {"type": "object", "properties": props}
+    if required:
+        input_schema["required"] = required
+    takes_more = sig is not None and any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+    if not takes_more:
+        input_schema["additionalProperties"] = False
+    return {
+        "name": name,
+        "entrypoint": f"{module_name}:{name}",
+        "description": doc.split("\n\n")[0].strip(),
+        "input_schema": input_schema,
+    }
+
+
 def _describe(req):
     module_name = req["module"]
     module = _import(module_name)
@@ -312,37 +351,7 @@ def _describe(req):
             sig = inspect.signature(fn)
         except (TypeError, ValueError):
             sig = None
-        props, required = {}, []
-        doc = inspect.getdoc(fn) or ""
-        described = _param_docs(doc)
-        for p in (sig.parameters.values() if sig else []):
-            # Given by Atelier, never by the model.
-            if p.name in ("workspace", "atelier_config") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                continue
-            schema = _schema_of(p.annotation)
-            if p.default is inspect.Parameter.empty:
-                required.append(p.name)
-            else:
-                if p.default is None:
-                    # `x: int = None` means "may be left out or null".
-                    schema = _nullable(schema)
-                if _json_problem(p.default, "") is None:
-                    schema["default"] = p.default
-            if "description" not in schema and p.name in described:
-                schema["description"] = described[p.name]
-            props[p.name] = schema
-        input_schema = {"type": "object", "properties": props}
-        if required:
-            input_schema["required"] = required
-        takes_more = sig is not None and any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
-        if not takes_more:
-            input_schema["additionalProperties"] = False
-        tools.append({
-            "name": name,
-            "entrypoint": f"{module_name}:{name}",
-            "description": doc.split("\n\n")[0].strip(),
-            "input_schema": input_schema,
-        })
+        tools.append(_tool(module_name, name, sig, inspect.getdoc(fn) or ""))
     return tools
 
 
@@ -373,6 +382,8 @@ def handle(request_json):
             value = _describe(req)
         elif op == "check":
             value = _check(req)
+        elif op == "inspect":
+            value = _static.inspect_bundle(req, _config["toolset_dir"], _tool)
         else:
             return _error("entrypoint", f"unknown request {op!r}")
         text = json.dumps({"status": "ok", "value": value}, allow_nan=False)

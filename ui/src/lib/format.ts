@@ -16,7 +16,8 @@ export function formatBytes(n: number): string {
 
 /** The core's printable form: `toolset.yaml:14:7 tools[1].entrypoint: message`. */
 export function formatProblem(p: Problem): string {
-  let out = "toolset.yaml";
+  // A Python module's syntax error is located in that module.
+  let out = p.file ?? "toolset.yaml";
   if (p.line !== null && p.column !== null) out += `:${p.line}:${p.column}`;
   if (p.severity === "warning") out += " warning";
   out += p.path === "" ? `: ${p.message}` : ` ${p.path}: ${p.message}`;

@@ -53,6 +53,48 @@ pub(super) fn print_problems(problems: &[Problem]) {
     }
 }
 
+/// The tools of `tools_from:` modules with their derived arguments:
+/// `t:count_lines(path: string, top?: integer|null) — Counts lines.`
+fn print_exported(toolset: &str, exported: &[atelier_core::toolsets::records::ExportedTool]) {
+    if exported.is_empty() {
+        return;
+    }
+    println!("Tools its tools_from modules export (arguments derived from their signatures):");
+    for t in exported {
+        let schema = &t.input_schema;
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        let args: Vec<String> = schema["properties"]
+            .as_object()
+            .map(|props| {
+                props
+                    .iter()
+                    .map(|(name, p)| {
+                        let ty = match &p["type"] {
+                            serde_json::Value::String(s) => s.clone(),
+                            serde_json::Value::Array(a) => {
+                                a.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>().join("|")
+                            }
+                            _ if p["enum"].is_array() => "one of".into(),
+                            _ => "any".into(),
+                        };
+                        let opt = if required.contains(&name.as_str()) { "" } else { "?" };
+                        format!("{name}{opt}: {ty}")
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let about = if t.description.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", t.description.lines().next().unwrap_or_default())
+        };
+        println!("  {toolset}:{}({}){about}", t.name, args.join(", "));
+    }
+}
+
 fn print_will_run(w: &WillRun) {
     println!("It will run, with your rights:");
     if w.python_entrypoints.is_empty() && w.mcp_servers.is_empty() {
@@ -130,16 +172,22 @@ pub(crate) async fn run(
             }
             return Ok(());
         }
+        ToolsetCommand::Test { dir } => return super::toolset_dev::test(&dir, json).await,
+        _ => {}
+    }
+    let app = super::open(data_dir, allow_file_secrets).await?;
+    match cmd {
         ToolsetCommand::Pack {
             dir,
             output: out,
             allow_warnings,
         } => {
-            let (d, o) = (dir.clone(), out.clone());
-            let packed = tokio::task::spawn_blocking(move || {
-                atelier_core::toolsets::export::pack_folder(&d, &o, &Observer::default(), allow_warnings)
-            })
-            .await??;
+            // A worker reads the Python (nothing runs): the data dir holds
+            // its caches.
+            let packed = app
+                .toolsets()
+                .pack(&dir, &out, &Observer::default(), allow_warnings)
+                .await?;
             if json {
                 output::json(&packed)?;
             } else {
@@ -154,13 +202,7 @@ pub(crate) async fn run(
                 print_problems(&packed.warnings);
                 print_will_run(&packed.will_run);
             }
-            return Ok(());
         }
-        ToolsetCommand::Test { dir } => return super::toolset_dev::test(&dir, json).await,
-        _ => {}
-    }
-    let app = super::open(data_dir, allow_file_secrets).await?;
-    match cmd {
         ToolsetCommand::Import {
             path,
             force,
@@ -233,6 +275,7 @@ pub(crate) async fn run(
                     print_problems(&report.problems);
                 }
                 if report.valid {
+                    print_exported(report.id.as_deref().unwrap_or("?"), &report.exported);
                     print_will_run(&report.will_run);
                     settings::print_consent(&report.consent);
                 }
@@ -355,10 +398,7 @@ pub(crate) async fn run(
         ToolsetCommand::Dev { dir, run, args, chat } => {
             super::toolset_dev::dev(&app, &dir, run.map(|tool| (tool, args, chat))).await?;
         }
-        ToolsetCommand::Init { .. }
-        | ToolsetCommand::Schema { .. }
-        | ToolsetCommand::Pack { .. }
-        | ToolsetCommand::Test { .. } => {}
+        ToolsetCommand::Init { .. } | ToolsetCommand::Schema { .. } | ToolsetCommand::Test { .. } => {}
     }
     Ok(())
 }

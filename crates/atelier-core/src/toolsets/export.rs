@@ -45,6 +45,27 @@ pub struct Packed {
 }
 
 impl Toolsets<'_> {
+    /// Checks a toolset folder as `validate` does — its Python included,
+    /// nothing run — and packs it into a deterministic ZIP at `out`. Strict
+    /// (a warning fails it) unless `allow_warnings`; nothing is written when
+    /// it fails.
+    pub async fn pack(&self, dir: &Path, out: &Path, observer: &Observer, allow_warnings: bool) -> Result<Packed> {
+        let mut report = self.check_bundle(dir, observer).await?;
+        if !allow_warnings {
+            validate::strict(&mut report.problems);
+        }
+        if report.problems.iter().any(|p| p.severity == validate::Severity::Error) {
+            return Err(Error::InvalidManifest {
+                bundle: dir.display().to_string(),
+                problems: report.problems,
+            });
+        }
+        let (d, o, obs) = (dir.to_path_buf(), out.to_path_buf(), observer.clone());
+        let mut packed = blocking(move || pack_folder(&d, &o, &obs, allow_warnings)).await?;
+        packed.warnings = report.problems;
+        Ok(packed)
+    }
+
     /// The manifest of an installed toolset, regenerated from the database,
     /// with secrets stripped.
     pub async fn manifest(&self, id: &str) -> Result<ToolsetManifest> {

@@ -211,12 +211,23 @@ impl Toolsets<'_> {
     pub async fn check_bundle(&self, path: &Path, observer: &Observer) -> Result<BundleReport> {
         let loaded = self.app.load_bundle(path, observer, false).await?;
         let m = loaded.checked.manifest.as_ref();
+        let mut problems = loaded.checked.problems.clone();
+        // The Python is read only of a manifest that holds together.
+        let python = match m.filter(|_| loaded.checked.errors().next().is_none()) {
+            Some(m) => {
+                let names: BTreeSet<String> = loaded.files.keys().cloned().collect();
+                self.app.inspect_python(m, &loaded.root, &names).await
+            }
+            None => Default::default(),
+        };
+        problems.extend(python.problems);
         Ok(BundleReport {
             id: m.map(|m| m.id.clone()),
             name: m.map(|m| m.name.clone()),
             version: m.map(|m| m.version.clone()),
-            valid: loaded.checked.errors().next().is_none(),
-            problems: loaded.checked.problems.clone(),
+            valid: problems.iter().all(|p| p.severity != Severity::Error),
+            problems,
+            exported: python.exported,
             will_run: m.map(will_run).unwrap_or_default(),
             file_count: loaded.files.len(),
             total_size: loaded.files.values().map(|f| f.size).sum(),
@@ -261,6 +272,17 @@ impl Toolsets<'_> {
                     size: yaml.len() as u64,
                 },
             );
+        }
+        // What can be known of the Python without running it is known
+        // before any requirement is installed: a syntax error or a missing
+        // function fails the import here, in seconds, not after a download.
+        let names: BTreeSet<String> = loaded.files.keys().cloned().collect();
+        let python = self.app.inspect_python(&manifest, &loaded.root, &names).await;
+        if python.problems.iter().any(|p| p.severity == Severity::Error) {
+            return Err(Error::InvalidManifest {
+                bundle: loaded.label.clone(),
+                problems: python.problems,
+            });
         }
         let artifacts = artifact_paths(&manifest);
         self.app.keep_artifacts(&loaded, &artifacts).await?;

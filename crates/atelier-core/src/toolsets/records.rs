@@ -125,6 +125,20 @@ pub struct BundleReport {
     pub total_size: u64,
     /// Settings to fill in, secrets it brings, variables it reads.
     pub consent: super::config::Consent,
+    /// The tools its `tools_from:` modules export, with the input schemas
+    /// derived from their signatures (read from the source, nothing run).
+    pub exported: Vec<ExportedTool>,
+}
+
+/// A tool a `tools_from:` module exports.
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+pub struct ExportedTool {
+    pub module: String,
+    pub name: String,
+    pub entrypoint: String,
+    pub description: String,
+    #[ts(type = "unknown")]
+    pub input_schema: serde_json::Value,
 }
 
 /// Where an installed toolset's files come from.

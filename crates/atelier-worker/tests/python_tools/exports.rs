@@ -202,7 +202,7 @@ async fn a_tools_from_module_without_explicit_exports_or_with_clashes_fails_the_
             .map(|e| e.to_string())
             .unwrap_or_default();
         ensure!(
-            err.contains("tools_from[0] (tools.mod)") && err.contains(expected),
+            err.contains("tools_from[0]") && err.contains("tools.mod") && err.contains(expected),
             "{id}: {err}"
         );
         ensure!(env.app.toolsets().get(id).await.is_err(), "{id}: nothing installed");

@@ -304,7 +304,8 @@ async fn the_apps_live_reload_runs_edited_local_code_and_keeps_the_last_good_ver
     let broken = wait(&mut rx, |s| s.error.is_some()).await?;
     let said = broken.error.clone().unwrap_or_default();
     ensure!(
-        said.contains("SyntaxError") && said.contains("count.py") && said.contains("line"),
+        // file:line:column, then the line itself.
+        said.contains("SyntaxError") && said.contains("tools/count.py:") && said.contains("| def broken(:"),
         "the error names the file and line: {said}"
     );
     assert_eq!(bump(&env, &chat).await?.1, "two", "a broken module never runs");

@@ -17,12 +17,29 @@ use crate::{Atelier, Error, Result};
 
 /// One tool as the worker describes it (see `runner.py`, `_describe`).
 #[derive(serde::Deserialize)]
-struct Exported {
-    name: String,
-    entrypoint: String,
+pub(super) struct Exported {
+    pub(super) name: String,
+    pub(super) entrypoint: String,
     #[serde(default)]
-    description: String,
-    input_schema: Value,
+    pub(super) description: String,
+    pub(super) input_schema: Value,
+}
+
+/// Why a `tools_from` module may not export a tool named `name`, given the
+/// manifest's `tools:` and the exports already `taken` (name, module).
+pub(super) fn exported_clash(manifest: &ToolsetManifest, taken: &[(String, String)], name: &str) -> Option<String> {
+    if !crate::toolsets::validate::is_tool_id(name) {
+        return Some(format!(
+            "exported name {name:?} is not a valid tool id (1-64 of A-Z, a-z, 0-9, `_`, `-`)"
+        ));
+    }
+    if manifest.tools.iter().any(|d| d.id == name) {
+        return Some(format!("exports {name:?}, which `tools:` also declares"));
+    }
+    taken
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, other)| format!("exports {name:?}, which {other} also exports"))
 }
 
 impl Atelier {
@@ -151,29 +168,9 @@ impl Atelier {
             let listed: Vec<Exported> = serde_json::from_value(listed)
                 .map_err(|e| fail(i, module, format!("the worker described it oddly: {e}")))?;
             for t in listed {
-                if !crate::toolsets::validate::is_tool_id(&t.name) {
-                    return Err(fail(
-                        i,
-                        module,
-                        format!(
-                            "exported name {:?} is not a valid tool id (1-64 of A-Z, a-z, 0-9, `_`, `-`)",
-                            t.name
-                        ),
-                    ));
-                }
-                if manifest.tools.iter().any(|d| d.id == t.name) {
-                    return Err(fail(
-                        i,
-                        module,
-                        format!("exports {:?}, which `tools:` also declares", t.name),
-                    ));
-                }
-                if let Some((_, other)) = out.iter().find(|(d, _)| d.id == t.name) {
-                    return Err(fail(
-                        i,
-                        module,
-                        format!("exports {:?}, which {other} also exports", t.name),
-                    ));
+                let taken: Vec<(String, String)> = out.iter().map(|(d, m)| (d.id.clone(), m.clone())).collect();
+                if let Some(why) = exported_clash(manifest, &taken, &t.name) {
+                    return Err(fail(i, module, why));
                 }
                 out.push((
                     ToolDecl {

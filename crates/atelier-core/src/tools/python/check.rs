@@ -68,6 +68,7 @@ impl Atelier {
             {
                 warnings.push(Problem {
                     severity: Severity::Warning,
+                    file: None,
                     path: format!("tools[{i}].input_schema"),
                     line: None,
                     column: None,
@@ -95,7 +96,7 @@ impl Atelier {
 
 /// How a function's signature (as the worker's check reports it) and the
 /// tool's `input_schema` disagree so that calls would fail, if they do.
-fn mismatch(signature: &serde_json::Value, schema: &serde_json::Value) -> Option<String> {
+pub(super) fn mismatch(signature: &serde_json::Value, schema: &serde_json::Value) -> Option<String> {
     let Some(params) = signature["parameters"].as_array() else {
         return None; // a builtin or C function: nothing to compare
     };
@@ -139,7 +140,7 @@ fn mismatch(signature: &serde_json::Value, schema: &serde_json::Value) -> Option
 }
 
 /// Whether the function can be given `workspace`, as every call does.
-fn takes_workspace(signature: &serde_json::Value) -> bool {
+pub(super) fn takes_workspace(signature: &serde_json::Value) -> bool {
     let Some(params) = signature["parameters"].as_array() else {
         return true;
     };

@@ -15,6 +15,7 @@
 mod calls;
 pub mod capture;
 mod check;
+mod inspect;
 pub mod venv;
 mod worker;
 

@@ -180,7 +180,10 @@ impl Worker {
         while self.output.try_recv().is_ok() {}
         let mut got = Collected::new(limits.output_cap);
         let want = match req {
-            Request::Call { id, .. } | Request::Describe { id, .. } | Request::Check { id, .. } => id.as_str(),
+            Request::Call { id, .. }
+            | Request::Describe { id, .. }
+            | Request::Check { id, .. }
+            | Request::Inspect { id, .. } => id.as_str(),
         };
         let line = atelier_protocol::to_line(req);
         if self.requests.write_all(line.as_bytes()).await.is_err() {

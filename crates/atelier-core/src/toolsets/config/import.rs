@@ -184,6 +184,7 @@ pub(crate) async fn prepare(
             .collect();
         warnings.push(Problem {
             severity: Severity::Warning,
+            file: None,
             path: "mcp_servers".into(),
             line: None,
             column: None,

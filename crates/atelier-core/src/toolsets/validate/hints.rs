@@ -30,6 +30,7 @@ pub(super) fn yaml_problem(text: &str, e: &serde_norway::Error) -> Problem {
         .collect();
     Problem {
         severity: Severity::Error,
+        file: None,
         path: String::new(),
         line,
         column,

@@ -19,6 +19,7 @@ pub const MAX_DEPTH: usize = 64;
 pub(super) fn within_limits(text: &str) -> std::result::Result<(), Problem> {
     let problem = |line: usize, column: usize, message: String| Problem {
         severity: Severity::Error,
+        file: None,
         path: String::new(),
         line: (line > 0).then_some(line),
         column: (column > 0).then_some(column),

@@ -131,6 +131,7 @@ impl Checker<'_> {
         };
         self.problems.push(Problem {
             severity,
+            file: None,
             path: path.to_owned(),
             line: pos.map(|p| p.line),
             column: pos.map(|p| p.column),
@@ -280,6 +281,7 @@ pub fn check(text: &str, files: &BTreeSet<String>) -> Checked {
     for (path, at) in &locs.duplicates {
         c.problems.push(Problem {
             severity: Severity::Error,
+            file: None,
             path: path.clone(),
             line: Some(at.line),
             column: Some(at.column),

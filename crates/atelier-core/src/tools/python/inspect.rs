@@ -1,0 +1,224 @@
+//! What `toolset validate` (and an import, before it installs any
+//! requirement) can say of a bundle's Python without running it: in a
+//! scratch worker with no venv, `inspect_static.py` compiles every module,
+//! looks up each `entrypoint:` function among its module's top-level
+//! definitions and compares its signature with the tool's `input_schema`,
+//! and derives the tools of each `tools_from:` module whose exports are
+//! written as a literal — so their schemas are shown, and a clash with
+//! `tools:` is reported, before anything is installed. What only the import
+//! can tell (a function bound by an import, a computed `TOOLS`) is left to
+//! the import's own checks ([`super::check`], `describe_exports`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use atelier_protocol::Request;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::to_outcome;
+use crate::Atelier;
+use crate::toolsets::manifest::ToolsetManifest;
+use crate::toolsets::records::ExportedTool;
+use crate::toolsets::validate::{Problem, Severity};
+
+/// What the static look found.
+#[derive(Debug, Default)]
+pub(crate) struct Inspection {
+    /// Errors (a syntax error, a missing function, a `tools_from` clash)
+    /// and warnings (a signature that disagrees with its `input_schema`).
+    pub problems: Vec<Problem>,
+    /// The tools `tools_from:` modules export, where the source says.
+    pub exported: Vec<ExportedTool>,
+}
+
+#[derive(Deserialize)]
+struct Answer {
+    syntax: Vec<SyntaxError>,
+    entrypoints: BTreeMap<String, Entrypoint>,
+    tools_from: BTreeMap<String, Option<Vec<super::calls::Exported>>>,
+}
+
+#[derive(Deserialize)]
+struct SyntaxError {
+    file: String,
+    line: Option<usize>,
+    column: Option<usize>,
+    message: String,
+    #[serde(default)]
+    text: String,
+}
+
+#[derive(Deserialize)]
+struct Entrypoint {
+    found: String,
+    #[serde(default)]
+    functions: Vec<String>,
+    #[serde(flatten)]
+    signature: Value,
+}
+
+impl Atelier {
+    /// Inspects the Python of a bundle whose files are in `root` (see the
+    /// module docs). `files` are the bundle's file names. Never fails on
+    /// the bundle's account: a worker that cannot start is a warning that
+    /// the Python was not checked.
+    pub(crate) async fn inspect_python(
+        &self,
+        manifest: &ToolsetManifest,
+        root: &Path,
+        files: &BTreeSet<String>,
+    ) -> Inspection {
+        let modules: Vec<String> = files.iter().filter(|f| f.ends_with(".py")).cloned().collect();
+        if modules.is_empty() {
+            return Inspection::default();
+        }
+        let mut seen = BTreeSet::new();
+        let entrypoints: Vec<String> = manifest
+            .tools
+            .iter()
+            .map(|t| t.entrypoint.clone())
+            .filter(|e| seen.insert(e.clone()))
+            .collect();
+        let req = Request::Inspect {
+            id: crate::ids::new_id(),
+            files: modules,
+            entrypoints,
+            tools_from: manifest.tools_from.clone(),
+        };
+        let answer = match self.scratch_worker(root, None).await {
+            Ok((mut worker, limits)) => {
+                let outcome = to_outcome(worker.request(&req, &limits).await).result;
+                worker.kill().await;
+                outcome
+                    .map_err(|f| f.message)
+                    .and_then(|v| serde_json::from_value::<Answer>(v).map_err(|e| e.to_string()))
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        match answer {
+            Ok(answer) => judge(manifest, answer),
+            Err(why) => Inspection {
+                problems: vec![Problem {
+                    severity: Severity::Warning,
+                    file: None,
+                    path: String::new(),
+                    line: None,
+                    column: None,
+                    message: format!("the Python modules were not checked: {why}"),
+                }],
+                exported: Vec::new(),
+            },
+        }
+    }
+}
+
+/// The problems of an answer, in the manifest's terms.
+fn judge(manifest: &ToolsetManifest, answer: Answer) -> Inspection {
+    let mut out = Inspection::default();
+    let problem = |severity, file: Option<String>, path: String, line, column, message| Problem {
+        severity,
+        file,
+        path,
+        line,
+        column,
+        message,
+    };
+    for s in answer.syntax {
+        let shown = if s.text.trim().is_empty() {
+            String::new()
+        } else {
+            format!("\n  {} | {}", s.line.unwrap_or(0), s.text)
+        };
+        out.problems.push(problem(
+            Severity::Error,
+            Some(s.file.clone()),
+            String::new(),
+            s.line,
+            s.column,
+            format!("{}{shown}", s.message),
+        ));
+    }
+    let mut reported = BTreeSet::new();
+    for (i, tool) in manifest.tools.iter().enumerate() {
+        let Some(ep) = answer.entrypoints.get(&tool.entrypoint) else {
+            continue;
+        };
+        let path = format!("tools[{i}].entrypoint");
+        match ep.found.as_str() {
+            "missing" if reported.insert(tool.entrypoint.clone()) => {
+                let (module, func) = tool.entrypoint.split_once(':').unwrap_or((&tool.entrypoint, ""));
+                let has = if ep.functions.is_empty() {
+                    "it defines no function".to_owned()
+                } else {
+                    format!("it defines: {}", ep.functions.join(", "))
+                };
+                let hint = crate::toolsets::validate::did_you_mean(func, ep.functions.iter().map(String::as_str))
+                    .map(|m| format!("; did you mean `{m}`?"))
+                    .unwrap_or_default();
+                out.problems.push(problem(
+                    Severity::Error,
+                    None,
+                    path,
+                    None,
+                    None,
+                    format!("{module} has no function `{func}` ({has}){hint}"),
+                ));
+            }
+            "def" => {
+                if !super::check::takes_workspace(&ep.signature) {
+                    out.problems.push(problem(
+                        Severity::Error,
+                        None,
+                        path,
+                        None,
+                        None,
+                        format!(
+                            "{}: the function must take `workspace` (the chat's folder) as a parameter",
+                            tool.entrypoint
+                        ),
+                    ));
+                } else if let Some(why) = super::check::mismatch(&ep.signature, &tool.input_schema) {
+                    out.problems.push(problem(
+                        Severity::Warning,
+                        None,
+                        format!("tools[{i}].input_schema"),
+                        None,
+                        None,
+                        format!("{}: {why}", tool.entrypoint),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut taken: Vec<(String, String)> = Vec::new();
+    for (i, module) in manifest.tools_from.iter().enumerate() {
+        let Some(Some(listed)) = answer.tools_from.get(module) else {
+            continue;
+        };
+        for t in listed {
+            match super::calls::exported_clash(manifest, &taken, &t.name) {
+                Some(why) => out.problems.push(problem(
+                    Severity::Error,
+                    None,
+                    format!("tools_from[{i}]"),
+                    None,
+                    None,
+                    format!("{module}: {why}"),
+                )),
+                None => {
+                    taken.push((t.name.clone(), module.clone()));
+                    out.exported.push(ExportedTool {
+                        module: module.clone(),
+                        name: t.name.clone(),
+                        entrypoint: t.entrypoint.clone(),
+                        description: t.description.clone(),
+                        input_schema: t.input_schema.clone(),
+                    });
+                }
+            }
+        }
+    }
+    out
+}

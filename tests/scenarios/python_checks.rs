@@ -1,0 +1,186 @@
+//! What `validate`, `pack` and an import say of a toolset's Python before
+//! anything of it runs or any requirement is installed: each module
+//! compiled, each entrypoint function found and its signature compared
+//! with its `input_schema`, `tools_from` tools derived from the source.
+
+use std::path::Path;
+
+use crate::{Env, write};
+
+/// A scaffold whose manifest also asks for a requirement no index has
+/// and a `tools_from` module that imports it: nothing may try to install
+/// it for the checks to speak.
+fn author(root: &Path, name: &str) -> std::path::PathBuf {
+    let dir = root.join(name);
+    atelier_core::toolsets::examples::init(&dir, name).expect("init");
+    let yaml = dir.join("toolset.yaml");
+    let mut text = std::fs::read_to_string(&yaml).expect("read");
+    text.push_str("python:\n  requirements: [atelier-no-such-package-xyz==9.9]\ntools_from: [tools.extra]\n");
+    std::fs::write(&yaml, text).expect("write");
+    write(
+        &dir,
+        "tools/extra.py",
+        r#""""Tools listed by TOOLS."""
+from typing import Annotated, Optional
+
+import atelier_no_such_package_xyz  # installed by the requirement, later
+
+TOOLS = [count_lines, shout]
+
+
+def count_lines(workspace, path: str, top: Optional[int] = None) -> dict:
+    """Counts the lines of a file.
+
+    Args:
+        path: A file in the workspace.
+    """
+    return {}
+
+
+def shout(workspace, text: Annotated[str, "What to shout"], times: int = 2) -> dict:
+    return {}
+"#,
+    );
+    dir
+}
+
+fn said(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn no_venv_was_made(env: &Env) {
+    let venvs = env.data().join("venvs");
+    let made: Vec<_> = std::fs::read_dir(&venvs)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(made.is_empty(), "a venv was made: {made:?}");
+}
+
+#[test]
+fn validate_shows_the_tools_from_tools_with_their_derived_arguments_before_any_install() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = author(src.path(), "derived");
+    let d = dir.to_str().expect("utf-8");
+    let out = env.cli(&["toolset", "validate", d]);
+    let text = said(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("derived:count_lines(path: string, top?: integer|null) — Counts the lines of a file."),
+        "{text}"
+    );
+    assert!(text.contains("derived:shout(text: string, times?: integer)"), "{text}");
+    let report = env.json(&["toolset", "validate", d]);
+    let shout = &report["exported"][1]["input_schema"];
+    assert_eq!(shout["properties"]["text"]["description"], "What to shout");
+    assert_eq!(shout["properties"]["times"]["default"], 2);
+    let count = &report["exported"][0]["input_schema"];
+    assert_eq!(count["properties"]["path"]["description"], "A file in the workspace.");
+    assert_eq!(count["required"], serde_json::json!(["path"]));
+    no_venv_was_made(&env);
+}
+
+#[test]
+fn validate_catches_each_python_error_without_installing_anything() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = author(src.path(), "broken");
+    // A syntax error in a module no entrypoint names, a misspelt function,
+    // a signature that does not take a schema property, a function that
+    // cannot be given `workspace`, and an export `tools:` also declares.
+    write(&dir, "tools/helpers.py", "def helper(x):\n    return [x for x in\n");
+    let yaml = dir.join("toolset.yaml");
+    let text = std::fs::read_to_string(&yaml).expect("read");
+    let text = text
+        .replacen("entrypoint: tools.words:word_count", "entrypoint: tools.words:word_cont", 1)
+        .replacen(
+            "tools:\n",
+            "tools:\n  - id: shout\n    name: Shout\n    entrypoint: tools.more:shout\n    input_schema: {type: object, properties: {text: {type: string}, loud: {type: boolean}}}\n  - id: nows\n    name: No workspace\n    entrypoint: tools.more:nows\n    input_schema: {type: object}\n",
+            1,
+        );
+    std::fs::write(&yaml, text).expect("write");
+    write(
+        &dir,
+        "tools/more.py",
+        "import atelier_no_such_package_xyz\n\ndef shout(workspace, text):\n    return {}\n\ndef nows(path=''):\n    return {}\n",
+    );
+    let out = env.cli(&["toolset", "validate", dir.to_str().expect("utf-8")]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("tools/helpers.py:2:")
+            && text.contains("SyntaxError")
+            && text.contains("2 |     return [x for x in"),
+        "the syntax error with its file, line and source:\n{text}"
+    );
+    assert!(
+        text.contains("tools.words has no function `word_cont` (it defines: word_count); did you mean `word_count`?"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "tools.more:shout: input_schema.properties.loud is not a parameter of the function (it takes: text)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("tools.more:nows: the function must take `workspace`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("tools_from[0]: tools.extra: exports \"shout\", which `tools:` also declares"),
+        "{text}"
+    );
+    no_venv_was_made(&env);
+}
+
+#[test]
+fn an_import_and_a_pack_refuse_a_syntax_error_before_installing_requirements() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = author(src.path(), "syntax");
+    let words = dir.join("tools/words.py");
+    let text = std::fs::read_to_string(&words).expect("read");
+    std::fs::write(&words, text.replacen("    if path:", "    if path\n", 1)).expect("write");
+    let d = dir.to_str().expect("utf-8");
+    let zip = src.path().join("syntax.zip");
+    let z = zip.to_str().expect("utf-8");
+    let out = env.cli(&["toolset", "pack", d, "-o", z]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("tools/words.py:") && text.contains("SyntaxError"),
+        "{text}"
+    );
+    assert!(!zip.exists(), "nothing packed");
+
+    // A ZIP made anyway (by another tool) is refused at import, with the
+    // same words, before the requirement is looked for.
+    let files: Vec<(String, Vec<u8>)> = crate::tree_of(&dir)
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with('.'))
+        .collect();
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&zip).expect("create"));
+    for (p, bytes) in &files {
+        w.start_file(p.as_str(), zip::write::SimpleFileOptions::default())
+            .expect("entry");
+        std::io::Write::write_all(&mut w, bytes).expect("write");
+    }
+    w.finish().expect("finish");
+    let out = env.cli(&["toolset", "import", z]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("tools/words.py:") && text.contains("SyntaxError"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("atelier-no-such-package"),
+        "no install was tried: {text}"
+    );
+    no_venv_was_made(&env);
+}
