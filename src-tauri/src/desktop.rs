@@ -7,9 +7,6 @@ use std::process::{Command, Stdio};
 /// Opens `dir` with the platform's opener (`xdg-open`, `open`, `explorer`),
 /// detached: the file manager outlives nothing of ours.
 pub(crate) fn reveal(dir: &Path) -> io::Result<()> {
-    if !dir.is_dir() {
-        return Err(io::Error::new(io::ErrorKind::NotFound, "no such folder"));
-    }
     let opener = if cfg!(target_os = "macos") {
         "open"
     } else if cfg!(windows) {
@@ -17,13 +14,54 @@ pub(crate) fn reveal(dir: &Path) -> io::Result<()> {
     } else {
         "xdg-open"
     };
+    reveal_with(opener, dir)
+}
+
+/// Opens `dir` with `opener`. A missing opener is said as such, not as a
+/// missing folder (both are "not found" to the OS).
+fn reveal_with(opener: &str, dir: &Path) -> io::Result<()> {
+    if !dir.is_dir() {
+        return Err(io::Error::new(io::ErrorKind::NotFound, "the folder does not exist"));
+    }
     let mut child = Command::new(opener)
         .arg(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()?;
+        .spawn()
+        .map_err(|e| {
+            if e.kind() == io::ErrorKind::NotFound {
+                let hint = if opener == "xdg-open" { " (it comes with xdg-utils)" } else { "" };
+                io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!(
+                        "the folder is there, but {opener}, which opens folders in the file manager, is not installed{hint}; open the folder yourself"
+                    ),
+                )
+            } else {
+                e
+            }
+        })?;
     // Reap it in the background so it never lingers as a zombie.
     std::thread::spawn(move || child.wait());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_opener_is_named_not_blamed_on_the_folder() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let e = reveal_with("atelier-no-such-opener", dir.path()).expect_err("no opener");
+        let text = e.to_string();
+        assert!(text.contains("atelier-no-such-opener"), "{text}");
+        assert!(
+            text.contains("is not installed") && text.contains("the folder is there"),
+            "{text}"
+        );
+        let gone = reveal_with("atelier-no-such-opener", &dir.path().join("gone")).expect_err("no folder");
+        assert_eq!(gone.to_string(), "the folder does not exist");
+    }
 }

@@ -70,7 +70,7 @@ async fn a_refused_origin_names_the_setting_and_changes_nothing() {
         .expect_err("refused");
     assert_eq!(e.kind(), "invalid_setting");
     assert!(
-        e.to_string().contains("frame_origins") && e.to_string().contains("wildcards"),
+        e.to_string().contains("Pages tools may show") && e.to_string().contains("wildcards"),
         "{e}"
     );
     assert_eq!(
@@ -89,7 +89,10 @@ fn the_cli_shares_the_settings_with_the_app() {
     let bad = env.cli(&["settings", "allow-frame-origin", "ftp://example.org"]);
     assert_eq!(bad.status.code(), Some(1));
     let err = String::from_utf8_lossy(&bad.stderr);
-    assert!(err.contains("frame_origins") && err.contains("not ftp:"), "{err}");
+    assert!(
+        err.contains("Pages tools may show") && err.contains("not ftp:"),
+        "{err}"
+    );
     env.ok(&["settings", "forbid-frame-origin", "example.org"]);
     assert!(env.ok(&["settings", "show"]).contains("this computer only"));
 }

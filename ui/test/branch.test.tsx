@@ -99,7 +99,7 @@ describe("a step's changes", () => {
       chat_tree: () => tree("c"),
       diff_nodes: () => ({
         added: ["new.txt"],
-        removed: [],
+        removed: ["old.txt"],
         modified: [{ path: "a.txt", diff: "--- a.txt\n+++ a.txt\n@@ -1 +1 @@\n-one\n+ONE" }],
       }),
       restore_file: () => ({
@@ -122,7 +122,12 @@ describe("a step's changes", () => {
     expect(within(changed).getByText("new.txt")).toBeInTheDocument();
     expect(changed.querySelector(".diff-del")?.textContent).toBe("-one\n");
     expect(changed.querySelector(".diff-add")?.textContent).toBe("+ONE\n");
-    await userEvent.click(within(changed).getByRole("button", { name: "Restore a.txt as of this step" }));
+    // Each button says what it does: bring a version back, or take the file out.
+    expect(within(changed).getByRole("button", { name: "Restore this version: new.txt" })).toBeInTheDocument();
+    expect(within(changed).getByRole("button", { name: "Remove from current: old.txt" })).toHaveTextContent(
+      "Remove from current",
+    );
+    await userEvent.click(within(changed).getByRole("button", { name: "Restore this version: a.txt" }));
     expect(await screen.findByText("a.txt is back as it was after this step (a new edit node).")).toBeInTheDocument();
     expect(argsOf(calls, "restore_file")).toEqual([{ chatId: "chat-1", path: "a.txt", from: "a" }]);
     expect(onSwitched).toHaveBeenCalled();
@@ -223,5 +228,17 @@ describe("uploads", () => {
     });
     render(<BranchView chatId="chat-1" calls={[]} version="1" focusId={null} onSwitched={() => undefined} />);
     expect(await screen.findByText("Upload: 2 added")).toBeInTheDocument();
+  });
+});
+
+describe("a denied call", () => {
+  it("shows no files changed by its step: it ran nothing", async () => {
+    const denied = call({ id: "cd", node_id: "a", tool_id: "delete_file", status: "error", error_kind: "denied" });
+    mockCommands({
+      chat_tree: () => [node("root", null, { children: ["a"], latest_leaf: "a" }), node("a", "root", {})],
+    });
+    render(<BranchView chatId="chat-1" calls={[denied]} version="1" focusId={null} onSwitched={vi.fn()} />);
+    expect(await screen.findByRole("article", { name: "Call of delete_file" })).toHaveTextContent("denied");
+    expect(screen.queryByText("Files changed by this step")).toBeNull();
   });
 });

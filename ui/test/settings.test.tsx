@@ -33,7 +33,7 @@ describe("settings panel", () => {
           throw {
             kind: "invalid_setting",
             message:
-              'setting frame_origins: "https://*.x.org" cannot be used: wildcards are not allowed: name each host',
+              'setting “Pages tools may show”: "https://*.x.org" cannot be used: wildcards are not allowed: name each host',
           };
         }
         saved = ["https://docs.example.com"];

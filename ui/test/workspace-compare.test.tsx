@@ -147,7 +147,7 @@ describe("comparing two nodes", () => {
     });
     const panel = await openCompare();
     await within(panel).findByRole("list", { name: "Differences" });
-    await userEvent.click(within(panel).getByRole("button", { name: "Restore notes.md as in the From node" }));
+    await userEvent.click(within(panel).getByRole("button", { name: "Restore the From version of notes.md" }));
     expect(await within(panel).findByText("Restored (a new edit node).")).toBeInTheDocument();
     expect(argsOf(calls, "restore_file")).toEqual([{ chatId: "chat-1", path: "notes.md", from: "b" }]);
   });
@@ -162,6 +162,10 @@ describe("comparing two nodes", () => {
     expect(argsOf(calls, "diff_nodes").at(-1)).toEqual({ chatId: "chat-1", from: "root", to: "c" });
     const list = within(panel).getByRole("list", { name: "Differences" });
     expect(within(list).getAllByText("added")).toHaveLength(2);
+    // Not in the From node: its button takes the file out, and says so.
+    expect(within(list).getByRole("button", { name: /^Remove notes\.md from current/ })).toHaveTextContent(
+      "Remove from current",
+    );
 
     await userEvent.click(within(panel).getByRole("button", { name: "Swap the two nodes" }));
     expect(await within(panel).findByText("2 removed.")).toBeInTheDocument();

@@ -28,6 +28,8 @@ pub struct Settings {
 }
 
 const FRAME_ORIGINS: &str = "frame_origins";
+/// The setting as the Settings screen names it (errors never show the stored key).
+const FRAME_ORIGINS_LABEL: &str = "“Pages tools may show”";
 
 /// Hosts whose pages are always framed: this computer's own.
 const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
@@ -161,14 +163,14 @@ impl SettingsStore<'_> {
 /// The stored JSON list of frame origins.
 fn decode_origins(text: &str) -> Result<Vec<String>> {
     serde_json::from_str(text).map_err(|e| Error::InvalidData {
-        what: "setting frame_origins",
+        what: "the saved list of pages tools may show",
         reason: e.to_string(),
     })
 }
 
 fn invalid(value: &str, reason: impl Into<String>) -> Error {
     Error::InvalidSetting {
-        key: FRAME_ORIGINS,
+        key: FRAME_ORIGINS_LABEL,
         value: value.to_owned(),
         reason: reason.into(),
     }
@@ -367,7 +369,14 @@ mod tests {
         ] {
             let e = parse_origin(raw).expect_err("refused").to_string();
             assert!(e.contains(reason), "{raw:?}: {e}");
-            assert!(e.contains("frame_origins"), "{raw:?}: the error names the setting: {e}");
+            assert!(
+                e.contains("“Pages tools may show”"),
+                "{raw:?}: the error names the setting: {e}"
+            );
+            assert!(
+                !e.contains("frame_origins"),
+                "{raw:?}: no internal key in the message: {e}"
+            );
         }
     }
 }

@@ -9,6 +9,7 @@ import { useRuns } from "./runs";
 import { prefetchManifest } from "../workspace/manifests";
 import { StepItem, type Move, type Step } from "./StepItem";
 import { StepList } from "./StepList";
+import type { Rerun } from "./rerun";
 import { chatPosition, useReportPosition, type Position } from "./position";
 
 /** The chat is at an older step: say so where the calls are, with the way back. */
@@ -61,7 +62,7 @@ export function BranchView({
   focusId: string | null;
   /** The workspace moved (to this manifest, when known). */
   onSwitched: (activeManifestId?: string) => void;
-  onRerun?: (call: ToolCallRecord) => void;
+  onRerun?: Rerun;
 }) {
   const [nonce, setNonce] = useState(0);
   const [tree, reload] = useLoad(() => api.chatTree(chatId), `${chatId}:${version}:${nonce}`, chatId);

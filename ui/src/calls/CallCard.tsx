@@ -4,6 +4,7 @@ import { Badge, Spinner } from "../components/feedback";
 import { formatTime } from "../lib/format";
 import { pretty } from "../lib/json";
 import { shownStatus, type ShownStatus } from "../lib/callStatus";
+import { useRerun, type Rerun } from "./rerun";
 
 // The renderers (CodeMirror, markdown) are a separate chunk: the first
 // screen, the toolset list, does not wait for them.
@@ -36,7 +37,7 @@ export function CallCard({
   deferBody = false,
 }: {
   call: ToolCallRecord;
-  onRerun?: (call: ToolCallRecord) => void;
+  onRerun?: Rerun;
   deferBody?: boolean;
 }) {
   const body = useRef<HTMLDivElement>(null);
@@ -48,6 +49,7 @@ export function CallCard({
     };
   }, [deferBody, call.id]);
   const status = shownStatus(call);
+  const rerun = useRerun(call, onRerun);
   return (
     <article className="call-card" aria-label={`Call of ${call.tool_id}`}>
       <header className="call-header">
@@ -61,12 +63,13 @@ export function CallCard({
             type="button"
             className="btn btn-small btn-ghost call-rerun"
             title="Open the form with these arguments to edit and run again"
-            onClick={() => onRerun(call)}
+            onClick={rerun.click}
           >
             Run again…
           </button>
         )}
       </header>
+      {rerun.shown}
       <details className="call-args">
         <summary>Arguments</summary>
         <pre className="code-block">{pretty(call.args)}</pre>

@@ -32,21 +32,35 @@ export function NodeChanges({
     setNote(null);
     api.restoreFile(chatId, path, to).then((out) => {
       setNote(
-        out.changed ? `${path} is back as it was after this step (a new edit node).` : `${path} is already like that.`,
+        out.changed
+          ? removedHere.has(path)
+            ? `${path} is removed from the current workspace (a new edit node).`
+            : `${path} is back as it was after this step (a new edit node).`
+          : `${path} is already like that.`,
       );
       onRestored();
     }, setError);
   };
-  const restoreButton = (path: string) => (
-    <button
-      type="button"
-      className="btn btn-small btn-ghost"
-      aria-label={`Restore ${path} as of this step`}
-      onClick={() => restore(path)}
-    >
-      Restore
-    </button>
-  );
+  // Bringing back a file this step removed means removing it from the current workspace.
+  const removedHere = new Set(d.removed);
+  const restoreButton = (path: string) => {
+    const label = removedHere.has(path) ? "Remove from current" : "Restore this version";
+    return (
+      <button
+        type="button"
+        className="btn btn-small btn-ghost"
+        aria-label={`${label}: ${path}`}
+        title={
+          removedHere.has(path)
+            ? "This step removed the file: remove it from the current workspace too (a new edit node)"
+            : "Bring the file as it was after this step into the current workspace (a new edit node)"
+        }
+        onClick={() => restore(path)}
+      >
+        {label}
+      </button>
+    );
+  };
 
   if (d.added.length + d.removed.length + d.modified.length === 0) {
     return <p className="muted small">This step changed no files.</p>;

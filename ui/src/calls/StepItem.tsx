@@ -4,8 +4,10 @@
 import { memo, useState } from "react";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { editCounts } from "../chats/mapLabels";
+import { shownStatus } from "../lib/callStatus";
 import { CallCard } from "./CallCard";
 import { NodeChanges } from "./NodeChanges";
+import type { Rerun } from "./rerun";
 
 /** How a button moves the workspace: to a sibling's branch, or back to a step. */
 export type Move = "switch" | "checkout";
@@ -35,7 +37,7 @@ type Props = {
   locked: boolean;
   lockedTitle: string | undefined;
   move: (how: Move, id: string) => Promise<void>;
-  onRerun: ((call: ToolCallRecord) => void) | undefined;
+  onRerun: Rerun | undefined;
   onRestored: () => void;
   /** A long list is scrolling past: leave the renderer for later. */
   deferBody?: boolean;
@@ -102,7 +104,8 @@ export const StepItem = memo(function StepItem({
       ) : (
         <p className="edit-node muted">{editSummary(node)}</p>
       )}
-      {node.parent_id !== null && (
+      {/* A denied call ran nothing and changed no file. */}
+      {node.parent_id !== null && (call === null || shownStatus(call) !== "denied") && (
         <StepChanges chatId={chatId} from={node.parent_id} to={node.id} onRestored={onRestored} />
       )}
     </>

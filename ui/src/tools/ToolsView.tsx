@@ -8,6 +8,7 @@ import { isObject, type JsonObject } from "../lib/json";
 import { useLoad } from "../lib/useLoad";
 import { useFocusChosenForm } from "./focusForm";
 import { ToolPicker } from "./ToolPicker";
+import { rerunOrSay } from "./rerunOrSay";
 import { ToolRunner } from "./ToolRunner";
 
 type ChatCalls = { chatId: string | null; calls: ToolCallRecord[] };
@@ -30,19 +31,13 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
   const [lastRunId, setLastRunId] = useState<string | null>(null);
   // "Run again…": the tool and the arguments to start its form from.
   const [prefill, setPrefill] = useState<{ toolId: string; args: JsonObject; seq: number } | null>(null);
-  const [rerunError, setRerunError] = useState<string | null>(null);
-  const rerun = (call: ToolCallRecord) => {
-    if (!tools.some((t) => t.tool_id === call.tool_id)) {
-      setRerunError(
-        `${call.tool_id} is not available any more: its toolset was disabled, upgraded without it, or removed.`,
-      );
-      return;
-    }
-    setRerunError(null);
+  const openForm = (call: ToolCallRecord) => {
     setSelectedId(call.tool_id);
     const args = isObject(call.args) ? call.args : {};
     setPrefill((p) => ({ toolId: call.tool_id, args, seq: (p?.seq ?? 0) + 1 }));
   };
+  // A tool that cannot run now is said on the call's card, with the fix.
+  const rerun = (call: ToolCallRecord) => rerunOrSay(call, tools, openForm, reloadCatalog);
 
   const tools = catalog.data?.tools ?? [];
   const selected = tools.find((t) => t.tool_id === selectedId) ?? null;
@@ -78,9 +73,6 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
         )}
       </div>
       <div className="run-column" ref={runColumn}>
-        {rerunError !== null && (
-          <ErrorBox error={rerunError} title="Cannot run again." onDismiss={() => setRerunError(null)} />
-        )}
         {selected === null ? (
           <EmptyState title="Choose a tool to run">
             Pick one from the list: a form for its arguments opens here, and each run is added to the current chat.

@@ -24,6 +24,15 @@ const FORM_ERRORS = new Set(["config_invalid", "config_missing", "secrets_unavai
  * The channel sends two kinds of updates: counts (no step) and installer
  * steps (zero counts). Each keeps what the other said last.
  */
+/** Why a bundle check failed, in words: refused as unsafe is not "could not be read". */
+export function checkFailedTitle(name: string, error: unknown): string {
+  if (isIpcError(error) && error.kind === "invalid_bundle") {
+    return `${name} was read and refused: it breaks a safety rule for toolset bundles, so nothing was installed.`;
+  }
+  if (isIpcError(error) && error.kind === "invalid_manifest") return `${name} has a toolset.yaml Atelier cannot use.`;
+  return `${name} could not be read.`;
+}
+
 export function mergeProgress(prev: ImportProgress | null, update: ImportProgress): ImportProgress {
   if (update.step !== null && prev !== null) return { ...prev, step: update.step };
   if (update.step === null && prev !== null) return { ...update, step: prev.step };
@@ -104,7 +113,7 @@ export function ImportFlow({
     case "check-failed":
       return (
         <section className="panel" aria-label="Review bundle">
-          <ErrorBox error={phase.error} title={`${baseName(path)} could not be read.`} onDismiss={onClose} />
+          <ErrorBox error={phase.error} title={checkFailedTitle(baseName(path), phase.error)} onDismiss={onClose} />
         </section>
       );
     case "review":

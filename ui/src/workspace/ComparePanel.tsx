@@ -44,7 +44,7 @@ function NodeSelect({
  * Brings one file into the current workspace as it is in the "From" node
  * (absent there: removed), as a new edit node.
  */
-function RestoreFrom({ chatId, node, path }: { chatId: string; node: string; path: string }) {
+function RestoreFrom({ chatId, node, path, absent }: { chatId: string; node: string; path: string; absent: boolean }) {
   const moved = useMoved();
   const [state, setState] = useState<{ busy: boolean; note: string | null; error: unknown }>({
     busy: false,
@@ -57,7 +57,11 @@ function RestoreFrom({ chatId, node, path }: { chatId: string; node: string; pat
       (out) => {
         setState({
           busy: false,
-          note: out.changed ? "Restored (a new edit node)." : "Already like that.",
+          note: out.changed
+            ? absent
+              ? "Removed (a new edit node)."
+              : "Restored (a new edit node)."
+            : "Already like that.",
           error: null,
         });
         if (out.changed) moved();
@@ -70,12 +74,18 @@ function RestoreFrom({ chatId, node, path }: { chatId: string; node: string; pat
       <button
         type="button"
         className="btn btn-small btn-ghost"
-        aria-label={`Restore ${path} as in the From node`}
-        title="Bring this file into the current workspace as it is in the From node"
+        aria-label={
+          absent ? `Remove ${path} from current (it is not in the From node)` : `Restore the From version of ${path}`
+        }
+        title={
+          absent
+            ? "The From node does not have this file: remove it from the current workspace (a new edit node)"
+            : "Bring this file into the current workspace as it is in the From node (a new edit node)"
+        }
         disabled={state.busy}
         onClick={restore}
       >
-        Restore from “From”
+        {absent ? "Remove from current" : "Restore the “From” version"}
       </button>
       {state.note !== null && <span className="muted small">{state.note}</span>}
       {state.error !== null && <ErrorBox error={state.error} title={`${path} was not restored.`} />}
@@ -95,6 +105,8 @@ function CompareResult({ chatId, from, to }: { chatId: string; from: string; to:
     return <ErrorBox error={load.error} title="The two nodes could not be compared." onRetry={reload} />;
   if (load.state === "loading" || load.data === null) return <Spinner label="Comparing…" />;
   const d = load.data;
+  // Added going From → To: the From node does not have it.
+  const addedInTo = new Set(d.added);
   return (
     <div className="compare-result" aria-live="polite">
       <p className="compare-summary">
@@ -104,7 +116,7 @@ function CompareResult({ chatId, from, to }: { chatId: string; from: string; to:
         <DiffList
           diff={d}
           label="Differences"
-          actions={(path) => <RestoreFrom chatId={chatId} node={from} path={path} />}
+          actions={(path) => <RestoreFrom chatId={chatId} node={from} path={path} absent={addedInTo.has(path)} />}
         />
       )}
     </div>

@@ -70,7 +70,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   const [comparing, setComparing] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
   const [status, setStatus] = useState<Status>(null);
-  const [error, setError] = useState<unknown>(null);
+  const [error, setError] = useState<{ title: string; error: unknown } | null>(null);
   // Another chat: its own files, nothing chosen, nothing to report yet. An
   // action still under way for the chat left behind reports nowhere (a
   // chat made by this view's own upload is no switch: it reports here).
@@ -104,7 +104,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   }
 
   /** Runs an action of this view; what it reports goes nowhere once another chat is shown. */
-  const act = async (what: string, f: (progress: (text: string) => void) => Promise<Status>) => {
+  const act = async (what: string, failed: string, f: (progress: (text: string) => void) => Promise<Status>) => {
     const started = shownRef.current;
     const here = () => started === null || shownRef.current === started;
     setBusy(what);
@@ -116,14 +116,14 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
       });
       if (here()) setStatus(out);
     } catch (e) {
-      if (here()) setError(e);
+      if (here()) setError({ title: failed, error: e });
     } finally {
       if (here()) setBusy(null);
     }
   };
 
   const upload = (paths: string[]) =>
-    void act("Adding files…", async (progress) => {
+    void act("Adding files…", "The files were not added.", async (progress) => {
       const id = await chats.ensure();
       const out = await api.uploadFiles(id, paths, "", (p) =>
         progress(`Adding files… ${p.files_done} file${p.files_done === 1 ? "" : "s"} (${formatBytes(p.bytes_done)})`),
@@ -142,7 +142,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   const over = useBundleDrop(active, upload);
 
   const exportTo = (zip: boolean) =>
-    void act("Exporting…", async () => {
+    void act("Exporting…", "Not exported.", async () => {
       if (chatId === null) return null;
       const path = await api.pickWorkspaceExportPath(zip ? "workspace.zip" : "workspace", zip);
       if (path === null) return null;
@@ -152,7 +152,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
     });
 
   const openFolder = () =>
-    void act("", async () => {
+    void act("", "The folder did not open in the file manager.", async () => {
       if (chatId !== null) await api.openWorkspaceFolder(chatId);
       return null;
     });
@@ -242,7 +242,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
       )}
       {busy !== null && busy !== "" && <Spinner label={busy} />}
       {status !== null && <Notice tone={status.tone}>{status.text}</Notice>}
-      {error !== null && <ErrorBox error={error} title="That did not work." onDismiss={() => setError(null)} />}
+      {error !== null && <ErrorBox error={error.error} title={error.title} onDismiss={() => setError(null)} />}
       {load.state === "error" && (
         <ErrorBox
           error={load.error}

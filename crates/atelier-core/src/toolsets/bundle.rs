@@ -51,6 +51,23 @@ fn ignored_path(path: &str) -> bool {
 
 /// A bundle error naming the bundle and the entry (a name of hostile
 /// length is shown by its start).
+/// A size in the units a person reads: "512 MiB", "4.0 GiB", "900 bytes".
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (size, unit) in UNITS {
+        if n >= size {
+            return if n.is_multiple_of(size) {
+                format!("{} {unit}", n / size)
+            } else {
+                #[allow(clippy::cast_precision_loss)] // one decimal is all that is shown
+                let v = n as f64 / size as f64;
+                format!("{v:.1} {unit}")
+            };
+        }
+    }
+    format!("{n} bytes")
+}
+
 fn reject(bundle: &Path, entry: Option<&str>, message: impl Into<String>) -> Error {
     let shown = |e: &str| {
         if e.chars().count() > 120 {
@@ -171,7 +188,11 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
         return Err(reject(
             zip_path,
             None,
-            format!("{declared} bytes uncompressed; a bundle may hold at most {MAX_TOTAL}"),
+            format!(
+                "{} uncompressed; a bundle may hold at most {}",
+                human_bytes(declared),
+                human_bytes(MAX_TOTAL)
+            ),
         ));
     }
     let prefix = root_prefix(zip_path, entries.iter().map(|(_, n)| n.as_str()))?;
@@ -215,7 +236,8 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
                         zip_path,
                         Some(name),
                         format!(
-                            "inflates to more than {MAX_RATIO}× its compressed size ({compressed} bytes): a zip bomb?"
+                            "inflates to more than {MAX_RATIO}× its compressed size ({}): a zip bomb?",
+                            human_bytes(compressed)
                         ),
                     ));
                 }
@@ -223,7 +245,7 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
                     return Err(reject(
                         zip_path,
                         None,
-                        format!("more than {MAX_TOTAL} bytes uncompressed"),
+                        format!("more than {} uncompressed", human_bytes(MAX_TOTAL)),
                     ));
                 }
                 hasher.update(&buf[..k]);
@@ -320,7 +342,11 @@ pub fn scan_folder(dir: &Path, observer: &Observer) -> Result<Files> {
         return Err(reject(
             dir,
             None,
-            format!("{total} bytes; a toolset may hold at most {MAX_TOTAL}"),
+            format!(
+                "{}; a toolset may hold at most {}",
+                human_bytes(total),
+                human_bytes(MAX_TOTAL)
+            ),
         ));
     }
     Ok(files)
@@ -376,4 +402,18 @@ fn hash_file(path: &Path) -> Result<FileInfo> {
         sha256: Hash(hasher.finalize().into()),
         size,
     })
+}
+
+#[cfg(test)]
+mod size_words {
+    use super::*;
+
+    #[test]
+    fn sizes_read_in_binary_units() {
+        assert_eq!(human_bytes(MAX_TOTAL), "512 MiB");
+        assert_eq!(human_bytes(4_294_969_317), "4.0 GiB");
+        assert_eq!(human_bytes(4 << 30), "4 GiB");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(900), "900 bytes");
+    }
 }
