@@ -10,23 +10,21 @@
 //! its result (and is refused, or upgrades over it).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 use sqlx::Row;
 
 use super::servers::{check_namespace, ensure_idle, servers_declared_only_by, sync_server, to_json};
 
-use super::bundle::{self, Files};
+use super::bundle;
+use super::load::Staging;
 use super::manifest::{RendererKind, ToolsetManifest};
-use super::records::{
-    BundleReport, EntryPoint, ImportAction, ImportReport, ServerLaunch, SourceType, WillRun, toolset_from_row,
-};
-use super::swap::ImportDir;
-use super::validate::{self, Checked, MANIFEST_FILE, Severity};
+use super::records::{EntryPoint, ImportAction, ImportReport, ServerLaunch, SourceType, WillRun, toolset_from_row};
+use super::validate::{MANIFEST_FILE, Severity};
 use crate::store::Observer;
 use crate::toolsets::Toolsets;
-use crate::{Atelier, Error, Result, blocking, db, ids};
+use crate::{Error, Result, db, ids};
 
 /// How to import.
 #[derive(Debug, Clone, Default)]
@@ -44,25 +42,6 @@ pub struct ImportOptions {
     /// Process environment variables the person allows it to read.
     pub allow_env: Vec<String>,
 }
-
-/// A bundle read from disk and checked.
-struct Loaded {
-    source_type: SourceType,
-    /// Where the files are: the staging folder they were unpacked or
-    /// copied into.
-    root: PathBuf,
-    /// The author's folder of a local toolset (watched, and where its
-    /// manifest is read from).
-    source: Option<PathBuf>,
-    staging: Option<Staging>,
-    files: Files,
-    checked: Checked,
-    label: String,
-}
-
-/// A ZIP's import: its lock and names (the staging folder is removed when
-/// it drops, unless it was swapped in).
-struct Staging(ImportDir);
 
 /// The canonical id of a toolset tool.
 pub fn tool_id(toolset_id: &str, tool: &str) -> String {
@@ -120,124 +99,7 @@ fn artifact_paths(m: &ToolsetManifest) -> BTreeSet<String> {
         .collect()
 }
 
-impl Atelier {
-    /// Reads a bundle (ZIP file or folder) and checks it, blocking work on a
-    /// worker thread.
-    /// `install`: a folder is copied into a staging folder to be swapped
-    /// in; a check alone reads it where it is.
-    async fn load_bundle(&self, path: &Path, observer: &Observer, install: bool) -> Result<Loaded> {
-        let md = tokio::fs::metadata(path).await.map_err(Error::io("open", path))?;
-        let label = path.display().to_string();
-        let obs = observer.clone();
-        if md.is_dir() {
-            let dir = tokio::fs::canonicalize(path).await.map_err(Error::io("open", path))?;
-            let d = dir.clone();
-            let files = blocking(move || bundle::scan_folder(&d, &obs)).await?;
-            let checked = read_manifest(&dir, &files).await?;
-            if !install {
-                return Ok(Loaded {
-                    source_type: SourceType::Local,
-                    root: dir.clone(),
-                    source: Some(dir),
-                    staging: None,
-                    files,
-                    checked,
-                    label,
-                });
-            }
-            // Runs from a copy (see `bundle::copy_folder`).
-            let import = ImportDir::begin(&self.data_dir().toolsets_dir())?;
-            let staging_dir = import.staging();
-            let (from, to, listed, obs) = (dir.clone(), staging_dir.clone(), files.clone(), observer.clone());
-            blocking(move || bundle::copy_folder(&from, &listed, &to, &obs)).await?;
-            return Ok(Loaded {
-                source_type: SourceType::Local,
-                root: staging_dir,
-                source: Some(dir),
-                staging: Some(Staging(import)),
-                files,
-                checked,
-                label,
-            });
-        }
-        let import = ImportDir::begin(&self.data_dir().toolsets_dir())?;
-        let staging_dir = import.staging();
-        let staging = Staging(import);
-        let (zip, dest) = (path.to_path_buf(), staging_dir.clone());
-        let files = blocking(move || bundle::unpack_zip(&zip, &dest, &obs)).await?;
-        let checked = read_manifest(&staging_dir, &files).await?;
-        Ok(Loaded {
-            source_type: SourceType::Zip,
-            root: staging_dir,
-            source: None,
-            staging: Some(staging),
-            files,
-            checked,
-            label,
-        })
-    }
-
-    /// HTML artifacts are also kept by content hash in `artifacts/`, never
-    /// deleted, so renders of old tool calls keep working after an upgrade
-    /// or uninstall.
-    async fn keep_artifacts(&self, loaded: &Loaded, artifacts: &BTreeSet<String>) -> Result<()> {
-        let dir = self.data_dir().root().join("artifacts");
-        for a in artifacts {
-            let Some(info) = loaded.files.get(a) else { continue };
-            let hex = info.sha256.to_hex();
-            let dest = dir.join(&hex[..2]).join(&hex);
-            if tokio::fs::try_exists(&dest).await.unwrap_or(false) {
-                continue;
-            }
-            let parent = dir.join(&hex[..2]);
-            tokio::fs::create_dir_all(&parent)
-                .await
-                .map_err(Error::io("create", &parent))?;
-            let tmp = dest.with_extension("tmp");
-            tokio::fs::copy(loaded.root.join(a), &tmp)
-                .await
-                .map_err(Error::io("copy", &tmp))?;
-            tokio::fs::rename(&tmp, &dest)
-                .await
-                .map_err(Error::io("store", &dest))?;
-        }
-        Ok(())
-    }
-}
-
 impl Toolsets<'_> {
-    /// Checks a bundle without installing it: every manifest problem, and
-    /// what it would run (entry points, requirements, MCP commands).
-    pub async fn check_bundle(&self, path: &Path, observer: &Observer) -> Result<BundleReport> {
-        let loaded = self.app.load_bundle(path, observer, false).await?;
-        let m = loaded.checked.manifest.as_ref();
-        let mut problems = loaded.checked.problems.clone();
-        // The Python is read only of a manifest that holds together.
-        let python = match m.filter(|_| loaded.checked.errors().next().is_none()) {
-            Some(m) => {
-                let names: BTreeSet<String> = loaded.files.keys().cloned().collect();
-                self.app.inspect_python(m, &loaded.root, &names).await
-            }
-            None => Default::default(),
-        };
-        problems.extend(python.problems);
-        Ok(BundleReport {
-            id: m.map(|m| m.id.clone()),
-            name: m.map(|m| m.name.clone()),
-            version: m.map(|m| m.version.clone()),
-            valid: problems.iter().all(|p| p.severity != Severity::Error),
-            problems,
-            exported: python.exported,
-            will_run: m.map(will_run).unwrap_or_default(),
-            file_count: loaded.files.len(),
-            total_size: loaded.files.values().map(|f| f.size).sum(),
-            consent: match m {
-                Some(m) => super::config::import::consent(self.app, m).await?,
-                None => Default::default(),
-            },
-        })
-    }
-
     /// Installs (or upgrades) a toolset from a ZIP file or a folder.
     pub async fn import(&self, path: &Path, options: &ImportOptions) -> Result<ImportReport> {
         let mut loaded = self.app.load_bundle(path, &options.observer, true).await?;
@@ -507,21 +369,4 @@ impl Toolsets<'_> {
             will_run: will_run(&manifest),
         })
     }
-}
-
-/// Reads and checks `toolset.yaml` of an unpacked or local bundle.
-async fn read_manifest(root: &Path, files: &Files) -> Result<Checked> {
-    let path = root.join(MANIFEST_FILE);
-    if !files.contains_key(MANIFEST_FILE) {
-        return Err(Error::Bundle {
-            bundle: root.display().to_string(),
-            entry: None,
-            message: format!("no {MANIFEST_FILE} at the top of the bundle"),
-        });
-    }
-    let text = tokio::fs::read_to_string(&path)
-        .await
-        .map_err(Error::io("read", &path))?;
-    let names: BTreeSet<String> = files.keys().cloned().collect();
-    Ok(validate::check(&text, &names))
 }

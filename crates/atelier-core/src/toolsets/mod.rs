@@ -6,7 +6,8 @@
 //!   field path, line and column ([`locate`]).
 //! - [`interp`]: the interpolation grammar of renderer configs.
 //! - [`bundle`]: reading ZIPs and folders safely; deterministic ZIPs.
-//! - [`install`]: import and upgrade; [`manage`]: listings, enable/disable,
+//! - `load`: a bundle read from disk and checked (`check_bundle`);
+//!   [`install`]: import and upgrade; [`manage`]: listings, enable/disable,
 //!   uninstall; `servers`: the rules they share.
 //! - [`export`]: regenerating `toolset.yaml` and packing bundles.
 //! - [`records`]: the records handed out.
@@ -25,6 +26,7 @@ pub mod ignore;
 pub mod install;
 pub mod interp;
 pub mod live;
+mod load;
 pub mod locate;
 pub mod manage;
 pub mod manifest;
