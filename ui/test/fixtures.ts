@@ -219,6 +219,7 @@ export function chatsStub(over: Partial<Chats> = {}): Chats {
     revision: 0,
     moved: vi.fn(),
     activeManifest: null,
+    nameAfter: vi.fn(),
     ...over,
   };
 }

@@ -1,6 +1,7 @@
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../api";
-import type { Chat } from "../bindings";
+import type { Chat, JsonValue } from "../bindings";
+import { isObject } from "../lib/json";
 import { useLoad, type Load } from "../lib/useLoad";
 
 export type Chats = {
@@ -29,11 +30,27 @@ export type Chats = {
   moved: (activeManifestId?: string) => void;
   /** The selected chat's active manifest as the last `moved` said, if it did. */
   activeManifest: { chatId: string; manifestId: string } | null;
+  /**
+   * Names a chat after a step just made in it, while it still has the
+   * title it was made with ("New chat 3"): its first step names it.
+   */
+  nameAfter: (chatId: string, title: string) => void;
 };
+
+/** "Write File: notes.md" — a step as a chat title (the tool and its first text argument). */
+export function stepTitle(what: string, args: JsonValue): string {
+  const first = isObject(args) ? Object.values(args).find((v) => typeof v === "string" && v.trim() !== "") : undefined;
+  const line = typeof first === "string" ? first.split("\n")[0]!.trim() : "";
+  const title = line === "" ? what : `${what}: ${line}`;
+  return title.length > 60 ? `${title.slice(0, 59)}…` : title;
+}
 
 function newTitle(existing: number): string {
   return existing === 0 ? "New chat" : `New chat ${existing + 1}`;
 }
+
+/** A title `newTitle` made, which nobody chose. */
+const PLACEHOLDER = /^New chat( \d+)?$/;
 
 export function useChats(): Chats {
   const [load, reload, setChats] = useLoad(() => api.listChats(), "chats");
@@ -63,11 +80,19 @@ export function useChats(): Chats {
     [selectedId],
   );
 
+  // The list as it is now: a step a run reports before the chat the run
+  // made is even drawn (the first run makes it) still finds the chat.
+  const latest = useRef(list);
+  useEffect(() => {
+    latest.current = list;
+  }, [list]);
+
   const create = useCallback(async () => {
     setCreating(true);
     setCreateError(null);
     try {
       const chat = await api.createChat(newTitle(list.length));
+      latest.current = [...latest.current.filter((c) => c.id !== chat.id), chat];
       setChats([...list.filter((c) => c.id !== chat.id), chat]);
       setPicked(chat.id);
       return chat;
@@ -102,9 +127,23 @@ export function useChats(): Chats {
     [list, setChats, picked],
   );
 
+  const nameAfter = useCallback(
+    (chatId: string, title: string) => {
+      const chat = latest.current.find((c) => c.id === chatId);
+      if (chat === undefined || !PLACEHOLDER.test(chat.title) || title.trim() === "") return;
+      // Only a nicer name: when it fails the chat keeps its old one.
+      api.renameChat(chatId, title).then(
+        (renamed) => setChats(latest.current.map((c) => (c.id === chatId ? renamed : c))),
+        () => undefined,
+      );
+    },
+    [setChats],
+  );
+
   return {
     load,
     reload,
+    nameAfter,
     selectedId,
     select: setPicked,
     create,

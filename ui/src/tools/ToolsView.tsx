@@ -2,7 +2,7 @@ import { useRef, useState } from "react";
 import { api } from "../api";
 import type { ToolCallRecord } from "../bindings";
 import { BranchView } from "../calls/BranchView";
-import type { Chats } from "../chats/useChats";
+import { stepTitle, type Chats } from "../chats/useChats";
 import { EmptyState, ErrorBox, Spinner } from "../components/feedback";
 import { isObject, type JsonObject } from "../lib/json";
 import { useLoad } from "../lib/useLoad";
@@ -44,6 +44,10 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
 
   const addCall = (call: ToolCallRecord) => {
     setLastRunId(call.id);
+    chats.nameAfter(
+      call.chat_id,
+      stepTitle(tools.find((t) => t.tool_id === call.tool_id)?.name ?? call.tool_id, call.args),
+    );
     chats.moved();
     if (calls.data !== null && calls.data.chatId === call.chat_id) {
       setCalls({ chatId: call.chat_id, calls: [...calls.data.calls, call] });

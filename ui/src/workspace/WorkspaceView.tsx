@@ -131,6 +131,9 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
       // Both in one batch: read here at once, and tell the other views.
       setNonce((n) => n + 1);
       chats.moved();
+      const names = paths.map((p) => p.split(/[\\/]/).filter(Boolean).at(-1) ?? p);
+      if (out.changed)
+        chats.nameAfter(id, names.length === 1 ? `Upload: ${names[0]}` : `Upload: ${names.length} items`);
       const warn = out.warnings.length > 0 ? ` Skipped: ${out.warnings.join("; ")}.` : "";
       return {
         tone: out.warnings.length > 0 ? "warning" : "success",
