@@ -62,7 +62,8 @@ export function ToolPicker({
         ref={search}
         className="input"
         type="search"
-        placeholder="Search tools by name, id or description"
+        placeholder="Search tools"
+        title="Search by name, id or description; ↓ ↑ to choose, Enter to open"
         aria-label="Search tools"
         aria-controls={`${idBase}-list`}
         aria-activedescendant={lit === null ? undefined : itemId(lit)}
