@@ -142,6 +142,12 @@ export function seedHistory(
     modified: 0,
     warnings: [],
   }));
+  wrap("diff_nodes", () => ({
+    added: ["report.md"],
+    removed: ["draft.txt"],
+    modified: [{ path: "notes.md", diff: "--- notes.md\n+++ notes.md\n@@ -1 +1 @@\n-# Draft\n+# Sales" }],
+  }));
+  handlers.get_tool ??= (a) => tools.find((t) => t.tool_id === a.toolId);
   handlers.diff_text = () => ({
     unified: "@@ -1,3 +1,3 @@\n # Sales\n \n-Q3 is up.\n+Q3 is up 12%.\n",
     added: 1,

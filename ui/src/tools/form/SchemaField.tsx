@@ -142,7 +142,8 @@ export function SchemaField(props: FieldProps) {
   let input: ReactNode;
   if (e !== null) {
     const index = value === undefined ? -1 : e.findIndex((x) => JSON.stringify(x) === JSON.stringify(value));
-    const shownDefault = value === undefined && schema.default !== undefined ? pretty(schema.default) : null;
+    const d = schema.default;
+    const shownDefault = value === undefined && d !== undefined ? (typeof d === "string" ? d : pretty(d)) : null;
     input = (
       <select
         id={id}
