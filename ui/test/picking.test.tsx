@@ -122,6 +122,22 @@ describe("the chosen tool", () => {
     await waitFor(() => expect(within(form).getByRole("button", { name: "Run" })).toHaveFocus());
   });
 
+  it("hides the list so the results get the whole width; Ctrl+K brings it back with the cursor in the search", async () => {
+    app();
+    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    await userEvent.click(await screen.findByRole("button", { name: "Hide list" }));
+    expect(screen.queryByRole("searchbox", { name: "Search tools" })).toBeNull(); // hidden
+    const show = screen.getByRole("button", { name: "☰ Tools" });
+    expect(show).toHaveAttribute("aria-expanded", "false");
+    await userEvent.click(show);
+    expect(screen.getByRole("searchbox", { name: "Search tools" })).toBeVisible();
+
+    await userEvent.click(screen.getByRole("button", { name: "Hide list" }));
+    await userEvent.keyboard("{Control>}k{/Control}");
+    const search = await screen.findByRole("searchbox", { name: "Search tools" });
+    await waitFor(() => expect(search).toHaveFocus());
+  });
+
   it("shows a long tool id cut on its call card, whole in the tooltip", async () => {
     app();
     await userEvent.click(screen.getByRole("tab", { name: "Tools" }));

@@ -5,6 +5,7 @@ import { BranchView } from "../calls/BranchView";
 import { stepTitle, type Chats } from "../chats/useChats";
 import { EmptyState, ErrorBox, Spinner } from "../components/feedback";
 import { isObject, type JsonObject } from "../lib/json";
+import { useShortcut } from "../lib/shortcuts";
 import { useLoad } from "../lib/useLoad";
 import { useFocusChosenForm } from "./focusForm";
 import { ToolPicker } from "./ToolPicker";
@@ -28,6 +29,10 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
   const [picked, setPicked] = useState(0);
   const runColumn = useRef<HTMLDivElement>(null);
   useFocusChosenForm(runColumn, picked);
+  // The list can step aside so the results get the whole width (small
+  // windows); Ctrl+K brings it back with the cursor in the search.
+  const [listShown, setListShown] = useState(true);
+  useShortcut("focus-picker", () => setListShown(true));
   const [lastRunId, setLastRunId] = useState<string | null>(null);
   // "Run again…": the tool and the arguments to start its form from.
   const [prefill, setPrefill] = useState<{ toolId: string; args: JsonObject; seq: number } | null>(null);
@@ -55,10 +60,20 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
   };
 
   return (
-    <div className="tools-view">
-      <div className="tools-column">
+    <div className={listShown ? "tools-view" : "tools-view tools-list-hidden"}>
+      <div className="tools-column" id="tool-list" hidden={!listShown}>
         <header className="page-header">
           <h1>Tools</h1>
+          <button
+            type="button"
+            className="btn btn-small btn-ghost"
+            aria-expanded={true}
+            aria-controls="tool-list"
+            title="Give the results the whole width; Ctrl+K brings the list back"
+            onClick={() => setListShown(false)}
+          >
+            Hide list
+          </button>
         </header>
         {catalog.state === "error" && (
           <ErrorBox error={catalog.error} title="Tools could not be loaded." onRetry={reloadCatalog} />
@@ -77,6 +92,17 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
         )}
       </div>
       <div className="run-column" ref={runColumn}>
+        {!listShown && (
+          <button
+            type="button"
+            className="btn btn-small tools-show"
+            aria-expanded={false}
+            aria-controls="tool-list"
+            onClick={() => setListShown(true)}
+          >
+            ☰ Tools
+          </button>
+        )}
         {selected === null ? (
           <EmptyState title="Choose a tool to run">
             Pick one from the list: a form for its arguments opens here, and each run is added to the current chat.
