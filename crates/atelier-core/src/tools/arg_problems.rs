@@ -19,9 +19,17 @@ pub struct ArgProblem {
     pub message: String,
 }
 
+/// The validator of a tool's `input_schema`, for the form and the run
+/// flow alike. A `format` the schema declares ("email", "date") is
+/// checked, not only noted: a form that says "Must look like name@host"
+/// and a run that accepts anything would disagree.
+pub(crate) fn validator(schema: &Value) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
+    jsonschema::options().should_validate_formats(true).build(schema)
+}
+
 /// Every violation of `schema` by `args`, each under its field, in words.
 pub fn arg_problems(schema: &Value, args: &Value) -> Vec<ArgProblem> {
-    let validator = match jsonschema::options().build(schema) {
+    let validator = match validator(schema) {
         Ok(v) => v,
         Err(e) => {
             return vec![ArgProblem {
@@ -242,6 +250,26 @@ mod tests {
         assert!(
             broken[0].message.starts_with("The tool's input schema is unusable"),
             "{broken:?}"
+        );
+    }
+
+    #[test]
+    fn a_declared_format_is_checked() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "to": {"type": "string", "format": "email"},
+                "note": {"type": "string", "format": "textarea"}
+            }
+        });
+        assert_eq!(
+            problems(schema.clone(), json!({"to": "not-an-email", "note": "anything"})),
+            [("to".to_owned(), "Must look like name@host".to_owned())]
+        );
+        assert!(arg_problems(&schema, &json!({"to": "me@example.com"})).is_empty());
+        assert!(
+            super::super::run::validate_args(&schema, &json!({"to": "nope"})).is_err(),
+            "the run flow agrees"
         );
     }
 

@@ -67,8 +67,7 @@ pub struct ToolCallRecord {
 
 /// Every violation of `schema` by `args`, with its JSON pointer.
 pub fn validate_args(schema: &Value, args: &Value) -> std::result::Result<(), Vec<String>> {
-    let validator = jsonschema::options()
-        .build(schema)
+    let validator = super::arg_problems::validator(schema)
         .map_err(|e| vec![format!("the tool's input_schema is unusable: {e}")])?;
     let errors: Vec<String> = validator
         .iter_errors(args)
