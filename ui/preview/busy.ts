@@ -109,6 +109,10 @@ export function seedBusy(
     );
   };
   handlers.chat_tree = (a) => treeOf(String(a.chatId));
+  // Event listeners (toolset reloads): nothing is ever sent in the preview.
+  handlers["plugin:event|listen"] = () => 1;
+  handlers["plugin:event|unlisten"] = () => null;
+  handlers.toolset_reloads = () => [];
   handlers.checkout = (a) => {
     const tree = treeOf(String(a.chatId));
     const byId = new Map(tree.map((n) => [n.id, n]));
