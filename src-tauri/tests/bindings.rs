@@ -71,6 +71,8 @@ fn generate() -> String {
         WillRun,
         EntryPoint,
         ServerLaunch,
+        atelier_core::toolsets::records::LaunchValue,
+        atelier_core::toolsets::records::VersionChange,
         BundleReport,
         ExportedTool,
         ImportReport,

@@ -15,6 +15,8 @@
 //!   an older call), restoring a file, files dropped onto the workspace.
 //! - [`bundles`]: toolset ZIPs and folders: every rejection rule, bombs,
 //!   manifests with many errors.
+//! - [`consent`]: what the step before an install is told: description,
+//!   tools that ask first, server env without its plain values, downgrades.
 //! - [`toolset_lifecycle`]: upgrades and rollback, concurrent imports, shared
 //!   MCP servers, export round trips, local folders.
 //! - [`toolset_dev`]: the author's hot reload: once per real change, none
@@ -63,6 +65,7 @@ mod builtins;
 mod bundles;
 mod chat_engine;
 mod cli;
+mod consent;
 mod conversation;
 mod edits;
 mod integrity;

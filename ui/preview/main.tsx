@@ -171,6 +171,9 @@ const bundles: Record<string, BundleReport> = {
     id: "git-tools",
     name: "Git Tools",
     version: "0.3.1",
+    description: "Status, log and reset of the repository you choose, through git and its MCP server.",
+    installed_version: null,
+    version_change: "new",
     valid: true,
     file_count: 9,
     total_size: 48213,
@@ -179,11 +182,24 @@ const bundles: Record<string, BundleReport> = {
     ],
     will_run: {
       python_entrypoints: [
-        { tool_id: "git-tools:status", entrypoint: "tools.git:status" },
-        { tool_id: "git-tools:log", entrypoint: "tools.git:log" },
+        { tool_id: "git-tools:status", entrypoint: "tools.git:status", requires_confirmation: false },
+        { tool_id: "git-tools:log", entrypoint: "tools.git:log", requires_confirmation: false },
+        { tool_id: "git-tools:reset", entrypoint: "tools.git:reset_hard", requires_confirmation: true },
       ],
       requirements: ["GitPython==3.1.43"],
-      mcp_servers: [{ id: "git", command: "uvx", args: ["mcp-server-git", "--repository", "."], url: null }],
+      mcp_servers: [
+        {
+          id: "git",
+          command: "uvx",
+          args: ["mcp-server-git", "--repository", "."],
+          url: null,
+          env: [
+            { name: "GITEA_TOKEN", shown: null },
+            { name: "GIT_AUTHOR_EMAIL", shown: "${GIT_AUTHOR_EMAIL}" },
+          ],
+          headers: [],
+        },
+      ],
     },
     consent: {
       secret_values: [{ server_id: "git", field: "env", name: "GITEA_TOKEN" }],
@@ -225,6 +241,9 @@ const bundles: Record<string, BundleReport> = {
     id: "broken",
     name: "Broken",
     version: null,
+    description: "",
+    installed_version: null,
+    version_change: null,
     valid: false,
     file_count: 3,
     total_size: 2048,
@@ -250,7 +269,22 @@ const bundles: Record<string, BundleReport> = {
     ],
   },
 };
-let nextBundle = "/home/me/Downloads/git-tools.zip";
+// An older CSV Report than the one installed: the consent step says downgrade.
+bundles["/home/me/Downloads/csv-report-0.1.0.zip"] = {
+  ...bundles["/home/me/Downloads/git-tools.zip"]!,
+  id: "csv-report",
+  name: "CSV Report",
+  version: "0.1.0",
+  description: "Summaries and charts of CSV files",
+  problems: [],
+  consent: { secret_values: [], settings: null, env_references: [], secret_store: "keychain" },
+};
+// Each Import… picks the next of these (the last one again and again).
+const picks = [
+  "/home/me/Downloads/git-tools.zip",
+  "/home/me/Downloads/broken.zip",
+  "/home/me/Downloads/csv-report-0.1.0.zip",
+];
 
 type Args = { [k: string]: unknown };
 const handlers: Record<string, (a: Args) => unknown> = {
@@ -267,15 +301,23 @@ const handlers: Record<string, (a: Args) => unknown> = {
     t.enabled = a.enabled === true;
     return t;
   },
-  pick_bundle: () => {
-    const p = nextBundle;
-    nextBundle = "/home/me/Downloads/broken.zip";
-    return p;
-  },
+  pick_bundle: () => (picks.length > 1 ? picks.shift() : picks[0]),
   pick_bundle_folder: () => "/home/me/dev/git-tools",
   check_bundle: (a) => {
     const b = bundles[String(a.path)] ?? bundles["/home/me/Downloads/git-tools.zip"]!;
-    return b.valid ? { ...b, consent: { ...b.consent, secret_store: secrets.store } } : b;
+    // How it stands to an installed version (the core compares semantic
+    // versions; these differ in one number).
+    const installed = toolsets.find((t) => t.id === b.id)?.version ?? null;
+    const change =
+      installed === null
+        ? "new"
+        : installed === b.version
+          ? "same"
+          : (b.version ?? "").localeCompare(installed, undefined, { numeric: true }) < 0
+            ? "downgrade"
+            : "upgrade";
+    const stand = { installed_version: installed, version_change: b.valid ? change : null } as const;
+    return b.valid ? { ...b, ...stand, consent: { ...b.consent, secret_store: secrets.store } } : { ...b, ...stand };
   },
   import_toolset: async (a) => {
     const channel = a.onProgress as { onmessage: (m: unknown) => void };

@@ -360,11 +360,42 @@ export type WillRun = {
  */
 python_entrypoints: Array<EntryPoint>, requirements: Array<string>, mcp_servers: Array<ServerLaunch>, };
 
-export type EntryPoint = { tool_id: string, entrypoint: string, };
+export type EntryPoint = { tool_id: string, entrypoint: string, 
+/**
+ * The tool asks the person before each call.
+ */
+requires_confirmation: boolean, };
 
-export type ServerLaunch = { id: string, command: string | null, args: Array<string>, url: string | null, };
+export type ServerLaunch = { id: string, command: string | null, args: Array<string>, url: string | null, 
+/**
+ * Its environment variables: that each has a value, and the value
+ * only when it is made of `${…}` references (a plain value may be a
+ * secret: never shown).
+ */
+env: Array<LaunchValue>, 
+/**
+ * Its HTTP headers, shown the same way.
+ */
+headers: Array<LaunchValue>, };
 
-export type BundleReport = { id: string | null, name: string | null, version: string | null, valid: boolean, problems: Array<Problem>, will_run: WillRun, file_count: number, total_size: number, 
+export type LaunchValue = { name: string, 
+/**
+ * `${HOME}/data`; none: a plain value, kept out of sight (it goes to
+ * the secret store at import).
+ */
+shown: string | null, };
+
+export type VersionChange = "new" | "same" | "upgrade" | "downgrade";
+
+export type BundleReport = { id: string | null, name: string | null, version: string | null, 
+/**
+ * The manifest's `description` (empty: none).
+ */
+description: string, 
+/**
+ * The version installed now, if any, and how this one stands to it.
+ */
+installed_version: string | null, version_change: VersionChange | null, valid: boolean, problems: Array<Problem>, will_run: WillRun, file_count: number, total_size: number, 
 /**
  * Settings to fill in, secrets it brings, variables it reads.
  */
@@ -388,7 +419,7 @@ export type SourceType = "zip" | "local" | "url";
 
 export type Scope = "chat" | "shared";
 
-export type ImportAction = "installed" | "upgraded" | "reinstalled";
+export type ImportAction = "installed" | "upgraded" | "downgraded" | "reinstalled";
 
 export type Severity = "error" | "warning";
 

@@ -115,13 +115,25 @@ export function bundle(over: Partial<BundleReport> = {}): BundleReport {
     id: "csv-report",
     name: "CSV Report",
     version: "0.2.0",
+    description: "Summaries and charts of CSV files",
+    installed_version: null,
+    version_change: "new",
     valid: true,
     problems: [],
     will_run: {
-      python_entrypoints: [{ tool_id: "csv-report:summarize", entrypoint: "tools.csv:summarize" }],
+      python_entrypoints: [
+        { tool_id: "csv-report:summarize", entrypoint: "tools.csv:summarize", requires_confirmation: false },
+      ],
       requirements: ["pandas==2.2.3"],
       mcp_servers: [
-        { id: "files", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem"], url: null },
+        {
+          id: "files",
+          command: "npx",
+          args: ["-y", "@modelcontextprotocol/server-filesystem"],
+          url: null,
+          env: [],
+          headers: [],
+        },
       ],
     },
     file_count: 7,

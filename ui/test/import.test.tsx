@@ -202,6 +202,67 @@ describe("install with progress", () => {
     expect(argsOf(calls, "import_toolset")[0]?.agents).toEqual([]);
   });
 
+  it("calls an older version a downgrade, warns, and shows what the card needs to decide", async () => {
+    const newer = toolset({ id: "csv-report", name: "CSV Report", version: "1.1.0" });
+    const older = bundle({
+      version: "1.0.0",
+      installed_version: "1.1.0",
+      version_change: "downgrade",
+      will_run: {
+        python_entrypoints: [
+          { tool_id: "csv-report:summarize", entrypoint: "tools.csv:summarize", requires_confirmation: false },
+          { tool_id: "csv-report:purge", entrypoint: "tools.csv:purge", requires_confirmation: true },
+        ],
+        requirements: [],
+        mcp_servers: [
+          {
+            id: "files",
+            command: "npx",
+            args: ["server"],
+            url: null,
+            env: [
+              { name: "API_KEY", shown: null },
+              { name: "ROOT", shown: "${HOME}/data" },
+            ],
+            headers: [],
+          },
+        ],
+      },
+    });
+    const calls = mockCommands({
+      list_toolsets: () => [newer],
+      pick_bundle: () => "/old.zip",
+      check_bundle: () => older,
+      import_toolset: () => ({
+        action: "downgraded",
+        previous_version: "1.1.0",
+        toolset: { ...newer, version: "1.0.0" },
+        tools: [],
+        warnings: [],
+        will_run: older.will_run,
+        secrets_moved: 0,
+      }),
+    });
+    render(<ToolsetManager active onChanged={vi.fn()} />);
+    await screen.findByText("CSV Report");
+    await userEvent.click(screen.getByRole("button", { name: "Import…" }));
+    const panel = await screen.findByRole("region", { name: "Review bundle" });
+    expect(within(panel).queryByRole("button", { name: "Upgrade" })).toBeNull();
+    expect(panel).toHaveTextContent("Installed now: version 1.1.0, which is newer. Installing downgrades it to 1.0.0");
+    expect(panel).toHaveTextContent("Summaries and charts of CSV files");
+    const entry = within(panel).getByText("csv-report:purge").closest("li");
+    expect(entry).toHaveTextContent("asks first");
+    expect(within(panel).getByText("csv-report:summarize").closest("li")).not.toHaveTextContent("asks first");
+    const env = within(panel).getByRole("list", { name: "Environment" });
+    expect(env).toHaveTextContent("API_KEY — a value is set (not shown)");
+    expect(env).toHaveTextContent("ROOT = ${HOME}/data");
+    await userEvent.click(within(panel).getByRole("button", { name: "Downgrade" }));
+    expect(await screen.findByRole("region", { name: "Installed" })).toHaveTextContent(
+      "CSV Report downgraded from 1.1.0 to 1.0.0",
+    );
+    expect(argsOf(calls, "import_toolset")).toHaveLength(1);
+  });
+
   it("installs for no agent when the person unchecks the Assistant", async () => {
     const calls = await reviewPicked({
       check_bundle: () => bundle(),

@@ -10,7 +10,36 @@ import { WillRunList } from "./WillRunList";
 
 function installLabel(report: BundleReport, existing: ToolsetRecord | null): string {
   if (existing === null) return "Install";
-  return existing.version === report.version ? "Reinstall" : "Upgrade";
+  switch (report.version_change) {
+    case "downgrade":
+      return "Downgrade";
+    case "same":
+      return "Reinstall";
+    case "upgrade":
+      return "Upgrade";
+    default:
+      return existing.version === report.version ? "Reinstall" : "Upgrade";
+  }
+}
+
+/** What installing does to the version installed now, in words. */
+function VersionNotice({ report, existing }: { report: BundleReport; existing: ToolsetRecord }) {
+  const to = report.version ?? "this version";
+  if (report.version_change === "downgrade")
+    return (
+      <Notice tone="warning">
+        Installed now: version {existing.version}, which is <strong>newer</strong>. Installing{" "}
+        <strong>downgrades</strong> it to {to}: its tools go back to that version, and settings or files the newer
+        version introduced may not be understood.
+      </Notice>
+    );
+  if (report.version_change === "same" || existing.version === report.version)
+    return <Notice>Version {existing.version} is already installed; installing again replaces it.</Notice>;
+  return (
+    <Notice>
+      Installed now: version {existing.version}. Installing upgrades it to {to}.
+    </Notice>
+  );
 }
 
 /**
@@ -63,6 +92,7 @@ export function ConsentPanel({
           <p className="muted small mono" title={path}>
             {path} · {report.file_count} files · {formatBytes(report.total_size)}
           </p>
+          {report.description !== "" && <p className="consent-description">{report.description}</p>}
         </div>
       </header>
       {report.valid ? (
@@ -71,13 +101,7 @@ export function ConsentPanel({
             <strong>Before you install:</strong> this is what the toolset will run on this computer, with your rights.
           </p>
           <WillRunList willRun={report.will_run} />
-          {existing !== null && (
-            <Notice>
-              {existing.version === report.version
-                ? `Version ${existing.version} is already installed; installing again replaces it.`
-                : `Installed now: version ${existing.version}. Installing upgrades it to ${report.version ?? "this version"}.`}
-            </Notice>
-          )}
+          {existing !== null && <VersionNotice report={report} existing={existing} />}
           {warnings.length > 0 && (
             <>
               <h4>Warnings ({warnings.length})</h4>

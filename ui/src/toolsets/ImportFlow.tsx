@@ -151,7 +151,10 @@ export function ImportFlow({
       );
     case "done": {
       const { result } = phase;
-      const verb = result.action === "upgraded" ? `upgraded from ${result.previous_version ?? "?"} to` : result.action;
+      const verb =
+        result.action === "upgraded" || result.action === "downgraded"
+          ? `${result.action} from ${result.previous_version ?? "?"} to`
+          : result.action;
       return (
         <section className="panel panel-success" aria-label="Installed">
           <p role="status">

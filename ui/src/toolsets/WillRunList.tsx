@@ -1,4 +1,26 @@
-import type { WillRun } from "../bindings";
+import type { LaunchValue, WillRun } from "../bindings";
+
+/** A server's env or headers: every name, and a value only when it is made of `${…}` references. */
+function LaunchValues({ label, values }: { label: string; values: LaunchValue[] }) {
+  if (values.length === 0) return null;
+  return (
+    <ul className="plain-list launch-values" aria-label={label}>
+      {values.map((v) => (
+        <li key={v.name}>
+          <span className="muted">{label === "Headers" ? "header" : "env"}</span> {v.name}
+          {v.shown !== null ? (
+            <> = {v.shown}</>
+          ) : (
+            <span className="muted" title="A plain value, perhaps a secret: it is never shown here">
+              {" "}
+              — a value is set (not shown)
+            </span>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 /** What a bundle will run on this computer: Python entry points, packages, MCP servers. */
 export function WillRunList({ willRun }: { willRun: WillRun }) {
@@ -14,6 +36,11 @@ export function WillRunList({ willRun }: { willRun: WillRun }) {
             {py.map((e) => (
               <li key={e.tool_id}>
                 <span className="muted">{e.tool_id}</span> → {e.entrypoint}
+                {e.requires_confirmation && (
+                  <span className="badge badge-warning asks-first" title="Asks you before each run">
+                    asks first
+                  </span>
+                )}
               </li>
             ))}
           </ul>
@@ -37,6 +64,8 @@ export function WillRunList({ willRun }: { willRun: WillRun }) {
               <li key={s.id}>
                 <span className="muted">{s.id}:</span>{" "}
                 {s.command !== null ? [s.command, ...s.args].join(" ") : `connects to ${s.url ?? "(no URL)"}`}
+                <LaunchValues label="Environment" values={s.env} />
+                <LaunchValues label="Headers" values={s.headers} />
               </li>
             ))}
           </ul>

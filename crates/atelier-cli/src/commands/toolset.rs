@@ -101,7 +101,8 @@ fn print_will_run(w: &WillRun) {
         println!("  (nothing)");
     }
     for e in &w.python_entrypoints {
-        println!("  python  {:<32} {}", e.tool_id, e.entrypoint);
+        let asks = if e.requires_confirmation { "  (asks first)" } else { "" };
+        println!("  python  {:<32} {}{asks}", e.tool_id, e.entrypoint);
     }
     for r in &w.requirements {
         println!("  pip     {r}");
@@ -111,6 +112,14 @@ fn print_will_run(w: &WillRun) {
             (Some(c), _) => println!("  mcp     {:<32} {} {}", s.id, c, s.args.join(" ")),
             (None, Some(u)) => println!("  mcp     {:<32} {u}", s.id),
             _ => {}
+        }
+        // Names, and only values made of references: a plain value may be
+        // a secret.
+        for (what, values) in [("env", &s.env), ("header", &s.headers)] {
+            for v in values {
+                let shown = v.shown.as_deref().unwrap_or("(a value is set; not shown)");
+                println!("            {what} {} = {shown}", v.name);
+            }
         }
     }
 }
@@ -228,7 +237,9 @@ pub(crate) async fn run(
             } else {
                 let t = &report.toolset;
                 match &report.previous_version {
-                    Some(v) if v != &t.version => println!("Upgraded {} {v} → {}", t.id, t.version),
+                    Some(v) if v != &t.version => {
+                        println!("{} {} {v} → {}", capitalize(report.action.as_str()), t.id, t.version)
+                    }
                     _ => println!(
                         "{} {} {} ({})",
                         capitalize(report.action.as_str()),

@@ -20,7 +20,10 @@ use super::servers::{check_namespace, ensure_idle, servers_declared_only_by, syn
 use super::bundle;
 use super::load::Staging;
 use super::manifest::{RendererKind, ToolsetManifest};
-use super::records::{EntryPoint, ImportAction, ImportReport, ServerLaunch, SourceType, WillRun, toolset_from_row};
+use super::records::{
+    EntryPoint, ImportAction, ImportReport, LaunchValue, ServerLaunch, SourceType, VersionChange, WillRun,
+    toolset_from_row,
+};
 use super::validate::{MANIFEST_FILE, Severity};
 use crate::store::Observer;
 use crate::toolsets::Toolsets;
@@ -68,22 +71,29 @@ pub(crate) fn will_run(m: &ToolsetManifest) -> WillRun {
             .map(|t| EntryPoint {
                 tool_id: tool_id(&m.id, &t.id),
                 entrypoint: t.entrypoint.clone(),
+                requires_confirmation: t.requires_confirmation,
             })
             // Exported tools are only known once the module is imported.
             .chain(m.tools_from.iter().map(|module| EntryPoint {
                 tool_id: tool_id(&m.id, "*"),
                 entrypoint: format!("{module}:* (the tools it exports in TOOLS or __all__)"),
+                requires_confirmation: false,
             }))
             .collect(),
         requirements: m.python.requirements.clone(),
         mcp_servers: m
             .mcp_servers
             .iter()
-            .map(|s| ServerLaunch {
-                id: s.id.clone(),
-                command: s.command.clone(),
-                args: s.args.clone(),
-                url: s.url.clone(),
+            .map(|s| {
+                let (env, headers) = LaunchValue::of_server(s);
+                ServerLaunch {
+                    id: s.id.clone(),
+                    command: s.command.clone(),
+                    args: s.args.clone(),
+                    url: s.url.clone(),
+                    env,
+                    headers,
+                }
             })
             .collect(),
     }
@@ -342,8 +352,11 @@ impl Toolsets<'_> {
         self.app.toolset_changed(&id).await;
         let action = match previous_version.as_deref() {
             None => ImportAction::Installed,
-            Some(v) if v == manifest.version => ImportAction::Reinstalled,
-            Some(_) => ImportAction::Upgraded,
+            Some(v) => match super::load::version_change(Some(v), &manifest.version) {
+                VersionChange::Downgrade => ImportAction::Downgraded,
+                VersionChange::Same => ImportAction::Reinstalled,
+                VersionChange::Upgrade | VersionChange::New => ImportAction::Upgraded,
+            },
         };
         tracing::info!(toolset = %id, version = %manifest.version, %action, "imported toolset");
         Ok(ImportReport {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::bundle::{self, Files};
 use super::install::will_run;
-use super::records::{BundleReport, SourceType};
+use super::records::{BundleReport, SourceType, VersionChange};
 use super::swap::ImportDir;
 use super::validate::{self, Checked, MANIFEST_FILE, Severity};
 use crate::store::Observer;
@@ -135,10 +135,23 @@ impl Toolsets<'_> {
             None => Default::default(),
         };
         problems.extend(python.problems);
+        let installed_version: Option<String> = match m {
+            Some(m) => {
+                sqlx::query_scalar("SELECT version FROM toolsets WHERE id = ?")
+                    .bind(&m.id)
+                    .fetch_optional(self.app.db())
+                    .await?
+            }
+            None => None,
+        };
+        let version_change = m.map(|m| version_change(installed_version.as_deref(), &m.version));
         Ok(BundleReport {
             id: m.map(|m| m.id.clone()),
             name: m.map(|m| m.name.clone()),
             version: m.map(|m| m.version.clone()),
+            description: m.map(|m| m.description.clone()).unwrap_or_default(),
+            installed_version,
+            version_change,
             valid: problems.iter().all(|p| p.severity != Severity::Error),
             problems,
             exported: python.exported,
@@ -168,4 +181,36 @@ async fn read_manifest(root: &Path, files: &Files) -> Result<Checked> {
         .map_err(Error::io("read", &path))?;
     let names: BTreeSet<String> = files.keys().cloned().collect();
     Ok(validate::check(&text, &names))
+}
+
+/// How `version` stands to the `installed` one: semantic versions compared
+/// as such (`1.10.0` is newer than `1.9.0`); a version that is not one
+/// compares as text.
+pub(crate) fn version_change(installed: Option<&str>, version: &str) -> VersionChange {
+    let Some(installed) = installed else {
+        return VersionChange::New;
+    };
+    let order = match (semver::Version::parse(installed), semver::Version::parse(version)) {
+        (Ok(a), Ok(b)) => b.cmp(&a),
+        _ => version.cmp(installed),
+    };
+    match order {
+        std::cmp::Ordering::Equal => VersionChange::Same,
+        std::cmp::Ordering::Greater => VersionChange::Upgrade,
+        std::cmp::Ordering::Less => VersionChange::Downgrade,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_compare_as_semantic_versions() {
+        assert_eq!(version_change(None, "1.0.0"), VersionChange::New);
+        assert_eq!(version_change(Some("1.1.0"), "1.0.0"), VersionChange::Downgrade);
+        assert_eq!(version_change(Some("1.9.0"), "1.10.0"), VersionChange::Upgrade);
+        assert_eq!(version_change(Some("2.0.0"), "2.0.0"), VersionChange::Same);
+        assert_eq!(version_change(Some("1.0.0"), "1.0.0-beta.1"), VersionChange::Downgrade);
+    }
 }

@@ -102,6 +102,9 @@ pub struct WillRun {
 pub struct EntryPoint {
     pub tool_id: String,
     pub entrypoint: String,
+    /// The tool asks the person before each call.
+    #[serde(default)]
+    pub requires_confirmation: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -110,6 +113,52 @@ pub struct ServerLaunch {
     pub command: Option<String>,
     pub args: Vec<String>,
     pub url: Option<String>,
+    /// Its environment variables: that each has a value, and the value
+    /// only when it is made of `${…}` references (a plain value may be a
+    /// secret: never shown).
+    #[serde(default)]
+    pub env: Vec<LaunchValue>,
+    /// Its HTTP headers, shown the same way.
+    #[serde(default)]
+    pub headers: Vec<LaunchValue>,
+}
+
+/// One `env` or `headers` entry of a server, as a consent step shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+pub struct LaunchValue {
+    pub name: String,
+    /// `${HOME}/data`; none: a plain value, kept out of sight (it goes to
+    /// the secret store at import).
+    pub shown: Option<String>,
+}
+
+impl LaunchValue {
+    fn of(map: &std::collections::BTreeMap<String, String>) -> Vec<Self> {
+        map.iter()
+            .map(|(name, value)| LaunchValue {
+                name: name.clone(),
+                shown: (!super::manifest::is_literal(value)).then(|| value.clone()),
+            })
+            .collect()
+    }
+
+    /// The `env` and `headers` of a declaration.
+    pub(crate) fn of_server(s: &super::manifest::McpServerDecl) -> (Vec<Self>, Vec<Self>) {
+        (Self::of(&s.env), Self::of(&s.headers))
+    }
+}
+
+/// How a bundle's version stands to the installed one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum VersionChange {
+    /// Not installed.
+    New,
+    /// The installed version is the same: a reinstall.
+    Same,
+    Upgrade,
+    /// Older than the installed version: a downgrade (said, and warned).
+    Downgrade,
 }
 
 /// The result of checking a bundle without installing it.
@@ -118,6 +167,11 @@ pub struct BundleReport {
     pub id: Option<String>,
     pub name: Option<String>,
     pub version: Option<String>,
+    /// The manifest's `description` (empty: none).
+    pub description: String,
+    /// The version installed now, if any, and how this one stands to it.
+    pub installed_version: Option<String>,
+    pub version_change: Option<VersionChange>,
     pub valid: bool,
     pub problems: Vec<Problem>,
     pub will_run: WillRun,
@@ -165,12 +219,15 @@ text_enum!(SourceType {
 pub enum ImportAction {
     Installed,
     Upgraded,
+    /// An older version replaced the installed one.
+    Downgraded,
     Reinstalled,
 }
 
 text_enum!(ImportAction {
     Installed = "installed",
     Upgraded = "upgraded",
+    Downgraded = "downgraded",
     Reinstalled = "reinstalled",
 });
 
