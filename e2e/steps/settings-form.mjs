@@ -219,7 +219,11 @@ export function registerRun(step) {
     await openTab('tools');
     await pickTool(`${ID}:settings_seen`);
     const card = await runAndWait(`${ID}:settings_seen`);
-    const text = await s.text(card);
+    // The result renderer loads after the status shows ("Loading…" first).
+    const text = await waitFor(async () => {
+      const t = await s.text(card);
+      return t.includes('"api_key_set"') ? t : null;
+    }, 'the result in the call card').catch(() => s.text(card));
     for (const want of ['"city"', CITY, '"days"', '7', '"api_key_set"', 'true']) {
       assert(text.includes(want), `the call's result lacks ${want}: ${text.slice(0, 600)}`);
     }
