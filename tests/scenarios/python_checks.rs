@@ -184,3 +184,62 @@ fn an_import_and_a_pack_refuse_a_syntax_error_before_installing_requirements() {
     );
     no_venv_was_made(&env);
 }
+
+/// A `tools:` entry without `entrypoint` adds to the tool a `tools_from`
+/// module exports — a name, a renderer, a confirmation — instead of
+/// clashing with it; the installed tool has them, and an export writes the
+/// entry back as the author wrote it. One that names no export is refused
+/// before anything runs.
+#[test]
+fn a_tools_entry_without_entrypoint_adds_a_name_renderer_and_confirmation_to_an_export() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = src.path().join("adds");
+    atelier_core::toolsets::examples::init(&dir, "adds").expect("init");
+    write(
+        &dir,
+        "tools/extra.py",
+        "__all__ = ['shout']\n\ndef shout(workspace, text: str) -> dict:\n    \"\"\"Says it louder.\"\"\"\n    return {'text': text.upper()}\n",
+    );
+    let yaml = dir.join("toolset.yaml");
+    let text = std::fs::read_to_string(&yaml).expect("read");
+    let text = text.replacen(
+        "tools:\n",
+        "tools:\n  # Adds to tools.extra's shout.\n  - id: shout\n    name: Shout it\n    requires_confirmation: true\n    renderer: {type: code, content: \"$return.text\", language: text}\n",
+        1,
+    ) + "tools_from: [tools.extra]\n";
+    std::fs::write(&yaml, &text).expect("write");
+    let d = dir.to_str().expect("utf-8");
+    let report = env.json(&["toolset", "validate", d]);
+    assert_eq!(report["valid"], true, "{report}");
+    assert_eq!(report["exported"][0]["adds"], true);
+
+    env.ok(&["toolset", "import", d]);
+    let tool = env.json(&["tool", "show", "adds:shout"]);
+    assert_eq!(tool["name"], "Shout it");
+    assert_eq!(tool["description"], "Says it louder.");
+    assert_eq!(tool["requires_confirmation"], true);
+    assert_eq!(tool["render_config"]["renderer"], "code");
+    assert_eq!(tool["input_schema"]["required"], serde_json::json!(["text"]));
+
+    let zip = src.path().join("adds.zip");
+    env.ok(&["toolset", "export", "adds", "-o", zip.to_str().expect("utf-8")]);
+    let mut archive = zip::ZipArchive::new(std::fs::File::open(&zip).expect("zip")).expect("read zip");
+    let mut exported = String::new();
+    std::io::Read::read_to_string(&mut archive.by_name("toolset.yaml").expect("manifest"), &mut exported)
+        .expect("read");
+    assert_eq!(exported, text, "the author's manifest, comment and all");
+
+    // An entry that names no export, and one with no tools_from at all.
+    std::fs::write(&yaml, text.replacen("  - id: shout\n", "  - id: shot\n", 1)).expect("write");
+    let out = env.cli(&["toolset", "validate", d]);
+    let told = said(&out);
+    assert_eq!(out.status.code(), Some(1), "{told}");
+    assert!(
+        told.contains("none exports \"shot\" (they export: shout); did you mean `shout`?"),
+        "{told}"
+    );
+    std::fs::write(&yaml, text.replace("tools_from: [tools.extra]\n", "")).expect("write");
+    let told = said(&env.cli(&["toolset", "validate", d]));
+    assert!(told.contains("tool \"shout\" has no `entrypoint`"), "{told}");
+}

@@ -406,7 +406,12 @@ consent: Consent,
  */
 exported: Array<ExportedTool>, };
 
-export type ExportedTool = { module: string, name: string, entrypoint: string, description: string, input_schema: unknown, };
+export type ExportedTool = { module: string, name: string, entrypoint: string, description: string, input_schema: unknown, 
+/**
+ * A `tools:` entry without `entrypoint` adds to it (a name, a
+ * renderer…).
+ */
+adds: boolean, };
 
 export type ImportReport = { action: ImportAction, previous_version: string | null, toolset: ToolsetRecord, tools: Array<string>, warnings: Array<Problem>, will_run: WillRun, 
 /**

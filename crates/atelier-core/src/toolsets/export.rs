@@ -76,7 +76,8 @@ impl Toolsets<'_> {
             .ok_or_else(|| Error::ToolsetNotFound(id.to_owned()))?;
         let tool_rows = sqlx::query(
             "SELECT t.*, r.renderer, r.config FROM tools t LEFT JOIN tool_render_configs r \
-             ON r.tool_id = t.tool_id AND r.priority = 0 WHERE t.toolset_id = ? AND t.exported_from IS NULL \
+             ON r.tool_id = t.tool_id AND r.priority = 0 \
+             WHERE t.toolset_id = ? AND (t.exported_from IS NULL OR t.overlay IS NOT NULL) \
              ORDER BY t.position, t.tool_id",
         )
         .bind(id)
@@ -85,6 +86,11 @@ impl Toolsets<'_> {
         let prefix = format!("{id}:");
         let mut tools = Vec::new();
         for r in &tool_rows {
+            // An entry that adds to an exported tool goes back as written.
+            if r.try_get::<Option<String>, _>("overlay")?.is_some() {
+                tools.push(json_col::<ToolDecl>(r, "overlay")?);
+                continue;
+            }
             let tool_id: String = r.try_get("tool_id")?;
             let renderer = match r.try_get::<Option<String>, _>("renderer")? {
                 Some(kind) => Some(RendererDecl {

@@ -68,6 +68,7 @@ pub(crate) fn will_run(m: &ToolsetManifest) -> WillRun {
         python_entrypoints: m
             .tools
             .iter()
+            .filter(|t| !t.is_overlay())
             .map(|t| EntryPoint {
                 tool_id: tool_id(&m.id, &t.id),
                 entrypoint: t.entrypoint.clone(),
@@ -269,14 +270,30 @@ impl Toolsets<'_> {
             .execute(&mut *tx)
             .await?;
         }
-        let declared = manifest.tools.iter().map(|t| (t, None));
-        let all_tools = declared.chain(exported.iter().map(|(t, module)| (t, Some(module.as_str()))));
-        for (position, (t, exported_from)) in all_tools.enumerate() {
+        // Each row at its place in `tools:` (an exported tool that an entry
+        // adds to, at that entry's), the other exported tools after them:
+        // an export writes `tools:` back in the author's order.
+        let declared = manifest
+            .tools
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !t.is_overlay())
+            .map(|(i, t)| (i, t, None, None));
+        let mut after = manifest.tools.len();
+        let exported_rows = exported.iter().map(|e| {
+            let at = manifest.tools.iter().position(|t| t.is_overlay() && t.id == e.decl.id);
+            let position = at.unwrap_or_else(|| {
+                after += 1;
+                after
+            });
+            (position, &e.decl, Some(e.module.as_str()), e.overlay.as_ref())
+        });
+        for (position, t, exported_from, overlay) in declared.chain(exported_rows) {
             let tid = tool_id(&id, &t.id);
             sqlx::query(
                 "INSERT INTO tools (tool_id, toolset_id, name, description, category, input_schema, \
-                 requires_confirmation, enabled, entrypoint, tags, timeout_s, extra, position, exported_from) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)",
+                 requires_confirmation, enabled, entrypoint, tags, timeout_s, extra, position, exported_from, overlay) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(&tid)
             .bind(&id)
@@ -291,6 +308,7 @@ impl Toolsets<'_> {
             .bind(to_json(&t.extra)?)
             .bind(i64::try_from(position).unwrap_or(i64::MAX))
             .bind(exported_from)
+            .bind(overlay.map(to_json).transpose()?)
             .execute(&mut *tx)
             .await?;
             if let Some(r) = &t.renderer {
@@ -366,7 +384,8 @@ impl Toolsets<'_> {
             tools: manifest
                 .tools
                 .iter()
-                .chain(exported.iter().map(|(t, _)| t))
+                .filter(|t| !t.is_overlay())
+                .chain(exported.iter().map(|e| &e.decl))
                 .map(|t| tool_id(&id, &t.id))
                 .collect(),
             warnings: loaded

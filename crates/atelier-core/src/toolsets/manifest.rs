@@ -119,12 +119,17 @@ pub struct ToolDecl {
     /// The tool's id in the toolset: letters, digits, `_` and `-` (`word_count`), at most 64.
     #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{1,64}$"))]
     pub id: String,
-    /// The name people see.
+    /// The name people see (default: the id).
+    #[serde(default)]
     pub name: String,
     /// What the tool does: the model reads this to decide when to call it.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
-    /// `module.path:function`, relative to the toolset root.
+    /// `module.path:function`, relative to the toolset root. Left out, the
+    /// entry names a tool a `tools_from:` module exports and adds to it (a
+    /// name, a renderer, `requires_confirmation`…); its arguments come from
+    /// the function's signature.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     #[schemars(regex(pattern = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*$"))]
     pub entrypoint: String,
     /// A group in the tool picker.
@@ -132,7 +137,10 @@ pub struct ToolDecl {
     pub category: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
-    /// A JSON Schema of the arguments (`type: object`, `properties`, `required`).
+    /// A JSON Schema of the arguments (`type: object`, `properties`,
+    /// `required`); none: no arguments. Null in an entry that adds to an
+    /// exported tool (never given there).
+    #[serde(default, skip_serializing_if = "Value::is_null")]
     #[schemars(schema_with = "super::schema::input_schema")]
     pub input_schema: Value,
     /// Ask the person before each call.
@@ -147,6 +155,34 @@ pub struct ToolDecl {
     #[serde(flatten)]
     #[schemars(skip)]
     pub extra: BTreeMap<String, Value>,
+}
+
+impl ToolDecl {
+    /// An entry without `entrypoint`: it adds to a tool a `tools_from:`
+    /// module exports.
+    pub fn is_overlay(&self) -> bool {
+        self.entrypoint.is_empty()
+    }
+
+    /// The exported tool `exported` with what this overlay adds to it: its
+    /// name and description when given, category, tags, confirmation, time
+    /// limit and renderer.
+    pub fn overlaid(&self, mut exported: ToolDecl) -> ToolDecl {
+        if !self.name.is_empty() && self.name != self.id {
+            exported.name = self.name.clone();
+        }
+        if !self.description.is_empty() {
+            exported.description = self.description.clone();
+        }
+        exported.category = self.category.clone().or(exported.category);
+        if !self.tags.is_empty() {
+            exported.tags = self.tags.clone();
+        }
+        exported.requires_confirmation |= self.requires_confirmation;
+        exported.timeout_s = self.timeout_s.or(exported.timeout_s);
+        exported.renderer = self.renderer.clone().or(exported.renderer);
+        exported
+    }
 }
 
 /// The renderer types: code, document (markdown), html, frame and image.

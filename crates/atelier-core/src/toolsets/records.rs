@@ -193,6 +193,9 @@ pub struct ExportedTool {
     pub description: String,
     #[ts(type = "unknown")]
     pub input_schema: serde_json::Value,
+    /// A `tools:` entry without `entrypoint` adds to it (a name, a
+    /// renderer…).
+    pub adds: bool,
 }
 
 /// Where an installed toolset's files come from.

@@ -25,6 +25,34 @@ pub(super) struct Exported {
     pub(super) input_schema: Value,
 }
 
+/// A tool a `tools_from:` module exports, as the import installs it.
+#[derive(Debug)]
+pub(crate) struct ExportedDecl {
+    /// The derived declaration, with what an overlay adds.
+    pub decl: ToolDecl,
+    /// The module that exports it.
+    pub module: String,
+    /// The `tools:` entry (without `entrypoint`) that adds to it, as written.
+    pub overlay: Option<ToolDecl>,
+}
+
+/// What an entry without `entrypoint` that names no export is told.
+pub(super) fn unmatched_overlay<'a>(id: &str, exported: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<&str> = exported.collect();
+    let hint = crate::toolsets::validate::did_you_mean(id, names.iter().copied())
+        .map(|m| format!("; did you mean `{m}`?"))
+        .unwrap_or_default();
+    format!(
+        "tool {id:?} has no `entrypoint`, so it adds to a tool a `tools_from:` module exports, but none exports {id:?} \
+         (they export: {}){hint}",
+        if names.is_empty() {
+            "nothing".to_owned()
+        } else {
+            names.join(", ")
+        }
+    )
+}
+
 /// Why a `tools_from` module may not export a tool named `name`, given the
 /// manifest's `tools:` and the exports already `taken` (name, module).
 pub(super) fn exported_clash(manifest: &ToolsetManifest, taken: &[(String, String)], name: &str) -> Option<String> {
@@ -33,7 +61,7 @@ pub(super) fn exported_clash(manifest: &ToolsetManifest, taken: &[(String, Strin
             "exported name {name:?} is not a valid tool id (1-64 of A-Z, a-z, 0-9, `_`, `-`)"
         ));
     }
-    if manifest.tools.iter().any(|d| d.id == name) {
+    if manifest.tools.iter().any(|d| d.id == name && !d.is_overlay()) {
         return Some(format!("exports {name:?}, which `tools:` also declares"));
     }
     taken
@@ -144,7 +172,7 @@ impl Atelier {
         root: &Path,
         venv: Option<&Path>,
         bundle: &str,
-    ) -> Result<Vec<(ToolDecl, String)>> {
+    ) -> Result<Vec<ExportedDecl>> {
         if manifest.tools_from.is_empty() {
             return Ok(Vec::new());
         }
@@ -154,7 +182,7 @@ impl Atelier {
             message: format!("tools_from[{i}] ({module}): {message}"),
         };
         let (mut worker, limits) = self.scratch_worker(root, venv).await?;
-        let mut out: Vec<(ToolDecl, String)> = Vec::new();
+        let mut out: Vec<ExportedDecl> = Vec::new();
         for (i, module) in manifest.tools_from.iter().enumerate() {
             let req = Request::Describe {
                 id: crate::ids::new_id(),
@@ -168,29 +196,50 @@ impl Atelier {
             let listed: Vec<Exported> = serde_json::from_value(listed)
                 .map_err(|e| fail(i, module, format!("the worker described it oddly: {e}")))?;
             for t in listed {
-                let taken: Vec<(String, String)> = out.iter().map(|(d, m)| (d.id.clone(), m.clone())).collect();
+                let taken: Vec<(String, String)> = out.iter().map(|e| (e.decl.id.clone(), e.module.clone())).collect();
                 if let Some(why) = exported_clash(manifest, &taken, &t.name) {
                     return Err(fail(i, module, why));
                 }
-                out.push((
-                    ToolDecl {
-                        id: t.name.clone(),
-                        name: t.name,
-                        description: t.description,
-                        entrypoint: t.entrypoint,
-                        category: None,
-                        tags: Vec::new(),
-                        input_schema: t.input_schema,
-                        requires_confirmation: false,
-                        timeout_s: None,
-                        renderer: None,
-                        extra: Default::default(),
+                let exported = ToolDecl {
+                    id: t.name.clone(),
+                    name: t.name,
+                    description: t.description,
+                    entrypoint: t.entrypoint,
+                    category: None,
+                    tags: Vec::new(),
+                    input_schema: t.input_schema,
+                    requires_confirmation: false,
+                    timeout_s: None,
+                    renderer: None,
+                    extra: Default::default(),
+                };
+                let overlay = manifest.tools.iter().find(|d| d.is_overlay() && d.id == exported.id);
+                out.push(ExportedDecl {
+                    decl: match overlay {
+                        Some(o) => o.overlaid(exported),
+                        None => exported,
                     },
-                    module.clone(),
-                ));
+                    module: module.clone(),
+                    overlay: overlay.cloned(),
+                });
             }
         }
         worker.kill().await;
+        if let Some((i, o)) = manifest
+            .tools
+            .iter()
+            .enumerate()
+            .find(|(_, t)| t.is_overlay() && !out.iter().any(|e| e.decl.id == t.id))
+        {
+            return Err(Error::Bundle {
+                bundle: bundle.to_owned(),
+                entry: Some("toolset.yaml".into()),
+                message: format!(
+                    "tools[{i}]: {}",
+                    unmatched_overlay(&o.id, out.iter().map(|e| e.decl.id.as_str()))
+                ),
+            });
+        }
         Ok(out)
     }
 

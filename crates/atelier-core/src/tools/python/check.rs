@@ -36,6 +36,7 @@ impl Atelier {
             .tools
             .iter()
             .enumerate()
+            .filter(|(_, t)| !t.is_overlay())
             .map(|(i, t)| (i, t.entrypoint.as_str()))
             .filter(|(_, e)| seen.insert(*e))
             .collect();

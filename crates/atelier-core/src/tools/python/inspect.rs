@@ -77,6 +77,7 @@ impl Atelier {
         let entrypoints: Vec<String> = manifest
             .tools
             .iter()
+            .filter(|t| !t.is_overlay())
             .map(|t| t.entrypoint.clone())
             .filter(|e| seen.insert(e.clone()))
             .collect();
@@ -141,6 +142,9 @@ fn judge(manifest: &ToolsetManifest, answer: Answer) -> Inspection {
     }
     let mut reported = BTreeSet::new();
     for (i, tool) in manifest.tools.iter().enumerate() {
+        if tool.is_overlay() {
+            continue;
+        }
         let Some(ep) = answer.entrypoints.get(&tool.entrypoint) else {
             continue;
         };
@@ -193,8 +197,12 @@ fn judge(manifest: &ToolsetManifest, answer: Answer) -> Inspection {
         }
     }
     let mut taken: Vec<(String, String)> = Vec::new();
+    // Whether every module's exports are known from the source: only then
+    // can an entry that adds to an export be said to name none.
+    let mut all_known = true;
     for (i, module) in manifest.tools_from.iter().enumerate() {
         let Some(Some(listed)) = answer.tools_from.get(module) else {
+            all_known = false;
             continue;
         };
         for t in listed {
@@ -209,14 +217,33 @@ fn judge(manifest: &ToolsetManifest, answer: Answer) -> Inspection {
                 )),
                 None => {
                     taken.push((t.name.clone(), module.clone()));
+                    let overlay = manifest.tools.iter().find(|d| d.is_overlay() && d.id == t.name);
                     out.exported.push(ExportedTool {
                         module: module.clone(),
                         name: t.name.clone(),
                         entrypoint: t.entrypoint.clone(),
-                        description: t.description.clone(),
+                        description: overlay
+                            .map(|o| o.description.clone())
+                            .filter(|d| !d.is_empty())
+                            .unwrap_or_else(|| t.description.clone()),
                         input_schema: t.input_schema.clone(),
+                        adds: overlay.is_some(),
                     });
                 }
+            }
+        }
+    }
+    if all_known {
+        for (i, o) in manifest.tools.iter().enumerate().filter(|(_, t)| t.is_overlay()) {
+            if !taken.iter().any(|(name, _)| *name == o.id) {
+                out.problems.push(problem(
+                    Severity::Error,
+                    None,
+                    format!("tools[{i}]"),
+                    None,
+                    None,
+                    super::calls::unmatched_overlay(&o.id, taken.iter().map(|(n, _)| n.as_str())),
+                ));
             }
         }
     }

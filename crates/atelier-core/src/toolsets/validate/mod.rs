@@ -434,6 +434,18 @@ fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetMa
             c.error(&path, format!("{module:?} is listed twice"));
         }
     }
+    for (i, t) in tools.iter().enumerate().filter(|(_, t)| t.is_overlay()) {
+        if tools_from.is_empty() {
+            c.error(
+                &format!("tools[{i}]"),
+                format!(
+                    "tool {:?} has no `entrypoint` (module.path:function); only an entry that adds to a tool a \
+                     `tools_from:` module exports may leave it out, and there is no `tools_from:`",
+                    t.id
+                ),
+            );
+        }
+    }
     let user_config = config::check_user_config(c, obj.get("user_config"));
     let mcp_servers = match obj.get("mcp_servers") {
         None | Some(Value::Null) => Vec::new(),

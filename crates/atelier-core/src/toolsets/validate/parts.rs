@@ -31,7 +31,11 @@ pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<T
     }
     let name = c.string(t, path, "name", false).or_else(|| id.clone());
     let description = c.string(t, path, "description", false).unwrap_or_default();
-    let entrypoint = c.string(t, path, "entrypoint", true);
+    // Without one, the entry adds to a tool a `tools_from:` module exports
+    // (checked against `tools_from` by the caller, against the exports at
+    // import).
+    let entrypoint = c.string(t, path, "entrypoint", false);
+    let overlay = entrypoint.is_none() && !t.contains_key("entrypoint");
     if let Some(ep) = &entrypoint {
         match entrypoint_module_files(ep) {
             None => c.error(
@@ -62,7 +66,18 @@ pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<T
             None
         }
     };
-    let input_schema = check_schema(c, &join(path, "input_schema"), t.get("input_schema"));
+    let input_schema = if overlay {
+        if t.get("input_schema").is_some_and(|v| !v.is_null()) {
+            c.error(
+                &join(path, "input_schema"),
+                "an entry without `entrypoint` adds to a tool a `tools_from:` module exports, whose arguments come from \
+                 its function's signature: give no input_schema (or give an entrypoint)",
+            );
+        }
+        Value::Null
+    } else {
+        check_schema(c, &join(path, "input_schema"), t.get("input_schema"))
+    };
     let renderer = match t.get("renderer") {
         None | Some(Value::Null) => None,
         Some(r) => check_renderer(c, &join(path, "renderer"), r),
@@ -75,7 +90,7 @@ pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<T
         id: id?,
         name: name?,
         description,
-        entrypoint: entrypoint?,
+        entrypoint: if overlay { String::new() } else { entrypoint? },
         category,
         tags,
         input_schema,
