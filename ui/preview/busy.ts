@@ -113,6 +113,22 @@ export function seedBusy(
   handlers["plugin:event|listen"] = () => 1;
   handlers["plugin:event|unlisten"] = () => null;
   handlers.toolset_reloads = () => [];
+  const policies = new Map<string, string>();
+  const policyOf = (toolId: string) => {
+    const asked = tools.find((t) => t.tool_id === toolId)?.requires_confirmation ?? false;
+    const policy = policies.get(toolId) ?? "default";
+    return {
+      tool_id: toolId,
+      policy,
+      requires_confirmation: asked,
+      asks: policy === "ask" || (policy === "default" && asked),
+    };
+  };
+  handlers.tool_policy = (a) => policyOf(String(a.toolId));
+  handlers.set_tool_policy = (a) => {
+    policies.set(String(a.toolId), String(a.policy));
+    return policyOf(String(a.toolId));
+  };
   handlers.checkout = (a) => {
     const tree = treeOf(String(a.chatId));
     const byId = new Map(tree.map((n) => [n.id, n]));
