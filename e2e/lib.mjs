@@ -283,9 +283,28 @@ export const badgeOf = (card) =>
   s.exec(`return arguments[0].querySelector('.call-header .badge')?.textContent ?? '';`, [ref(card)]);
 
 /** Clicks Run and returns the new call card of `toolId` once it has finished. */
-export async function runAndWait(toolId, { timeout = 60000 } = {}) {
+/**
+ * Clicks the runner form's Run button: "Run", or "Run as a new branch" when
+ * the chat is at an older step (`branching` says which it must be).
+ */
+export async function clickRun({ branching = null } = {}) {
+  const button = await waitEl(
+    `const b = document.querySelector('form.tool-runner .panel-actions button[type=submit]');
+     return b && !b.disabled && /^Run( as a new branch)?$/.test(b.textContent.trim()) ? b : null;`,
+    [],
+    'the enabled Run button of the runner form',
+  );
+  const label = (await s.text(button)).trim();
+  if (branching !== null) {
+    const want = branching ? 'Run as a new branch' : 'Run';
+    assert(label === want, `the Run button says "${label}", not "${want}"`);
+  }
+  await s.click(button);
+}
+
+export async function runAndWait(toolId, { timeout = 60000, branching = null } = {}) {
   const before = (await cardsOf(toolId)).length;
-  await clickButton('form.tool-runner .panel-actions', 'Run');
+  await clickRun({ branching });
   const card = await waitFor(
     async () => {
       const cards = await cardsOf(toolId);

@@ -40,6 +40,7 @@ import * as approvals from './steps/approvals.mjs';
 import * as branches from './steps/branches.mjs';
 import * as edits from './steps/edits.mjs';
 import * as exportZip from './steps/export.mjs';
+import * as history from './steps/history.mjs';
 import * as layout from './steps/layout.mjs';
 import * as map from './steps/map.mjs';
 import * as renderers from './steps/renderers.mjs';
@@ -63,6 +64,7 @@ branches.register(step); // 14
 approvals.register(step); // 15
 edits.register(step); // 16
 map.register(step); // 17
+history.register(step); // 17b (reads what the map's jump left)
 exportZip.register(step); // 18
 settingsForm.registerRun(step); // 19 (a call of its own, after the chat steps)
 layout.register(step); // 20 (adds 20 chats: last)

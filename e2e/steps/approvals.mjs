@@ -7,8 +7,8 @@ import {
   assert,
   badgeOf,
   cardsOf,
-  clickButton,
   clickIn,
+  clickRun,
   cli,
   cliPaths,
   eq,
@@ -62,7 +62,7 @@ async function finishedWith(before, status) {
 async function run() {
   await s.type(await field('command'), COMMAND);
   const before = (await cardsOf(TOOL)).length;
-  await clickButton('form.tool-runner .panel-actions', 'Run');
+  await clickRun();
   const live = await liveWith('waiting for approval');
   const group = await waitEl(
     `return arguments[0].querySelector('[role=group][aria-label=Approval]');`,
@@ -126,7 +126,7 @@ export function register(step) {
 
     before = (await cardsOf(TOOL)).length;
     await s.type(await field('command'), COMMAND);
-    await clickButton('form.tool-runner .panel-actions', 'Run');
+    await clickRun();
     live = await liveWith('running');
     await clickIn(live, 'Cancel');
     await finishedWith(before, 'cancelled');

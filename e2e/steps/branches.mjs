@@ -33,7 +33,8 @@ export function register(step) {
     await pickTool('write_file');
     await s.type(await field('path'), 'branch.txt');
     await s.type(await field('content'), 'made on a branch');
-    await runAndWait('write_file');
+    // Back at step 1 of a longer branch: the Run button says the run branches.
+    await runAndWait('write_file', { branching: true });
     const second = (await branchItems())[1];
     const arrows = await waitEl(
       `return arguments[0].querySelector('[aria-label="Other versions of this step"]');`,
