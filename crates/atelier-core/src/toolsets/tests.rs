@@ -323,7 +323,7 @@ fn a_deeply_nested_or_huge_manifest_is_refused_before_it_is_parsed() {
 
     let huge = format!("id: x\ndescription: \"{}\"\n", "a".repeat(validate::MAX_MANIFEST_BYTES));
     let msg = validate::check(&huge, &BTreeSet::new()).problems[0].to_string();
-    assert!(msg.contains("a manifest may have at most"), "{msg}");
+    assert!(msg.contains("1.0 MiB; a manifest may have at most 1 MiB"), "{msg}");
 
     // Ordinary nesting (a JSON schema inside a tool) is fine.
     let ok = "manifest_version: \"1\"\nid: x\nname: X\nversion: \"1.0.0\"\ntools: []\nextra: [[[[[[[[1]]]]]]]]\n";

@@ -2,6 +2,7 @@
 //! parser reads it.
 
 use super::{Problem, Severity};
+use crate::toolsets::bundle::human_bytes;
 
 /// The largest `toolset.yaml` read.
 pub const MAX_MANIFEST_BYTES: usize = 1 << 20;
@@ -29,7 +30,11 @@ pub(super) fn within_limits(text: &str) -> std::result::Result<(), Problem> {
         return Err(problem(
             0,
             0,
-            format!("{} bytes; a manifest may have at most {MAX_MANIFEST_BYTES}", text.len()),
+            format!(
+                "{}; a manifest may have at most {}",
+                human_bytes(text.len() as u64),
+                human_bytes(MAX_MANIFEST_BYTES as u64)
+            ),
         ));
     }
     let too_deep = |line, column| {
