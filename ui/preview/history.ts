@@ -119,6 +119,16 @@ export function seedHistory(
     };
   };
   const mine = (a: Args) => a.chatId === CHAT;
+  // Another chat (a new one): just its start, with no files.
+  handlers.chat_tree ??= (a) => [{ ...tree()[0]!, chat_id: String(a.chatId), children: [], latest_leaf: "r" }];
+  handlers.get_workspace_manifest ??= (a) => ({
+    ...manifest(),
+    id: "r",
+    chat_id: String(a.chatId),
+    files: {},
+    file_count: 0,
+    total_size: 0,
+  });
   const wrap = (cmd: string, f: (a: Args) => unknown) => {
     const before = handlers[cmd];
     handlers[cmd] = (a) => (mine(a) ? f(a) : before?.(a));
