@@ -1,11 +1,10 @@
 import { useEffect, type RefObject } from "react";
 
 /** The fields a person types into, in the form's order (not the Form / Raw JSON switch). */
-const FIELDS = [".form-fields", ".raw-json"]
-  .flatMap((scope) =>
-    ["input:not([type=hidden])", "textarea", "select", '[contenteditable="true"]'].map((f) => `${scope} ${f}`),
-  )
-  .join(", ");
+const FIELDS = [
+  ...["input:not([type=hidden])", "textarea", "select", '[contenteditable="true"]'].map((f) => `.form-fields ${f}`),
+  "textarea.raw-json",
+].join(", ");
 
 /**
  * Each time a tool is picked (`picked` counts the picks), its form under
