@@ -95,16 +95,21 @@ describe("the Workspace tab", () => {
           : n,
     );
     older.push(node("d", "b2", { on_active_branch: false }));
-    mockCommands({
+    const calls = mockCommands({
       get_workspace_manifest: () => MANIFEST,
       chat_tree: () => older,
       workspace_file_url: () => "atelier-render://localhost/t/logo.png",
+      checkout: (a) => chat({ active_leaf_message_id: String(a.messageId), active_manifest_id: "man-d" }),
     });
-    render(<WorkspaceView chats={chatsStub()} active />);
+    const chats = chatsStub();
+    render(<WorkspaceView chats={chats} active />);
     const where = await screen.findByLabelText("Where you are");
     await waitFor(() => expect(where).toHaveTextContent("branch 2 of 2 (from step 2) · step 2 of 3"));
     const tree = await screen.findByRole("tree", { name: "Workspace files" });
     await userEvent.click(within(tree).getByTitle("logo.png"));
     expect(await screen.findByText("Only text files are edited here.")).toBeInTheDocument();
+    await userEvent.click(within(where).getByRole("button", { name: "Return to latest" }));
+    await waitFor(() => expect(argsOf(calls, "checkout")).toMatchObject([{ chatId: "chat-1", messageId: "d" }]));
+    expect(chats.moved).toHaveBeenCalledWith("man-d");
   });
 });

@@ -154,6 +154,15 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
       return { tone: "success", text: `Exported ${n} (${formatBytes(out.bytes)}) to ${out.path}.` };
     });
 
+  // An older step is shown: back to the branch's newest step (the core moves the workspace).
+  const returnToLatest = (latestId: string) =>
+    void act("Bringing the latest step back…", "Could not return to the latest step.", async () => {
+      if (chatId === null) return null;
+      const chat = await api.checkout(chatId, latestId);
+      chats.moved(chat.active_manifest_id);
+      return null;
+    });
+
   const openFolder = () =>
     void act("", "The folder did not open in the file manager.", async () => {
       if (chatId !== null) await api.openWorkspaceFolder(chatId);
@@ -195,6 +204,20 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
                   {branchText(position)}
                   {" · "}
                   <span className={position.behind ? "warning-text" : undefined}>{stepText(position)}</span>
+                  {position.behind && (
+                    <>
+                      {" "}
+                      <button
+                        type="button"
+                        className="btn btn-small btn-ghost"
+                        disabled={busy !== null}
+                        title="Bring back the newest step of this branch; the next run then continues it"
+                        onClick={() => returnToLatest(position.latestId)}
+                      >
+                        Return to latest
+                      </button>
+                    </>
+                  )}
                 </>
               )}
             </p>
