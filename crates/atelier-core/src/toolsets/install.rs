@@ -150,7 +150,10 @@ impl Toolsets<'_> {
         // before any requirement is installed: a syntax error or a missing
         // function fails the import here, in seconds, not after a download.
         let names: BTreeSet<String> = loaded.files.keys().cloned().collect();
-        let python = self.app.inspect_python(&manifest, &loaded.root, &names).await;
+        // One scratch worker for every look below (while no venv changes
+        // what it needs): an author's reload starts one interpreter.
+        let mut scratch = self.app.scratch(&loaded.root);
+        let python = self.app.inspect_python(&manifest, &mut scratch, &names).await;
         if python.problems.iter().any(|p| p.severity == Severity::Error) {
             return Err(Error::InvalidManifest {
                 bundle: loaded.label.clone(),
@@ -169,17 +172,18 @@ impl Toolsets<'_> {
         // exported tools; a module that fails fails the import.
         let exported = self
             .app
-            .describe_exports(&manifest, &loaded.root, venv.as_deref(), &loaded.label)
+            .describe_exports(&manifest, &mut scratch, venv.as_deref(), &loaded.label)
             .await?;
         // A local folder is an author's work in progress: a version whose
         // Python does not import never replaces the one that runs.
         let signature_warnings = if local {
             self.app
-                .check_entrypoints(&manifest, &loaded.root, venv.as_deref(), &loaded.label)
+                .check_entrypoints(&manifest, &mut scratch, &loaded.root, venv.as_deref(), &loaded.label)
                 .await?
         } else {
             Vec::new()
         };
+        scratch.stop().await;
 
         let id = manifest.id.clone();
         prepared.store_secrets(self.app, &id).await?;

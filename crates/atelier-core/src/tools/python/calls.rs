@@ -25,6 +25,51 @@ pub(super) struct Exported {
     pub(super) input_schema: Value,
 }
 
+/// The worker of an import's looks at a version not installed yet (its
+/// files in `root`): started on first use, and reused as long as the venv
+/// asked for stays the same — reading the source, describing the exports
+/// and checking the entrypoints of a toolset without requirements cost one
+/// interpreter start, not three. Dropped, it stops.
+pub(crate) struct Scratch<'a> {
+    app: &'a Atelier,
+    root: PathBuf,
+    venv: Option<PathBuf>,
+    worker: Option<(super::Worker, Limits)>,
+}
+
+impl std::fmt::Debug for Scratch<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scratch")
+            .field("root", &self.root)
+            .field("venv", &self.venv)
+            .finish()
+    }
+}
+
+impl Scratch<'_> {
+    /// The worker, with `venv`'s packages on its path.
+    pub(super) async fn get(&mut self, venv: Option<&Path>) -> Result<(&mut super::Worker, &Limits)> {
+        if self.worker.is_some() && self.venv.as_deref() != venv {
+            self.stop().await;
+        }
+        if self.worker.is_none() {
+            self.worker = Some(self.app.scratch_worker(&self.root, venv).await?);
+            self.venv = venv.map(Path::to_path_buf);
+        }
+        match &mut self.worker {
+            Some((w, l)) => Ok((w, &*l)),
+            None => Err(Error::Internal("the scratch worker did not start".into())),
+        }
+    }
+
+    /// Stops the worker now (it would stop when dropped, without waiting).
+    pub(crate) async fn stop(&mut self) {
+        if let Some((mut w, _)) = self.worker.take() {
+            w.kill().await;
+        }
+    }
+}
+
 /// A tool a `tools_from:` module exports, as the import installs it.
 #[derive(Debug)]
 pub(crate) struct ExportedDecl {
@@ -169,7 +214,7 @@ impl Atelier {
     pub(crate) async fn describe_exports(
         &self,
         manifest: &ToolsetManifest,
-        root: &Path,
+        scratch: &mut Scratch<'_>,
         venv: Option<&Path>,
         bundle: &str,
     ) -> Result<Vec<ExportedDecl>> {
@@ -181,7 +226,7 @@ impl Atelier {
             entry: Some("toolset.yaml".into()),
             message: format!("tools_from[{i}] ({module}): {message}"),
         };
-        let (mut worker, limits) = self.scratch_worker(root, venv).await?;
+        let (worker, limits) = scratch.get(venv).await?;
         let mut out: Vec<ExportedDecl> = Vec::new();
         for (i, module) in manifest.tools_from.iter().enumerate() {
             let req = Request::Describe {
@@ -224,7 +269,6 @@ impl Atelier {
                 });
             }
         }
-        worker.kill().await;
         if let Some((i, o)) = manifest
             .tools
             .iter()
@@ -241,6 +285,16 @@ impl Atelier {
             });
         }
         Ok(out)
+    }
+
+    /// A scratch worker for the files in `root` (see [`Scratch`]).
+    pub(crate) fn scratch(&self, root: &Path) -> Scratch<'_> {
+        Scratch {
+            app: self,
+            root: root.to_path_buf(),
+            venv: None,
+            worker: None,
+        }
     }
 
     /// A worker for one look at a version not installed yet (its files in

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use atelier_protocol::Request;
 
+use super::calls::Scratch;
 use super::to_outcome;
 use crate::toolsets::manifest::ToolsetManifest;
 use crate::toolsets::validate::{Problem, Severity};
@@ -26,6 +27,7 @@ impl Atelier {
     pub(crate) async fn check_entrypoints(
         &self,
         manifest: &ToolsetManifest,
+        scratch: &mut Scratch<'_>,
         root: &Path,
         venv: Option<&Path>,
         bundle: &str,
@@ -43,14 +45,14 @@ impl Atelier {
         if targets.is_empty() {
             return Ok(Vec::new());
         }
-        let (mut worker, limits) = self.scratch_worker(root, venv).await?;
+        let (worker, limits) = scratch.get(venv).await?;
         let mut result = Ok(Vec::new());
         for (i, entrypoint) in targets {
             let req = Request::Check {
                 id: crate::ids::new_id(),
                 entrypoint: entrypoint.to_owned(),
             };
-            let checked = to_outcome(worker.request(&req, &limits).await).result;
+            let checked = to_outcome(worker.request(&req, limits).await).result;
             if let Ok(signature) = &checked
                 && !takes_workspace(signature)
             {
@@ -90,7 +92,6 @@ impl Atelier {
                 break;
             }
         }
-        worker.kill().await;
         result
     }
 }

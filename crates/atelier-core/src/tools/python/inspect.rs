@@ -10,12 +10,12 @@
 //! the import's own checks ([`super::check`], `describe_exports`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 use atelier_protocol::Request;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::calls::Scratch;
 use super::to_outcome;
 use crate::Atelier;
 use crate::toolsets::manifest::ToolsetManifest;
@@ -66,7 +66,7 @@ impl Atelier {
     pub(crate) async fn inspect_python(
         &self,
         manifest: &ToolsetManifest,
-        root: &Path,
+        scratch: &mut Scratch<'_>,
         files: &BTreeSet<String>,
     ) -> Inspection {
         let modules: Vec<String> = files.iter().filter(|f| f.ends_with(".py")).cloned().collect();
@@ -87,10 +87,9 @@ impl Atelier {
             entrypoints,
             tools_from: manifest.tools_from.clone(),
         };
-        let answer = match self.scratch_worker(root, None).await {
-            Ok((mut worker, limits)) => {
-                let outcome = to_outcome(worker.request(&req, &limits).await).result;
-                worker.kill().await;
+        let answer = match scratch.get(None).await {
+            Ok((worker, limits)) => {
+                let outcome = to_outcome(worker.request(&req, limits).await).result;
                 outcome
                     .map_err(|f| f.message)
                     .and_then(|v| serde_json::from_value::<Answer>(v).map_err(|e| e.to_string()))
