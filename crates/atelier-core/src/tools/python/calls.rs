@@ -233,7 +233,7 @@ impl Atelier {
                 id: crate::ids::new_id(),
                 module: module.clone(),
             };
-            let call = to_outcome(worker.request(&req, &limits).await);
+            let call = to_outcome(worker.request(&req, limits).await);
             let listed = call.result.map_err(|f| {
                 let detail = f.traceback.map(|t| format!("\n{t}")).unwrap_or_default();
                 fail(i, module, format!("{}{detail}", f.message))
