@@ -101,6 +101,12 @@ describe("form errors", () => {
     expect(argsOf(calls, "validate_tool_args")[0]!.args).toMatchObject({ count: "abc" });
     expect(argsOf(calls, "run_tool")).toEqual([]);
     expect(field("count")).toHaveFocus();
+    // Something else from the Raw JSON tab is shown as it is, and said.
+    await userEvent.click(screen.getByRole("tab", { name: "Raw JSON" }));
+    fireEvent.change(raw(), { target: { value: '{"path": "a.txt", "count": {"n": 1}}' } });
+    await userEvent.click(screen.getByRole("tab", { name: "Form" }));
+    expect(field("count")).toHaveValue('{"n":1}');
+    expect(field("count")).toHaveAccessibleDescription('{"n":1} is not a number');
     // A decimal point on the way to 2.5 stays as typed.
     await userEvent.clear(field("count"));
     await userEvent.type(field("count"), "2.");

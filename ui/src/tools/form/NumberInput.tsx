@@ -46,9 +46,8 @@ export function NumberInput({
 }) {
   const [text, setText] = useState(() => show(value));
   // The value changed elsewhere (the Raw JSON tab, Run again…): show it.
-  if (JSON.stringify(parse(text, inList) ?? null) !== JSON.stringify(value ?? null) && !(inList && text === "")) {
-    setText(show(value));
-  }
+  const same = JSON.stringify(parse(text, inList) ?? null) === JSON.stringify(value ?? null) || (inList && text === "");
+  if (!same && text !== show(value)) setText(show(value));
   const d = schema.default;
   return (
     <input
