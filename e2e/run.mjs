@@ -38,6 +38,7 @@ import { APP, APP_LOG, DRIVER, SHOTS, STEP_TIMEOUT_MS, log, s, setSession, shot,
 import { Session } from './webdriver.mjs';
 import * as approvals from './steps/approvals.mjs';
 import * as branches from './steps/branches.mjs';
+import * as dark from './steps/dark.mjs';
 import * as edits from './steps/edits.mjs';
 import * as exportZip from './steps/export.mjs';
 import * as history from './steps/history.mjs';
@@ -67,7 +68,8 @@ map.register(step); // 17
 history.register(step); // 17b (reads what the map's jump left)
 exportZip.register(step); // 18
 settingsForm.registerRun(step); // 19 (a call of its own, after the chat steps)
-layout.register(step); // 20 (adds 20 chats: last)
+layout.register(step); // 20 (adds 20 chats)
+dark.register(step); // restarts the app with the dark look: must stay last
 
 // ---------------------------------------------------------------------------
 // The run

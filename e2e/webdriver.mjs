@@ -8,8 +8,9 @@ export class Session {
     this.id = id;
   }
 
-  static async start(base, application, env = {}) {
-    const body = { capabilities: { alwaysMatch: { 'tauri:options': { application, env } } } };
+  /** Starts the app (`args` go to it) in a new session. */
+  static async start(base, application, { args = [] } = {}) {
+    const body = { capabilities: { alwaysMatch: { 'tauri:options': { application, args } } } };
     const res = await call(base, 'POST', '/session', body);
     return new Session(base, res.sessionId ?? res.value?.sessionId);
   }

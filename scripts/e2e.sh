@@ -76,12 +76,18 @@ sed -i 's/^name: .*/name: Word Tools/' "$fixtures/word-tools/toolset.yaml"
 printf "# Notes\n\nDropped in by the end-to-end lane.\n" >"$fixtures/dropped-notes.md"
 
 # tauri-driver starts this instead of the binary, so the app gets the data
-# dir and its stderr lands in a file (the driver does not keep it).
+# dir and its stderr lands in a file (the driver does not keep it). A first
+# argument --gtk-dark starts it with GTK's dark look (the driver passes no
+# environment): the dark-mode step.
 cat >"$work/atelier-app.sh" <<EOF
 #!/bin/sh
 export ATELIER_DATA_DIR='$data'
 export NO_AT_BRIDGE=1
 export ATELIER_UV='${ATELIER_UV:-}'
+if [ "\$1" = --gtk-dark ]; then
+  export GTK_THEME=Adwaita:dark
+  shift
+fi
 exec '$bins/atelier-app' "\$@" 2>>'$app_log'
 EOF
 chmod +x "$work/atelier-app.sh"
