@@ -171,6 +171,95 @@ async fn a_sub_agent_works_in_its_own_thread_and_its_answer_is_the_result() {
     )));
 }
 
+/// A fork takes the sub-agent threads its spawns started: their messages
+/// and calls, with the spawn's result naming the fork's copies — readable
+/// after the source chat is gone.
+#[tokio::test]
+async fn a_fork_keeps_the_sub_agent_threads_of_its_spawns_after_the_source_is_deleted() {
+    use atelier_core::agents::AgentSpec;
+    let env = Env::new();
+    let server = ReplayServer::start(vec![
+        call_one(
+            "call_spawn",
+            "spawn_agents",
+            json!({"tasks": [{"agent": "helper", "task": "Write h.txt saying hi"}]}),
+        ),
+        calls(&[("call_h", "h.txt", "from the helper")]),
+        answer("Helper wrote h.txt."),
+        answer("The helper did it."),
+    ])
+    .await
+    .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let mut lead = AgentSpec::new("lead", "Lead");
+    lead.tools = vec!["spawn_agents".into()];
+    app.agents().create(&lead).await.expect("lead");
+    let mut helper = AgentSpec::new("helper", "Helper");
+    helper.tools = vec!["write_file".into()];
+    app.agents().create(&helper).await.expect("helper");
+    let o = SendOptions {
+        agent_id: Some("lead".into()),
+        ..opts()
+    };
+    let out = app
+        .conversation()
+        .send(&chat, "delegate", o, &mut |_: &ChatEvent| {})
+        .await
+        .expect("send");
+    let source_thread = out.tool_calls[0].result.clone().expect("result")["results"][0]["thread_id"]
+        .as_str()
+        .expect("a thread id")
+        .to_owned();
+
+    let fork = app
+        .conversation()
+        .fork(&chat, &out.messages[3].id, None)
+        .await
+        .expect("fork");
+    app.chats().delete(&chat).await.expect("delete the source");
+    let spawn = app
+        .tools()
+        .calls(&fork.id)
+        .await
+        .expect("calls")
+        .into_iter()
+        .find(|c| c.tool_id == "spawn_agents")
+        .expect("the fork's spawn");
+    let thread = spawn.result.expect("result")["results"][0]["thread_id"]
+        .as_str()
+        .expect("a thread id")
+        .to_owned();
+    assert_ne!(thread, source_thread, "the fork's own copy");
+    let messages = app.conversation().thread(&fork.id, &thread).await.expect("the thread");
+    let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
+    assert_eq!(
+        roles,
+        [Role::System, Role::User, Role::Assistant, Role::Tool, Role::Assistant],
+        "{messages:?}"
+    );
+    assert_eq!(messages[1].text(), "Write h.txt saying hi");
+    assert_eq!(messages[4].text(), "Helper wrote h.txt.");
+    // The child's call is the fork's, with its workspace state.
+    let child_call = app
+        .tools()
+        .calls(&fork.id)
+        .await
+        .expect("calls")
+        .into_iter()
+        .find(|c| c.tool_id == "write_file")
+        .expect("the child's call, copied");
+    let files = app
+        .workspace()
+        .list_files(&fork.id, child_call.node_id.as_deref())
+        .await
+        .expect("files at the child's call");
+    assert!(files.iter().any(|f| f.path == "h.txt"), "{files:?}");
+    assert!(
+        app.conversation().thread(&fork.id, &source_thread).await.is_err(),
+        "nothing of the source's ids"
+    );
+}
+
 #[tokio::test]
 async fn the_backend_refuses_a_spawn_past_the_agents_depth_limit() {
     use atelier_core::agents::AgentSpec;

@@ -7,7 +7,10 @@
 //! so the source can be deleted later without breaking the fork. Blobs are
 //! hard-linked into the new chat's store where the file system allows
 //! (else copied); nothing is hashed again: a blob's name is its hash.
-//! A sibling branch of the source leaves nothing in the fork.
+//! A sibling branch of the source leaves nothing in the fork. The
+//! sub-agent threads its `spawn_agents` calls started come along (their
+//! messages, calls and states, and the threads those started), and a
+//! spawn's result names the fork's copies.
 
 use std::collections::{HashMap, HashSet};
 
@@ -106,9 +109,43 @@ impl Conversation<'_> {
             .split_first()
             .ok_or_else(|| Error::Internal("an empty path".into()))?;
         // The rows the path names.
-        let call_ids: Vec<String> = super::branch::call_ids(rest).into_iter().cloned().collect();
-        let calls_json = json_ids(&call_ids)?;
+        let mut call_ids: Vec<String> = super::branch::call_ids(rest).into_iter().cloned().collect();
         let mut named: Vec<String> = rest.iter().map(|m| m.manifest_id.clone()).collect();
+        // The threads its spawns started, and theirs in turn: their
+        // messages and calls come too.
+        let (mut thread_ids, mut thread_messages) = (Vec::<String>::new(), Vec::<(String, String)>::new());
+        let mut frontier = call_ids.clone();
+        while !frontier.is_empty() {
+            let threads: Vec<String> = sqlx::query_scalar(
+                "SELECT id FROM threads WHERE chat_id = ? AND parent_call_id IN (SELECT value FROM json_each(?))",
+            )
+            .bind(&source.id)
+            .bind(json_ids(&frontier)?)
+            .fetch_all(db)
+            .await?;
+            if threads.is_empty() {
+                break;
+            }
+            let messages: Vec<(String, String)> = sqlx::query_as(
+                "SELECT id, manifest_id FROM messages WHERE chat_id = ? AND thread_id IN (SELECT value FROM json_each(?))",
+            )
+            .bind(&source.id)
+            .bind(json_ids(&threads)?)
+            .fetch_all(db)
+            .await?;
+            frontier = sqlx::query_scalar(
+                "SELECT id FROM tool_calls WHERE chat_id = ? AND message_id IN (SELECT value FROM json_each(?))",
+            )
+            .bind(&source.id)
+            .bind(json_ids(messages.iter().map(|(id, _)| id))?)
+            .fetch_all(db)
+            .await?;
+            named.extend(messages.iter().map(|(_, manifest)| manifest.clone()));
+            call_ids.extend(frontier.iter().cloned());
+            thread_ids.extend(threads);
+            thread_messages.extend(messages);
+        }
+        let calls_json = json_ids(&call_ids)?;
         let call_manifests: Vec<(Option<String>, Option<String>)> = sqlx::query_as(
             "SELECT pre_manifest_id, post_manifest_id FROM tool_calls WHERE chat_id = ? AND id IN (SELECT value FROM json_each(?))",
         )
@@ -139,6 +176,10 @@ impl Conversation<'_> {
         blocking(move || link_blobs(&from, &to, &blobs)).await?;
 
         let mut tx = db::begin_write(db).await?;
+        // Threads name their spawn's call, which names a message, and a
+        // thread's messages name their thread: the references are checked
+        // when everything is in place.
+        sqlx::query("PRAGMA defer_foreign_keys = ON").execute(&mut *tx).await?;
         sqlx::query("CREATE TEMP TABLE IF NOT EXISTS fork_map (old TEXT PRIMARY KEY, new TEXT NOT NULL)")
             .execute(&mut *tx)
             .await?;
@@ -151,6 +192,8 @@ impl Conversation<'_> {
             .iter()
             .map(|m| &m.id)
             .chain(&call_ids)
+            .chain(&thread_ids)
+            .chain(thread_messages.iter().map(|(id, _)| id))
             .chain(manifests.iter().map(|(id, _, _)| id))
         {
             map.entry(id.clone()).or_insert_with(ids::new_id);
@@ -195,11 +238,24 @@ impl Conversation<'_> {
         .await?;
         copy_rows(
             &mut tx,
-            "messages",
-            &["id", "parent_id", "manifest_id"],
+            "threads",
+            &["id", "parent_call_id"],
             &source.id,
             &fork.id,
-            &json_ids(rest.iter().map(|m| &m.id))?,
+            &json_ids(&thread_ids)?,
+        )
+        .await?;
+        copy_rows(
+            &mut tx,
+            "messages",
+            &["id", "parent_id", "manifest_id", "thread_id"],
+            &source.id,
+            &fork.id,
+            &json_ids(
+                rest.iter()
+                    .map(|m| &m.id)
+                    .chain(thread_messages.iter().map(|(id, _)| id)),
+            )?,
         )
         .await?;
         copy_rows(
@@ -221,6 +277,31 @@ impl Conversation<'_> {
         .bind(&fork.id)
         .execute(&mut *tx)
         .await?;
+        // A thread's tool messages name their calls, and a spawn's result
+        // its threads: ids are unique words, replaced where they stand.
+        let thread_tool_messages: Vec<&String> = thread_messages.iter().map(|(id, _)| &map[id]).collect();
+        for old in &call_ids {
+            sqlx::query(
+                "UPDATE messages SET content = replace(content, ?1, ?2) \
+                 WHERE chat_id = ?3 AND role = 'tool' AND id IN (SELECT value FROM json_each(?4))",
+            )
+            .bind(old)
+            .bind(&map[old])
+            .bind(&fork.id)
+            .bind(json_ids(thread_tool_messages.iter().copied())?)
+            .execute(&mut *tx)
+            .await?;
+        }
+        for old in &thread_ids {
+            sqlx::query(
+                "UPDATE tool_calls SET result = replace(result, ?1, ?2) WHERE chat_id = ?3 AND result IS NOT NULL",
+            )
+            .bind(old)
+            .bind(&map[old])
+            .bind(&fork.id)
+            .execute(&mut *tx)
+            .await?;
+        }
         // A tool message names its call.
         for m in rest.iter().filter(|m| m.role == Role::Tool) {
             let content: Vec<ContentPart> = m

@@ -50,6 +50,23 @@ pub(super) struct Parent<'a> {
 }
 
 impl Conversation<'_> {
+    /// The messages of sub-agent thread `thread_id` of `chat_id` (a spawn's
+    /// result names it), root first, in the order they were written.
+    pub async fn thread(&self, chat_id: &str, thread_id: &str) -> Result<Vec<crate::model::Message>> {
+        let rows = sqlx::query("SELECT * FROM messages WHERE chat_id = ? AND thread_id = ? ORDER BY created_at, rowid")
+            .bind(chat_id)
+            .bind(thread_id)
+            .fetch_all(self.app.db())
+            .await?;
+        if rows.is_empty() {
+            return Err(crate::Error::InvalidData {
+                what: "thread",
+                reason: format!("chat {chat_id} has no sub-agent thread {thread_id}"),
+            });
+        }
+        rows.iter().map(crate::messages::message_from_row).collect()
+    }
+
     /// Runs coordination tool `name` for the parent run (see the module docs).
     pub(super) async fn coordinate(
         &self,
