@@ -246,7 +246,9 @@ describe("install with progress", () => {
     render(<ToolsetManager active onChanged={vi.fn()} />);
     await screen.findByText("CSV Report");
     await userEvent.click(screen.getByRole("button", { name: "Import…" }));
-    const panel = await screen.findByRole("region", { name: "Review bundle" });
+    // The review, once the check has answered (the region says "Checking…" first).
+    await screen.findByRole("button", { name: "Downgrade" });
+    const panel = screen.getByRole("region", { name: "Review bundle" });
     expect(within(panel).queryByRole("button", { name: "Upgrade" })).toBeNull();
     expect(panel).toHaveTextContent("Installed now: version 1.1.0, which is newer. Installing downgrades it to 1.0.0");
     expect(panel).toHaveTextContent("Summaries and charts of CSV files");
