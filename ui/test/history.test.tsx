@@ -5,6 +5,7 @@ import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { MessageNode } from "../src/bindings";
 import { BranchView } from "../src/calls/BranchView";
+import { branchText, chatPosition } from "../src/calls/position";
 import { RunsProvider } from "../src/calls/runs";
 import { ToolRunner } from "../src/tools/ToolRunner";
 import { call, node, plan, tool } from "./fixtures";
@@ -94,5 +95,23 @@ describe("viewing an older step", () => {
       "Viewing the start of 4",
     );
     expect(await screen.findByText(/from the start: steps 1–4 stay on the branch you left/)).toBeInTheDocument();
+  });
+});
+
+describe("which branch the Workspace header names", () => {
+  // root ─ s1 ─ s2 ─┬─ a
+  //                 └─ b
+  const forked = (at: string, active: string[]): MessageNode[] => [
+    node("root", null, { children: ["s1"], on_active_branch: true, latest_leaf: "b" }),
+    node("s1", "root", { children: ["s2"], on_active_branch: active.includes("s1"), latest_leaf: "b" }),
+    node("s2", "s1", { children: ["a", "b"], on_active_branch: active.includes("s2"), latest_leaf: "b" }),
+    node("a", "s2", { on_active_branch: at === "a" }),
+    node("b", "s2", { on_active_branch: at === "b" }),
+  ];
+  it("says the version at the fork above, where branches start, or that they start later", () => {
+    expect(branchText(chatPosition("c", forked("a", ["s1", "s2"]))!)).toBe("branch 1 of 2 (from step 3)");
+    expect(branchText(chatPosition("c", forked("s2", ["s1", "s2"]))!)).toBe("where 2 branches start");
+    expect(branchText(chatPosition("c", forked("s1", ["s1"]))!)).toBe("before the branches");
+    expect(branchText(chatPosition("c", chain("s2"))!)).toBe("one branch");
   });
 });

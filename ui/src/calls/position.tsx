@@ -22,6 +22,10 @@ export type Position = {
   behind: boolean;
   /** The deepest fork on the active branch: version `index` of `count` at `step`. */
   fork: { step: number; index: number; count: number } | null;
+  /** How many branches start at the current node (its children). */
+  branchesHere: number;
+  /** Whether the chat branches anywhere. */
+  branched: boolean;
 };
 
 /** The chat's position, from the core's tree (its active branch and `latest_leaf`). */
@@ -53,6 +57,8 @@ export function chatPosition(chatId: string, tree: MessageNode[]): Position | nu
     latestId: current.latest_leaf,
     behind: current.children.length > 0,
     fork,
+    branchesHere: current.children.length,
+    branched: tree.some((n) => n.thread_id === null && n.children.length > 1),
   };
 }
 
@@ -63,9 +69,11 @@ export function stepText(p: Position): string {
   return p.behind ? `${where} of ${p.total}` : `${where} (latest)`;
 }
 
-/** "branch 2 of 3 (from step 4)", or "one branch". */
+/** "branch 2 of 3 (from step 4)", "where 3 branches start", "before the branches", or "one branch". */
 export function branchText(p: Position): string {
-  return p.fork === null ? "one branch" : `branch ${p.fork.index} of ${p.fork.count} (from step ${p.fork.step})`;
+  if (p.fork !== null) return `branch ${p.fork.index} of ${p.fork.count} (from step ${p.fork.step})`;
+  if (p.branchesHere > 1) return `where ${p.branchesHere} branches start`;
+  return p.branched ? "before the branches" : "one branch";
 }
 
 type Shared = { position: Position | null; set: (p: Position | null) => void };
