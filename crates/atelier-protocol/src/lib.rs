@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Bumped when a message changes shape; the core refuses another version.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// Largest return value (as JSON text) a call may produce.
 pub const DEFAULT_RETURN_CAP: usize = 16 << 20;
@@ -85,6 +85,11 @@ pub enum Request {
         entrypoints: Vec<String>,
         tools_from: Vec<String>,
     },
+    /// Make `toolset_dir` the folder imports come from (and the current
+    /// directory), in place of the one the worker started with: a spare
+    /// worker, started before the version it will look at existed, taking
+    /// up its work. Only for a worker that has imported nothing.
+    Root { id: String, toolset_dir: String },
 }
 
 /// Which captured stream output came from.

@@ -124,7 +124,8 @@ fn run(probe: bool) -> Result<(), BoxError> {
             Request::Call { id, .. }
             | Request::Describe { id, .. }
             | Request::Check { id, .. }
-            | Request::Inspect { id, .. } => id,
+            | Request::Inspect { id, .. }
+            | Request::Root { id, .. } => id,
         };
         let outcome_json: String =
             Python::attach(|py| runner.bind(py).call_method1("handle", (line.as_str(),))?.extract())?;

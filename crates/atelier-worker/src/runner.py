@@ -371,6 +371,17 @@ def _check(req):
     }
 
 
+def _root(toolset_dir):
+    """Imports come from `toolset_dir` now (a spare worker taking up a
+    version's looks; it has imported nothing of the old folder)."""
+    old = _config["toolset_dir"]
+    sys.path[:] = [toolset_dir if p == old else p for p in sys.path]
+    _config["toolset_dir"] = toolset_dir
+    os.chdir(toolset_dir)
+    importlib.invalidate_caches()
+    return {}
+
+
 def handle(request_json):
     """Answers one request; returns the JSON text of its Outcome."""
     try:
@@ -382,6 +393,8 @@ def handle(request_json):
             value = _describe(req)
         elif op == "check":
             value = _check(req)
+        elif op == "root":
+            value = _root(req["toolset_dir"])
         elif op == "inspect":
             value = _static.inspect_bundle(req, _config["toolset_dir"], _tool)
         else:

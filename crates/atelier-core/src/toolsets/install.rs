@@ -152,7 +152,9 @@ impl Toolsets<'_> {
         let names: BTreeSet<String> = loaded.files.keys().cloned().collect();
         // One scratch worker for every look below (while no venv changes
         // what it needs): an author's reload starts one interpreter.
-        let mut scratch = self.app.scratch(&loaded.root);
+        // A local folder is reloaded again and again: its next reload finds
+        // an interpreter already started.
+        let mut scratch = self.app.scratch(&loaded.root, local);
         let python = self.app.inspect_python(&manifest, &mut scratch, &names).await;
         if python.problems.iter().any(|p| p.severity == Severity::Error) {
             return Err(Error::InvalidManifest {

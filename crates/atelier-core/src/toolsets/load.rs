@@ -130,7 +130,7 @@ impl Toolsets<'_> {
         let python = match m.filter(|_| loaded.checked.errors().next().is_none()) {
             Some(m) => {
                 let names: BTreeSet<String> = loaded.files.keys().cloned().collect();
-                let mut scratch = self.app.scratch(&loaded.root);
+                let mut scratch = self.app.scratch(&loaded.root, false);
                 let found = self.app.inspect_python(m, &mut scratch, &names).await;
                 scratch.stop().await;
                 found

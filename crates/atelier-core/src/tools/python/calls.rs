@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use atelier_protocol::Request;
 use serde_json::Value;
 
-use super::worker::Limits;
+use super::scratch::Scratch;
 use super::{Key, Spawn, to_outcome, venv};
 use crate::store::Observer;
 use crate::tools::call::{CallControl, Outcome};
@@ -23,51 +23,6 @@ pub(super) struct Exported {
     #[serde(default)]
     pub(super) description: String,
     pub(super) input_schema: Value,
-}
-
-/// The worker of an import's looks at a version not installed yet (its
-/// files in `root`): started on first use, and reused as long as the venv
-/// asked for stays the same — reading the source, describing the exports
-/// and checking the entrypoints of a toolset without requirements cost one
-/// interpreter start, not three. Dropped, it stops.
-pub(crate) struct Scratch<'a> {
-    app: &'a Atelier,
-    root: PathBuf,
-    venv: Option<PathBuf>,
-    worker: Option<(super::Worker, Limits)>,
-}
-
-impl std::fmt::Debug for Scratch<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Scratch")
-            .field("root", &self.root)
-            .field("venv", &self.venv)
-            .finish()
-    }
-}
-
-impl Scratch<'_> {
-    /// The worker, with `venv`'s packages on its path.
-    pub(super) async fn get(&mut self, venv: Option<&Path>) -> Result<(&mut super::Worker, &Limits)> {
-        if self.worker.is_some() && self.venv.as_deref() != venv {
-            self.stop().await;
-        }
-        if self.worker.is_none() {
-            self.worker = Some(self.app.scratch_worker(&self.root, venv).await?);
-            self.venv = venv.map(Path::to_path_buf);
-        }
-        match &mut self.worker {
-            Some((w, l)) => Ok((w, &*l)),
-            None => Err(Error::Internal("the scratch worker did not start".into())),
-        }
-    }
-
-    /// Stops the worker now (it would stop when dropped, without waiting).
-    pub(crate) async fn stop(&mut self) {
-        if let Some((mut w, _)) = self.worker.take() {
-            w.kill().await;
-        }
-    }
 }
 
 /// A tool a `tools_from:` module exports, as the import installs it.
@@ -285,39 +240,6 @@ impl Atelier {
             });
         }
         Ok(out)
-    }
-
-    /// A scratch worker for the files in `root` (see [`Scratch`]).
-    pub(crate) fn scratch(&self, root: &Path) -> Scratch<'_> {
-        Scratch {
-            app: self,
-            root: root.to_path_buf(),
-            venv: None,
-            worker: None,
-        }
-    }
-
-    /// A worker for one look at a version not installed yet (its files in
-    /// `root`), in no chat, with the default limits. The caller kills it.
-    pub(super) async fn scratch_worker(&self, root: &Path, venv: Option<&Path>) -> Result<(super::Worker, Limits)> {
-        let settings = &self.python().settings;
-        let pycache = self.pycache_root().join(".import");
-        let tmp = self.pycache_root().join(".import-tmp");
-        let spawn = Spawn {
-            toolset_dir: root,
-            venv,
-            workspace: root,
-            pycache: &pycache,
-            tmp: &tmp,
-        };
-        let worker = self.python().start(&spawn).await?;
-        let limits = Limits {
-            timeout: settings.default_timeout,
-            cancel: Default::default(),
-            output_cap: settings.output_cap,
-            listener: None,
-        };
-        Ok((worker, limits))
     }
 
     /// Calls a toolset's Python tool in the chat's worker.

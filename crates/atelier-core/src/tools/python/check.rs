@@ -13,7 +13,7 @@ use std::path::Path;
 
 use atelier_protocol::Request;
 
-use super::calls::Scratch;
+use super::scratch::Scratch;
 use super::to_outcome;
 use crate::toolsets::manifest::ToolsetManifest;
 use crate::toolsets::validate::{Problem, Severity};

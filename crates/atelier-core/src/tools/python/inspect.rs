@@ -15,7 +15,7 @@ use atelier_protocol::Request;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::calls::Scratch;
+use super::scratch::Scratch;
 use super::to_outcome;
 use crate::Atelier;
 use crate::toolsets::manifest::ToolsetManifest;

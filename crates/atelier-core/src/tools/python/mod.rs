@@ -16,6 +16,7 @@ mod calls;
 pub mod capture;
 mod check;
 mod inspect;
+mod scratch;
 pub mod venv;
 mod worker;
 
@@ -118,6 +119,8 @@ pub(crate) struct Pool {
     idle: Mutex<Vec<Idle>>,
     slots: Arc<Semaphore>,
     probe: tokio::sync::OnceCell<Probe>,
+    /// A worker started ahead of an author's next reload (see `scratch`).
+    spare: Mutex<Option<Worker>>,
 }
 
 /// The Python the worker embeds.
@@ -163,6 +166,7 @@ impl Pool {
             idle: Mutex::new(Vec::new()),
             slots,
             probe: tokio::sync::OnceCell::new(),
+            spare: Mutex::new(None),
         }
     }
 

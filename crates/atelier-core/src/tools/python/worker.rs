@@ -183,7 +183,8 @@ impl Worker {
             Request::Call { id, .. }
             | Request::Describe { id, .. }
             | Request::Check { id, .. }
-            | Request::Inspect { id, .. } => id.as_str(),
+            | Request::Inspect { id, .. }
+            | Request::Root { id, .. } => id.as_str(),
         };
         let line = atelier_protocol::to_line(req);
         if self.requests.write_all(line.as_bytes()).await.is_err() {
