@@ -52,6 +52,17 @@ describe("errors where they happen", () => {
     await waitFor(() => expect(within(card).queryByRole("alert")).toBeNull());
   });
 
+  it("shows a toolset enabled elsewhere as enabled when the Toolsets tab comes back", async () => {
+    let enabled = false;
+    mockCommands({ list_toolsets: () => [toolset({ enabled })] });
+    const { rerender } = render(<ToolsetManager active onChanged={vi.fn()} />);
+    expect(await screen.findByRole("switch", { name: "Enable App Builder" })).not.toBeChecked();
+    rerender(<ToolsetManager active={false} onChanged={vi.fn()} />);
+    enabled = true; // a call card's Enable
+    rerender(<ToolsetManager active onChanged={vi.fn()} />);
+    await waitFor(() => expect(screen.getByRole("switch", { name: "Enable App Builder" })).toBeChecked());
+  });
+
   it("says a removed tool's call cannot run again, on its card, with no fix to offer", async () => {
     mockCommands({
       list_toolsets: () => [],

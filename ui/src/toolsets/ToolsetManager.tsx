@@ -18,6 +18,13 @@ export function ToolsetManager({ active, onChanged }: { active: boolean; onChang
   const [installing, setInstalling] = useState(false);
   const [pickError, setPickError] = useState<unknown>(null);
   const [note, setNote] = useState<string | null>(null);
+  // Read again each time the tab is shown: a toolset may have been enabled
+  // elsewhere meanwhile (a call card's Enable).
+  const [wasActive, setWasActive] = useState(active);
+  if (wasActive !== active) {
+    setWasActive(active);
+    if (active) reload();
+  }
   const toolsets = load.data ?? [];
   const loaded = load.state === "ok";
   useEffect(() => {
