@@ -119,8 +119,10 @@ pub(crate) struct Pool {
     idle: Mutex<Vec<Idle>>,
     slots: Arc<Semaphore>,
     probe: tokio::sync::OnceCell<Probe>,
-    /// A worker started ahead of an author's next reload (see `scratch`).
-    spare: Mutex<Option<Worker>>,
+    /// A worker started ahead of an author's next reload (see `scratch`);
+    /// locked while one is being started, so a reload waits for that start
+    /// rather than making another.
+    spare: Arc<tokio::sync::Mutex<Option<Worker>>>,
 }
 
 /// The Python the worker embeds.
@@ -166,7 +168,7 @@ impl Pool {
             idle: Mutex::new(Vec::new()),
             slots,
             probe: tokio::sync::OnceCell::new(),
-            spare: Mutex::new(None),
+            spare: Arc::new(tokio::sync::Mutex::new(None)),
         }
     }
 

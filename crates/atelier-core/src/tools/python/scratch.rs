@@ -79,7 +79,8 @@ impl Atelier {
 
     /// The spare, moved to `root`, if there is one and it answers.
     async fn take_spare(&self, root: &Path) -> Option<(Worker, Limits)> {
-        let mut worker = self.python().spare.lock().ok()?.take()?;
+        // Waits for a spare being started: never slower than a new start.
+        let mut worker = self.python().spare.lock().await.take()?;
         let limits = self.scratch_limits();
         let req = Request::Root {
             id: crate::ids::new_id(),
@@ -94,20 +95,21 @@ impl Atelier {
         }
     }
 
-    /// Starts a spare in the background, unless there is one.
+    /// Starts a spare in the background, unless there is one (or one is
+    /// being started). The slot is locked before this returns and until the
+    /// worker is up, so the next reload waits for it.
     fn refill_spare(&self) {
-        if self.python().spare.lock().map(|s| s.is_some()).unwrap_or(true) {
+        let Ok(mut slot) = self.python().spare.clone().try_lock_owned() else {
+            return; // one is being started, or taken right now
+        };
+        if slot.is_some() {
             return;
         }
         let app = self.clone();
         tokio::spawn(async move {
             let nowhere = app.pycache_root().join(".spare");
-            if tokio::fs::create_dir_all(&nowhere).await.is_err() {
-                return;
-            }
-            if let Ok((worker, _)) = app.scratch_worker(&nowhere, None).await
-                && let Ok(mut slot) = app.python().spare.lock()
-                && slot.is_none()
+            if tokio::fs::create_dir_all(&nowhere).await.is_ok()
+                && let Ok((worker, _)) = app.scratch_worker(&nowhere, None).await
             {
                 *slot = Some(worker);
             }
