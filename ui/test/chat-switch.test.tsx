@@ -7,7 +7,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { App } from "../src/App";
 import type { Chat, MessageNode, ToolCallRecord, WorkspaceManifest } from "../src/bindings";
 import { clearManifests } from "../src/workspace/manifests";
-import { call, chat, node, plan } from "./fixtures";
+import { RunsProvider } from "../src/calls/runs";
+import { ToolRunner } from "../src/tools/ToolRunner";
+import { call, chat, node, plan, tool } from "./fixtures";
 import { deferred, mockCommands, type Args } from "./ipc";
 
 afterEach(clearManifests);
@@ -196,5 +198,32 @@ describe("changing chats", () => {
     expect(within(workspace()).getByLabelText("Where you are")).toHaveTextContent(
       "Beta · one branch · step 1 (latest)",
     );
+  });
+});
+
+describe("a run's error and progress stay in their chat", () => {
+  it("says a run started in chat A failed only in chat A, and in B says the form is busy elsewhere", async () => {
+    const answer = deferred<never>();
+    mockCommands({ validate_tool_args: () => [], run_tool: () => answer.promise });
+    const t = tool({ tool_id: "demo:slow", toolset_id: "demo", name: "Slow", input_schema: { type: "object" } });
+    const view = (chatId: string) => (
+      <RunsProvider>
+        <ToolRunner tool={t} chatId={chatId} ensureChat={() => Promise.resolve(chatId)} onCall={() => undefined} />
+      </RunsProvider>
+    );
+    const { rerender } = render(view("A"));
+    await userEvent.click(screen.getByRole("button", { name: "Run" }));
+    await screen.findByRole("button", { name: "Running…" });
+    rerender(view("B"));
+    expect(screen.getByRole("button", { name: "Running in another chat…" })).toBeDisabled();
+    expect(screen.queryByText(/follow it in the call below/)).toBeNull();
+    await act(async () => {
+      answer.reject({ kind: "toolset_disabled", message: "toolset demo is disabled" });
+      await Promise.resolve();
+    });
+    await screen.findByRole("button", { name: "Run" });
+    expect(screen.queryByText("The tool did not run.")).toBeNull();
+    rerender(view("A"));
+    expect(await screen.findByText("The tool did not run.")).toBeInTheDocument();
   });
 });

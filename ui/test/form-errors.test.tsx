@@ -41,7 +41,7 @@ function setup() {
   const calls = mockCommands({ validate_tool_args: check, run_tool: () => call({ tool_id: "demo:send" }) });
   render(
     <RunsProvider>
-      <ToolRunner tool={formTool} ensureChat={() => Promise.resolve("chat-1")} onCall={onCall} />
+      <ToolRunner tool={formTool} chatId="chat-1" ensureChat={() => Promise.resolve("chat-1")} onCall={onCall} />
     </RunsProvider>,
   );
   return { calls, onCall };

@@ -45,7 +45,7 @@ function setup(t = formTool, handlers: Parameters<typeof mockCommands>[0] = {}) 
   });
   render(
     <RunsProvider>
-      <ToolRunner tool={t} ensureChat={ensureChat} onCall={onCall} />
+      <ToolRunner tool={t} chatId="chat-1" ensureChat={ensureChat} onCall={onCall} />
       <LiveCalls chatId="chat-1" />
     </RunsProvider>,
   );

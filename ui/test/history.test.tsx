@@ -55,7 +55,7 @@ function setup(start: string) {
   });
   render(
     <RunsProvider>
-      <ToolRunner tool={tool()} ensureChat={() => Promise.resolve("chat-1")} onCall={vi.fn()} />
+      <ToolRunner tool={tool()} chatId="chat-1" ensureChat={() => Promise.resolve("chat-1")} onCall={vi.fn()} />
       <BranchView chatId="chat-1" calls={CALLS} version="1" focusId={null} onSwitched={onSwitched} />
     </RunsProvider>,
   );

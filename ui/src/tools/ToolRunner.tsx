@@ -20,11 +20,14 @@ type Stage = "idle" | "validating" | "running";
  */
 export function ToolRunner({
   tool,
+  chatId,
   ensureChat,
   onCall,
   prefill = null,
 }: {
   tool: ToolRecord;
+  /** The chat shown now: a run's error and progress are said only in its own chat. */
+  chatId: string | null;
   ensureChat: () => Promise<string>;
   onCall: (call: ToolCallRecord) => void;
   /** Arguments of an earlier call to start from ("Run again…"). */
@@ -39,21 +42,29 @@ export function ToolRunner({
   const [problems, setProblems] = useState<ArgProblem[]>([]);
   const [recheck, setRecheck] = useState(false);
   const [focusSeq, setFocusSeq] = useState(0);
-  const [error, setError] = useState<unknown>(null);
+  // The chat a check or run (and so its error) belongs to: another chat's
+  // is never said here.
+  const [runChat, setRunChat] = useState<string | null>(null);
+  const [failure, setError] = useState<{ chat: string | null; error: unknown } | null>(null);
+  const error = failure !== null && failure.chat === chatId ? failure.error : null;
+  const elsewhere = runChat !== chatId;
   const runs = useRuns();
   // Gone back to an older step: the run starts a new branch there.
   const position = usePosition();
   const behind = position?.behind === true;
   // This form's call, while it is in progress (the newest of its tool).
-  const mine = stage === "running" ? runs.live.filter((l) => l.toolId === tool.tool_id).at(-1) : undefined;
+  const mine =
+    stage === "running" ? runs.live.filter((l) => l.toolId === tool.tool_id && l.chatId === runChat).at(-1) : undefined;
 
   const run = async () => {
     setStage("running");
+    let chat = chatId;
     try {
-      const chatId = await ensureChat();
-      onCall(await runs.start(chatId, tool.tool_id, form.args));
+      chat = await ensureChat();
+      setRunChat(chat);
+      onCall(await runs.start(chat, tool.tool_id, form.args));
     } catch (e) {
-      setError(e);
+      setError({ chat, error: e });
     } finally {
       setStage("idle");
     }
@@ -63,12 +74,13 @@ export function ToolRunner({
     e.preventDefault();
     if (form.rawError !== null) return;
     setError(null);
+    setRunChat(chatId);
     setStage("validating");
     let found: ArgProblem[];
     try {
       found = await api.validateToolArgs(tool.tool_id, form.args);
     } catch (err) {
-      setError(err);
+      setError({ chat: chatId, error: err });
       setStage("idle");
       return;
     }
@@ -155,13 +167,15 @@ export function ToolRunner({
       {error !== null && <ErrorBox error={error} title="The tool did not run." onDismiss={() => setError(null)} />}
       <div className="panel-actions">
         <button type="submit" className="btn btn-primary" disabled={busy || form.rawError !== null}>
-          {stage === "validating"
-            ? "Checking…"
-            : stage === "running"
-              ? "Running…"
-              : behind
-                ? "Run as a new branch"
-                : "Run"}
+          {busy && elsewhere
+            ? "Running in another chat…"
+            : stage === "validating"
+              ? "Checking…"
+              : stage === "running"
+                ? "Running…"
+                : behind
+                  ? "Run as a new branch"
+                  : "Run"}
         </button>
         {behind && position !== null && stage === "idle" && (
           <span className="muted small run-branch-note">
@@ -176,7 +190,7 @@ export function ToolRunner({
           {form.tab === "form" ? "(marked above)" : "(listed above)"} before the tool can run.
         </p>
       )}
-      {stage === "running" && (
+      {stage === "running" && !elsewhere && (
         <p className="muted small" aria-live="polite">
           {mine?.awaiting === true || (mine?.callId == null && tool.requires_confirmation)
             ? "Waiting for your approval in the call below."

@@ -111,6 +111,7 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
           <ToolRunner
             key={`${selected.tool_id}:${prefill?.toolId === selected.tool_id ? prefill.seq : 0}`}
             tool={selected}
+            chatId={chatId}
             ensureChat={chats.ensure}
             onCall={addCall}
             prefill={prefill?.toolId === selected.tool_id ? prefill.args : null}
