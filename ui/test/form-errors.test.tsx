@@ -31,7 +31,7 @@ function check(a: Args): ArgProblem[] {
   if (typeof args.count === "string") out.push({ field: ["count"], message: "Must be a whole number" });
   if (typeof args.count === "number" && args.count > 4) out.push({ field: ["count"], message: "Must be at most 4" });
   if (typeof args.email === "string" && !/^[^@]+@[^@]+$/.test(args.email))
-    out.push({ field: ["email"], message: "Not in the expected form: name@host" });
+    out.push({ field: ["email"], message: "Must look like name@host" });
   if ("extra" in args) out.push({ field: ["extra"], message: "Not an argument of this tool" });
   return out;
 }
@@ -62,7 +62,7 @@ describe("form errors", () => {
     expect(field(/^path/)).toHaveAttribute("aria-invalid", "true");
     expect(field(/^path/)).toHaveFocus();
     expect(field("count")).toHaveAccessibleDescription("Must be at most 4");
-    expect(field("email")).toHaveAccessibleDescription("Not in the expected form: name@host");
+    expect(field("email")).toHaveAccessibleDescription("Must look like name@host");
     expect(screen.getByRole("alert")).toHaveTextContent("3 arguments need fixing (marked above)");
     // No raw validator text anywhere.
     expect(document.body).not.toHaveTextContent(/is a required property|does not match/);

@@ -170,6 +170,9 @@ fn in_words(kind: &ValidationErrorKind, description: Option<&str>) -> Option<Str
         }
         K::Constant { expected_value } => format!("Must be {expected_value}"),
         K::Pattern { pattern } => match description {
+            // A description that is one word is an example of the form
+            // ("name@host", "ABC-123"); a sentence is said as it is.
+            Some(d) if !d.trim().contains(char::is_whitespace) => format!("Must look like {}", d.trim()),
             Some(d) => format!("Not in the expected form: {d}"),
             None => format!("Not in the expected form (the pattern {pattern})"),
         },
@@ -224,7 +227,7 @@ mod tests {
             ("mode", "Required"),
             ("count", "Must be at most 4"),
             ("ratio", "Must be a number"),
-            ("email", "Not in the expected form: name@host"),
+            ("email", "Must look like name@host"),
             ("code", "Not in the expected form (the pattern ^[A-Z]{3}$)"),
             ("tags", "Must have at most 2 items"),
             ("tags.1", "Must be at most 3 characters"),
@@ -289,6 +292,21 @@ mod tests {
         assert_eq!(
             in_words(&other, Some("like 1.2.3")).as_deref(),
             Some("Not a valid semver: like 1.2.3")
+        );
+    }
+
+    /// A pattern's description that is a sentence is said as one.
+    #[test]
+    fn a_sentence_describing_a_pattern_is_not_an_example() {
+        let schema = json!({"type": "object", "properties": {
+            "zip": {"type": "string", "pattern": "^[0-9]{5}$", "description": "Five digits, as on an envelope"}
+        }});
+        assert_eq!(
+            problems(schema, json!({"zip": "12a"})),
+            [(
+                "zip".to_owned(),
+                "Not in the expected form: Five digits, as on an envelope".to_owned()
+            )]
         );
     }
 }
