@@ -84,6 +84,39 @@ fn validate_shows_the_tools_from_tools_with_their_derived_arguments_before_any_i
     no_venv_was_made(&env);
 }
 
+/// Reading the source runs none of it: an annotation or a default that
+/// would run code is read as text (no type, no default), never evaluated.
+#[test]
+fn validate_runs_nothing_of_the_bundle_not_even_its_annotations() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = src.path().join("sly");
+    atelier_core::toolsets::examples::init(&dir, "sly").expect("init");
+    let ran = src.path().join("ran");
+    let marker = ran.to_str().expect("utf-8");
+    write(
+        &dir,
+        "tools/extra.py",
+        format!(
+            "TOOLS = [f]\n\ndef f(workspace, a: __import__('pathlib').Path('{marker}-a').touch(), \
+             b=__import__('pathlib').Path('{marker}-b').touch()) -> dict:\n    return {{}}\n"
+        ),
+    );
+    let yaml = dir.join("toolset.yaml");
+    let text = std::fs::read_to_string(&yaml).expect("read") + "tools_from: [tools.extra]\n";
+    std::fs::write(&yaml, text).expect("write");
+    let report = env.json(&["toolset", "validate", dir.to_str().expect("utf-8")]);
+    assert_eq!(report["exported"][0]["name"], "f", "{report}");
+    assert_eq!(
+        report["exported"][0]["input_schema"]["properties"]["a"],
+        serde_json::json!({})
+    );
+    assert!(
+        !src.path().join("ran-a").exists() && !src.path().join("ran-b").exists(),
+        "code of the bundle ran"
+    );
+}
+
 #[test]
 fn validate_catches_each_python_error_without_installing_anything() {
     let env = Env::new();

@@ -84,17 +84,58 @@ def _top_level(tree):
     return functions, bound - set(functions), star
 
 
-_TYPING_SCOPE = {name: getattr(typing, name) for name in dir(typing) if not name.startswith("_")}
-_TYPING_SCOPE.update({"typing": typing, "Path": Path})
+# The names an annotation may use: the builtin types, typing's public names
+# and Path. Nothing else is looked up, called or imported.
+_SCOPE = {name: getattr(typing, name) for name in dir(typing) if not name.startswith("_")}
+_SCOPE.update({
+    t.__name__: t for t in (int, float, str, bool, bytes, dict, list, tuple, set, frozenset, object, type)
+})
+_SCOPE.update({"Path": Path, "None": None})
+_MODULES = {"typing": typing, "pathlib": __import__("pathlib")}
+
+
+class _Unknown(Exception):
+    """An annotation that names something outside the scope above."""
+
+
+def _type_of(node):
+    """The type an annotation's AST stands for, built without evaluating the
+    bundle's code: only names of the scope above, `typing.X` / `pathlib.X`
+    attributes, subscripts, `|` unions and constants (Literal values,
+    Annotated texts). Anything else (a call, a name from an import) is
+    unknown."""
+    if isinstance(node, ast.Name):
+        if node.id in _SCOPE:
+            return _SCOPE[node.id]
+        raise _Unknown(node.id)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in _MODULES:
+        if node.attr.startswith("_"):
+            raise _Unknown(node.attr)
+        return getattr(_MODULES[node.value.id], node.attr)
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
+        return node.value
+    if isinstance(node, ast.Subscript):
+        base = _type_of(node.value)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else None
+        args = tuple(_type_of(e) for e in items) if items is not None else _type_of(node.slice)
+        return base[args]
+    if isinstance(node, ast.List):
+        return [_type_of(e) for e in node.elts]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = _type_of(node.left), _type_of(node.right)
+        return typing.Optional[left] if right is None else typing.Union[left, right]
+    raise _Unknown(type(node).__name__)
 
 
 def _annotation(node):
     if node is None:
         return inspect.Parameter.empty
     try:
-        return eval(compile(ast.Expression(node), "<annotation>", "eval"), {"__builtins__": __builtins__}, dict(_TYPING_SCOPE))  # noqa: S307 - typing names only
+        kind = _type_of(node)
     except Exception:  # noqa: BLE001 - a type from elsewhere: no type
         return inspect.Parameter.empty
+    # A string annotation ("int") is a forward reference: not followed.
+    return inspect.Parameter.empty if isinstance(kind, str) else kind
 
 
 def _default(node):
@@ -176,7 +217,7 @@ def inspect_bundle(req, root, make_tool):
             trees[rel] = _parse(root, rel)
         except SyntaxError as e:
             syntax.append(_syntax_error(rel, e))
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, RecursionError, MemoryError) as e:
             syntax.append({"file": rel, "line": None, "column": None, "message": str(e), "text": ""})
 
     def tree_of(module):
