@@ -276,3 +276,71 @@ fn a_tools_entry_without_entrypoint_adds_a_name_renderer_and_confirmation_to_an_
     let told = said(&env.cli(&["toolset", "validate", d]));
     assert!(told.contains("tool \"shout\" has no `entrypoint`"), "{told}");
 }
+
+/// What the source cannot tell is left to the import, not guessed: a
+/// decorated entrypoint, exports changed after they are written, an odd
+/// annotation — none of them is refused or switches the other checks off;
+/// and `entrypoint: ~` is no entrypoint, said, not a tool dropped.
+#[test]
+fn what_the_source_cannot_tell_is_not_guessed_and_a_null_entrypoint_is_said() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = src.path().join("unsure");
+    atelier_core::toolsets::examples::init(&dir, "unsure").expect("init");
+    write(
+        &dir,
+        "tools/deco.py",
+        "def with_ws(f):\n    return lambda workspace, **kw: f(**kw)\n\n@with_ws\ndef run(text=''):\n    return {}\n",
+    );
+    write(
+        &dir,
+        "tools/grown.py",
+        "__all__ = ['a']\n__all__ += ['b']\n\ndef a(workspace):\n    return {}\n\ndef b(workspace, x: [int] = None):\n    return {}\n",
+    );
+    write(
+        &dir,
+        "tools/odd.py",
+        "__all__ = ['c']\n\ndef c(workspace, x: [int]):\n    return {}\n",
+    );
+    let yaml = dir.join("toolset.yaml");
+    let text = std::fs::read_to_string(&yaml).expect("read");
+    let text = text.replacen(
+        "tools:\n",
+        "tools:\n  - id: deco\n    name: Deco\n    entrypoint: tools.deco:run\n    input_schema: {type: object}\n  - id: b\n    name: Grown\n",
+        1,
+    ) + "tools_from: [tools.grown, tools.odd]\n";
+    std::fs::write(&yaml, &text).expect("write");
+    let d = dir.to_str().expect("utf-8");
+    let out = env.cli(&["toolset", "validate", d]);
+    let told = said(&out);
+    assert!(out.status.success(), "{told}");
+    assert!(
+        !told.contains("must take `workspace`") && !told.contains("none exports"),
+        "{told}"
+    );
+    assert!(!told.contains("not checked"), "the other checks still ran: {told}");
+
+    // The odd annotation did not switch the rest off: a syntax error elsewhere is still said.
+    write(&dir, "tools/broken.py", "def x(:\n");
+    let told = said(&env.cli(&["toolset", "validate", d]));
+    assert!(
+        told.contains("tools/broken.py:1:") && told.contains("SyntaxError"),
+        "{told}"
+    );
+    std::fs::remove_file(dir.join("tools/broken.py")).expect("rm");
+
+    std::fs::write(
+        &yaml,
+        text.replacen("    entrypoint: tools.deco:run\n", "    entrypoint: ~\n", 1),
+    )
+    .expect("write");
+    let out = env.cli(&["toolset", "validate", d]);
+    let told = said(&out);
+    assert_eq!(out.status.code(), Some(1), "{told}");
+    assert!(
+        told.contains(
+            "tools[0].input_schema: an entry without `entrypoint` adds to a tool a `tools_from:` module exports"
+        ),
+        "{told}"
+    );
+}

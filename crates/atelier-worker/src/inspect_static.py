@@ -53,7 +53,9 @@ def _syntax_error(rel, e):
 
 
 def _top_level(tree):
-    """(functions {name: node}, other bound names, whether `import *` is used)."""
+    """(functions {name: node}, other bound names, whether `import *` is used).
+    A decorated function, or one whose name is bound again, is not known
+    from its `def`: a decorator may give it another signature."""
     functions, bound, star = {}, set(), False
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -81,7 +83,8 @@ def _top_level(tree):
                     bound.add(n.id)
                 elif isinstance(n, ast.alias):
                     bound.add((n.asname or n.name).split(".")[0])
-    return functions, bound - set(functions), star
+    known = {n: f for n, f in functions.items() if not f.decorator_list and n not in bound}
+    return known, bound | (set(functions) - set(known)), star
 
 
 # The names an annotation may use: the builtin types, typing's public names
@@ -183,6 +186,25 @@ def _exported_names(tree):
     """The literal `TOOLS` (list of names or dict of name → function) or
     `__all__` of a module: [(tool name, function name)], or None when it is
     not written as a literal, or absent."""
+    # Changed after it is written (`+=`, `.append(…)`, assigned again): what
+    # the import sees is not known from the source.
+    assigned = {"TOOLS": 0, "__all__": 0}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id in assigned:
+            return None
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and isinstance(n.func.value, ast.Name)
+            and n.func.value.id in assigned
+        ):
+            return None
+        if isinstance(n, (ast.Assign, ast.AnnAssign)):
+            for t in n.targets if isinstance(n, ast.Assign) else [n.target]:
+                if isinstance(t, ast.Name) and t.id in assigned:
+                    assigned[t.id] += 1
+    if any(count > 1 for count in assigned.values()):
+        return None
     tools, all_ = None, None
     for node in tree.body:
         if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
@@ -233,7 +255,10 @@ def inspect_bundle(req, root, make_tool):
             continue
         functions, bound, star = _top_level(tree)
         if name in functions:
-            entrypoints[ep] = {"found": "def", **_parameters(_signature(functions[name]))}
+            try:
+                entrypoints[ep] = {"found": "def", **_parameters(_signature(functions[name]))}
+            except Exception:  # noqa: BLE001 - an odd signature: the import decides
+                entrypoints[ep] = {"found": "unknown"}
         elif name in bound or star:
             entrypoints[ep] = {"found": "unknown"}
         else:
@@ -254,6 +279,10 @@ def inspect_bundle(req, root, make_tool):
                 # Bound by an import or an assignment: known at import only.
                 tools = None
                 break
-            tools.append(make_tool(module, tool_name, _signature(fn), ast.get_docstring(fn) or ""))
+            try:
+                tools.append(make_tool(module, tool_name, _signature(fn), ast.get_docstring(fn) or ""))
+            except Exception:  # noqa: BLE001 - an odd signature: the import decides
+                tools = None
+                break
         tools_from[module] = tools
     return {"syntax": syntax, "entrypoints": entrypoints, "tools_from": tools_from}

@@ -184,8 +184,11 @@ fn start_python(config: &WorkerConfig) -> Result<(Py<PyModule>, String, String),
     let config_json = serde_json::to_string(config)?;
     Ok(Python::attach(|py| -> PyResult<_> {
         // Registered in sys.modules by its name, where runner.py imports it.
-        PyModule::from_code(py, &static_code, c"atelier_inspect_static.py", c"_atelier_static")?;
-        let module = PyModule::from_code(py, &code, c"atelier_runner.py", c"_atelier_runner")?;
+        // File names in angle brackets: a traceback never looks for their
+        // source lines on disk, where a bundle's folder (on sys.path, the
+        // current directory) could supply a file of that name.
+        PyModule::from_code(py, &static_code, c"<atelier-inspect-static>", c"_atelier_static")?;
+        let module = PyModule::from_code(py, &code, c"<atelier-runner>", c"_atelier_runner")?;
         let (version, prefix): (String, String) = module.call_method1("setup", (config_json,))?.extract()?;
         Ok((module.unbind(), version, prefix))
     })?)

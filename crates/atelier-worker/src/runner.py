@@ -15,6 +15,10 @@ import math
 import os
 import sys
 import traceback
+# Imported lazily by traceback's formatting on newer Pythons: loaded here,
+# before the toolset's folder is on sys.path, so a bundle's own
+# unicodedata.py is never the one a traceback imports.
+import unicodedata  # noqa: F401
 from pathlib import Path
 
 # inspect_static.py, loaded by the worker before this module.
@@ -252,7 +256,7 @@ def _schema_of(annotation):
     if origin is typing.Literal:
         return {"enum": list(args)}
     simple = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object", Path: "string"}
-    if annotation in simple:
+    if isinstance(annotation, type) and annotation in simple:
         return {"type": simple[annotation]}
     if annotation is list or origin in (list, tuple, set):
         out = {"type": "array"}

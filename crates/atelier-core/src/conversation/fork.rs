@@ -293,8 +293,11 @@ impl Conversation<'_> {
             .await?;
         }
         for old in &thread_ids {
+            // Only the rows that name it (a result may be megabytes); a
+            // stopped spawn names its threads in its error.
             sqlx::query(
-                "UPDATE tool_calls SET result = replace(result, ?1, ?2) WHERE chat_id = ?3 AND result IS NOT NULL",
+                "UPDATE tool_calls SET result = replace(result, ?1, ?2), error = replace(error, ?1, ?2) \
+                 WHERE chat_id = ?3 AND (instr(result, ?1) > 0 OR instr(error, ?1) > 0)",
             )
             .bind(old)
             .bind(&map[old])

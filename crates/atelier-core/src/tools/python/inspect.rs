@@ -88,14 +88,17 @@ impl Atelier {
             tools_from: manifest.tools_from.clone(),
         };
         let answer = match scratch.get(None).await {
-            Ok((worker, limits)) => {
-                let outcome = to_outcome(worker.request(&req, limits).await).result;
-                outcome
-                    .map_err(|f| f.message)
-                    .and_then(|v| serde_json::from_value::<Answer>(v).map_err(|e| e.to_string()))
-            }
+            Ok((worker, limits)) => to_outcome(worker.request(&req, limits).await)
+                .result
+                .map_err(|f| f.message),
             Err(e) => Err(e.to_string()),
         };
+        if answer.is_err() {
+            // A worker that did not answer (timed out, crashed) is dead: the
+            // import's next look starts another.
+            scratch.stop_worker().await;
+        }
+        let answer = answer.and_then(|v| serde_json::from_value::<Answer>(v).map_err(|e| e.to_string()));
         match answer {
             Ok(answer) => judge(manifest, answer),
             Err(why) => Inspection {

@@ -140,7 +140,7 @@ impl Scratch<'_> {
         }
     }
 
-    async fn stop_worker(&mut self) {
+    pub(super) async fn stop_worker(&mut self) {
         if let Some((mut w, _)) = self.worker.take() {
             w.kill().await;
         }

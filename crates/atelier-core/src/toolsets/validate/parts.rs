@@ -35,7 +35,9 @@ pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<T
     // (checked against `tools_from` by the caller, against the exports at
     // import).
     let entrypoint = c.string(t, path, "entrypoint", false);
-    let overlay = entrypoint.is_none() && !t.contains_key("entrypoint");
+    // `entrypoint: ~` (or a blank `entrypoint:`) is no entrypoint, as a
+    // missing key is: an error unless a `tools_from` export is named.
+    let overlay = matches!(t.get("entrypoint"), None | Some(Value::Null));
     if let Some(ep) = &entrypoint {
         match entrypoint_module_files(ep) {
             None => c.error(
