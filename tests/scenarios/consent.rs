@@ -32,6 +32,7 @@ mcp_servers:
     args: [server]
     env:
       API_KEY: sk-live-do-not-show
+      AUTH: "Bearer sk-live-do-not-show-${{X}}"
       ROOT: "${{HOME}}/data"
 "#
         ),
@@ -60,7 +61,11 @@ fn the_report_says_what_the_card_needs_and_a_downgrade_is_one() {
     let server = &report["will_run"]["mcp_servers"][0];
     assert_eq!(
         server["env"],
-        serde_json::json!([{"name": "API_KEY", "shown": null}, {"name": "ROOT", "shown": "${HOME}/data"}])
+        serde_json::json!([
+            {"name": "API_KEY", "shown": null},
+            {"name": "AUTH", "shown": null},
+            {"name": "ROOT", "shown": "${HOME}/data"}
+        ])
     );
     let out = env.ok(&["toolset", "validate", newer.to_str().expect("utf-8")]);
     assert!(out.contains("ask:purge") && out.contains("(asks first)"), "{out}");

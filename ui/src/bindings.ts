@@ -411,7 +411,11 @@ export type ExportedTool = { module: string, name: string, entrypoint: string, d
  * A `tools:` entry without `entrypoint` adds to it (a name, a
  * renderer…).
  */
-adds: boolean, };
+adds: boolean, 
+/**
+ * That entry makes it ask the person before each call.
+ */
+requires_confirmation: boolean, };
 
 export type ImportReport = { action: ImportAction, previous_version: string | null, toolset: ToolsetRecord, tools: Array<string>, warnings: Array<Problem>, will_run: WillRun, 
 /**

@@ -205,6 +205,17 @@ describe("install with progress", () => {
   it("calls an older version a downgrade, warns, and shows what the card needs to decide", async () => {
     const newer = toolset({ id: "csv-report", name: "CSV Report", version: "1.1.0" });
     const older = bundle({
+      exported: [
+        {
+          module: "tools.more",
+          name: "shred",
+          entrypoint: "tools.more:shred",
+          description: "",
+          input_schema: {},
+          adds: true,
+          requires_confirmation: true,
+        },
+      ],
       version: "1.0.0",
       installed_version: "1.1.0",
       version_change: "downgrade",
@@ -255,6 +266,9 @@ describe("install with progress", () => {
     const entry = within(panel).getByText("csv-report:purge").closest("li");
     expect(entry).toHaveTextContent("asks first");
     expect(within(panel).getByText("csv-report:summarize").closest("li")).not.toHaveTextContent("asks first");
+    expect(within(panel).getByRole("region", { name: "Exported tools" })).toHaveTextContent(
+      "csv-report:shred → tools.more:shredasks first",
+    );
     const env = within(panel).getByRole("list", { name: "Environment" });
     expect(env).toHaveTextContent("API_KEY — a value is set (not shown)");
     expect(env).toHaveTextContent("ROOT = ${HOME}/data");

@@ -29,7 +29,8 @@ UNKNOWN = object()
 
 def _module_file(root, module):
     base = os.path.join(root, *module.split("."))
-    for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+    # A package wins over a module of the same name, as in Python's import.
+    for candidate in (os.path.join(base, "__init__.py"), base + ".py"):
         if os.path.isfile(candidate):
             return candidate
     return None

@@ -101,6 +101,23 @@ export function ConsentPanel({
             <strong>Before you install:</strong> this is what the toolset will run on this computer, with your rights.
           </p>
           <WillRunList willRun={report.will_run} />
+          {report.exported.length > 0 && (
+            <section className="will-run" aria-label="Exported tools">
+              <h4>Tools its modules export ({report.exported.length})</h4>
+              <ul className="plain-list mono">
+                {report.exported.map((t) => (
+                  <li key={t.name}>
+                    <span className="muted">{`${report.id ?? ""}:${t.name}`}</span> → {t.entrypoint}
+                    {t.requires_confirmation && (
+                      <span className="badge badge-warning asks-first" title="Asks you before each run">
+                        asks first
+                      </span>
+                    )}
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
           {existing !== null && <VersionNotice report={report} existing={existing} />}
           {warnings.length > 0 && (
             <>

@@ -44,6 +44,9 @@ pub struct ImportOptions {
     pub secrets: std::collections::BTreeMap<String, crate::secrets::Secret>,
     /// Process environment variables the person allows it to read.
     pub allow_env: Vec<String>,
+    /// A watched folder (`toolset dev`, the app's live reload): leave an
+    /// interpreter started for its next reload.
+    pub warm: bool,
 }
 
 /// The canonical id of a toolset tool.
@@ -152,9 +155,9 @@ impl Toolsets<'_> {
         let names: BTreeSet<String> = loaded.files.keys().cloned().collect();
         // One scratch worker for every look below (while no venv changes
         // what it needs): an author's reload starts one interpreter.
-        // A local folder is reloaded again and again: its next reload finds
-        // an interpreter already started.
-        let mut scratch = self.app.scratch(&loaded.root, local);
+        // A watched folder is reloaded again and again: its next reload
+        // finds an interpreter already started.
+        let mut scratch = self.app.scratch(&loaded.root, local && options.warm);
         let python = self.app.inspect_python(&manifest, &mut scratch, &names).await;
         if python.problems.iter().any(|p| p.severity == Severity::Error) {
             return Err(Error::InvalidManifest {

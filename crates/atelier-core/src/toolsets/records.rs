@@ -137,7 +137,7 @@ impl LaunchValue {
         map.iter()
             .map(|(name, value)| LaunchValue {
                 name: name.clone(),
-                shown: (!super::manifest::is_literal(value)).then(|| value.clone()),
+                shown: (!super::manifest::is_literal(value) && !has_token(value)).then(|| value.clone()),
             })
             .collect()
     }
@@ -146,6 +146,23 @@ impl LaunchValue {
     pub(crate) fn of_server(s: &super::manifest::McpServerDecl) -> (Vec<Self>, Vec<Self>) {
         (Self::of(&s.env), Self::of(&s.headers))
     }
+}
+
+/// Whether the plain text around a value's `${…}` references looks like a
+/// token (a run of 12 or more letters, digits, `-` or `_`: `Bearer
+/// sk-live-…`): such a value is not shown, references or not.
+fn has_token(value: &str) -> bool {
+    let mut plain = String::new();
+    let mut rest = value;
+    while let Some(i) = rest.find("${") {
+        plain.push_str(&rest[..i]);
+        plain.push(' ');
+        rest = rest[i..].find('}').map_or("", |j| &rest[i + j + 1..]);
+    }
+    plain.push_str(rest);
+    plain
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .any(|word| word.len() >= 12)
 }
 
 /// How a bundle's version stands to the installed one.
@@ -196,6 +213,8 @@ pub struct ExportedTool {
     /// A `tools:` entry without `entrypoint` adds to it (a name, a
     /// renderer…).
     pub adds: bool,
+    /// That entry makes it ask the person before each call.
+    pub requires_confirmation: bool,
 }
 
 /// Where an installed toolset's files come from.

@@ -70,6 +70,7 @@ impl Toolsets<'_> {
         let force = ImportOptions {
             force: true,
             observer,
+            warm: true,
             ..Default::default()
         };
         let mut seen = content_hash(&dir).await?;

@@ -230,6 +230,7 @@ fn judge(manifest: &ToolsetManifest, answer: Answer) -> Inspection {
                             .unwrap_or_else(|| t.description.clone()),
                         input_schema: t.input_schema.clone(),
                         adds: overlay.is_some(),
+                        requires_confirmation: overlay.is_some_and(|o| o.requires_confirmation),
                     });
                 }
             }
