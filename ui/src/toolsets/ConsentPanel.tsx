@@ -6,7 +6,7 @@ import { blockingFields, type ConsentChoices } from "./settings/choices";
 import { EnvReferences } from "./settings/EnvReferences";
 import { SecretsNotice } from "./settings/SecretsNotice";
 import { SettingsFields } from "./settings/SettingsFields";
-import { WillRunList } from "./WillRunList";
+import { EntryLine, WillRunList } from "./WillRunList";
 
 function installLabel(report: BundleReport, existing: ToolsetRecord | null): string {
   if (existing === null) return "Install";
@@ -106,14 +106,12 @@ export function ConsentPanel({
               <h4>Tools its modules export ({report.exported.length})</h4>
               <ul className="plain-list mono">
                 {report.exported.map((t) => (
-                  <li key={t.name}>
-                    <span className="muted">{`${report.id ?? ""}:${t.name}`}</span> → {t.entrypoint}
-                    {t.requires_confirmation && (
-                      <span className="badge badge-warning asks-first" title="Asks you before each run">
-                        asks first
-                      </span>
-                    )}
-                  </li>
+                  <EntryLine
+                    key={t.name}
+                    toolId={`${report.id ?? ""}:${t.name}`}
+                    entrypoint={t.entrypoint}
+                    asks={t.requires_confirmation}
+                  />
                 ))}
               </ul>
             </section>

@@ -1,5 +1,19 @@
 import type { LaunchValue, WillRun } from "../bindings";
 
+/** A tool and the function it runs, marked when it asks before each run. */
+export function EntryLine({ toolId, entrypoint, asks }: { toolId: string; entrypoint: string; asks: boolean }) {
+  return (
+    <li>
+      <span className="muted">{toolId}</span> → {entrypoint}
+      {asks && (
+        <span className="badge badge-warning asks-first" title="Asks you before each run">
+          asks first
+        </span>
+      )}
+    </li>
+  );
+}
+
 /** A server's env or headers: every name, and a value only when it is made of `${…}` references. */
 function LaunchValues({ label, values }: { label: string; values: LaunchValue[] }) {
   if (values.length === 0) return null;
@@ -34,14 +48,7 @@ export function WillRunList({ willRun }: { willRun: WillRun }) {
           <h4>Python entry points ({py.length})</h4>
           <ul className="plain-list mono">
             {py.map((e) => (
-              <li key={e.tool_id}>
-                <span className="muted">{e.tool_id}</span> → {e.entrypoint}
-                {e.requires_confirmation && (
-                  <span className="badge badge-warning asks-first" title="Asks you before each run">
-                    asks first
-                  </span>
-                )}
-              </li>
+              <EntryLine key={e.tool_id} toolId={e.tool_id} entrypoint={e.entrypoint} asks={e.requires_confirmation} />
             ))}
           </ul>
         </section>
