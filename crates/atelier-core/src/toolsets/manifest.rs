@@ -26,7 +26,7 @@ pub const MANIFEST_VERSION: &str = "1";
 #[schemars(deny_unknown_fields, title = "toolset.yaml")]
 pub struct ToolsetManifest {
     /// The manifest format: "1".
-    #[schemars(extend("const" = MANIFEST_VERSION))]
+    #[schemars(schema_with = "super::schema::manifest_version")]
     pub manifest_version: String,
     /// The toolset's id: lowercase letters, digits and `-` (`word-tools`), at most 64.
     #[schemars(regex(pattern = r"^[a-z0-9][a-z0-9-]{0,63}$"))]

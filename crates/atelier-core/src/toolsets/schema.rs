@@ -38,10 +38,19 @@ pub fn manifest_schema_text() -> String {
     text
 }
 
-/// `input_schema:` is itself a JSON Schema of the arguments: an object.
+/// `manifest_version:` — "1", or the number 1, which the validator takes too.
+pub(super) fn manifest_version(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({
+        "description": "The manifest format: \"1\".",
+        "enum": [super::manifest::MANIFEST_VERSION, 1]
+    })
+}
+
+/// `input_schema:` is itself a JSON Schema of the arguments: an object
+/// (null, as no arguments or in an entry that adds to an exported tool).
 pub(super) fn input_schema(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
-        "type": "object",
+        "type": ["object", "null"],
         "description": "A JSON Schema of the arguments: `type: object`, `properties`, `required`.",
         "properties": {
             "type": { "const": "object" },
@@ -182,6 +191,12 @@ mod tests {
             )
         };
         assert!(v.is_valid(&yaml(&tool(""))));
+        // What the validator takes, the schema takes: the number 1, and an
+        // entry that adds to an exported tool with `input_schema: ~`.
+        assert!(v.is_valid(&yaml(&base.replace("\"1\"\nid", "1\nid"))));
+        assert!(v.is_valid(&yaml(&format!(
+            "{base}tools_from: [tools.more]\ntools:\n  - id: shout\n    input_schema: ~\n    requires_confirmation: true\n"
+        ))));
         for bad in [
             tool("    rendrer: {type: code, content: x}\n"),
             tool("    renderer: {type: html, file: x.txt}\n"),
