@@ -21,6 +21,8 @@
 //!   MCP servers, export round trips, local folders.
 //! - [`toolset_dev`]: the author's hot reload: once per real change, none
 //!   in a quiet minute, the last good version kept.
+//! - [`authoring`]: validation's words (did you mean, where YAML breaks),
+//!   strict mode, the JSON Schema beside a scaffold, `pack`, export bytes.
 //! - [`python_checks`]: a toolset's Python read before anything runs or
 //!   installs: syntax errors, missing functions, signatures against
 //!   schemas, `tools_from` tools derived from the source.
@@ -60,6 +62,7 @@
 
 mod agents;
 mod approvals;
+mod authoring;
 mod branching;
 mod builtins;
 mod bundles;

@@ -1,9 +1,8 @@
 //! `toolset dev`, the author's inner loop: a local folder reloads on a real
 //! change only — once per edit, never for a file merely read or saved
 //! unchanged, never again for a broken version until it is edited — and an
-//! edit that breaks it keeps the last good version installed; validation
-//! that says what a typo meant and where broken YAML starts; strict mode
-//! and `pack`.
+//! edit that breaks it keeps the last good version installed; `dev --run`,
+//! signature warnings of a local import, and `toolset test`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -14,6 +13,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 use crate::Env;
+use crate::authoring::scaffold_with;
 
 /// Watches `dir` in a task; reloads arrive on the receiver.
 fn watch(
@@ -197,127 +197,6 @@ async fn a_python_syntax_error_is_refused_with_its_file_and_line_as_the_author_k
     assert_eq!(std::fs::read_to_string(installed).expect("installed"), good);
 }
 
-/// A scaffold with `edit` applied to its manifest, in a fresh folder.
-fn scaffold_with(env_dir: &Path, name: &str, edit: impl Fn(String) -> String) -> std::path::PathBuf {
-    let dir = env_dir.join(name);
-    atelier_core::toolsets::examples::init(&dir, name).expect("init");
-    let yaml = dir.join("toolset.yaml");
-    let text = std::fs::read_to_string(&yaml).expect("read");
-    std::fs::write(&yaml, edit(text)).expect("write");
-    dir
-}
-
-#[test]
-fn validate_names_typos_duplicates_and_where_broken_yaml_starts() {
-    let env = Env::new();
-    let src = tempfile::tempdir().expect("src");
-    let dir = scaffold_with(src.path(), "typos", |y| {
-        y.replacen("    entrypoint:", "    rendrer: {type: code}\n    entrypoint:", 1)
-            .replacen("type: string", "type: strin", 1)
-            .replacen("name:", "name: First\nname:", 1)
-            .replacen(
-                "data: \"$return\"",
-                "data: \"$return\"\n      title: \"Words of ${args.pth}\"",
-                1,
-            )
-    });
-    let out = env.cli(&["toolset", "validate", dir.to_str().expect("utf-8")]);
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{said}");
-    assert!(
-        said.contains("unknown key `rendrer`: did you mean `renderer`?"),
-        "{said}"
-    );
-    assert!(said.contains("unknown type `strin` (did you mean `string`?)"), "{said}");
-    assert!(said.contains("name: this key is given twice"), "{said}");
-    assert!(
-        said.contains("`$args.pth` is not an argument of this tool (its input_schema declares path, text, top); did you mean `$args.path`?"),
-        "{said}"
-    );
-
-    let broken = scaffold_with(src.path(), "broken", |y| {
-        y.replacen("tools:", "extra: [oops\ntools:", 1)
-    });
-    let out = env.cli(&["toolset", "validate", broken.to_str().expect("utf-8")]);
-    let said = String::from_utf8_lossy(&out.stdout);
-    // It points at the unclosed bracket, and shows that line.
-    let line = std::fs::read_to_string(broken.join("toolset.yaml"))
-        .expect("read")
-        .lines()
-        .position(|l| l.starts_with("extra: [oops"))
-        .expect("the line")
-        + 1;
-    assert!(
-        said.contains(&format!("toolset.yaml:{line}:8: not valid YAML")),
-        "{said}"
-    );
-    assert!(said.contains(&format!("  {line} | extra: [oops")), "{said}");
-}
-
-#[test]
-fn strict_mode_and_pack_refuse_warnings_unless_allowed_and_pack_says_its_sha256() {
-    let env = Env::new();
-    let src = tempfile::tempdir().expect("src");
-    let dir = scaffold_with(src.path(), "warned", |y| {
-        y.replacen("    entrypoint:", "    rendrer: {type: code}\n    entrypoint:", 1)
-    });
-    let d = dir.to_str().expect("utf-8");
-    env.ok(&["toolset", "validate", d]);
-    let out = env.cli(&["toolset", "validate", "--strict", d]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("[an error in strict mode]"));
-    let zip = src.path().join("warned.zip");
-    let z = zip.to_str().expect("utf-8");
-    let out = env.cli(&["toolset", "pack", d, "-o", z]);
-    assert_eq!(out.status.code(), Some(1), "pack is strict");
-    assert!(!zip.exists(), "nothing packed");
-    let packed = env.json(&["toolset", "pack", d, "-o", z, "--allow-warnings"]);
-    let bytes = std::fs::read(&zip).expect("zip");
-    use sha2::Digest;
-    let hex: String = sha2::Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    assert_eq!(packed["sha256"], hex.as_str());
-    assert_eq!(packed["warnings"].as_array().map(Vec::len), Some(1));
-    assert_eq!(
-        packed["will_run"]["python_entrypoints"][0]["entrypoint"],
-        "tools.words:word_count"
-    );
-}
-
-/// The scaffold's first line points an editor at the schema beside it;
-/// `toolset schema` prints the same document, `--write` refreshes an old
-/// copy, and the copy is never packed.
-#[test]
-fn the_manifest_schema_sits_beside_a_scaffold_for_editors_and_is_never_packed() {
-    let env = Env::new();
-    let src = tempfile::tempdir().expect("src");
-    let dir = scaffold_with(src.path(), "edited", |y| y);
-    let d = dir.to_str().expect("utf-8");
-    let first = std::fs::read_to_string(dir.join("toolset.yaml")).expect("read");
-    assert_eq!(
-        first.lines().next(),
-        Some("# yaml-language-server: $schema=.toolset.schema.json")
-    );
-    let printed = env.json(&["toolset", "schema"]);
-    assert_eq!(printed["title"], "toolset.yaml");
-    assert!(printed["properties"]["tools"].is_object());
-    std::fs::write(dir.join(".toolset.schema.json"), "{}").expect("make it stale");
-    env.ok(&["toolset", "schema", "--write", d]);
-    let written: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join(".toolset.schema.json")).expect("read")).expect("json");
-    assert_eq!(written, printed);
-    let zip = src.path().join("edited.zip");
-    env.ok(&["toolset", "pack", d, "-o", zip.to_str().expect("utf-8")]);
-    let archive = zip::ZipArchive::new(std::fs::File::open(&zip).expect("zip")).expect("read zip");
-    let names: Vec<String> = archive.file_names().map(|n| n.expect("a name").into_owned()).collect();
-    assert!(
-        names.iter().any(|n| n == "toolset.yaml") && !names.iter().any(|n| n.contains("schema")),
-        "{names:?}"
-    );
-}
-
 #[test]
 fn dev_with_run_calls_the_tool_after_each_good_reload_with_the_new_code() {
     use std::io::BufRead;
@@ -366,85 +245,6 @@ fn dev_with_run_calls_the_tool_after_each_good_reload_with_the_new_code() {
     );
     let _ = child.kill();
     let _ = child.wait();
-}
-
-#[test]
-fn pack_and_a_local_import_leave_out_what_atelierignore_and_the_defaults_say() {
-    let env = Env::new();
-    let src = tempfile::tempdir().expect("src");
-    let dir = src.path().join("tidy");
-    atelier_core::toolsets::examples::init(&dir, "tidy").expect("init");
-    for (rel, text) in [
-        ("venv/lib/site.py", "x"),
-        ("tools/__pycache__/words.cpython-311.pyc", "x"),
-        ("tools/words.py~", "x"),
-        ("data/big.csv", "a,b"),
-        ("data/keep.csv", "a,b"),
-        (".atelierignore", "# the author's own\ndata/*.csv\n!data/keep.csv\n"),
-    ] {
-        let p = dir.join(rel);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, text).expect("write");
-    }
-    let zip = src.path().join("tidy.zip");
-    env.ok(&[
-        "toolset",
-        "pack",
-        dir.to_str().expect("utf-8"),
-        "-o",
-        zip.to_str().expect("utf-8"),
-    ]);
-    let archive = zip::ZipArchive::new(std::fs::File::open(&zip).expect("open")).expect("zip");
-    let mut names: Vec<String> = archive.file_names().map(|n| n.expect("a name").into_owned()).collect();
-    names.sort_unstable();
-    assert_eq!(
-        names,
-        [
-            "README.md",
-            "artifacts/words.html",
-            "data/keep.csv",
-            "tools/__init__.py",
-            "tools/words.py",
-            "toolset.yaml"
-        ]
-    );
-    // A local import copies the same files.
-    env.ok(&["toolset", "import", dir.to_str().expect("utf-8")]);
-    let copy = env.data().join("toolsets/tidy");
-    assert!(copy.join("data/keep.csv").is_file());
-    assert!(!copy.join("venv").exists() && !copy.join("data/big.csv").exists());
-}
-
-#[tokio::test]
-async fn export_keeps_the_authors_manifest_bytes_when_the_rows_say_the_same() {
-    use atelier_core::toolsets::ImportOptions;
-    let env = Env::new();
-    let src = tempfile::tempdir().expect("src");
-    let dir = src.path().join("kept");
-    atelier_core::toolsets::examples::init(&dir, "kept").expect("init");
-    let yaml_path = dir.join("toolset.yaml");
-    let authored = format!(
-        "# Kept as written: this comment, the blank line and the order.\n\n{}",
-        std::fs::read_to_string(&yaml_path).expect("read")
-    );
-    std::fs::write(&yaml_path, &authored).expect("write");
-    let app = env.app().await;
-    app.toolsets()
-        .import(&dir, &ImportOptions::default())
-        .await
-        .expect("import");
-    let out = src.path().join("kept.zip");
-    app.toolsets().export("kept", &out).await.expect("export");
-    assert_eq!(crate::bundles::entry_text(&out, "toolset.yaml"), authored);
-
-    // Edited since the import: the rows are what is installed, and win.
-    std::fs::write(&yaml_path, authored.replace("Word count", "Words")).expect("edit");
-    app.toolsets().export("kept", &out).await.expect("export");
-    let exported = crate::bundles::entry_text(&out, "toolset.yaml");
-    assert!(
-        !exported.contains("# Kept as written") && exported.contains("Word count"),
-        "{exported}"
-    );
 }
 
 #[tokio::test]
