@@ -34,6 +34,20 @@ pub struct Problem {
     pub message: String,
 }
 
+impl Problem {
+    /// A problem of the manifest at field path `path`, where no line is known.
+    pub fn at(severity: Severity, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Problem {
+            severity,
+            file: None,
+            path: path.into(),
+            line: None,
+            column: None,
+            message: message.into(),
+        }
+    }
+}
+
 impl fmt::Display for Problem {
     /// `toolset.yaml:14:7 tools[1].entrypoint: expected …`
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

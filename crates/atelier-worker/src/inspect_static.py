@@ -170,8 +170,9 @@ def _signature(fn):
     return inspect.Signature(params, __validate_parameters__=False)
 
 
-def _parameters(sig):
-    """The shape the `check` request answers with."""
+def parameters(sig):
+    """The shape the `check` request answers with (the import check in
+    runner.py answers with it too)."""
     params = sig.parameters.values()
     return {
         "parameters": [
@@ -257,7 +258,7 @@ def inspect_bundle(req, root, make_tool):
         functions, bound, star = _top_level(tree)
         if name in functions:
             try:
-                entrypoints[ep] = {"found": "def", **_parameters(_signature(functions[name]))}
+                entrypoints[ep] = {"found": "def", **parameters(_signature(functions[name]))}
             except Exception:  # noqa: BLE001 - an odd signature: the import decides
                 entrypoints[ep] = {"found": "unknown"}
         elif name in bound or star:

@@ -362,17 +362,10 @@ def _describe(req):
 def _check(req):
     fn = _resolve(req["entrypoint"], False)
     try:
-        params = inspect.signature(fn).parameters.values()
+        sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return {"parameters": None, "var_keyword": True}
-    return {
-        "parameters": [
-            {"name": p.name, "required": p.default is inspect.Parameter.empty}
-            for p in params
-            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        ],
-        "var_keyword": any(p.kind == p.VAR_KEYWORD for p in params),
-    }
+    return _static.parameters(sig)
 
 
 def _root(toolset_dir):

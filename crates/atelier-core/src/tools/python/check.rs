@@ -60,23 +60,18 @@ impl Atelier {
                 result = Err(Error::Bundle {
                     bundle: bundle.to_owned(),
                     entry: Some(module_file(entrypoint)),
-                    message: format!(
-                        "tools[{i}].entrypoint ({entrypoint}): the function must take `workspace` (the chat's folder) as a parameter"
-                    ),
+                    message: format!("tools[{i}].entrypoint: {}", no_workspace(entrypoint)),
                 });
                 break;
             }
             if let (Ok(signature), Ok(warnings)) = (&checked, &mut result)
                 && let Some(why) = mismatch(signature, &manifest.tools[i].input_schema)
             {
-                warnings.push(Problem {
-                    severity: Severity::Warning,
-                    file: None,
-                    path: format!("tools[{i}].input_schema"),
-                    line: None,
-                    column: None,
-                    message: format!("{entrypoint}: {why}"),
-                });
+                warnings.push(Problem::at(
+                    Severity::Warning,
+                    format!("tools[{i}].input_schema"),
+                    format!("{entrypoint}: {why}"),
+                ));
             }
             if let Err(f) = checked {
                 let detail = f.traceback.map(|t| format!("\n{}", t.trim_end())).unwrap_or_default();
@@ -139,6 +134,11 @@ pub(super) fn mismatch(signature: &serde_json::Value, schema: &serde_json::Value
         }
     }
     None
+}
+
+/// What a function that cannot be given `workspace` is told.
+pub(super) fn no_workspace(entrypoint: &str) -> String {
+    format!("{entrypoint}: the function must take `workspace` (the chat's folder) as a parameter")
 }
 
 /// Whether the function can be given `workspace`, as every call does.

@@ -102,14 +102,11 @@ impl Atelier {
         match answer {
             Ok(answer) => judge(manifest, answer),
             Err(why) => Inspection {
-                problems: vec![Problem {
-                    severity: Severity::Warning,
-                    file: None,
-                    path: String::new(),
-                    line: None,
-                    column: None,
-                    message: format!("the Python modules were not checked: {why}"),
-                }],
+                problems: vec![Problem::at(
+                    Severity::Warning,
+                    "",
+                    format!("the Python modules were not checked: {why}"),
+                )],
                 exported: Vec::new(),
             },
         }
@@ -119,28 +116,18 @@ impl Atelier {
 /// The problems of an answer, in the manifest's terms.
 fn judge(manifest: &ToolsetManifest, answer: Answer) -> Inspection {
     let mut out = Inspection::default();
-    let problem = |severity, file: Option<String>, path: String, line, column, message| Problem {
-        severity,
-        file,
-        path,
-        line,
-        column,
-        message,
-    };
     for s in answer.syntax {
         let shown = if s.text.trim().is_empty() {
             String::new()
         } else {
             format!("\n  {} | {}", s.line.unwrap_or(0), s.text)
         };
-        out.problems.push(problem(
-            Severity::Error,
-            Some(s.file.clone()),
-            String::new(),
-            s.line,
-            s.column,
-            format!("{}{shown}", s.message),
-        ));
+        out.problems.push(Problem {
+            file: Some(s.file),
+            line: s.line,
+            column: s.column,
+            ..Problem::at(Severity::Error, "", format!("{}{shown}", s.message))
+        });
     }
     let mut reported = BTreeSet::new();
     for (i, tool) in manifest.tools.iter().enumerate() {
@@ -162,35 +149,26 @@ fn judge(manifest: &ToolsetManifest, answer: Answer) -> Inspection {
                 let hint = crate::toolsets::validate::did_you_mean(func, ep.functions.iter().map(String::as_str))
                     .map(|m| format!("; did you mean `{m}`?"))
                     .unwrap_or_default();
-                out.problems.push(problem(
+                out.problems.push(Problem::at(
                     Severity::Error,
-                    None,
                     path,
-                    None,
-                    None,
                     format!("{module} has no function `{func}` ({has}){hint}"),
                 ));
             }
             "def" => {
                 if !super::check::takes_workspace(&ep.signature) {
-                    out.problems.push(problem(
+                    out.problems.push(Problem::at(
                         Severity::Error,
-                        None,
                         path,
-                        None,
-                        None,
                         format!(
                             "{}: the function must take `workspace` (the chat's folder) as a parameter",
                             tool.entrypoint
                         ),
                     ));
                 } else if let Some(why) = super::check::mismatch(&ep.signature, &tool.input_schema) {
-                    out.problems.push(problem(
+                    out.problems.push(Problem::at(
                         Severity::Warning,
-                        None,
                         format!("tools[{i}].input_schema"),
-                        None,
-                        None,
                         format!("{}: {why}", tool.entrypoint),
                     ));
                 }
@@ -209,12 +187,9 @@ fn judge(manifest: &ToolsetManifest, answer: Answer) -> Inspection {
         };
         for t in listed {
             match super::calls::exported_clash(manifest, &taken, &t.name) {
-                Some(why) => out.problems.push(problem(
+                Some(why) => out.problems.push(Problem::at(
                     Severity::Error,
-                    None,
                     format!("tools_from[{i}]"),
-                    None,
-                    None,
                     format!("{module}: {why}"),
                 )),
                 None => {
@@ -239,12 +214,9 @@ fn judge(manifest: &ToolsetManifest, answer: Answer) -> Inspection {
     if all_known {
         for (i, o) in manifest.tools.iter().enumerate().filter(|(_, t)| t.is_overlay()) {
             if !taken.iter().any(|(name, _)| *name == o.id) {
-                out.problems.push(problem(
+                out.problems.push(Problem::at(
                     Severity::Error,
-                    None,
                     format!("tools[{i}]"),
-                    None,
-                    None,
                     super::calls::unmatched_overlay(&o.id, taken.iter().map(|(n, _)| n.as_str())),
                 ));
             }
