@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what Atelier needs to build, run and test on Debian 12 (or a
 # derivative): system packages via apt when missing, cargo-nextest, and the
-# Rust dependencies, and `uv` (for toolsets' python.requirements) into
-# .tools/. Safe to run again: it only installs what is missing.
+# Rust dependencies, `uv` (for toolsets' python.requirements) into .tools/,
+# and the MCP client tests' servers (tests/mcp: npm packages, and the Python
+# `mcp` SDK into .tools/mcp-venv). Safe to run again: it only installs what
+# is missing or out of date.
 #
 # Prerequisites it does not install: a Rust toolchain (rustup, >= 1.95).
 set -euo pipefail
@@ -74,4 +76,24 @@ if [[ "$(.tools/venv/bin/uv --version 2>/dev/null)" != "uv $UV_VERSION "* ]]; th
   say "installing uv $UV_VERSION into .tools/venv"
   /usr/bin/python3.11 -m venv .tools/venv
   .tools/venv/bin/pip install --quiet --disable-pip-version-check "uv==$UV_VERSION"
+fi
+
+# The MCP client tests' reference servers, TS SDK and conformance suite
+# (tests/mcp/README.md), pinned by tests/mcp/package-lock.json. node_modules
+# keeps a copy of the lockfile it was installed from: a changed lock installs
+# again.
+if ! cmp -s tests/mcp/package-lock.json tests/mcp/node_modules/.installed-package-lock.json; then
+  say "installing the MCP test servers (npm ci in tests/mcp)"
+  npm ci --prefix tests/mcp --no-audit --no-fund
+  cp tests/mcp/package-lock.json tests/mcp/node_modules/.installed-package-lock.json
+fi
+
+# The Python `mcp` SDK for tests/mcp/fixture_server.py, pinned with its
+# dependencies by tests/mcp/requirements.txt, in a venv of its own;
+# scripts/env.sh puts its python on ATELIER_MCP_PYTHON.
+if ! cmp -s tests/mcp/requirements.txt .tools/mcp-venv/installed-requirements.txt; then
+  say "installing the Python mcp SDK into .tools/mcp-venv"
+  /usr/bin/python3.11 -m venv .tools/mcp-venv
+  .tools/mcp-venv/bin/pip install --quiet --disable-pip-version-check -r tests/mcp/requirements.txt
+  cp tests/mcp/requirements.txt .tools/mcp-venv/installed-requirements.txt
 fi

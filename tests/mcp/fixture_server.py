@@ -1,0 +1,220 @@
+"""A stdio MCP server for the hard cases of crates/atelier-mcp's client tests.
+
+Run it with the venv that scripts/install.sh makes (scripts/env.sh puts its
+python on ATELIER_MCP_PYTHON):
+
+    $ATELIER_MCP_PYTHON tests/mcp/fixture_server.py [--no-handshake] [--stderr-lines N]
+
+It speaks the initialize handshake (protocol 2024-11-05 .. 2025-11-25) with
+the PyPI `mcp` package (2.x, MCPServer), and advertises tools.listChanged.
+
+Tools, and the client behaviour each one is there to test:
+
+- echo(text) -> text. The plain round trip.
+- slow(seconds: float) -> "done" after sleeping. Sends notifications/progress
+  every 0.2 s when the call carries a progress token (progress = seconds
+  elapsed, total = seconds). Cancellable: a notifications/cancelled for it
+  stops it and no answer is sent. For timeouts, progress and cancellation.
+- crash(code: int = 3) prints "fixture: crashing with exit code N" to stderr
+  and exits the process mid-call (os._exit) with that code, never answering.
+  For a server that dies while a call is in flight.
+- flood(megabytes: int = 10) writes that many MB of numbered 1 KiB lines to
+  stderr (stdout is the protocol) and returns "flooded". A client that does
+  not drain the child's stderr deadlocks here.
+- stubborn(seconds: float) ignores cancellation: the server drops any
+  notifications/cancelled aimed at it before the SDK sees it (logging
+  "fixture: stubborn ignores cancellation of request ID" to stderr), shields
+  its sleep, and answers "stubborn done" anyway. For a late answer to a
+  request the client has given up on.
+- grow() adds a tool `extra` (returns "extra") and sends
+  notifications/tools/list_changed; returns "grown". For refreshing the
+  tool list on that notification.
+- write_file(path, text) writes text (UTF-8) to path relative to the server's
+  cwd, making parent folders; returns "wrote N bytes to PATH". For workspace
+  snapshots of what a server changed.
+- whereami() returns {"cwd": ..., "token": $FIXTURE_TOKEN or null} (as
+  structured content and as JSON text). For the cwd and env a client spawns
+  a server with.
+
+Flags:
+
+- --no-handshake: read stdin to its end and never answer anything (not even
+  initialize). For the handshake timeout.
+- --stderr-lines N: print "fixture stderr line 1" .. "line N" to stderr at
+  start, before serving. For capturing a server's stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.server import NotificationOptions
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.stdio import stdio_server
+from mcp.types import JSONRPCNotification, JSONRPCRequest
+
+server = MCPServer("atelier-fixture", version="1.0.0", log_level="WARNING")
+
+# Request ids of stubborn calls seen on stdin: cancellations aimed at them are dropped.
+_stubborn_ids: set[Any] = set()
+
+
+def _err(line: str) -> None:
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Returns text unchanged."""
+    return text
+
+
+@server.tool()
+async def slow(seconds: float, ctx: Context) -> str:
+    """Sleeps `seconds`, reporting progress every 0.2 s if asked to; returns "done"."""
+    elapsed = 0.0
+    while elapsed < seconds:
+        step = min(0.2, seconds - elapsed)
+        await anyio.sleep(step)
+        elapsed += step
+        await ctx.report_progress(round(elapsed, 3), seconds, "slow")  # a no-op without a progress token
+    return "done"
+
+
+@server.tool()
+def crash(code: int = 3) -> str:
+    """Exits the process mid-call with exit code `code`, never answering."""
+    _err(f"fixture: crashing with exit code {code}")
+    os._exit(code)
+
+
+@server.tool()
+async def flood(megabytes: int = 10) -> str:
+    """Writes `megabytes` MB of numbered 1 KiB lines to stderr; returns "flooded"."""
+
+    def write() -> None:
+        out = sys.stderr.buffer
+        for i in range(megabytes * 1024):
+            head = f"flood {i:08d} ".encode()
+            out.write(head + b"x" * (1023 - len(head)) + b"\n")
+        out.flush()
+
+    await anyio.to_thread.run_sync(write)  # blocks while nobody reads stderr
+    return "flooded"
+
+
+@server.tool()
+async def stubborn(seconds: float) -> str:
+    """Sleeps `seconds` whatever the client says, then answers "stubborn done"."""
+    with anyio.CancelScope(shield=True):
+        await anyio.sleep(seconds)
+    return "stubborn done"
+
+
+def extra() -> str:
+    """Added by grow()."""
+    return "extra"
+
+
+@server.tool()
+async def grow(ctx: Context) -> str:
+    """Adds the tool `extra` and sends notifications/tools/list_changed; returns "grown"."""
+    if "extra" not in {tool.name for tool in await server.list_tools()}:
+        server.add_tool(extra)
+    await ctx.session.send_tool_list_changed()
+    return "grown"
+
+
+@server.tool()
+def write_file(path: str, text: str) -> str:
+    """Writes `text` to `path` (relative to the server's cwd); returns what it wrote."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = text.encode()
+    target.write_bytes(data)
+    return f"wrote {len(data)} bytes to {path}"
+
+
+@server.tool()
+def whereami() -> dict[str, str | None]:
+    """The server's cwd and the env var FIXTURE_TOKEN (null when unset)."""
+    return {"cwd": os.getcwd(), "token": os.environ.get("FIXTURE_TOKEN")}
+
+
+class _IgnoreStubbornCancels:
+    """Wraps the stdio read stream: notes stubborn calls, drops cancellations of them.
+
+    The SDK never answers a request the peer cancelled, so ignoring a
+    cancellation means not letting the SDK see it.
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:  # last_context, aclose, close, ...
+        return getattr(self._inner, name)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            msg = getattr(item, "message", None)
+            params = getattr(msg, "params", None) or {}
+            if isinstance(msg, JSONRPCRequest) and msg.method == "tools/call" and params.get("name") == "stubborn":
+                _stubborn_ids.add(msg.id)
+            elif (
+                isinstance(msg, JSONRPCNotification)
+                and msg.method == "notifications/cancelled"
+                and params.get("requestId") in _stubborn_ids
+            ):
+                _err(f"fixture: stubborn ignores cancellation of request {params.get('requestId')}")
+                continue
+            return item
+
+    def __aiter__(self) -> _IgnoreStubbornCancels:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _IgnoreStubbornCancels:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._inner.aclose()
+
+
+async def serve() -> None:
+    # MCPServer.run_stdio_async would advertise tools.listChanged = false;
+    # the low-level server under it takes the notification options.
+    lowlevel = server._lowlevel_server
+    options = lowlevel.create_initialization_options(NotificationOptions(tools_changed=True))
+    async with stdio_server() as (read_stream, write_stream):
+        await lowlevel.run(_IgnoreStubbornCancels(read_stream), write_stream, options)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-handshake", action="store_true", help="read stdin, never answer")
+    parser.add_argument("--stderr-lines", type=int, default=0, metavar="N", help="print N lines to stderr first")
+    args = parser.parse_args()
+    for i in range(1, args.stderr_lines + 1):
+        sys.stderr.write(f"fixture stderr line {i}\n")
+    sys.stderr.flush()
+    if args.no_handshake:
+        while sys.stdin.buffer.read(65536):
+            pass
+        return
+    anyio.run(serve)
+
+
+if __name__ == "__main__":
+    main()
