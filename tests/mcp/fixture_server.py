@@ -127,7 +127,10 @@ async def grow(ctx: Context) -> str:
     """Adds the tool `extra` and sends notifications/tools/list_changed; returns "grown"."""
     if "extra" not in {tool.name for tool in await server.list_tools()}:
         server.add_tool(extra)
+    # Older protocol versions: an unasked notification. 2026-07-28: only to
+    # clients that opened a `subscriptions/listen` stream for it.
     await ctx.session.send_tool_list_changed()
+    await ctx.notify_tools_changed()
     return "grown"
 
 

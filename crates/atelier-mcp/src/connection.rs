@@ -1,0 +1,449 @@
+//! One live session with one server: connect (spawn or reach it, then the
+//! handshake, new or old protocol), list tools, call one, stop.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientRequest, ProtocolVersion, ServerNotification, ServerResult,
+    SubscriptionFilter,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, PeerRequestOptions, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use crate::ToolsChanged;
+use crate::error::McpError;
+use crate::handler::{Handler, ProgressSink};
+use crate::process::{self, ServerProcess};
+use crate::spec::{ConnectOptions, HttpSpec, ServerSpec};
+use crate::stderr::StderrLog;
+
+/// Who the server said it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerInfo {
+    pub protocol_version: String,
+    pub name: Option<String>,
+    pub version: Option<String>,
+    pub instructions: Option<String>,
+}
+
+/// One tool as the server lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    pub name: String,
+    pub title: Option<String>,
+    pub description: String,
+    pub input_schema: Value,
+    pub output_schema: Option<Value>,
+    /// The server says the tool changes nothing (`readOnlyHint`).
+    pub read_only: bool,
+    /// The server says the tool may destroy data (`destructiveHint`).
+    pub destructive: bool,
+}
+
+/// A progress notification of a running call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+/// How to make one call.
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    /// No answer in this time: the server is told to cancel, the call
+    /// ends [`McpError::Timeout`].
+    pub timeout: Option<Duration>,
+    /// Cancelled: the server is told, the call ends [`McpError::Cancelled`].
+    pub cancel: CancellationToken,
+    /// Told about each progress notification of this call.
+    pub progress: Option<Arc<dyn Fn(Progress) + Send + Sync>>,
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("timeout", &self.timeout)
+            .field("cancelled", &self.cancel.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a call returned, as plain JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallResult {
+    /// MCP content blocks (`{"type": "text", "text": …}`, images, …).
+    pub content: Vec<Value>,
+    pub structured: Option<Value>,
+    /// The tool reported a failure (`isError: true`).
+    pub is_error: bool,
+    /// What the server wrote to stderr during the call (the kept part).
+    pub stderr: Vec<String>,
+}
+
+/// A connected server.
+pub struct Connection {
+    /// Reads the list-change subscription (stateless protocol).
+    listener: Option<tokio::task::JoinHandle<()>>,
+    server: String,
+    service: Mutex<Option<RunningService<RoleClient, Arc<Handler>>>>,
+    peer: rmcp::service::Peer<RoleClient>,
+    handler: Arc<Handler>,
+    info: ServerInfo,
+    process: Option<ServerProcess>,
+    log: Arc<StderrLog>,
+    grace: Duration,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("server", &self.server)
+            .field("info", &self.info)
+            .field("pid", &self.process.as_ref().map(|p| p.pid))
+            .finish_non_exhaustive()
+    }
+}
+
+/// Protocol versions we ask for, newest first; older servers get the
+/// `initialize` handshake.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: Some(ProtocolVersion::V_2025_11_25),
+    }
+}
+
+impl Connection {
+    /// Starts or reaches `spec` and does the handshake. `log` keeps the
+    /// process's stderr (a supervisor passes the same one across
+    /// restarts); `tools_changed` hears the server's list changes.
+    pub async fn connect(
+        server: &str,
+        spec: &ServerSpec,
+        options: &ConnectOptions,
+        log: Arc<StderrLog>,
+        tools_changed: Option<ToolsChanged>,
+    ) -> Result<Self, McpError> {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let handler = Arc::new(Handler::new(
+            options.roots.clone(),
+            &options.client_name,
+            &options.client_version,
+            tools_changed,
+            Arc::clone(&log),
+        ));
+        let after = options.handshake_timeout;
+        let timed_out = |log: &StderrLog| McpError::HandshakeTimeout {
+            server: server.to_owned(),
+            after,
+            stderr: log.tail(),
+        };
+        let (service, process) = match spec {
+            ServerSpec::Stdio(s) => {
+                let (proc, stdout, stdin) = process::spawn(server, s, &log)?;
+                let started = Arc::clone(&handler).serve_with_lifecycle((stdout, stdin), lifecycle());
+                let mut exit = proc.exit.clone();
+                let exited = async move { exit.wait_for(Option::is_some).await.is_ok() };
+                let result = tokio::select! {
+                    r = tokio::time::timeout(after, started) => r,
+                    // Exited before answering: say so at once, with its words.
+                    true = exited => {
+                        let how = proc.exited().unwrap_or_default();
+                        // Let the stderr reader catch up with its last lines.
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        proc.stop(Duration::ZERO).await;
+                        return Err(McpError::Handshake {
+                            server: server.to_owned(),
+                            message: format!("it exited ({how}) before the handshake ended"),
+                            stderr: log.tail(),
+                        });
+                    }
+                };
+                match result {
+                    Ok(Ok(service)) => (service, Some(proc)),
+                    Ok(Err(e)) => {
+                        // A closed pipe usually means it exited: say how.
+                        let message = match proc.wait_exit(Duration::from_millis(500)).await {
+                            Some(how) => format!("it exited ({how}) before the handshake ended"),
+                            None => e.to_string(),
+                        };
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        proc.stop(options.stop_grace).await;
+                        return Err(McpError::Handshake {
+                            server: server.to_owned(),
+                            message,
+                            stderr: log.tail(),
+                        });
+                    }
+                    Err(_) => {
+                        proc.stop(options.stop_grace).await;
+                        return Err(timed_out(&log));
+                    }
+                }
+            }
+            ServerSpec::Http(h) => {
+                let transport = http_transport(server, h)?;
+                let started = Arc::clone(&handler).serve_with_lifecycle(transport, lifecycle());
+                match tokio::time::timeout(after, started).await {
+                    Ok(Ok(service)) => (service, None),
+                    Ok(Err(e)) if e.is_authorization_required() => {
+                        return Err(McpError::Unauthorized {
+                            server: server.to_owned(),
+                            url: h.url.clone(),
+                        });
+                    }
+                    Ok(Err(e)) => {
+                        return Err(McpError::Handshake {
+                            server: server.to_owned(),
+                            message: format!("{} (at {})", e, h.url),
+                            stderr: Vec::new(),
+                        });
+                    }
+                    Err(_) => return Err(timed_out(&log)),
+                }
+            }
+        };
+        let peer = service.peer().clone();
+        let info = peer
+            .peer_info()
+            .map(|i| ServerInfo {
+                protocol_version: i.protocol_version.to_string(),
+                name: i.server_info.as_ref().map(|s| s.name.clone()),
+                version: i.server_info.as_ref().map(|s| s.version.clone()),
+                instructions: i.instructions.clone(),
+            })
+            .unwrap_or(ServerInfo {
+                protocol_version: String::new(),
+                name: None,
+                version: None,
+                instructions: None,
+            });
+        // On the stateless protocol (2026-07-28) list changes arrive only on
+        // a `subscriptions/listen` stream the client opens; older servers
+        // send them unasked (the handler hears those).
+        let listener = match &handler.tools_changed {
+            Some(changed) if info.protocol_version.as_str() >= "2026-07-28" => {
+                let (peer, changed) = (peer.clone(), Arc::clone(changed));
+                Some(tokio::spawn(async move {
+                    let filter = SubscriptionFilter::builder().tools_list_changed().build();
+                    let Ok(mut sub) = peer.listen(filter).await else { return };
+                    while let Ok(Some(n)) = sub.next().await {
+                        if matches!(n, ServerNotification::ToolListChangedNotification(_)) {
+                            changed();
+                        }
+                    }
+                }))
+            }
+            _ => None,
+        };
+        Ok(Self {
+            listener,
+            server: server.to_owned(),
+            service: Mutex::new(Some(service)),
+            peer,
+            handler,
+            info,
+            process,
+            log,
+            grace: options.stop_grace,
+        })
+    }
+
+    pub fn info(&self) -> &ServerInfo {
+        &self.info
+    }
+
+    /// The server's process id (stdio servers).
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().map(|p| p.pid)
+    }
+
+    /// How the process exited, if it has (stdio servers).
+    pub fn exited(&self) -> Option<String> {
+        self.process.as_ref().and_then(ServerProcess::exited)
+    }
+
+    /// Resolves when the process exits, with how (never, for HTTP).
+    pub async fn wait_exit(&self) -> String {
+        match &self.process {
+            Some(p) => {
+                let mut rx = p.exit.clone();
+                match rx.wait_for(Option::is_some).await {
+                    Ok(v) => v.clone().unwrap_or_default(),
+                    Err(_) => "unknown status".to_owned(),
+                }
+            }
+            None => std::future::pending().await,
+        }
+    }
+
+    /// The kept stderr lines.
+    pub fn stderr(&self) -> Vec<String> {
+        self.log.tail()
+    }
+
+    /// Why a request failed: the process's exit if that is the cause.
+    async fn failure(&self, e: &rmcp::ServiceError) -> McpError {
+        if let Some(p) = &self.process
+            && let Some(how) = p.wait_exit(Duration::from_millis(500)).await
+        {
+            return McpError::Exited {
+                server: self.server.clone(),
+                how,
+            };
+        }
+        if e.is_authorization_required() {
+            return McpError::Protocol {
+                server: self.server.clone(),
+                message: "the server answered 401 Unauthorized (its token was refused or expired)".to_owned(),
+            };
+        }
+        McpError::Protocol {
+            server: self.server.clone(),
+            message: match e {
+                rmcp::ServiceError::McpError(data) => data.message.to_string(),
+                other => other.to_string(),
+            },
+        }
+    }
+
+    /// Every tool, all pages.
+    pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError> {
+        let tools = match self.peer.list_all_tools().await {
+            Ok(t) => t,
+            Err(e) => return Err(self.failure(&e).await),
+        };
+        Ok(tools
+            .into_iter()
+            .map(|t| {
+                let hints = t.annotations.as_ref();
+                ToolInfo {
+                    name: t.name.to_string(),
+                    title: t.title.clone().or_else(|| hints.and_then(|a| a.title.clone())),
+                    description: t.description.as_deref().unwrap_or_default().to_owned(),
+                    input_schema: Value::Object((*t.input_schema).clone()),
+                    output_schema: t.output_schema.as_ref().map(|s| Value::Object((**s).clone())),
+                    read_only: hints.and_then(|a| a.read_only_hint).unwrap_or(false),
+                    destructive: hints.and_then(|a| a.destructive_hint).unwrap_or(false),
+                }
+            })
+            .collect())
+    }
+
+    /// Calls `tool`. A tool that reports a failure (`isError`) is a
+    /// result, not an error; an error is the call not ending normally.
+    pub async fn call(&self, tool: &str, args: &Value, options: &CallOptions) -> Result<CallResult, McpError> {
+        let mark = self.log.mark();
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        match args {
+            Value::Object(map) => params = params.with_arguments(map.clone()),
+            Value::Null => {}
+            other => {
+                return Err(McpError::Protocol {
+                    server: self.server.clone(),
+                    message: format!("tool arguments must be a JSON object, not {other}"),
+                });
+            }
+        }
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let mut handle = match self
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(h) => h,
+            Err(e) => return Err(self.failure(&e).await),
+        };
+        let token = handle.progress_token.clone();
+        if let Some(sink) = &options.progress {
+            self.handler
+                .watch_progress(token.clone(), Arc::clone(sink) as ProgressSink);
+        }
+        let timeout = options.timeout.unwrap_or(Duration::MAX);
+        let ended = tokio::select! {
+            biased;
+            () = options.cancel.cancelled() => Err(McpError::Cancelled),
+            () = sleep_for(timeout) => Err(McpError::Timeout { after: timeout }),
+            r = &mut handle.rx => Ok(r),
+        };
+        self.handler.unwatch_progress(&token);
+        let answer = match ended {
+            Ok(answer) => answer,
+            Err(stop) => {
+                let reason = stop.to_string();
+                // `notifications/cancelled`; the server may ignore it, but
+                // the call is over for us either way.
+                let _ = handle.cancel(Some(reason)).await;
+                return Err(stop);
+            }
+        };
+        let result = match answer {
+            Ok(Ok(ServerResult::CallToolResult(r))) => r,
+            Ok(Ok(_)) => {
+                return Err(McpError::Protocol {
+                    server: self.server.clone(),
+                    message: format!("answered tools/call for {tool} with something that is not a tool result"),
+                });
+            }
+            Ok(Err(e)) => return Err(self.failure(&e).await),
+            Err(_closed) => return Err(self.failure(&rmcp::ServiceError::TransportClosed).await),
+        };
+        let (stderr, _) = self.log.since(mark);
+        let content = result
+            .content
+            .iter()
+            .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
+            .collect();
+        Ok(CallResult {
+            content,
+            structured: result.structured_content.clone(),
+            is_error: result.is_error.unwrap_or(false),
+            stderr,
+        })
+    }
+
+    /// Stops the session: the protocol's close, then the process group
+    /// (SIGTERM, then SIGKILL), and waits until it is reaped.
+    pub async fn stop(&self) {
+        if let Some(l) = &self.listener {
+            l.abort();
+        }
+        if let Some(mut service) = self.service.lock().await.take() {
+            let _ = service.close_with_timeout(self.grace).await;
+        }
+        if let Some(p) = &self.process {
+            p.stop(self.grace).await;
+        }
+    }
+}
+
+async fn sleep_for(d: Duration) {
+    // `Duration::MAX` would overflow the timer: no timeout is no timer.
+    match tokio::time::Instant::now().checked_add(d) {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn http_transport(server: &str, spec: &HttpSpec) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
+    use reqwest::header::{HeaderName, HeaderValue};
+    let mut headers = std::collections::HashMap::new();
+    for (k, v) in &spec.headers {
+        let bad = |what: &str| McpError::Protocol {
+            server: server.to_owned(),
+            message: format!("header {k:?} has an invalid {what}"),
+        };
+        let name = HeaderName::from_bytes(k.as_bytes()).map_err(|_| bad("name"))?;
+        let value = HeaderValue::from_str(v).map_err(|_| bad("value"))?;
+        headers.insert(name, value);
+    }
+    let config = StreamableHttpClientTransportConfig::with_uri(spec.url.clone()).custom_headers(headers);
+    Ok(StreamableHttpClientTransport::from_config(config))
+}

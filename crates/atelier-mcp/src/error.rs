@@ -1,0 +1,116 @@
+//! The one error type of the crate: every message names the server and
+//! says what went wrong in words a person can act on.
+
+use std::time::Duration;
+
+/// What went wrong talking to an MCP server.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpError {
+    /// The command could not be started (not found, not executable).
+    #[error("MCP server {server}: cannot start {command:?}: {message}")]
+    Spawn {
+        server: String,
+        command: String,
+        message: String,
+    },
+    /// No answer to the handshake in time.
+    #[error("MCP server {server} did not answer the handshake within {} s{}", secs(*after), tail(stderr))]
+    HandshakeTimeout {
+        server: String,
+        after: Duration,
+        stderr: Vec<String>,
+    },
+    /// The handshake failed (the process exited, bad answers, a refusal).
+    #[error("MCP server {server} failed to start: {message}{}", tail(stderr))]
+    Handshake {
+        server: String,
+        message: String,
+        stderr: Vec<String>,
+    },
+    /// An HTTP server wants a sign-in.
+    #[error(
+        "MCP server {server} at {url} answered 401 Unauthorized: it needs a sign-in (OAuth), which Atelier does not support yet; if the server takes a token, set it as an Authorization header"
+    )]
+    Unauthorized { server: String, url: String },
+    /// The server process ended.
+    #[error("MCP server {server} exited ({how})")]
+    Exited { server: String, how: String },
+    /// The server is not running (stopped, or waiting to restart).
+    #[error("MCP server {server} is not running: {status}")]
+    NotRunning { server: String, status: String },
+    /// The server answered a request with an error, or the connection
+    /// broke in a way that is not an exit.
+    #[error("MCP server {server}: {message}")]
+    Protocol { server: String, message: String },
+    /// A call ran out of time (the server was told to cancel it).
+    #[error("timed out after {} s", secs(*after))]
+    Timeout { after: Duration },
+    /// A call was cancelled by the caller (the server was told).
+    #[error("cancelled by user")]
+    Cancelled,
+}
+
+fn secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s}")
+    }
+}
+
+fn tail(lines: &[String]) -> String {
+    if lines.is_empty() {
+        String::new()
+    } else {
+        let from = lines.len().saturating_sub(5);
+        format!("; its last stderr lines:\n  {}", lines[from..].join("\n  "))
+    }
+}
+
+impl McpError {
+    /// The id of the server it is about, when it names one.
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            McpError::Spawn { server, .. }
+            | McpError::HandshakeTimeout { server, .. }
+            | McpError::Handshake { server, .. }
+            | McpError::Unauthorized { server, .. }
+            | McpError::Exited { server, .. }
+            | McpError::NotRunning { server, .. }
+            | McpError::Protocol { server, .. } => Some(server),
+            McpError::Timeout { .. } | McpError::Cancelled => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_name_the_server_and_show_the_last_stderr_lines() {
+        let e = McpError::HandshakeTimeout {
+            server: "slow".into(),
+            after: Duration::from_millis(1500),
+            stderr: (1..=7).map(|i| format!("line {i}")).collect(),
+        };
+        let text = e.to_string();
+        assert!(
+            text.starts_with("MCP server slow did not answer the handshake within 1.5 s"),
+            "{text}"
+        );
+        assert!(
+            text.contains("line 3") && text.contains("line 7") && !text.contains("line 2\n"),
+            "{text}"
+        );
+        assert_eq!(
+            McpError::Exited {
+                server: "files".into(),
+                how: "code 3".into()
+            }
+            .to_string(),
+            "MCP server files exited (code 3)"
+        );
+    }
+}

@@ -1,0 +1,165 @@
+//! Our side of the session: what the client answers when the server asks
+//! (roots), and where the server's notifications go (progress to the call
+//! that asked for it, tool-list changes to the owner, log messages to the
+//! stderr tail).
+// Roots and logging are deprecated by SEP-2577 (protocol 2026-07-28), but
+// servers on older versions (server-filesystem) still ask for roots.
+#![allow(deprecated)]
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::ClientHandler;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, ListRootsResult, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, Root,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
+
+use crate::ToolsChanged;
+use crate::connection::Progress;
+use crate::stderr::StderrLog;
+
+/// Where one call's progress goes.
+pub(crate) type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
+
+pub(crate) struct Handler {
+    pub(crate) info: ClientConfig,
+    pub(crate) roots: Option<Vec<PathBuf>>,
+    pub(crate) progress: Mutex<HashMap<ProgressToken, ProgressSink>>,
+    pub(crate) tools_changed: Option<ToolsChanged>,
+    pub(crate) log: Arc<StderrLog>,
+}
+
+impl std::fmt::Debug for Handler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Handler")
+            .field("roots", &self.roots)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Handler {
+    pub(crate) fn new(
+        roots: Option<Vec<PathBuf>>,
+        name: &str,
+        version: &str,
+        tools_changed: Option<ToolsChanged>,
+        log: Arc<StderrLog>,
+    ) -> Self {
+        // Roots are offered only to a server that works in a workspace; a
+        // shared server is not told the capability exists.
+        let caps = if roots.is_some() {
+            serde_json::json!({"roots": {"listChanged": false}})
+        } else {
+            serde_json::json!({})
+        };
+        let capabilities: ClientCapabilities = serde_json::from_value(caps).unwrap_or_default();
+        Self {
+            info: ClientConfig::new(capabilities, Implementation::new(name, version)),
+            roots,
+            progress: Mutex::default(),
+            tools_changed,
+            log,
+        }
+    }
+
+    pub(crate) fn watch_progress(&self, token: ProgressToken, sink: ProgressSink) {
+        self.progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(token, sink);
+    }
+
+    pub(crate) fn unwatch_progress(&self, token: &ProgressToken) {
+        self.progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(token);
+    }
+}
+
+/// `file://` URI of a folder (percent-encoding what a URI path may not hold).
+pub(crate) fn file_uri(path: &std::path::Path) -> String {
+    let mut out = String::from("file://");
+    for b in path.to_string_lossy().bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => out.push(char::from(b)),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+impl ClientHandler for Handler {
+    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, rmcp::ErrorData> {
+        let roots = self
+            .roots
+            .iter()
+            .flatten()
+            .map(|p| {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                let root = Root::new(file_uri(p));
+                match name {
+                    Some(n) => root.with_name(n),
+                    None => root,
+                }
+            })
+            .collect();
+        Ok(ListRootsResult::new(roots))
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        let sink = self
+            .progress
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&params.progress_token)
+            .cloned();
+        if let Some(sink) = sink {
+            sink(Progress {
+                progress: params.progress,
+                total: params.total,
+                message: params.message,
+            });
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        if let Some(f) = &self.tools_changed {
+            f();
+        }
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let data = match &params.data {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let level = serde_json::to_value(params.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        self.log.push(&format!("[{level}] {data}"));
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_folder_becomes_a_file_uri() {
+        assert_eq!(
+            super::file_uri(std::path::Path::new("/data/chats/a b/ws")),
+            "file:///data/chats/a%20b/ws"
+        );
+    }
+}

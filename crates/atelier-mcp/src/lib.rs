@@ -1,0 +1,34 @@
+//! Atelier's MCP client: connections to MCP servers, nothing else.
+//!
+//! A [`Connection`] is one live session with one server, over stdio (a
+//! child process we own: its own process group, its stderr kept, its exit
+//! status known) or streamable HTTP. It lists the server's tools (every
+//! page), calls them with progress, a timeout and cancellation (the
+//! protocol's `notifications/cancelled`), and stops cleanly: the
+//! protocol's close, then `SIGTERM`, then `SIGKILL` of the whole group.
+//! A [`Supervisor`] keeps one server up: it restarts a crashed server
+//! with backoff and answers calls with the server's status while it is
+//! down.
+//!
+//! Everything protocol-level is the official SDK, `rmcp`; this crate adds
+//! process hygiene, the error words a person reads, and plain JSON values
+//! at its edge so that the core does not depend on rmcp's types. It knows
+//! nothing of chats, workspaces or the database: the core says what to
+//! run, where, with which environment and which roots.
+
+mod connection;
+mod error;
+mod handler;
+mod process;
+mod spec;
+mod stderr;
+mod supervisor;
+
+pub use connection::{CallOptions, CallResult, Connection, Progress, ServerInfo, ToolInfo};
+pub use error::McpError;
+pub use spec::{ConnectOptions, HttpSpec, ServerSpec, StdioSpec};
+pub use stderr::StderrLog;
+pub use supervisor::{Status, Supervisor, SupervisorOptions, ToolsListed};
+
+/// Receives "the server's tool list changed" (from any task).
+pub type ToolsChanged = std::sync::Arc<dyn Fn() + Send + Sync>;
