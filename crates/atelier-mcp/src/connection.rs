@@ -8,7 +8,9 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, ProtocolVersion, ServerNotification, ServerResult,
     SubscriptionFilter,
 };
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt, PeerRequestOptions, RoleClient, RunningService};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, PeerRequestOptions, RoleClient, RunningService,
+};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde::{Deserialize, Serialize};
@@ -191,7 +193,18 @@ impl Connection {
             ServerSpec::Http(h) => {
                 let transport = http_transport(server, h)?;
                 let started = Arc::clone(&handler).serve_with_lifecycle(transport, lifecycle());
-                match tokio::time::timeout(after, started).await {
+                let mut result = tokio::time::timeout(after, started).await;
+                // An older server that answers every method it does not
+                // know with an empty result (instead of "method not
+                // found") answers `server/discover` with `{}`: rmcp's
+                // fallback does not take that as "legacy", so ask again
+                // with `initialize` alone (no session was opened).
+                if let Ok(Err(ClientInitializeError::ExpectedInitResult(_))) = &result {
+                    let transport = http_transport(server, h)?;
+                    let started = Arc::clone(&handler).serve_with_lifecycle(transport, ClientLifecycleMode::Initialize);
+                    result = tokio::time::timeout(after, started).await;
+                }
+                match result {
                     Ok(Ok(service)) => (service, None),
                     Ok(Err(e)) if e.is_authorization_required() => {
                         return Err(McpError::Unauthorized {

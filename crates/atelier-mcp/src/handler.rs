@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rmcp::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ListRootsResult, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, Root,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, Root,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 
@@ -57,7 +57,12 @@ impl Handler {
         };
         let capabilities: ClientCapabilities = serde_json::from_value(caps).unwrap_or_default();
         Self {
-            info: ClientConfig::new(capabilities, Implementation::new(name, version)),
+            // The version an `initialize` asks for when it is the only
+            // handshake tried (discovery has its own list, see
+            // `connection::lifecycle`); rmcp's default is the stateless
+            // 2026-07-28, which has no `initialize`.
+            info: ClientConfig::new(capabilities, Implementation::new(name, version))
+                .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE),
             roots,
             progress: Mutex::default(),
             tools_changed,
