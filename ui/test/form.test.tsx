@@ -269,9 +269,13 @@ describe("running a tool", () => {
       ),
     );
     expect(screen.queryByRole("progressbar")).toBeNull();
+    // The tool reports its own progress (an MCP server's notifications).
+    act(() => sendOnChannel(channel!, [{ kind: "progress", progress: 3, total: 4, message: "step 3 of 4" }], 4));
+    expect(live).toHaveTextContent("step 3 of 4 · 75%");
+    expect(screen.getByRole("progressbar", { name: "Tool progress" })).toHaveAttribute("value", "3");
     // Once recorded, the call can be cancelled.
     expect(screen.queryByRole("button", { name: "Cancel" })).toBeNull();
-    act(() => sendOnChannel(channel!, [{ kind: "started", call_id: "call-9" }], 4));
+    act(() => sendOnChannel(channel!, [{ kind: "started", call_id: "call-9" }], 5));
     await userEvent.click(screen.getByRole("button", { name: "Cancel" }));
     expect(argsOf(calls, "cancel_tool_call")).toEqual([{ callId: "call-9" }]);
     expect(screen.getByRole("button", { name: "Cancelling…" })).toBeDisabled();

@@ -219,6 +219,7 @@ impl Chats<'_> {
         let chat = self.get(id).await?;
         let _lock = crate::workspace::lock_chat(self.app, &chat.id).await?;
         self.app.python().stop_chat(&chat.id);
+        self.app.mcp().stop_chat(&chat.id).await;
         self.app.edit_watch().forget(&chat.id);
         // The folder goes to the trash first (one rename), then the row: a
         // crash between the two is put right on the next start (see

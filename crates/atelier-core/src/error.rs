@@ -111,6 +111,14 @@ pub enum Error {
     #[error("agent not found: {0}")]
     AgentNotFound(String),
 
+    #[error("MCP server not found: {0}")]
+    McpServerNotFound(String),
+
+    /// An MCP server could not be started, reached or used; the message
+    /// names the server and, for a process, its last stderr lines.
+    #[error("{0}")]
+    Mcp(#[from] atelier_mcp::McpError),
+
     /// Tools or sources that cannot be told apart by name (a routing
     /// error's message: which names, which sources).
     #[error("{0}")]
@@ -236,6 +244,8 @@ impl Error {
             Error::InvalidManifest { .. } => ErrorCode::InvalidManifest,
             Error::ToolsetNotFound(_) => ErrorCode::ToolsetNotFound,
             Error::AgentNotFound(_) => ErrorCode::AgentNotFound,
+            Error::McpServerNotFound(_) => ErrorCode::McpServerNotFound,
+            Error::Mcp(_) => ErrorCode::Mcp,
             Error::RoutingConflict(_) => ErrorCode::RoutingConflict,
             Error::ToolNotFound(_) => ErrorCode::ToolNotFound,
             Error::ToolCallNotFound(_) => ErrorCode::ToolCallNotFound,
@@ -266,6 +276,7 @@ impl Error {
                 | Error::FileNotFound { .. }
                 | Error::ToolsetNotFound(_)
                 | Error::AgentNotFound(_)
+                | Error::McpServerNotFound(_)
                 | Error::ToolNotFound(_)
                 | Error::ToolCallNotFound(_)
         )
@@ -295,6 +306,8 @@ pub enum ErrorCode {
     InvalidManifest,
     ToolsetNotFound,
     AgentNotFound,
+    McpServerNotFound,
+    Mcp,
     RoutingConflict,
     ToolNotFound,
     ToolCallNotFound,
@@ -333,6 +346,8 @@ text_enum!(ErrorCode {
     InvalidManifest = "invalid_manifest",
     ToolsetNotFound = "toolset_not_found",
     AgentNotFound = "agent_not_found",
+    McpServerNotFound = "mcp_server_not_found",
+    Mcp = "mcp",
     RoutingConflict = "routing_conflict",
     ToolNotFound = "tool_not_found",
     ToolCallNotFound = "tool_call_not_found",

@@ -60,9 +60,11 @@ pub mod conversation;
 pub mod data_dir;
 pub mod db;
 pub mod diagnostics;
+mod environment;
 mod error;
 pub mod ids;
 pub mod lock;
+pub mod mcp;
 mod messages;
 pub mod model;
 pub mod providers;
@@ -84,6 +86,16 @@ pub use error::{Error, ErrorCode, Result};
 pub use store::{Observer, Progress};
 pub use tools::python::PythonSettings;
 
+/// An [`Atelier`] that may be gone.
+#[derive(Debug, Clone)]
+pub(crate) struct WeakAtelier(std::sync::Weak<Inner>);
+
+impl WeakAtelier {
+    pub(crate) fn upgrade(&self) -> Option<Atelier> {
+        self.0.upgrade().map(|inner| Atelier { inner })
+    }
+}
+
 /// A handle on one data directory. Cheap to clone; share it.
 #[derive(Debug, Clone)]
 pub struct Atelier {
@@ -98,6 +110,8 @@ struct Inner {
     edits: workspace::watch::EditWatch,
     /// The tool pool's current snapshot (see [`routing`]).
     pool: routing::PoolCache,
+    /// The MCP server instances this process runs.
+    mcp: mcp::running::Running,
     /// Cancellation handles of the calls this process is running.
     running: std::sync::Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
     /// Stop handles of the model runs going on, by chat.
@@ -135,6 +149,7 @@ impl Atelier {
                 python: tools::python::Pool::new(python),
                 edits: Default::default(),
                 pool: Default::default(),
+                mcp: Default::default(),
                 running: Default::default(),
                 chat_runs: Default::default(),
                 approvals: Default::default(),
@@ -189,6 +204,16 @@ impl Atelier {
                 inner.python.reap_idle();
             }
         });
+    }
+
+    pub(crate) fn mcp_running(&self) -> &mcp::running::Running {
+        &self.inner.mcp
+    }
+
+    /// A handle that does not keep the app alive (for background tasks
+    /// the app owns).
+    pub(crate) fn downgrade(&self) -> WeakAtelier {
+        WeakAtelier(Arc::downgrade(&self.inner))
     }
 
     pub(crate) fn edit_watch(&self) -> &workspace::watch::EditWatch {

@@ -24,6 +24,16 @@ pub(crate) struct ServerProcess {
     pub(crate) exit: watch::Receiver<Option<String>>,
 }
 
+impl Drop for ServerProcess {
+    /// A process nobody stopped (its owner was dropped, the runtime shut
+    /// down) must not outlive us: the whole group is killed.
+    fn drop(&mut self) {
+        if self.exit.borrow().is_none() {
+            self.signal_group(Signal::KILL);
+        }
+    }
+}
+
 /// Starts `spec` with only its own environment, in its own group.
 pub(crate) fn spawn(
     server: &str,

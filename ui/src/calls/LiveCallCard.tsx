@@ -99,6 +99,23 @@ export function LiveCallCard({ call }: { call: LiveCall }) {
   );
 }
 
+/** What the tool says of its own progress: its message, and a bar when it gives a total. */
+function ToolProgress({ report }: { report: NonNullable<LiveCall["progress"]> }) {
+  const { progress, total, message } = report;
+  const known = total !== null && total > 0;
+  return (
+    <div className="tool-progress">
+      <p className="muted small">
+        {message ?? "Working"}
+        {known ? ` · ${Math.round((100 * Math.min(progress, total)) / total)}%` : ` · ${progress.toLocaleString()}`}
+      </p>
+      {known && (
+        <progress className="live-progress" max={total} value={Math.min(progress, total)} aria-label="Tool progress" />
+      )}
+    </div>
+  );
+}
+
 /** The running call: the workspace walk's progress, Cancel, and the output so far. */
 function LiveProgress({ call }: { call: LiveCall }) {
   const pre = useRef<HTMLPreElement>(null);
@@ -140,6 +157,7 @@ function LiveProgress({ call }: { call: LiveCall }) {
       {walking && w.files_total > 0 && (
         <progress className="live-progress" max={w.files_total} value={w.files_done} aria-label="Workspace recorded" />
       )}
+      {!walking && call.progress !== null && <ToolProgress report={call.progress} />}
       {error !== null && <ErrorBox error={error} title="Could not cancel." />}
       {call.output !== "" && (
         <pre ref={pre} className="live-output" aria-label="Output so far">

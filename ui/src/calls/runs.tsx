@@ -20,6 +20,8 @@ export type LiveCall = {
   /** Waiting for the person's Approve or Deny. */
   awaiting: boolean;
   walk: Extract<RunEvent, { kind: "workspace" }> | null;
+  /** The tool's own progress report (MCP servers send them). */
+  progress: Extract<RunEvent, { kind: "progress" }> | null;
   /** The output's tail (the whole is in the call record when it ends). */
   output: string;
 };
@@ -35,6 +37,8 @@ export function addEvent(live: LiveCall, e: RunEvent): LiveCall {
       return { ...live, callId: e.call_id, awaiting: true };
     case "workspace":
       return { ...live, walk: e };
+    case "progress":
+      return { ...live, progress: e };
     case "output": {
       const output = live.output + e.text;
       return { ...live, output: output.length > TAIL ? output.slice(output.length - TAIL) : output };
@@ -90,6 +94,7 @@ export function RunsProvider({ children }: { children: ReactNode }) {
         callId: null,
         awaiting: false,
         walk: null,
+        progress: null,
         output: "",
       };
       byKey.current.set(key, call);

@@ -57,12 +57,28 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
         CallControl::default()
     } else {
         CallControl::with_events(|event| {
-            if let RunEvent::Output { text, .. } = event {
-                use std::io::Write;
-                let mut err = std::io::stderr().lock();
-                let _ = err.write_all(text.as_bytes());
-                let _ = err.flush();
+            use std::io::Write;
+            let mut err = std::io::stderr().lock();
+            match event {
+                RunEvent::Output { text, .. } => {
+                    let _ = err.write_all(text.as_bytes());
+                }
+                // An MCP server's progress notifications, one line each.
+                RunEvent::Progress {
+                    progress,
+                    total,
+                    message,
+                } => {
+                    let of = total.map(|t| format!("/{t}")).unwrap_or_default();
+                    let _ = writeln!(
+                        err,
+                        "progress {progress}{of}{}",
+                        message.map(|m| format!(": {m}")).unwrap_or_default()
+                    );
+                }
+                _ => {}
             }
+            let _ = err.flush();
         })
     };
     control.timeout = timeout;

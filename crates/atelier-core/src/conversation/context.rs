@@ -34,7 +34,13 @@ pub(crate) struct CallRow {
 /// A call's result as the model reads it; whether it is an error.
 pub(crate) fn result_text(row: &CallRow) -> (String, bool) {
     if row.status == "success" {
-        let text = row.result.as_ref().map_or_else(|| "{}".to_owned(), Value::to_string);
+        // A text result (an MCP tool's content) is sent as the text, not
+        // as a quoted JSON string.
+        let text = match row.result.as_ref() {
+            Some(Value::String(s)) => s.clone(),
+            Some(v) => v.to_string(),
+            None => "{}".to_owned(),
+        };
         let n = text.chars().count();
         if n > MAX_RESULT_CHARS {
             let cut: String = text.chars().take(MAX_RESULT_CHARS).collect();

@@ -266,5 +266,6 @@ fn ok(v: Value) -> Outcome {
         result: Ok(v),
         stdout: None,
         stderr: None,
+        content: None,
     }
 }

@@ -105,6 +105,7 @@ impl Routing<'_> {
         };
         let mut sources = vec![load::builtins(self.app).await?];
         sources.extend(load::toolsets(self.app).await?);
+        sources.extend(load::mcp_servers(self.app).await?);
         let mut cache = self.cache();
         sources.extend(cache.extra.values().cloned());
         cache.built += 1;
@@ -207,13 +208,16 @@ mod load {
 
     /// The state of every row the pool is built from, in one string: a
     /// toolset's id, version, enabled flag and last change, and which tools
-    /// are disabled. Another process's import changes it too.
+    /// are disabled, and each MCP server's switch and last listing. Another
+    /// process's import changes it too.
     pub(super) async fn fingerprint(app: &Atelier) -> Result<String> {
         Ok(sqlx::query_scalar(
             "SELECT coalesce((SELECT group_concat(id || ':' || version || ':' || enabled || ':' \
              || coalesce(updated_at, installed_at), ',') FROM (SELECT * FROM toolsets ORDER BY id)), '') \
              || '|' || (SELECT count(*) FROM tools) || '|' \
-             || coalesce((SELECT group_concat(tool_id, ',') FROM tools WHERE enabled = 0), '')",
+             || coalesce((SELECT group_concat(tool_id, ',') FROM tools WHERE enabled = 0), '') || '|' \
+             || coalesce((SELECT group_concat(id || ':' || enabled || ':' || user_declared || ':' || updated_at || ':' \
+             || coalesce(listed_at, ''), ',') FROM (SELECT * FROM mcp_servers ORDER BY id)), '')",
         )
         .fetch_one(app.db())
         .await?)
@@ -234,6 +238,39 @@ mod load {
             prefix: None,
             tools: defs,
         })
+    }
+
+    /// Active MCP servers that were listed, with the tools of their last
+    /// listing (a run resolves its tools before a chat's server is up).
+    pub(super) async fn mcp_servers(app: &Atelier) -> Result<Vec<Source>> {
+        Ok(app
+            .mcp()
+            .list()
+            .await?
+            .into_iter()
+            .filter(|s| s.active)
+            .filter_map(|s| {
+                let tools = s.tools?;
+                Some(Source {
+                    kind: SourceKind::Mcp,
+                    prefix: Some(s.id.clone()),
+                    id: Some(s.id),
+                    version: None,
+                    tools: tools
+                        .into_iter()
+                        .map(|t| ToolDef {
+                            name: t.name,
+                            description: t.description,
+                            input_schema: t.input_schema,
+                            tags: Vec::new(),
+                            category: None,
+                            requires_confirmation: !t.read_only,
+                            read_only: t.read_only,
+                        })
+                        .collect(),
+                })
+            })
+            .collect())
     }
 
     /// Enabled toolsets, each with its enabled tools.

@@ -32,7 +32,7 @@ pub enum OutputStream {
 
 /// What a running call reports, in order: the CLI prints them, the app
 /// forwards them to the UI over a channel, the chat engine will add its own.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RunEvent {
     /// The call is recorded and running: its id, for Cancel.
@@ -49,6 +49,12 @@ pub enum RunEvent {
     },
     /// Text the tool wrote to `stream`, as it arrives.
     Output { stream: OutputStream, text: String },
+    /// How far the tool says it is (MCP progress notifications).
+    Progress {
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
 }
 
 /// Receives a call's [`RunEvent`]s (from any thread).
@@ -137,6 +143,9 @@ pub struct Outcome {
     pub result: std::result::Result<Value, Failure>,
     pub stdout: Option<String>,
     pub stderr: Option<String>,
+    /// MCP content blocks, shown by the default MCP plan when the tool
+    /// declares no renderer.
+    pub content: Option<Vec<Value>>,
 }
 
 /// Why a call failed: `kind` becomes `tool_calls.error_kind`.
@@ -174,6 +183,7 @@ impl Outcome {
             }),
             stdout: None,
             stderr: None,
+            content: None,
         }
     }
 }
@@ -185,12 +195,15 @@ pub(crate) enum Backend<'a> {
     Builtin(&'static Builtin),
     /// A toolset's Python function, in the (toolset, chat) worker.
     Python(&'a ToolsetRecord),
+    /// An MCP server's tool, on the server's instance for the chat.
+    Mcp,
 }
 
 impl<'a> Backend<'a> {
     /// The backend of `tool` (with its toolset's row, for toolset tools).
-    pub(crate) fn of(tool: &ToolRecord, toolset: Option<&'a ToolsetRecord>) -> Result<Self> {
+    pub(crate) fn of(tool: &ToolRecord, toolset: Option<&'a ToolsetRecord>, mcp: bool) -> Result<Self> {
         match toolset {
+            _ if mcp => Ok(Backend::Mcp),
             Some(ts) => Ok(Backend::Python(ts)),
             None => builtin::find(&tool.tool_id)
                 .map(Backend::Builtin)
@@ -230,12 +243,14 @@ impl<'a> Backend<'a> {
                             result: Ok(v),
                             stdout: None,
                             stderr: None,
+                            content: None,
                         },
                         Err(e) => Outcome::failed(ErrorKind::Exception, e.to_string()),
                     },
                 }
             }
             Backend::Python(ts) => app.call_python(tool, ts, chat_id, args, control).await,
+            Backend::Mcp => super::mcp::call(app, tool, chat_id, args, control).await,
         }
     }
 }

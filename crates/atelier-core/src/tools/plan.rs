@@ -43,7 +43,23 @@ pub fn plan(
             json!({"content": serde_json::to_string_pretty(ctx.ret).unwrap_or_default(), "language": "json"}),
         ),
     };
-    let mut config = config;
+    finish(renderer, config, warnings, manifest_id, artifact_sha256)
+}
+
+/// The plan of MCP content when its tool declares no renderer (see
+/// [`crate::mcp::call::default_plan`]).
+pub fn mcp_plan(content: &[Value], manifest_id: &str) -> RenderPlan {
+    let (renderer, config) = crate::mcp::call::default_plan(content);
+    finish(renderer, config, Vec::new(), manifest_id, None)
+}
+
+fn finish(
+    renderer: String,
+    mut config: Value,
+    mut warnings: Vec<String>,
+    manifest_id: &str,
+    artifact_sha256: Option<String>,
+) -> RenderPlan {
     if renderer == "image" {
         keep_only_safe_image_url(&mut config, &mut warnings);
     }

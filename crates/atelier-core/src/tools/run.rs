@@ -249,7 +249,10 @@ impl Atelier {
                     None => None,
                 };
                 let render = tool.and_then(|t| t.render_config.as_ref());
-                let p = plan::plan(render, &ctx, &post_manifest_id, artifact);
+                let p = match (&outcome.content, render) {
+                    (Some(content), None) => plan::mcp_plan(content, &post_manifest_id),
+                    _ => plan::plan(render, &ctx, &post_manifest_id, artifact),
+                };
                 (CallStatus::Success, Some(ret.clone()), None, None, p)
             }
             Err(f) => {
@@ -349,7 +352,12 @@ impl Tools<'_> {
     /// call, whatever its status; an `Err` means nothing could be recorded.
     pub async fn run(&self, req: RunRequest) -> Result<ToolCallRecord> {
         let chat = self.app.chats().get(&req.chat_id).await?;
-        let tool = self.app.toolsets().tool(&req.tool_id).await?;
+        // An MCP server's tool, from its last listing, or a toolset's or
+        // builtin tool from its row.
+        let (tool, mcp) = match self.app.mcp().tool_record(&req.tool_id).await? {
+            Some(t) => (t, true),
+            None => (self.app.toolsets().tool(&req.tool_id).await?, false),
+        };
         let toolset = match &tool.toolset_id {
             Some(ts) => Some(self.app.toolset_record(ts).await?),
             None => None,
@@ -357,8 +365,9 @@ impl Tools<'_> {
         let toolset_enabled = toolset.as_ref().is_none_or(|t| t.enabled);
         if !tool.enabled || !toolset_enabled {
             return Err(Error::Conflict(format!(
-                "tool {} is disabled (enable its toolset first)",
-                tool.tool_id
+                "tool {} is disabled (enable its {} first)",
+                tool.tool_id,
+                if mcp { "MCP server" } else { "toolset" }
             )));
         }
         let parent = match &req.parent_id {
@@ -381,7 +390,7 @@ impl Tools<'_> {
                 Approval::Ask(_) | Approval::Wait => None,
             },
         };
-        let backend = Backend::of(&tool, toolset.as_ref())?;
+        let backend = Backend::of(&tool, toolset.as_ref(), mcp)?;
         let (_lock, decision) = match decided {
             Some(d) => (
                 self.app

@@ -89,10 +89,11 @@ impl Atelier {
     }
 
     /// After a toolset changed (upgraded, disabled, uninstalled): stops its
-    /// idle workers, so the next call imports the code afresh, and drops its
-    /// cached bytecode.
+    /// idle workers, so the next call imports the code afresh, drops its
+    /// cached bytecode, and stops the MCP servers it declares.
     pub(crate) async fn toolset_changed(&self, toolset_id: &str) {
         self.python().stop_toolset(toolset_id);
+        self.mcp_after_toolset_change(toolset_id).await;
         let cache = self.pycache_root().join(toolset_id);
         let _ = tokio::fs::remove_dir_all(cache).await;
     }

@@ -333,5 +333,6 @@ pub(crate) fn to_outcome(ended: worker::Ended) -> CallOutcome {
         result,
         stdout: ended.stdout,
         stderr: ended.stderr,
+        content: None,
     }
 }

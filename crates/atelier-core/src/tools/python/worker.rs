@@ -90,7 +90,7 @@ impl Worker {
         let mut child = tokio::process::Command::new(exe)
             // Nothing of the app's environment but what tools need.
             .env_clear()
-            .envs(crate::tools::environment::minimal(tmp))
+            .envs(crate::environment::minimal(tmp))
             .env("PYTHONPYCACHEPREFIX", pycache)
             .current_dir(cwd)
             .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))

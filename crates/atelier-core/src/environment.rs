@@ -1,6 +1,6 @@
 //! The one environment tool code starts with.
 //!
-//! Python workers (and, next, MCP servers) do not inherit the app's
+//! Python workers and MCP servers do not inherit the app's
 //! environment: it may hold a provider's API key or anything else a person
 //! exported, and a tool — or a command a tool runs — could read it. They get
 //! what programs need to behave (where commands are, who and where the user

@@ -1,0 +1,232 @@
+//! A call of an MCP tool, as the run flow needs it: the tool's record
+//! (from the cached listing), the call on the right instance, and how MCP
+//! content is shown when no renderer is declared.
+
+use serde_json::{Value, json};
+
+use super::Mcp;
+use crate::toolsets::records::ToolRecord;
+use crate::{Error, Result};
+
+/// `<server>:<tool>` split in two.
+fn split(tool_id: &str) -> Option<(&str, &str)> {
+    tool_id.split_once(':')
+}
+
+impl Mcp<'_> {
+    /// The record of MCP tool `tool_id` (`<server>:<tool>`), or `None` when
+    /// its prefix names no MCP server (another kind of tool). A server's
+    /// tool the last listing did not have is not found; a disabled server's
+    /// tool is refused.
+    pub async fn tool_record(&self, tool_id: &str) -> Result<Option<ToolRecord>> {
+        let Some((server_id, name)) = split(tool_id) else {
+            return Ok(None);
+        };
+        let server = match self.get(server_id).await {
+            Ok(s) => s,
+            Err(Error::McpServerNotFound(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let tool = server
+            .tools
+            .iter()
+            .flatten()
+            .find(|t| t.name == name)
+            .ok_or_else(|| Error::ToolNotFound(tool_id.to_owned()))?;
+        Ok(Some(ToolRecord {
+            tool_id: tool_id.to_owned(),
+            toolset_id: None,
+            name: tool.name.clone(),
+            description: tool.description.clone(),
+            category: None,
+            input_schema: tool.input_schema.clone(),
+            // A server's tool asks first unless the server says it changes
+            // nothing (the routing policy can still say otherwise).
+            requires_confirmation: !tool.read_only,
+            enabled: server.active,
+            entrypoint: None,
+            tags: Vec::new(),
+            timeout_s: None,
+            render_config: None,
+            exported_from: None,
+        }))
+    }
+
+    /// Calls MCP tool `tool_id` for `chat`, starting the server's instance
+    /// if needed.
+    pub async fn call(
+        &self,
+        tool_id: &str,
+        chat: &str,
+        args: &Value,
+        options: &atelier_mcp::CallOptions,
+    ) -> std::result::Result<atelier_mcp::CallResult, atelier_mcp::McpError> {
+        let unavailable = |message: String| atelier_mcp::McpError::Protocol {
+            server: split(tool_id).map_or(tool_id, |(s, _)| s).to_owned(),
+            message,
+        };
+        let Some((server_id, name)) = split(tool_id) else {
+            return Err(unavailable(format!("{tool_id:?} is not an MCP tool id")));
+        };
+        let server = self.get(server_id).await.map_err(|e| unavailable(e.to_string()))?;
+        let sup = self
+            .instance(&server, chat)
+            .await
+            .map_err(|e| unavailable(format!("cannot start: {e}")))?;
+        sup.call(name, args, options).await
+    }
+}
+
+/// What a successful call returns as its result (`$return`): the
+/// structured content when the server gives one, else the text (one text
+/// block: the string; several: joined), else the content blocks.
+pub fn result_value(result: &atelier_mcp::CallResult) -> Value {
+    if let Some(s) = &result.structured {
+        return s.clone();
+    }
+    let texts: Option<Vec<&str>> = result
+        .content
+        .iter()
+        .map(|c| {
+            (c.get("type").and_then(Value::as_str) == Some("text"))
+                .then(|| c.get("text").and_then(Value::as_str))
+                .flatten()
+        })
+        .collect();
+    match texts {
+        Some(t) if !t.is_empty() => Value::String(t.join("\n\n")),
+        _ => Value::Array(result.content.clone()),
+    }
+}
+
+/// The text of a result's content, for an error view or a model.
+pub fn content_text(content: &[Value]) -> String {
+    content
+        .iter()
+        .filter_map(|c| match c.get("type").and_then(Value::as_str) {
+            Some("text") => c.get("text").and_then(Value::as_str).map(str::to_owned),
+            Some("resource") => c
+                .pointer("/resource/text")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .or_else(|| {
+                    c.pointer("/resource/uri")
+                        .and_then(Value::as_str)
+                        .map(|u| format!("[resource {u}]"))
+                }),
+            Some("resource_link") => c.get("uri").and_then(Value::as_str).map(|u| format!("[link {u}]")),
+            Some("image") => Some("[image]".to_owned()),
+            Some("audio") => Some("[audio]".to_owned()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// The renderer and config of MCP content with no declared renderer:
+/// text → document, image → image, embedded resource → code (language by
+/// MIME type), resource link → a document with the link. The first block
+/// decides; text blocks after it are kept with it.
+pub fn default_plan(content: &[Value]) -> (String, Value) {
+    let Some(first) = content.first() else {
+        return ("document".to_owned(), json!({"content": "(no content)"}));
+    };
+    let kind = first.get("type").and_then(Value::as_str).unwrap_or_default();
+    let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+    match kind {
+        "image" => {
+            let alt = content_text(&content[1..]);
+            (
+                "image".to_owned(),
+                json!({"url": format!("data:{};base64,{}", str_of(first, "mimeType"), str_of(first, "data")), "alt": alt}),
+            )
+        }
+        "resource" => {
+            let r = first.get("resource").cloned().unwrap_or_default();
+            let mime = str_of(&r, "mimeType");
+            let body = match r.get("text").and_then(Value::as_str) {
+                Some(t) => t.to_owned(),
+                None => format!("(binary resource {}, {mime})", str_of(&r, "uri")),
+            };
+            (
+                "code".to_owned(),
+                json!({"content": body, "language": language_of(&mime), "path": str_of(&r, "uri")}),
+            )
+        }
+        "resource_link" => {
+            let name = first.get("name").and_then(Value::as_str).unwrap_or("resource");
+            let mut text = format!("[{name}]({})", str_of(first, "uri"));
+            let rest = content_text(&content[1..]);
+            if !rest.is_empty() {
+                text = format!("{text}\n\n{rest}");
+            }
+            ("document".to_owned(), json!({"content": text}))
+        }
+        _ => ("document".to_owned(), json!({"content": content_text(content)})),
+    }
+}
+
+/// A code renderer language for a MIME type.
+fn language_of(mime: &str) -> &'static str {
+    match mime.split(';').next().unwrap_or_default().trim() {
+        "application/json" => "json",
+        "text/markdown" => "markdown",
+        "text/html" => "html",
+        "text/css" => "css",
+        "text/csv" => "csv",
+        "application/javascript" | "text/javascript" => "javascript",
+        "application/x-python" | "text/x-python" => "python",
+        "application/xml" | "text/xml" => "xml",
+        "application/yaml" | "text/yaml" => "yaml",
+        _ => "text",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(content: Value, structured: Option<Value>) -> atelier_mcp::CallResult {
+        atelier_mcp::CallResult {
+            content: content.as_array().cloned().unwrap_or_default(),
+            structured,
+            is_error: false,
+            stderr: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_result_is_the_structured_content_else_the_text_else_the_blocks() {
+        let text = json!([{"type": "text", "text": "Echo: hi"}]);
+        assert_eq!(result_value(&result(text.clone(), None)), json!("Echo: hi"));
+        assert_eq!(result_value(&result(text, Some(json!({"n": 1})))), json!({"n": 1}));
+        let image = json!([{"type": "image", "data": "iVBO", "mimeType": "image/png"}]);
+        assert_eq!(result_value(&result(image.clone(), None)), image);
+    }
+
+    #[test]
+    fn default_plans_follow_the_first_block() {
+        let (r, c) = default_plan(&[
+            json!({"type": "image", "data": "iVBO", "mimeType": "image/png"}),
+            json!({"type": "text", "text": "a chart"}),
+        ]);
+        assert_eq!(
+            (r.as_str(), c["url"].as_str(), c["alt"].as_str()),
+            ("image", Some("data:image/png;base64,iVBO"), Some("a chart"))
+        );
+        let (r, c) = default_plan(&[
+            json!({"type": "resource", "resource": {"uri": "file:///a.json", "mimeType": "application/json", "text": "{}"}}),
+        ]);
+        assert_eq!(
+            (r.as_str(), c["language"].as_str(), c["content"].as_str()),
+            ("code", Some("json"), Some("{}"))
+        );
+        let (r, c) = default_plan(&[json!({"type": "resource_link", "uri": "demo://x", "name": "x"})]);
+        assert_eq!((r.as_str(), c["content"].as_str()), ("document", Some("[x](demo://x)")));
+        let (r, c) = default_plan(&[
+            json!({"type": "text", "text": "a"}),
+            json!({"type": "text", "text": "b"}),
+        ]);
+        assert_eq!((r.as_str(), c["content"].as_str()), ("document", Some("a\n\nb")));
+    }
+}

@@ -1,0 +1,139 @@
+//! A server row as something to start: the command or URL with every
+//! reference resolved for that server alone, the folder it works in, and
+//! the roots it is offered.
+//!
+//! A toolset's server is launched as its toolset declares it
+//! ([`crate::toolsets::Toolsets::launch_spec`]: its settings, its secrets,
+//! the variables the person allowed it). A server of the person's holds
+//! `${KEY}` references whose values are in the secret store under
+//! `mcp:<id>`. Either way the process gets the minimal environment Python
+//! workers get plus its declared `env` — never the app's own variables —
+//! and works in the chat's workspace (chat-scoped, which is also its only
+//! root) or in `<data>/mcp/<id>/` (shared, no roots).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use atelier_mcp::{HttpSpec, ServerSpec, StdioSpec};
+
+use super::Mcp;
+use super::servers::ServerRecord;
+use crate::secrets::{Owner, Secret};
+use crate::{Error, Result};
+
+/// What starting one instance needs.
+#[derive(Debug)]
+pub(crate) struct Launch {
+    pub spec: ServerSpec,
+    /// The chat's workspace for a chat-scoped instance.
+    pub roots: Option<Vec<PathBuf>>,
+}
+
+/// `${NAME}` exactly: the name.
+fn whole_reference(v: &str) -> Option<&str> {
+    v.strip_prefix("${")
+        .and_then(|r| r.strip_suffix('}'))
+        .filter(|n| !n.contains(['$', '{', '}']))
+}
+
+impl Mcp<'_> {
+    /// Where a server's own files go (its folder when shared, its tmp).
+    pub(crate) fn server_dir(&self, id: &str) -> PathBuf {
+        self.app.data_dir().root().join("mcp").join(id)
+    }
+
+    /// How to start `server` for `chat` (`None`: the shared instance, or a
+    /// listing outside any chat).
+    pub(crate) async fn launch(&self, server: &ServerRecord, chat: Option<&str>) -> Result<Launch> {
+        let own = self.server_dir(&server.id);
+        let tmp = own.join("tmp");
+        tokio::fs::create_dir_all(&tmp)
+            .await
+            .map_err(Error::io("create", &tmp))?;
+        let (cwd, roots) = match chat {
+            Some(c) => {
+                let ws = self.app.workspace_dir(c);
+                (ws.clone(), Some(vec![ws]))
+            }
+            None => (own, None),
+        };
+        let (command, args, url, env, headers, dir) = if server.user_declared || server.toolsets.is_empty() {
+            let decl = self.decl(&server.id).await?;
+            let owner = Owner::Mcp(server.id.clone());
+            let mut maps = [BTreeMap::new(), BTreeMap::new()];
+            for (slot, (field, map)) in maps.iter_mut().zip([("env", &decl.env), ("headers", &decl.headers)]) {
+                for (k, v) in map {
+                    let value = match whole_reference(v) {
+                        Some(name) => {
+                            let what = format!("{field}.{k} of MCP server {:?}", server.id);
+                            self.app.secrets().resolve(&owner, name, &[], &what).await?.0
+                        }
+                        None => Secret::new(v.clone()),
+                    };
+                    slot.insert(k.clone(), value);
+                }
+            }
+            let [env, headers] = maps;
+            (decl.command, decl.args, decl.url, env, headers, None)
+        } else {
+            // The first enabled toolset declaring it (they declare it alike).
+            let toolset = &server.toolsets[0];
+            let s = self.app.toolsets().launch_spec(toolset, &server.id).await?;
+            (s.command, s.args, s.url, s.env, s.headers, Some(s.dir))
+        };
+        let spec = match (command, url) {
+            (Some(command), _) => {
+                let mut environment: Vec<(String, String)> = crate::environment::minimal(&tmp)
+                    .into_iter()
+                    .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                    .collect();
+                environment.retain(|(k, _)| !env.contains_key(k));
+                environment.extend(env.iter().map(|(k, v)| (k.clone(), v.expose().to_owned())));
+                ServerSpec::Stdio(StdioSpec {
+                    command: in_bundle(&command, dir.as_deref()),
+                    args,
+                    env: environment,
+                    cwd,
+                })
+            }
+            (None, Some(url)) => ServerSpec::Http(HttpSpec {
+                url,
+                headers: headers
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.expose().to_owned()))
+                    .collect(),
+            }),
+            (None, None) => {
+                return Err(Error::InvalidData {
+                    what: "MCP server",
+                    reason: format!("server {:?} has neither a command nor a URL", server.id),
+                });
+            }
+        };
+        Ok(Launch { spec, roots })
+    }
+}
+
+/// A relative command path (`./bin/server`, `bin/server`) names a file of
+/// the toolset's bundle, wherever the server works; a bare name is looked
+/// up on PATH.
+fn in_bundle(command: &str, dir: Option<&Path>) -> String {
+    match dir {
+        Some(d) if command.contains('/') && Path::new(command).is_relative() => d.join(command).display().to_string(),
+        _ => command.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_and_bundle_paths() {
+        assert_eq!(whole_reference("${API_KEY}"), Some("API_KEY"));
+        assert_eq!(whole_reference("Bearer ${API_KEY}"), None);
+        assert_eq!(in_bundle("./bin/srv", Some(Path::new("/t/x"))), "/t/x/./bin/srv");
+        assert_eq!(in_bundle("npx", Some(Path::new("/t/x"))), "npx");
+        assert_eq!(in_bundle("/usr/bin/node", Some(Path::new("/t/x"))), "/usr/bin/node");
+    }
+}

@@ -1,0 +1,321 @@
+//! The MCP servers this process runs: one supervised instance per server
+//! for shared servers, one per (server, chat) for chat-scoped ones, each
+//! started when a call first needs it and stopped when its chat is idle
+//! for [`McpSettings::idle`], deleted, or its server is disabled,
+//! removed or restarted.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use atelier_mcp::{ConnectOptions, Connection, Status, Supervisor, SupervisorOptions, ToolInfo};
+
+use super::servers::{Instance, ServerDetails, ServerRecord};
+use super::{Mcp, McpSettings};
+use crate::toolsets::manifest::Scope;
+use crate::{Atelier, Error, Result};
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    server: String,
+    /// The chat of a chat-scoped instance.
+    chat: Option<String>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    sup: Supervisor,
+    last_used: Instant,
+}
+
+/// The running instances and the settings they start with.
+#[derive(Debug, Default)]
+pub(crate) struct Running {
+    map: Mutex<HashMap<Key, Entry>>,
+    settings: Mutex<McpSettings>,
+    reaper: AtomicBool,
+}
+
+impl Running {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Entry>> {
+        self.map.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn take(&self, keep: impl Fn(&Key, &Entry) -> bool) -> Vec<Supervisor> {
+        let mut map = self.map();
+        let gone: Vec<Key> = map
+            .iter()
+            .filter(|(k, e)| !keep(k, e))
+            .map(|(k, _)| k.clone())
+            .collect();
+        gone.into_iter().filter_map(|k| map.remove(&k)).map(|e| e.sup).collect()
+    }
+}
+
+async fn stop(sups: Vec<Supervisor>) {
+    for s in sups {
+        s.stop().await;
+    }
+}
+
+impl Mcp<'_> {
+    fn running(&self) -> &Running {
+        self.app.mcp_running()
+    }
+
+    /// Replaces the timings (tests shorten them; the app keeps the defaults).
+    pub fn configure(&self, settings: McpSettings) {
+        *self.running().settings.lock().unwrap_or_else(PoisonError::into_inner) = settings;
+    }
+
+    pub fn settings(&self) -> McpSettings {
+        self.running()
+            .settings
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn connect_options(&self, roots: Option<Vec<std::path::PathBuf>>) -> ConnectOptions {
+        let s = self.settings();
+        ConnectOptions {
+            handshake_timeout: s.handshake,
+            roots,
+            stop_grace: s.stop_grace,
+            ..Default::default()
+        }
+    }
+
+    /// The running instance of `server` for a call in `chat`, started if
+    /// none runs.
+    pub(crate) async fn instance(&self, server: &ServerRecord, chat: &str) -> Result<Supervisor> {
+        let key = Key {
+            server: server.id.clone(),
+            chat: (server.scope == Scope::Chat).then(|| chat.to_owned()),
+        };
+        if let Some(e) = self.running().map().get_mut(&key)
+            && !matches!(e.sup.status(), Status::Stopped)
+        {
+            e.last_used = Instant::now();
+            return Ok(e.sup.clone());
+        }
+        let launch = self.launch(server, key.chat.as_deref()).await?;
+        let settings = self.settings();
+        let weak = self.app.downgrade();
+        let id = server.id.clone();
+        // Every listing (after each connection, after `list_changed`)
+        // refreshes the cached tools the pool is built from.
+        let on_tools: atelier_mcp::ToolsListed = Arc::new(move |tools: &[ToolInfo]| {
+            let (weak, id, tools) = (weak.clone(), id.clone(), tools.to_vec());
+            tokio::spawn(async move {
+                if let Some(app) = weak.upgrade()
+                    && let Err(e) = app.mcp().store_listing(&id, Ok((None, &tools))).await
+                {
+                    tracing::warn!(server = %id, error = %e, "could not store the server's tools");
+                }
+            });
+        });
+        let options = SupervisorOptions {
+            connect: self.connect_options(launch.roots),
+            backoff_start: settings.backoff_start,
+            ..Default::default()
+        };
+        let sup = Supervisor::start(&server.id, launch.spec, options, Some(on_tools));
+        let replaced = self.running().map().insert(
+            key,
+            Entry {
+                sup: sup.clone(),
+                last_used: Instant::now(),
+            },
+        );
+        if let Some(old) = replaced {
+            old.sup.stop().await;
+        }
+        self.spawn_reaper();
+        Ok(sup)
+    }
+
+    /// Stops idle chat instances now and then, while the app lives.
+    fn spawn_reaper(&self) {
+        if self.running().reaper.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let weak = self.app.downgrade();
+        let every = (self.settings().idle / 4).clamp(
+            std::time::Duration::from_millis(100),
+            std::time::Duration::from_secs(30),
+        );
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(app) = weak.upgrade() else { break };
+                app.mcp().reap_idle().await;
+            }
+        });
+    }
+
+    /// Stops chat instances unused for [`McpSettings::idle`].
+    pub async fn reap_idle(&self) {
+        let idle = self.settings().idle;
+        stop(
+            self.running()
+                .take(|k, e| k.chat.is_none() || e.last_used.elapsed() < idle),
+        )
+        .await;
+    }
+
+    /// Stops every instance of a server.
+    pub(crate) async fn stop_all(&self, id: &str) {
+        stop(self.running().take(|k, _| k.server != id)).await;
+    }
+
+    /// Stops the instances of a chat (it was deleted).
+    pub async fn stop_chat(&self, chat_id: &str) {
+        stop(self.running().take(|k, _| k.chat.as_deref() != Some(chat_id))).await;
+    }
+
+    /// Stops every instance (the app is closing).
+    pub async fn stop_everything(&self) {
+        stop(self.running().take(|_, _| false)).await;
+    }
+
+    /// Servers no enabled toolset or person needs any more are stopped
+    /// (after a toolset is disabled, uninstalled or upgraded).
+    pub(crate) async fn stop_unneeded(&self) -> Result<()> {
+        let active: Vec<String> = self
+            .list()
+            .await?
+            .into_iter()
+            .filter(|s| s.active)
+            .map(|s| s.id)
+            .collect();
+        stop(self.running().take(|k, _| active.contains(&k.server))).await;
+        Ok(())
+    }
+
+    /// Connects to a server afresh and lists its tools (`mcp restart`; also
+    /// after adding or enabling one): its instances are stopped, a shared
+    /// server then keeps running, a chat-scoped one stops until a call
+    /// needs it. The listing (or its failure) is stored with the row.
+    pub async fn refresh(&self, id: &str) -> Result<ServerRecord> {
+        self.stop_all(id).await;
+        let server = self.get(id).await?;
+        if !server.active {
+            return Err(Error::Conflict(format!(
+                "MCP server {id:?} is disabled{}: enable it first",
+                if server.enabled {
+                    " (its toolset is disabled)"
+                } else {
+                    ""
+                }
+            )));
+        }
+        let listed = self.list_once(&server).await;
+        match listed {
+            Ok((info, tools)) => self.store_listing(id, Ok((Some(&info), &tools))).await?,
+            Err(e) => {
+                self.store_listing(id, Err(e.to_string())).await?;
+                return Err(e);
+            }
+        }
+        self.get(id).await
+    }
+
+    async fn list_once(&self, server: &ServerRecord) -> Result<(atelier_mcp::ServerInfo, Vec<ToolInfo>)> {
+        if server.scope == Scope::Shared {
+            let sup = self.instance(server, "").await?;
+            let tools = sup.ready().await?;
+            let info = match sup.status() {
+                Status::Connected { info, .. } => info,
+                other => {
+                    return Err(atelier_mcp::McpError::NotRunning {
+                        server: server.id.clone(),
+                        status: other.to_string(),
+                    }
+                    .into());
+                }
+            };
+            return Ok((info, tools));
+        }
+        let launch = self.launch(server, None).await?;
+        let conn = Connection::connect(
+            &server.id,
+            &launch.spec,
+            &self.connect_options(None),
+            Arc::default(),
+            None,
+        )
+        .await?;
+        let tools = conn.list_tools().await;
+        let info = conn.info().clone();
+        conn.stop().await;
+        Ok((info, tools?))
+    }
+
+    /// A server with how it runs in this process.
+    pub async fn details(&self, id: &str) -> Result<ServerDetails> {
+        let server = self.get(id).await?;
+        let mut instances: Vec<(Instance, Supervisor)> = self
+            .running()
+            .map()
+            .iter()
+            .filter(|(k, _)| k.server == id)
+            .map(|(k, e)| {
+                (
+                    Instance {
+                        chat_id: k.chat.clone(),
+                        status: e.sup.status().label().to_owned(),
+                        pid: e.sup.pid(),
+                    },
+                    e.sup.clone(),
+                )
+            })
+            .collect();
+        instances.sort_by(|a, b| a.0.chat_id.cmp(&b.0.chat_id));
+        let rank = |s: &str| match s {
+            "connected" => 0,
+            "starting" => 1,
+            "error" => 2,
+            _ => 3,
+        };
+        let best = instances.iter().min_by_key(|(i, _)| rank(&i.status));
+        let status = best.map_or("stopped", |(i, _)| i.status.as_str()).to_owned();
+        let message = instances.iter().find_map(|(_, s)| match s.status() {
+            Status::Error { .. } => Some(s.status().to_string()),
+            _ => None,
+        });
+        let stderr = instances
+            .iter()
+            .map(|(_, s)| s.stderr())
+            .max_by_key(Vec::len)
+            .unwrap_or_default();
+        Ok(ServerDetails {
+            message: message.or_else(|| (status == "stopped").then(|| server.last_error.clone()).flatten()),
+            server,
+            status,
+            instances: instances.into_iter().map(|(i, _)| i).collect(),
+            stderr,
+        })
+    }
+}
+
+impl Atelier {
+    /// After a toolset changed (disabled, uninstalled, upgraded): servers
+    /// it alone needed stop; an upgrade's servers start afresh on the next
+    /// call.
+    pub(crate) async fn mcp_after_toolset_change(&self, toolset_id: &str) {
+        let declared: Vec<String> =
+            sqlx::query_scalar("SELECT server_id FROM toolset_mcp_servers WHERE toolset_id = ?")
+                .bind(toolset_id)
+                .fetch_all(self.db())
+                .await
+                .unwrap_or_default();
+        for id in declared {
+            self.mcp().stop_all(&id).await;
+        }
+        if let Err(e) = self.mcp().stop_unneeded().await {
+            tracing::warn!(toolset = %toolset_id, error = %e, "could not stop MCP servers no longer needed");
+        }
+    }
+}

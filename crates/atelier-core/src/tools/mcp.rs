@@ -1,0 +1,84 @@
+//! The MCP backend of the run flow: a call on the server's instance for
+//! the chat, its progress as [`RunEvent::Progress`], its end as an
+//! [`Outcome`] like any tool's — a timeout or a Stop tells the server
+//! (`notifications/cancelled`) and ends the call `timeout` or `cancelled`;
+//! a server that died mid-call ends it `crash` with how it exited.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::call::{CallControl, Failure, Outcome, RunEvent};
+use super::status::ErrorKind;
+use crate::Atelier;
+use crate::mcp::call::{content_text, result_value};
+use crate::toolsets::records::ToolRecord;
+
+pub(super) async fn call(
+    app: &Atelier,
+    tool: &ToolRecord,
+    chat_id: &str,
+    args: &Value,
+    control: &CallControl,
+) -> Outcome {
+    let timeout = control.timeout_for(tool, app.python().settings.default_timeout);
+    let progress = control.events.clone().map(|sink| {
+        Arc::new(move |p: atelier_mcp::Progress| {
+            sink(RunEvent::Progress {
+                progress: p.progress,
+                total: p.total,
+                message: p.message,
+            });
+        }) as Arc<dyn Fn(atelier_mcp::Progress) + Send + Sync>
+    });
+    let options = atelier_mcp::CallOptions {
+        timeout: Some(timeout),
+        cancel: control.cancel.clone(),
+        progress,
+    };
+    let ended = app.mcp().call(&tool.tool_id, chat_id, args, &options).await;
+    let fail = |kind, message: String| Failure {
+        kind,
+        message,
+        traceback: None,
+    };
+    match ended {
+        Ok(r) => {
+            let stderr = (!r.stderr.is_empty()).then(|| r.stderr.join("\n"));
+            let result = if r.is_error {
+                let text = content_text(&r.content);
+                Err(fail(
+                    ErrorKind::Exception,
+                    if text.is_empty() {
+                        "the tool reported an error".to_owned()
+                    } else {
+                        text
+                    },
+                ))
+            } else {
+                Ok(result_value(&r))
+            };
+            Outcome {
+                result,
+                stdout: None,
+                stderr,
+                content: Some(r.content),
+            }
+        }
+        Err(atelier_mcp::McpError::Timeout { after }) => Outcome::timed_out(after),
+        Err(atelier_mcp::McpError::Cancelled) => Outcome::cancelled(),
+        Err(e) => {
+            let kind = match &e {
+                atelier_mcp::McpError::Exited { .. } => ErrorKind::Crash,
+                atelier_mcp::McpError::Protocol { .. } => ErrorKind::Exception,
+                _ => ErrorKind::Unavailable,
+            };
+            Outcome {
+                result: Err(fail(kind, e.to_string())),
+                stdout: None,
+                stderr: None,
+                content: None,
+            }
+        }
+    }
+}
