@@ -57,6 +57,12 @@
 //!   deadlock on the chat lock, the depth limit.
 //! - [`model_inputs`]: images to a model that takes them (a note to one
 //!   that does not), a history converted for a new provider.
+//! - [`mcp`]: MCP servers through the core against real servers
+//!   (server-everything over stdio and HTTP, server-filesystem, the Python
+//!   fixture): listing, the pool, calls through the run flow, scopes,
+//!   crashes, timeouts, cancels, no process left behind.
+//! - [`mcp_cli`]: `atelier mcp …` and `atelier run SERVER:TOOL` as a person
+//!   would type them.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
@@ -72,6 +78,8 @@ mod consent;
 mod conversation;
 mod edits;
 mod integrity;
+mod mcp;
+mod mcp_cli;
 mod model_inputs;
 mod providers;
 mod python_checks;

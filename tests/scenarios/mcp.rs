@@ -1,0 +1,1 @@
+//! MCP servers through the core against real servers.
