@@ -6,6 +6,7 @@
 //! atelier-bench workspace [--runs N] [--quick] [--scale a|b|c|all] [--rows 1,2,3,4,5] [--json FILE]
 //! atelier-bench toolset-import [--runs N]
 //! atelier-bench tool-call [--calls N]
+//! atelier-bench mcp [--calls N] [--rounds R]
 //! atelier-bench chat [--runs N]
 //! atelier-bench toolset-dev [--runs N]
 //! atelier-bench routing [--runs N]
@@ -32,6 +33,7 @@ mod bench;
 mod chat;
 mod git;
 mod import;
+mod mcp;
 mod report;
 mod routing;
 mod startup;
@@ -201,6 +203,9 @@ fn main() -> ExitCode {
     } else if argv.peek().map(String::as_str) == Some("chat") {
         let runs = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(21);
         chat::run(runs)
+    } else if argv.peek().map(String::as_str) == Some("mcp") {
+        argv.next();
+        mcp::run(argv)
     } else if argv.peek().map(String::as_str) == Some("tool-call") {
         let calls = argv.nth(2).and_then(|n| n.parse().ok()).unwrap_or(100);
         tool_call::run(calls)
