@@ -27,6 +27,13 @@ say "cargo clippy"
 cargo clippy --locked --workspace --all-targets -- -D warnings
 say "tests (nextest)"
 cargo nextest run --locked --workspace --no-fail-fast
+# The MCP servers the tests started (tests/mcp): none may outlive them.
+say "no MCP server process left behind"
+left="$(pgrep -af 'tests/mcp/(fixture_server\.py|node_modules/@modelcontextprotocol/server-)' || true)"
+if [ -n "$left" ]; then
+  printf 'MCP server processes left running after the tests:\n%s\n' "$left" >&2
+  exit 1
+fi
 say "doc tests"
 cargo test --locked --workspace --doc
 

@@ -93,11 +93,16 @@ struct Inner {
     options: SupervisorOptions,
     log: Arc<StderrLog>,
     status: watch::Sender<Status>,
+    /// Why the last connection attempt failed (what `ready` answers).
+    failure: Mutex<Option<McpError>>,
     conn: Mutex<Option<Arc<Connection>>>,
     tools: Mutex<Option<Vec<ToolInfo>>>,
     relist: Notify,
     stop: CancellationToken,
     on_tools: Option<ToolsListed>,
+    /// The task running [`run`]: stop waits for it, so that a stopped
+    /// supervisor has no process left.
+    task: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 /// One supervised server. Cloning shares it.
@@ -125,13 +130,16 @@ impl Supervisor {
             options,
             log: Arc::default(),
             status,
+            failure: Mutex::default(),
             conn: Mutex::default(),
             tools: Mutex::default(),
             relist: Notify::new(),
             stop: CancellationToken::new(),
             on_tools,
+            task: Mutex::default(),
         });
-        tokio::spawn(run(Arc::clone(&inner)));
+        let task = tokio::spawn(run(Arc::clone(&inner)));
+        *inner.task.lock().unwrap_or_else(PoisonError::into_inner) = Some(task);
         Self { inner }
     }
 
@@ -177,7 +185,13 @@ impl Supervisor {
             .unwrap_or(Status::Stopped);
         match settled {
             Status::Connected { .. } => Ok(self.tools().unwrap_or_default()),
-            other => Err(self.down(&other)),
+            other => Err(self
+                .inner
+                .failure
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone()
+                .unwrap_or_else(|| self.down(&other))),
         }
     }
 
@@ -216,6 +230,12 @@ impl Supervisor {
         let conn = self.inner.conn.lock().unwrap_or_else(PoisonError::into_inner).take();
         if let Some(c) = conn {
             c.stop().await;
+        }
+        // The loop may hold the connection too (it stops it on the same
+        // signal): wait until it has.
+        let task = self.inner.task.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(t) = task {
+            let _ = t.await;
         }
         self.inner.status.send_replace(Status::Stopped);
     }
@@ -268,6 +288,7 @@ async fn run(inner: Arc<Inner>) {
                 // `ready` gets them.
                 let first = list(&inner, &conn).await;
                 if let Ok(tools) = &first {
+                    *inner.failure.lock().unwrap_or_else(PoisonError::into_inner) = None;
                     inner.status.send_replace(Status::Connected {
                         info: conn.info().clone(),
                         tools: tools.len(),
@@ -307,7 +328,9 @@ async fn run(inner: Arc<Inner>) {
             Err(e) => {
                 // Retrying cannot fix these.
                 let retry = !matches!(e, McpError::Spawn { .. } | McpError::Unauthorized { .. });
-                (e.to_string(), retry)
+                let message = e.to_string();
+                *inner.failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(e);
+                (message, retry)
             }
         };
         if inner.stop.is_cancelled() {

@@ -123,47 +123,53 @@ pub fn content_text(content: &[Value]) -> String {
         .join("\n\n")
 }
 
-/// The renderer and config of MCP content with no declared renderer:
-/// text → document, image → image, embedded resource → code (language by
-/// MIME type), resource link → a document with the link. The first block
-/// decides; text blocks after it are kept with it.
+/// The renderer and config of MCP content with no declared renderer: an
+/// image → the image renderer (the text beside it as its caption), else an
+/// embedded resource → code (language by MIME type), else a document of
+/// the text with resource links as links.
 pub fn default_plan(content: &[Value]) -> (String, Value) {
-    let Some(first) = content.first() else {
-        return ("document".to_owned(), json!({"content": "(no content)"}));
-    };
-    let kind = first.get("type").and_then(Value::as_str).unwrap_or_default();
+    let kind_of = |c: &Value| c.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
     let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-    match kind {
-        "image" => {
-            let alt = content_text(&content[1..]);
-            (
-                "image".to_owned(),
-                json!({"url": format!("data:{};base64,{}", str_of(first, "mimeType"), str_of(first, "data")), "alt": alt}),
-            )
-        }
-        "resource" => {
-            let r = first.get("resource").cloned().unwrap_or_default();
-            let mime = str_of(&r, "mimeType");
-            let body = match r.get("text").and_then(Value::as_str) {
-                Some(t) => t.to_owned(),
-                None => format!("(binary resource {}, {mime})", str_of(&r, "uri")),
-            };
-            (
-                "code".to_owned(),
-                json!({"content": body, "language": language_of(&mime), "path": str_of(&r, "uri")}),
-            )
-        }
-        "resource_link" => {
-            let name = first.get("name").and_then(Value::as_str).unwrap_or("resource");
-            let mut text = format!("[{name}]({})", str_of(first, "uri"));
-            let rest = content_text(&content[1..]);
-            if !rest.is_empty() {
-                text = format!("{text}\n\n{rest}");
-            }
-            ("document".to_owned(), json!({"content": text}))
-        }
-        _ => ("document".to_owned(), json!({"content": content_text(content)})),
+    let others = |skip: &Value| -> Vec<Value> { content.iter().filter(|c| *c != skip).cloned().collect() };
+    if let Some(image) = content.iter().find(|c| kind_of(c) == "image") {
+        let url = format!("data:{};base64,{}", str_of(image, "mimeType"), str_of(image, "data"));
+        return (
+            "image".to_owned(),
+            json!({"url": url, "alt": content_text(&others(image))}),
+        );
     }
+    if let Some(res) = content.iter().find(|c| kind_of(c) == "resource") {
+        let r = res.get("resource").cloned().unwrap_or_default();
+        let mime = str_of(&r, "mimeType");
+        let body = match r.get("text").and_then(Value::as_str) {
+            Some(t) => t.to_owned(),
+            None => format!("(binary resource {}, {mime})", str_of(&r, "uri")),
+        };
+        return (
+            "code".to_owned(),
+            json!({"content": body, "language": language_of(&mime), "path": str_of(&r, "uri")}),
+        );
+    }
+    let text: Vec<String> = content
+        .iter()
+        .filter_map(|c| match kind_of(c).as_str() {
+            "resource_link" => {
+                let uri = str_of(c, "uri");
+                let name = c.get("name").and_then(Value::as_str).unwrap_or(&uri).to_owned();
+                Some(format!("[{name}]({uri})"))
+            }
+            _ => {
+                let t = content_text(std::slice::from_ref(c));
+                (!t.is_empty()).then_some(t)
+            }
+        })
+        .collect();
+    let text = if text.is_empty() {
+        "(no content)".to_owned()
+    } else {
+        text.join("\n\n")
+    };
+    ("document".to_owned(), json!({"content": text}))
 }
 
 /// A code renderer language for a MIME type.

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use atelier_mcp::{ConnectOptions, Connection, Status, Supervisor, SupervisorOptions, ToolInfo};
 
@@ -142,12 +142,16 @@ impl Mcp<'_> {
             return;
         }
         let weak = self.app.downgrade();
-        let every = (self.settings().idle / 4).clamp(
-            std::time::Duration::from_millis(100),
-            std::time::Duration::from_secs(30),
-        );
         tokio::spawn(async move {
             loop {
+                // Read each time (the idle time may be reconfigured); a
+                // look at the map each second costs nothing.
+                let every = match weak.upgrade() {
+                    Some(app) => {
+                        (app.mcp().settings().idle / 4).clamp(Duration::from_millis(100), Duration::from_secs(1))
+                    }
+                    None => break,
+                };
                 tokio::time::sleep(every).await;
                 let Some(app) = weak.upgrade() else { break };
                 app.mcp().reap_idle().await;
