@@ -149,45 +149,19 @@ impl Connection {
         };
         let (service, process) = match spec {
             ServerSpec::Stdio(s) => {
-                let (proc, stdout, stdin) = process::spawn(server, s, &log)?;
-                let started = Arc::clone(&handler).serve_with_lifecycle((stdout, stdin), lifecycle());
-                let mut exit = proc.exit.clone();
-                let exited = async move { exit.wait_for(Option::is_some).await.is_ok() };
-                let result = tokio::select! {
-                    r = tokio::time::timeout(after, started) => r,
-                    // Exited before answering: say so at once, with its words.
-                    true = exited => {
-                        let how = proc.exited().unwrap_or_default();
-                        // Let the stderr reader catch up with its last lines.
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                        proc.stop(Duration::ZERO).await;
-                        return Err(McpError::Handshake {
-                            server: server.to_owned(),
-                            message: format!("it exited ({how}) before the handshake ended"),
-                            stderr: log.tail(),
-                        });
-                    }
-                };
-                match result {
-                    Ok(Ok(service)) => (service, Some(proc)),
-                    Ok(Err(e)) => {
-                        // A closed pipe usually means it exited: say how.
-                        let message = match proc.wait_exit(Duration::from_millis(500)).await {
-                            Some(how) => format!("it exited ({how}) before the handshake ended"),
-                            None => e.to_string(),
-                        };
-                        tokio::time::sleep(Duration::from_millis(50)).await;
+                let first = start_stdio(server, s, options, &log, &handler, lifecycle()).await;
+                match first {
+                    // Answered `server/discover` with `{}` (see the HTTP
+                    // case below): a fresh process, `initialize` alone.
+                    Err(StdioStart::EmptyDiscover(proc)) => {
                         proc.stop(options.stop_grace).await;
-                        return Err(McpError::Handshake {
-                            server: server.to_owned(),
-                            message,
-                            stderr: log.tail(),
-                        });
+                        match start_stdio(server, s, options, &log, &handler, ClientLifecycleMode::Initialize).await {
+                            Ok(started) => started,
+                            Err(e) => return Err(e.into_error(server, options, &log).await),
+                        }
                     }
-                    Err(_) => {
-                        proc.stop(options.stop_grace).await;
-                        return Err(timed_out(&log));
-                    }
+                    Err(e) => return Err(e.into_error(server, options, &log).await),
+                    Ok(started) => started,
                 }
             }
             ServerSpec::Http(h) => {
@@ -434,6 +408,90 @@ impl Connection {
         if let Some(p) = &self.process {
             p.stop(self.grace).await;
         }
+    }
+}
+
+/// How starting a stdio server can fail, before it becomes an error.
+enum StdioStart {
+    Failed(McpError),
+    /// The process exited before the handshake ended.
+    Exited(String),
+    /// The handshake failed; the process may still run.
+    Refused(ServerProcess, Box<ClientInitializeError>),
+    /// `server/discover` answered with an empty result: try `initialize`.
+    EmptyDiscover(ServerProcess),
+    TimedOut(ServerProcess),
+}
+
+impl StdioStart {
+    async fn into_error(self, server: &str, options: &ConnectOptions, log: &StderrLog) -> McpError {
+        let handshake = |message: String| McpError::Handshake {
+            server: server.to_owned(),
+            message,
+            stderr: log.tail(),
+        };
+        match self {
+            StdioStart::Failed(e) => e,
+            StdioStart::Exited(how) => handshake(format!("it exited ({how}) before the handshake ended")),
+            StdioStart::Refused(proc, e) => {
+                // A closed pipe usually means it exited: say how.
+                let message = match proc.wait_exit(Duration::from_millis(500)).await {
+                    Some(how) => format!("it exited ({how}) before the handshake ended"),
+                    None => e.to_string(),
+                };
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                proc.stop(options.stop_grace).await;
+                McpError::Handshake {
+                    server: server.to_owned(),
+                    message,
+                    stderr: log.tail(),
+                }
+            }
+            StdioStart::EmptyDiscover(proc) => {
+                proc.stop(options.stop_grace).await;
+                handshake("it answered the handshake with an empty result".to_owned())
+            }
+            StdioStart::TimedOut(proc) => {
+                proc.stop(options.stop_grace).await;
+                McpError::HandshakeTimeout {
+                    server: server.to_owned(),
+                    after: options.handshake_timeout,
+                    stderr: log.tail(),
+                }
+            }
+        }
+    }
+}
+
+/// Spawns a stdio server and does the handshake `mode` asks for.
+async fn start_stdio(
+    server: &str,
+    spec: &crate::spec::StdioSpec,
+    options: &ConnectOptions,
+    log: &Arc<StderrLog>,
+    handler: &Arc<Handler>,
+    mode: ClientLifecycleMode,
+) -> Result<(RunningService<RoleClient, Arc<Handler>>, Option<ServerProcess>), StdioStart> {
+    let (proc, stdout, stdin) = process::spawn(server, spec, log).map_err(StdioStart::Failed)?;
+    let started = Arc::clone(handler).serve_with_lifecycle((stdout, stdin), mode);
+    let mut exit = proc.exit.clone();
+    let exited = async move { exit.wait_for(Option::is_some).await.is_ok() };
+    let result = tokio::select! {
+        r = tokio::time::timeout(options.handshake_timeout, started) => r,
+        // Exited before answering: say so at once, with its words.
+        true = exited => {
+            let how = proc.exited().unwrap_or_default();
+            // Let the stderr reader catch up with its last lines.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            proc.stop(Duration::ZERO).await;
+            return Err(StdioStart::Exited(how));
+        }
+    };
+    match result {
+        Ok(Ok(service)) => Ok((service, Some(proc))),
+        Ok(Err(ClientInitializeError::ExpectedInitResult(_))) => Err(StdioStart::EmptyDiscover(proc)),
+        Ok(Err(e)) => Err(StdioStart::Refused(proc, Box::new(e))),
+        Err(_) => Err(StdioStart::TimedOut(proc)),
     }
 }
 

@@ -12,6 +12,8 @@
 //! - [`start_errors_name_the_server`]: a missing command, a server that
 //!   never answers the handshake.
 //! - [`env_cwd_and_roots`]: only the given environment, the given folder.
+//! - A hand-written 2024-11-05 server that answers anything with `{}` still
+//!   gets `initialize` ([`an_old_server_that_answers_anything_with_an_empty_result`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -428,5 +430,25 @@ async fn env_cwd_and_roots() {
         .await
         .expect("read");
     assert_eq!(text(&read), "from the workspace");
+    conn.stop().await;
+}
+
+#[tokio::test]
+async fn an_old_server_that_answers_anything_with_an_empty_result() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let spec = ServerSpec::Stdio(StdioSpec {
+        command: "python3".into(),
+        args: vec![repo().join("tests/mcp/legacy_server.py").display().to_string()],
+        env: base_env(),
+        cwd: dir.path().to_owned(),
+    });
+    let conn = connect(&spec).await;
+    assert_eq!(conn.info().name.as_deref(), Some("legacy-shouter"));
+    assert_eq!(conn.info().protocol_version, "2024-11-05");
+    let out = conn
+        .call("shout", &json!({"text": "quiet"}), &CallOptions::default())
+        .await
+        .expect("shout");
+    assert_eq!(text(&out), "QUIET");
     conn.stop().await;
 }

@@ -9,7 +9,9 @@
 //! `mcp:<id>`. Either way the process gets the minimal environment Python
 //! workers get plus its declared `env` — never the app's own variables —
 //! and works in the chat's workspace (chat-scoped, which is also its only
-//! root) or in `<data>/mcp/<id>/` (shared, no roots).
+//! root) or in `<data>/mcp/<id>/` (shared, no roots). Since it does not
+//! work in its bundle, a command or argument naming a file of the bundle
+//! is passed as that file's full path.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -91,7 +93,7 @@ impl Mcp<'_> {
                 environment.extend(env.iter().map(|(k, v)| (k.clone(), v.expose().to_owned())));
                 ServerSpec::Stdio(StdioSpec {
                     command: in_bundle(&command, dir.as_deref()),
-                    args,
+                    args: args.iter().map(|a| arg_in_bundle(a, dir.as_deref())).collect(),
                     env: environment,
                     cwd,
                 })
@@ -124,6 +126,18 @@ fn in_bundle(command: &str, dir: Option<&Path>) -> String {
     }
 }
 
+/// An argument naming a file of the bundle (`server.py`, `dist/index.js`)
+/// becomes its full path: the server works in a workspace or its own
+/// folder, not in the bundle, so a relative path would miss.
+fn arg_in_bundle(arg: &str, dir: Option<&Path>) -> String {
+    match dir {
+        Some(d) if !arg.starts_with('-') && Path::new(arg).is_relative() && d.join(arg).is_file() => {
+            d.join(arg).display().to_string()
+        }
+        _ => arg.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +149,13 @@ mod tests {
         assert_eq!(in_bundle("./bin/srv", Some(Path::new("/t/x"))), "/t/x/./bin/srv");
         assert_eq!(in_bundle("npx", Some(Path::new("/t/x"))), "npx");
         assert_eq!(in_bundle("/usr/bin/node", Some(Path::new("/t/x"))), "/usr/bin/node");
+        let bundle = tempfile::tempdir().expect("tmp");
+        std::fs::write(bundle.path().join("server.py"), "").expect("write");
+        let full = bundle.path().join("server.py").display().to_string();
+        assert_eq!(arg_in_bundle("server.py", Some(bundle.path())), full);
+        for kept in ["--port", "other.py", "-y"] {
+            assert_eq!(arg_in_bundle(kept, Some(bundle.path())), kept);
+        }
+        assert_eq!(arg_in_bundle("server.py", None), "server.py");
     }
 }
