@@ -68,11 +68,15 @@ impl Mcp<'_> {
         let Some((server_id, name)) = split(tool_id) else {
             return Err(unavailable(format!("{tool_id:?} is not an MCP tool id")));
         };
-        let server = self.get(server_id).await.map_err(|e| unavailable(e.to_string()))?;
-        let sup = self
-            .instance(&server, chat)
-            .await
-            .map_err(|e| unavailable(format!("cannot start: {e}")))?;
+        let sup = match self.running_instance(server_id, chat) {
+            Some(sup) => sup,
+            None => {
+                let server = self.get(server_id).await.map_err(|e| unavailable(e.to_string()))?;
+                self.instance(&server, chat)
+                    .await
+                    .map_err(|e| unavailable(format!("cannot start: {e}")))?
+            }
+        };
         sup.call(name, args, options).await
     }
 }

@@ -87,6 +87,25 @@ impl Mcp<'_> {
         }
     }
 
+    /// A running instance of server `id` a call in `chat` may use, found
+    /// without reading the database (the common case: it is up).
+    pub(crate) fn running_instance(&self, id: &str, chat: &str) -> Option<Supervisor> {
+        let mut map = self.running().map();
+        for chat in [Some(chat.to_owned()), None] {
+            let key = Key {
+                server: id.to_owned(),
+                chat,
+            };
+            if let Some(e) = map.get_mut(&key)
+                && !matches!(e.sup.status(), Status::Stopped)
+            {
+                e.last_used = Instant::now();
+                return Some(e.sup.clone());
+            }
+        }
+        None
+    }
+
     /// The running instance of `server` for a call in `chat`, started if
     /// none runs.
     pub(crate) async fn instance(&self, server: &ServerRecord, chat: &str) -> Result<Supervisor> {
