@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 mod chat;
+mod mcp;
 pub(crate) use chat::ChatCommand;
+pub(crate) use mcp::{McpAddArgs, McpCommand};
 
 /// Atelier: chat with LLM tools in versioned, branching workspaces.
 #[derive(Debug, Parser)]
@@ -74,6 +76,10 @@ pub(crate) enum Command {
     /// llama.cpp, vLLM, OpenRouter…) and Anthropic.
     #[command(subcommand)]
     Provider(ProviderCommand),
+    /// MCP servers: add your own, import a Claude Desktop config, see their
+    /// state and tools.
+    #[command(subcommand)]
+    Mcp(McpCommand),
 }
 
 #[derive(Debug, Subcommand)]

@@ -4,6 +4,7 @@ mod agent;
 mod call;
 mod chat;
 mod demo;
+mod mcp;
 mod provider;
 mod secrets;
 mod send;
@@ -19,31 +20,36 @@ use crate::cli::{Cli, Command};
 
 /// Runs a parsed command line.
 pub(crate) async fn run(cli: Cli) -> anyhow::Result<()> {
+    let json = cli.json;
     match cli.command {
-        Command::Demo(args) => demo::run(args, cli.json).await,
-        Command::Chat(cmd) => chat::run(&open(cli.data_dir, cli.allow_file_secrets).await?, cmd, cli.json).await,
-        Command::Workspace(cmd) => {
-            workspace::run(&open(cli.data_dir, cli.allow_file_secrets).await?, cmd, cli.json).await
+        Command::Demo(args) => demo::run(args, json).await,
+        Command::Toolset(cmd) => toolset::run(cli.data_dir, cli.allow_file_secrets, cmd, json).await,
+        command => {
+            let app = open(cli.data_dir, cli.allow_file_secrets).await?;
+            let result = on_app(&app, command, json).await;
+            // `run SERVER:TOOL`, `chat send`, `mcp add|restart|…` may have
+            // started MCP servers: none outlives the command.
+            app.mcp().stop_everything().await;
+            result
         }
-        Command::Toolset(cmd) => toolset::run(cli.data_dir, cli.allow_file_secrets, cmd, cli.json).await,
-        Command::Run(args) => call::run(&open(cli.data_dir, cli.allow_file_secrets).await?, args, cli.json).await,
-        Command::Gc { verify } => {
-            workspace::gc(&open(cli.data_dir, cli.allow_file_secrets).await?, verify, cli.json).await
-        }
-        Command::Call(cmd) => call::show(&open(cli.data_dir, cli.allow_file_secrets).await?, cmd, cli.json).await,
-        Command::Settings(cmd) => {
-            settings::run(&open(cli.data_dir, cli.allow_file_secrets).await?, cmd, cli.json).await
-        }
-        Command::Tool(cmd) => {
-            toolset::run_tool(&open(cli.data_dir, cli.allow_file_secrets).await?, cmd, cli.json).await
-        }
-        Command::Agent(cmd) => agent::run(&open(cli.data_dir, cli.allow_file_secrets).await?, cmd, cli.json).await,
-        Command::Provider(cmd) => {
-            provider::run(&open(cli.data_dir, cli.allow_file_secrets).await?, cmd, cli.json).await
-        }
-        Command::Secrets(args) => {
-            secrets::run(&open(cli.data_dir, cli.allow_file_secrets).await?, args, cli.json).await
-        }
+    }
+}
+
+/// A command on an opened data dir.
+async fn on_app(app: &Atelier, command: Command, json: bool) -> anyhow::Result<()> {
+    match command {
+        Command::Chat(cmd) => chat::run(app, cmd, json).await,
+        Command::Workspace(cmd) => workspace::run(app, cmd, json).await,
+        Command::Run(args) => call::run(app, args, json).await,
+        Command::Gc { verify } => workspace::gc(app, verify, json).await,
+        Command::Call(cmd) => call::show(app, cmd, json).await,
+        Command::Settings(cmd) => settings::run(app, cmd, json).await,
+        Command::Tool(cmd) => toolset::run_tool(app, cmd, json).await,
+        Command::Agent(cmd) => agent::run(app, cmd, json).await,
+        Command::Provider(cmd) => provider::run(app, cmd, json).await,
+        Command::Secrets(args) => secrets::run(app, args, json).await,
+        Command::Mcp(cmd) => mcp::run(app, cmd, json).await,
+        Command::Demo(_) | Command::Toolset(_) => unreachable!("handled before the data dir is opened"),
     }
 }
 

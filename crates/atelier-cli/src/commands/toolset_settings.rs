@@ -33,13 +33,17 @@ pub(crate) fn pairs(raw: &[String]) -> anyhow::Result<Map<String, Value>> {
 /// terminal; from stdin otherwise (the whole of it for one key, else
 /// `KEY=VALUE` lines).
 pub(crate) fn ask_secrets(toolset: &str, keys: &[String]) -> anyhow::Result<BTreeMap<String, Secret>> {
+    ask_values(keys, |k| format!("setting {k} of toolset {toolset}"))
+}
+
+/// Secret values for `keys`, never from arguments: one typed without echo
+/// per key on a terminal (`what` names it in the prompt); from stdin
+/// otherwise, the whole of it for one key, else one `KEY=VALUE` line per key.
+pub(crate) fn ask_values(keys: &[String], what: impl Fn(&str) -> String) -> anyhow::Result<BTreeMap<String, Secret>> {
     let mut out = BTreeMap::new();
-    if std::io::stdin().is_terminal() || keys.len() == 1 {
+    if std::io::stdin().is_terminal() || keys.len() <= 1 {
         for k in keys {
-            out.insert(
-                k.clone(),
-                super::secrets::read_value(&format!("setting {k} of toolset {toolset}"))?,
-            );
+            out.insert(k.clone(), super::secrets::read_value(&what(k))?);
         }
         return Ok(out);
     }
@@ -47,11 +51,11 @@ pub(crate) fn ask_secrets(toolset: &str, keys: &[String]) -> anyhow::Result<BTre
     std::io::stdin()
         .lock()
         .read_to_string(&mut all)
-        .context("reading the settings from stdin")?;
+        .context("reading the values from stdin")?;
     for line in all.lines().filter(|l| !l.trim().is_empty()) {
         let (k, v) = line
             .split_once('=')
-            .context("stdin: expected one KEY=VALUE line per sensitive setting")?;
+            .context("stdin: expected one KEY=VALUE line per value asked for")?;
         anyhow::ensure!(
             keys.iter().any(|x| x == k.trim()),
             "stdin: {:?} is not asked for here",
