@@ -157,18 +157,18 @@ pub async fn pick_export_path<R: Runtime>(
 
 #[tauri::command]
 pub async fn list_tools(state: State<'_, AppState>) -> IpcResult<Vec<ToolRecord>> {
-    Ok(state.app.toolsets().tools().await?)
+    Ok(state.app.tools().list().await?)
 }
 
 /// The tools a chat may use: all enabled tools until agents exist.
 #[tauri::command]
 pub async fn get_available_tools(state: State<'_, AppState>) -> IpcResult<Vec<ToolRecord>> {
-    Ok(state.app.toolsets().tools().await?)
+    Ok(state.app.tools().list().await?)
 }
 
 #[tauri::command]
 pub async fn get_tool(state: State<'_, AppState>, tool_id: String) -> IpcResult<ToolRecord> {
-    Ok(state.app.toolsets().tool(&tool_id).await?)
+    Ok(state.app.tools().tool(&tool_id).await?)
 }
 
 #[tauri::command]

@@ -402,8 +402,18 @@ async fn a_toolset_server_runs_per_chat_in_its_workspace_and_stops_with_the_chat
         stop_grace: Duration::from_millis(500),
         ..Default::default()
     });
-    run(&app, &a, "fx:echo", json!({"text": "x"}), CallControl::default()).await;
+    // A call longer than that is not cut: a busy server is not idle.
+    let slow = {
+        let (app, a) = (app.clone(), a.clone());
+        tokio::spawn(async move { run(&app, &a, "fx:slow", json!({"seconds": 1.0}), CallControl::default()).await })
+    };
+    wait_until("the call's server is up", || async {
+        !pids(&app, "fx").await.is_empty()
+    })
+    .await;
     let pid = pids(&app, "fx").await[0];
+    let long = slow.await.expect("the call");
+    assert_eq!(long.status.as_str(), "success", "{long:?}");
     wait_until("the idle server stops", || async { !alive(pid) }).await;
     app.toolsets().uninstall("fx-tools").await.expect("uninstall");
     assert!(

@@ -217,9 +217,7 @@ fn a_stdio_server_is_added_listed_called_restarted_disabled_and_removed() {
     ]);
     assert!(long.status.success(), "{}", text(&long));
     let err = String::from_utf8_lossy(&long.stderr);
-    // (The last notification may come in after the result, and is then
-    // not shown.)
-    for step in ["progress 1/3", "progress 2/3"] {
+    for step in ["progress 1/3", "progress 2/3", "progress 3/3"] {
         assert!(err.contains(step), "{step:?} missing from stderr:\n{err}");
     }
     assert!(

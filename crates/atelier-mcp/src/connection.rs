@@ -360,7 +360,16 @@ impl Connection {
             () = sleep_for(timeout) => Err(McpError::Timeout { after: timeout }),
             r = &mut handle.rx => Ok(r),
         };
-        self.handler.unwatch_progress(&token);
+        // rmcp hands each notification to a task of its own, so the last
+        // progress report may still be on its way when the answer is here:
+        // stop listening a moment later, without making the call wait.
+        if options.progress.is_some() {
+            let handler = Arc::clone(&self.handler);
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                handler.unwatch_progress(&token);
+            });
+        }
         let answer = match ended {
             Ok(answer) => answer,
             Err(stop) => {

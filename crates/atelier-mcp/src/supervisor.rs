@@ -299,7 +299,10 @@ async fn run(inner: Arc<Inner>) {
                     Ok(_) => loop {
                         tokio::select! {
                             () = inner.relist.notified() => {
-                                if let Err(e) = list(&inner, &conn).await {
+                                // A relisting cut short by a stop is no news.
+                                if let Err(e) = list(&inner, &conn).await
+                                    && !inner.stop.is_cancelled()
+                                {
                                     tracing::warn!(server = %inner.server, "relisting tools failed: {e}");
                                 }
                             }

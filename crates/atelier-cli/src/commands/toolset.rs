@@ -439,7 +439,7 @@ async fn set_enabled(app: &Atelier, id: &str, enabled: bool, json: bool) -> anyh
 pub(crate) async fn run_tool(app: &Atelier, cmd: ToolCommand, json: bool) -> anyhow::Result<()> {
     match cmd {
         ToolCommand::List => {
-            let tools = app.toolsets().tools().await?;
+            let tools = app.tools().list().await?;
             if json {
                 output::json(&tools)?;
             } else if tools.is_empty() {
@@ -449,7 +449,7 @@ pub(crate) async fn run_tool(app: &Atelier, cmd: ToolCommand, json: bool) -> any
             }
         }
         ToolCommand::Show { id } => {
-            let t = app.toolsets().tool(&id).await?;
+            let t = app.tools().tool(&id).await?;
             if json {
                 output::json(&t)?;
             } else {

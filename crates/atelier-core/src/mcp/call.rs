@@ -52,6 +52,20 @@ impl Mcp<'_> {
         }))
     }
 
+    /// The tools of every active, listed server, as records (the tool
+    /// picker's MCP group).
+    pub async fn tool_records(&self) -> Result<Vec<ToolRecord>> {
+        let mut out = Vec::new();
+        for server in self.list().await?.into_iter().filter(|s| s.active) {
+            for t in server.tools.iter().flatten() {
+                if let Some(r) = self.tool_record(&format!("{}:{}", server.id, t.name)).await? {
+                    out.push(r);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// Calls MCP tool `tool_id` for `chat`, starting the server's instance
     /// if needed.
     pub async fn call(
@@ -68,8 +82,9 @@ impl Mcp<'_> {
         let Some((server_id, name)) = split(tool_id) else {
             return Err(unavailable(format!("{tool_id:?} is not an MCP tool id")));
         };
-        let sup = match self.running_instance(server_id, chat) {
-            Some(sup) => sup,
+        // Held for the whole call: an instance in use is never idle.
+        let lease = match self.running_instance(server_id, chat) {
+            Some(lease) => lease,
             None => {
                 let server = self.get(server_id).await.map_err(|e| unavailable(e.to_string()))?;
                 self.instance(&server, chat)
@@ -77,7 +92,7 @@ impl Mcp<'_> {
                     .map_err(|e| unavailable(format!("cannot start: {e}")))?
             }
         };
-        sup.call(name, args, options).await
+        lease.sup.call(name, args, options).await
     }
 }
 

@@ -5,7 +5,7 @@
 //! removed or restarted.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -26,7 +26,53 @@ struct Key {
 #[derive(Debug)]
 struct Entry {
     sup: Supervisor,
-    last_used: Instant,
+    /// When a call last started or ended on it.
+    used: Arc<Mutex<Instant>>,
+    /// Calls in flight: an instance with one is never idle.
+    calls: Arc<AtomicUsize>,
+}
+
+impl Entry {
+    fn new(sup: Supervisor) -> Self {
+        Self {
+            sup,
+            used: Arc::new(Mutex::new(Instant::now())),
+            calls: Arc::default(),
+        }
+    }
+
+    fn idle_for(&self) -> std::time::Duration {
+        if self.calls.load(Ordering::SeqCst) > 0 {
+            return std::time::Duration::ZERO;
+        }
+        self.used.lock().unwrap_or_else(PoisonError::into_inner).elapsed()
+    }
+
+    fn lease(&self) -> Lease {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        *self.used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        Lease {
+            sup: self.sup.clone(),
+            used: Arc::clone(&self.used),
+            calls: Arc::clone(&self.calls),
+        }
+    }
+}
+
+/// An instance in use by one call: while it lives the instance is busy,
+/// and its end counts as the instance's last use.
+#[derive(Debug)]
+pub(crate) struct Lease {
+    pub(crate) sup: Supervisor,
+    used: Arc<Mutex<Instant>>,
+    calls: Arc<AtomicUsize>,
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        *self.used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+        self.calls.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The running instances and the settings they start with.
@@ -89,35 +135,30 @@ impl Mcp<'_> {
 
     /// A running instance of server `id` a call in `chat` may use, found
     /// without reading the database (the common case: it is up).
-    pub(crate) fn running_instance(&self, id: &str, chat: &str) -> Option<Supervisor> {
-        let mut map = self.running().map();
-        for chat in [Some(chat.to_owned()), None] {
+    pub(crate) fn running_instance(&self, id: &str, chat: &str) -> Option<Lease> {
+        let map = self.running().map();
+        [Some(chat.to_owned()), None].into_iter().find_map(|chat| {
             let key = Key {
                 server: id.to_owned(),
                 chat,
             };
-            if let Some(e) = map.get_mut(&key)
-                && !matches!(e.sup.status(), Status::Stopped)
-            {
-                e.last_used = Instant::now();
-                return Some(e.sup.clone());
-            }
-        }
-        None
+            map.get(&key)
+                .filter(|e| !matches!(e.sup.status(), Status::Stopped))
+                .map(Entry::lease)
+        })
     }
 
     /// The running instance of `server` for a call in `chat`, started if
     /// none runs.
-    pub(crate) async fn instance(&self, server: &ServerRecord, chat: &str) -> Result<Supervisor> {
+    pub(crate) async fn instance(&self, server: &ServerRecord, chat: &str) -> Result<Lease> {
         let key = Key {
             server: server.id.clone(),
             chat: (server.scope == Scope::Chat).then(|| chat.to_owned()),
         };
-        if let Some(e) = self.running().map().get_mut(&key)
+        if let Some(e) = self.running().map().get(&key)
             && !matches!(e.sup.status(), Status::Stopped)
         {
-            e.last_used = Instant::now();
-            return Ok(e.sup.clone());
+            return Ok(e.lease());
         }
         let launch = self.launch(server, key.chat.as_deref()).await?;
         let settings = self.settings();
@@ -141,18 +182,14 @@ impl Mcp<'_> {
             ..Default::default()
         };
         let sup = Supervisor::start(&server.id, launch.spec, options, Some(on_tools));
-        let replaced = self.running().map().insert(
-            key,
-            Entry {
-                sup: sup.clone(),
-                last_used: Instant::now(),
-            },
-        );
+        let entry = Entry::new(sup);
+        let lease = entry.lease();
+        let replaced = self.running().map().insert(key, entry);
         if let Some(old) = replaced {
             old.sup.stop().await;
         }
         self.spawn_reaper();
-        Ok(sup)
+        Ok(lease)
     }
 
     /// Stops idle chat instances now and then, while the app lives.
@@ -181,11 +218,7 @@ impl Mcp<'_> {
     /// Stops chat instances unused for [`McpSettings::idle`].
     pub async fn reap_idle(&self) {
         let idle = self.settings().idle;
-        stop(
-            self.running()
-                .take(|k, e| k.chat.is_none() || e.last_used.elapsed() < idle),
-        )
-        .await;
+        stop(self.running().take(|k, e| k.chat.is_none() || e.idle_for() < idle)).await;
     }
 
     /// Stops every instance of a server.
@@ -247,7 +280,7 @@ impl Mcp<'_> {
 
     async fn list_once(&self, server: &ServerRecord) -> Result<(atelier_mcp::ServerInfo, Vec<ToolInfo>)> {
         if server.scope == Scope::Shared {
-            let sup = self.instance(server, "").await?;
+            let sup = self.instance(server, "").await?.sup.clone();
             let tools = sup.ready().await?;
             let info = match sup.status() {
                 Status::Connected { info, .. } => info,

@@ -35,6 +35,24 @@ pub struct Tools<'a> {
     pub(crate) app: &'a crate::Atelier,
 }
 
+impl Tools<'_> {
+    /// Every enabled tool a person can run: builtins, enabled toolsets'
+    /// tools, and the tools of active MCP servers (from their listing).
+    pub async fn list(&self) -> Result<Vec<crate::toolsets::records::ToolRecord>> {
+        let mut tools = self.app.toolsets().tools().await?;
+        tools.extend(self.app.mcp().tool_records().await?);
+        Ok(tools)
+    }
+
+    /// One tool, whatever provides it.
+    pub async fn tool(&self, tool_id: &str) -> Result<crate::toolsets::records::ToolRecord> {
+        match self.app.mcp().tool_record(tool_id).await? {
+            Some(t) => Ok(t),
+            None => self.app.toolsets().tool(tool_id).await,
+        }
+    }
+}
+
 /// A builtin's stored row: id, name, description, category, input schema,
 /// confirmation, renderer, render config.
 type BuiltinRow = (

@@ -87,7 +87,7 @@ impl Tools<'_> {
     /// its field and in words, for a form (empty: valid; the run flow
     /// checks the same schema).
     pub async fn validate_args(&self, tool_id: &str, args: &Value) -> Result<Vec<ArgProblem>> {
-        let tool = self.app.toolsets().tool(tool_id).await?;
+        let tool = self.tool(tool_id).await?;
         Ok(arg_problems(&tool.input_schema, args))
     }
 
