@@ -167,6 +167,22 @@ fn plain_secrets_and_sensitive_settings_reach_only_their_own_toolset() {
     outputs.borrow_mut().push(started);
     let saw = std::fs::read_to_string(&out_file).expect("the server ran");
     assert_eq!(saw, format!("{} {} us", sha(PLAIN), sha(TOKEN)));
+    // Started as an MCP server (the app's path: workspace-less folder,
+    // minimal environment), it gets the same values. It is no real MCP
+    // server: it writes the file and exits, which the error says.
+    std::fs::remove_file(&out_file).expect("rm");
+    let restarted = on_bus_env(&env, &keyring.address, &["mcp", "restart", "alpha-srv"], &out_s);
+    assert_eq!(restarted.status.code(), Some(1), "{}", text(&restarted));
+    assert!(
+        text(&restarted).contains("MCP server alpha-srv failed to start: it exited (code 0) before the handshake ended"),
+        "{}",
+        text(&restarted)
+    );
+    outputs.borrow_mut().push(restarted);
+    let shown = on_bus(&env, &keyring.address, &["--json", "mcp", "show", "alpha-srv"], None);
+    outputs.borrow_mut().push(shown);
+    let saw = std::fs::read_to_string(&out_file).expect("the MCP server ran");
+    assert_eq!(saw, format!("{} {} us", sha(PLAIN), sha(TOKEN)));
 
     // A Python tool that declares `atelier_config` gets the settings; the
     // recorded call does not.
