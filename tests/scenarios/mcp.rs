@@ -711,3 +711,37 @@ async fn server_filesystem_works_in_the_workspace_it_is_given_as_root() {
     app.mcp().stop_everything().await;
     assert!(!alive(pid));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_two_toolsets_declare_runs_until_neither_needs_it() {
+    let env = Env::new();
+    let app = app(&env).await;
+    for ts in ["kit-a", "kit-b"] {
+        let src = env.data().join(format!("src-{ts}"));
+        write(
+            &src,
+            "toolset.yaml",
+            format!(
+                "manifest_version: 1\nid: {ts}\nname: {ts}\nversion: 1.0.0\ntools: []\n\
+                 mcp_servers:\n  - id: fx\n    command: {}\n    args: [{:?}]\n",
+                python(),
+                fixture()
+            ),
+        );
+        app.toolsets()
+            .import(&src, &ImportOptions::default())
+            .await
+            .expect("import");
+    }
+    app.mcp().refresh("fx").await.expect("lists");
+    let chat = app.chats().create(None).await.expect("chat").id;
+    run(&app, &chat, "fx:echo", json!({"text": "x"}), CallControl::default()).await;
+    let pid = pids(&app, "fx").await[0];
+    app.toolsets().set_enabled("kit-a", false).await.expect("disable a");
+    assert!(alive(pid), "kit-b still needs it");
+    assert!(app.mcp().get("fx").await.expect("row").active);
+    app.toolsets().uninstall("kit-b").await.expect("uninstall b");
+    assert!(!alive(pid), "nothing needs it now");
+    assert!(!app.mcp().get("fx").await.expect("row").active);
+    app.mcp().stop_everything().await;
+}

@@ -212,7 +212,20 @@ impl Supervisor {
             }
         }
         match self.connection() {
-            Some(c) => c.call(tool, args, options).await,
+            Some(c) => {
+                let done = c.call(tool, args, options).await;
+                if matches!(done, Err(McpError::Exited { .. })) {
+                    // The exit is noticed by the loop too: wait until the
+                    // status says so, so the next caller reads it.
+                    let mut rx = self.inner.status.subscribe();
+                    let _ = tokio::time::timeout(
+                        Duration::from_secs(2),
+                        rx.wait_for(|s| !matches!(s, Status::Connected { .. })),
+                    )
+                    .await;
+                }
+                done
+            }
             None => Err(self.down(&self.status())),
         }
     }

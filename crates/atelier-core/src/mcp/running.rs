@@ -357,17 +357,21 @@ impl Mcp<'_> {
 }
 
 impl Atelier {
-    /// After a toolset changed (disabled, uninstalled, upgraded): servers
-    /// it alone needed stop; an upgrade's servers start afresh on the next
-    /// call.
+    /// After a toolset changed (disabled, uninstalled, upgraded): a server
+    /// it alone declares stops (an upgrade's starts afresh on the next
+    /// call); one another enabled toolset declares too keeps running until
+    /// neither needs it.
     pub(crate) async fn mcp_after_toolset_change(&self, toolset_id: &str) {
-        let declared: Vec<String> =
-            sqlx::query_scalar("SELECT server_id FROM toolset_mcp_servers WHERE toolset_id = ?")
-                .bind(toolset_id)
-                .fetch_all(self.db())
-                .await
-                .unwrap_or_default();
-        for id in declared {
+        let alone: Vec<String> = sqlx::query_scalar(
+            "SELECT d.server_id FROM toolset_mcp_servers d WHERE d.toolset_id = ?1 AND NOT EXISTS \
+             (SELECT 1 FROM toolset_mcp_servers o JOIN toolsets t ON t.id = o.toolset_id \
+              WHERE o.server_id = d.server_id AND o.toolset_id != ?1 AND t.enabled = 1)",
+        )
+        .bind(toolset_id)
+        .fetch_all(self.db())
+        .await
+        .unwrap_or_default();
+        for id in alone {
             self.mcp().stop_all(&id).await;
         }
         if let Err(e) = self.mcp().stop_unneeded().await {
