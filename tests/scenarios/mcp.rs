@@ -745,3 +745,83 @@ async fn a_server_two_toolsets_declare_runs_until_neither_needs_it() {
     assert!(!app.mcp().get("fx").await.expect("row").active);
     app.mcp().stop_everything().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_calls_an_mcp_tool_and_reads_its_text() {
+    use atelier_core::agents::AgentSpec;
+    use atelier_core::conversation::{RunStatus, SendOptions};
+    use atelier_core::providers::ProviderSpec;
+    use atelier_llm::replay::ReplayServer;
+
+    use crate::conversation::{answer, chunk};
+
+    let env = Env::new();
+    let app = app(&env).await;
+    let server = everything();
+    app.mcp()
+        .add(stdio("everything", "node", &[&server, "stdio"]))
+        .await
+        .expect("add");
+    app.mcp().refresh("everything").await.expect("lists");
+    let call = atelier_llm::replay::Reply::sse(&[
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_e", "type": "function", "function": {
+                "name": "everything__echo", "arguments": "{\"message\": \"from the model\"}"}}]}),
+            None,
+        ),
+        chunk(json!({}), Some("tool_calls")),
+        "data: [DONE]".to_owned(),
+    ]);
+    let model = ReplayServer::start(vec![call, answer("It said: Echo: from the model.")])
+        .await
+        .expect("model");
+    app.providers()
+        .add(&ProviderSpec {
+            id: "local".into(),
+            base_url: Some(model.url("/v1")),
+            default_model: Some("tiny".into()),
+            ..Default::default()
+        })
+        .await
+        .expect("provider");
+    // The server's id on the allowlist gives the agent all its tools.
+    let mut spec = AgentSpec::new("echoer", "Echoer");
+    spec.toolsets = vec!["everything".into()];
+    app.agents().create(&spec).await.expect("agent");
+    let chat = app.chats().create(Some("Test")).await.expect("chat").id;
+    let out = app
+        .conversation()
+        .send(
+            &chat,
+            "echo something",
+            SendOptions {
+                agent_id: Some("echoer".into()),
+                approval: Approval::NotGiven,
+                ..Default::default()
+            },
+            &mut |_| {},
+        )
+        .await
+        .expect("send");
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    let reqs = model.requests();
+    let tools: Vec<String> = reqs[0].json()["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+        .collect();
+    assert!(tools.contains(&"everything__echo".to_owned()), "{tools:?}");
+    // echo is read-only: it ran without a question, and the model got its
+    // text as the result, not a quoted JSON string.
+    let second = reqs[1].json();
+    let result = second["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .cloned()
+        .expect("a tool result");
+    assert_eq!(result["content"], "Echo: from the model");
+    app.mcp().stop_everything().await;
+}
