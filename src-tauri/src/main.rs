@@ -24,8 +24,19 @@ fn main() -> ExitCode {
     };
     let mut context = tauri::generate_context!();
     atelier_app::frames::allow_in_csp(context.config_mut(), &state.frame_origins_in_effect);
-    match atelier_app::setup(tauri::Builder::default(), state).run(context) {
-        Ok(()) => ExitCode::SUCCESS,
+    let core = state.app.clone();
+    match atelier_app::setup(tauri::Builder::default(), state).build(context) {
+        Ok(app) => {
+            app.run(move |_, event| {
+                // The process ends right after this event, without running
+                // destructors: the MCP servers it started are stopped here
+                // (close, SIGTERM, SIGKILL of each group), never orphaned.
+                if let tauri::RunEvent::Exit = event {
+                    tauri::async_runtime::block_on(core.mcp().stop_everything());
+                }
+            });
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             tracing::error!("Atelier stopped: {e}");
             ExitCode::FAILURE

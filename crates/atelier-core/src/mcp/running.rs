@@ -99,10 +99,13 @@ impl Running {
     }
 }
 
+/// Stops instances side by side: each may wait out its grace periods.
 async fn stop(sups: Vec<Supervisor>) {
+    let mut all = tokio::task::JoinSet::new();
     for s in sups {
-        s.stop().await;
+        all.spawn(async move { s.stop().await });
     }
+    while all.join_next().await.is_some() {}
 }
 
 impl Mcp<'_> {
