@@ -71,4 +71,12 @@ pub const COMMANDS: &[&str] = &[
     "remove_provider",
     "test_provider",
     "detect_providers",
+    "list_mcp_servers",
+    "get_mcp_server",
+    "add_mcp_server",
+    "remove_mcp_server",
+    "set_mcp_server_enabled",
+    "restart_mcp_server",
+    "preview_mcp_config",
+    "import_mcp_config",
 ];

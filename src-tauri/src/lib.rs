@@ -3,10 +3,10 @@
 //! [`setup`] assembles the app (commands, the render scheme, the dialog
 //! plugin, the state) for any runtime, so tests drive it on Tauri's mock
 //! runtime without a window; [`run`] opens the data dir and starts it on
-//! the real one. Commands live in [`commands`], [`chat_commands`] and
-//! [`config_commands`] (typed arguments, one core call,
-//! [`error::IpcError`]); tool HTML is served by [`render`]; paths from the
-//! webview are re-checked by [`paths`].
+//! the real one. Commands live in [`commands`], [`chat_commands`],
+//! [`config_commands`], [`llm_commands`] and [`mcp_commands`] (typed
+//! arguments, one core call, [`error::IpcError`]); tool HTML is served by
+//! [`render`]; paths from the webview are re-checked by [`paths`].
 
 pub mod chat_commands;
 mod command_names;
@@ -19,6 +19,7 @@ pub mod error;
 pub mod frames;
 pub mod live_reload;
 pub mod llm_commands;
+pub mod mcp_commands;
 pub mod paths;
 pub mod render;
 pub mod run_events;
@@ -121,6 +122,14 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             llm_commands::remove_provider,
             llm_commands::test_provider,
             llm_commands::detect_providers,
+            mcp_commands::list_mcp_servers,
+            mcp_commands::get_mcp_server,
+            mcp_commands::add_mcp_server,
+            mcp_commands::remove_mcp_server,
+            mcp_commands::set_mcp_server_enabled,
+            mcp_commands::restart_mcp_server,
+            mcp_commands::preview_mcp_config,
+            mcp_commands::import_mcp_config,
         ])
 }
 

@@ -98,6 +98,13 @@ fn generate() -> String {
         atelier_core::toolsets::manifest::ConfigType,
         atelier_core::secrets::SecretsStatus,
         atelier_core::secrets::StoreKind,
+        atelier_app::mcp_commands::McpServerRequest,
+        atelier_core::mcp::ServerRecord,
+        atelier_core::mcp::ServerDetails,
+        atelier_core::mcp::servers::Instance,
+        atelier_core::mcp::McpTool,
+        atelier_core::mcp::ServerTransport,
+        atelier_core::mcp::ImportCandidate,
     );
     out
 }

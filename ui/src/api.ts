@@ -8,6 +8,10 @@ import type {
   ChatEvent,
   ConnectionTest,
   Detected,
+  ImportCandidate,
+  McpServerRequest,
+  ServerDetails,
+  ServerRecord,
   ModelSettings,
   Preset,
   ProviderRecord,
@@ -256,6 +260,21 @@ export const api = {
   testProvider: (providerId: string) => invoke<ConnectionTest>("test_provider", { providerId }),
   /** Model servers running on this computer. */
   detectProviders: () => invoke<Detected[]>("detect_providers"),
+  /** Every MCP server with its status, instances and stderr tail. */
+  listMcpServers: () => invoke<ServerDetails[]>("list_mcp_servers"),
+  getMcpServer: (id: string) => invoke<ServerDetails>("get_mcp_server", { id }),
+  /** Adds a server of the person's (env and header values go to the secret store); nothing connects yet. */
+  addMcpServer: (server: McpServerRequest, addToAssistant: boolean) =>
+    invoke<ServerRecord>("add_mcp_server", { server, addToAssistant }),
+  removeMcpServer: (id: string) => invoke<null>("remove_mcp_server", { id }),
+  setMcpServerEnabled: (id: string, enabled: boolean) =>
+    invoke<ServerRecord>("set_mcp_server_enabled", { id, enabled }),
+  /** Connects afresh and lists its tools; rejects with why it could not. */
+  restartMcpServer: (id: string) => invoke<ServerRecord>("restart_mcp_server", { id }),
+  /** What importing an `mcpServers` config would add (nothing is added). */
+  previewMcpConfig: (text: string) => invoke<ImportCandidate[]>("preview_mcp_config", { text }),
+  /** Adds the servers of a config named in `only` (every one that can be added: null). */
+  importMcpConfig: (text: string, only: string[] | null) => invoke<ServerRecord[]>("import_mcp_config", { text, only }),
   /** Restarts the app (saved frame origins apply at start). */
   restartApp: () => invoke<null>("restart_app"),
 };

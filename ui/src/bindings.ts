@@ -604,3 +604,81 @@ file: string | null,
 count: number, };
 
 export type StoreKind = "keychain" | "file";
+
+export type McpServerRequest = { id: string, command: string | null, args: Array<string>, url: string | null, 
+/**
+ * Variable name → value; values go to the secret store.
+ */
+env: { [key in string]: string }, 
+/**
+ * Header name → value; values go to the secret store.
+ */
+headers: { [key in string]: string }, };
+
+export type ServerRecord = { id: string, transport: ServerTransport, command: string | null, args: Array<string>, url: string | null, env_keys: Array<string>, header_keys: Array<string>, 
+/**
+ * The row's switch (`mcp enable|disable`).
+ */
+enabled: boolean, 
+/**
+ * Enabled, and the person's or needed by an enabled toolset: its
+ * tools are in the pool.
+ */
+active: boolean, 
+/**
+ * Added by the person (settings, `mcp add`).
+ */
+user_declared: boolean, 
+/**
+ * The toolsets that declare it, in no particular order.
+ */
+toolsets: Array<string>, scope: Scope, 
+/**
+ * What it offered when last listed; `None`: never listed.
+ */
+tools: Array<McpTool> | null, server_name: string | null, server_version: string | null, protocol_version: string | null, listed_at: string | null, 
+/**
+ * Why the last connection failed, if it did.
+ */
+last_error: string | null, };
+
+export type ServerDetails = { server: ServerRecord, 
+/**
+ * `starting`, `connected`, `error` or `stopped` (the best of its
+ * running instances; `stopped` when none runs).
+ */
+status: string, 
+/**
+ * The error or exit of an instance in `error`.
+ */
+message: string | null, 
+/**
+ * Instances running now: a shared server has at most one, a chat
+ * server one per chat that used it lately.
+ */
+instances: Array<Instance>, 
+/**
+ * The last lines the server wrote to stderr (any instance).
+ */
+stderr: Array<string>, };
+
+export type Instance = { chat_id: string | null, status: string, pid: number | null, };
+
+export type McpTool = { name: string, title: string | null, description: string, input_schema: JsonValue, 
+/**
+ * The server says it changes nothing (`readOnlyHint`): no question
+ * before it runs.
+ */
+read_only: boolean, destructive: boolean, };
+
+export type ServerTransport = "stdio" | "http";
+
+export type ImportCandidate = { id: string, 
+/**
+ * The command line or the URL: what adding it would run or reach.
+ */
+runs: string, env_keys: Array<string>, header_keys: Array<string>, 
+/**
+ * Why it cannot be added, if it cannot (an id in use, SSE).
+ */
+problem: string | null, };

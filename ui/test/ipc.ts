@@ -84,6 +84,14 @@ export type CommandAnswers = {
   remove_provider: Answer<"removeProvider">;
   test_provider: Answer<"testProvider">;
   detect_providers: Answer<"detectProviders">;
+  list_mcp_servers: Answer<"listMcpServers">;
+  get_mcp_server: Answer<"getMcpServer">;
+  add_mcp_server: Answer<"addMcpServer">;
+  remove_mcp_server: Answer<"removeMcpServer">;
+  set_mcp_server_enabled: Answer<"setMcpServerEnabled">;
+  restart_mcp_server: Answer<"restartMcpServer">;
+  preview_mcp_config: Answer<"previewMcpConfig">;
+  import_mcp_config: Answer<"importMcpConfig">;
 };
 
 export type Command = keyof CommandAnswers;
@@ -117,6 +125,7 @@ const PASSIVE: Handlers = {
   list_providers: () => [],
   provider_presets: () => [],
   detect_providers: () => [],
+  list_mcp_servers: () => [],
 };
 
 /**

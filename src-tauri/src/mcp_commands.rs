@@ -1,0 +1,125 @@
+//! The commands of MCP servers in Settings: the list with how each runs,
+//! add (stdio or URL, its env and header values to the secret store),
+//! remove, enable/disable, restart (connect once and list the tools), and
+//! the import of a Claude Desktop / Cursor `mcpServers` config with its
+//! preview. Like [`crate::commands`]: typed arguments, one core call,
+//! `{kind, message}`. Values of env and headers arrive as plain strings and
+//! become [`Secret`]s here, before anything else sees them; they are never
+//! logged or sent back.
+
+use std::collections::BTreeMap;
+
+use atelier_core::agents::ASSISTANT;
+use atelier_core::mcp::{ImportCandidate, NewServer, ServerDetails, ServerRecord};
+use atelier_core::secrets::Secret;
+use serde::Deserialize;
+use tauri::State;
+
+use crate::AppState;
+use crate::error::IpcResult;
+
+/// A server the person adds in Settings: a command (with its arguments and
+/// environment) or a URL (with its headers).
+#[derive(Debug, Default, Deserialize, ts_rs::TS)]
+pub struct McpServerRequest {
+    pub id: String,
+    pub command: Option<String>,
+    #[serde(default)]
+    pub args: Vec<String>,
+    pub url: Option<String>,
+    /// Variable name → value; values go to the secret store.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Header name → value; values go to the secret store.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+fn secrets(values: BTreeMap<String, String>) -> Vec<(String, Secret)> {
+    values.into_iter().map(|(k, v)| (k, Secret::new(v))).collect()
+}
+
+/// Every server (the person's and those toolsets declare), each with its
+/// status, instances and stderr tail.
+#[tauri::command]
+pub async fn list_mcp_servers(state: State<'_, AppState>) -> IpcResult<Vec<ServerDetails>> {
+    let mcp = state.app.mcp();
+    let mut out = Vec::new();
+    for s in mcp.list().await? {
+        out.push(mcp.details(&s.id).await?);
+    }
+    Ok(out)
+}
+
+/// One server with how it runs now.
+#[tauri::command]
+pub async fn get_mcp_server(state: State<'_, AppState>, id: String) -> IpcResult<ServerDetails> {
+    Ok(state.app.mcp().details(&id).await?)
+}
+
+/// Adds a server of the person's, and puts it on the Assistant's allowlist
+/// when asked (the assistant is checked first: nothing is added if that
+/// would fail). Nothing connects: the UI restarts it next, so a server that
+/// does not answer stays, with its error.
+#[tauri::command]
+pub async fn add_mcp_server(
+    state: State<'_, AppState>,
+    server: McpServerRequest,
+    add_to_assistant: bool,
+) -> IpcResult<ServerRecord> {
+    if add_to_assistant {
+        state.app.agents().get(ASSISTANT).await?;
+    }
+    let added = state
+        .app
+        .mcp()
+        .add(NewServer {
+            id: server.id,
+            command: server.command,
+            args: server.args,
+            url: server.url,
+            env: secrets(server.env),
+            headers: secrets(server.headers),
+        })
+        .await?;
+    if add_to_assistant {
+        state.app.agents().allow_toolset(ASSISTANT, &added.id).await?;
+    }
+    Ok(added)
+}
+
+/// Removes a server the person added, its secrets and its instances.
+#[tauri::command]
+pub async fn remove_mcp_server(state: State<'_, AppState>, id: String) -> IpcResult<()> {
+    Ok(state.app.mcp().remove(&id).await?)
+}
+
+/// Turns a server on or off (off: it stops and its tools leave the list).
+#[tauri::command]
+pub async fn set_mcp_server_enabled(state: State<'_, AppState>, id: String, enabled: bool) -> IpcResult<ServerRecord> {
+    Ok(state.app.mcp().set_enabled(&id, enabled).await?)
+}
+
+/// Connects afresh and lists the tools; the failure, in words, if it fails
+/// (it is also kept as the server's last error).
+#[tauri::command]
+pub async fn restart_mcp_server(state: State<'_, AppState>, id: String) -> IpcResult<ServerRecord> {
+    Ok(state.app.mcp().refresh(&id).await?)
+}
+
+/// What importing a config would add, and what each would run.
+#[tauri::command]
+pub async fn preview_mcp_config(state: State<'_, AppState>, text: String) -> IpcResult<Vec<ImportCandidate>> {
+    Ok(state.app.mcp().preview_config(&text).await?)
+}
+
+/// Adds the chosen servers of a config (`only`; all that can be added when
+/// none). Nothing connects: the UI restarts each next.
+#[tauri::command]
+pub async fn import_mcp_config(
+    state: State<'_, AppState>,
+    text: String,
+    only: Option<Vec<String>>,
+) -> IpcResult<Vec<ServerRecord>> {
+    Ok(state.app.mcp().import_config(&text, only.as_deref()).await?)
+}
