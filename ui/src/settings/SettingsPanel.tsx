@@ -1,11 +1,12 @@
 import { useState, type FormEvent } from "react";
 import { ErrorBox, Notice, Spinner } from "../components/feedback";
 import { RestartButton } from "../renderers/FrameRenderer";
+import { McpServersSection } from "./mcp/McpServersSection";
 import { ProvidersSection } from "./ProvidersSection";
 import { SecretsSection } from "./SecretsSection";
 import { useSettings } from "./useSettings";
 
-/** App settings: the web origins frame renderers may show, model providers, and where secrets are kept. `active`: the page is shown. */
+/** App settings: the web origins frame renderers may show, model providers, MCP servers, and where secrets are kept. `active`: the page is shown. */
 export function SettingsPanel({ active = true }: { active?: boolean }) {
   const { load, allowFrameOrigin, forbidFrameOrigin, reload } = useSettings();
   const [draft, setDraft] = useState("");
@@ -103,6 +104,7 @@ export function SettingsPanel({ active = true }: { active?: boolean }) {
         )}
       </section>
       <ProvidersSection active={active} />
+      <McpServersSection active={active} />
       <SecretsSection active={active} />
     </div>
   );

@@ -3,6 +3,7 @@ import { api } from "../api";
 import type { ReloadStatus, ToolsetRecord } from "../bindings";
 import { ConfirmDialog } from "../components/ConfirmDialog";
 import { Badge, ErrorBox, Notice } from "../components/feedback";
+import { Switch } from "../components/Switch";
 import { ToolsetDetailsView } from "./ToolsetDetailsView";
 
 type Busy = null | "toggle" | "export" | "uninstall";
@@ -63,17 +64,13 @@ export function ToolsetRow({
   return (
     <li className={t.enabled ? "toolset-row" : "toolset-row toolset-disabled"} aria-label={t.name}>
       <div className="toolset-main">
-        <label className="switch" title={t.enabled ? "Enabled: its tools can be used" : "Disabled"}>
-          <input
-            type="checkbox"
-            role="switch"
-            checked={t.enabled}
-            disabled={busy !== null}
-            onChange={() => void toggle()}
-            aria-label={`Enable ${t.name}`}
-          />
-          <span className="switch-track" aria-hidden="true" />
-        </label>
+        <Switch
+          checked={t.enabled}
+          disabled={busy !== null}
+          label={`Enable ${t.name}`}
+          title={t.enabled ? "Enabled: its tools can be used" : "Disabled"}
+          onChange={() => void toggle()}
+        />
         <div className="toolset-text">
           <div className="toolset-title">
             <span className="toolset-name">{t.name}</span>

@@ -1,0 +1,341 @@
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import type { ImportCandidate, ServerDetails, ServerRecord } from "../src/bindings";
+import { McpServersSection } from "../src/settings/mcp/McpServersSection";
+import { shellLine, shellWords } from "../src/settings/mcp/shellWords";
+import { argsOf, mockCommands } from "./ipc";
+
+function record(over: Partial<ServerRecord>): ServerRecord {
+  return {
+    id: "everything",
+    transport: "stdio",
+    command: "node",
+    args: ["/opt/everything/index.js", "stdio"],
+    url: null,
+    env_keys: [],
+    header_keys: [],
+    enabled: true,
+    active: true,
+    user_declared: true,
+    toolsets: [],
+    scope: "shared",
+    tools: [],
+    server_name: null,
+    server_version: null,
+    protocol_version: null,
+    listed_at: null,
+    last_error: null,
+    ...over,
+  };
+}
+
+function details(server: ServerRecord, over: Partial<ServerDetails> = {}): ServerDetails {
+  return { server, status: "stopped", message: null, instances: [], stderr: [], ...over };
+}
+
+const ECHO = {
+  name: "echo",
+  title: null,
+  description: "Echoes back the input",
+  input_schema: { type: "object" },
+  read_only: true,
+  destructive: false,
+};
+
+const THREE: ServerDetails[] = [
+  details(
+    record({
+      id: "everything",
+      tools: [ECHO],
+      server_name: "mcp-servers/everything",
+      server_version: "2.0.0",
+      env_keys: ["API_TOKEN"],
+    }),
+    {
+      status: "connected",
+      instances: [{ chat_id: null, status: "connected", pid: 4242 }],
+      stderr: ["Starting default (STDIO) server...", "ready"],
+    },
+  ),
+  details(
+    record({
+      id: "github",
+      transport: "http",
+      command: null,
+      args: [],
+      url: "https://api.example.invalid/mcp",
+      header_keys: ["Authorization"],
+      tools: null,
+      last_error: 'MCP server "github": 401 Unauthorized: the server wants a token (OAuth is not supported yet)',
+    }),
+    { status: "error", message: 'MCP server "github": 401 Unauthorized' },
+  ),
+  details(record({ id: "git", user_declared: false, toolsets: ["git-tools"], enabled: false, active: false })),
+];
+
+describe("shell words", () => {
+  it("splits a command line like a shell, without expansions", () => {
+    expect(shellWords(`npx -y "@scope/server x" '$HOME' a\\ b ""`)).toEqual({
+      words: ["npx", "-y", "@scope/server x", "$HOME", "a b", ""],
+    });
+    expect(shellWords(`say "unclosed`)).toEqual({ error: 'a " quote is not closed' });
+    const words = ["node", "/my files/index.js", "it's", ""];
+    expect(shellWords(shellLine(words))).toEqual({ words });
+  });
+});
+
+describe("MCP servers in settings", () => {
+  it("lists servers with their status in words, transport, tools and who declared them", async () => {
+    mockCommands({ list_mcp_servers: () => THREE });
+    render(<McpServersSection active />);
+    const list = await screen.findByRole("list", { name: "MCP servers" });
+    const row = (name: string) => within(list).getByRole("listitem", { name });
+    expect(row("everything")).toHaveTextContent("connected");
+    expect(row("everything")).toHaveTextContent("stdio · 1 tool");
+    expect(row("github")).toHaveTextContent("error");
+    expect(row("github")).toHaveTextContent("HTTP · not listed yet");
+    expect(row("github")).toHaveTextContent("401 Unauthorized");
+    expect(row("git")).toHaveTextContent("disabled");
+    expect(row("git")).toHaveTextContent("declared by toolset git-tools");
+    // A toolset's server goes with its toolset: no Remove; a disabled one cannot restart.
+    expect(within(row("git")).queryByRole("button", { name: "Remove" })).toBeNull();
+    expect(within(row("git")).getByRole("button", { name: "Restart" })).toBeDisabled();
+    expect(within(row("git")).getByRole("switch", { name: "Enable git" })).not.toBeChecked();
+
+    await userEvent.click(within(row("everything")).getByRole("button", { name: "Details" }));
+    const r = row("everything");
+    expect(r).toHaveTextContent("node /opt/everything/index.js stdio");
+    expect(r).toHaveTextContent("API_TOKEN — set (in the secret store, not shown)");
+    expect(r).toHaveTextContent("mcp-servers/everything 2.0.0");
+    expect(r).toHaveTextContent("shared: connected, pid 4242");
+    expect(within(r).getByRole("list", { name: "Tools of everything" })).toHaveTextContent(
+      "echo" + "read-only" + "Echoes back the input",
+    );
+    expect(within(r).getByLabelText("stderr of everything")).toHaveTextContent("ready");
+  });
+
+  it("disables, restarts and (after a confirmation) removes a server", async () => {
+    let servers = THREE;
+    const calls = mockCommands({
+      list_mcp_servers: () => servers,
+      set_mcp_server_enabled: (a) => record({ id: String(a.id), enabled: a.enabled === true, active: false }),
+      restart_mcp_server: (a) => {
+        if (a.id === "github") {
+          throw { kind: "mcp", message: 'MCP server "github" refused the connection: 401 Unauthorized' };
+        }
+        return record({ id: String(a.id) });
+      },
+      remove_mcp_server: (a) => {
+        servers = servers.filter((d) => d.server.id !== a.id);
+        return null;
+      },
+    });
+    render(<McpServersSection active />);
+    const list = await screen.findByRole("list", { name: "MCP servers" });
+    const row = (name: string) => within(list).getByRole("listitem", { name });
+
+    await userEvent.click(within(row("everything")).getByRole("switch", { name: "Enable everything" }));
+    await waitFor(() =>
+      expect(argsOf(calls, "set_mcp_server_enabled")).toEqual([{ id: "everything", enabled: false }]),
+    );
+    // Disabling connects nothing.
+    expect(argsOf(calls, "restart_mcp_server")).toEqual([]);
+
+    await userEvent.click(within(row("github")).getByRole("button", { name: "Restart" }));
+    await waitFor(() => expect(argsOf(calls, "restart_mcp_server")).toEqual([{ id: "github" }]));
+    expect(await within(row("github")).findByRole("alert")).toHaveTextContent(
+      'MCP server "github" refused the connection: 401 Unauthorized',
+    );
+
+    await userEvent.click(within(row("everything")).getByRole("button", { name: "Remove" }));
+    const dialog = screen.getByRole("alertdialog", { name: "Remove everything?" });
+    expect(dialog).toHaveTextContent("deleted from the secret store");
+    await userEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(argsOf(calls, "remove_mcp_server")).toEqual([]);
+    await userEvent.click(within(row("everything")).getByRole("button", { name: "Remove" }));
+    await userEvent.click(within(screen.getByRole("alertdialog")).getByRole("button", { name: "Remove" }));
+    await waitFor(() => expect(argsOf(calls, "remove_mcp_server")).toEqual([{ id: "everything" }]));
+    await waitFor(() => expect(within(list).queryByRole("listitem", { name: "everything" })).toBeNull());
+  });
+
+  it("enabling a server connects it once to list its tools", async () => {
+    const calls = mockCommands({
+      list_mcp_servers: () => [details(record({ id: "files", enabled: false, active: false }))],
+      set_mcp_server_enabled: (a) => record({ id: String(a.id), enabled: true, active: true }),
+      restart_mcp_server: (a) => record({ id: String(a.id), tools: [ECHO] }),
+    });
+    render(<McpServersSection active />);
+    await userEvent.click(await screen.findByRole("switch", { name: "Enable files" }));
+    await waitFor(() => expect(argsOf(calls, "restart_mcp_server")).toEqual([{ id: "files" }]));
+    expect(argsOf(calls, "set_mcp_server_enabled")).toEqual([{ id: "files", enabled: true }]);
+  });
+
+  it("checks the add form, sends secrets as values of names, and shows a failed connection on the new row", async () => {
+    let servers: ServerDetails[] = [];
+    const calls = mockCommands({
+      list_mcp_servers: () => servers,
+      add_mcp_server: (a) => {
+        const s = a.server as { id: string };
+        if (s.id === "bad id")
+          throw {
+            kind: "invalid_data",
+            message: 'invalid MCP server id: "bad id": use 1-64 letters, digits, `-` and `_`',
+          };
+        const r = record({ id: s.id, command: "uvx", args: ["my server"], env_keys: ["TOKEN"], tools: null });
+        servers = [details(r)];
+        return r;
+      },
+      restart_mcp_server: () => {
+        const error = 'MCP server "mine" could not start: uvx: No such file or directory (os error 2)';
+        servers = [details({ ...servers[0]!.server, last_error: error })];
+        throw { kind: "mcp", message: error };
+      },
+    });
+    render(<McpServersSection active />);
+    await screen.findByText("No MCP server yet.");
+    await userEvent.click(screen.getByRole("button", { name: "Add server" }));
+    const form = screen.getByRole("form", { name: "Add an MCP server" });
+    const submit = within(form).getByRole("button", { name: "Add and connect" });
+
+    // Nothing is sent while the form says what is missing.
+    await userEvent.click(submit);
+    expect(within(form).getByLabelText("Name")).toHaveAccessibleDescription("Give the server a name.");
+    expect(within(form).getByLabelText("Command line")).toHaveAccessibleDescription(
+      "Say which command starts the server.",
+    );
+    fireEvent.change(within(form).getByLabelText("Command line"), { target: { value: `uvx "my server` } });
+    await userEvent.click(within(form).getByRole("button", { name: "Add a variable" }));
+    await userEvent.click(submit);
+    expect(within(form).getByLabelText("Command line")).toHaveAccessibleDescription(
+      'The command line cannot be split: a " quote is not closed.',
+    );
+    expect(form).toHaveTextContent("Every variable needs a name.");
+    expect(argsOf(calls, "add_mcp_server")).toEqual([]);
+
+    fireEvent.change(within(form).getByLabelText("Command line"), { target: { value: `uvx "my server"` } });
+    expect(within(form).getByLabelText("How it will run")).toHaveTextContent("Runs uvx with 1 argument: my server");
+    fireEvent.change(within(form).getByLabelText("Name of variable 1"), { target: { value: "TOKEN" } });
+    const value = within(form).getByLabelText("Value of variable 1");
+    expect(value).toHaveAttribute("type", "password");
+    fireEvent.change(value, { target: { value: "s3cret" } });
+    fireEvent.change(within(form).getByLabelText("Name"), { target: { value: "bad id" } });
+    expect(within(form).getByRole("checkbox", { name: /Use in Assistant/ })).toBeChecked();
+
+    // The core's refusal, in place.
+    await userEvent.click(submit);
+    expect(await within(form).findByRole("alert")).toHaveTextContent("Not added. invalid MCP server id");
+
+    fireEvent.change(within(form).getByLabelText("Name"), { target: { value: "mine" } });
+    await userEvent.click(submit);
+    await waitFor(() => expect(argsOf(calls, "restart_mcp_server")).toEqual([{ id: "mine" }]));
+    expect(argsOf(calls, "add_mcp_server")[1]).toEqual({
+      server: { id: "mine", command: "uvx", args: ["my server"], url: null, env: { TOKEN: "s3cret" }, headers: {} },
+      addToAssistant: true,
+    });
+    // The server stays, with why it did not connect on its row, and Restart.
+    const row = await screen.findByRole("listitem", { name: "mine" });
+    expect(await within(row).findByRole("alert")).toHaveTextContent("uvx: No such file or directory");
+    expect(within(row).getByRole("button", { name: "Restart" })).toBeEnabled();
+    expect(screen.getByText(/mine could not connect/)).toBeInTheDocument();
+  });
+
+  it("adds a URL server with headers and without the Assistant", async () => {
+    const calls = mockCommands({
+      add_mcp_server: (a) => record({ id: (a.server as { id: string }).id, transport: "http" }),
+      restart_mcp_server: (a) => record({ id: String(a.id), transport: "http" }),
+    });
+    render(<McpServersSection active />);
+    await userEvent.click(await screen.findByRole("button", { name: "Add server" }));
+    const form = screen.getByRole("form", { name: "Add an MCP server" });
+    await userEvent.click(within(form).getByRole("radio", { name: /a server at a URL/ }));
+    fireEvent.change(within(form).getByLabelText("Name"), { target: { value: "remote" } });
+    fireEvent.change(within(form).getByLabelText("URL"), { target: { value: "https://example.invalid/mcp" } });
+    await userEvent.click(within(form).getByRole("button", { name: "Add a header" }));
+    fireEvent.change(within(form).getByLabelText("Name of header 1"), { target: { value: "Authorization" } });
+    fireEvent.change(within(form).getByLabelText("Value of header 1"), { target: { value: "Bearer t" } });
+    await userEvent.click(within(form).getByRole("checkbox", { name: /Use in Assistant/ }));
+    await userEvent.click(within(form).getByRole("button", { name: "Add and connect" }));
+    await waitFor(() => expect(argsOf(calls, "restart_mcp_server")).toEqual([{ id: "remote" }]));
+    expect(argsOf(calls, "add_mcp_server")[0]).toEqual({
+      server: {
+        id: "remote",
+        command: null,
+        args: [],
+        url: "https://example.invalid/mcp",
+        env: {},
+        headers: { Authorization: "Bearer t" },
+      },
+      addToAssistant: false,
+    });
+    expect(await screen.findByText("Added remote: connected, its tools listed.")).toBeInTheDocument();
+  });
+
+  it("previews a pasted config with what each server runs, then imports the chosen ones", async () => {
+    const preview: ImportCandidate[] = [
+      {
+        id: "files",
+        runs: "npx -y @modelcontextprotocol/server-filesystem /tmp",
+        env_keys: [],
+        header_keys: [],
+        problem: null,
+      },
+      {
+        id: "github",
+        runs: "docker run ghcr.io/github/github-mcp-server",
+        env_keys: ["GITHUB_TOKEN"],
+        header_keys: [],
+        problem: null,
+      },
+      {
+        id: "old",
+        runs: "https://example.invalid/sse",
+        env_keys: [],
+        header_keys: [],
+        problem: "SSE servers are not supported: use streamable HTTP",
+      },
+    ];
+    const calls = mockCommands({
+      preview_mcp_config: (a) => {
+        if (a.text === "{") throw { kind: "invalid_data", message: "invalid MCP config: not JSON: EOF while parsing" };
+        return preview;
+      },
+      import_mcp_config: () => [record({ id: "github" })],
+      restart_mcp_server: (a) => record({ id: String(a.id) }),
+    });
+    render(<McpServersSection active />);
+    await userEvent.click(await screen.findByRole("button", { name: "Import from config…" }));
+    const panel = screen.getByRole("group", { name: "Import MCP servers from a config" });
+    fireEvent.change(within(panel).getByLabelText("Config to import"), { target: { value: "{" } });
+    await userEvent.click(within(panel).getByRole("button", { name: "Preview" }));
+    expect(await within(panel).findByRole("alert")).toHaveTextContent("not JSON");
+
+    const text = '{"mcpServers": {}}';
+    fireEvent.change(within(panel).getByLabelText("Config to import"), { target: { value: text } });
+    await userEvent.click(within(panel).getByRole("button", { name: "Preview" }));
+    const listed = await within(panel).findByRole("list", { name: "Servers in the config" });
+    expect(listed).toHaveTextContent("npx -y @modelcontextprotocol/server-filesystem /tmp");
+    expect(listed).toHaveTextContent("GITHUB_TOKEN — a value is set");
+    expect(listed).toHaveTextContent("Cannot be added: SSE servers are not supported");
+    expect(within(listed).getByRole("checkbox", { name: "Import old" })).toBeDisabled();
+    expect(within(panel).getByRole("alert")).toHaveTextContent("Import only servers you trust");
+    await userEvent.click(within(listed).getByRole("checkbox", { name: "Import files" }));
+    await userEvent.click(within(panel).getByRole("button", { name: "Import selected (1)" }));
+    await waitFor(() => expect(argsOf(calls, "restart_mcp_server")).toEqual([{ id: "github" }]));
+    expect(argsOf(calls, "import_mcp_config")).toEqual([{ text, only: ["github"] }]);
+    expect(await screen.findByText("Added github: connected, its tools listed.")).toBeInTheDocument();
+  });
+
+  it("reads a config from a chosen file", async () => {
+    const calls = mockCommands({ preview_mcp_config: () => [] });
+    render(<McpServersSection active />);
+    await userEvent.click(await screen.findByRole("button", { name: "Import from config…" }));
+    const file = new File(['{"mcpServers": {}}'], "claude_desktop_config.json", { type: "application/json" });
+    const input = screen.getByLabelText("Choose a file…");
+    await act(async () => {
+      await userEvent.upload(input, file);
+    });
+    await waitFor(() => expect(argsOf(calls, "preview_mcp_config")).toEqual([{ text: '{"mcpServers": {}}' }]));
+    expect(await screen.findByText("The config names no servers.")).toBeInTheDocument();
+  });
+});
