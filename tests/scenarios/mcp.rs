@@ -825,3 +825,66 @@ async fn a_model_calls_an_mcp_tool_and_reads_its_text() {
     assert_eq!(result["content"], "Echo: from the model");
     app.mcp().stop_everything().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_announces_a_new_tool_and_the_pool_follows() {
+    let env = Env::new();
+    let app = app(&env).await;
+    let src = env.data().join("src-everything");
+    write(
+        &src,
+        "toolset.yaml",
+        format!(
+            "manifest_version: 1\nid: demo-kit\nname: Demo\nversion: 1.0.0\ntools: []\n\
+             mcp_servers:\n  - id: everything\n    command: node\n    args: [{:?}, stdio]\n",
+            everything()
+        ),
+    );
+    app.toolsets()
+        .import(&src, &ImportOptions::default())
+        .await
+        .expect("import");
+    let listed = app.mcp().refresh("everything").await.expect("lists");
+    let has =
+        |tools: &Option<Vec<atelier_core::mcp::McpTool>>| tools.iter().flatten().any(|t| t.name == "get-roots-list");
+    // Listed outside a chat (no roots offered): no roots tool.
+    assert!(!has(&listed.tools));
+    // In a chat it is offered the workspace as its root, adds a tool that
+    // reads it and says so (`tools/list_changed`): the listing follows.
+    let chat = app.chats().create(None).await.expect("chat").id;
+    let echo = run(
+        &app,
+        &chat,
+        "everything:echo",
+        json!({"message": "hi"}),
+        CallControl::default(),
+    )
+    .await;
+    assert_eq!(text_of(&echo), "Echo: hi");
+    wait_until("the new tool is listed", || async {
+        app.mcp()
+            .get("everything")
+            .await
+            .map(|s| has(&s.tools))
+            .unwrap_or(false)
+    })
+    .await;
+    let pool = app.routing().snapshot().await.expect("pool");
+    assert!(pool.tools.iter().any(|t| t.canonical_id == "everything:get-roots-list"));
+    let roots = run(
+        &app,
+        &chat,
+        "everything:get-roots-list",
+        json!({}),
+        CallControl::default(),
+    )
+    .await;
+    let shown = roots
+        .render_plan
+        .as_ref()
+        .map(|p| p.config.to_string())
+        .unwrap_or_default();
+    let ws = app.workspace_dir(&chat).display().to_string();
+    assert!(shown.contains(&ws), "{shown}");
+    app.mcp().stop_everything().await;
+}
