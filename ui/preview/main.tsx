@@ -17,6 +17,7 @@ import type {
 import "../src/styles.css";
 import { seedBusy } from "./busy";
 import { seedHistory } from "./history";
+import { mcpHandlers } from "./mcp";
 
 const now = () => new Date().toISOString();
 
@@ -470,6 +471,7 @@ const handlers: Record<string, (a: Args) => unknown> = {
     secrets = { ...secrets, file_allowed: a.allowed === true, store: a.allowed === true ? "file" : null };
     return secrets;
   },
+  ...mcpHandlers,
 };
 let providers: ProviderRecord[] = [
   {

@@ -49,6 +49,7 @@ export function McpServersSection({ active }: { active: boolean }) {
   /** One action on a row: its failure is shown on that row. */
   const act = async (id: string, b: RowBusy, action: () => Promise<unknown>): Promise<boolean> => {
     setRow(id, b);
+    setDone(null);
     let failed: unknown = null;
     try {
       await action();
@@ -75,7 +76,6 @@ export function McpServersSection({ active }: { active: boolean }) {
   const added = async (ids: string[]) => {
     setPanel(null);
     reload();
-    setDone({ text: `Added ${ids.join(", ")}. Connecting…`, tone: "info" });
     const failed: string[] = [];
     for (const id of ids) {
       if (!(await connect(id))) {
@@ -85,12 +85,16 @@ export function McpServersSection({ active }: { active: boolean }) {
     }
     if (ids.length === 0) setDone({ text: "Nothing was imported.", tone: "info" });
     else if (failed.length === 0)
-      setDone({ text: `Added ${ids.join(", ")}: connected, its tools listed.`, tone: "success" });
+      setDone({
+        text: `Added ${ids.join(", ")}: connected, ${ids.length === 1 ? "its" : "their"} tools listed.`,
+        tone: "success",
+      });
     else
       setDone({
         text:
           `Added ${ids.join(", ")}. ${failed.join(", ")} could not connect: the error is on ` +
-          `${failed.length === 1 ? "its row" : "their rows"} above; it stays, and Restart tries again.`,
+          (failed.length === 1 ? "its row above; it stays" : "their rows above; they stay") +
+          ", and Restart tries again.",
         tone: "warning",
       });
   };
