@@ -101,7 +101,7 @@ export function App() {
                 <WorkspaceView chats={chats} active={tab === "workspace"} />
               </div>
               <div role="tabpanel" id="panel-settings" aria-labelledby="tab-settings" hidden={tab !== "settings"}>
-                <SettingsPanel active={tab === "settings"} />
+                <SettingsPanel active={tab === "settings"} onToolsChanged={toolsetsChanged} />
               </div>
             </main>
             {help && <HelpOverlay onClose={() => setHelp(false)} />}

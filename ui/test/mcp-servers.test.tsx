@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ImportCandidate, ServerDetails, ServerRecord } from "../src/bindings";
 import { McpServersSection } from "../src/settings/mcp/McpServersSection";
 import { shellLine, shellWords } from "../src/settings/mcp/shellWords";
@@ -88,7 +88,7 @@ describe("shell words", () => {
 describe("MCP servers in settings", () => {
   it("lists servers with their status in words, transport, tools and who declared them", async () => {
     mockCommands({ list_mcp_servers: () => THREE });
-    render(<McpServersSection active />);
+    render(<McpServersSection active onChanged={() => {}} />);
     const list = await screen.findByRole("list", { name: "MCP servers" });
     const row = (name: string) => within(list).getByRole("listitem", { name });
     expect(row("everything")).toHaveTextContent("connected");
@@ -131,7 +131,7 @@ describe("MCP servers in settings", () => {
         return null;
       },
     });
-    render(<McpServersSection active />);
+    render(<McpServersSection active onChanged={() => {}} />);
     const list = await screen.findByRole("list", { name: "MCP servers" });
     const row = (name: string) => within(list).getByRole("listitem", { name });
 
@@ -159,16 +159,19 @@ describe("MCP servers in settings", () => {
     await waitFor(() => expect(within(list).queryByRole("listitem", { name: "everything" })).toBeNull());
   });
 
-  it("enabling a server connects it once to list its tools", async () => {
+  it("enabling a server connects it once to list its tools, and the tool picker hears of it", async () => {
     const calls = mockCommands({
       list_mcp_servers: () => [details(record({ id: "files", enabled: false, active: false }))],
       set_mcp_server_enabled: (a) => record({ id: String(a.id), enabled: true, active: true }),
       restart_mcp_server: (a) => record({ id: String(a.id), tools: [ECHO] }),
     });
-    render(<McpServersSection active />);
+    const changed = vi.fn();
+    render(<McpServersSection active onChanged={changed} />);
     await userEvent.click(await screen.findByRole("switch", { name: "Enable files" }));
     await waitFor(() => expect(argsOf(calls, "restart_mcp_server")).toEqual([{ id: "files" }]));
     expect(argsOf(calls, "set_mcp_server_enabled")).toEqual([{ id: "files", enabled: true }]);
+    // The tool picker reads the tools on offer again.
+    await waitFor(() => expect(changed).toHaveBeenCalled());
   });
 
   it("checks the add form, sends secrets as values of names, and shows a failed connection on the new row", async () => {
@@ -192,7 +195,7 @@ describe("MCP servers in settings", () => {
         throw { kind: "mcp", message: error };
       },
     });
-    render(<McpServersSection active />);
+    render(<McpServersSection active onChanged={() => {}} />);
     await screen.findByText("No MCP server yet.");
     await userEvent.click(screen.getByRole("button", { name: "Add server" }));
     const form = screen.getByRole("form", { name: "Add an MCP server" });
@@ -245,7 +248,7 @@ describe("MCP servers in settings", () => {
       add_mcp_server: (a) => record({ id: (a.server as { id: string }).id, transport: "http" }),
       restart_mcp_server: (a) => record({ id: String(a.id), transport: "http" }),
     });
-    render(<McpServersSection active />);
+    render(<McpServersSection active onChanged={() => {}} />);
     await userEvent.click(await screen.findByRole("button", { name: "Add server" }));
     const form = screen.getByRole("form", { name: "Add an MCP server" });
     await userEvent.click(within(form).getByRole("radio", { name: /a server at a URL/ }));
@@ -303,7 +306,7 @@ describe("MCP servers in settings", () => {
       import_mcp_config: () => [record({ id: "github" })],
       restart_mcp_server: (a) => record({ id: String(a.id) }),
     });
-    render(<McpServersSection active />);
+    render(<McpServersSection active onChanged={() => {}} />);
     await userEvent.click(await screen.findByRole("button", { name: "Import from config…" }));
     const panel = screen.getByRole("group", { name: "Import MCP servers from a config" });
     fireEvent.change(within(panel).getByLabelText("Config to import"), { target: { value: "{" } });
@@ -328,7 +331,7 @@ describe("MCP servers in settings", () => {
 
   it("reads a config from a chosen file", async () => {
     const calls = mockCommands({ preview_mcp_config: () => [] });
-    render(<McpServersSection active />);
+    render(<McpServersSection active onChanged={() => {}} />);
     await userEvent.click(await screen.findByRole("button", { name: "Import from config…" }));
     const file = new File(['{"mcpServers": {}}'], "claude_desktop_config.json", { type: "application/json" });
     const input = screen.getByLabelText("Choose a file…");

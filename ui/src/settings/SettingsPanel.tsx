@@ -6,8 +6,12 @@ import { ProvidersSection } from "./ProvidersSection";
 import { SecretsSection } from "./SecretsSection";
 import { useSettings } from "./useSettings";
 
-/** App settings: the web origins frame renderers may show, model providers, MCP servers, and where secrets are kept. `active`: the page is shown. */
-export function SettingsPanel({ active = true }: { active?: boolean }) {
+/**
+ * App settings: the web origins frame renderers may show, model providers,
+ * MCP servers, and where secrets are kept. `active`: the page is shown;
+ * `onToolsChanged`: MCP servers changed the tools on offer.
+ */
+export function SettingsPanel({ active = true, onToolsChanged }: { active?: boolean; onToolsChanged?: () => void }) {
   const { load, allowFrameOrigin, forbidFrameOrigin, reload } = useSettings();
   const [draft, setDraft] = useState("");
   const [error, setError] = useState<unknown>(null);
@@ -104,7 +108,7 @@ export function SettingsPanel({ active = true }: { active?: boolean }) {
         )}
       </section>
       <ProvidersSection active={active} />
-      <McpServersSection active={active} />
+      <McpServersSection active={active} onChanged={onToolsChanged ?? (() => {})} />
       <SecretsSection active={active} />
     </div>
   );

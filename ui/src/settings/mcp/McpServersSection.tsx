@@ -15,9 +15,10 @@ const POLL_MS = 1500;
  * details; *Add server* and *Import from config…*. Adding or importing
  * connects each new server once to list its tools: one that cannot
  * connect stays, with its error shown on its row. `active`: the page is
- * shown.
+ * shown; `onChanged`: the tools on offer may have changed (a server
+ * added, removed, switched or listed again).
  */
-export function McpServersSection({ active }: { active: boolean }) {
+export function McpServersSection({ active, onChanged }: { active: boolean; onChanged: () => void }) {
   const [load, reload] = useLoad(() => api.listMcpServers(), "mcp-servers");
   const [shown, setShown] = useState(false);
   if (shown !== active) {
@@ -58,6 +59,7 @@ export function McpServersSection({ active }: { active: boolean }) {
     }
     setRow(id, null, failed);
     reload();
+    onChanged();
     return failed === null;
   };
 
