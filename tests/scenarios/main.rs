@@ -58,11 +58,16 @@
 //! - [`model_inputs`]: images to a model that takes them (a note to one
 //!   that does not), a history converted for a new provider.
 //! - [`mcp`]: MCP servers through the core against real servers
-//!   (server-everything over stdio and HTTP, server-filesystem, the Python
-//!   fixture): listing, the pool, calls through the run flow, scopes,
-//!   crashes, timeouts, cancels, no process left behind.
+//!   (server-everything, server-filesystem, the Python fixture): the pool,
+//!   calls through the run flow, start errors; shared helpers.
+//! - [`mcp_calls`]: MCP calls that crash, time out, are cancelled, flood
+//!   stderr or grow the tool list; HTTP; a model calling a server's tool.
+//! - [`mcp_scopes`]: toolset-declared servers per chat in its workspace,
+//!   stopped with the chat, when idle or no longer needed; a root used.
 //! - [`mcp_cli`]: `atelier mcp …` and `atelier run SERVER:TOOL` as a person
 //!   would type them.
+//! - [`mcp_cli_config`]: `atelier mcp` values from stdin never stored,
+//!   config import, a missing command, an HTTP server with a header.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
@@ -79,7 +84,10 @@ mod conversation;
 mod edits;
 mod integrity;
 mod mcp;
+mod mcp_calls;
 mod mcp_cli;
+mod mcp_cli_config;
+mod mcp_scopes;
 mod model_inputs;
 mod providers;
 mod python_checks;

@@ -174,7 +174,8 @@ fn plain_secrets_and_sensitive_settings_reach_only_their_own_toolset() {
     let restarted = on_bus_env(&env, &keyring.address, &["mcp", "restart", "alpha-srv"], &out_s);
     assert_eq!(restarted.status.code(), Some(1), "{}", text(&restarted));
     assert!(
-        text(&restarted).contains("MCP server alpha-srv failed to start: it exited (code 0) before the handshake ended"),
+        text(&restarted)
+            .contains("MCP server alpha-srv failed to start: it exited (code 0) before the handshake ended"),
         "{}",
         text(&restarted)
     );

@@ -11,8 +11,6 @@ use rmcp::model::{
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, PeerRequestOptions, RoleClient, RunningService,
 };
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Mutex;
@@ -21,8 +19,9 @@ use tokio_util::sync::CancellationToken;
 use crate::ToolsChanged;
 use crate::error::McpError;
 use crate::handler::{Handler, ProgressSink};
-use crate::process::{self, ServerProcess};
-use crate::spec::{ConnectOptions, HttpSpec, ServerSpec};
+use crate::process::ServerProcess;
+use crate::spec::{ConnectOptions, ServerSpec};
+use crate::start::{StdioStart, http_transport, start_stdio};
 use crate::stderr::StderrLog;
 
 /// Who the server said it is.
@@ -420,110 +419,10 @@ impl Connection {
     }
 }
 
-/// How starting a stdio server can fail, before it becomes an error.
-enum StdioStart {
-    Failed(McpError),
-    /// The process exited before the handshake ended.
-    Exited(String),
-    /// The handshake failed; the process may still run.
-    Refused(ServerProcess, Box<ClientInitializeError>),
-    /// `server/discover` answered with an empty result: try `initialize`.
-    EmptyDiscover(ServerProcess),
-    TimedOut(ServerProcess),
-}
-
-impl StdioStart {
-    async fn into_error(self, server: &str, options: &ConnectOptions, log: &StderrLog) -> McpError {
-        let handshake = |message: String| McpError::Handshake {
-            server: server.to_owned(),
-            message,
-            stderr: log.tail(),
-        };
-        match self {
-            StdioStart::Failed(e) => e,
-            StdioStart::Exited(how) => handshake(format!("it exited ({how}) before the handshake ended")),
-            StdioStart::Refused(proc, e) => {
-                // A closed pipe usually means it exited: say how.
-                let message = match proc.wait_exit(Duration::from_millis(500)).await {
-                    Some(how) => format!("it exited ({how}) before the handshake ended"),
-                    None => e.to_string(),
-                };
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                proc.stop(options.stop_grace).await;
-                McpError::Handshake {
-                    server: server.to_owned(),
-                    message,
-                    stderr: log.tail(),
-                }
-            }
-            StdioStart::EmptyDiscover(proc) => {
-                proc.stop(options.stop_grace).await;
-                handshake("it answered the handshake with an empty result".to_owned())
-            }
-            StdioStart::TimedOut(proc) => {
-                proc.stop(options.stop_grace).await;
-                McpError::HandshakeTimeout {
-                    server: server.to_owned(),
-                    after: options.handshake_timeout,
-                    stderr: log.tail(),
-                }
-            }
-        }
-    }
-}
-
-/// Spawns a stdio server and does the handshake `mode` asks for.
-async fn start_stdio(
-    server: &str,
-    spec: &crate::spec::StdioSpec,
-    options: &ConnectOptions,
-    log: &Arc<StderrLog>,
-    handler: &Arc<Handler>,
-    mode: ClientLifecycleMode,
-) -> Result<(RunningService<RoleClient, Arc<Handler>>, Option<ServerProcess>), StdioStart> {
-    let (proc, stdout, stdin) = process::spawn(server, spec, log).map_err(StdioStart::Failed)?;
-    let started = Arc::clone(handler).serve_with_lifecycle((stdout, stdin), mode);
-    let mut exit = proc.exit.clone();
-    let exited = async move { exit.wait_for(Option::is_some).await.is_ok() };
-    let result = tokio::select! {
-        r = tokio::time::timeout(options.handshake_timeout, started) => r,
-        // Exited before answering: say so at once, with its words.
-        true = exited => {
-            let how = proc.exited().unwrap_or_default();
-            // Let the stderr reader catch up with its last lines.
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            proc.stop(Duration::ZERO).await;
-            return Err(StdioStart::Exited(how));
-        }
-    };
-    match result {
-        Ok(Ok(service)) => Ok((service, Some(proc))),
-        Ok(Err(ClientInitializeError::ExpectedInitResult(_))) => Err(StdioStart::EmptyDiscover(proc)),
-        Ok(Err(e)) => Err(StdioStart::Refused(proc, Box::new(e))),
-        Err(_) => Err(StdioStart::TimedOut(proc)),
-    }
-}
-
 async fn sleep_for(d: Duration) {
     // `Duration::MAX` would overflow the timer: no timeout is no timer.
     match tokio::time::Instant::now().checked_add(d) {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
     }
-}
-
-fn http_transport(server: &str, spec: &HttpSpec) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
-    use reqwest::header::{HeaderName, HeaderValue};
-    let mut headers = std::collections::HashMap::new();
-    for (k, v) in &spec.headers {
-        let bad = |what: &str| McpError::Protocol {
-            server: server.to_owned(),
-            message: format!("header {k:?} has an invalid {what}"),
-        };
-        let name = HeaderName::from_bytes(k.as_bytes()).map_err(|_| bad("name"))?;
-        let value = HeaderValue::from_str(v).map_err(|_| bad("value"))?;
-        headers.insert(name, value);
-    }
-    let config = StreamableHttpClientTransportConfig::with_uri(spec.url.clone()).custom_headers(headers);
-    Ok(StreamableHttpClientTransport::from_config(config))
 }

@@ -21,6 +21,7 @@ mod error;
 mod handler;
 mod process;
 mod spec;
+mod start;
 mod stderr;
 mod supervisor;
 

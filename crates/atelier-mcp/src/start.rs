@@ -1,0 +1,120 @@
+//! How a session starts: a stdio server spawned and greeted (with a second
+//! try by `initialize` alone for an old server that answers the discovery
+//! probe with an empty result), and the streamable-HTTP transport with the
+//! server's headers.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+use crate::error::McpError;
+use crate::handler::Handler;
+use crate::process::{self, ServerProcess};
+use crate::spec::{ConnectOptions, HttpSpec, StdioSpec};
+use crate::stderr::StderrLog;
+
+/// How starting a stdio server can fail, before it becomes an error.
+pub(crate) enum StdioStart {
+    Failed(McpError),
+    /// The process exited before the handshake ended.
+    Exited(String),
+    /// The handshake failed; the process may still run.
+    Refused(ServerProcess, Box<ClientInitializeError>),
+    /// `server/discover` answered with an empty result: try `initialize`.
+    EmptyDiscover(ServerProcess),
+    TimedOut(ServerProcess),
+}
+
+impl StdioStart {
+    pub(crate) async fn into_error(self, server: &str, options: &ConnectOptions, log: &StderrLog) -> McpError {
+        let handshake = |message: String| McpError::Handshake {
+            server: server.to_owned(),
+            message,
+            stderr: log.tail(),
+        };
+        match self {
+            StdioStart::Failed(e) => e,
+            StdioStart::Exited(how) => handshake(format!("it exited ({how}) before the handshake ended")),
+            StdioStart::Refused(proc, e) => {
+                // A closed pipe usually means it exited: say how.
+                let message = match proc.wait_exit(Duration::from_millis(500)).await {
+                    Some(how) => format!("it exited ({how}) before the handshake ended"),
+                    None => e.to_string(),
+                };
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                proc.stop(options.stop_grace).await;
+                McpError::Handshake {
+                    server: server.to_owned(),
+                    message,
+                    stderr: log.tail(),
+                }
+            }
+            StdioStart::EmptyDiscover(proc) => {
+                proc.stop(options.stop_grace).await;
+                handshake("it answered the handshake with an empty result".to_owned())
+            }
+            StdioStart::TimedOut(proc) => {
+                proc.stop(options.stop_grace).await;
+                McpError::HandshakeTimeout {
+                    server: server.to_owned(),
+                    after: options.handshake_timeout,
+                    stderr: log.tail(),
+                }
+            }
+        }
+    }
+}
+
+/// Spawns a stdio server and does the handshake `mode` asks for.
+pub(crate) async fn start_stdio(
+    server: &str,
+    spec: &StdioSpec,
+    options: &ConnectOptions,
+    log: &Arc<StderrLog>,
+    handler: &Arc<Handler>,
+    mode: ClientLifecycleMode,
+) -> Result<(RunningService<RoleClient, Arc<Handler>>, Option<ServerProcess>), StdioStart> {
+    let (proc, stdout, stdin) = process::spawn(server, spec, log).map_err(StdioStart::Failed)?;
+    let started = Arc::clone(handler).serve_with_lifecycle((stdout, stdin), mode);
+    let mut exit = proc.exit.clone();
+    let exited = async move { exit.wait_for(Option::is_some).await.is_ok() };
+    let result = tokio::select! {
+        r = tokio::time::timeout(options.handshake_timeout, started) => r,
+        // Exited before answering: say so at once, with its words.
+        true = exited => {
+            let how = proc.exited().unwrap_or_default();
+            // Let the stderr reader catch up with its last lines.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            proc.stop(Duration::ZERO).await;
+            return Err(StdioStart::Exited(how));
+        }
+    };
+    match result {
+        Ok(Ok(service)) => Ok((service, Some(proc))),
+        Ok(Err(ClientInitializeError::ExpectedInitResult(_))) => Err(StdioStart::EmptyDiscover(proc)),
+        Ok(Err(e)) => Err(StdioStart::Refused(proc, Box::new(e))),
+        Err(_) => Err(StdioStart::TimedOut(proc)),
+    }
+}
+
+pub(crate) fn http_transport(
+    server: &str,
+    spec: &HttpSpec,
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
+    use reqwest::header::{HeaderName, HeaderValue};
+    let mut headers = std::collections::HashMap::new();
+    for (k, v) in &spec.headers {
+        let bad = |what: &str| McpError::Protocol {
+            server: server.to_owned(),
+            message: format!("header {k:?} has an invalid {what}"),
+        };
+        let name = HeaderName::from_bytes(k.as_bytes()).map_err(|_| bad("name"))?;
+        let value = HeaderValue::from_str(v).map_err(|_| bad("value"))?;
+        headers.insert(name, value);
+    }
+    let config = StreamableHttpClientTransportConfig::with_uri(spec.url.clone()).custom_headers(headers);
+    Ok(StreamableHttpClientTransport::from_config(config))
+}
