@@ -16,6 +16,7 @@ import type {
 } from "../src/bindings";
 import "../src/styles.css";
 import { seedBusy } from "./busy";
+import { seedChat } from "./chat";
 import { seedHistory } from "./history";
 import { mcpHandlers } from "./mcp";
 
@@ -498,6 +499,11 @@ let secrets = {
 
 if (new URLSearchParams(location.search).has("busy")) seedBusy(chats, calls, tools, handlers, record);
 if (new URLSearchParams(location.search).has("history")) seedHistory(chats, calls, tools, handlers, record);
+if (new URLSearchParams(location.search).has("chat")) {
+  seedChat(chats, calls, handlers, record);
+  // Open on the chat (Ctrl+2), as a person who talks to the model would.
+  setTimeout(() => window.dispatchEvent(new CustomEvent("atelier:shortcut", { detail: "tab-2" })), 300);
+}
 
 mockWindows("main");
 mockIPC(async (cmd, payload) => {

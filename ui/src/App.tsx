@@ -16,7 +16,7 @@ type Tab = "toolsets" | "tools" | "workspace" | "settings";
 
 const TABS: Array<{ id: Tab; label: string }> = [
   { id: "toolsets", label: "Toolsets" },
-  { id: "tools", label: "Tools" },
+  { id: "tools", label: "Chat" },
   { id: "workspace", label: "Workspace" },
   { id: "settings", label: "Settings" },
 ];
@@ -28,6 +28,7 @@ export function App() {
   const [toolsVersion, setToolsVersion] = useState(0);
   const toolsetsChanged = useCallback(() => setToolsVersion((v) => v + 1), []);
   const [help, setHelp] = useState(false);
+  const openSettings = useCallback(() => setTab("settings"), []);
   useShortcutKeys();
   useShortcut("help", () => setHelp(true));
   useShortcut("new-chat", () => {
@@ -95,7 +96,12 @@ export function App() {
                 <ToolsetManager active={tab === "toolsets"} onChanged={toolsetsChanged} />
               </div>
               <div role="tabpanel" id="panel-tools" aria-labelledby="tab-tools" hidden={tab !== "tools"}>
-                <ToolsView chats={chats} toolsVersion={toolsVersion} />
+                <ToolsView
+                  chats={chats}
+                  toolsVersion={toolsVersion}
+                  active={tab === "tools"}
+                  onOpenSettings={openSettings}
+                />
               </div>
               <div role="tabpanel" id="panel-workspace" aria-labelledby="tab-workspace" hidden={tab !== "workspace"}>
                 <WorkspaceView chats={chats} active={tab === "workspace"} />

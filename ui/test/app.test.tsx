@@ -47,7 +47,7 @@ describe("the app", () => {
     });
     render(<App />);
     expect(await screen.findByText(/No chat yet\. Create one/)).toBeInTheDocument();
-    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
     await userEvent.click(await screen.findByRole("button", { name: /Write File/ }));
     await userEvent.type(screen.getByLabelText(/^path/), "hello.py");
     await userEvent.type(screen.getByLabelText(/^content/), "print('hi')");
@@ -96,7 +96,7 @@ describe("the app", () => {
       },
     });
     render(<App />);
-    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
     await screen.findAllByRole("article");
     await userEvent.click(await screen.findByRole("button", { name: /Write File/ }));
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
@@ -139,7 +139,7 @@ describe("the app", () => {
       },
     });
     render(<App />);
-    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
     const card = await screen.findByRole("article", { name: "Call of app-builder:write_file" });
     await userEvent.click(within(card).getByRole("button", { name: "Run again…" }));
     const content = await screen.findByLabelText(/^content/);

@@ -160,7 +160,7 @@ describe("changing chats", () => {
     expect(within(workspace()).getByText("Reading the workspace…")).toBeInTheDocument();
     expect(screen.queryByRole("region", { name: "Compare two nodes" })).toBeNull();
     expect(within(workspace()).queryByText(/Alpha/)).toBeNull();
-    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
     expect(screen.queryByRole("article", { name: "Call of tool_s1" })).toBeNull();
 
     await act(async () => {
@@ -183,7 +183,7 @@ describe("changing chats", () => {
     // A is read again (the tab comes back) but its answer is late.
     const releaseA = app.hold("get_workspace_manifest", "A");
     const releaseTreeA = app.hold("chat_tree", "A");
-    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
     await userEvent.click(screen.getByRole("tab", { name: "Workspace" }));
     await userEvent.click(within(chatList()).getByRole("button", { name: "Beta" }));
     expect(await within(workspace()).findByText("beta.txt")).toBeInTheDocument();

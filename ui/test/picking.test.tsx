@@ -116,7 +116,7 @@ describe("the chosen tool", () => {
 
   it("puts the cursor on Run when the tool takes no arguments, after a click too", async () => {
     app();
-    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
     await userEvent.click(await screen.findByRole("button", { name: /Delete File/ }));
     const form = await screen.findByRole("form", { name: "Run Delete File" });
     await waitFor(() => expect(within(form).getByRole("button", { name: "Run" })).toHaveFocus());
@@ -124,7 +124,7 @@ describe("the chosen tool", () => {
 
   it("hides the list so the results get the whole width; Ctrl+K brings it back with the cursor in the search", async () => {
     app();
-    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
     await userEvent.click(await screen.findByRole("button", { name: "Hide list" }));
     expect(screen.queryByRole("searchbox", { name: "Search tools" })).toBeNull(); // hidden
     const show = screen.getByRole("button", { name: "☰ Tools" });
@@ -140,7 +140,7 @@ describe("the chosen tool", () => {
 
   it("shows a long tool id cut on its call card, whole in the tooltip", async () => {
     app();
-    await userEvent.click(screen.getByRole("tab", { name: "Tools" }));
+    await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
     const card = await screen.findByRole("article", { name: `Call of ${LONG_ID}` });
     expect(card.querySelector(".call-tool")).toHaveAttribute("title", LONG_ID);
   });

@@ -44,7 +44,7 @@ describe("shortcuts", () => {
     fireEvent.keyDown(window, { key: "4", ctrlKey: true });
     expect(screen.getByRole("tab", { name: "Settings" })).toHaveAttribute("aria-selected", "true");
     fireEvent.keyDown(window, { key: "k", ctrlKey: true });
-    expect(screen.getByRole("tab", { name: "Tools" })).toHaveAttribute("aria-selected", "true");
+    expect(screen.getByRole("tab", { name: "Chat" })).toHaveAttribute("aria-selected", "true");
     await waitFor(() => expect(screen.getByRole("searchbox", { name: "Search tools" })).toHaveFocus());
   });
 

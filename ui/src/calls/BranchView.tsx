@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { api } from "../api";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { EmptyState, ErrorBox, Spinner } from "../components/feedback";
@@ -8,7 +8,10 @@ import { LiveCalls } from "./LiveCallCard";
 import { useRuns } from "./runs";
 import { prefetchManifest } from "../workspace/manifests";
 import { StepItem, type Move, type Step } from "./StepItem";
-import { StepList } from "./StepList";
+import { scrollerOf, StepList } from "./StepList";
+import { LiveTail } from "../conversation/LiveTail";
+import { MessageStep } from "../conversation/MessageView";
+import { isRunning, useRunField } from "../conversation/runStore";
 import type { Rerun } from "./rerun";
 import { chatPosition, useReportPosition, type Position } from "./position";
 
@@ -42,8 +45,16 @@ export function activeBranch(tree: MessageNode[], calls: ToolCallRecord[]): Step
     });
 }
 
+/** Where the message at a branch point was on screen before a switch, to keep it there after. */
+type Anchor = { id: string; top: number };
+
+function rowOf(list: HTMLElement | null, id: string): HTMLElement | null {
+  return list?.querySelector<HTMLElement>(`li[data-node-id="${CSS.escape(id)}"]`) ?? null;
+}
+
 /**
- * The chat's active branch as a list of calls and edits. At a branch point
+ * The chat's active branch as a conversation: the person's messages and
+ * the model's turns (conversation/), calls and edits. At a branch point
  * `‹ i/n ›` switches to a sibling's newest work; "Branch from here" makes
  * the next run continue from that message. `version` changes when a call
  * was added, so the tree is read again.
@@ -55,6 +66,8 @@ export function BranchView({
   focusId,
   onSwitched,
   onRerun,
+  empty,
+  onBranch,
 }: {
   chatId: string;
   calls: ToolCallRecord[];
@@ -63,22 +76,60 @@ export function BranchView({
   /** The workspace moved (to this manifest, when known). */
   onSwitched: (activeManifestId?: string) => void;
   onRerun?: Rerun;
+  /** What an empty branch shows. */
+  empty?: ReactNode;
+  /** The active branch's messages, root first (for the context meter). */
+  onBranch?: (nodes: MessageNode[]) => void;
 }) {
   const [nonce, setNonce] = useState(0);
   const [tree, reload] = useLoad(() => api.chatTree(chatId), `${chatId}:${version}:${nonce}`, chatId);
   const [moving, setMoving] = useState(false);
   // A running call holds the chat's workspace: moving it would wait for
   // the call, so the buttons say so instead of hanging.
-  const running = useRuns().live.some((l) => l.chatId === chatId);
+  const handRun = useRuns().live.some((l) => l.chatId === chatId);
+  const modelRun = useRunField(chatId, isRunning);
+  const running = handRun || modelRun;
   const locked = moving || running;
-  const lockedTitle = running ? "A call is running in this chat: wait for it to end (or cancel it)" : undefined;
+  const lockedTitle = modelRun
+    ? "The model is answering in this chat: wait for it, or Stop it"
+    : handRun
+      ? "A call is running in this chat: wait for it to end (or cancel it)"
+      : undefined;
   const [error, setError] = useState<unknown>(null);
 
-  const steps = useMemo(() => (tree.data === null ? [] : activeBranch(tree.data, calls)), [tree.data, calls]);
+  const all = useMemo(() => (tree.data === null ? [] : activeBranch(tree.data, calls)), [tree.data, calls]);
+  const known = useMemo(() => new Set((tree.data ?? []).map((n) => n.id)), [tree.data]);
+  // A retry or an edit replaces the branch from its message on: until the
+  // run's first message is in the tree, the old branch's end is not shown.
+  const from = useRunField(chatId, (r) => r?.from ?? null);
+  const runSaved = useRunField(chatId, (r) => r?.saved ?? null);
+  const runDone = useRunField(chatId, (r) => r?.phase === "done");
+  const cut =
+    from !== null && runSaved !== null && !runSaved.some((m) => known.has(m.id)) && (!runDone || runSaved.length > 0)
+      ? all.findIndex((st) => st.node.id === from)
+      : -1;
+  const steps = useMemo(() => (cut >= 0 ? all.slice(0, cut) : all), [all, cut]);
+  useEffect(() => {
+    onBranch?.(all.map((st) => st.node));
+  }, [all, onBranch]);
   const position = useMemo(() => (tree.data === null ? null : chatPosition(chatId, tree.data)), [chatId, tree.data]);
   useReportPosition(position);
 
   const nodes = tree.data;
+  const listBox = useRef<HTMLDivElement>(null);
+  const anchor = useRef<Anchor | null>(null);
+  const stepsRef = useRef(steps);
+  useLayoutEffect(() => {
+    stepsRef.current = steps;
+    // …and the same offset once the new branch is drawn.
+    const a = anchor.current;
+    if (a === null) return;
+    const row = rowOf(listBox.current, a.id);
+    if (row === null) return;
+    anchor.current = null;
+    const scroller = scrollerOf(row);
+    if (scroller !== null) scroller.scrollTop += row.getBoundingClientRect().top - a.top;
+  }, [steps]);
   // Stable while the tree is (a new tree makes new steps anyway), so the
   // memoized steps of a long chat do not all re-render.
   const move = useCallback(
@@ -92,6 +143,10 @@ export function BranchView({
         const landing = how === "switch" && node !== undefined ? node.latest_leaf : id;
         const target = nodes?.find((n) => n.id === landing);
         if (target !== undefined) prefetchManifest(chatId, target.manifest_id);
+        // The branch point stays where it is on screen: its row's offset now…
+        const here = how === "switch" ? stepsRef.current.find((st) => st.siblings.includes(id)) : undefined;
+        const row = here !== undefined ? rowOf(listBox.current, here.node.id) : null;
+        anchor.current = row !== null ? { id, top: row.getBoundingClientRect().top } : null;
         const chat = how === "switch" ? await api.switchBranch(chatId, id) : await api.checkout(chatId, id);
         setNonce((n) => n + 1);
         onSwitched(chat.active_manifest_id);
@@ -124,34 +179,39 @@ export function BranchView({
   if (tree.data === null) return <Spinner label="Loading the conversation…" />;
   const leaf = steps.at(-1)?.node.id ?? null;
   return (
-    <>
+    <div className="branch-view" ref={listBox}>
       {error !== null && <ErrorBox error={error} title="Could not switch." onDismiss={() => setError(null)} />}
       {moving && <Spinner label="Switching the workspace…" />}
       {position?.behind === true && (
         <HistoryBanner position={position} locked={locked} onReturn={() => void move("checkout", position.latestId)} />
       )}
       {steps.length === 0 && !running ? (
-        <EmptyState title="No calls yet">Run a tool above: its output appears here.</EmptyState>
+        (empty ?? <EmptyState title="No calls yet">Run a tool above: its output appears here.</EmptyState>)
       ) : (
         <StepList
           steps={steps}
           focusId={focusId}
-          render={(step, deferBody) => (
-            <StepItem
-              deferBody={deferBody}
-              step={step}
-              chatId={chatId}
-              isLeaf={step.node.id === leaf}
-              locked={locked}
-              lockedTitle={lockedTitle}
-              move={move}
-              onRerun={onRerun}
-              onRestored={restored}
-            />
-          )}
+          render={(step, deferBody) =>
+            step.node.role === "user" || step.node.role === "assistant" ? (
+              <MessageStep step={step} locked={locked} lockedTitle={lockedTitle} move={move} />
+            ) : (
+              <StepItem
+                deferBody={deferBody}
+                step={step}
+                chatId={chatId}
+                isLeaf={step.node.id === leaf}
+                locked={locked}
+                lockedTitle={lockedTitle}
+                move={move}
+                onRerun={onRerun}
+                onRestored={restored}
+              />
+            )
+          }
         />
       )}
+      <LiveTail chatId={chatId} known={known} />
       <LiveCalls chatId={chatId} />
-    </>
+    </div>
   );
 }

@@ -27,15 +27,28 @@ function useNow(everyMs: number): number {
   return now;
 }
 
-export function LiveCallCard({ call }: { call: LiveCall }) {
-  const { answer } = useRuns();
+/**
+ * `onAnswer`: how a model's call is answered (a hand run's goes through
+ * the runs of this window); `allowLabel` names the third choice there.
+ */
+export function LiveCallCard({
+  call,
+  onAnswer,
+  allowLabel = "Allow in this chat",
+}: {
+  call: LiveCall;
+  onAnswer?: (decision: Decision) => Promise<void>;
+  allowLabel?: string;
+}) {
+  const runs = useRuns();
+  const answer = onAnswer ?? ((d: Decision) => runs.answer(call.key, d));
   const now = useNow(1000);
   const [answering, setAnswering] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const decide = (decision: Decision) => {
     setAnswering(true);
     setError(null);
-    answer(call.key, decision)
+    answer(decision)
       .catch(setError)
       .finally(() => setAnswering(false));
   };
@@ -74,7 +87,7 @@ export function LiveCallCard({ call }: { call: LiveCall }) {
         <div className="approval" role="group" aria-label="Approval">
           <p>
             This tool asks for your approval before it runs. <strong>Approve</strong> runs it with the arguments above;{" "}
-            <strong>Allow in this chat</strong> also lets {call.toolId} run without asking in this chat from now on;{" "}
+            <strong>{allowLabel}</strong> also lets {call.toolId} run without asking in this chat from now on;{" "}
             <strong>Deny</strong> records the call as denied and runs nothing.
           </p>
           <div className="panel-actions">
@@ -82,7 +95,7 @@ export function LiveCallCard({ call }: { call: LiveCall }) {
               Approve
             </button>
             <button type="button" className="btn" disabled={answering} onClick={() => decide("chat")}>
-              Allow in this chat
+              {allowLabel}
             </button>
             <button type="button" className="btn" disabled={answering} onClick={() => decide("deny")}>
               Deny

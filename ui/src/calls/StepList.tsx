@@ -48,7 +48,7 @@ function AllSteps({ steps, focusId, render }: Props) {
 }
 
 /** The element that scrolls the page around `el` (the main pane). */
-function scrollerOf(el: HTMLElement | null): HTMLElement | null {
+export function scrollerOf(el: HTMLElement | null): HTMLElement | null {
   for (let p = el?.parentElement ?? null; p !== null; p = p.parentElement) {
     const { overflowY } = getComputedStyle(p);
     if (overflowY === "auto" || overflowY === "scroll") return p;

@@ -15,7 +15,7 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: `${MOD}+K`, action: "focus-picker", what: "Search tools" },
   { keys: "Alt+←", action: "prev-sibling", what: "Previous version of the last branch point" },
   { keys: "Alt+→", action: "next-sibling", what: "Next version of the last branch point" },
-  { keys: `${MOD}+1 … 4`, action: "tab-1", what: "Toolsets, Tools, Workspace, Settings" },
+  { keys: `${MOD}+1 … 4`, action: "tab-1", what: "Toolsets, Chat, Workspace, Settings" },
   { keys: "?", action: "help", what: "Show these shortcuts" },
 ];
 

@@ -5,9 +5,14 @@ import MarkdownIt from "markdown-it";
 // (links with javascript: URLs and the like) before it reaches the DOM.
 const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
 
-export function renderMarkdown(source: string): string {
-  return DOMPurify.sanitize(md.render(source), {
+/** markdown-it's HTML made safe to put in the DOM (the one rule for every markdown view). */
+export function sanitizeMarkdownHtml(html: string): string {
+  return DOMPurify.sanitize(html, {
     USE_PROFILES: { html: true },
     FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select"],
   });
+}
+
+export function renderMarkdown(source: string): string {
+  return sanitizeMarkdownHtml(md.render(source));
 }

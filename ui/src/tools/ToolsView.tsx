@@ -1,9 +1,9 @@
-import { useRef, useState } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import { api } from "../api";
-import type { ToolCallRecord } from "../bindings";
+import type { MessageNode, ToolCallRecord } from "../bindings";
 import { BranchView } from "../calls/BranchView";
 import { stepTitle, type Chats } from "../chats/useChats";
-import { EmptyState, ErrorBox, Spinner } from "../components/feedback";
+import { ErrorBox, Spinner } from "../components/feedback";
 import { isObject, type JsonObject } from "../lib/json";
 import { useShortcut } from "../lib/shortcuts";
 import { useLoad } from "../lib/useLoad";
@@ -11,10 +11,31 @@ import { useFocusChosenForm } from "./focusForm";
 import { ToolPicker } from "./ToolPicker";
 import { rerunOrSay } from "./rerunOrSay";
 import { ToolRunner } from "./ToolRunner";
+import { ChatDock, ChatEmpty, useChatPane } from "../conversation/ChatPane";
+import { ConversationContext } from "../conversation/context";
+import { useStickToBottom } from "../conversation/stickToBottom";
 
 type ChatCalls = { chatId: string | null; calls: ToolCallRecord[] };
 
-export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion: number }) {
+const NO_CALLS: ToolCallRecord[] = [];
+
+/**
+ * The chat: the tool list (hideable) beside the conversation — the active
+ * branch's messages and calls, the run streaming at its end — with the tool
+ * form (when a tool is chosen) and the message composer at the bottom.
+ */
+export function ToolsView({
+  chats,
+  toolsVersion,
+  active = true,
+  onOpenSettings = () => undefined,
+}: {
+  chats: Chats;
+  toolsVersion: number;
+  /** The tab is shown (dropped files are for this chat). */
+  active?: boolean;
+  onOpenSettings?: () => void;
+}) {
   const [catalog, reloadCatalog] = useLoad(async () => {
     const [tools, toolsets] = await Promise.all([api.getAvailableTools(), api.listToolsets()]);
     return { tools, toolsets };
@@ -45,6 +66,26 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
   const rerun = (call: ToolCallRecord) => rerunOrSay(call, tools, openForm, reloadCatalog);
 
   const tools = catalog.data?.tools ?? [];
+  // `/` in the composer: the tool list, the cursor in its search.
+  const openPicker = useCallback(() => {
+    setListShown(true);
+    window.setTimeout(
+      () => runColumn.current?.closest(".tools-view")?.querySelector<HTMLInputElement>("input[type=search]")?.focus(),
+      0,
+    );
+  }, []);
+  const [branch, setBranch] = useState<MessageNode[]>([]);
+  const chatScroll = useRef<HTMLDivElement>(null);
+  useStickToBottom(chatScroll, chatId);
+  const pane = useChatPane({ chats, active, onOpenSettings, onRunEnd: reloadCalls, branch, openPicker });
+  // The calls a model run made, until the list is read again.
+  const runCalls = pane.records ?? NO_CALLS;
+  const shownCalls = useMemo(() => {
+    const loaded = calls.data?.calls ?? NO_CALLS;
+    const have = new Set(loaded.map((c) => c.id));
+    const extra = runCalls.filter((c) => !have.has(c.id));
+    return extra.length === 0 ? loaded : [...loaded, ...extra];
+  }, [calls.data, runCalls]);
   const selected = tools.find((t) => t.tool_id === selectedId) ?? null;
 
   const addCall = (call: ToolCallRecord) => {
@@ -91,53 +132,68 @@ export function ToolsView({ chats, toolsVersion }: { chats: Chats; toolsVersion:
           />
         )}
       </div>
-      <div className="run-column" ref={runColumn}>
-        {!listShown && (
-          <button
-            type="button"
-            className="btn btn-small tools-show"
-            aria-expanded={false}
-            aria-controls="tool-list"
-            onClick={() => setListShown(true)}
-          >
-            ☰ Tools
-          </button>
-        )}
-        {selected === null ? (
-          <EmptyState title="Choose a tool to run">
-            Pick one from the list: a form for its arguments opens here, and each run is added to the current chat.
-          </EmptyState>
-        ) : (
-          <ToolRunner
-            key={`${selected.tool_id}:${prefill?.toolId === selected.tool_id ? prefill.seq : 0}`}
-            tool={selected}
-            chatId={chatId}
-            ensureChat={chats.ensure}
-            onCall={addCall}
-            prefill={prefill?.toolId === selected.tool_id ? prefill.args : null}
-          />
-        )}
-        <section className="calls" aria-label="Tool calls">
-          <h2 className="section-title">Calls in this chat</h2>
-          {chatId === null && <p className="muted">No chat yet: the first run creates one.</p>}
-          {calls.state === "error" && (
-            <ErrorBox error={calls.error} title="Calls could not be loaded." onRetry={reloadCalls} />
+      <ConversationContext.Provider value={pane.runs.actions}>
+        <div className="run-column chat-column" ref={runColumn}>
+          {!listShown && (
+            <button
+              type="button"
+              className="btn btn-small tools-show"
+              aria-expanded={false}
+              aria-controls="tool-list"
+              onClick={() => setListShown(true)}
+            >
+              ☰ Tools
+            </button>
           )}
-          {chatId !== null && calls.state === "loading" && calls.data?.chatId !== chatId && (
-            <Spinner label="Loading calls…" />
-          )}
-          {chatId !== null && calls.data !== null && calls.data.chatId === chatId && (
-            <BranchView
-              chatId={chatId}
-              calls={calls.data.calls}
-              version={`${calls.data.calls.length}:${lastRunId ?? ""}:${chats.revision}`}
-              focusId={lastRunId}
-              onSwitched={chats.moved}
-              onRerun={rerun}
-            />
-          )}
-        </section>
-      </div>
+          <div className="chat-scroll" ref={chatScroll}>
+            <section className="calls conversation" aria-label="Conversation">
+              {calls.state === "error" && (
+                <ErrorBox error={calls.error} title="Calls could not be loaded." onRetry={reloadCalls} />
+              )}
+              {chatId !== null && calls.state === "loading" && calls.data?.chatId !== chatId && (
+                <Spinner label="Loading the conversation…" />
+              )}
+              {chatId === null && <ChatEmpty pane={pane} />}
+              {chatId !== null && calls.data !== null && calls.data.chatId === chatId && (
+                <BranchView
+                  chatId={chatId}
+                  calls={shownCalls}
+                  version={`${shownCalls.length}:${lastRunId ?? ""}:${chats.revision}`}
+                  focusId={lastRunId}
+                  onSwitched={chats.moved}
+                  onRerun={rerun}
+                  empty={<ChatEmpty pane={pane} />}
+                  onBranch={setBranch}
+                />
+              )}
+            </section>
+            {pane.setup}
+          </div>
+          <ChatDock pane={pane}>
+            {selected !== null && (
+              <div className="runner-dock">
+                <button
+                  type="button"
+                  className="btn btn-small btn-ghost runner-close"
+                  aria-label="Close the tool form"
+                  title="Close the form (the tool stays in the list)"
+                  onClick={() => setSelectedId(null)}
+                >
+                  ×
+                </button>
+                <ToolRunner
+                  key={`${selected.tool_id}:${prefill?.toolId === selected.tool_id ? prefill.seq : 0}`}
+                  tool={selected}
+                  chatId={chatId}
+                  ensureChat={chats.ensure}
+                  onCall={addCall}
+                  prefill={prefill?.toolId === selected.tool_id ? prefill.args : null}
+                />
+              </div>
+            )}
+          </ChatDock>
+        </div>
+      </ConversationContext.Provider>
     </div>
   );
 }

@@ -1,0 +1,275 @@
+// The preview's "chat" data (preview.html?chat): a conversation with a
+// model — a question, reasoning, a tool call with its card, an answer with
+// a table and code at a branch point (2/2), a run that failed because
+// Ollama is down (the error with its fix) — and, with `?chat=stream`, an
+// answer streaming at the end (sending a message streams one too).
+import type {
+  Chat,
+  ChatEvent,
+  ContentPart,
+  JsonValue,
+  Message,
+  MessageNode,
+  ProviderRecord,
+  RunOutcome,
+  ToolCallRecord,
+} from "../src/bindings";
+import { startRun } from "../src/conversation/runStore";
+
+type Args = { [k: string]: unknown };
+type Record = (chatId: string, toolId: string, args: { [k: string]: JsonValue }) => ToolCallRecord;
+
+const CHAT = "chat-talk";
+const now = new Date().toISOString();
+
+const ANSWER = `Here is the summary of **sales.csv** (1,204 rows):
+
+| Region | Total | Change |
+| --- | ---: | ---: |
+| North | 412,300 | +12% |
+| South | 298,150 | −3% |
+| West | 187,900 | +7% |
+
+North grew the most; South is the only region that fell. I wrote the details to \`report.md\`.
+
+To redo the totals yourself:
+
+\`\`\`python
+import csv
+from collections import defaultdict
+
+totals = defaultdict(float)
+with open("sales.csv") as f:
+    for row in csv.DictReader(f):
+        totals[row["region"]] += float(row["amount"])
+print(sorted(totals.items(), key=lambda kv: -kv[1]))
+\`\`\`
+`;
+
+const STREAMED = `Sure. A bar chart of the totals per region shows the gap best:
+
+1. Read the CSV with the standard library.
+2. Sum the amounts per region.
+3. Draw the bars, largest first.
+
+\`\`\`python
+import matplotlib.pyplot as plt
+
+regions = ["North", "South", "West"]
+totals = [412_300, 298_150, 187_900]
+plt.bar(regions, totals, color="#4f46e5")
+plt.title("Sales per region")
+plt.savefig("chart.png", dpi=150)
+\`\`\`
+
+The chart goes to \`chart.png\` in the workspace; I can add the monthly trend as a second panel if you like. `;
+
+function msg(
+  id: string,
+  parent: string | null,
+  role: Message["role"],
+  content: ContentPart[],
+  meta: Message["meta"] = null,
+): Message {
+  return {
+    id,
+    chat_id: CHAT,
+    parent_id: parent,
+    role,
+    content,
+    manifest_id: id,
+    created_at: now,
+    meta,
+    thread_id: null,
+  };
+}
+
+const usage = (i: number, o: number) => ({ input_tokens: i, output_tokens: o });
+const turn = (
+  status: string,
+  u: ReturnType<typeof usage> | null,
+  error: string | null = null,
+  kind: string | null = null,
+) => ({
+  provider_id: "ollama",
+  model: "qwen2.5:7b",
+  usage: u,
+  status,
+  error,
+  error_kind: kind,
+});
+
+export function seedChat(
+  chats: Chat[],
+  calls: ToolCallRecord[],
+  handlers: { [cmd: string]: (a: Args) => unknown },
+  record: Record,
+) {
+  chats.push({
+    id: CHAT,
+    title: "Sales per region",
+    created_at: now,
+    updated_at: new Date(Date.now() + 1000).toISOString(),
+    root_message_id: "r",
+    active_leaf_message_id: "a3",
+    active_manifest_id: "a3",
+    agent_id: "assistant",
+    provider_id: "ollama",
+    model: "qwen2.5:7b",
+    model_settings: {},
+  });
+  const c = record(CHAT, "app-builder:write_file", {
+    path: "report.md",
+    content: "# Sales per region\n\n- **North** 412,300 (+12%)\n- **South** 298,150 (−3%)\n- **West** 187,900 (+7%)\n",
+  });
+  const call = { ...c, node_id: "t1", message_id: "t1" };
+  calls.push(call);
+  const messages: Message[] = [
+    msg("r", null, "system", []),
+    msg("u1", "r", "user", [{ type: "text", text: "Summarize sales.csv per region and write a short report." }]),
+    msg(
+      "a1",
+      "u1",
+      "assistant",
+      [
+        {
+          type: "reasoning",
+          text: "The person wants totals per region. I should read the CSV, sum the amounts, then write report.md.",
+        },
+        { type: "text", text: "I'll write the report to the workspace first." },
+        { type: "model_call", call_id: "mc1", name: "app-builder__write_file", arguments: call.args },
+      ],
+      turn("complete", usage(1840, 96)),
+    ),
+    msg("t1", "a1", "tool", [{ type: "tool_call", tool_call_id: call.id }]),
+    msg(
+      "a2a",
+      "t1",
+      "assistant",
+      [{ type: "text", text: "North is up 12%, South down 3%, West up 7%." }],
+      turn("complete", usage(2010, 40)),
+    ),
+    msg("a2", "t1", "assistant", [{ type: "text", text: ANSWER }], turn("complete", usage(2010, 388))),
+    msg("u2", "a2", "user", [{ type: "text", text: "Now chart it with matplotlib." }]),
+    msg(
+      "a3",
+      "u2",
+      "assistant",
+      [],
+      turn("failed", null, "error sending request for url (http://localhost:11434/v1/chat/completions)", "network"),
+    ),
+  ];
+  let leaf = "a3";
+  const parentOf = (id: string) => messages.find((m) => m.id === id)?.parent_id ?? null;
+  const tree = (): MessageNode[] => {
+    const path = new Set<string>();
+    for (let at: string | null = leaf; at !== null; at = parentOf(at)) path.add(at);
+    return messages.map((m) => {
+      const children = messages.filter((x) => x.parent_id === m.id).map((x) => x.id);
+      let latest = m.id;
+      for (let kids = children; kids.length > 0;) {
+        latest = kids.at(-1)!;
+        kids = messages.filter((x) => x.parent_id === latest).map((x) => x.id);
+      }
+      return {
+        ...m,
+        children,
+        on_active_branch: path.has(m.id),
+        latest_leaf: latest,
+        source: m.role === "tool" ? "tool_run" : m.id === "r" ? "empty" : "branch",
+      };
+    });
+  };
+  const mine = (a: Args) => a.chatId === CHAT;
+  const wrap = (cmd: string, f: (a: Args) => unknown) => {
+    const before = handlers[cmd];
+    handlers[cmd] = (a) => (mine(a) ? f(a) : before?.(a));
+  };
+  wrap("chat_tree", tree);
+  wrap("list_tool_calls", () => calls.filter((x) => x.chat_id === CHAT));
+  wrap("switch_branch", (a) => {
+    leaf = tree().find((n) => n.id === a.messageId)?.latest_leaf ?? leaf;
+    return { ...chats.find((x) => x.id === CHAT)!, active_leaf_message_id: leaf };
+  });
+  handlers.get_workspace_manifest ??= (a) => ({
+    id: "m",
+    chat_id: String(a.chatId),
+    parent_id: null,
+    files: {},
+    executable: [],
+    changes: {},
+    created_at: now,
+    source: "empty",
+    source_ref: null,
+    root_tree: "t",
+    file_count: 0,
+    total_size: 0,
+  });
+
+  const ollama: ProviderRecord = {
+    id: "ollama",
+    kind: "openai",
+    preset: "ollama",
+    base_url: "http://localhost:11434/v1",
+    default_model: "qwen2.5:7b",
+    headers: {},
+    secret_headers: [],
+    key_from: null,
+    created_at: now,
+    updated_at: now,
+  };
+  handlers.list_providers = () => [ollama];
+
+  /** Streams STREAMED as a model would, ~40 tokens a second per word group. */
+  const stream = async (on: (e: ChatEvent) => void, parent: string, text: string | null): Promise<RunOutcome> => {
+    const saved: Message[] = [];
+    let at = parent;
+    if (text !== null) {
+      const u = msg(`u${messages.length}`, parent, "user", [{ type: "text", text }]);
+      messages.push(u);
+      saved.push(u);
+      leaf = at = u.id;
+      on({ type: "message_saved", message: u });
+    }
+    on({
+      type: "run_started",
+      agent_id: "assistant",
+      provider_id: "ollama",
+      model: "qwen2.5:7b",
+      context_window: 32768,
+    });
+    const thought = "They want a chart. A bar chart per region is the clearest; save it as a PNG in the workspace.";
+    for (const w of thought.split(/(?<= )/)) {
+      on({ type: "reasoning_delta", text: w });
+      await new Promise((r) => setTimeout(r, 15));
+    }
+    for (const w of STREAMED.split(/(?<= )/)) {
+      on({ type: "text_delta", text: w });
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const a = msg(
+      `a${messages.length}`,
+      at,
+      "assistant",
+      [{ type: "text", text: STREAMED }],
+      turn("complete", usage(2480, 210)),
+    );
+    messages.push(a);
+    saved.push(a);
+    leaf = a.id;
+    on({ type: "message_saved", message: a });
+    on({ type: "run_finished", status: "complete", error: null });
+    return { status: "complete", error: null, error_kind: null, messages: saved, tool_calls: [] };
+  };
+  const channel = (a: Args) => (e: ChatEvent) => (a.onEvent as { onmessage: (m: ChatEvent) => void }).onmessage(e);
+  wrap("send_message", (a) => stream(channel(a), leaf, String(a.text)));
+  wrap("retry_message", (a) => stream(channel(a), parentOf(String(a.messageId)) ?? "r", null));
+  wrap("stop_run", () => true);
+
+  if (new URLSearchParams(location.search).get("chat") === "stream") {
+    // An answer already streaming when the page opens (for screenshots).
+    setTimeout(() => {
+      void startRun(CHAT, "retry", (on) => stream(on, "u2", null), { from: "a3" });
+    }, 600);
+  }
+}

@@ -1,0 +1,131 @@
+// The conversation's parts in the chat tab: the hook that ties the chat to
+// its providers and runs, the dock at the bottom (a tool's form when one is
+// chosen, then the composer with the model and agent switchers and the
+// context meter), the empty chat's words, and the setup of a first model.
+
+import { useMemo, useState, type ReactNode } from "react";
+import type { MessageNode, TokenUsage } from "../bindings";
+import { useRuns } from "../calls/runs";
+import type { Chats } from "../chats/useChats";
+import { EmptyState } from "../components/feedback";
+import { Composer } from "./Composer";
+import { ContextMeter } from "./ContextMeter";
+import { useRunField } from "./runStore";
+import { SetupModel } from "./SetupModel";
+import { AgentSwitcher, ModelSwitcher, useChoice } from "./Switchers";
+import { useChatRuns } from "./useChatRuns";
+import { useProviders } from "./useProviders";
+
+function sum(usages: TokenUsage[]): TokenUsage | null {
+  if (usages.length === 0) return null;
+  return usages.reduce((a, u) => ({
+    input_tokens: a.input_tokens + u.input_tokens,
+    output_tokens: a.output_tokens + u.output_tokens,
+  }));
+}
+
+export function useChatPane({
+  chats,
+  active,
+  onOpenSettings,
+  onRunEnd,
+  branch,
+  openPicker,
+}: {
+  chats: Chats;
+  active: boolean;
+  onOpenSettings: () => void;
+  onRunEnd: () => void;
+  /** The active branch's messages, root first. */
+  branch: MessageNode[];
+  openPicker: () => void;
+}) {
+  const chatId = chats.selectedId;
+  const [added, setAdded] = useState(0);
+  // Read again whenever the tab is shown: Settings may have added one.
+  const info = useProviders(active ? added * 2 + 1 : added * 2);
+  const runs = useChatRuns({ chats, info, onOpenSettings, onRunEnd });
+  const choice = useChoice(runs.chat, info);
+  const records = useRunField(chatId, (r) => r?.records ?? null);
+  const handRun = useRuns().live.some((l) => l.chatId === chatId);
+  const window = useRunField(chatId, (r) => r?.contextWindow ?? null);
+  const agent = useRunField(chatId, (r) => r?.agentId ?? null);
+  const runSaved = useRunField(chatId, (r) => (r?.phase === "done" ? r.saved : null));
+
+  const meter = useMemo(() => {
+    const last = [...branch].reverse().find((n) => n.role === "assistant" && n.meta?.usage != null);
+    const usage = last?.meta?.usage ?? null;
+    const used = usage === null ? null : usage.input_tokens + usage.output_tokens;
+    const ofRun =
+      runSaved === null ? null : sum(runSaved.flatMap((m) => (m.meta?.usage != null ? [m.meta.usage] : [])));
+    return { used, lastRun: ofRun ?? usage };
+  }, [branch, runSaved]);
+  const contextWindow = window ?? runs.chat?.model_settings.context_window ?? null;
+  const noProvider = info.load.state === "ok" && info.providers.length === 0;
+  const empty = !branch.some((n) => n.role !== "system");
+
+  return {
+    chatId,
+    chats,
+    active,
+    info,
+    runs,
+    choice,
+    records,
+    handRun,
+    meter,
+    contextWindow,
+    agent,
+    empty,
+    openPicker,
+    setup: noProvider ? <SetupModel presets={info.presets} onAdded={() => setAdded((n) => n + 1)} /> : null,
+  };
+}
+
+export type ChatPaneState = ReturnType<typeof useChatPane>;
+
+/** What an empty chat says. */
+export function ChatEmpty({ pane }: { pane: ChatPaneState }) {
+  const model = pane.choice?.model ?? pane.info.providers.find((p) => p.default_model !== null)?.default_model;
+  if (pane.setup !== null)
+    return (
+      <EmptyState title="No messages yet">Set up a model below to chat, or type / to run a tool by hand.</EmptyState>
+    );
+  return (
+    <EmptyState title="Start the conversation">
+      Send a message{model != null ? ` to ${model}` : ""} below, or type / to run a tool by hand. Drop files to add them
+      to the workspace.
+    </EmptyState>
+  );
+}
+
+/** The bottom of the chat: a tool's form when one is chosen, then the composer. */
+export function ChatDock({ pane, children }: { pane: ChatPaneState; children?: ReactNode }) {
+  const { runs, info, choice, chats } = pane;
+  return (
+    <div className="chat-dock">
+      {children}
+      <Composer
+        running={runs.running}
+        stopping={runs.stopping}
+        canSend={!pane.handRun}
+        active={pane.active}
+        onSend={(text, images) => runs.send(text, images, choice)}
+        onStop={runs.stop}
+        onSlash={pane.openPicker}
+        ensureChat={chats.ensure}
+        onUploaded={(id, names) => {
+          chats.moved();
+          chats.nameAfter(id, names.length === 1 ? `Upload: ${names[0]}` : `Upload: ${names.length} items`);
+        }}
+        switchers={
+          <>
+            <ModelSwitcher chat={runs.chat} info={info} choice={choice} disabled={runs.running} />
+            <AgentSwitcher chat={runs.chat} agentId={pane.agent} />
+            <ContextMeter used={pane.meter.used} window={pane.contextWindow} lastRun={pane.meter.lastRun} />
+          </>
+        }
+      />
+    </div>
+  );
+}

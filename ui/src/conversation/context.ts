@@ -1,0 +1,22 @@
+// What the messages of the conversation can do (retry, edit, fork, open
+// Settings) and what they need to know (the providers, for errors), given
+// by the view that owns the chat so the branch list stays unaware of it.
+
+import { createContext, useContext } from "react";
+import type { Preset, ProviderRecord } from "../bindings";
+
+export type ConversationActions = {
+  chatId: string;
+  retry: (messageId: string) => void;
+  edit: (messageId: string, text: string) => void;
+  fork: (messageId: string) => Promise<void>;
+  openSettings: () => void;
+  providers: ProviderRecord[];
+  presets: Preset[];
+};
+
+export const ConversationContext = createContext<ConversationActions | null>(null);
+
+export function useConversation(): ConversationActions | null {
+  return useContext(ConversationContext);
+}

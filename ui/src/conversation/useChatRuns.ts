@@ -1,0 +1,152 @@
+// The conversation's actions for the selected chat: send, retry, edit,
+// fork and stop, each a core command whose events feed the run store; and
+// what a run's end changes elsewhere (the chat list for its new title and
+// model, the tree and the workspace after each saved message, the calls).
+
+import { useCallback, useEffect, useMemo, useRef } from "react";
+import { api } from "../api";
+import type { Chat, ChatEvent, RunOutcome } from "../bindings";
+import type { Chats } from "../chats/useChats";
+import type { ConversationActions } from "./context";
+import type { Choice } from "./Switchers";
+import { startRun, stopRun, useRunField, type RunKind, type RunState } from "./runStore";
+import type { ProviderInfo } from "./useProviders";
+
+/** A numbered placeholder ("New chat 3"): the core names only "New chat" itself. */
+const NUMBERED_PLACEHOLDER = /^New chat \d+$/;
+
+/** The first words of a message, as a chat title. */
+export function firstWords(text: string): string {
+  const t = text.split(/\s+/).filter(Boolean).slice(0, 8).join(" ");
+  return t.length > 60 ? `${t.slice(0, 59)}…` : t;
+}
+
+export type ChatRuns = {
+  chat: Chat | null;
+  actions: ConversationActions | null;
+  running: boolean;
+  stopping: boolean;
+  send: (text: string, images: string[], choice: Choice | null) => boolean;
+  stop: () => void;
+};
+
+export function useChatRuns({
+  chats,
+  info,
+  onOpenSettings,
+  onRunEnd,
+}: {
+  chats: Chats;
+  info: ProviderInfo;
+  onOpenSettings: () => void;
+  /** A run ended: its calls are recorded. */
+  onRunEnd: (chatId: string) => void;
+}): ChatRuns {
+  const chatId = chats.selectedId;
+  const chat = chats.load.data?.find((c) => c.id === chatId) ?? null;
+  const phase = useRunField(chatId, (r) => r?.phase ?? null);
+  const saved = useRunField(chatId, (r) => r?.saved.length ?? 0);
+  const { moved, reload, nameAfter, ensure, select } = chats;
+
+  // Each saved message moved the tree (and maybe the workspace): views read again.
+  const seen = useRef<{ chatId: string | null; saved: number }>({ chatId: null, saved: 0 });
+  useEffect(() => {
+    const prev = seen.current;
+    seen.current = { chatId, saved };
+    if (prev.chatId === chatId && saved > prev.saved) moved();
+  }, [chatId, saved, moved]);
+
+  const ended = useRef(onRunEnd);
+  useEffect(() => {
+    ended.current = onRunEnd;
+  }, [onRunEnd]);
+
+  const launch = useCallback(
+    (
+      id: string,
+      kind: RunKind,
+      go: (on: (e: ChatEvent) => void) => Promise<RunOutcome>,
+      pending: { text?: string; images?: string[]; from?: string },
+      title: string | null,
+    ) => {
+      void startRun(id, kind, go, pending).then((state: RunState) => {
+        reload();
+        ended.current(id);
+        moved();
+        const listed = chats.load.data?.find((c) => c.id === id);
+        if (title !== null && state.saved.length > 0 && listed !== undefined && NUMBERED_PLACEHOLDER.test(listed.title))
+          nameAfter(id, firstWords(title));
+      });
+    },
+    [reload, moved, nameAfter, chats.load.data],
+  );
+
+  const send = useCallback(
+    (text: string, images: string[], choice: Choice | null) => {
+      void ensure().then((id) =>
+        launch(
+          id,
+          "send",
+          (on) =>
+            api.sendMessage(
+              id,
+              text,
+              {
+                parent_id: null,
+                agent_id: null,
+                provider_id: choice?.providerId ?? null,
+                model: choice?.model ?? null,
+                images,
+              },
+              on,
+            ),
+          { text, images },
+          text,
+        ),
+      );
+      return true;
+    },
+    [ensure, launch],
+  );
+
+  const actions = useMemo<ConversationActions | null>(
+    () =>
+      chatId === null
+        ? null
+        : {
+            chatId,
+            retry: (messageId) =>
+              launch(chatId, "retry", (on) => api.retryMessage(chatId, messageId, on), { from: messageId }, null),
+            edit: (messageId, text) =>
+              launch(
+                chatId,
+                "edit",
+                (on) => api.editMessage(chatId, messageId, text, on),
+                { text, from: messageId },
+                null,
+              ),
+            fork: async (messageId) => {
+              const forked = await api.forkChat(chatId, messageId);
+              select(forked.id);
+              reload();
+            },
+            openSettings: onOpenSettings,
+            providers: info.providers,
+            presets: info.presets,
+          },
+    [chatId, launch, select, reload, onOpenSettings, info.providers, info.presets],
+  );
+
+  const stop = useCallback(() => {
+    if (chatId !== null) void stopRun(chatId);
+  }, [chatId]);
+
+  return {
+    chat,
+    actions,
+    running: phase === "running" || phase === "stopping",
+    stopping: phase === "stopping",
+    send,
+    stop,
+  };
+}
