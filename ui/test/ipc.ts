@@ -174,3 +174,15 @@ export function deferred<T>() {
   });
   return { promise, resolve, reject };
 }
+
+/**
+ * Feeds a command's event channel (`args.onEvent`) the way the Rust side
+ * does, in order across calls: each call sends the next messages.
+ */
+export function feeder<T>(channel: unknown): (...messages: T[]) => void {
+  let next = 0;
+  return (...messages: T[]) => {
+    sendOnChannel(channel as Channel<T>, messages, next);
+    next += messages.length;
+  };
+}

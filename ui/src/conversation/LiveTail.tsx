@@ -4,6 +4,7 @@
 // then their cards), the answer streaming, sub-agents at work, notes about
 // the context, and a failure before any answer, with its fix.
 
+import type { ReactNode } from "react";
 import type { Message } from "../bindings";
 import { CallCard } from "../calls/CallCard";
 import { LiveCallCard } from "../calls/LiveCallCard";
@@ -59,44 +60,40 @@ function Tail({ run, known }: { run: RunState; known: Set<string> }) {
   const failure = run.failure;
   const described =
     failure !== null ? describeFailure(isIpcError(failure) ? failure.kind : null, errorText(failure)) : null;
+  // One flat list of keyed items, so a card that moves (its turn reached
+  // the list above) keeps its state instead of being made again.
+  const items: ReactNode[] = first.map((t) => <ToolCard key={t.key} tool={t} chatId={run.chatId} />);
+  if (run.pendingText !== null)
+    items.push(
+      <article
+        key="pending"
+        className="message message-user message-pending"
+        data-role="user"
+        aria-busy="true"
+        aria-label="Your message"
+      >
+        <div className="message-body user-text">{run.pendingText}</div>
+        {run.pendingImages.length > 0 && (
+          <ul className="message-images" aria-label="Attached images">
+            {run.pendingImages.map((p) => (
+              <li key={p} className="attachment-chip">
+                🖼 {p.split(/[\\/]/).at(-1)}
+              </li>
+            ))}
+          </ul>
+        )}
+      </article>,
+    );
+  for (const { m, calls } of savedItems) {
+    items.push(<MessageArticle key={m.id} message={m} locked={live} />);
+    for (const t of calls) items.push(<ToolCard key={t.key} tool={t} chatId={run.chatId} />);
+  }
+  if (live && (run.text !== "" || run.reasoning !== "" || waiting(run)))
+    items.push(<StreamingArticle key="streaming" text={run.text} reasoning={run.reasoning} />);
+  for (const t of rest) items.push(<ToolCard key={t.key} tool={t} chatId={run.chatId} />);
   return (
     <div className="live-tail">
-      {first.map((t) => (
-        <ToolCard key={t.key} tool={t} chatId={run.chatId} />
-      ))}
-      {run.pendingText !== null && (
-        <article
-          className="message message-user message-pending"
-          data-role="user"
-          aria-busy="true"
-          aria-label="Your message"
-        >
-          <div className="message-body user-text">{run.pendingText}</div>
-          {run.pendingImages.length > 0 && (
-            <ul className="message-images" aria-label="Attached images">
-              {run.pendingImages.map((p) => (
-                <li key={p} className="attachment-chip">
-                  🖼 {p.split(/[\\/]/).at(-1)}
-                </li>
-              ))}
-            </ul>
-          )}
-        </article>
-      )}
-      {savedItems.map(({ m, calls }) => (
-        <div key={m.id} className="live-saved">
-          <MessageArticle message={m} locked={live} />
-          {calls.map((t) => (
-            <ToolCard key={t.key} tool={t} chatId={run.chatId} />
-          ))}
-        </div>
-      ))}
-      {live && (run.text !== "" || run.reasoning !== "" || waiting(run)) && (
-        <StreamingArticle text={run.text} reasoning={run.reasoning} />
-      )}
-      {rest.map((t) => (
-        <ToolCard key={t.key} tool={t} chatId={run.chatId} />
-      ))}
+      {items}
       {live &&
         run.subAgents.map((s) => (
           <p key={s.threadId} className="sub-agent muted small" role="status">

@@ -1,0 +1,181 @@
+// What a person does with the messages: approve a model's call inline,
+// edit a message, retry an answer and go between the branches, fork, and
+// choose the model the next message goes to.
+import { act, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it } from "vitest";
+import { resetRuns } from "../src/conversation/runStore";
+import { CHAT, chatBackend, conversation, message, openChat, text } from "./chatBackend";
+import { call } from "./fixtures";
+import { argsOf } from "./ipc";
+
+afterEach(() => resetRuns());
+
+const articles = (role: string) => [
+  ...conversation().querySelectorAll<HTMLElement>(`article.message[data-role="${role}"]`),
+];
+const noEvent = <T extends Record<string, unknown>>(a: T) => {
+  const { onEvent: _c, ...rest } = a;
+  return rest;
+};
+
+const EXCHANGE = [
+  message("u1", "m0", "user", [text("What is 2+2?")]),
+  message("a1", "u1", "assistant", [text("It is 4.")]),
+];
+
+describe("a model's call", () => {
+  it("waits inline for Approve, then the answer goes on", async () => {
+    const b = chatBackend({ extra: { answer_approval: () => true, answer_approval_for_chat: () => true } });
+    const box = await openChat();
+    await userEvent.type(box, "Delete old.txt{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    const run = b.run();
+    act(() => {
+      run.save("user", [text("Delete old.txt")]);
+      run.feed({ type: "tool_call_proposed", call_id: "mc1", name: "delete_file" });
+      run.save("assistant", [
+        { type: "model_call", call_id: "mc1", name: "delete_file", arguments: { path: "old.txt" } },
+      ]);
+      run.feed(
+        { type: "tool_call_event", model_call_id: "mc1", event: { kind: "started", call_id: "call-9" } },
+        { type: "tool_call_event", model_call_id: "mc1", event: { kind: "awaiting_approval", call_id: "call-9" } },
+      );
+    });
+    const card = await screen.findByRole("article", { name: "Call of delete_file" });
+    await waitFor(() => expect(card).toHaveTextContent("waiting for approval"));
+    expect(card).toHaveTextContent('"path": "old.txt"');
+    for (const name of ["Approve", "Deny", "Allow for this chat"])
+      expect(within(card).getByRole("button", { name })).toBeEnabled();
+
+    await userEvent.click(within(card).getByRole("button", { name: "Approve" }));
+    expect(argsOf(b.calls, "answer_approval")).toEqual([{ callId: "call-9", approve: true }]);
+    await waitFor(() => expect(card).toHaveTextContent("running"));
+
+    const record = call({ id: "call-9", tool_id: "delete_file", args: { path: "old.txt" }, node_id: null });
+    act(() => {
+      const t = run.save("tool", [{ type: "tool_call", tool_call_id: "call-9" }]);
+      record.node_id = t.id;
+      record.message_id = t.id;
+      run.feed({ type: "tool_call_finished", call: record });
+      run.feed({ type: "text_delta", text: "Deleted old.txt." });
+    });
+    await waitFor(() =>
+      expect(conversation().querySelector('article[aria-busy="true"]')).toHaveTextContent("Deleted old.txt."),
+    );
+    const done = screen.getByRole("article", { name: "Call of delete_file" });
+    expect(done).not.toHaveClass("call-live");
+    expect(done).toHaveTextContent("success");
+  });
+
+  it("allows a tool for this chat from the card", async () => {
+    const b = chatBackend({ extra: { answer_approval_for_chat: () => true } });
+    const box = await openChat();
+    await userEvent.type(box, "Run it{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    act(() => {
+      b.run().feed(
+        { type: "tool_call_proposed", call_id: "mc1", name: "app-builder__run_command" },
+        { type: "tool_call_event", model_call_id: "mc1", event: { kind: "awaiting_approval", call_id: "call-3" } },
+      );
+    });
+    // The wire name read back as the tool's id.
+    const card = await screen.findByRole("article", { name: "Call of app-builder:run_command" });
+    await userEvent.click(within(card).getByRole("button", { name: "Allow for this chat" }));
+    expect(argsOf(b.calls, "answer_approval_for_chat")).toEqual([{ callId: "call-3" }]);
+  });
+});
+
+describe("branches", () => {
+  it("edits a message inline: a sibling branch, with arrows to go back", async () => {
+    const b = chatBackend({ messages: EXCHANGE });
+    await openChat();
+    await waitFor(() => expect(articles("user")).toHaveLength(1));
+    const user = articles("user")[0]!;
+    await userEvent.click(within(user).getByRole("button", { name: "Edit message" }));
+    const editor = within(user).getByRole("textbox", { name: "Edit message" });
+    expect(editor).toHaveValue("What is 2+2?");
+    await userEvent.clear(editor);
+    await userEvent.type(editor, "What is 3+3?");
+    await userEvent.click(within(user).getByRole("button", { name: "Send edit" }));
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    expect(noEvent(b.run().args)).toEqual({ chatId: CHAT, messageId: "u1", text: "What is 3+3?" });
+    act(() => {
+      b.run().save("user", [text("What is 3+3?")]);
+      b.run().save("assistant", [text("It is 6.")]);
+      b.run().end();
+    });
+    await waitFor(() => expect(conversation()).toHaveTextContent("It is 6."));
+    expect(conversation()).not.toHaveTextContent("It is 4.");
+    const arrows = await waitFor(() => within(articles("user")[0]!).getByRole("navigation", { name: "Branches here" }));
+    expect(arrows.querySelector(".siblings-count")).toHaveTextContent("2/2");
+    await userEvent.click(within(arrows).getByRole("button", { name: "Previous branch" }));
+    expect(argsOf(b.calls, "switch_branch").map(({ onProgress: _p, ...a }) => a)).toEqual([
+      { chatId: CHAT, messageId: "u1" },
+    ]);
+    await waitFor(() => expect(conversation()).toHaveTextContent("It is 4."));
+    expect(within(articles("user")[0]!).getByRole("navigation", { name: "Branches here" })).toHaveTextContent("1/2");
+  });
+
+  it("cancels an edit without sending", async () => {
+    const b = chatBackend({ messages: EXCHANGE });
+    await openChat();
+    await waitFor(() => expect(articles("user")).toHaveLength(1));
+    const user = articles("user")[0]!;
+    await userEvent.click(within(user).getByRole("button", { name: "Edit message" }));
+    await userEvent.click(within(user).getByRole("button", { name: "Cancel" }));
+    expect(within(user).queryByRole("textbox", { name: "Edit message" })).toBeNull();
+    expect(b.runs).toHaveLength(0);
+  });
+
+  it("retries an answer as a sibling; the old one hides while the new one streams", async () => {
+    const b = chatBackend({ messages: EXCHANGE });
+    await openChat();
+    await waitFor(() => expect(articles("assistant")).toHaveLength(1));
+    await userEvent.click(within(articles("assistant")[0]!).getByRole("button", { name: "Retry" }));
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    expect(b.run().command).toBe("retry_message");
+    expect(noEvent(b.run().args)).toEqual({ chatId: CHAT, messageId: "a1" });
+    act(() => b.run().feed({ type: "text_delta", text: "Four" }));
+    await waitFor(() => expect(conversation().querySelector('article[aria-busy="true"]')).toHaveTextContent("Four"));
+    expect(conversation()).not.toHaveTextContent("It is 4.");
+    act(() => {
+      b.run().save("assistant", [text("Four.")]);
+      b.run().end();
+    });
+    await waitFor(() =>
+      expect(within(articles("assistant")[0]!).getByRole("navigation", { name: "Branches here" })).toHaveTextContent(
+        "2/2",
+      ),
+    );
+    expect(articles("assistant")[0]).toHaveTextContent("Four.");
+  });
+
+  it("forks to a new chat and selects it", async () => {
+    const b = chatBackend({ messages: EXCHANGE });
+    await openChat();
+    await waitFor(() => expect(articles("assistant")).toHaveLength(1));
+    await userEvent.click(within(articles("assistant")[0]!).getByRole("button", { name: "Fork to new chat" }));
+    expect(argsOf(b.calls, "fork_chat")).toEqual([{ chatId: CHAT, messageId: "a1" }]);
+    const list = screen.getByRole("list", { name: "Chat list" });
+    await waitFor(() =>
+      expect(within(list).getByRole("button", { name: "First chat (fork)" })).toHaveAttribute("aria-current", "true"),
+    );
+  });
+});
+
+describe("the model switcher", () => {
+  it("lists each provider's models and sends the choice with the next message", async () => {
+    const b = chatBackend();
+    const box = await openChat();
+    const select = screen.getByRole("combobox", { name: "Model" });
+    await waitFor(() =>
+      expect(within(select).getByRole("option", { name: "ollama · llama3.2:3b" })).toBeInTheDocument(),
+    );
+    await userEvent.selectOptions(select, "ollama/llama3.2:3b");
+    await userEvent.type(box, "hi{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    expect(b.run().args.options).toMatchObject({ provider_id: "ollama", model: "llama3.2:3b" });
+    expect(screen.getByRole("combobox", { name: "Agent" })).toHaveValue("assistant");
+  });
+});

@@ -1,0 +1,146 @@
+// A run's failure said as a person would, in place, with the fix; and an
+// app without a model: the servers found on this computer, or an API key.
+import { act, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it } from "vitest";
+import { resetRuns } from "../src/conversation/runStore";
+import { chatBackend, message, meta, openChat, provider, text } from "./chatBackend";
+import { argsOf } from "./ipc";
+
+afterEach(() => resetRuns());
+
+function failed(kind: string, error: string, over = {}) {
+  return [
+    message("u1", "m0", "user", [text("Hello")]),
+    message("a1", "u1", "assistant", [], { meta: meta({ status: "failed", error_kind: kind, error, ...over }) }),
+  ];
+}
+
+const alert = () =>
+  waitFor(() => {
+    const a = document.querySelector<HTMLElement>('#panel-tools .run-error[role="alert"]');
+    expect(a).not.toBeNull();
+    return a!;
+  });
+
+describe("a run's error", () => {
+  it("says a local server is not running, where, and retries", async () => {
+    const b = chatBackend({ messages: failed("network", "error sending request for url (http://localhost:11434/v1)") });
+    await openChat();
+    const a = await alert();
+    expect(a).toHaveTextContent("Ollama is not running at localhost:11434.");
+    await userEvent.click(within(a).getByRole("button", { name: "Retry" }));
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    expect(b.run().command).toBe("retry_message");
+    expect(b.run().args.messageId).toBe("a1");
+  });
+
+  it("sends the person to Settings when the API key is refused", async () => {
+    chatBackend({
+      providers: [provider({ id: "openai", preset: "openai", base_url: "https://api.openai.com/v1" })],
+      messages: failed("auth", "401 Unauthorized: invalid api key", { provider_id: "openai", model: "gpt-4o-mini" }),
+      extra: {
+        get_settings: () => ({ saved: { frame_origins: [] }, frame_origins_in_effect: [] }),
+      },
+    });
+    await openChat();
+    const a = await alert();
+    expect(a).toHaveTextContent("The API key for OpenAI was refused — open Settings");
+    await userEvent.click(within(a).getByRole("button", { name: "Open Settings" }));
+    expect(screen.getByRole("tab", { name: "Settings" })).toHaveAttribute("aria-selected", "true");
+  });
+
+  it("says the context is full and how to go on, without a Retry that would fail again", async () => {
+    chatBackend({ messages: failed("context_length", "maximum context length is 8192 tokens") });
+    await openChat();
+    const a = await alert();
+    expect(a).toHaveTextContent("The model's context is full: start a new branch from an earlier message or fork.");
+    expect(within(a).queryByRole("button", { name: "Retry" })).toBeNull();
+  });
+
+  it("names a model the provider does not have", async () => {
+    chatBackend({
+      messages: failed("model_not_found", "model 'qwen9' not found; provider ollama offers: qwen2.5:7b", {
+        model: "qwen9",
+      }),
+    });
+    await openChat();
+    const a = await alert();
+    expect(a).toHaveTextContent("Ollama has no model “qwen9”: choose another in the Model menu below.");
+    expect(a).toHaveTextContent("offers: qwen2.5:7b");
+  });
+
+  it("says when the command itself was refused, in place", async () => {
+    const b = chatBackend();
+    const box = await openChat();
+    await userEvent.type(box, "hi{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    act(() =>
+      b.run().fail({
+        kind: "invalid_data",
+        message: "invalid provider: several providers are set up: choose one with --provider (it stays the chat's)",
+      }),
+    );
+    const a = await alert();
+    expect(a).toHaveTextContent("Several providers are set up: choose a model in the Model menu below");
+  });
+});
+
+describe("an app without a model", () => {
+  it("offers the servers found on this computer, one click each", async () => {
+    const providers: ReturnType<typeof provider>[] = [];
+    const b = chatBackend({
+      providers,
+      extra: {
+        list_providers: () => providers,
+        detect_providers: () => [
+          { preset: "ollama", title: "Ollama", base_url: "http://localhost:11434/v1", models: ["qwen2.5:7b", "llava"] },
+        ],
+        add_provider: () => {
+          const p = provider();
+          providers.push(p);
+          return p;
+        },
+      },
+    });
+    await openChat();
+    const setup = await screen.findByRole("region", { name: "Set up a model" });
+    expect(setup).toHaveTextContent("2 models: qwen2.5:7b, llava");
+    await userEvent.click(await within(setup).findByRole("button", { name: "Use Ollama" }));
+    expect(argsOf(b.calls, "add_provider")).toEqual([
+      {
+        spec: {
+          id: "ollama",
+          preset: "ollama",
+          kind: null,
+          base_url: "http://localhost:11434/v1",
+          default_model: "qwen2.5:7b",
+          headers: {},
+        },
+      },
+    ]);
+    await waitFor(() => expect(screen.queryByRole("region", { name: "Set up a model" })).toBeNull());
+    expect(screen.getByRole("combobox", { name: "Model" })).toBeInTheDocument();
+  });
+
+  it("takes an API key in a short form; the tool picker still works", async () => {
+    const b = chatBackend({
+      providers: [],
+      extra: {
+        add_provider: () => provider({ id: "anthropic", preset: "anthropic" }),
+        set_provider_key: () => provider({ id: "anthropic", preset: "anthropic", key_from: "keychain" }),
+      },
+    });
+    await openChat();
+    const setup = await screen.findByRole("region", { name: "Set up a model" });
+    expect(setup).toHaveTextContent("None answered");
+    await userEvent.selectOptions(within(setup).getByRole("combobox", { name: "Provider" }), "anthropic");
+    await userEvent.type(within(setup).getByLabelText("API key"), "sk-ant-123");
+    await userEvent.click(within(setup).getByRole("button", { name: "Save key" }));
+    await waitFor(() =>
+      expect(argsOf(b.calls, "set_provider_key")).toEqual([{ providerId: "anthropic", key: "sk-ant-123" }]),
+    );
+    expect(argsOf(b.calls, "add_provider")[0]).toMatchObject({ spec: { id: "anthropic", preset: "anthropic" } });
+    expect(screen.getByRole("searchbox", { name: "Search tools" })).toBeInTheDocument();
+  });
+});

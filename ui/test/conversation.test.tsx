@@ -1,0 +1,173 @@
+// The conversation: a message sent from the composer, its answer streaming
+// in as events arrive, Stop, the composer's keys, and the chat's title.
+import { act, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it } from "vitest";
+import { resetRuns } from "../src/conversation/runStore";
+import { BlockStream } from "../src/conversation/blocks";
+import { CHAT, chatBackend, conversation, meta, openChat, text } from "./chatBackend";
+import { argsOf } from "./ipc";
+
+afterEach(() => resetRuns());
+
+const streaming = () => conversation().querySelector('article.message[aria-busy="true"][data-role="assistant"]');
+
+describe("the conversation", () => {
+  it("shows the answer as it streams, then the saved turn with its actions", async () => {
+    const b = chatBackend();
+    const box = await openChat();
+    await userEvent.type(box, "Write a haiku{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    expect(argsOf(b.calls, "send_message").map(({ onEvent: _c, ...a }) => a)).toEqual([
+      {
+        chatId: CHAT,
+        text: "Write a haiku",
+        options: { parent_id: null, agent_id: null, provider_id: null, model: null, images: [] },
+      },
+    ]);
+    // The message shows at once, the box empties, Send becomes Stop.
+    expect(within(conversation()).getByText("Write a haiku")).toBeInTheDocument();
+    expect(box).toHaveValue("");
+    expect(screen.getByRole("button", { name: "Stop" })).toBeInTheDocument();
+
+    const run = b.run();
+    act(() => {
+      run.save("user", [text("Write a haiku")]);
+      run.feed(
+        {
+          type: "run_started",
+          agent_id: "assistant",
+          provider_id: "ollama",
+          model: "qwen2.5:7b",
+          context_window: 8192,
+        },
+        { type: "reasoning_delta", text: "Five, seven, five." },
+        { type: "text_delta", text: "Autumn **leaves**" },
+      );
+    });
+    await waitFor(() => expect(streaming()).toHaveTextContent("Autumn leaves"));
+    expect(streaming()!.querySelector("strong")).toHaveTextContent("leaves");
+    const reasoning = streaming()!.querySelector("details.reasoning")!;
+    expect(reasoning).not.toHaveAttribute("open");
+    expect(reasoning.querySelector("summary")).toHaveTextContent("Reasoning");
+
+    act(() => run.feed({ type: "text_delta", text: " drift down\n\n```python\nprint(1)\n" }));
+    await waitFor(() => expect(streaming()).toHaveTextContent("drift down"));
+    expect(within(streaming() as HTMLElement).getByRole("button", { name: "Copy code" })).toBeInTheDocument();
+
+    act(() => {
+      run.save("assistant", [text("Autumn **leaves** drift down\n\n```python\nprint(1)\n```")], {
+        meta: meta({ usage: { input_tokens: 1200, output_tokens: 34 } }),
+      });
+      run.end();
+    });
+    const answer = await waitFor(() => {
+      const a = conversation().querySelector('article.message[data-role="assistant"]:not([aria-busy])');
+      expect(a).not.toBeNull();
+      return a as HTMLElement;
+    });
+    expect(answer.dataset.id).toMatch(/assistant/);
+    expect(streaming()).toBeNull();
+    for (const name of ["Copy message", "Retry", "Fork to new chat", "Copy code"])
+      expect(within(answer).getByRole("button", { name })).toBeInTheDocument();
+    const user = conversation().querySelector('article.message[data-role="user"]') as HTMLElement;
+    expect(within(user).getByRole("button", { name: "Edit message" })).toBeInTheDocument();
+    // The meter: the turn's tokens against the window the run fits into.
+    await waitFor(() => expect(screen.getByLabelText("Context used")).toHaveTextContent("1.2k / 8.2k tokens"));
+    expect(screen.getByLabelText("Tokens of the last run")).toHaveTextContent("last run 1.2k in · 34 out");
+    expect(screen.getByRole("button", { name: "Send" })).toBeDisabled();
+  });
+
+  it("stops a run: what streamed stays", async () => {
+    const b = chatBackend();
+    const box = await openChat();
+    await userEvent.type(box, "Tell me a long story{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    const run = b.run();
+    act(() => {
+      run.save("user", [text("Tell me a long story")]);
+      run.feed({ type: "text_delta", text: "Once upon a time" });
+    });
+    await waitFor(() => expect(streaming()).toHaveTextContent("Once upon a time"));
+    await userEvent.click(screen.getByRole("button", { name: "Stop" }));
+    expect(argsOf(b.calls, "stop_run")).toEqual([{ chatId: CHAT }]);
+    act(() => {
+      run.save("assistant", [text("Once upon a time")], { meta: meta({ status: "stopped" }) });
+      run.end("stopped");
+    });
+    const answer = await waitFor(() => {
+      const a = conversation().querySelector('article.message[data-role="assistant"]:not([aria-busy])');
+      expect(a).not.toBeNull();
+      return a as HTMLElement;
+    });
+    expect(answer).toHaveTextContent("Once upon a time");
+    expect(answer).toHaveTextContent("Stopped.");
+    expect(await screen.findByRole("button", { name: "Send" })).toBeInTheDocument();
+  });
+
+  it("sends with Enter and Ctrl+Enter, makes a new line with Shift+Enter, and opens the tool picker with /", async () => {
+    const b = chatBackend();
+    const box = await openChat();
+    expect(screen.getByRole("button", { name: "Send" })).toBeDisabled();
+    await userEvent.type(box, "line one{Shift>}{Enter}{/Shift}line two");
+    expect(box).toHaveValue("line one\nline two");
+    expect(b.runs).toHaveLength(0);
+    await userEvent.type(box, "{Control>}{Enter}{/Control}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    expect(b.run().args.text).toBe("line one\nline two");
+    act(() => b.run().end());
+    await screen.findByRole("button", { name: "Send" });
+
+    // `/` first: the tool list's search gets the cursor; the box stays empty.
+    await userEvent.click(screen.getByRole("button", { name: "Hide list" }));
+    await userEvent.type(box, "/");
+    await waitFor(() => expect(screen.getByRole("searchbox", { name: "Search tools" })).toHaveFocus());
+    expect(box).toHaveValue("");
+  });
+
+  it("names a numbered new chat after its first message; the core names a plain one", async () => {
+    const b = chatBackend({ title: "New chat 2" });
+    const box = await openChat();
+    await userEvent.type(box, "plan a trip to Lisbon in spring with kids please{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    act(() => {
+      b.run().save("user", [text("plan a trip to Lisbon in spring with kids please")]);
+      b.run().save("assistant", [text("Sure.")]);
+      b.run().end();
+    });
+    await waitFor(() =>
+      expect(argsOf(b.calls, "rename_chat")).toEqual([{ chatId: CHAT, title: "plan a trip to Lisbon in spring with" }]),
+    );
+  });
+
+  it("reads the chat list again after a run, so the title the core gave shows", async () => {
+    const b = chatBackend({ title: "New chat" });
+    const box = await openChat();
+    await userEvent.type(box, "hello{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    act(() => {
+      b.run().save("user", [text("hello")]);
+      b.run().save("assistant", [text("Hi!")]);
+      b.chats[0]!.title = "Greetings";
+      b.run().end();
+    });
+    const list = screen.getByRole("list", { name: "Chat list" });
+    expect(await within(list).findByRole("button", { name: "Greetings" })).toBeInTheDocument();
+    expect(argsOf(b.calls, "rename_chat")).toEqual([]);
+  });
+});
+
+describe("streamed markdown", () => {
+  it("keeps finished blocks and parses only the growing one", () => {
+    const s = new BlockStream();
+    const first = s.update("# Title\n\nSome text");
+    expect(first.done.map((b) => b.source.trim())).toEqual(["# Title"]);
+    expect(first.tail?.source).toBe("Some text");
+    const next = s.update("# Title\n\nSome text goes on\n\n- a\n- b");
+    expect(next.done[0]).toBe(first.done[0]);
+    expect(next.done.map((b) => b.source.trim())).toEqual(["# Title", "Some text goes on"]);
+    expect(next.tail?.source.trim()).toBe("- a\n- b");
+    const fence = s.update("# Title\n\nSome text goes on\n\n- a\n- b\n\n```js\nlet x = 1\n");
+    expect(fence.tail?.fence).toEqual({ lang: "js", code: "let x = 1\n" });
+  });
+});
