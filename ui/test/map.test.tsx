@@ -392,3 +392,116 @@ describe("map labels", () => {
     );
   });
 });
+
+// A conversation with a model: the person asks, the model calls a tool,
+// the tool answers, the model answers; the question was edited once (a
+// sibling), and a retry of the answer failed.
+//
+// root ─ q1 ─┬─ t1 (calls) ─ k1 (tool) ─ a1 (answer)     active
+//            └─ a2 (failed retry)
+//       q2 (edited question, no answer yet)
+function conversation(): MessageNode[] {
+  const meta = (status: string, error: string | null = null) => ({
+    provider_id: "local",
+    model: "tiny",
+    usage: null,
+    status,
+    error,
+    error_kind: error === null ? null : "network",
+  });
+  return [
+    node("root", null, { children: ["q1", "q2"] }),
+    node("q1", "root", {
+      role: "user",
+      source: "message",
+      content: [{ type: "text", text: "Summarize the sales figures\nfor March, please: which region grew most?" }],
+      children: ["t1", "a2"],
+    }),
+    node("t1", "q1", {
+      role: "assistant",
+      source: "message",
+      content: [
+        { type: "reasoning", text: "I should look at the CSV." },
+        { type: "model_call", call_id: "m1", name: "csv-report.summarize", arguments: { path: "sales.csv" } },
+      ],
+      meta: meta("complete"),
+      children: ["k1"],
+    }),
+    node("k1", "t1", { content: [{ type: "tool_call", tool_call_id: "call-k1" }], children: ["a1"] }),
+    node("a1", "k1", {
+      role: "assistant",
+      source: "message",
+      content: [{ type: "text", text: "March sales rose 12%, led by the North region." }],
+      meta: meta("complete"),
+    }),
+    node("a2", "q1", {
+      role: "assistant",
+      source: "message",
+      content: [],
+      meta: meta("failed", "Ollama is not running at localhost:11434"),
+      on_active_branch: false,
+    }),
+    node("q2", "root", {
+      role: "user",
+      source: "message",
+      content: [{ type: "image", path: "uploads/chart.png", media_type: "image/png" }],
+      on_active_branch: false,
+    }),
+  ];
+}
+
+describe("conversation map of a chat with a model", () => {
+  it("draws the model's turns apart from tool calls and the person's messages, each with words", async () => {
+    mockCommands({
+      chat_tree: () => conversation(),
+      list_tool_calls: () => [call({ id: "call-k1", node_id: "k1", tool_id: "csv-report:summarize" })],
+    });
+    render(<ConversationMap chats={chats()} />);
+    const map = await shown();
+    const at = (id: string) => map.querySelector<SVGGElement>(`[data-node-id="${id}"]`)!;
+    const words = (id: string) => at(id).querySelector(".map-label")?.textContent;
+    const name = (id: string) => at(id).getAttribute("aria-label");
+
+    // Every node has words beside it, the branch point's children too.
+    // (Cut to the sidebar's width; the whole start is in the name.)
+    expect(words("q1")).toMatch(/^Summarize the sales figure/);
+    expect(words("t1")).toMatch(/^calls csv-report\.summ/);
+    expect(words("k1")).toBe("csv-report:summarize");
+    expect(words("a1")).toMatch(/^March sales rose 12%/);
+    expect(words("a2")).toBe("failed");
+    expect(words("q2")).toBe("an image");
+    expect(name("q1")).toMatch(/^Step 1: Message: Summarize the sales figures for March, …, /);
+    expect(name("t1")).toMatch(/^Step 2: Answer: calls csv-report\.summarize, /);
+    expect(name("a1")).toMatch(/^Step 4: Answer: March sales rose 12%/);
+    expect(name("a2")).toMatch(/^Step 2: Answer: failed, /);
+
+    // Three shapes: the person's rounded box, the model's hexagon, the tool's circle.
+    for (const id of ["q1", "q2"]) expect(at(id).querySelector("rect.map-shape")).not.toBeNull();
+    for (const id of ["t1", "a1", "a2"]) {
+      expect(at(id)).toHaveClass("map-kind-answer");
+      expect(at(id).querySelector("polygon.map-shape")?.getAttribute("points")?.split(" ")).toHaveLength(6);
+    }
+    expect(at("k1").querySelector("circle.map-shape")).not.toBeNull();
+    // A failed turn is drawn as failed; the answer on the active branch is the current node.
+    expect(at("a2")).toHaveClass("map-node-failed");
+    expect(at("a1")).toHaveAttribute("aria-current", "step");
+  });
+
+  it("says how a turn ended when it did not end well", async () => {
+    const { nodeLabel, shortLabel, turnOutcome } = await import("../src/chats/mapLabels");
+    const turn = (status: string, content: MessageNode["content"] = []) =>
+      node("t", "q", {
+        role: "assistant",
+        content,
+        meta: { provider_id: "p", model: "m", usage: null, status, error: null, error_kind: null },
+      });
+    expect(turnOutcome(turn("stopped"))).toBe("stopped");
+    expect(turnOutcome(turn("step_limit"))).toBe("stopped");
+    expect(turnOutcome(turn("interrupted"))).toBe("stopped");
+    expect(turnOutcome(turn("complete"))).toBeNull();
+    const cut = turn("stopped", [{ type: "text", text: "Half an answer" }]);
+    expect(nodeLabel(cut, 2, null)).toMatch(/^Step 2: Answer: Half an answer \(stopped\), /);
+    expect(shortLabel(turn("complete", [{ type: "reasoning", text: "hm" }]), null)).toBe("thought, no answer");
+    expect(shortLabel(turn("complete"), null)).toBe("answer");
+  });
+});

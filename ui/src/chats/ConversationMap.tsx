@@ -12,7 +12,7 @@ import { prefetchManifest } from "../workspace/manifests";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { ErrorBox, Spinner } from "../components/feedback";
 import { useLoad } from "../lib/useLoad";
-import { callOf, outcome, fit, nodeKind, nodeLabel, shortLabel, type NodeKind } from "./mapLabels";
+import { callOf, outcome, fit, nodeKind, nodeLabel, shortLabel, turnOutcome, type NodeKind } from "./mapLabels";
 import { mapLayout, type MapItem, type MapLayout, type MapNodeItem, type MapRunItem } from "./mapLayout";
 import type { Chats } from "./useChats";
 
@@ -222,7 +222,18 @@ function Shape({ kind, cx, cy }: { kind: NodeKind; cx: number; cy: number }) {
         <polygon className="map-shape" points={`${cx},${cy - 6} ${cx + 6},${cy} ${cx},${cy + 6} ${cx - 6},${cy}`} />
       );
     case "message":
+      // The person's message: a rounded box, like a speech bubble.
       return <rect className="map-shape" x={cx - 5} y={cy - 4} width={10} height={8} rx={3} />;
+    case "answer": {
+      // A model's turn: a hexagon, apart from the tools' circles it calls.
+      const [h, w] = [5.5, 4.8];
+      return (
+        <polygon
+          className="map-shape"
+          points={`${cx},${cy - h} ${cx + w},${cy - h / 2} ${cx + w},${cy + h / 2} ${cx},${cy + h} ${cx - w},${cy + h / 2} ${cx - w},${cy - h / 2}`}
+        />
+      );
+    }
     case "tool":
       return <circle className="map-shape" cx={cx} cy={cy} r={5} />;
   }
@@ -241,13 +252,14 @@ function MapNode(props: {
   const kind = nodeKind(node);
   const label = nodeLabel(node, item.depth, call);
   const [cx, cy] = [x(item.col), y(item.row)];
+  const ended = kind === "answer" ? turnOutcome(node) : outcome(call);
   const classes = [
     "map-node",
     `map-kind-${kind}`,
     item.active && "map-node-active",
     current && "map-node-current",
-    outcome(call) === "failed" && "map-node-failed",
-    (outcome(call) === "denied" || outcome(call) === "cancelled") && "map-node-stopped",
+    ended === "failed" && "map-node-failed",
+    (ended === "denied" || ended === "cancelled" || ended === "stopped") && "map-node-stopped",
     busy === node.id && "map-node-pending",
   ].filter(Boolean);
   // The current node's label is bold, so wider per character.

@@ -1,14 +1,20 @@
 /**
  * What the conversation map says about a node: its kind (which picks the
  * shape and colour), its accessible label and tooltip, and the short text
- * written beside it when there is room. Derived from the node's content
- * parts and, for tool calls, the call record (which names the tool).
+ * written beside it. Derived from the node's content parts, a model turn's
+ * meta (how it ended) and, for tool calls, the call record (which names
+ * the tool). Every kind has words, so no node is drawn without a label: a
+ * person's message by its first words, a model's turn by the first words
+ * of its answer (or the tools it called, when it only called tools).
  */
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { shownStatus } from "../lib/callStatus";
 
-/** Uploads and hand edits are both `edit` nodes; the node's `source` tells them apart. */
-export type NodeKind = "root" | "tool" | "edit" | "upload" | "message";
+/**
+ * Uploads and hand edits are both `edit` nodes; the node's `source` tells
+ * them apart. `message`: the person's; `answer`: a model's turn.
+ */
+export type NodeKind = "root" | "tool" | "edit" | "upload" | "message" | "answer";
 
 export function nodeKind(node: MessageNode): NodeKind {
   if (node.parent_id === null || node.role === "system") return "root";
@@ -16,7 +22,17 @@ export function nodeKind(node: MessageNode): NodeKind {
   if (node.content.some((p) => p.type === "workspace_edit") || node.role === "edit") {
     return node.source === "user_upload" ? "upload" : "edit";
   }
-  return "message";
+  return node.role === "assistant" ? "answer" : "message";
+}
+
+/**
+ * How a model's turn ended when not well: `failed` (the provider's error)
+ * or `stopped` (the person's Stop, the step limit, a process that died).
+ */
+export function turnOutcome(node: MessageNode): "failed" | "stopped" | null {
+  const status = node.meta?.status ?? null;
+  if (status === "failed") return "failed";
+  return status === "stopped" || status === "interrupted" || status === "step_limit" ? "stopped" : null;
 }
 
 /** The call a tool node recorded, if the call list has it. */
@@ -58,8 +74,29 @@ function text(node: MessageNode): string {
   const all = node.content
     .map((p) => (p.type === "text" ? p.text : ""))
     .join(" ")
+    .replace(/\s+/g, " ")
     .trim();
   return all.length > 40 ? `${all.slice(0, 39)}…` : all;
+}
+
+/** "3 images" — what a message without text sent. */
+function images(node: MessageNode): string {
+  const n = node.content.filter((p) => p.type === "image").length;
+  return n === 0 ? "" : n === 1 ? "an image" : `${n} images`;
+}
+
+/** "calls read_file, write_file" — a turn that only called tools. */
+function calls(node: MessageNode): string {
+  const names = node.content.flatMap((p) => (p.type === "model_call" ? [p.name] : []));
+  return names.length === 0 ? "" : `calls ${[...new Set(names)].join(", ")}`;
+}
+
+/** A model turn in a few words: its answer's start, else what it did. */
+function answerWords(node: MessageNode): string {
+  const said = text(node) || calls(node);
+  if (said !== "") return said;
+  if (turnOutcome(node) === "failed") return "failed";
+  return node.content.some((p) => p.type === "reasoning") ? "thought, no answer" : "answer";
 }
 
 // One formatter for all nodes: toLocaleDateString builds a new one per call.
@@ -88,7 +125,11 @@ function what(node: MessageNode, call: ToolCallRecord | null): string {
     case "upload":
       return `Upload: ${editCounts(node)}`;
     case "message":
-      return `${node.role === "user" ? "Message" : "Reply"}: ${text(node) || "(empty)"}`;
+      return `Message: ${text(node) || images(node) || "(empty)"}`;
+    case "answer": {
+      const how = turnOutcome(node);
+      return `Answer: ${answerWords(node)}${how === null || answerWords(node) === how ? "" : ` (${how})`}`;
+    }
   }
 }
 
@@ -111,7 +152,9 @@ export function shortLabel(node: MessageNode, call: ToolCallRecord | null): stri
     case "upload":
       return `upload, ${editCounts(node)}`;
     case "message":
-      return text(node) || node.role;
+      return text(node) || images(node) || "message";
+    case "answer":
+      return answerWords(node);
   }
 }
 
