@@ -218,7 +218,33 @@ export function seedChat(
     created_at: now,
     updated_at: now,
   };
-  handlers.list_providers = () => [ollama];
+  const mode = new URLSearchParams(location.search).get("chat");
+  if (mode === "setup") {
+    // A fresh install: no provider yet, a new empty chat; two servers answer.
+    let added: ProviderRecord[] = [];
+    chats.push({
+      ...chats[0]!,
+      id: "chat-new",
+      title: "New chat",
+      updated_at: new Date(Date.now() + 5000).toISOString(),
+    });
+    handlers.list_providers = () => added;
+    handlers.detect_providers = () => [
+      { preset: "ollama", title: "Ollama", base_url: "http://localhost:11434/v1", models: ["qwen2.5:7b", "llava:7b"] },
+      {
+        preset: "lmstudio",
+        title: "LM Studio",
+        base_url: "http://localhost:1234/v1",
+        models: ["mistral-small-3.1", "qwen3-coder-30b", "gemma-3-12b", "phi-4", "llama-3.3-70b"],
+      },
+    ];
+    handlers.add_provider = () => {
+      added = [ollama];
+      return ollama;
+    };
+    handlers.chat_tree = (a) =>
+      a.chatId === "chat-new" ? [{ ...tree()[0]!, chat_id: "chat-new", children: [], latest_leaf: "r" }] : tree();
+  } else handlers.list_providers = () => [ollama];
 
   /** Streams STREAMED as a model would, ~40 tokens a second per word group. */
   const stream = async (on: (e: ChatEvent) => void, parent: string, text: string | null): Promise<RunOutcome> => {
@@ -266,7 +292,7 @@ export function seedChat(
   wrap("retry_message", (a) => stream(channel(a), parentOf(String(a.messageId)) ?? "r", null));
   wrap("stop_run", () => true);
 
-  if (new URLSearchParams(location.search).get("chat") === "stream") {
+  if (mode === "stream") {
     // An answer already streaming when the page opens (for screenshots).
     setTimeout(() => {
       void startRun(CHAT, "retry", (on) => stream(on, "u2", null), { from: "a3" });

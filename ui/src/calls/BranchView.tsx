@@ -119,16 +119,39 @@ export function BranchView({
   const listBox = useRef<HTMLDivElement>(null);
   const anchor = useRef<Anchor | null>(null);
   const stepsRef = useRef(steps);
+  const roomFor = useRef<string | null>(null);
   useLayoutEffect(() => {
     stepsRef.current = steps;
-    // …and the same offset once the new branch is drawn.
+    const box = listBox.current;
     const a = anchor.current;
-    if (a === null) return;
-    const row = rowOf(listBox.current, a.id);
+    const shown = steps.map((st) => st.node.id).join(" ");
+    // Room made below a short branch is given back when the branch changes
+    // (not when the same branch is read again).
+    if (a === null) {
+      if (box !== null && shown !== roomFor.current) box.style.paddingBottom = "";
+      return;
+    }
+    // …and the same offset once the new branch is drawn.
+    const row = rowOf(box, a.id);
     if (row === null) return;
     anchor.current = null;
     const scroller = scrollerOf(row);
-    if (scroller !== null) scroller.scrollTop += row.getBoundingClientRect().top - a.top;
+    if (scroller === null || box === null) return;
+    const want = scroller.scrollTop + row.getBoundingClientRect().top - a.top;
+    // A branch shorter than the screen below it gets room, so the branch
+    // point does not move up to the end.
+    // (Measured twice: a view shorter than the screen hides how much shorter.)
+    const room = () => want - (scroller.scrollHeight - scroller.clientHeight);
+    box.style.paddingBottom = "";
+    let pad = 0;
+    for (let i = 0; i < 2 && room() > 0; i++) {
+      pad += Math.ceil(room());
+      box.style.paddingBottom = `${pad}px`;
+    }
+    roomFor.current = shown;
+    scroller.scrollTop = want;
+    // Followers of the end (the conversation's) learn the view moved.
+    scroller.dispatchEvent(new Event("scroll"));
   }, [steps]);
   // Stable while the tree is (a new tree makes new steps anyway), so the
   // memoized steps of a long chat do not all re-render.

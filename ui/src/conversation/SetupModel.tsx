@@ -122,7 +122,7 @@ export function SetupModel({ presets, onAdded }: { presets: Preset[]; onAdded: (
               className="input input-small"
               type="password"
               aria-label="API key"
-              placeholder={chosen?.key_env ?? "API key"}
+              placeholder={chosen === undefined ? "API key" : `Your ${chosen.title} API key`}
               autoComplete="off"
               value={key}
               onChange={(e) => setKey(e.target.value)}
