@@ -99,6 +99,55 @@ const turn = (
   error_kind: kind,
 });
 
+/**
+ * ?chat=bench: 20,000 tokens at 500 tokens/s into a new run, with the
+ * frame intervals recorded in `window.__frames` (idle first, then
+ * streaming) — a quick look at what the UI benchmark measures.
+ */
+function benchStream() {
+  const w = window as unknown as { __frames: { idle: number[]; stream: number[] }; __done: boolean };
+  w.__frames = { idle: [], stream: [] };
+  let phase: "idle" | "stream" | "off" = "idle";
+  let last = performance.now();
+  const tick = (t: number) => {
+    if (phase !== "off") w.__frames[phase].push(t - last);
+    last = t;
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  const words = "the model writes a long answer with **bold** words and `code` in it".split(" ");
+  setTimeout(() => {
+    phase = "stream";
+    void startRun(
+      "chat-talk",
+      "send",
+      async (on) => {
+        on({
+          type: "run_started",
+          agent_id: "assistant",
+          provider_id: "ollama",
+          model: "qwen2.5:7b",
+          context_window: 32768,
+        });
+        const start = performance.now();
+        for (let i = 0; i < 20_000;) {
+          const due = Math.floor(((performance.now() - start) / 1000) * 500);
+          for (; i < Math.min(due, 20_000); i++) {
+            const word = words[i % words.length]!;
+            const sep = i % 600 === 599 ? "\n\n```python\nprint('block')\n```\n\n" : i % 120 === 119 ? "\n\n" : " ";
+            on({ type: "text_delta", text: word + sep });
+          }
+          await new Promise((r) => setTimeout(r, 4));
+        }
+        phase = "off";
+        w.__done = true;
+        return new Promise<RunOutcome>(() => undefined);
+      },
+      { text: "Write a very long answer." },
+    );
+  }, 3000);
+}
+
 export function seedChat(
   chats: Chat[],
   calls: ToolCallRecord[],
@@ -292,6 +341,60 @@ export function seedChat(
   wrap("retry_message", (a) => stream(channel(a), parentOf(String(a.messageId)) ?? "r", null));
   wrap("stop_run", () => true);
 
+  if (mode === "approve") {
+    // A model's call waiting for the person, inline in its card.
+    setTimeout(() => {
+      void startRun(
+        CHAT,
+        "send",
+        async (on) => {
+          const u = msg("u9", "a3", "user", [{ type: "text", text: "Clean the build folder, then chart it." }]);
+          messages.push(u);
+          leaf = u.id;
+          on({ type: "message_saved", message: u });
+          on({
+            type: "run_started",
+            agent_id: "assistant",
+            provider_id: "ollama",
+            model: "qwen2.5:7b",
+            context_window: 32768,
+          });
+          for (const w of "I'll clear the old build output first; that command asks you before it runs.".split(
+            /(?<= )/,
+          ))
+            on({ type: "text_delta", text: w });
+          on({ type: "tool_call_proposed", call_id: "mc9", name: "app-builder__run_command" });
+          const a = msg(
+            "a9",
+            u.id,
+            "assistant",
+            [
+              { type: "text", text: "I'll clear the old build output first; that command asks you before it runs." },
+              {
+                type: "model_call",
+                call_id: "mc9",
+                name: "app-builder__run_command",
+                arguments: { command: "rm -rf build/" },
+              },
+            ],
+            turn("complete", usage(2600, 40)),
+          );
+          messages.push(a);
+          leaf = a.id;
+          on({ type: "message_saved", message: a });
+          on({ type: "tool_call_event", model_call_id: "mc9", event: { kind: "started", call_id: "call-99" } });
+          on({
+            type: "tool_call_event",
+            model_call_id: "mc9",
+            event: { kind: "awaiting_approval", call_id: "call-99" },
+          });
+          return new Promise<RunOutcome>(() => undefined);
+        },
+        { text: "Clean the build folder, then chart it." },
+      );
+    }, 600);
+  }
+  if (mode === "bench") benchStream();
   if (mode === "stream") {
     // An answer already streaming when the page opens (for screenshots).
     setTimeout(() => {
