@@ -144,3 +144,28 @@ describe("an app without a model", () => {
     expect(screen.getByRole("searchbox", { name: "Search tools" })).toBeInTheDocument();
   });
 });
+
+describe("a message that was not sent", () => {
+  it("stays on screen, marked, and can be copied", async () => {
+    const b = chatBackend();
+    const box = await openChat();
+    await userEvent.type(box, "are you there?{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    act(() =>
+      b
+        .run()
+        .fail({
+          kind: "invalid_data",
+          message: "invalid provider: no LLM provider is set up: `atelier provider detect`",
+        }),
+    );
+    const a = await alert();
+    expect(a).toHaveTextContent("No model is set up yet: add a provider in Settings");
+    expect(within(a).getByRole("button", { name: "Open Settings" })).toBeInTheDocument();
+    const unsent = document.querySelector<HTMLElement>('#panel-tools article.message[data-role="user"]')!;
+    expect(unsent).toHaveTextContent("are you there?");
+    expect(unsent).toHaveTextContent("Not sent");
+    expect(unsent).not.toHaveAttribute("aria-busy");
+    expect(screen.getByRole("button", { name: "Send" })).toBeInTheDocument();
+  });
+});

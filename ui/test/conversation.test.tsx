@@ -5,7 +5,7 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetRuns } from "../src/conversation/runStore";
 import { BlockStream } from "../src/conversation/blocks";
-import { CHAT, chatBackend, conversation, meta, openChat, text } from "./chatBackend";
+import { CHAT, chatBackend, conversation, message, meta, openChat, text } from "./chatBackend";
 import { argsOf } from "./ipc";
 
 afterEach(() => resetRuns());
@@ -169,5 +169,57 @@ describe("streamed markdown", () => {
     expect(next.tail?.source.trim()).toBe("- a\n- b");
     const fence = s.update("# Title\n\nSome text goes on\n\n- a\n- b\n\n```js\nlet x = 1\n");
     expect(fence.tail?.fence).toEqual({ lang: "js", code: "let x = 1\n" });
+  });
+});
+
+describe("around an answer", () => {
+  it("copies a message and a code block", async () => {
+    const writes: string[] = [];
+    Object.defineProperty(navigator, "clipboard", {
+      value: { writeText: (t: string) => (writes.push(t), Promise.resolve()) },
+      configurable: true,
+    });
+    chatBackend({
+      messages: [
+        message("u1", "m0", "user", [text("Show me")]),
+        message("a1", "u1", "assistant", [text("Here:\n\n```js\nlet x = 1;\n```")]),
+      ],
+    });
+    await openChat();
+    const answer = await waitFor(() => {
+      const a = conversation().querySelector<HTMLElement>('article.message[data-id="a1"]');
+      expect(a).not.toBeNull();
+      return a!;
+    });
+    await userEvent.click(within(answer).getByRole("button", { name: "Copy code" }));
+    await userEvent.click(within(answer).getByRole("button", { name: "Copy message" }));
+    expect(writes).toEqual(["let x = 1;\n", "Here:\n\n```js\nlet x = 1;\n```"]);
+    expect(within(answer).getAllByText("Copied")).toHaveLength(2);
+  });
+
+  it("says what the run did to fit the context and what its sub-agents do", async () => {
+    const b = chatBackend();
+    const box = await openChat();
+    await userEvent.type(box, "summarize everything{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    act(() =>
+      b.run().feed(
+        { type: "context_trimmed", dropped_messages: 4, context_window: 4096 },
+        { type: "context_note", text: "The history was converted for Anthropic." },
+        {
+          type: "sub_agent",
+          thread_id: "th1",
+          agent_id: "researcher",
+          depth: 1,
+          event: { type: "tool_call_proposed", call_id: "x", name: "web__search" },
+        },
+      ),
+    );
+    const tail = conversation();
+    await waitFor(() =>
+      expect(tail).toHaveTextContent("The 4 oldest messages were left out to fit the model's context of 4,096 tokens."),
+    );
+    expect(tail).toHaveTextContent("The history was converted for Anthropic.");
+    expect(tail).toHaveTextContent("Sub-agent researcher calls web:search");
   });
 });

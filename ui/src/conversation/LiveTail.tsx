@@ -9,6 +9,7 @@ import type { Message } from "../bindings";
 import { CallCard } from "../calls/CallCard";
 import { LiveCallCard } from "../calls/LiveCallCard";
 import { useConversation } from "./context";
+import { CopyButton } from "./CopyButton";
 import { MessageArticle, StreamingArticle } from "./MessageView";
 import { describeFailure, RunErrorView } from "./RunError";
 import { answerTool, clearRun, useRun, type LiveTool, type RunState } from "./runStore";
@@ -67,12 +68,18 @@ function Tail({ run, known }: { run: RunState; known: Set<string> }) {
     items.push(
       <article
         key="pending"
-        className="message message-user message-pending"
+        className={live ? "message message-user message-pending" : "message message-user message-unsent"}
         data-role="user"
-        aria-busy="true"
+        aria-busy={live ? "true" : undefined}
         aria-label="Your message"
       >
         <div className="message-body user-text">{run.pendingText}</div>
+        {!live && (
+          <div className="message-actions">
+            <span className="muted small">Not sent</span>
+            <CopyButton text={run.pendingText} label="Copy message" />
+          </div>
+        )}
         {run.pendingImages.length > 0 && (
           <ul className="message-images" aria-label="Attached images">
             {run.pendingImages.map((p) => (
