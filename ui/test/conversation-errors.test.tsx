@@ -46,6 +46,8 @@ describe("a run's error", () => {
     await openChat();
     const a = await alert();
     expect(a).toHaveTextContent("The API key for OpenAI was refused — open Settings");
+    // Once the key is right, the same answer can be asked for again.
+    expect(within(a).getByRole("button", { name: "Retry" })).toBeInTheDocument();
     await userEvent.click(within(a).getByRole("button", { name: "Open Settings" }));
     expect(screen.getByRole("tab", { name: "Settings" })).toHaveAttribute("aria-selected", "true");
   });
@@ -66,7 +68,8 @@ describe("a run's error", () => {
     });
     await openChat();
     const a = await alert();
-    expect(a).toHaveTextContent("Ollama has no model “qwen9”: choose another in the Model menu below.");
+    expect(a).toHaveTextContent("Ollama has no model “qwen9”: choose another in the Model menu below and send again.");
+    expect(within(a).queryByRole("button", { name: "Retry" })).toBeNull();
     expect(a).toHaveTextContent("offers: qwen2.5:7b");
   });
 
@@ -152,12 +155,10 @@ describe("a message that was not sent", () => {
     await userEvent.type(box, "are you there?{Enter}");
     await waitFor(() => expect(b.runs).toHaveLength(1));
     act(() =>
-      b
-        .run()
-        .fail({
-          kind: "invalid_data",
-          message: "invalid provider: no LLM provider is set up: `atelier provider detect`",
-        }),
+      b.run().fail({
+        kind: "invalid_data",
+        message: "invalid provider: no LLM provider is set up: `atelier provider detect`",
+      }),
     );
     const a = await alert();
     expect(a).toHaveTextContent("No model is set up yet: add a provider in Settings");

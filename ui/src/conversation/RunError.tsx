@@ -45,7 +45,7 @@ export function describeRunError(
       };
     case "model_not_found":
       return {
-        text: `${name} has no model ${model !== null ? `“${model}”` : "by that name"}: choose another in the Model menu below.`,
+        text: `${name} has no model ${model !== null ? `“${model}”` : "by that name"}: choose another in the Model menu below and send again.`,
         fix: "model",
         detail: message,
       };
@@ -118,7 +118,8 @@ export function RunErrorView({
             Open Settings
           </button>
         )}
-        {onRetry !== undefined && fix !== "settings" && fix !== "branch" && (
+        {/* A full context or a missing model fails the same way again: no Retry there. */}
+        {onRetry !== undefined && fix !== "branch" && fix !== "model" && (
           <button type="button" className="btn btn-small" onClick={onRetry}>
             Retry
           </button>
