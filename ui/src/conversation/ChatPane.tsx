@@ -48,7 +48,7 @@ export function useChatPane({
   const choice = useChoice(runs.chat, info);
   const records = useRunField(chatId, (r) => r?.records ?? null);
   const handRun = useRuns().live.some((l) => l.chatId === chatId);
-  const window = useRunField(chatId, (r) => r?.contextWindow ?? null);
+  const runWindow = useRunField(chatId, (r) => r?.contextWindow ?? null);
   const agent = useRunField(chatId, (r) => r?.agentId ?? null);
   const runSaved = useRunField(chatId, (r) => (r?.phase === "done" ? r.saved : null));
 
@@ -60,7 +60,7 @@ export function useChatPane({
       runSaved === null ? null : sum(runSaved.flatMap((m) => (m.meta?.usage != null ? [m.meta.usage] : [])));
     return { used, lastRun: ofRun ?? usage };
   }, [branch, runSaved]);
-  const contextWindow = window ?? runs.chat?.model_settings.context_window ?? null;
+  const contextWindow = runWindow ?? runs.chat?.model_settings.context_window ?? null;
   const noProvider = info.load.state === "ok" && info.providers.length === 0;
   const empty = !branch.some((n) => n.role !== "system");
 

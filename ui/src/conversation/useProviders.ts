@@ -23,8 +23,15 @@ function modelsOf(id: string): Promise<string[]> {
   let p = modelLists.get(id);
   if (p === undefined) {
     p = api.testProvider(id).then(
-      (t) => (t.ok ? t.models : []),
-      () => [],
+      (t) => {
+        // A provider that could not say (down, a wrong key) is asked again next time.
+        if (!t.ok || t.models.length === 0) modelLists.delete(id);
+        return t.ok ? t.models : [];
+      },
+      () => {
+        modelLists.delete(id);
+        return [];
+      },
     );
     modelLists.set(id, p);
   }
@@ -43,17 +50,18 @@ export function useProviders(version: number = 0): ProviderInfo {
   }, `providers-${version}`);
   const providers = load.data?.providers ?? [];
   const [offered, setOffered] = useState<Record<string, string[]>>({});
-  const ids = providers.map((p) => p.id).join("\n");
+  // Each read of the providers (the tab shown again) asks those that could not say before.
+  const listed = load.data?.providers;
   useEffect(() => {
     let live = true;
-    for (const id of ids === "" ? [] : ids.split("\n"))
+    for (const { id } of listed ?? [])
       void modelsOf(id).then((m) => {
         if (live) setOffered((o) => (o[id] === m ? o : { ...o, [id]: m }));
       });
     return () => {
       live = false;
     };
-  }, [ids]);
+  }, [listed]);
   const models: Record<string, string[]> = {};
   for (const p of providers) {
     const listed = offered[p.id] ?? [];
