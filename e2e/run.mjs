@@ -16,6 +16,8 @@
 //   webdriver.mjs  a small WebDriver client
 //   steps/*.mjs    the steps by theme, each file's `register(step)` adds its
 //                  steps in order
+//   conversation.mjs helpers for the chat view; llm-server.mjs the scripted
+//                  OpenAI-compatible model the chat steps start on loopback
 //   drag_source.py a GTK window to drag files from; xshot.py the screenshots,
 //                  taken from the X server (WebDriver's hang with the app's
 //                  no-GPU renderer, and cannot see native dialogs)
@@ -30,6 +32,7 @@
 //                 e2e/fixtures/weather-settings into weather-settings.zip
 //   E2E_SHOTS     where screenshots go
 //   E2E_APP_LOG   the app's stderr (printed on failure)
+//   E2E_STEPS     optional: a comma list of step groups to run (see below)
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,12 +41,14 @@ import { APP, APP_LOG, DRIVER, SHOTS, STEP_TIMEOUT_MS, log, s, setSession, shot,
 import { Session } from './webdriver.mjs';
 import * as approvals from './steps/approvals.mjs';
 import * as branches from './steps/branches.mjs';
+import * as chat from './steps/chat.mjs';
 import * as dark from './steps/dark.mjs';
 import * as edits from './steps/edits.mjs';
 import * as exportZip from './steps/export.mjs';
 import * as history from './steps/history.mjs';
 import * as layout from './steps/layout.mjs';
 import * as map from './steps/map.mjs';
+import * as mcp from './steps/mcp.mjs';
 import * as renderers from './steps/renderers.mjs';
 import * as settingsForm from './steps/settings-form.mjs';
 import * as settings from './steps/settings.mjs';
@@ -54,22 +59,40 @@ import * as workspace from './steps/workspace.mjs';
 // The steps, in the order they run
 
 const steps = [];
-const step = (name, fn) => steps.push({ name, fn });
+let group = '';
+const step = (name, fn) => steps.push({ group, name, fn });
+/** Registers a module's steps under its group name (E2E_STEPS picks groups). */
+const add = (name, register) => {
+  group = name;
+  register(step);
+};
 
-toolsets.register(step); // 1-3
-settingsForm.register(step); // 4-6
-renderers.register(step); // 7-11
-settings.register(step); // 12
-workspace.register(step); // 13
-branches.register(step); // 14
-approvals.register(step); // 15
-edits.register(step); // 16
-map.register(step); // 17
-history.register(step); // 17b (reads what the map's jump left)
-exportZip.register(step); // 18
-settingsForm.registerRun(step); // 19 (a call of its own, after the chat steps)
-layout.register(step); // 20 (adds 20 chats)
-dark.register(step); // restarts the app with the dark look: must stay last
+add('toolsets', toolsets.register); // 1-3
+add('settings-form', settingsForm.register); // 4-6
+add('renderers', renderers.register); // 7-11
+add('settings', settings.register); // 12
+add('workspace', workspace.register); // 13
+add('branches', branches.register); // 14
+add('approvals', approvals.register); // 15
+add('edits', edits.register); // 16
+add('map', map.register); // 17
+add('history', history.register); // 17b (reads what the map's jump left)
+add('export', exportZip.register); // 18
+add('settings-form', settingsForm.registerRun); // 19 (a call of its own, after the chat steps)
+add('layout', layout.register); // 20 (adds 20 chats)
+add('mcp', mcp.register); // 21-22 (an MCP server added in Settings, its tool run by hand)
+add('chat', chat.register); // a scripted model: stream, tools, branches, fork, stop, MCP, errors
+add('dark', dark.register); // restarts the app with the dark look: must stay last
+
+// E2E_STEPS=toolsets,mcp,chat runs only those groups, in the order above
+// (to iterate on some steps: the groups they build on must be listed too).
+const only = (process.env.E2E_STEPS ?? '').split(',').filter(Boolean);
+const unknown = only.filter((g) => !steps.some((st) => st.group === g));
+if (unknown.length > 0) {
+  console.error(`e2e: E2E_STEPS names unknown groups: ${unknown.join(', ')}`);
+  process.exit(2);
+}
+if (only.length > 0) steps.splice(0, steps.length, ...steps.filter((st) => only.includes(st.group)));
 
 // ---------------------------------------------------------------------------
 // The run

@@ -6,6 +6,8 @@
 # target/e2e-screenshots/NN-name.png; the app's stderr to target/e2e-app.log.
 #
 # E2E_SKIP_BUILD=1 skips the UI and cargo builds (when they are fresh).
+# E2E_STEPS=toolsets,mcp,chat runs only those groups of steps (the names in
+# e2e/run.mjs; list the groups a step builds on too).
 # Needs what scripts/install.sh installs (xvfb, webkit2gtk-driver,
 # tauri-driver, xdotool, python3-gi + gir1.2-gtk-3.0 for drag and drop and for
 # screenshots of native dialogs).
