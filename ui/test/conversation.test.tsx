@@ -223,3 +223,21 @@ describe("around an answer", () => {
     expect(tail).toHaveTextContent("Sub-agent researcher calls web:search");
   });
 });
+
+describe("images", () => {
+  it("shows an image sent with a message as the workspace file it became", async () => {
+    chatBackend({
+      messages: [
+        message("u1", "m0", "user", [
+          text("What is this?"),
+          { type: "image", path: "cat.png", media_type: "image/png" },
+        ]),
+        message("a1", "u1", "assistant", [text("A cat.")]),
+      ],
+      extra: { workspace_file_url: (a) => `atelier-render://localhost/${String(a.manifestId)}/${String(a.path)}` },
+    });
+    await openChat();
+    const img = await screen.findByRole("img", { name: "cat.png" });
+    expect(img).toHaveAttribute("src", "atelier-render://localhost/man-u1/cat.png");
+  });
+});

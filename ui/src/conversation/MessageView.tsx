@@ -5,7 +5,8 @@
 import { memo, useState, type ReactNode } from "react";
 import type { ContentPart, Message, MessageNode } from "../bindings";
 import type { Move, Step } from "../calls/StepItem";
-import { errorText } from "../api";
+import { api, errorText } from "../api";
+import { useLoad } from "../lib/useLoad";
 import { CopyButton } from "./CopyButton";
 import { useConversation } from "./context";
 import { Markdown } from "./Markdown";
@@ -136,8 +137,8 @@ function UserBody({ message, locked }: { message: Message; locked: boolean }) {
       {images.length > 0 && (
         <ul className="message-images" aria-label="Attached images">
           {images.map((p) => (
-            <li key={p.path} className="attachment-chip">
-              🖼 {p.path}
+            <li key={p.path}>
+              <AttachedImage chatId={message.chat_id} path={p.path} manifestId={message.manifest_id} />
             </li>
           ))}
         </ul>
@@ -161,6 +162,14 @@ function UserBody({ message, locked }: { message: Message; locked: boolean }) {
       </MessageActions>
     </>
   );
+}
+
+/** An image sent with a message: the workspace file as it was then, or its name. */
+function AttachedImage({ chatId, path, manifestId }: { chatId: string; path: string; manifestId: string }) {
+  const [url] = useLoad(() => api.workspaceFileUrl(chatId, path, manifestId), `${chatId}:${manifestId}:${path}`);
+  const [broken, setBroken] = useState(false);
+  if (url.data === null || broken) return <span className="attachment-chip">🖼 {path}</span>;
+  return <img className="message-image" src={url.data} alt={path} title={path} onError={() => setBroken(true)} />;
 }
 
 function MessageActions({ children }: { children: ReactNode }) {
