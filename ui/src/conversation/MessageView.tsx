@@ -81,11 +81,17 @@ export function Siblings({
 function Reasoning({ text, streaming }: { text: string; streaming: boolean }) {
   if (text === "") return null;
   return (
-    <details className="reasoning">
-      <summary>Reasoning</summary>
-      {streaming && <span className="reasoning-live muted small"> thinking…</span>}
-      <div className="reasoning-body">{text}</div>
-    </details>
+    <div className="reasoning-row">
+      <details className="reasoning">
+        <summary>Reasoning</summary>
+        <div className="reasoning-body">{text}</div>
+      </details>
+      {streaming && (
+        <span className="reasoning-live muted small" role="status">
+          thinking…
+        </span>
+      )}
+    </div>
   );
 }
 
