@@ -3,8 +3,9 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
+import { describeRunError } from "../src/conversation/RunError";
 import { resetRuns } from "../src/conversation/runStore";
-import { chatBackend, message, meta, openChat, provider, text } from "./chatBackend";
+import { chatBackend, message, meta, openChat, PRESETS, provider, text } from "./chatBackend";
 import { argsOf } from "./ipc";
 
 afterEach(() => resetRuns());
@@ -168,5 +169,22 @@ describe("a message that was not sent", () => {
     expect(unsent).toHaveTextContent("Not sent");
     expect(unsent).not.toHaveAttribute("aria-busy");
     expect(screen.getByRole("button", { name: "Send" })).toBeInTheDocument();
+  });
+});
+
+describe("errors in words", () => {
+  const ollama = provider();
+  const openai = provider({ id: "openai", preset: "openai", base_url: "https://api.openai.com/v1" });
+  const say = (kind: string, p = ollama) => describeRunError(kind, "raw", p, PRESETS, p.id, "qwen2.5:7b");
+  it("names the provider, where it is, and the fix", () => {
+    expect(say("network", openai)).toMatchObject({
+      text: "OpenAI could not be reached at api.openai.com. Check your connection, then retry.",
+      fix: "retry",
+    });
+    expect(say("rate_limited", openai).text).toBe("OpenAI is limiting requests right now: wait a moment, then retry.");
+    expect(say("overloaded").text).toBe("Ollama is overloaded right now: retry in a moment.");
+    expect(say("server").fix).toBe("retry");
+    expect(say("bad_response").text).toContain("answered with something Atelier could not read");
+    expect(say("something_new")).toEqual({ text: "raw", fix: "retry", detail: null });
   });
 });
