@@ -118,6 +118,12 @@ describe("the conversation", () => {
     act(() => b.run().end());
     await screen.findByRole("button", { name: "Send" });
 
+    // The help lists the box's keys too.
+    await userEvent.click(screen.getByRole("button", { name: "Keyboard shortcuts" }));
+    const keys = screen.getByRole("table", { name: "In the message box" });
+    expect(keys).toHaveTextContent("Shift+EnterNew line");
+    await userEvent.click(screen.getByRole("button", { name: "Close" }));
+
     // `/` first: the tool list's search gets the cursor; the box stays empty.
     await userEvent.click(screen.getByRole("button", { name: "Hide list" }));
     await userEvent.type(box, "/");

@@ -1,5 +1,5 @@
 import { useEffect, useEffectEvent, useRef } from "react";
-import { SHORTCUTS } from "../lib/shortcuts";
+import { COMPOSER_KEYS, SHORTCUTS } from "../lib/shortcuts";
 
 /** The keyboard shortcuts, from the one list. Escape or the button closes it. */
 export function HelpOverlay({ onClose }: { onClose: () => void }) {
@@ -30,6 +30,19 @@ export function HelpOverlay({ onClose }: { onClose: () => void }) {
           <tbody>
             {SHORTCUTS.map((s) => (
               <tr key={s.action}>
+                <td>
+                  <kbd>{s.keys}</kbd>
+                </td>
+                <td>{s.what}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <h3 className="shortcut-heading">In the message box</h3>
+        <table className="shortcut-table" aria-label="In the message box">
+          <tbody>
+            {COMPOSER_KEYS.map((s) => (
+              <tr key={s.keys}>
                 <td>
                   <kbd>{s.keys}</kbd>
                 </td>

@@ -19,6 +19,14 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: "?", action: "help", what: "Show these shortcuts" },
 ];
 
+/** Keys of the chat's message box (the composer reads them itself; the help lists them). */
+export const COMPOSER_KEYS: Array<{ keys: string; what: string }> = [
+  { keys: `Enter or ${MOD}+Enter`, what: "Send the message" },
+  { keys: "Shift+Enter", what: "New line" },
+  { keys: "/ (first character)", what: "Open the tool picker to run a tool by hand" },
+  { keys: "Esc (editing a message)", what: "Cancel the edit" },
+];
+
 function typing(target: EventTarget | null): boolean {
   return (
     target instanceof HTMLElement &&
