@@ -79,4 +79,11 @@ pub const COMMANDS: &[&str] = &[
     "restart_mcp_server",
     "preview_mcp_config",
     "import_mcp_config",
+    "update_provider",
+    "list_agents",
+    "get_agent",
+    "create_agent",
+    "update_agent",
+    "delete_agent",
+    "preview_agent_tools",
 ];

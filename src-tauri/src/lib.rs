@@ -4,10 +4,12 @@
 //! plugin, the state) for any runtime, so tests drive it on Tauri's mock
 //! runtime without a window; [`run`] opens the data dir and starts it on
 //! the real one. Commands live in [`commands`], [`chat_commands`],
-//! [`config_commands`], [`llm_commands`] and [`mcp_commands`] (typed
-//! arguments, one core call, [`error::IpcError`]); tool HTML is served by
-//! [`render`]; paths from the webview are re-checked by [`paths`].
+//! [`config_commands`], [`llm_commands`], [`mcp_commands`] and
+//! [`agent_commands`] (typed arguments, one core call,
+//! [`error::IpcError`]); tool HTML is served by [`render`]; paths from the
+//! webview are re-checked by [`paths`].
 
+pub mod agent_commands;
 pub mod chat_commands;
 mod command_names;
 pub mod commands;
@@ -130,6 +132,13 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             mcp_commands::restart_mcp_server,
             mcp_commands::preview_mcp_config,
             mcp_commands::import_mcp_config,
+            llm_commands::update_provider,
+            agent_commands::list_agents,
+            agent_commands::get_agent,
+            agent_commands::create_agent,
+            agent_commands::update_agent,
+            agent_commands::delete_agent,
+            agent_commands::preview_agent_tools,
         ])
 }
 

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 
 use atelier_core::conversation::{ChatEvent, RunOutcome, SendOptions};
 use atelier_core::model::{Chat, ModelSettings};
-use atelier_core::providers::{ConnectionTest, Detected, PRESETS, Preset, ProviderRecord, ProviderSpec};
+use atelier_core::providers::{
+    ConnectionTest, Detected, PRESETS, Preset, ProviderChanges, ProviderRecord, ProviderSpec,
+};
 use atelier_core::secrets::Secret;
 use atelier_core::tools::Approval;
 use serde::Deserialize;
@@ -139,6 +141,16 @@ pub async fn list_providers(state: State<'_, AppState>) -> IpcResult<Vec<Provide
 #[tauri::command]
 pub async fn add_provider(state: State<'_, AppState>, spec: ProviderSpec) -> IpcResult<ProviderRecord> {
     Ok(state.app.providers().add(&spec).await?)
+}
+
+/// Changes a provider's base URL, default model and plain headers.
+#[tauri::command]
+pub async fn update_provider(
+    state: State<'_, AppState>,
+    provider_id: String,
+    changes: ProviderChanges,
+) -> IpcResult<ProviderRecord> {
+    Ok(state.app.providers().update(&provider_id, &changes).await?)
 }
 
 /// Stores a provider's API key in the secret store (never the database).

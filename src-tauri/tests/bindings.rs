@@ -105,6 +105,16 @@ fn generate() -> String {
         atelier_core::mcp::McpTool,
         atelier_core::mcp::ServerTransport,
         atelier_core::mcp::ImportCandidate,
+        atelier_core::providers::ProviderChanges,
+        atelier_core::agents::Agent,
+        atelier_core::agents::AgentSpec,
+        atelier_core::agents::AgentModel,
+        atelier_core::routing::Filter,
+        atelier_core::routing::Policy,
+        atelier_core::routing::SourceKind,
+        atelier_core::routing::Exposure,
+        atelier_core::agents::preview::ToolsPreview,
+        atelier_core::agents::preview::PreviewTool,
     );
     out
 }

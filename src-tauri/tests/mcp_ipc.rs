@@ -95,6 +95,33 @@ fn a_server_is_added_connected_listed_restarted_disabled_and_removed_through_the
     let tool_ids = invoke(&h, "list_tools", json!({})).expect("tools").to_string();
     assert!(tool_ids.contains("\"fixture:echo\""), "{tool_ids}");
 
+    // Its tools get a confirmation policy like any other, which an agent's
+    // preview in Settings shows.
+    let policy = invoke(
+        &h,
+        "set_tool_policy",
+        json!({"toolId": "fixture:echo", "policy": "ask"}),
+    )
+    .expect("policy");
+    assert_eq!(
+        (policy["policy"].clone(), policy["asks"].clone()),
+        (json!("ask"), json!(true))
+    );
+    assert_eq!(
+        invoke(&h, "tool_policy", json!({"toolId": "fixture:echo"})).expect("policy")["policy"],
+        "ask"
+    );
+    let spec = json!({"id": "x", "name": "X", "toolsets": ["fixture"], "max_depth": 2, "max_steps": 5});
+    let preview = invoke(&h, "preview_agent_tools", json!({"spec": spec})).expect("preview");
+    let echo = preview["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["canonical_id"] == "fixture:echo"))
+        .unwrap_or_else(|| panic!("echo in {preview}"));
+    assert_eq!(
+        (echo["model_name"].clone(), echo["policy"].clone()),
+        (json!("fixture.echo"), json!("ask"))
+    );
+
     // Restart again: a fresh instance.
     let pid = d["instances"][0]["pid"].clone();
     invoke(&h, "restart_mcp_server", json!({"id": "fixture"})).expect("restart");

@@ -3,6 +3,7 @@
 
 use atelier_core::agents::AgentSpec;
 use atelier_core::routing::{Exposure, Source, SourceKind, ToolDef, expose};
+use atelier_core::tools::Policy;
 use atelier_core::toolsets::ImportOptions;
 use serde_json::json;
 
@@ -356,4 +357,84 @@ fn a_prefix_names_the_tools_for_models_and_a_taken_prefix_fails_the_import() {
     let out = env.cli(&["toolset", "import", &path(&bad)]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("prefix") && err.contains("not a valid prefix"), "{err}");
+}
+
+/// Settings' live preview: an unsaved definition's tools under the names
+/// the model calls them by, what matches nothing, and what the agent's
+/// provider's protocol takes away; nothing is saved. The Assistant, which
+/// answers in every chat without an agent, cannot be deleted.
+#[tokio::test]
+async fn an_unsaved_agent_previews_its_tools_and_warnings_and_the_assistant_stays() {
+    let env = Env::new();
+    let app = env.app().await;
+    app.routing().set_source(mcp_source("files", "fs", &["read.text"]));
+    app.tools()
+        .set_policy("read_file", Policy::Ask)
+        .await
+        .expect("always ask");
+    let mut spec = AgentSpec::new("not saved yet", "Draft");
+    spec.toolsets = vec!["files".into(), "gone".into()];
+    spec.tools = vec!["read_*".into(), "ghost.*".into(), "spawn_agents".into()];
+    let preview = app.agents().preview(&spec).await.expect("preview");
+    let names: Vec<&str> = preview.tools.iter().map(|t| t.model_name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["fs.read.text", "read_file", "spawn_agents"],
+        "sorted by canonical id"
+    );
+    assert_eq!(preview.tools[0].source_id.as_deref(), Some("files"));
+    // Each tool with the person's confirmation policy; the coordination
+    // tools, which never ask, have none.
+    let policies: Vec<Option<Policy>> = preview.tools.iter().map(|t| t.policy).collect();
+    assert_eq!(policies, [Some(Policy::Default), Some(Policy::Ask), None]);
+    assert_eq!(preview.warnings.len(), 2, "{:?}", preview.warnings);
+    assert!(preview.warnings[0].contains("\"gone\"") && preview.warnings[1].contains("\"ghost.*\""));
+    assert_eq!(preview.exposure, Exposure::Openai, "no model: the strictest protocol");
+    assert!(
+        preview
+            .feature_loss
+            .iter()
+            .any(|w| w.starts_with("fs.read.text: format"))
+            && preview.feature_loss.iter().any(|w| w.contains("named fs__read__text")),
+        "{:?}",
+        preview.feature_loss
+    );
+    assert!(
+        app.agents().get("not saved yet").await.is_err(),
+        "a preview saves nothing"
+    );
+
+    // A model of a provider that is not set up is said; an Anthropic one
+    // exposes to Anthropic.
+    spec.model = Some(atelier_core::agents::AgentModel {
+        provider: "nowhere".into(),
+        model: "m".into(),
+    });
+    let missing = app.agents().preview(&spec).await.expect("preview");
+    assert!(
+        missing.warnings.iter().any(|w| w.contains("\"nowhere\" is not set up")),
+        "{:?}",
+        missing.warnings
+    );
+    app.providers()
+        .add(&atelier_core::providers::ProviderSpec {
+            id: "claude".into(),
+            preset: Some("anthropic".into()),
+            ..Default::default()
+        })
+        .await
+        .expect("add provider");
+    spec.model = Some(atelier_core::agents::AgentModel {
+        provider: "claude".into(),
+        model: "m".into(),
+    });
+    assert_eq!(
+        app.agents().preview(&spec).await.expect("preview").exposure,
+        Exposure::Anthropic
+    );
+
+    let refused = app.agents().delete("assistant").await.expect_err("the Assistant stays");
+    assert_eq!(refused.kind(), "conflict");
+    assert!(refused.to_string().contains("cannot be deleted"), "{refused}");
+    assert!(app.agents().get("assistant").await.is_ok());
 }

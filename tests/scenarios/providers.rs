@@ -180,3 +180,83 @@ async fn servers_running_on_this_computer_are_found() {
         ("ollama", vec!["qwen2.5:0.5b".to_owned()])
     );
 }
+
+/// Settings' edit form: base URL, default model and plain headers change in
+/// place; the kind, the preset and the key stay; a bad URL or an unknown
+/// provider change nothing.
+#[tokio::test]
+async fn a_provider_is_edited_in_place_and_keeps_its_kind_and_key() {
+    use atelier_core::providers::{ProviderChanges, ProviderSpec};
+    let env = Env::new();
+    let app = env.app().await;
+    app.secrets().allow_file_fallback(true).await.expect("file store");
+    let p = app.providers();
+    p.add(&ProviderSpec {
+        id: "oa".into(),
+        preset: Some("openai".into()),
+        ..Default::default()
+    })
+    .await
+    .expect("add");
+    p.set_secret("oa", None, atelier_core::secrets::Secret::new("sk-kept-1"))
+        .await
+        .expect("key");
+    let changed = p
+        .update(
+            "oa",
+            &ProviderChanges {
+                base_url: " https://proxy.example/v1/ ".into(),
+                default_model: Some("gpt-4o".into()),
+                headers: [("X-Team".to_owned(), "research".to_owned())].into(),
+            },
+        )
+        .await
+        .expect("update");
+    assert_eq!(changed.base_url, "https://proxy.example/v1");
+    assert_eq!(changed.default_model.as_deref(), Some("gpt-4o"));
+    assert_eq!(changed.headers.get("X-Team").map(String::as_str), Some("research"));
+    assert_eq!(
+        (changed.kind.as_str(), changed.preset.as_deref()),
+        ("openai", Some("openai"))
+    );
+    assert!(changed.key_from.is_some(), "the key stays: {changed:?}");
+
+    // An empty model means none.
+    let cleared = p
+        .update(
+            "oa",
+            &ProviderChanges {
+                base_url: changed.base_url.clone(),
+                default_model: Some("  ".into()),
+                headers: Default::default(),
+            },
+        )
+        .await
+        .expect("update");
+    assert_eq!((cleared.default_model, cleared.headers.len()), (None, 0));
+
+    let bad = p
+        .update(
+            "oa",
+            &ProviderChanges {
+                base_url: "proxy.example".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect_err("bad URL");
+    assert!(bad.to_string().contains("expected http"), "{bad}");
+    assert_eq!(p.get("oa").await.expect("get").base_url, "https://proxy.example/v1");
+    let unknown = p
+        .update(
+            "nope",
+            &ProviderChanges {
+                base_url: "http://x/v1".into(),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect_err("unknown");
+    assert!(unknown.to_string().contains("no provider \"nope\""), "{unknown}");
+    assert_eq!(p.ids().await.expect("ids"), ["oa"]);
+}

@@ -3,6 +3,10 @@
 
 import { Channel, invoke as tauriInvoke, type InvokeArgs } from "@tauri-apps/api/core";
 import type {
+  Agent,
+  AgentSpec,
+  ProviderChanges,
+  ToolsPreview,
   ArgProblem,
   BundleReport,
   ChatEvent,
@@ -277,4 +281,15 @@ export const api = {
   importMcpConfig: (text: string, only: string[] | null) => invoke<ServerRecord[]>("import_mcp_config", { text, only }),
   /** Restarts the app (saved frame origins apply at start). */
   restartApp: () => invoke<null>("restart_app"),
+  /** Changes a provider's base URL, default model and plain headers (its key: `setProviderKey`). */
+  updateProvider: (providerId: string, changes: ProviderChanges) =>
+    invoke<ProviderRecord>("update_provider", { providerId, changes }),
+  listAgents: () => invoke<Agent[]>("list_agents"),
+  getAgent: (id: string) => invoke<Agent>("get_agent", { id }),
+  createAgent: (spec: AgentSpec) => invoke<Agent>("create_agent", { spec }),
+  updateAgent: (spec: AgentSpec) => invoke<Agent>("update_agent", { spec }),
+  /** Rejects for the Assistant, which answers in chats without an agent. */
+  deleteAgent: (id: string) => invoke<null>("delete_agent", { id }),
+  /** What an unsaved definition's tool rules resolve to now, and the warnings. */
+  previewAgentTools: (spec: AgentSpec) => invoke<ToolsPreview>("preview_agent_tools", { spec }),
 };

@@ -682,3 +682,87 @@ runs: string, env_keys: Array<string>, header_keys: Array<string>,
  * Why it cannot be added, if it cannot (an id in use, SSE).
  */
 problem: string | null, };
+
+export type ProviderChanges = { base_url: string, 
+/**
+ * The model a chat uses when it names none; none: the chat must choose.
+ */
+default_model: string | null, 
+/**
+ * Plain headers sent with every request, replacing the ones stored.
+ */
+headers: { [key in string]: string }, };
+
+export type Agent = { id: string, name: string, description: string, model: AgentModel | null, 
+/**
+ * Temperature, output limit, context window, reasoning effort (a chat
+ * may override each).
+ */
+model_settings: ModelSettings, system_prompt: string, 
+/**
+ * Toolset or MCP server ids: all their tools.
+ */
+toolsets: Array<string>, 
+/**
+ * Canonical ids, model-facing names or globs (`csv-report.*`, `*`).
+ */
+tools: Array<string>, filters: Array<Filter>, policies: Array<RoutingPolicy>, 
+/**
+ * How deep sub-agents may go (2: this agent's sub-agents may not start
+ * their own unless they opt in).
+ */
+max_depth: number, 
+/**
+ * The most model steps one run takes.
+ */
+max_steps: number, created_at: string, updated_at: string, };
+
+export type AgentSpec = { id: string, name: string, description: string, model: AgentModel | null, model_settings?: ModelSettings, system_prompt: string, toolsets: Array<string>, tools: Array<string>, filters: Array<Filter>, policies: Array<RoutingPolicy>, max_depth: number, max_steps: number, };
+
+export type AgentModel = { provider: string, model: string, };
+
+export type Filter = { "namespace": Array<string> } | { "tags_any": Array<string> } | { "tags_all": Array<string> } | { "category": string } | { "allow_ids": Array<string> } | { "deny_ids": Array<string> };
+
+export type RoutingPolicy = { "deny": Array<string> } | "no_confirmation_in_sub_agents";
+
+export type SourceKind = "builtin" | "toolset" | "mcp";
+
+export type Exposure = "openai" | "anthropic" | "mcp";
+
+export type ToolsPreview = { 
+/**
+ * Sorted by canonical id.
+ */
+tools: Array<PreviewTool>, 
+/**
+ * Names and toolsets on the allowlist that match nothing in the pool.
+ */
+warnings: Array<string>, 
+/**
+ * The protocol the tools were exposed to: the agent's provider's, or
+ * OpenAI's (the strictest) when it names none.
+ */
+exposure: Exposure, 
+/**
+ * What that protocol takes away, per tool (feature loss).
+ */
+feature_loss: Array<string>, };
+
+export type PreviewTool = { 
+/**
+ * The name the model calls it by: `csv-report.summarize`, `write_file`.
+ */
+model_name: string, canonical_id: string, source_kind: SourceKind, 
+/**
+ * The toolset or MCP server id (none for builtins).
+ */
+source_id: string | null, description: string, 
+/**
+ * What its author asked for (a person's policy may override it).
+ */
+requires_confirmation: boolean, 
+/**
+ * The person's confirmation policy for it (everywhere, not only in
+ * this agent); none for the coordination tools, which never ask.
+ */
+policy: Policy | null, };

@@ -92,6 +92,13 @@ export type CommandAnswers = {
   restart_mcp_server: Answer<"restartMcpServer">;
   preview_mcp_config: Answer<"previewMcpConfig">;
   import_mcp_config: Answer<"importMcpConfig">;
+  update_provider: Answer<"updateProvider">;
+  list_agents: Answer<"listAgents">;
+  get_agent: Answer<"getAgent">;
+  create_agent: Answer<"createAgent">;
+  update_agent: Answer<"updateAgent">;
+  delete_agent: Answer<"deleteAgent">;
+  preview_agent_tools: Answer<"previewAgentTools">;
 };
 
 export type Command = keyof CommandAnswers;
@@ -126,6 +133,7 @@ const PASSIVE: Handlers = {
   provider_presets: () => [],
   detect_providers: () => [],
   list_mcp_servers: () => [],
+  list_agents: () => [],
 };
 
 /**

@@ -10,9 +10,11 @@
 //! (the migration that adds agents creates it).
 //!
 //! Agents live in the database and travel as YAML files ([`file`]). Their
-//! tools for a run come from [`crate::routing::resolve`].
+//! tools for a run come from [`crate::routing::resolve`]; [`preview`] says
+//! what an unsaved definition's rules would give, as it is being edited.
 
 pub mod file;
+pub mod preview;
 
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
@@ -116,6 +118,17 @@ impl AgentSpec {
         }
     }
 
+    /// What resolution needs of it.
+    pub fn tool_rules(&self) -> AgentTools {
+        rules(
+            &self.toolsets,
+            &self.tools,
+            &self.filters,
+            &self.policies,
+            self.max_depth,
+        )
+    }
+
     fn check(&self) -> Result<()> {
         let bad = |reason: String| Err(Error::InvalidData { what: "agent", reason });
         if !is_agent_id(&self.id) {
@@ -140,13 +153,13 @@ impl AgentSpec {
 impl Agent {
     /// What resolution needs of it.
     pub fn tool_rules(&self) -> AgentTools {
-        AgentTools {
-            toolsets: self.toolsets.clone(),
-            tools: self.tools.clone(),
-            filters: self.filters.clone(),
-            policies: self.policies.clone(),
-            max_depth: self.max_depth,
-        }
+        rules(
+            &self.toolsets,
+            &self.tools,
+            &self.filters,
+            &self.policies,
+            self.max_depth,
+        )
     }
 
     /// The editable part.
@@ -165,6 +178,17 @@ impl Agent {
             max_depth: self.max_depth,
             max_steps: self.max_steps,
         }
+    }
+}
+
+/// The tool rules of an agent or a spec, as resolution takes them.
+fn rules(toolsets: &[String], tools: &[String], filters: &[Filter], policies: &[Policy], max_depth: u32) -> AgentTools {
+    AgentTools {
+        toolsets: toolsets.to_vec(),
+        tools: tools.to_vec(),
+        filters: filters.to_vec(),
+        policies: policies.to_vec(),
+        max_depth,
     }
 }
 
@@ -299,7 +323,13 @@ impl Agents<'_> {
     }
 
     /// Deletes an agent; its chats keep their history and lose the link.
+    /// The Assistant stays: it answers in every chat that names no agent.
     pub async fn delete(&self, id: &str) -> Result<()> {
+        if id == ASSISTANT {
+            return Err(Error::Conflict(
+                "the Assistant answers in every chat that has no other agent: edit it (its tools, model, prompt), it cannot be deleted".into(),
+            ));
+        }
         let done = sqlx::query("DELETE FROM agents WHERE id = ?")
             .bind(id)
             .execute(self.app.db())

@@ -54,6 +54,19 @@ pub struct ProviderSpec {
     pub headers: BTreeMap<String, String>,
 }
 
+/// What a person edits of a provider already set up (its id, kind and
+/// preset stay; its key and secret headers go through
+/// [`Providers::set_secret`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, ts_rs::TS)]
+pub struct ProviderChanges {
+    pub base_url: String,
+    /// The model a chat uses when it names none; none: the chat must choose.
+    pub default_model: Option<String>,
+    /// Plain headers sent with every request, replacing the ones stored.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
 /// A provider's answer to a test.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ConnectionTest {
@@ -215,6 +228,35 @@ impl Providers<'_> {
         tx.commit().await?;
         tracing::info!(provider = %spec.id, %kind, "provider saved");
         self.get(&spec.id).await
+    }
+
+    /// Changes a provider's base URL, default model and plain headers (the
+    /// edit form in Settings); an unknown id is an error, not an add.
+    pub async fn update(&self, id: &str, changes: &ProviderChanges) -> Result<ProviderRecord> {
+        let base_url = changes.base_url.trim();
+        check_url(base_url)?;
+        let model = changes
+            .default_model
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty());
+        let mut tx = db::begin_write(self.app.db()).await?;
+        let done = sqlx::query(
+            "UPDATE providers SET base_url = ?2, default_model = ?3, headers = ?4, updated_at = ?5 WHERE id = ?1",
+        )
+        .bind(id)
+        .bind(base_url.trim_end_matches('/'))
+        .bind(model)
+        .bind(serde_json::to_string(&changes.headers).map_err(|e| Error::Internal(e.to_string()))?)
+        .bind(ids::now())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        if done.rows_affected() > 0 {
+            tracing::info!(provider = %id, "provider changed");
+        }
+        // No row: `get` says there is no such provider.
+        self.get(id).await
     }
 
     pub async fn get(&self, id: &str) -> Result<ProviderRecord> {

@@ -30,9 +30,11 @@ pub enum Filter {
     DenyIds(Vec<String>),
 }
 
-/// A decision applied after every filter: it can only deny.
+/// A decision applied after every filter: it can only deny. (In
+/// TypeScript `RoutingPolicy`: `Policy` is a tool's confirmation policy.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(rename = "RoutingPolicy")]
 pub enum Policy {
     /// Deny tools matching any of these names or globs (`*.run_command`).
     Deny(Vec<String>),

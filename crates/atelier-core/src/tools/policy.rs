@@ -48,7 +48,7 @@ pub struct ToolPolicy {
 impl Tools<'_> {
     /// The policy of a tool.
     pub async fn policy(&self, tool_id: &str) -> Result<ToolPolicy> {
-        let tool = self.app.toolsets().tool(tool_id).await?;
+        let tool = self.tool(tool_id).await?;
         let policy = self.stored_policy(&tool.tool_id).await?;
         Ok(ToolPolicy {
             asks: asks(policy, &tool),
@@ -60,7 +60,7 @@ impl Tools<'_> {
 
     /// Sets a tool's policy ([`Policy::Default`] removes the override).
     pub async fn set_policy(&self, tool_id: &str, policy: Policy) -> Result<ToolPolicy> {
-        let tool = self.app.toolsets().tool(tool_id).await?;
+        let tool = self.tool(tool_id).await?;
         let mut tx = db::begin_write(self.app.db()).await?;
         match policy {
             Policy::Default => {
@@ -89,7 +89,7 @@ impl Tools<'_> {
     /// is deleted or [`Tools::revoke_in_chat`].
     pub async fn allow_in_chat(&self, chat_id: &str, tool_id: &str) -> Result<()> {
         let chat = self.app.chats().get(chat_id).await?;
-        let tool = self.app.toolsets().tool(tool_id).await?;
+        let tool = self.tool(tool_id).await?;
         let mut tx = db::begin_write(self.app.db()).await?;
         sqlx::query("INSERT OR IGNORE INTO chat_tool_allowances (chat_id, tool_id, granted_at) VALUES (?, ?, ?)")
             .bind(&chat.id)
@@ -150,6 +150,23 @@ impl Tools<'_> {
                 .fetch_optional(self.app.db())
                 .await?;
         Ok(allowed.is_none())
+    }
+
+    /// Every tool a person gave a policy, with it (the others follow their
+    /// author: [`Policy::Default`]).
+    pub async fn policies(&self) -> Result<std::collections::BTreeMap<String, Policy>> {
+        let rows: Vec<(String, String)> = sqlx::query_as("SELECT tool_id, policy FROM tool_policies")
+            .fetch_all(self.app.db())
+            .await?;
+        rows.into_iter()
+            .map(|(id, p)| match Policy::parse(&p) {
+                Some(p) => Ok((id, p)),
+                None => Err(Error::InvalidData {
+                    what: "tool confirmation policy",
+                    reason: p,
+                }),
+            })
+            .collect()
     }
 
     async fn stored_policy(&self, tool_id: &str) -> Result<Policy> {
