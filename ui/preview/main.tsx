@@ -19,6 +19,7 @@ import { seedBusy } from "./busy";
 import { seedChat } from "./chat";
 import { seedHistory } from "./history";
 import { mcpHandlers } from "./mcp";
+import { agentHandlers } from "./agents";
 
 const now = () => new Date().toISOString();
 
@@ -473,6 +474,13 @@ const handlers: Record<string, (a: Args) => unknown> = {
     return secrets;
   },
   ...mcpHandlers,
+  ...agentHandlers(
+    tools,
+    () => providers,
+    (p) => {
+      providers = p;
+    },
+  ),
 };
 let providers: ProviderRecord[] = [
   {

@@ -1,4 +1,5 @@
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import type { Preset, ProviderRecord } from "../src/bindings";
 import { ProvidersSection } from "../src/settings/ProvidersSection";
@@ -129,5 +130,107 @@ describe("model providers in settings", () => {
     // A local server's preset asks for no key.
     fireEvent.change(within(form).getByRole("combobox"), { target: { value: "ollama" } });
     expect(within(form).queryByLabelText("API key")).toBeNull();
+  });
+
+  it("edits a provider in place: base URL, a default model from its own list, headers, a new key", async () => {
+    let stored = provider({
+      id: "oa",
+      preset: "openai",
+      base_url: "https://api.openai.com/v1",
+      default_model: "gpt-4o-mini",
+      headers: { "OpenAI-Organization": "org-1" },
+      secret_headers: ["X-Proxy-Token"],
+      key_from: "keychain",
+    });
+    const calls = mockCommands({
+      provider_presets: () => PRESETS,
+      list_providers: () => [stored],
+      test_provider: () => ({
+        provider_id: "oa",
+        ok: true,
+        models: ["gpt-4o-mini", "gpt-4o"],
+        error_kind: null,
+        error: null,
+      }),
+      update_provider: (a) => {
+        const c = a.changes as { base_url: string; default_model: string | null; headers: Record<string, string> };
+        stored = { ...stored, ...c };
+        return stored;
+      },
+      set_provider_key: () => stored,
+    });
+    render(<ProvidersSection active />);
+    const list = await screen.findByRole("list", { name: "Providers" });
+    await userEvent.click(within(list).getByRole("button", { name: "Edit oa" }));
+    const form = within(list).getByRole("form", { name: "Edit oa" });
+    // The key is only said to be set; the secret header only named.
+    const key = within(form).getByLabelText("API key");
+    expect(key).toHaveValue("");
+    expect(key).toHaveAttribute("placeholder", "set — type a new key to replace it");
+    expect(form).toHaveTextContent("Now: key in the keychain.");
+    expect(form).toHaveTextContent("X-Proxy-Token set, in the secret store");
+    // The provider's models, asked when the form opens.
+    await within(form).findByText("2 models listed by the provider.");
+    const model = within(form).getByLabelText("Default model");
+    expect([...model.querySelectorAll("option")].map((o) => o.textContent)).toEqual([
+      "None (each chat chooses)",
+      "gpt-4o-mini",
+      "gpt-4o",
+    ]);
+
+    await userEvent.clear(within(form).getByLabelText("Base URL"));
+    await userEvent.type(within(form).getByLabelText("Base URL"), "https://proxy.example/v1");
+    await userEvent.selectOptions(model, "gpt-4o");
+    await userEvent.click(within(form).getByRole("button", { name: "Remove header 1" }));
+    await userEvent.click(within(form).getByRole("button", { name: "Add header" }));
+    await userEvent.type(within(form).getByLabelText("Header 1 name"), "X-Team");
+    await userEvent.type(within(form).getByLabelText("Header 1 value"), "research");
+    await userEvent.type(key, "sk-new-456");
+    await userEvent.click(within(form).getByRole("button", { name: "Save" }));
+
+    await waitFor(() => expect(within(list).queryByRole("form")).toBeNull());
+    expect(argsOf(calls, "update_provider")).toEqual([
+      {
+        providerId: "oa",
+        changes: { base_url: "https://proxy.example/v1", default_model: "gpt-4o", headers: { "X-Team": "research" } },
+      },
+    ]);
+    expect(argsOf(calls, "set_provider_key")).toEqual([{ providerId: "oa", key: "sk-new-456" }]);
+    expect(await within(list).findByText(/gpt-4o ·/)).toBeInTheDocument();
+  });
+
+  it("makes one of the models a test listed the default, and keeps the key when none is typed", async () => {
+    let stored = provider({ id: "local", default_model: null });
+    const calls = mockCommands({
+      provider_presets: () => PRESETS,
+      list_providers: () => [stored],
+      test_provider: () => ({
+        provider_id: "local",
+        ok: true,
+        models: ["tiny", "bigger"],
+        error_kind: null,
+        error: null,
+      }),
+      update_provider: (a) => {
+        stored = { ...stored, ...(a.changes as object) };
+        return stored;
+      },
+    });
+    render(<ProvidersSection active />);
+    const list = await screen.findByRole("list", { name: "Providers" });
+    expect(list).toHaveTextContent("no default model");
+    await userEvent.click(within(list).getByRole("button", { name: "Test connection" }));
+    const choice = await within(list).findByRole("combobox", { name: "Default model" });
+    await userEvent.selectOptions(choice, "bigger");
+    await waitFor(() => expect(list).toHaveTextContent("bigger · no key"));
+    expect(argsOf(calls, "update_provider")).toEqual([
+      { providerId: "local", changes: { base_url: "http://127.0.0.1:9/v1", default_model: "bigger", headers: {} } },
+    ]);
+
+    // Editing without typing a key leaves the key alone.
+    await userEvent.click(within(list).getByRole("button", { name: "Edit local" }));
+    await userEvent.click(within(list).getByRole("button", { name: "Save" }));
+    await waitFor(() => expect(argsOf(calls, "update_provider")).toHaveLength(2));
+    expect(argsOf(calls, "set_provider_key")).toEqual([]);
   });
 });

@@ -3,6 +3,8 @@ import { api } from "../api";
 import type { ConnectionTest, Detected, Preset, ProviderRecord } from "../bindings";
 import { Badge, ErrorBox, Spinner } from "../components/feedback";
 import { useLoad } from "../lib/useLoad";
+import { ProviderEditor } from "./ProviderEditor";
+import { keyText } from "./providerText";
 
 /** The id a new provider of this preset gets: the preset's name, numbered if taken. */
 function freeId(base: string, taken: ProviderRecord[]): string {
@@ -13,19 +15,50 @@ function freeId(base: string, taken: ProviderRecord[]): string {
   return `${base}-${n}`;
 }
 
-function keyText(p: ProviderRecord): string {
-  if (p.key_from === null) return "no key";
-  return p.key_from === "keychain" || p.key_from === "file" ? `key in the ${p.key_from}` : `key from $${p.key_from}`;
-}
-
-function TestResult({ t }: { t: ConnectionTest }) {
+/**
+ * A test's answer: connected with the models the provider lists — one of
+ * them can be made the default right there — or what failed, in words.
+ */
+function TestResult({
+  t,
+  provider,
+  busy,
+  onDefault,
+}: {
+  t: ConnectionTest;
+  provider: ProviderRecord;
+  busy: boolean;
+  onDefault: (model: string | null) => void;
+}) {
   if (t.ok) {
     const shown = t.models.slice(0, 6).join(", ");
+    const current = provider.default_model ?? "";
     return (
-      <p className="small" role="status">
-        <Badge tone="success">connected</Badge> {t.models.length} model(s){shown !== "" && `: ${shown}`}
-        {t.models.length > 6 && ", …"}
-      </p>
+      <div className="provider-test">
+        <p className="small" role="status">
+          <Badge tone="success">connected</Badge> {t.models.length} model(s){shown !== "" && `: ${shown}`}
+          {t.models.length > 6 && ", …"}
+        </p>
+        {t.models.length > 0 && (
+          <label className="small provider-default">
+            Default model{" "}
+            <select
+              className="input input-small"
+              value={current}
+              disabled={busy}
+              onChange={(e) => onDefault(e.target.value === "" ? null : e.target.value)}
+            >
+              <option value="">None (each chat chooses)</option>
+              {current !== "" && !t.models.includes(current) && <option value={current}>{current} (not listed)</option>}
+              {t.models.map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+      </div>
     );
   }
   return (
@@ -36,10 +69,11 @@ function TestResult({ t }: { t: ConnectionTest }) {
 }
 
 /**
- * LLM providers: the ones set up (with *Test connection* and *Remove*),
- * servers found running on this computer (one click to use one), and a
- * form to add one from a preset or any OpenAI-compatible URL, with its API
- * key going to the secret store. `active`: the page is shown.
+ * LLM providers: the ones set up (with *Test connection*, which lists the
+ * provider's models and lets one be made the default, *Edit* in place and
+ * *Remove*), servers found running on this computer (one click to use
+ * one), and a form to add one from a preset or any OpenAI-compatible URL,
+ * with its API key going to the secret store. `active`: the page is shown.
  */
 export function ProvidersSection({ active }: { active: boolean }) {
   const [load, reload] = useLoad(() => api.listProviders(), "providers");
@@ -54,6 +88,7 @@ export function ProvidersSection({ active }: { active: boolean }) {
     }
   }
   const [tests, setTests] = useState<Record<string, ConnectionTest | "testing">>({});
+  const [editing, setEditing] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const presets: Preset[] = presetsLoad.data ?? [];
@@ -93,6 +128,16 @@ export function ProvidersSection({ active }: { active: boolean }) {
       setError(e);
     }
   };
+
+  /** Makes `model` the provider's default, keeping the rest as it is. */
+  const setDefault = (p: ProviderRecord, model: string | null) =>
+    act(() =>
+      api.updateProvider(p.id, {
+        base_url: p.base_url,
+        default_model: model,
+        headers: p.headers,
+      }),
+    );
 
   const use = (d: Detected) =>
     act(() =>
@@ -154,11 +199,34 @@ export function ProvidersSection({ active }: { active: boolean }) {
                     <code>{p.base_url}</code> · {p.default_model ?? "no default model"} · {keyText(p)}
                   </div>
                   {t === "testing" && <Spinner label="Testing…" />}
-                  {t !== undefined && t !== "testing" && <TestResult t={t} />}
+                  {t !== undefined && t !== "testing" && (
+                    <TestResult t={t} provider={p} busy={busy} onDefault={(m) => void setDefault(p, m)} />
+                  )}
+                  {editing === p.id && (
+                    <ProviderEditor
+                      provider={p}
+                      onSaved={() => {
+                        setEditing(null);
+                        reload();
+                      }}
+                      onCancel={() => setEditing(null)}
+                    />
+                  )}
                 </div>
                 <button type="button" className="btn btn-small" disabled={busy} onClick={() => void test(p.id)}>
                   Test connection
                 </button>
+                {editing !== p.id && (
+                  <button
+                    type="button"
+                    className="btn btn-small"
+                    disabled={busy}
+                    aria-label={`Edit ${p.id}`}
+                    onClick={() => setEditing(p.id)}
+                  >
+                    Edit
+                  </button>
+                )}
                 <button
                   type="button"
                   className="btn btn-small btn-ghost"

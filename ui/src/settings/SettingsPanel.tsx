@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from "react";
 import { ErrorBox, Notice, Spinner } from "../components/feedback";
 import { RestartButton } from "../renderers/FrameRenderer";
+import { AgentsSection } from "./agents/AgentsSection";
 import { McpServersSection } from "./mcp/McpServersSection";
 import { ProvidersSection } from "./ProvidersSection";
 import { SecretsSection } from "./SecretsSection";
@@ -8,7 +9,7 @@ import { useSettings } from "./useSettings";
 
 /**
  * App settings: the web origins frame renderers may show, model providers,
- * MCP servers, and where secrets are kept. `active`: the page is shown;
+ * agents, MCP servers, and where secrets are kept. `active`: the page is shown;
  * `onToolsChanged`: MCP servers changed the tools on offer.
  */
 export function SettingsPanel({ active = true, onToolsChanged }: { active?: boolean; onToolsChanged?: () => void }) {
@@ -108,6 +109,7 @@ export function SettingsPanel({ active = true, onToolsChanged }: { active?: bool
         )}
       </section>
       <ProvidersSection active={active} />
+      <AgentsSection active={active} />
       <McpServersSection active={active} onChanged={onToolsChanged ?? (() => {})} />
       <SecretsSection active={active} />
     </div>

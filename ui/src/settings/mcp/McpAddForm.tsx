@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent } from "react";
 import { api } from "../../api";
 import type { McpServerRequest } from "../../bindings";
+import { FormActions } from "../../components/FormActions";
 import { ErrorBox } from "../../components/feedback";
 import { shellWords } from "./shellWords";
 
@@ -222,14 +223,7 @@ export function McpAddForm({ onAdded, onCancel }: { onAdded: (id: string) => voi
         <span className="muted small"> (its tools join the Assistant agent’s)</span>
       </label>
       {error !== null && <ErrorBox error={error} title="Not added." onDismiss={() => setError(null)} />}
-      <div className="mcp-form-actions">
-        <button type="submit" className="btn btn-primary" disabled={busy}>
-          {busy ? "Adding…" : "Add and connect"}
-        </button>
-        <button type="button" className="btn btn-ghost" disabled={busy} onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions submit={busy ? "Adding…" : "Add and connect"} busy={busy} onCancel={onCancel} />
     </form>
   );
 }

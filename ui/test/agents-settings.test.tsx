@@ -1,0 +1,305 @@
+// Settings → Agents: the list, an agent's form with the live preview of
+// its tools, create, edit, delete (the Assistant's refusal in words), and
+// per-tool confirmation policies.
+import { act, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import type { Agent, AgentSpec, ServerDetails, ToolsPreview, ToolsetRecord } from "../src/bindings";
+import { AgentsSection } from "../src/settings/agents/AgentsSection";
+import { idFromName, patternsOf, specOf, draftOf } from "../src/settings/agents/agentForm";
+import { argsOf, mockCommands } from "./ipc";
+
+function agent(over: Partial<Agent> & { id: string }): Agent {
+  return {
+    name: over.id,
+    description: "",
+    model: null,
+    model_settings: {},
+    system_prompt: "",
+    toolsets: [],
+    tools: [],
+    filters: [],
+    policies: [],
+    max_depth: 2,
+    max_steps: 25,
+    created_at: "2026-11-24T10:00:00.000Z",
+    updated_at: "2026-11-24T10:00:00.000Z",
+    ...over,
+  };
+}
+
+const ASSISTANT = agent({
+  id: "assistant",
+  name: "Assistant",
+  description: "Works in the chat's files",
+  tools: ["read_file", "write_file", "list_files", "delete_file"],
+});
+const ANALYST = agent({
+  id: "analyst",
+  name: "Analyst",
+  model: { provider: "local", model: "qwen2.5:7b" },
+  toolsets: ["csv-report"],
+  max_steps: 8,
+});
+
+const TOOLSETS = [
+  { id: "csv-report", name: "CSV Report", enabled: true },
+  { id: "app-builder", name: "App Builder", enabled: false },
+] as ToolsetRecord[];
+const SERVERS = [
+  { server: { id: "everything", enabled: true, tools: [{ name: "echo" }, { name: "add" }] } },
+] as unknown as ServerDetails[];
+
+/** What the core would answer for a spec: its patterns and toolsets, one tool each. */
+function previewOf(spec: AgentSpec): ToolsPreview {
+  const tools = [...spec.toolsets.map((t) => `${t}.run`), ...spec.tools.filter((p) => !p.startsWith("ghost"))];
+  return {
+    tools: tools.map((name) => ({
+      model_name: name,
+      canonical_id: name.includes(".") ? name.replace(".", ":") : name,
+      source_kind: name.includes(".") ? "toolset" : "builtin",
+      source_id: name.includes(".") ? name.split(".")[0]! : null,
+      description: `Does ${name}`,
+      requires_confirmation: name === "write_file",
+      policy: name === "spawn_agents" ? null : "default",
+    })),
+    warnings: spec.tools
+      .filter((p) => p.startsWith("ghost"))
+      .map((p) => `"${p}" in the agent's tools matches no tool in the pool: skipped`),
+    exposure: "openai",
+    feature_loss: spec.toolsets.includes("everything") ? ["everything.run: format removed from path"] : [],
+  };
+}
+
+function backend(agents: Agent[] = [ASSISTANT, ANALYST]) {
+  let list = [...agents];
+  return mockCommands({
+    list_agents: () => list,
+    list_toolsets: () => TOOLSETS,
+    list_mcp_servers: () => SERVERS,
+    list_providers: () => [
+      {
+        id: "local",
+        kind: "openai",
+        preset: "ollama",
+        base_url: "http://localhost:11434/v1",
+        default_model: "qwen2.5:7b",
+        headers: {},
+        secret_headers: [],
+        key_from: null,
+        created_at: "",
+        updated_at: "",
+      },
+    ],
+    test_provider: () => ({
+      provider_id: "local",
+      ok: true,
+      models: ["qwen2.5:7b", "llama3.2:3b"],
+      error_kind: null,
+      error: null,
+    }),
+    preview_agent_tools: (a) => previewOf(a.spec as AgentSpec),
+    create_agent: (a) => {
+      const spec = a.spec as AgentSpec;
+      const made = agent({ ...spec, id: spec.id });
+      list = [...list, made];
+      return made;
+    },
+    update_agent: (a) => {
+      const spec = a.spec as AgentSpec;
+      const made = agent({ ...spec, id: spec.id });
+      list = list.map((x) => (x.id === spec.id ? made : x));
+      return made;
+    },
+    delete_agent: (a) => {
+      if (a.id === "assistant") {
+        throw {
+          kind: "conflict",
+          message:
+            "the Assistant answers in every chat that has no other agent: edit it (its tools, model, prompt), it cannot be deleted",
+        };
+      }
+      list = list.filter((x) => x.id !== a.id);
+      return null;
+    },
+    set_tool_policy: (a) => ({
+      tool_id: String(a.toolId),
+      policy: a.policy as "allow",
+      requires_confirmation: false,
+      asks: false,
+    }),
+  });
+}
+
+async function rows() {
+  const list = await screen.findByRole("list", { name: "Agents" });
+  return within(list).getAllByRole("listitem");
+}
+
+describe("Settings → Agents", () => {
+  it("lists each agent with its model and what it may use", async () => {
+    backend();
+    render(<AgentsSection active />);
+    const [assistant, analyst] = await rows();
+    expect(assistant).toHaveTextContent("Assistant");
+    expect(assistant).toHaveTextContent("the chat’s model · 4 tool patterns · up to 25 steps");
+    expect(assistant).toHaveTextContent("Works in the chat's files");
+    expect(analyst).toHaveTextContent("local · qwen2.5:7b · 1 toolset · up to 8 steps");
+  });
+
+  it("edits an agent: patterns resolve live to the tools the model sees, with the warnings, then Save", async () => {
+    const calls = backend();
+    render(<AgentsSection active />);
+    const [assistant] = await rows();
+    await userEvent.click(within(assistant!).getByRole("button", { name: "Edit Assistant" }));
+    const form = screen.getByRole("form", { name: "Edit Assistant" });
+    expect(within(form).getByLabelText("Id")).toHaveAttribute("readonly");
+    const preview = within(form).getByRole("region", { name: "Tools this agent gets" });
+    const tools = await within(preview).findByRole("list", { name: "Resolved tools" });
+    expect(within(tools).getAllByRole("listitem")).toHaveLength(4);
+
+    const patterns = within(form).getByLabelText("Tool patterns");
+    await userEvent.clear(patterns);
+    await userEvent.type(patterns, "read_file{Enter}ghost.*{Enter}read_file");
+    await waitFor(() =>
+      expect(
+        within(within(preview).getByRole("list", { name: "Resolved tools" })).getAllByRole("listitem"),
+      ).toHaveLength(1),
+    );
+    expect(within(preview).getByText("read_file")).toBeInTheDocument();
+    expect(within(preview).getByRole("list", { name: "Warnings" })).toHaveTextContent(
+      '"ghost.*" in the agent\'s tools matches no tool in the pool: skipped',
+    );
+    // Typing asks once the typing pauses, not per key.
+    expect(argsOf(calls, "preview_agent_tools").length).toBeLessThan(6);
+
+    await userEvent.clear(within(form).getByLabelText("System prompt"));
+    await userEvent.type(within(form).getByLabelText("System prompt"), "Answer briefly.");
+    await userEvent.click(within(form).getByRole("button", { name: "Save" }));
+    await screen.findByText("Saved Assistant.");
+    const [saved] = argsOf(calls, "update_agent");
+    expect(saved!.spec).toMatchObject({
+      id: "assistant",
+      system_prompt: "Answer briefly.",
+      tools: ["read_file", "ghost.*"],
+      max_steps: 25,
+    });
+    expect(screen.queryByRole("form")).toBeNull();
+  });
+
+  it("creates an agent: its id follows the name, toolsets and MCP servers are ticked, the model chosen", async () => {
+    const calls = backend();
+    render(<AgentsSection active />);
+    await rows();
+    await userEvent.click(screen.getByRole("button", { name: "New agent" }));
+    const form = screen.getByRole("form", { name: "New agent" });
+    await userEvent.type(within(form).getByLabelText("Name"), "Data Analyst");
+    expect(within(form).getByLabelText("Id")).toHaveValue("data-analyst");
+
+    // Toolsets (a disabled one says so) and MCP servers, each with all its tools.
+    expect(within(form).getByRole("group", { name: "Toolsets" })).toHaveTextContent(
+      "App Builder (app-builder) · disabled",
+    );
+    await userEvent.click(within(form).getByRole("checkbox", { name: /CSV Report/ }));
+    await userEvent.click(within(form).getByRole("checkbox", { name: /everything/ }));
+    const preview = within(form).getByRole("region", { name: "Tools this agent gets" });
+    await waitFor(() =>
+      expect(
+        within(within(preview).getByRole("list", { name: "Resolved tools" })).getAllByRole("listitem"),
+      ).toHaveLength(2),
+    );
+    expect(within(preview).getByText("1 change for the OpenAI-compatible protocol")).toBeInTheDocument();
+
+    await userEvent.selectOptions(within(form).getByLabelText("Provider"), "local");
+    const model = within(form).getByLabelText("Model");
+    expect(model).toHaveAttribute("placeholder", "qwen2.5:7b");
+    // The provider's own models are offered.
+    await waitFor(() =>
+      expect([...form.querySelectorAll("datalist option")].map((o) => o.getAttribute("value"))).toEqual([
+        "qwen2.5:7b",
+        "llama3.2:3b",
+      ]),
+    );
+    await userEvent.type(model, "llama3.2:3b");
+    await userEvent.clear(within(form).getByLabelText("Max steps"));
+    await userEvent.type(within(form).getByLabelText("Max steps"), "0");
+    expect(within(form).getByText("A whole number from 1.")).toBeInTheDocument();
+    expect(within(form).getByRole("button", { name: "Create agent" })).toBeDisabled();
+    await userEvent.type(within(form).getByLabelText("Max steps"), "5");
+
+    await userEvent.click(within(form).getByRole("button", { name: "Create agent" }));
+    await screen.findByText("Saved Data Analyst.");
+    expect(argsOf(calls, "create_agent")[0]!.spec).toMatchObject({
+      id: "data-analyst",
+      name: "Data Analyst",
+      model: { provider: "local", model: "llama3.2:3b" },
+      toolsets: ["csv-report", "everything"],
+      tools: [],
+      max_steps: 5,
+    });
+    await waitFor(async () => expect(await rows()).toHaveLength(3));
+  });
+
+  it("deletes an agent after asking, and says why the Assistant stays", async () => {
+    const calls = backend();
+    render(<AgentsSection active />);
+    const [assistant, analyst] = await rows();
+    await userEvent.click(within(analyst!).getByRole("button", { name: "Delete Analyst" }));
+    const dialog = screen.getByRole("alertdialog", { name: "Delete Analyst?" });
+    await userEvent.click(within(dialog).getByRole("button", { name: "Delete" }));
+    await waitFor(async () => expect(await rows()).toHaveLength(1));
+    expect(argsOf(calls, "delete_agent")).toEqual([{ id: "analyst" }]);
+
+    await userEvent.click(within(assistant!).getByRole("button", { name: "Delete Assistant" }));
+    await userEvent.click(within(screen.getByRole("alertdialog")).getByRole("button", { name: "Delete" }));
+    const [row] = await rows();
+    const alert = await within(row!).findByRole("alert");
+    expect(alert).toHaveTextContent("Not deleted.");
+    expect(alert).toHaveTextContent("it cannot be deleted");
+  });
+
+  it("sets a tool's confirmation policy from the preview, and names an allowed toolset that is not installed", async () => {
+    const calls = backend([
+      agent({ id: "old", name: "Old", toolsets: ["gone"], tools: ["write_file", "spawn_agents"] }),
+    ]);
+    render(<AgentsSection active />);
+    const [old] = await rows();
+    await userEvent.click(within(old!).getByRole("button", { name: "Edit Old" }));
+    const form = screen.getByRole("form", { name: "Edit Old" });
+    const missing = within(form).getByRole("group", { name: "Not here" });
+    expect(within(missing).getByRole("checkbox", { name: /gone/ })).toBeChecked();
+    expect(missing).toHaveTextContent("not installed");
+
+    const choice = await within(form).findByRole("combobox", { name: "Confirmation of write_file" });
+    expect(choice).toHaveDisplayValue("Ask first (its author's choice)");
+    // The coordination tools never ask: no choice for them.
+    expect(within(form).queryByRole("combobox", { name: "Confirmation of spawn_agents" })).toBeNull();
+    await userEvent.selectOptions(choice, "allow");
+    await waitFor(() => expect(choice).toHaveDisplayValue("Never ask"));
+    expect(argsOf(calls, "set_tool_policy")).toEqual([{ toolId: "write_file", policy: "allow" }]);
+    await act(async () => undefined);
+  });
+});
+
+describe("the agent form's words", () => {
+  it("makes ids from names, reads patterns and keeps what the form does not show", () => {
+    expect(idFromName("Data Analyst")).toBe("data-analyst");
+    expect(idFromName("  Ünïcode — Researcher 2!  ")).toBe("unicode-researcher-2");
+    expect(patternsOf("read_file\n\n csv-report.* , read_file,*")).toEqual(["read_file", "csv-report.*", "*"]);
+    const base = agent({
+      id: "x",
+      filters: [{ category: "files" }],
+      policies: ["no_confirmation_in_sub_agents"],
+      max_depth: 3,
+      model_settings: { temperature: 0.2 },
+    });
+    const spec = specOf({ ...draftOf(base), provider: "local", model: " " }, base);
+    expect(spec).toMatchObject({
+      model: null,
+      filters: [{ category: "files" }],
+      policies: ["no_confirmation_in_sub_agents"],
+      max_depth: 3,
+      model_settings: { temperature: 0.2 },
+    });
+  });
+});
