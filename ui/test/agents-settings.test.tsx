@@ -274,6 +274,7 @@ describe("Settings → Agents", () => {
     expect(choice).toHaveDisplayValue("Ask first (its author's choice)");
     // The coordination tools never ask: no choice for them.
     expect(within(form).queryByRole("combobox", { name: "Confirmation of spawn_agents" })).toBeNull();
+    expect(within(form).getByText("spawn_agents").closest("li")).toHaveTextContent("never asks");
     await userEvent.selectOptions(choice, "allow");
     await waitFor(() => expect(choice).toHaveDisplayValue("Never ask"));
     expect(argsOf(calls, "set_tool_policy")).toEqual([{ toolId: "write_file", policy: "allow" }]);

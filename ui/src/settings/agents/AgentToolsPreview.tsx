@@ -81,6 +81,7 @@ export function AgentToolsPreview({ spec }: { spec: AgentSpec }) {
                 <span className="muted small"> · {source(t)}</span>
                 {t.description !== "" && <div className="muted small agent-tool-desc">{t.description}</div>}
               </div>
+              {t.policy === null && <span className="muted small">never asks (it only starts or lists agents)</span>}
               {t.policy !== null && (
                 <PolicySelect
                   tool={{ tool_id: t.canonical_id, requires_confirmation: t.requires_confirmation }}
