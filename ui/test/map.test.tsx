@@ -413,13 +413,11 @@ function conversation(): MessageNode[] {
     node("root", null, { children: ["q1", "q2"] }),
     node("q1", "root", {
       role: "user",
-      source: "message",
       content: [{ type: "text", text: "Summarize the sales figures\nfor March, please: which region grew most?" }],
       children: ["t1", "a2"],
     }),
     node("t1", "q1", {
       role: "assistant",
-      source: "message",
       content: [
         { type: "reasoning", text: "I should look at the CSV." },
         { type: "model_call", call_id: "m1", name: "csv-report.summarize", arguments: { path: "sales.csv" } },
@@ -430,20 +428,17 @@ function conversation(): MessageNode[] {
     node("k1", "t1", { content: [{ type: "tool_call", tool_call_id: "call-k1" }], children: ["a1"] }),
     node("a1", "k1", {
       role: "assistant",
-      source: "message",
       content: [{ type: "text", text: "March sales rose 12%, led by the North region." }],
       meta: meta("complete"),
     }),
     node("a2", "q1", {
       role: "assistant",
-      source: "message",
       content: [],
       meta: meta("failed", "Ollama is not running at localhost:11434"),
       on_active_branch: false,
     }),
     node("q2", "root", {
       role: "user",
-      source: "message",
       content: [{ type: "image", path: "uploads/chart.png", media_type: "image/png" }],
       on_active_branch: false,
     }),
