@@ -15,6 +15,7 @@ mod events;
 mod fork;
 pub mod images;
 mod journal;
+mod persist;
 mod run;
 mod spawn;
 mod title;

@@ -47,13 +47,17 @@ impl Conversation<'_> {
             0 => Some(super::Registered::new(self.app, &chat.id, &opts.cancel)?),
             _ => None,
         };
-        let client = self.app.providers().client_for(choice.provider.clone()).await?;
+        // The client (its key from the secret store) and the pool the run's
+        // tools come from are independent reads: both at once. The tools
+        // are resolved from the agent already read.
+        let (providers, routing) = (self.app.providers(), self.app.routing());
+        let (client, snapshot) = tokio::try_join!(providers.client_for(choice.provider.clone()), routing.snapshot())?;
         let exposure = match client.provider().kind {
             atelier_llm::Kind::Openai => Exposure::Openai,
             atelier_llm::Kind::Anthropic => Exposure::Anthropic,
         };
         // The run's tools, fixed for the run.
-        let resolved = self.app.agents().resolve(&agent_id, depth).await?;
+        let resolved = crate::routing::resolve::resolve(&agent.tool_rules(), &snapshot, depth)?;
         let exposed = expose(&resolved, exposure);
         let tools: Vec<ToolSpec> = exposed
             .tools
@@ -122,6 +126,9 @@ impl Conversation<'_> {
             messages: Vec::new(),
             tool_calls: Vec::new(),
         };
+        // The branch root → leaf as the last step read it, while every
+        // message since is known to hang under it.
+        let mut known: Option<Vec<Message>> = None;
         let mut leaf = match start {
             Start::Message { text, parent, images } => {
                 let mut content = vec![ContentPart::Text { text: text.to_owned() }];
@@ -129,11 +136,34 @@ impl Conversation<'_> {
                     let media_type = super::images::media_type(&path)?.to_owned();
                     Some(ContentPart::Image { path, media_type })
                 }));
-                let user = self
-                    .app
-                    .workspace()
-                    .append_message(&chat.id, parent.as_deref(), Role::User, content)
-                    .await?;
+                let user = match parent {
+                    // The path to the parent is the branch the first step
+                    // sends: read once, for both.
+                    Some(p) => {
+                        let mut branch = self.path_to(&chat.id, &p).await?;
+                        if branch.last().is_none_or(|m| m.id != p) {
+                            // Not a full id of this chat: named as a read does.
+                            let m = self.app.chats().message(&chat.id, &p).await?;
+                            branch = self.path_to(&chat.id, &m.id).await?;
+                        }
+                        let parent = branch.last().cloned().ok_or_else(|| crate::Error::MessageNotFound {
+                            chat_id: chat.id.clone(),
+                            message_id: p.clone(),
+                        })?;
+                        let user =
+                            super::persist::append_turn(self.app, &chat.id, parent, Role::User, content, None, None)
+                                .await?;
+                        known = Some(branch);
+                        follow(&mut known, &user);
+                        user
+                    }
+                    None => {
+                        self.app
+                            .workspace()
+                            .append_message(&chat.id, None, Role::User, content)
+                            .await?
+                    }
+                };
                 on(&ChatEvent::MessageSaved {
                     message: Box::new(user.clone()),
                 });
@@ -148,9 +178,9 @@ impl Conversation<'_> {
 
         let system = (!agent.system_prompt.trim().is_empty()).then(|| agent.system_prompt.clone());
         let mut steps = 0;
-        // The branch root → leaf as the last step read it, while every
-        // message since is known to hang under it.
-        let mut known: Option<Vec<Message>> = None;
+        // The rows of the calls on `known`, while it is known: the run adds
+        // those it makes from their records.
+        let mut rows: Option<HashMap<String, super::context::CallRow>> = None;
         loop {
             if steps >= agent.max_steps.max(1) {
                 let parent = self.message_at(&chat.id, &leaf, known.as_deref()).await?;
@@ -179,11 +209,18 @@ impl Conversation<'_> {
             }
             steps += 1;
             // Read once; later steps extend it with what the run wrote.
-            let branch = match known.take() {
-                Some(b) if b.last().is_some_and(|m| m.id == leaf) => b,
-                _ => self.path_to(&chat.id, &leaf).await?,
+            let (branch, calls) = match (known.take(), rows.take()) {
+                (Some(b), Some(calls)) if b.last().is_some_and(|m| m.id == leaf) => (b, calls),
+                (Some(b), None) if b.last().is_some_and(|m| m.id == leaf) => {
+                    let calls = self.call_rows(&b).await?;
+                    (b, calls)
+                }
+                _ => {
+                    let b = self.path_to(&chat.id, &leaf).await?;
+                    let calls = self.call_rows(&b).await?;
+                    (b, calls)
+                }
             };
-            let calls = self.call_rows(&branch).await?;
             let images = self.app.branch_images(&chat.id, &branch, &calls, send_images).await?;
             let edits = self.edit_notes(&chat.id, &branch).await?;
             // Scoped: a `&dyn Fn` must not live across an await (the run's
@@ -327,6 +364,7 @@ impl Conversation<'_> {
             leaf = message.id.clone();
             known = Some(branch);
             follow(&mut known, &message);
+            rows = known.is_some().then_some(calls);
             outcome.messages.push(message);
             if let Some(e) = failure {
                 outcome.status = status;
@@ -410,6 +448,12 @@ impl Conversation<'_> {
                     leaf = node.clone();
                     let m = self.app.chats().message(&chat.id, node).await?;
                     follow(&mut known, &m);
+                    match (&known, &mut rows) {
+                        (Some(_), Some(rows)) => {
+                            rows.insert(record.id.clone(), super::persist::call_row(&record, &call.id));
+                        }
+                        _ => rows = None,
+                    }
                     on(&ChatEvent::MessageSaved {
                         message: Box::new(m.clone()),
                     });
@@ -472,10 +516,7 @@ impl Conversation<'_> {
             "error": error.map(|e| e.message.clone()),
             "error_kind": error.map(|e| e.kind.as_str()),
         });
-        self.app
-            .workspace()
-            .append_under(chat_id, Some(parent), Role::Assistant, parts, Some(meta), id)
-            .await
+        super::persist::append_turn(self.app, chat_id, parent, Role::Assistant, parts, Some(meta), id).await
     }
 }
 
