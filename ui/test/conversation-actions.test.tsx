@@ -5,11 +5,15 @@ import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetRuns } from "../src/conversation/runStore";
+import { forgetChoices } from "../src/conversation/Switchers";
 import { CHAT, chatBackend, conversation, message, openChat, text } from "./chatBackend";
 import { call } from "./fixtures";
 import { argsOf } from "./ipc";
 
-afterEach(() => resetRuns());
+afterEach(() => {
+  resetRuns();
+  forgetChoices();
+});
 
 const articles = (role: string) => [
   ...conversation().querySelectorAll<HTMLElement>(`article.message[data-role="${role}"]`),
@@ -177,5 +181,44 @@ describe("the model switcher", () => {
     await waitFor(() => expect(b.runs).toHaveLength(1));
     expect(b.run().args.options).toMatchObject({ provider_id: "ollama", model: "llama3.2:3b" });
     expect(screen.getByRole("combobox", { name: "Agent" })).toHaveValue("assistant");
+  });
+});
+
+describe("the agent switcher", () => {
+  it("lists the agents and sends the one chosen (it becomes the chat's)", async () => {
+    const agent = (id: string, name: string, model: { provider: string; model: string } | null = null) => ({
+      id,
+      name,
+      description: "",
+      model,
+      model_settings: {},
+      system_prompt: "",
+      toolsets: [],
+      tools: [],
+      filters: [],
+      policies: [],
+      max_depth: 2,
+      max_steps: 20,
+      created_at: "2026-11-20T10:00:00.000Z",
+      updated_at: "2026-11-20T10:00:00.000Z",
+    });
+    const b = chatBackend({
+      extra: {
+        list_agents: () => [
+          agent("assistant", "Assistant"),
+          agent("researcher", "Researcher", { provider: "ollama", model: "llama3.2:3b" }),
+        ],
+      },
+    });
+    const box = await openChat();
+    const select = screen.getByRole("combobox", { name: "Agent" });
+    await waitFor(() => expect(select).toBeEnabled());
+    expect(select).toHaveValue("assistant");
+    await userEvent.selectOptions(select, "researcher");
+    // The chat has no model of its own: the agent's is the default.
+    expect(screen.getByRole("combobox", { name: "Model" })).toHaveTextContent("Agent's · ollama · llama3.2:3b");
+    await userEvent.type(box, "find sources{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    expect(b.run().args.options).toMatchObject({ agent_id: "researcher", provider_id: null, model: null });
   });
 });

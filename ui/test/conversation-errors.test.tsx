@@ -5,10 +5,14 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeRunError } from "../src/conversation/RunError";
 import { resetRuns } from "../src/conversation/runStore";
+import { forgetChoices } from "../src/conversation/Switchers";
 import { chatBackend, message, meta, openChat, PRESETS, provider, text } from "./chatBackend";
 import { argsOf } from "./ipc";
 
-afterEach(() => resetRuns());
+afterEach(() => {
+  resetRuns();
+  forgetChoices();
+});
 
 function failed(kind: string, error: string, over = {}) {
   return [

@@ -4,11 +4,15 @@ import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetRuns } from "../src/conversation/runStore";
+import { forgetChoices } from "../src/conversation/Switchers";
 import { BlockStream } from "../src/conversation/blocks";
 import { CHAT, chatBackend, conversation, message, meta, openChat, text } from "./chatBackend";
 import { argsOf } from "./ipc";
 
-afterEach(() => resetRuns());
+afterEach(() => {
+  resetRuns();
+  forgetChoices();
+});
 
 const streaming = () => conversation().querySelector('article.message[aria-busy="true"][data-role="assistant"]');
 

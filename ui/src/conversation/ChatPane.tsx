@@ -4,6 +4,7 @@
 // context meter), the empty chat's words, and the setup of a first model.
 
 import { useMemo, useState, type ReactNode } from "react";
+import { api } from "../api";
 import type { MessageNode, TokenUsage } from "../bindings";
 import { useRuns } from "../calls/runs";
 import type { Chats } from "../chats/useChats";
@@ -12,9 +13,10 @@ import { Composer } from "./Composer";
 import { ContextMeter } from "./ContextMeter";
 import { useRunField } from "./runStore";
 import { SetupModel } from "./SetupModel";
-import { AgentSwitcher, ModelSwitcher, useChoice } from "./Switchers";
+import { AgentSwitcher, ModelSwitcher, useAgentChoice, useChoice } from "./Switchers";
 import { useChatRuns } from "./useChatRuns";
 import { useProviders } from "./useProviders";
+import { useLoad } from "../lib/useLoad";
 
 function sum(usages: TokenUsage[]): TokenUsage | null {
   if (usages.length === 0) return null;
@@ -46,10 +48,12 @@ export function useChatPane({
   const info = useProviders(active ? added * 2 + 1 : added * 2);
   const runs = useChatRuns({ chats, info, onOpenSettings, onRunEnd });
   const choice = useChoice(runs.chat, info);
+  const agentId = useAgentChoice(runs.chat);
+  // Null: they cannot be listed (the chat's agent is shown as it is).
+  const [agents] = useLoad(() => api.listAgents(), `agents-${active ? "shown" : "hidden"}`);
   const records = useRunField(chatId, (r) => r?.records ?? null);
   const handRun = useRuns().live.some((l) => l.chatId === chatId);
   const runWindow = useRunField(chatId, (r) => r?.contextWindow ?? null);
-  const agent = useRunField(chatId, (r) => r?.agentId ?? null);
   const runSaved = useRunField(chatId, (r) => (r?.phase === "done" ? r.saved : null));
 
   const meter = useMemo(() => {
@@ -75,7 +79,8 @@ export function useChatPane({
     handRun,
     meter,
     contextWindow,
-    agent,
+    agentId,
+    agents: agents.state === "error" ? null : agents.data,
     empty,
     openPicker,
     setup: noProvider ? <SetupModel presets={info.presets} onAdded={() => setAdded((n) => n + 1)} /> : null,
@@ -110,7 +115,7 @@ export function ChatDock({ pane, children }: { pane: ChatPaneState; children?: R
         stopping={runs.stopping}
         canSend={!pane.handRun}
         active={pane.active}
-        onSend={(text, images) => runs.send(text, images, choice)}
+        onSend={(text, images) => runs.send(text, images, choice, pane.agentId)}
         onStop={runs.stop}
         onSlash={pane.openPicker}
         ensureChat={chats.ensure}
@@ -120,8 +125,14 @@ export function ChatDock({ pane, children }: { pane: ChatPaneState; children?: R
         }}
         switchers={
           <>
-            <ModelSwitcher chat={runs.chat} info={info} choice={choice} disabled={runs.running} />
-            <AgentSwitcher chat={runs.chat} agentId={pane.agent} />
+            <ModelSwitcher
+              chat={runs.chat}
+              info={info}
+              choice={choice}
+              agentModel={pane.agents?.find((a) => a.id === pane.agentId)?.model ?? null}
+              disabled={runs.running}
+            />
+            <AgentSwitcher chat={runs.chat} agents={pane.agents} value={pane.agentId} disabled={runs.running} />
             <ContextMeter used={pane.meter.used} window={pane.contextWindow} lastRun={pane.meter.lastRun} />
           </>
         }

@@ -4,7 +4,7 @@
 // in this window.
 
 import { useSyncExternalStore } from "react";
-import type { Chat } from "../bindings";
+import type { Agent, AgentModel, Chat } from "../bindings";
 import type { ProviderInfo } from "./useProviders";
 import { providerTitle } from "./useProviders";
 
@@ -47,11 +47,14 @@ export function ModelSwitcher({
   chat,
   info,
   choice,
+  agentModel,
   disabled,
 }: {
   chat: Chat | null;
   info: ProviderInfo;
   choice: Choice | null;
+  /** The chat's agent's own model, used when the chat has none. */
+  agentModel: AgentModel | null;
   disabled: boolean;
 }) {
   const { providers, presets, models } = info;
@@ -74,7 +77,11 @@ export function ModelSwitcher({
     >
       {choice === null && (
         <option value="">
-          {fallback !== undefined ? `Default · ${fallback.id} · ${fallback.default_model}` : "Choose a model"}
+          {agentModel !== null
+            ? `Agent's · ${agentModel.provider} · ${agentModel.model}`
+            : fallback !== undefined
+              ? `Default · ${fallback.id} · ${fallback.default_model}`
+              : "Choose a model"}
         </option>
       )}
       {choice !== null && !listed.has(value) && (
@@ -95,19 +102,57 @@ export function ModelSwitcher({
   );
 }
 
-/** The chat's agent. Agents cannot be listed from here yet: the chat's is shown as it is. */
-export function AgentSwitcher({ chat, agentId }: { chat: Chat | null; agentId: string | null }) {
-  const id = agentId ?? chat?.agent_id ?? "assistant";
+const agentChosen = new Map<string, string>();
+
+/** For tests: nothing chosen in any chat. */
+export function forgetChoices() {
+  chosen.clear();
+  agentChosen.clear();
+  for (const l of listeners) l();
+}
+
+export function chooseAgent(chatId: string, agentId: string) {
+  agentChosen.set(chatId, agentId);
+  for (const l of listeners) l();
+}
+
+/** The agent a chat talks to next: chosen here, else the chat's, else the Assistant. */
+export function useAgentChoice(chat: Chat | null): string {
+  const picked = useSyncExternalStore(subscribe, () => agentChosen.get(chat?.id ?? ""));
+  return picked ?? chat?.agent_id ?? "assistant";
+}
+
+/**
+ * The chat's agent, chosen among those defined (Settings → Agents). When
+ * they cannot be listed, the chat's own is shown as it is.
+ */
+export function AgentSwitcher({
+  chat,
+  agents,
+  value,
+  disabled,
+}: {
+  chat: Chat | null;
+  agents: Agent[] | null;
+  value: string;
+  disabled: boolean;
+}) {
+  const known = agents !== null && agents.some((a) => a.id === value);
   return (
     <select
       className="input input-small composer-select"
       aria-label="Agent"
-      title="The agent that answers in this chat (agents are edited in Settings)"
-      value={id}
-      disabled
-      onChange={() => undefined}
+      title="The agent that answers in this chat: its instructions, tools and model (Settings → Agents)"
+      value={value}
+      disabled={disabled || agents === null}
+      onChange={(e) => chooseAgent(chat?.id ?? "", e.target.value)}
     >
-      <option value={id}>{id}</option>
+      {!known && <option value={value}>{value}</option>}
+      {(agents ?? []).map((a) => (
+        <option key={a.id} value={a.id}>
+          {a.name === "" ? a.id : a.name}
+        </option>
+      ))}
     </select>
   );
 }

@@ -26,7 +26,7 @@ export type ChatRuns = {
   actions: ConversationActions | null;
   running: boolean;
   stopping: boolean;
-  send: (text: string, images: string[], choice: Choice | null) => boolean;
+  send: (text: string, images: string[], choice: Choice | null, agentId: string) => boolean;
   stop: () => void;
 };
 
@@ -82,7 +82,7 @@ export function useChatRuns({
   );
 
   const send = useCallback(
-    (text: string, images: string[], choice: Choice | null) => {
+    (text: string, images: string[], choice: Choice | null, agentId: string) => {
       void ensure().then((id) =>
         launch(
           id,
@@ -93,7 +93,9 @@ export function useChatRuns({
               text,
               {
                 parent_id: null,
-                agent_id: null,
+                // Sent only when it changes the chat's (it becomes the chat's).
+                agent_id:
+                  agentId === (chats.load.data?.find((c) => c.id === id)?.agent_id ?? "assistant") ? null : agentId,
                 provider_id: choice?.providerId ?? null,
                 model: choice?.model ?? null,
                 images,
@@ -106,7 +108,7 @@ export function useChatRuns({
       );
       return true;
     },
-    [ensure, launch],
+    [ensure, launch, chats.load.data],
   );
 
   const actions = useMemo<ConversationActions | null>(
