@@ -1,6 +1,6 @@
 // The conversation: a message sent from the composer, its answer streaming
 // in as events arrive, Stop, the composer's keys, and the chat's title.
-import { act, screen, waitFor, within } from "@testing-library/react";
+import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetRuns } from "../src/conversation/runStore";
@@ -93,8 +93,10 @@ describe("the conversation", () => {
       run.feed({ type: "text_delta", text: "Once upon a time" });
     });
     await waitFor(() => expect(streaming()).toHaveTextContent("Once upon a time"));
-    await userEvent.click(screen.getByRole("button", { name: "Stop" }));
+    // Esc in the box stops too, as the button does.
+    await userEvent.type(box, "{Escape}");
     expect(argsOf(b.calls, "stop_run")).toEqual([{ chatId: CHAT }]);
+    expect(screen.getByRole("button", { name: "Stop" })).toBeDisabled();
     act(() => {
       run.save("assistant", [text("Once upon a time")], { meta: meta({ status: "stopped" }) });
       run.end("stopped");
@@ -235,6 +237,16 @@ describe("around an answer", () => {
 });
 
 describe("images", () => {
+  it("says how to attach an image when one is pasted", async () => {
+    chatBackend();
+    const box = await openChat();
+    const image = new File(["png"], "shot.png", { type: "image/png" });
+    fireEvent.paste(box, { clipboardData: { files: [image], getData: () => "" } });
+    expect(
+      screen.getByText("A pasted image cannot be attached: drop its file onto the window instead."),
+    ).toBeInTheDocument();
+  });
+
   it("shows an image sent with a message as the workspace file it became", async () => {
     chatBackend({
       messages: [

@@ -3,7 +3,7 @@
 // picker (a hand run lands in the same branch). Files dropped on the window
 // while the chat is shown: images go with the next message, other files
 // to the workspace (an upload node, as in the Workspace tab). While a run
-// goes on, Send becomes Stop.
+// goes on, Send becomes Stop (Esc too).
 
 import { useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { api, errorText } from "../api";
@@ -77,6 +77,11 @@ export function Composer({
     send();
   };
   const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "Escape" && running && !stopping) {
+      e.preventDefault();
+      onStop();
+      return;
+    }
     if (e.key !== "Enter" || e.nativeEvent.isComposing) return;
     if (e.shiftKey) return; // a new line
     e.preventDefault();
@@ -122,6 +127,18 @@ export function Composer({
           setText(v);
         }}
         onKeyDown={onKeyDown}
+        onPaste={(e) => {
+          // The webview gives a pasted image no file path, and a message
+          // takes images as workspace files: say how to attach one.
+          const files = [...e.clipboardData.files];
+          if (files.some((f) => f.type.startsWith("image/")) && e.clipboardData.getData("text") === "") {
+            e.preventDefault();
+            setNote({
+              text: "A pasted image cannot be attached: drop its file onto the window instead.",
+              error: true,
+            });
+          }
+        }}
       />
       <div className="composer-bar">
         {switchers}

@@ -24,6 +24,7 @@ export const COMPOSER_KEYS: Array<{ keys: string; what: string }> = [
   { keys: `Enter or ${MOD}+Enter`, what: "Send the message" },
   { keys: "Shift+Enter", what: "New line" },
   { keys: "/ (first character)", what: "Open the tool picker to run a tool by hand" },
+  { keys: "Esc (while the model answers)", what: "Stop the answer" },
   { keys: "Esc (editing a message)", what: "Cancel the edit" },
 ];
 
