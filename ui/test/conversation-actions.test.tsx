@@ -222,3 +222,56 @@ describe("the agent switcher", () => {
     expect(b.run().args.options).toMatchObject({ agent_id: "researcher", provider_id: null, model: null });
   });
 });
+
+describe("switching a branch", () => {
+  it("keeps the branch point where it was on screen, with room below a shorter branch", async () => {
+    // The long branch ends with a long answer; the other is one line.
+    chatBackend({
+      messages: [
+        message("u1", "m0", "user", [text("Tell me about tides")]),
+        message("a1", "u1", "assistant", [text("Short.")]),
+        message("a2", "u1", "assistant", [text("A long answer about tides.")]),
+      ],
+    });
+    await openChat();
+    await waitFor(() => expect(conversation().querySelector('[data-id="a2"]')).not.toBeNull());
+    // A layout for jsdom: the answers' rows start 1500px down; the long
+    // branch is 2000px tall, the short one 700px; the view is 600px.
+    const scroller = document.querySelector<HTMLElement>(".chat-scroll")!;
+    scroller.style.overflowY = "auto";
+    const box = () => conversation().querySelector<HTMLElement>(".branch-view")!;
+    let scroll = 1200;
+    const content = () =>
+      (conversation().querySelector('[data-id="a2"]') !== null ? 2000 : 700) +
+      (parseInt(box().style.paddingBottom) || 0);
+    const max = () => Math.max(0, content() - 600);
+    Object.defineProperties(scroller, {
+      // As a browser does: a view that got shorter clamps the scroll for good.
+      scrollTop: {
+        get: () => (scroll = Math.min(scroll, max())),
+        set: (v: number) => (scroll = v),
+        configurable: true,
+      },
+      scrollHeight: { get: () => Math.max(600, content()), configurable: true },
+      clientHeight: { get: () => 600, configurable: true },
+    });
+    const rowTop = (id: string) => (id === "a1" || id === "a2" ? 1500 : 100) - scroller.scrollTop;
+    const rect = HTMLElement.prototype.getBoundingClientRect;
+    HTMLElement.prototype.getBoundingClientRect = function (this: HTMLElement) {
+      const id = this.dataset.nodeId;
+      return { ...rect.call(this), top: id === undefined ? 0 : rowTop(id) };
+    };
+    try {
+      expect(rowTop("a2")).toBe(300);
+      const nav = within(conversation().querySelector<HTMLElement>('[data-id="a2"]')!).getByRole("navigation", {
+        name: "Branches here",
+      });
+      await userEvent.click(within(nav).getByRole("button", { name: "Previous branch" }));
+      await waitFor(() => expect(conversation()).toHaveTextContent("Short."));
+      expect(rowTop("a1")).toBe(300);
+      expect(box().style.paddingBottom).not.toBe("");
+    } finally {
+      HTMLElement.prototype.getBoundingClientRect = rect;
+    }
+  });
+});
