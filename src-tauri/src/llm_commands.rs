@@ -36,6 +36,26 @@ pub struct SendRequest {
     pub images: Vec<PathBuf>,
 }
 
+/// The switchers' choice for a retry or an edit (it becomes the chat's, as
+/// a message's does): a retry can ask another model for the same answer.
+#[derive(Debug, Default, Deserialize, ts_rs::TS)]
+pub struct RunChoice {
+    pub agent_id: Option<String>,
+    pub provider_id: Option<String>,
+    pub model: Option<String>,
+}
+
+impl From<RunChoice> for SendRequest {
+    fn from(c: RunChoice) -> Self {
+        SendRequest {
+            agent_id: c.agent_id,
+            provider_id: c.provider_id,
+            model: c.model,
+            ..Default::default()
+        }
+    }
+}
+
 /// A run as the app makes one: confirmations wait for the person's answer.
 fn options(r: SendRequest) -> SendOptions {
     SendOptions {
@@ -78,10 +98,11 @@ pub async fn retry_message(
     state: State<'_, AppState>,
     chat_id: String,
     message_id: String,
+    choice: RunChoice,
     on_event: Channel<ChatEvent>,
 ) -> IpcResult<RunOutcome> {
     let mut on = forward(on_event);
-    let opts = options(SendRequest::default());
+    let opts = options(choice.into());
     Ok(state
         .app
         .conversation()
@@ -96,10 +117,11 @@ pub async fn edit_message(
     chat_id: String,
     message_id: String,
     text: String,
+    choice: RunChoice,
     on_event: Channel<ChatEvent>,
 ) -> IpcResult<RunOutcome> {
     let mut on = forward(on_event);
-    let opts = options(SendRequest::default());
+    let opts = options(choice.into());
     Ok(state
         .app
         .conversation()

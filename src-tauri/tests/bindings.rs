@@ -38,6 +38,7 @@ fn generate() -> String {
         atelier_core::conversation::RunStatus,
         atelier_core::conversation::RunOutcome,
         atelier_app::llm_commands::SendRequest,
+        atelier_app::llm_commands::RunChoice,
         atelier_core::providers::ProviderRecord,
         atelier_core::providers::ProviderSpec,
         atelier_core::providers::ConnectionTest,

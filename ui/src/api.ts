@@ -20,6 +20,7 @@ import type {
   Preset,
   ProviderRecord,
   ProviderSpec,
+  RunChoice,
   RunOutcome,
   SendRequest,
   ImportProgress,
@@ -239,16 +240,22 @@ export const api = {
     return invoke<RunOutcome>("send_message", { chatId, text, options, onEvent: channel });
   },
   /** Answers again from where a model's message started (a sibling branch). */
-  retryMessage: (chatId: string, messageId: string, onEvent: (e: ChatEvent) => void = () => {}) => {
+  retryMessage: (chatId: string, messageId: string, choice: RunChoice, onEvent: (e: ChatEvent) => void = () => {}) => {
     const channel = new Channel<ChatEvent>();
     channel.onmessage = onEvent;
-    return invoke<RunOutcome>("retry_message", { chatId, messageId, onEvent: channel });
+    return invoke<RunOutcome>("retry_message", { chatId, messageId, choice, onEvent: channel });
   },
   /** The person's message rewritten (a sibling branch) and answered. */
-  editMessage: (chatId: string, messageId: string, text: string, onEvent: (e: ChatEvent) => void = () => {}) => {
+  editMessage: (
+    chatId: string,
+    messageId: string,
+    text: string,
+    choice: RunChoice,
+    onEvent: (e: ChatEvent) => void = () => {},
+  ) => {
     const channel = new Channel<ChatEvent>();
     channel.onmessage = onEvent;
-    return invoke<RunOutcome>("edit_message", { chatId, messageId, text, onEvent: channel });
+    return invoke<RunOutcome>("edit_message", { chatId, messageId, text, choice, onEvent: channel });
   },
   /** Stop: false when nothing was running. */
   stopRun: (chatId: string) => invoke<boolean>("stop_run", { chatId }),

@@ -119,6 +119,8 @@ agent_id: string | null, provider_id: string | null, model: string | null,
  */
 images: string[], };
 
+export type RunChoice = { agent_id: string | null, provider_id: string | null, model: string | null, };
+
 export type ProviderRecord = { id: string, 
 /**
  * `openai` (OpenAI-compatible) or `anthropic`.

@@ -103,7 +103,12 @@ describe("branches", () => {
     await userEvent.type(editor, "What is 3+3?");
     await userEvent.click(within(user).getByRole("button", { name: "Send edit" }));
     await waitFor(() => expect(b.runs).toHaveLength(1));
-    expect(noEvent(b.run().args)).toEqual({ chatId: CHAT, messageId: "u1", text: "What is 3+3?" });
+    expect(noEvent(b.run().args)).toEqual({
+      chatId: CHAT,
+      messageId: "u1",
+      text: "What is 3+3?",
+      choice: expect.anything(),
+    });
     act(() => {
       b.run().save("user", [text("What is 3+3?")]);
       b.run().save("assistant", [text("It is 6.")]);
@@ -139,7 +144,7 @@ describe("branches", () => {
     await userEvent.click(within(articles("assistant")[0]!).getByRole("button", { name: "Retry" }));
     await waitFor(() => expect(b.runs).toHaveLength(1));
     expect(b.run().command).toBe("retry_message");
-    expect(noEvent(b.run().args)).toEqual({ chatId: CHAT, messageId: "a1" });
+    expect(noEvent(b.run().args)).toEqual({ chatId: CHAT, messageId: "a1", choice: expect.anything() });
     act(() => b.run().feed({ type: "text_delta", text: "Four" }));
     await waitFor(() => expect(conversation().querySelector('article[aria-busy="true"]')).toHaveTextContent("Four"));
     expect(conversation()).not.toHaveTextContent("It is 4.");
@@ -153,6 +158,34 @@ describe("branches", () => {
       ),
     );
     expect(articles("assistant")[0]).toHaveTextContent("Four.");
+  });
+
+  it("retries and edits with the model chosen in the switcher since (it becomes the chat's)", async () => {
+    const b = chatBackend({ messages: EXCHANGE });
+    await openChat();
+    await waitFor(() => expect(articles("assistant")).toHaveLength(1));
+    const select = screen.getByRole("combobox", { name: "Model" });
+    await waitFor(() =>
+      expect(within(select).getByRole("option", { name: "ollama · llama3.2:3b" })).toBeInTheDocument(),
+    );
+    await userEvent.selectOptions(select, "ollama/llama3.2:3b");
+    await userEvent.click(within(articles("assistant")[0]!).getByRole("button", { name: "Retry" }));
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    expect(b.run().args.choice).toEqual({ agent_id: null, provider_id: "ollama", model: "llama3.2:3b" });
+    act(() => {
+      b.run().save("assistant", [text("Four.")]);
+      b.run().end();
+    });
+    await waitFor(() => expect(screen.getByRole("button", { name: "Send" })).toBeInTheDocument());
+    const user = articles("user")[0]!;
+    await userEvent.click(within(user).getByRole("button", { name: "Edit message" }));
+    const editor = within(user).getByRole("textbox", { name: "Edit message" });
+    await userEvent.clear(editor);
+    await userEvent.type(editor, "And 3+3?");
+    await userEvent.click(within(user).getByRole("button", { name: "Send edit" }));
+    await waitFor(() => expect(b.runs).toHaveLength(2));
+    expect(b.run().command).toBe("edit_message");
+    expect(b.run().args.choice).toEqual({ agent_id: null, provider_id: "ollama", model: "llama3.2:3b" });
   });
 
   it("forks to a new chat and selects it", async () => {

@@ -3,7 +3,7 @@
 // chosen, then the composer with the model and agent switchers and the
 // context meter), the empty chat's words, and the setup of a first model.
 
-import { useMemo, useState, type ReactNode } from "react";
+import { useEffect, useMemo, useState, type ReactNode } from "react";
 import { api } from "../api";
 import type { MessageNode, TokenUsage } from "../bindings";
 import { useRuns } from "../calls/runs";
@@ -49,6 +49,9 @@ export function useChatPane({
   const runs = useChatRuns({ chats, info, onOpenSettings, onRunEnd });
   const choice = useChoice(runs.chat, info);
   const agentId = useAgentChoice(runs.chat);
+  // Retry and Edit answer with what the switchers say now, as Send does.
+  const { remember } = runs;
+  useEffect(() => remember(choice, agentId), [remember, choice, agentId]);
   // Null: they cannot be listed (the chat's agent is shown as it is).
   const [agents] = useLoad(() => api.listAgents(), `agents-${active ? "shown" : "hidden"}`);
   const records = useRunField(chatId, (r) => r?.records ?? null);

@@ -5,7 +5,7 @@
 
 import { useCallback, useEffect, useMemo, useRef } from "react";
 import { api } from "../api";
-import type { Chat, ChatEvent, RunOutcome } from "../bindings";
+import type { Chat, ChatEvent, RunChoice, RunOutcome } from "../bindings";
 import type { Chats } from "../chats/useChats";
 import type { ConversationActions } from "./context";
 import type { Choice } from "./Switchers";
@@ -27,6 +27,8 @@ export type ChatRuns = {
   running: boolean;
   stopping: boolean;
   send: (text: string, images: string[], choice: Choice | null, agentId: string) => boolean;
+  /** The switchers' choice now: a retry or an edit is answered by it, as a send is. */
+  remember: (choice: Choice | null, agentId: string) => void;
   stop: () => void;
 };
 
@@ -81,34 +83,38 @@ export function useChatRuns({
     [reload, moved, nameAfter, chats.load.data],
   );
 
+  // What the switchers say, for retries and edits (a send is handed its own).
+  const selection = useRef<{ choice: Choice | null; agentId: string | null }>({ choice: null, agentId: null });
+  const remember = useCallback((choice: Choice | null, agentId: string) => {
+    selection.current = { choice, agentId };
+  }, []);
+  const runChoice = useCallback(
+    (id: string, choice: Choice | null, agentId: string | null): RunChoice => ({
+      // Sent only when it changes the chat's (it becomes the chat's).
+      agent_id:
+        agentId === null || agentId === (chats.load.data?.find((c) => c.id === id)?.agent_id ?? "assistant")
+          ? null
+          : agentId,
+      provider_id: choice?.providerId ?? null,
+      model: choice?.model ?? null,
+    }),
+    [chats.load.data],
+  );
+
   const send = useCallback(
     (text: string, images: string[], choice: Choice | null, agentId: string) => {
       void ensure().then((id) =>
         launch(
           id,
           "send",
-          (on) =>
-            api.sendMessage(
-              id,
-              text,
-              {
-                parent_id: null,
-                // Sent only when it changes the chat's (it becomes the chat's).
-                agent_id:
-                  agentId === (chats.load.data?.find((c) => c.id === id)?.agent_id ?? "assistant") ? null : agentId,
-                provider_id: choice?.providerId ?? null,
-                model: choice?.model ?? null,
-                images,
-              },
-              on,
-            ),
+          (on) => api.sendMessage(id, text, { parent_id: null, ...runChoice(id, choice, agentId), images }, on),
           { text, images },
           text,
         ),
       );
       return true;
     },
-    [ensure, launch, chats.load.data],
+    [ensure, launch, runChoice],
   );
 
   const actions = useMemo<ConversationActions | null>(
@@ -118,12 +124,24 @@ export function useChatRuns({
         : {
             chatId,
             retry: (messageId) =>
-              launch(chatId, "retry", (on) => api.retryMessage(chatId, messageId, on), { from: messageId }, null),
+              launch(
+                chatId,
+                "retry",
+                (on) => {
+                  const { choice, agentId } = selection.current;
+                  return api.retryMessage(chatId, messageId, runChoice(chatId, choice, agentId), on);
+                },
+                { from: messageId },
+                null,
+              ),
             edit: (messageId, text) =>
               launch(
                 chatId,
                 "edit",
-                (on) => api.editMessage(chatId, messageId, text, on),
+                (on) => {
+                  const { choice, agentId } = selection.current;
+                  return api.editMessage(chatId, messageId, text, runChoice(chatId, choice, agentId), on);
+                },
                 { text, from: messageId },
                 null,
               ),
@@ -136,7 +154,7 @@ export function useChatRuns({
             providers: info.providers,
             presets: info.presets,
           },
-    [chatId, launch, select, reload, onOpenSettings, info.providers, info.presets],
+    [chatId, launch, runChoice, select, reload, onOpenSettings, info.providers, info.presets],
   );
 
   const stop = useCallback(() => {
@@ -149,6 +167,7 @@ export function useChatRuns({
     running: phase === "running" || phase === "stopping",
     stopping: phase === "stopping",
     send,
+    remember,
     stop,
   };
 }
