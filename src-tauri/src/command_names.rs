@@ -62,6 +62,7 @@ pub const COMMANDS: &[&str] = &[
     "retry_message",
     "edit_message",
     "stop_run",
+    "stage_pasted_image",
     "fork_chat",
     "set_chat_model_settings",
     "provider_presets",

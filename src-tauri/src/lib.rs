@@ -115,6 +115,7 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             llm_commands::retry_message,
             llm_commands::edit_message,
             llm_commands::stop_run,
+            llm_commands::stage_pasted_image,
             llm_commands::fork_chat,
             llm_commands::set_chat_model_settings,
             llm_commands::provider_presets,

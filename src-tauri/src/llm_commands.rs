@@ -129,6 +129,17 @@ pub async fn edit_message(
         .await?)
 }
 
+/// An image pasted into the composer (the webview gives its bytes, no
+/// file), kept as a file the next message can attach; its path.
+#[tauri::command]
+pub async fn stage_pasted_image(
+    state: State<'_, AppState>,
+    base64_data: String,
+    media_type: String,
+) -> IpcResult<PathBuf> {
+    Ok(state.app.stage_pasted_image(&base64_data, &media_type).await?)
+}
+
 /// The Stop button: false when nothing was running in the chat.
 #[tauri::command]
 pub fn stop_run(state: State<'_, AppState>, chat_id: String) -> bool {

@@ -101,6 +101,79 @@ async fn an_image_goes_to_a_model_that_takes_images_and_a_note_to_one_that_does_
 }
 
 #[tokio::test]
+async fn a_pasted_image_becomes_a_file_the_message_sends_and_anything_else_is_refused() {
+    use base64::Engine as _;
+    let env = Env::new();
+    let server = ReplayServer::start(vec![answer("A pasted pixel.")])
+        .await
+        .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let png: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR-not-decoded-by-anyone";
+    let b64 = base64::engine::general_purpose::STANDARD.encode(png);
+    let staged = app.stage_pasted_image(&b64, "image/png").await.expect("staged");
+    let name = staged.file_name().expect("name").to_string_lossy().into_owned();
+    assert!(name.starts_with("pasted-") && name.ends_with(".png"), "{name}");
+    assert!(
+        staged.starts_with(env.data()),
+        "kept in the data dir: {}",
+        staged.display()
+    );
+    // Two pastes in the same second do not overwrite each other.
+    let again = app.stage_pasted_image(&b64, "image/png").await.expect("again");
+    assert_ne!(again, staged);
+
+    app.chats()
+        .set_model_settings(
+            &chat,
+            &ModelSettings {
+                images: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("settings");
+    let out = send(
+        &app,
+        &chat,
+        "what is this?",
+        SendOptions {
+            images: vec![staged.clone()],
+            ..opts()
+        },
+    )
+    .await;
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    assert_eq!(
+        std::fs::read(app.workspace_dir(&chat).join(&name)).expect("in the workspace"),
+        png
+    );
+    assert!(
+        server.requests()[0]
+            .body
+            .contains(&format!("data:image/png;base64,{b64}"))
+    );
+
+    // Text said to be a PNG, a PNG said to be a JPEG, not base64, too big.
+    for (data, media_type, says) in [
+        (
+            base64::engine::general_purpose::STANDARD.encode("<svg/>"),
+            "image/png",
+            "not a PNG, JPEG, GIF or WebP",
+        ),
+        (b64.clone(), "image/jpeg", "the clipboard said image/jpeg"),
+        ("%%%".to_owned(), "image/png", "not base64"),
+        (
+            base64::engine::general_purpose::STANDARD.encode(vec![0u8; 6 * 1024 * 1024]),
+            "image/png",
+            "images up to 5 MB",
+        ),
+    ] {
+        let err = app.stage_pasted_image(&data, media_type).await.expect_err("refused");
+        assert!(err.to_string().contains(says), "{says}: {err}");
+    }
+}
+
+#[tokio::test]
 async fn switching_provider_mid_chat_converts_the_history() {
     use atelier_core::providers::ProviderSpec;
     let env = Env::new();

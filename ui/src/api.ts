@@ -257,6 +257,9 @@ export const api = {
     channel.onmessage = onEvent;
     return invoke<RunOutcome>("edit_message", { chatId, messageId, text, choice, onEvent: channel });
   },
+  /** A pasted image (base64 bytes) kept as a file a message can attach; its path. */
+  stagePastedImage: (base64Data: string, mediaType: string) =>
+    invoke<string>("stage_pasted_image", { base64Data, mediaType }),
   /** Stop: false when nothing was running. */
   stopRun: (chatId: string) => invoke<boolean>("stop_run", { chatId }),
   forkChat: (chatId: string, messageId: string) => invoke<Chat>("fork_chat", { chatId, messageId }),

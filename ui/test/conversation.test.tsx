@@ -237,14 +237,37 @@ describe("around an answer", () => {
 });
 
 describe("images", () => {
-  it("says how to attach an image when one is pasted", async () => {
-    chatBackend();
+  it("sends a pasted image with the message, kept as a file by the core", async () => {
+    const b = chatBackend({
+      extra: { stage_pasted_image: () => "/data/pasted/pasted-2026-11-27-201530.png" },
+    });
     const box = await openChat();
-    const image = new File(["png"], "shot.png", { type: "image/png" });
+    const image = new File(["png"], "image.png", { type: "image/png" });
     fireEvent.paste(box, { clipboardData: { files: [image], getData: () => "" } });
-    expect(
-      screen.getByText("A pasted image cannot be attached: drop its file onto the window instead."),
-    ).toBeInTheDocument();
+    const chips = await screen.findByRole("list", { name: "Images to send" });
+    expect(chips).toHaveTextContent("pasted-2026-11-27-201530.png");
+    // The bytes as base64 ("png"), with the clipboard's type.
+    expect(argsOf(b.calls, "stage_pasted_image")).toEqual([{ base64Data: "cG5n", mediaType: "image/png" }]);
+    await userEvent.type(box, "what is this?{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    expect(b.run().args.options).toMatchObject({ images: ["/data/pasted/pasted-2026-11-27-201530.png"] });
+  });
+
+  it("says why a pasted image was refused", async () => {
+    chatBackend({
+      extra: {
+        stage_pasted_image: () => {
+          throw { kind: "invalid_data", message: "pasted image: it is not a PNG, JPEG, GIF or WebP image" };
+        },
+      },
+    });
+    const box = await openChat();
+    const image = new File(["<svg/>"], "image.png", { type: "image/png" });
+    fireEvent.paste(box, { clipboardData: { files: [image], getData: () => "" } });
+    expect(await screen.findByRole("status")).toHaveTextContent(
+      "The pasted image was not added: pasted image: it is not a PNG, JPEG, GIF or WebP image",
+    );
+    expect(screen.queryByRole("list", { name: "Images to send" })).toBeNull();
   });
 
   it("shows an image sent with a message as the workspace file it became", async () => {

@@ -75,6 +75,7 @@ export type CommandAnswers = {
   retry_message: Answer<"retryMessage">;
   edit_message: Answer<"editMessage">;
   stop_run: Answer<"stopRun">;
+  stage_pasted_image: Answer<"stagePastedImage">;
   fork_chat: Answer<"forkChat">;
   set_chat_model_settings: Answer<"setChatModelSettings">;
   provider_presets: Answer<"providerPresets">;

@@ -76,6 +76,12 @@ impl DataDir {
         self.chat_dir(chat_id).join("blobs")
     }
 
+    /// `pasted/`: images a person pasted, kept as files until a message
+    /// attaches them (they are copied into its workspace then).
+    pub fn pasted_dir(&self) -> PathBuf {
+        self.root.join("pasted")
+    }
+
     /// Makes `path` relative to the root for storage in the database.
     pub fn relative(&self, path: &Path) -> Option<PathBuf> {
         path.strip_prefix(&self.root).ok().map(Path::to_path_buf)

@@ -2,14 +2,26 @@
 // Shift+Enter makes a new line, `/` as the first character opens the tool
 // picker (a hand run lands in the same branch). Files dropped on the window
 // while the chat is shown: images go with the next message, other files
-// to the workspace (an upload node, as in the Workspace tab). While a run
-// goes on, Send becomes Stop (Esc too).
+// to the workspace (an upload node, as in the Workspace tab). A pasted
+// image (bytes, no file) is kept as a file by the core and goes with the
+// next message like a dropped one. While a run goes on, Send becomes Stop
+// (Esc too).
 
 import { useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { api, errorText } from "../api";
 import { useBundleDrop } from "../toolsets/useBundleDrop";
 
 const IMAGE = /\.(png|jpe?g|gif|webp)$/i;
+
+/** A file's bytes as base64 (what the IPC carries). */
+function base64Of(file: Blob): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+    reader.onerror = () => reject(reader.error ?? new Error("the pasted image could not be read"));
+    reader.readAsDataURL(file);
+  });
+}
 
 export function Composer({
   running,
@@ -128,16 +140,19 @@ export function Composer({
         }}
         onKeyDown={onKeyDown}
         onPaste={(e) => {
-          // The webview gives a pasted image no file path, and a message
-          // takes images as workspace files: say how to attach one.
-          const files = [...e.clipboardData.files];
-          if (files.some((f) => f.type.startsWith("image/")) && e.clipboardData.getData("text") === "") {
-            e.preventDefault();
-            setNote({
-              text: "A pasted image cannot be attached: drop its file onto the window instead.",
-              error: true,
-            });
-          }
+          // Text pastes as text; an image alone goes with the message.
+          const pics = [...e.clipboardData.files].filter((f) => f.type.startsWith("image/"));
+          if (pics.length === 0 || e.clipboardData.getData("text") !== "") return;
+          e.preventDefault();
+          setNote({ text: "Adding the pasted image…", error: false });
+          Promise.all(pics.map(async (f) => api.stagePastedImage(await base64Of(f), f.type)))
+            .then((paths) => {
+              setImages((old) => [...old, ...paths]);
+              setNote(null);
+            })
+            .catch((err: unknown) =>
+              setNote({ text: `The pasted image was not added: ${errorText(err)}`, error: true }),
+            );
         }}
       />
       <div className="composer-bar">

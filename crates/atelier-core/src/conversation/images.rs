@@ -176,6 +176,106 @@ pub fn check_attachment(path: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
+/// Whether `bytes` begin as an image of `media_type` does; the extension
+/// its file gets, or `None`.
+fn sniff(bytes: &[u8], media_type: &str) -> Option<&'static str> {
+    let is = |magic: &[u8]| bytes.starts_with(magic);
+    match media_type {
+        "image/png" if is(b"\x89PNG\r\n\x1a\n") => Some("png"),
+        "image/jpeg" if is(b"\xff\xd8\xff") => Some("jpg"),
+        "image/gif" if is(b"GIF87a") || is(b"GIF89a") => Some("gif"),
+        "image/webp" if is(b"RIFF") && bytes.get(8..12) == Some(b"WEBP") => Some("webp"),
+        _ => None,
+    }
+}
+
+/// How long a pasted image no message took stays in `pasted/`.
+const PASTED_KEPT: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+impl Atelier {
+    /// Keeps an image a person pasted (bytes with no file, as a webview's
+    /// clipboard gives them, in base64) as a file a message can attach:
+    /// `<data>/pasted/pasted-<time>.<ext>`, named so the workspace file it
+    /// becomes says what it is. The bytes must be an image of `media_type`
+    /// that models take, within [`MAX_IMAGE_BYTES`]. Pasted files older
+    /// than a day go at the same time.
+    pub async fn stage_pasted_image(&self, base64_data: &str, media_type: &str) -> Result<std::path::PathBuf> {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(base64_data.trim())
+            .map_err(|e| Error::InvalidData {
+                what: "pasted image",
+                reason: format!("its data is not base64: {e}"),
+            })?;
+        if bytes.len() as u64 > MAX_IMAGE_BYTES {
+            return Err(Error::InvalidData {
+                what: "pasted image",
+                reason: format!(
+                    "it is {} MB; images up to {} MB are sent to models",
+                    bytes.len() / (1024 * 1024),
+                    MAX_IMAGE_BYTES / (1024 * 1024)
+                ),
+            });
+        }
+        let ext = sniff(&bytes, media_type).ok_or_else(|| Error::InvalidData {
+            what: "pasted image",
+            reason: format!("it is not a PNG, JPEG, GIF or WebP image (the clipboard said {media_type})"),
+        })?;
+        let dir = self.data_dir().pasted_dir();
+        let stamp = time::OffsetDateTime::now_utc();
+        let base = format!(
+            "pasted-{:04}-{:02}-{:02}-{:02}{:02}{:02}",
+            stamp.year(),
+            u8::from(stamp.month()),
+            stamp.day(),
+            stamp.hour(),
+            stamp.minute(),
+            stamp.second()
+        );
+        crate::blocking(move || {
+            std::fs::create_dir_all(&dir).map_err(Error::io("create", &dir))?;
+            forget_old(&dir);
+            for n in 1..=1000 {
+                let name = if n == 1 {
+                    format!("{base}.{ext}")
+                } else {
+                    format!("{base}-{n}.{ext}")
+                };
+                let path = dir.join(name);
+                match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+                    Ok(mut f) => {
+                        std::io::Write::write_all(&mut f, &bytes).map_err(Error::io("write", &path))?;
+                        return Ok(path);
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                    Err(e) => return Err(Error::io("create", &path)(e)),
+                }
+            }
+            Err(Error::Conflict(format!(
+                "{}: a thousand images were pasted within one second",
+                dir.display()
+            )))
+        })
+        .await
+    }
+}
+
+/// Removes pasted images no message took within [`PASTED_KEPT`]; a file
+/// that cannot be read or removed is left (it is only clutter).
+fn forget_old(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > PASTED_KEPT);
+        if old {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +294,18 @@ mod tests {
             tool_image(&json!({"renderer": "code", "config": {"file": "a.png"}})),
             None
         );
+    }
+
+    #[test]
+    fn a_pasted_image_must_be_what_the_clipboard_says() {
+        assert_eq!(sniff(b"\x89PNG\r\n\x1a\n\0\0", "image/png"), Some("png"));
+        assert_eq!(sniff(b"\xff\xd8\xff\xe0", "image/jpeg"), Some("jpg"));
+        assert_eq!(sniff(b"GIF89a..", "image/gif"), Some("gif"));
+        assert_eq!(sniff(b"RIFF\0\0\0\0WEBPVP8 ", "image/webp"), Some("webp"));
+        // A PNG said to be a JPEG, text said to be a PNG, a type models do not take.
+        assert_eq!(sniff(b"\x89PNG\r\n\x1a\n", "image/jpeg"), None);
+        assert_eq!(sniff(b"<svg></svg>", "image/png"), None);
+        assert_eq!(sniff(b"<svg></svg>", "image/svg+xml"), None);
     }
 
     #[test]
