@@ -9,20 +9,34 @@
 //    Timed inside the page (performance.now() around a dispatched click and
 //    a MutationObserver), so WebDriver's round trips are not counted.
 //    Reference: the core's checkout of the same switch (BENCH_CORE_MS).
-// 2. Scrolling a 2,000-call chat: the Tools tab's main pane scrolled 40 px
+// 2. Scrolling a 2,000-call chat: the Chat tab's conversation scrolled 40 px
 //    per frame for 3 s; the requestAnimationFrame intervals, against the
 //    same scroll attempted on an empty chat.
 //
+// 3-4. The chat (e2e/bench-chat.mjs): a 20,000-token answer streamed at 500
+//    tokens/s (frame intervals against the page idle; token painted against
+//    token received), and a switch between two 200-message branches against
+//    the core's checkout of the same leaves.
+//
 // Environment: BENCH_APP (executable that starts atelier-app on the seeded
 // data dir), BENCH_SEED (the seed JSON), BENCH_CORE (the checkout JSON),
-// BENCH_RUNS (switches per direction, default 9), BENCH_DRIVER (tauri-driver's URL).
+// BENCH_SEED_CHAT (ui-seed-chat's JSON), BENCH_CORE_BRANCHES and
+// BENCH_CORE_BRANCHES_READ (checkout and checkout-read JSON of the two long
+// branches), BENCH_LLM_PORT (where the scripted model
+// listens: the seeded provider's URL), BENCH_RUNS (switches per direction,
+// default 9), BENCH_DRIVER (tauri-driver's URL).
 
 import { readFileSync } from 'node:fs';
 import { Session, ELEMENT, sleep } from './webdriver.mjs';
+import { STREAM_RATE, STREAM_TOKENS, benchBranches, benchStream, until } from './bench-chat.mjs';
+import { startLlmServer } from './llm-server.mjs';
 
 const DRIVER = process.env.BENCH_DRIVER ?? 'http://127.0.0.1:4454';
 const seed = JSON.parse(readFileSync(process.env.BENCH_SEED, 'utf8'));
 const core = JSON.parse(readFileSync(process.env.BENCH_CORE, 'utf8'));
+const seedChat = JSON.parse(readFileSync(process.env.BENCH_SEED_CHAT, 'utf8'));
+const coreBranches = JSON.parse(readFileSync(process.env.BENCH_CORE_BRANCHES, 'utf8'));
+const coreBranchesRead = JSON.parse(readFileSync(process.env.BENCH_CORE_BRANCHES_READ, 'utf8'));
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 
 const median = (v) => {
@@ -43,16 +57,6 @@ async function waitDriver() {
     await sleep(100);
   }
   throw new Error(`tauri-driver did not answer at ${DRIVER}`);
-}
-
-async function until(s, script, args, what, timeout = 60000) {
-  const end = Date.now() + timeout;
-  for (;;) {
-    const v = await s.exec(script, args).catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
 }
 
 async function openChat(s, title) {
@@ -94,7 +98,8 @@ const SWITCH = `
 /** rAF intervals while the main pane scrolls 40 px per frame for `frames` frames. */
 const SCROLL = `
   const [frames, done] = arguments;
-  const main = document.querySelector('main.main');
+  // The conversation scrolls in its own pane in the Chat tab.
+  const main = document.querySelector('#panel-tools .chat-scroll') ?? document.querySelector('main.main');
   main.scrollTop = 0;
   const deltas = [];
   let last = null;
@@ -167,6 +172,19 @@ async function main() {
     const long = await scroll(seed.long.title, true);
     const empty = await scroll(seed.empty.title, false);
 
+    // 3. The streamed answer, from the scripted model the seeded provider points at.
+    const llm = await startLlmServer(Number(process.env.BENCH_LLM_PORT));
+    const open = async (title) => {
+      await openChat(s, title);
+      await openTab(s, 'tools');
+    };
+    const stream = await benchStream(s, llm, open, seedChat.stream.title);
+    await llm.close();
+    // 4. Two 200-message branches.
+    const branches = await benchBranches(s, open, seedChat.branches.title, RUNS);
+    const branchMs = median([...branches.b, ...branches.a]);
+    const branchCoreMs = median([coreBranches.to_ms, coreBranches.back_ms]);
+
     console.log('\n| measurement | ours (ms) | reference | ref (ms) | ratio | target |');
     console.log('|---|---:|---|---:|---:|---|');
     const row = (what, ours, ref, theirs, target) => {
@@ -195,6 +213,54 @@ async function main() {
       'empty chat',
       pct(empty.deltas, 95),
       2,
+    );
+    row(
+      `stream ${STREAM_TOKENS.toLocaleString()} tokens at ${STREAM_RATE}/s: mean frame interval`,
+      stream.during.mean,
+      'the page idle',
+      stream.idle.mean,
+      1.5,
+    );
+    row(
+      `stream ${STREAM_TOKENS.toLocaleString()} tokens at ${STREAM_RATE}/s: p95 frame interval`,
+      stream.during.p95,
+      'the page idle',
+      stream.idle.p95,
+      1.5,
+    );
+    row('stream: token sent → painted, median', stream.paint.median, 'sent → received', stream.recv.median, 1.5);
+    row('stream: token sent → painted, mean', stream.paint.mean, 'sent → received', stream.recv.mean, 1.5);
+    row(
+      'stream: token sent → next frame (upper bound), median',
+      stream.nextFrame.median,
+      'sent → received',
+      stream.recv.median,
+      1.5,
+    );
+    row(
+      `switch between two ${seedChat.branches.messages}-message branches, click → other branch shown, median of ${2 * RUNS}`,
+      branchMs,
+      'core checkout alone',
+      branchCoreMs,
+      1.5,
+    );
+    row(
+      `switch between two ${seedChat.branches.messages}-message branches (as above)`,
+      branchMs,
+      'core checkout + the tree read',
+      median([coreBranchesRead.to_ms, coreBranchesRead.back_ms]),
+      1.5,
+    );
+    console.log(
+      `\nstream: ${stream.tokens} tokens in ${stream.streamedSeconds.toFixed(1)} s; frames during ${stream.during.n} ` +
+        `(max ${stream.during.max.toFixed(1)} ms), idle ${stream.idle.n} (max ${stream.idle.max.toFixed(1)} ms); ` +
+        `markers ${stream.markers - stream.missed}/${stream.markers} timed; received p95 ${stream.recv.p95.toFixed(1)} ms, ` +
+        `painted p95 ${stream.paint.p95.toFixed(1)} ms; painted − received: median ${stream.added.median.toFixed(1)} ms, ` +
+        `p95 ${stream.added.p95.toFixed(1)} ms`,
+    );
+    console.log(
+      `branch switch samples (ms): to b ${branches.b.map((x) => x.toFixed(0)).join(' ')}; to a ${branches.a.map((x) => x.toFixed(0)).join(' ')}; ` +
+        `core: to b ${coreBranches.to_ms.toFixed(1)}, back ${coreBranches.back_ms.toFixed(1)}`,
     );
     console.log(
       `\nswitch samples (ms): to b ${times.b.map((x) => x.toFixed(0)).join(' ')}; to a ${times.a.map((x) => x.toFixed(0)).join(' ')}; ` +

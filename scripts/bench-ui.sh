@@ -5,11 +5,19 @@
 #   1. a branch switch in a 10,000-file workspace, click → file tree
 #      updated, against the core's checkout of the same switch (≤ 1.5×);
 #   2. scrolling a 2,000-call chat: requestAnimationFrame intervals against
-#      the same scroll on an empty chat (≤ 2×).
+#      the same scroll on an empty chat (≤ 2×);
+#   3. a 20,000-token answer streamed at 500 tokens/s from a scripted model
+#      on loopback (e2e/llm-server.mjs): frame intervals against the page
+#      idle (≤ 1.5×), and each token's send → paint against send → the page
+#      receiving it (≤ 1.5×);
+#   4. a switch between two 200-message branches, click → the other branch
+#      shown, against the core's checkout of the same two leaves (≤ 1.5×),
+#      and against that checkout with the tree the view reads (printed).
 #
 # Release builds of the app, the worker and atelier-bench; a fresh data dir
-# seeded by `atelier-bench ui-seed`; then `atelier-bench checkout` (the
-# reference) and e2e/bench-ui.mjs (the app, under Xvfb + tauri-driver).
+# seeded by `atelier-bench ui-seed` and `ui-seed-chat`; then `atelier-bench
+# checkout` (the references) and e2e/bench-ui.mjs (the app, under Xvfb +
+# tauri-driver).
 # BENCH_SKIP_BUILD=1 reuses the release binaries and ui/dist.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,11 +33,13 @@ if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then
   cargo build --release --locked -p atelier-app -p atelier-worker -p atelier-bench
 fi
 
-# Ports of its own (the E2E lane uses 4444/4445): the two can run side by side.
+# Ports of its own (the E2E lane uses 4444/4445): the two can run side by
+# side. The driver on 4454/4455, the scripted model on 4456.
 port=4454
+llm_port=4456
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-if port_busy "$port" || port_busy "$((port + 1))"; then
-  echo "error: ports $port/$((port + 1)) are in use (another bench-ui run?)" >&2
+if port_busy "$port" || port_busy "$((port + 1))" || port_busy "$llm_port"; then
+  echo "error: ports $port-$llm_port are in use (another bench-ui run?)" >&2
   exit 1
 fi
 
@@ -43,9 +53,17 @@ say "bench-ui: seeding a 10,000-file workspace with two branches and a 2,000-cal
 "$bench" ui-seed --data-dir "$data" >"$work/seed.json"
 read -r chat a b < <(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["switch"]; print(s["chat"], s["a"], s["b"])' "$work/seed.json")
 
-say "bench-ui: the reference, the core's checkout alone"
+say "bench-ui: seeding two 200-message branches and a chat to stream into"
+"$bench" ui-seed-chat --data-dir "$data" --llm-base "http://127.0.0.1:$llm_port/v1" >"$work/seed-chat.json"
+read -r bchat ba bb < <(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["branches"]; print(s["chat"], s["a"], s["b"])' "$work/seed-chat.json")
+
+say "bench-ui: the references, the core's checkout alone"
 "$bench" checkout --data-dir "$data" --chat "$chat" --from "$a" --to "$b" --runs "${BENCH_RUNS:-9}" \
   --pause-ms 400 >"$work/core.json"
+"$bench" checkout --data-dir "$data" --chat "$bchat" --from "$ba" --to "$bb" --runs "${BENCH_RUNS:-9}" \
+  --pause-ms 400 >"$work/core-branches.json"
+"$bench" checkout-read --data-dir "$data" --chat "$bchat" --from "$ba" --to "$bb" --runs "${BENCH_RUNS:-9}" \
+  --pause-ms 400 >"$work/core-branches-read.json"
 
 cat >"$work/app.sh" <<EOS
 export ATELIER_DATA_DIR='$data'
@@ -59,7 +77,10 @@ cat >"$work/inside.sh" <<EOS
 tauri-driver --port $port --native-port $((port + 1)) >'$work/driver.log' 2>&1 &
 driver=\$!
 trap 'kill \$driver 2>/dev/null || true' EXIT
-BENCH_DRIVER='http://127.0.0.1:$port' BENCH_APP='$work/app.sh' BENCH_SEED='$work/seed.json' BENCH_CORE='$work/core.json' node '$root/e2e/bench-ui.mjs'
+BENCH_DRIVER='http://127.0.0.1:$port' BENCH_APP='$work/app.sh' BENCH_SEED='$work/seed.json' BENCH_CORE='$work/core.json' \\
+  BENCH_SEED_CHAT='$work/seed-chat.json' BENCH_CORE_BRANCHES='$work/core-branches.json' \\
+  BENCH_CORE_BRANCHES_READ='$work/core-branches-read.json' BENCH_LLM_PORT=$llm_port \\
+  node '$root/e2e/bench-ui.mjs'
 EOS
 runner=()
 command -v dbus-run-session >/dev/null 2>&1 && runner=(dbus-run-session --)

@@ -12,11 +12,14 @@
 //! atelier-bench routing [--runs N]
 //! atelier-bench startup --app BIN --reference BIN [--runs N]   (under xvfb-run)
 //! atelier-bench ui-seed --data-dir DIR
+//! atelier-bench ui-seed-chat --data-dir DIR --llm-base URL
+//! atelier-bench checkout-read --data-dir DIR --chat C --from A --to B [--runs N]
 //! atelier-bench checkout --data-dir DIR --chat C --from A --to B [--runs N]
 //! ```
 //!
-//! The last two serve `scripts/bench-ui.sh`, which measures the app's UI
-//! (a branch switch in a 10,000-file workspace, scrolling 2,000 calls).
+//! The last four serve `scripts/bench-ui.sh`, which measures the app's UI
+//! (a branch switch in a 10,000-file workspace, scrolling 2,000 calls, a
+//! streamed 20,000-token answer, a switch between two 200-message branches).
 //!
 //! This module owns the command line, the runtime and the scratch folders;
 //! [`bench`] measures, [`tree`] makes the trees, [`git`] runs the reference
@@ -41,6 +44,7 @@ mod tool_call;
 mod toolset_dev;
 mod tree;
 mod ui;
+mod ui_chat;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -191,6 +195,12 @@ fn main() -> ExitCode {
     } else if argv.peek().map(String::as_str) == Some("ui-seed") {
         argv.next();
         ui::seed(argv)
+    } else if argv.peek().map(String::as_str) == Some("ui-seed-chat") {
+        argv.next();
+        ui_chat::seed(argv)
+    } else if argv.peek().map(String::as_str) == Some("checkout-read") {
+        argv.next();
+        ui_chat::checkout_read(argv)
     } else if argv.peek().map(String::as_str) == Some("checkout") {
         argv.next();
         ui::checkout(argv)
