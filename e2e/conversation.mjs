@@ -161,3 +161,18 @@ export async function settledText(id) {
   }
   assert(false, `the text of the message ${id} kept changing`);
 }
+
+/**
+ * Runs `fn` on the element `css` finds, again on a fresh one if it went
+ * stale meanwhile (a live view replaced by the saved one re-renders).
+ */
+export async function onFresh(css, fn) {
+  for (let i = 0; ; i++) {
+    try {
+      return await fn(await s.find(css));
+    } catch (e) {
+      if (i >= 5 || !/stale element/.test(e.message)) throw e;
+      await sleep(300);
+    }
+  }
+}

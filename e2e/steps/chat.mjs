@@ -37,6 +37,7 @@ import {
   composerButton,
   messageButton,
   messages,
+  onFresh,
   send,
   settledText,
   siblingsAt,
@@ -208,7 +209,7 @@ export function register(step) {
       chat = chatIdNow();
 
       // The Python tool's card, its HTML renderer in place.
-      const counted = await waitEl(
+      await waitEl(
         `return document.querySelector(arguments[0] + ' article.call-card:not(.call-live)[aria-label="Call of word-tools:word_count"]');`,
         [CONV],
         'the word_count card',
@@ -230,6 +231,8 @@ export function register(step) {
       await waitAnswer('the most common one');
       await waitIdle();
       await s.waitText(`${CONV} article.message[data-role="assistant"]`, 'the fox naps');
+      // Found again: the card is rendered anew once its turn is saved.
+      const counted = await s.find(`${CONV} article.call-card[aria-label="Call of word-tools:word_count"]`);
       await enterReport(counted);
       await s.waitText('#title', 'The text: 13 words');
       await s.top();
@@ -422,13 +425,31 @@ export function register(step) {
       await openTab('tools');
       await choose(`${COMPOSER} select[aria-label="Model"]`, `${refused.id}/${MODEL}`);
       await send('Are you there?');
-      const alert = await s.waitText(`${CONV} .run-error[role="alert"]`, /refused/i, { timeout: 30000 });
-      const said = await s.text(alert);
+      // Read by script, not by element: the live error is replaced by the saved turn's.
+      const said = await waitFor(
+        () =>
+          s.exec(
+            `const t = document.querySelector(arguments[0] + ' .run-error[role="alert"]')?.textContent ?? '';
+           return /refused/.test(t) ? t : null;`,
+            [CONV],
+          ),
+        'the run error',
+        30000,
+      );
+      await waitIdle('the refused run to end');
       log(`the error says: ${said.replace(/\n/g, ' ')}`);
       assert(/API key .* was refused/.test(said), `the error does not say the key was refused: ${said}`);
-      await scrollIntoView(alert, 'center');
+      const ALERT = `${CONV} .run-error[role="alert"]`;
+      await onFresh(ALERT, (alert) => scrollIntoView(alert, 'center'));
       await shot('chat-key-refused');
-      await clickIn(alert, 'Open Settings');
+      await onFresh(ALERT, async (alert) => {
+        const b = await s.execEl(
+          `for (const b of arguments[0].querySelectorAll('button')) if (b.textContent.trim() === 'Open Settings') return b;
+           return null;`,
+          [ref(alert)],
+        );
+        await s.click(b);
+      });
       await waitFor(
         async () => (await s.attr(await s.find('#tab-settings'), 'aria-selected')) === 'true',
         'Settings to open',
