@@ -485,3 +485,25 @@ async fn a_new_chat_is_named_after_its_first_exchange() {
     send(&app, &chat, "another", opts()).await;
     assert_eq!(server.requests().len(), 3);
 }
+
+#[tokio::test]
+async fn a_numbered_new_chat_of_the_app_is_named_too_and_a_chosen_title_is_kept() {
+    let env = Env::new();
+    let server = ReplayServer::start(vec![
+        answer("Pack light."),
+        answer("Lisbon Spring Trip"),
+        answer("Sure."),
+    ])
+    .await
+    .expect("server");
+    let (app, _) = setup(&env, &server, 25).await;
+    // The app numbers its new chats so they can be told apart.
+    let chat = app.chats().create(Some("New chat 3")).await.expect("chat").id;
+    send(&app, &chat, "plan a trip to Lisbon in spring", opts()).await;
+    assert_eq!(app.chats().get(&chat).await.expect("chat").title, "Lisbon Spring Trip");
+    // A title the person gave is theirs: no title request.
+    let mine = app.chats().create(Some("New chat about cats")).await.expect("chat").id;
+    send(&app, &mine, "hello", opts()).await;
+    assert_eq!(app.chats().get(&mine).await.expect("chat").title, "New chat about cats");
+    assert_eq!(server.requests().len(), 3);
+}

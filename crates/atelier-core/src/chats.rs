@@ -74,6 +74,18 @@ pub(crate) async fn recover_deleted(app: &Atelier) -> Result<()> {
 /// The title of a chat created without one.
 pub const DEFAULT_TITLE: &str = "New chat";
 
+/// Whether `title` is a placeholder a first exchange replaces: the default,
+/// or the numbered ones the app makes so new chats can be told apart
+/// ("New chat 3").
+pub fn is_placeholder_title(title: &str) -> bool {
+    title.strip_prefix(DEFAULT_TITLE).is_some_and(|rest| {
+        rest.is_empty()
+            || rest
+                .strip_prefix(' ')
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
 /// `SELECT <chat columns> FROM chats c <tail>`, as a literal (sqlx only
 /// takes literal SQL; values are always bound).
 macro_rules! select_chats {
@@ -377,5 +389,27 @@ impl Chats<'_> {
             .filter(|n| n.on_active_branch)
             .map(|n| n.message)
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_placeholder_title;
+
+    #[test]
+    fn the_default_and_numbered_titles_are_placeholders_and_nothing_else() {
+        for t in ["New chat", "New chat 2", "New chat 31"] {
+            assert!(is_placeholder_title(t), "{t}");
+        }
+        for t in [
+            "New chat about cats",
+            "New chat 2b",
+            "New chat ",
+            "New chats",
+            "new chat",
+            "Trip",
+        ] {
+            assert!(!is_placeholder_title(t), "{t}");
+        }
     }
 }

@@ -9,17 +9,8 @@ import type { Chat, ChatEvent, RunChoice, RunOutcome } from "../bindings";
 import type { Chats } from "../chats/useChats";
 import type { ConversationActions } from "./context";
 import type { Choice } from "./Switchers";
-import { startRun, stopRun, useRunField, type RunKind, type RunState } from "./runStore";
+import { startRun, stopRun, useRunField, type RunKind } from "./runStore";
 import type { ProviderInfo } from "./useProviders";
-
-/** A numbered placeholder ("New chat 3"): the core names only "New chat" itself. */
-const NUMBERED_PLACEHOLDER = /^New chat \d+$/;
-
-/** The first words of a message, as a chat title. */
-export function firstWords(text: string): string {
-  const t = text.split(/\s+/).filter(Boolean).slice(0, 8).join(" ");
-  return t.length > 60 ? `${t.slice(0, 59)}…` : t;
-}
 
 export type ChatRuns = {
   chat: Chat | null;
@@ -48,7 +39,7 @@ export function useChatRuns({
   const chat = chats.load.data?.find((c) => c.id === chatId) ?? null;
   const phase = useRunField(chatId, (r) => r?.phase ?? null);
   const saved = useRunField(chatId, (r) => r?.saved.length ?? 0);
-  const { moved, reload, nameAfter, ensure, select } = chats;
+  const { moved, reload, ensure, select } = chats;
 
   // Each saved message moved the tree (and maybe the workspace): views read again.
   const seen = useRef<{ chatId: string | null; saved: number }>({ chatId: null, saved: 0 });
@@ -69,18 +60,16 @@ export function useChatRuns({
       kind: RunKind,
       go: (on: (e: ChatEvent) => void) => Promise<RunOutcome>,
       pending: { text?: string; images?: string[]; from?: string },
-      title: string | null,
     ) => {
-      void startRun(id, kind, go, pending).then((state: RunState) => {
+      // The core names a chat after its first exchange (a placeholder
+      // title, numbered or not): reading the list again shows it.
+      void startRun(id, kind, go, pending).then(() => {
         reload();
         ended.current(id);
         moved();
-        const listed = chats.load.data?.find((c) => c.id === id);
-        if (title !== null && state.saved.length > 0 && listed !== undefined && NUMBERED_PLACEHOLDER.test(listed.title))
-          nameAfter(id, firstWords(title));
       });
     },
-    [reload, moved, nameAfter, chats.load.data],
+    [reload, moved],
   );
 
   // What the switchers say, for retries and edits (a send is handed its own).
@@ -109,7 +98,6 @@ export function useChatRuns({
           "send",
           (on) => api.sendMessage(id, text, { parent_id: null, ...runChoice(id, choice, agentId), images }, on),
           { text, images },
-          text,
         ),
       );
       return true;
@@ -132,7 +120,6 @@ export function useChatRuns({
                   return api.retryMessage(chatId, messageId, runChoice(chatId, choice, agentId), on);
                 },
                 { from: messageId },
-                null,
               ),
             edit: (messageId, text) =>
               launch(
@@ -143,7 +130,6 @@ export function useChatRuns({
                   return api.editMessage(chatId, messageId, text, runChoice(chatId, choice, agentId), on);
                 },
                 { text, from: messageId },
-                null,
               ),
             fork: async (messageId) => {
               const forked = await api.forkChat(chatId, messageId);

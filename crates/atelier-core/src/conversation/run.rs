@@ -472,7 +472,7 @@ impl Conversation<'_> {
         // A new chat is named after its first exchange.
         if outcome.status == RunStatus::Complete
             && depth == 0
-            && chat.title == crate::chats::DEFAULT_TITLE
+            && crate::chats::is_placeholder_title(&chat.title)
             && let (Some(first), Some(last)) = (
                 outcome.messages.iter().find(|m| m.role == Role::User),
                 outcome.messages.iter().rev().find(|m| m.role == Role::Assistant),

@@ -33,7 +33,7 @@ pub(crate) fn clean(answer: &str) -> Option<String> {
 }
 
 impl Conversation<'_> {
-    /// Names a chat that still has the default title after its first run.
+    /// Names a chat that still has a placeholder title after its first run.
     pub(super) async fn name_chat(
         &self,
         chat: &Chat,
