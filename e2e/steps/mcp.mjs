@@ -69,7 +69,8 @@ export function register(step) {
 
   step("MCP: everything's echo runs by hand from the tool picker", async () => {
     await openTab('tools');
-    await s.waitText('#panel-tools', 'MCP · everything', { timeout: 15000 });
+    // The group's title is shown in capitals (CSS): its section is named as written.
+    await s.find('#panel-tools section.picker-group[aria-label="MCP · everything"]', { timeout: 15000 });
     await pickTool('everything:echo');
     await s.type(await field('message'), 'Hello over MCP');
     const card = await runAndWait('everything:echo');
