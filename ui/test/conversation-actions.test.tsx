@@ -257,6 +257,29 @@ describe("the agent switcher", () => {
 });
 
 describe("switching a branch", () => {
+  it("reads the tree once per switch, shared by the conversation, the map and the workspace", async () => {
+    const b = chatBackend({
+      messages: [
+        message("u1", "m0", "user", [text("Tell me about tides")]),
+        message("a1", "u1", "assistant", [text("Short.")]),
+        message("a2", "u1", "assistant", [text("A long answer about tides.")]),
+      ],
+    });
+    await openChat();
+    // The map in the sidebar reads the tree too.
+    await screen.findByRole("group", { name: "Conversation tree" });
+    await waitFor(() => expect(conversation().querySelector('[data-id="a2"]')).not.toBeNull());
+    const before = argsOf(b.calls, "chat_tree").length;
+    const nav = within(conversation().querySelector<HTMLElement>('[data-id="a2"]')!).getByRole("navigation", {
+      name: "Branches here",
+    });
+    await userEvent.click(within(nav).getByRole("button", { name: "Previous branch" }));
+    await waitFor(() => expect(conversation()).toHaveTextContent("Short."));
+    // Every view that reads on a move has asked by now.
+    await act(() => new Promise((r) => setTimeout(r, 50)));
+    expect(argsOf(b.calls, "chat_tree").length - before).toBe(1);
+  });
+
   it("keeps the branch point where it was on screen, with room below a shorter branch", async () => {
     // The long branch ends with a long answer; the other is one line.
     chatBackend({

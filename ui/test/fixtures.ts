@@ -1,4 +1,5 @@
 import { vi } from "vitest";
+import { api } from "../src/api";
 import type { Chats } from "../src/chats/useChats";
 import type {
   BundleReport,
@@ -231,6 +232,7 @@ export function chatsStub(over: Partial<Chats> = {}): Chats {
     revision: 0,
     moved: vi.fn(),
     activeManifest: null,
+    readTree: (chatId) => api.chatTree(chatId),
     nameAfter: vi.fn(),
     ...over,
   };

@@ -45,6 +45,31 @@ export function activeBranch(tree: MessageNode[], calls: ToolCallRecord[]): Step
     });
 }
 
+/**
+ * `activeBranch`, keeping the previous read's step where it is unchanged
+ * (same message, same siblings, same call): the memoized messages of a
+ * long branch then do not render again when the tree is read again.
+ */
+function reuseSteps(prev: Step[], next: Step[]): Step[] {
+  const before = new Map(prev.map((st) => [st.node.id, st]));
+  let same = prev.length === next.length;
+  const out = next.map((st, i) => {
+    const old = before.get(st.node.id);
+    const keep =
+      old !== undefined &&
+      old.index === st.index &&
+      old.call === st.call &&
+      old.node.latest_leaf === st.node.latest_leaf &&
+      old.siblings.length === st.siblings.length &&
+      old.siblings.every((id, j) => id === st.siblings[j]) &&
+      old.node.children.length === st.node.children.length &&
+      old.node.children.every((id, j) => id === st.node.children[j]);
+    if (!keep || prev[i] !== old) same = false;
+    return keep ? old : st;
+  });
+  return same ? prev : out;
+}
+
 /** Where the message at a branch point was on screen before a switch, to keep it there after. */
 type Anchor = { id: string; top: number };
 
@@ -68,6 +93,7 @@ export function BranchView({
   onRerun,
   empty,
   onBranch,
+  readTree = api.chatTree,
 }: {
   chatId: string;
   calls: ToolCallRecord[];
@@ -80,16 +106,21 @@ export function BranchView({
   empty?: ReactNode;
   /** The active branch's messages, root first (for the context meter). */
   onBranch?: (nodes: MessageNode[]) => void;
+  /** Reads the tree (the app's shares one read per move among its views). */
+  readTree?: (chatId: string) => Promise<MessageNode[]>;
 }) {
   const [nonce, setNonce] = useState(0);
-  const [tree, reload] = useLoad(() => api.chatTree(chatId), `${chatId}:${version}:${nonce}`, chatId);
+  const [tree, reload] = useLoad(() => readTree(chatId), `${chatId}:${version}:${nonce}`, chatId);
   const [moving, setMoving] = useState(false);
   // A running call holds the chat's workspace: moving it would wait for
   // the call, so the buttons say so instead of hanging.
   const handRun = useRuns().live.some((l) => l.chatId === chatId);
   const modelRun = useRunField(chatId, isRunning);
   const running = handRun || modelRun;
+  // Messages are not re-rendered to grey their buttons while a switch
+  // (a few ms) goes on: a second click is ignored instead (`movingNow`).
   const locked = moving || running;
+  const movingNow = useRef(false);
   const lockedTitle = modelRun
     ? "The model is answering in this chat: wait for it, or Stop it"
     : handRun
@@ -97,7 +128,13 @@ export function BranchView({
       : undefined;
   const [error, setError] = useState<unknown>(null);
 
-  const all = useMemo(() => (tree.data === null ? [] : activeBranch(tree.data, calls)), [tree.data, calls]);
+  // The branch of this tree and these calls, made from the last one's steps.
+  const [branchOf, setBranchOf] = useState({ tree: null as MessageNode[] | null, calls, steps: [] as Step[] });
+  let all = branchOf.steps;
+  if (branchOf.tree !== tree.data || branchOf.calls !== calls) {
+    all = tree.data === null ? [] : reuseSteps(branchOf.steps, activeBranch(tree.data, calls));
+    setBranchOf({ tree: tree.data, calls, steps: all });
+  }
   const known = useMemo(() => new Set((tree.data ?? []).map((n) => n.id)), [tree.data]);
   // A retry or an edit replaces the branch from its message on: until the
   // run's first message is in the tree, the old branch's end is not shown.
@@ -115,7 +152,10 @@ export function BranchView({
   const position = useMemo(() => (tree.data === null ? null : chatPosition(chatId, tree.data)), [chatId, tree.data]);
   useReportPosition(position);
 
-  const nodes = tree.data;
+  const nodes = useRef(tree.data);
+  useEffect(() => {
+    nodes.current = tree.data;
+  }, [tree.data]);
   const listBox = useRef<HTMLDivElement>(null);
   const anchor = useRef<Anchor | null>(null);
   const stepsRef = useRef(steps);
@@ -153,18 +193,19 @@ export function BranchView({
     // Followers of the end (the conversation's) learn the view moved.
     scroller.dispatchEvent(new Event("scroll"));
   }, [steps]);
-  // Stable while the tree is (a new tree makes new steps anyway), so the
-  // memoized steps of a long chat do not all re-render.
+  // Stable, so the memoized steps of a long chat do not all re-render.
   const move = useCallback(
     async (how: Move, id: string) => {
+      if (movingNow.current) return;
+      movingNow.current = true;
       setMoving(true);
       setError(null);
       try {
         // Read the target's files while the workspace moves.
         // The core says where a switch lands (`latest_leaf`).
-        const node = nodes?.find((n) => n.id === id);
+        const node = nodes.current?.find((n) => n.id === id);
         const landing = how === "switch" && node !== undefined ? node.latest_leaf : id;
-        const target = nodes?.find((n) => n.id === landing);
+        const target = nodes.current?.find((n) => n.id === landing);
         if (target !== undefined) prefetchManifest(chatId, target.manifest_id);
         // The branch point stays where it is on screen: its row's offset now…
         const here = how === "switch" ? stepsRef.current.find((st) => st.siblings.includes(id)) : undefined;
@@ -176,10 +217,11 @@ export function BranchView({
       } catch (e) {
         setError(e);
       } finally {
+        movingNow.current = false;
         setMoving(false);
       }
     },
-    [chatId, onSwitched, nodes],
+    [chatId, onSwitched],
   );
   const restored = useCallback(() => {
     setNonce((n) => n + 1);
@@ -216,7 +258,7 @@ export function BranchView({
           focusId={focusId}
           render={(step, deferBody) =>
             step.node.role === "user" || step.node.role === "assistant" ? (
-              <MessageStep step={step} locked={locked} lockedTitle={lockedTitle} move={move} />
+              <MessageStep step={step} locked={running} lockedTitle={lockedTitle} move={move} />
             ) : (
               <StepItem
                 deferBody={deferBody}

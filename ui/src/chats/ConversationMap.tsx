@@ -41,7 +41,7 @@ export function ConversationMap({ chats }: { chats: Chats }) {
       if (chatId === null) return null;
       // The call list only names the tools; without it the map still works.
       const [tree, calls] = await Promise.all([
-        api.chatTree(chatId),
+        chats.readTree(chatId),
         api.listToolCalls(chatId).catch((): ToolCallRecord[] => []),
       ]);
       return { chatId, tree, calls: new Map(calls.map((c) => [c.id, c])) };

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api } from "../api";
-import type { Chat, JsonValue } from "../bindings";
+import type { Chat, JsonValue, MessageNode } from "../bindings";
 import { isObject } from "../lib/json";
 import { useLoad, type Load } from "../lib/useLoad";
 
@@ -30,6 +30,13 @@ export type Chats = {
   moved: (activeManifestId?: string) => void;
   /** The selected chat's active manifest as the last `moved` said, if it did. */
   activeManifest: { chatId: string; manifestId: string } | null;
+  /**
+   * A chat's message tree, read once per `revision`: the conversation, the
+   * map and the workspace ask together after a move and share one read (a
+   * 400-message tree is 300 KB of JSON; three reads of it made a branch
+   * switch wait on the IPC three times).
+   */
+  readTree: (chatId: string) => Promise<MessageNode[]>;
   /**
    * Names a chat after a step just made in it, while it still has the
    * title it was made with ("New chat 3"): its first step names it.
@@ -78,6 +85,25 @@ export function useChats(): Chats {
       setRevision((r) => r + 1);
     },
     [selectedId],
+  );
+
+  // Only the last chat's tree is kept: a run in a chat not shown does not
+  // bump `revision`, so another chat's tree is always read afresh.
+  const tree = useRef<{ chatId: string; revision: number; read: Promise<MessageNode[]> } | null>(null);
+  const readTree = useCallback(
+    (chatId: string) => {
+      const kept = tree.current;
+      if (kept !== null && kept.chatId === chatId && kept.revision === revision) return kept.read;
+      const read = api.chatTree(chatId);
+      const entry = { chatId, revision, read };
+      tree.current = entry;
+      // A failed read is not kept: Retry reads again.
+      read.catch(() => {
+        if (tree.current === entry) tree.current = null;
+      });
+      return read;
+    },
+    [revision],
   );
 
   // The list as it is now: a step a run reports before the chat the run
@@ -154,6 +180,7 @@ export function useChats(): Chats {
     remove,
     revision,
     moved,
+    readTree,
     activeManifest: activeManifest?.chatId === selectedId ? activeManifest : null,
   };
 }

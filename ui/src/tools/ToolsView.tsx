@@ -164,6 +164,7 @@ export function ToolsView({
                   onRerun={rerun}
                   empty={<ChatEmpty pane={pane} />}
                   onBranch={setBranch}
+                  readTree={chats.readTree}
                 />
               )}
             </section>

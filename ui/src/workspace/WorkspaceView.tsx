@@ -58,7 +58,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   );
   // Where the chat is (title · branch · step), and the node an edit goes after.
   const [nodes] = useLoad(
-    async () => (chatId === null ? null : api.chatTree(chatId)),
+    async () => (chatId === null ? null : chats.readTree(chatId)),
     `tree-${chatId ?? "none"}-${nonce}-${chats.revision}`,
     chatId,
   );
