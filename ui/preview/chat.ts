@@ -209,6 +209,33 @@ export function seedChat(
     ),
   ];
   let leaf = "a3";
+  if (new URLSearchParams(location.search).get("chat") === "long") {
+    // ?chat=long: the branch point in the middle of a long conversation —
+    // twelve exchanges before it, twenty after it on one branch, three on
+    // the other — to see that a switch keeps it where it is on screen.
+    const say = (id: string, parent: string, role: "user" | "assistant", n: number) =>
+      msg(id, parent, role, [
+        {
+          type: "text",
+          text:
+            role === "user"
+              ? `Question ${n}: what about month ${n}?`
+              : `Month ${n} follows the same pattern: North leads, South trails.\n\nThe totals move by a few percent; nothing stands out.`,
+        },
+      ]);
+    const chain = (prefix: string, from: string, count: number) => {
+      let at = from;
+      for (let i = 1; i <= count; i++) {
+        messages.push(say(`${prefix}u${i}`, at, "user", i), say(`${prefix}a${i}`, `${prefix}u${i}`, "assistant", i));
+        at = `${prefix}a${i}`;
+      }
+      return at;
+    };
+    const before = chain("p", "r", 12);
+    messages.find((m) => m.id === "u1")!.parent_id = before;
+    chain("x", "a2a", 3);
+    leaf = chain("y", "a3", 20);
+  }
   const parentOf = (id: string) => messages.find((m) => m.id === id)?.parent_id ?? null;
   const tree = (): MessageNode[] => {
     const path = new Set<string>();

@@ -3,7 +3,7 @@
 // choose the model the next message goes to.
 import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { resetRuns } from "../src/conversation/runStore";
 import { forgetChoices } from "../src/conversation/Switchers";
 import { CHAT, chatBackend, conversation, message, openChat, text } from "./chatBackend";
@@ -280,7 +280,19 @@ describe("switching a branch", () => {
     expect(argsOf(b.calls, "chat_tree").length - before).toBe(1);
   });
 
-  it("keeps the branch point where it was on screen, with room below a shorter branch", async () => {
+  it("keeps the branch point where it was on screen, with room below a shorter branch, as the branch loads", async () => {
+    // What grows is watched (the conversation follows its end): the test fires it.
+    const watchers: (() => void)[] = [];
+    vi.stubGlobal(
+      "ResizeObserver",
+      class {
+        constructor(f: () => void) {
+          watchers.push(f);
+        }
+        observe() {}
+        disconnect() {}
+      },
+    );
     // The long branch ends with a long answer; the other is one line.
     chatBackend({
       messages: [
@@ -297,8 +309,10 @@ describe("switching a branch", () => {
     scroller.style.overflowY = "auto";
     const box = () => conversation().querySelector<HTMLElement>(".branch-view")!;
     let scroll = 1200;
+    let loaded = 0;
     const content = () =>
       (conversation().querySelector('[data-id="a2"]') !== null ? 2000 : 700) +
+      loaded +
       (parseInt(box().style.paddingBottom) || 0);
     const max = () => Math.max(0, content() - 600);
     Object.defineProperties(scroller, {
@@ -326,7 +340,16 @@ describe("switching a branch", () => {
       await waitFor(() => expect(conversation()).toHaveTextContent("Short."));
       expect(rowTop("a1")).toBe(300);
       expect(box().style.paddingBottom).not.toBe("");
+      // The view is at its (padded) end, yet not following it: a card of
+      // the new branch loading its preview does not take the view away.
+      act(() => {
+        scroller.dispatchEvent(new Event("scroll"));
+        loaded = 900;
+        for (const f of watchers) f();
+      });
+      expect(rowTop("a1")).toBe(300);
     } finally {
+      vi.unstubAllGlobals();
       HTMLElement.prototype.getBoundingClientRect = rect;
     }
   });

@@ -9,6 +9,7 @@ import { useRuns } from "./runs";
 import { prefetchManifest } from "../workspace/manifests";
 import { StepItem, type Move, type Step } from "./StepItem";
 import { scrollerOf, StepList } from "./StepList";
+import { keepInPlace } from "./keepInPlace";
 import { LiveTail } from "../conversation/LiveTail";
 import { MessageStep } from "../conversation/MessageView";
 import { isRunning, useRunField } from "../conversation/runStore";
@@ -160,6 +161,8 @@ export function BranchView({
   const anchor = useRef<Anchor | null>(null);
   const stepsRef = useRef(steps);
   const roomFor = useRef<string | null>(null);
+  const holding = useRef<() => void>(() => undefined);
+  useEffect(() => () => holding.current(), []);
   useLayoutEffect(() => {
     stepsRef.current = steps;
     const box = listBox.current;
@@ -171,27 +174,15 @@ export function BranchView({
       if (box !== null && shown !== roomFor.current) box.style.paddingBottom = "";
       return;
     }
-    // …and the same offset once the new branch is drawn.
-    const row = rowOf(box, a.id);
-    if (row === null) return;
+    // …and the same offset once the new branch is drawn, and while its
+    // layout settles.
+    if (rowOf(box, a.id) === null) return;
     anchor.current = null;
-    const scroller = scrollerOf(row);
+    const scroller = scrollerOf(rowOf(box, a.id));
     if (scroller === null || box === null) return;
-    const want = scroller.scrollTop + row.getBoundingClientRect().top - a.top;
-    // A branch shorter than the screen below it gets room, so the branch
-    // point does not move up to the end.
-    // (Measured twice: a view shorter than the screen hides how much shorter.)
-    const room = () => want - (scroller.scrollHeight - scroller.clientHeight);
-    box.style.paddingBottom = "";
-    let pad = 0;
-    for (let i = 0; i < 2 && room() > 0; i++) {
-      pad += Math.ceil(room());
-      box.style.paddingBottom = `${pad}px`;
-    }
     roomFor.current = shown;
-    scroller.scrollTop = want;
-    // Followers of the end (the conversation's) learn the view moved.
-    scroller.dispatchEvent(new Event("scroll"));
+    holding.current();
+    holding.current = keepInPlace(box, scroller, () => rowOf(box, a.id), a.top);
   }, [steps]);
   // Stable, so the memoized steps of a long chat do not all re-render.
   const move = useCallback(
