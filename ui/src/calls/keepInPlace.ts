@@ -48,12 +48,15 @@ export function keepInPlace(
   place(box, scroller, first, top, true);
   const until = performance.now() + SETTLE;
   let frame = 0;
+  const doc = scroller.ownerDocument;
   const stop = () => {
     cancelAnimationFrame(frame);
     for (const ev of PERSON) scroller.removeEventListener(ev, stop);
+    doc.removeEventListener("keydown", stop);
   };
-  // The person scrolling takes over.
+  // The person scrolling takes over (the keys scroll from anywhere on the page).
   for (const ev of PERSON) scroller.addEventListener(ev, stop, { passive: true });
+  doc.addEventListener("keydown", stop);
   const tick = () => {
     const el = row();
     if (el !== null) place(box, scroller, el, top, false);
@@ -65,4 +68,4 @@ export function keepInPlace(
 }
 
 /** What a person does to scroll (a programmatic scroll fires none of these). */
-const PERSON = ["wheel", "touchstart", "pointerdown", "keydown"] as const;
+const PERSON = ["wheel", "touchstart", "pointerdown"] as const;
