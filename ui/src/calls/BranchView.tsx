@@ -71,6 +71,9 @@ function reuseSteps(prev: Step[], next: Step[]): Step[] {
   return same ? prev : out;
 }
 
+/** How long a switch goes on before it says so (ms). */
+const SPINNER_AFTER = 150;
+
 /** Where the message at a branch point was on screen before a switch, to keep it there after. */
 type Anchor = { id: string; top: number };
 
@@ -189,7 +192,9 @@ export function BranchView({
     async (how: Move, id: string) => {
       if (movingNow.current) return;
       movingNow.current = true;
-      setMoving(true);
+      // Said only when the switch is slow (a large workspace): a fast one
+      // would lay the whole list out twice more for a spinner nobody sees.
+      const slow = window.setTimeout(() => setMoving(true), SPINNER_AFTER);
       setError(null);
       try {
         // Read the target's files while the workspace moves.
@@ -209,6 +214,7 @@ export function BranchView({
         setError(e);
       } finally {
         movingNow.current = false;
+        window.clearTimeout(slow);
         setMoving(false);
       }
     },

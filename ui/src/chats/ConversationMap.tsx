@@ -6,7 +6,7 @@
  * folded runs the person opened, and the jump; the geometry is
  * `mapLayout`, the words are `mapLabels`.
  */
-import { useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
+import { useDeferredValue, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { api } from "../api";
 import { prefetchManifest } from "../workspace/manifests";
 import type { MessageNode, ToolCallRecord } from "../bindings";
@@ -58,7 +58,10 @@ export function ConversationMap({ chats }: { chats: Chats }) {
   const box = useRef<HTMLDivElement>(null);
   const scrolledTo = useRef<string | null>(null);
 
-  const data = load.data;
+  // The map is laid out after the conversation has shown a move (a
+  // 400-node tree read once for both would otherwise hold the conversation
+  // back by the map's layout).
+  const data = useDeferredValue(load.data);
   const expanded = opened.chatId === chatId ? opened.keys : NONE;
   const layout = useMemo(() => (data == null ? null : mapLayout(data.tree, expanded)), [data, expanded]);
   // Another chat's map stays up while the new one loads (no flicker), but
