@@ -245,7 +245,7 @@ describe("images", () => {
     const box = await openChat();
     const image = new File(["png"], "image.png", { type: "image/png" });
     fireEvent.paste(box, { clipboardData: { files: [image], getData: () => "" } });
-    const chips = await screen.findByRole("list", { name: "Images to send" });
+    const chips = await screen.findByRole("list", { name: "Images to send" }, { timeout: 5000 });
     expect(chips).toHaveTextContent("pasted-2026-11-27-201530.png");
     // The bytes as base64 ("png"), with the clipboard's type.
     expect(argsOf(b.calls, "stage_pasted_image")).toEqual([{ base64Data: "cG5n", mediaType: "image/png" }]);
@@ -265,9 +265,14 @@ describe("images", () => {
     const box = await openChat();
     const image = new File(["<svg/>"], "image.png", { type: "image/png" });
     fireEvent.paste(box, { clipboardData: { files: [image], getData: () => "" } });
-    expect(await screen.findByRole("status")).toHaveTextContent(
-      "The pasted image was not added: pasted image: it is not a PNG, JPEG, GIF or WebP image",
-    );
+    // The bytes are read (FileReader) before the core is asked: give a busy machine time.
+    expect(
+      await screen.findByText(
+        "The pasted image was not added: pasted image: it is not a PNG, JPEG, GIF or WebP image",
+        {},
+        { timeout: 5000 },
+      ),
+    ).toHaveAttribute("role", "status");
     expect(screen.queryByRole("list", { name: "Images to send" })).toBeNull();
   });
 
