@@ -1,11 +1,14 @@
 //! Writing a run's messages with as few trips to the database and the
 //! blocking pool as the rules allow: a model loop writes one message per
 //! turn and would otherwise pay for a workspace walk each time, and read
-//! back rows it has just been handed.
+//! back rows it has just been handed. Also the branch a run keeps in
+//! memory while every message it writes hangs under it ([`follow`]).
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use super::branch::Choice;
 use super::context::CallRow;
+use super::{Conversation, RunStatus};
 use crate::messages::{NewMessage, advance, insert_message};
 use crate::model::{ContentPart, Message, Role};
 use crate::tools::ToolCallRecord;
@@ -74,5 +77,48 @@ pub(super) fn call_row(record: &ToolCallRecord, model_call_id: &str) -> CallRow 
         model_call_id: Some(model_call_id.to_owned()),
         render_plan: record.render_plan.as_ref().and_then(|p| serde_json::to_value(p).ok()),
         post_manifest_id: record.post_manifest_id.clone(),
+    }
+}
+
+impl Conversation<'_> {
+    /// The message `id`: the last of `branch` when it is that one, else read.
+    pub(super) async fn message_at(&self, chat_id: &str, id: &str, branch: Option<&[Message]>) -> Result<Message> {
+        match branch.and_then(<[Message]>::last) {
+            Some(m) if m.id == id => Ok(m.clone()),
+            _ => self.app.chats().message(chat_id, id).await,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn save_turn(
+        &self,
+        chat_id: &str,
+        parent: Message,
+        parts: Vec<ContentPart>,
+        choice: &Choice,
+        usage: Option<Value>,
+        status: RunStatus,
+        error: Option<&atelier_llm::Error>,
+        id: Option<String>,
+    ) -> Result<Message> {
+        let meta = json!({
+            "provider_id": choice.provider.id,
+            "model": choice.model,
+            "usage": usage,
+            "status": status.as_str(),
+            "error": error.map(|e| e.message.clone()),
+            "error_kind": error.map(|e| e.kind.as_str()),
+        });
+        super::persist::append_turn(self.app, chat_id, parent, Role::Assistant, parts, Some(meta), id).await
+    }
+}
+
+/// Extends a known branch by a message written under its leaf; anything
+/// else (an edit node captured in between, a message of another thread)
+/// makes the next step read the branch again.
+pub(super) fn follow(known: &mut Option<Vec<Message>>, m: &Message) {
+    match known {
+        Some(b) if b.last().map(|l| &l.id) == m.parent_id.as_ref() => b.push(m.clone()),
+        _ => *known = None,
     }
 }

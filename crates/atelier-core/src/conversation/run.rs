@@ -6,13 +6,13 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use atelier_llm::{Event, Request, ToolChoice, ToolSpec};
 
-use super::branch::Choice;
 use super::budget;
 use super::journal::Journal;
+use super::persist::follow;
 use super::spawn::Parent;
 use super::{ChatEvent, Conversation, DEFAULT_AGENT, RunOutcome, RunStatus, SendOptions, Start, context};
 use crate::Result;
@@ -486,46 +486,5 @@ impl Conversation<'_> {
             error: outcome.error.clone(),
         });
         Ok(outcome)
-    }
-
-    /// The message `id`: the last of `branch` when it is that one, else read.
-    async fn message_at(&self, chat_id: &str, id: &str, branch: Option<&[Message]>) -> Result<Message> {
-        match branch.and_then(<[Message]>::last) {
-            Some(m) if m.id == id => Ok(m.clone()),
-            _ => self.app.chats().message(chat_id, id).await,
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn save_turn(
-        &self,
-        chat_id: &str,
-        parent: Message,
-        parts: Vec<ContentPart>,
-        choice: &Choice,
-        usage: Option<Value>,
-        status: RunStatus,
-        error: Option<&atelier_llm::Error>,
-        id: Option<String>,
-    ) -> Result<Message> {
-        let meta = json!({
-            "provider_id": choice.provider.id,
-            "model": choice.model,
-            "usage": usage,
-            "status": status.as_str(),
-            "error": error.map(|e| e.message.clone()),
-            "error_kind": error.map(|e| e.kind.as_str()),
-        });
-        super::persist::append_turn(self.app, chat_id, parent, Role::Assistant, parts, Some(meta), id).await
-    }
-}
-
-/// Extends a known branch by a message written under its leaf; anything
-/// else (an edit node captured in between, a message of another thread)
-/// makes the next step read the branch again.
-fn follow(known: &mut Option<Vec<Message>>, m: &Message) {
-    match known {
-        Some(b) if b.last().map(|l| &l.id) == m.parent_id.as_ref() => b.push(m.clone()),
-        _ => *known = None,
     }
 }
