@@ -1,66 +1,16 @@
-//! Writing a run's messages with as few trips to the database and the
-//! blocking pool as the rules allow: a model loop writes one message per
-//! turn and would otherwise pay for a workspace walk each time, and read
-//! back rows it has just been handed. Also the branch a run keeps in
-//! memory while every message it writes hangs under it ([`follow`]).
+//! Writing a run's messages and keeping what it wrote in memory: its turns
+//! (under a parent already read), the rows of the calls it made (from their
+//! records, not read back), and the branch it keeps while every message it
+//! writes hangs under it ([`follow`]).
 
 use serde_json::{Value, json};
 
 use super::branch::Choice;
 use super::context::CallRow;
 use super::{Conversation, RunStatus};
-use crate::messages::{NewMessage, advance, insert_message};
 use crate::model::{ContentPart, Message, Role};
 use crate::tools::ToolCallRecord;
-use crate::workspace::lock_chat;
-use crate::{Atelier, Result, db, ids};
-
-/// Appends a message of the run (the person's, or a model turn) under
-/// `parent`, already read. Under the chat lock, when the chat's folder is
-/// at the parent's state and its watcher saw nothing since the last walk,
-/// there are no edits made outside to record first (the run flow's own
-/// shortcut before a call), so the message is written in one transaction
-/// without a walk. Otherwise the general path does it all: records those
-/// edits, puts the folder at the parent's state, then writes.
-pub(super) async fn append_turn(
-    app: &Atelier,
-    chat_id: &str,
-    parent: Message,
-    role: Role,
-    content: Vec<ContentPart>,
-    meta: Option<Value>,
-    id: Option<String>,
-) -> Result<Message> {
-    {
-        let _lock = lock_chat(app, chat_id).await?;
-        let chat = app.chats().get(chat_id).await?; // fresh, under the lock
-        if parent.manifest_id == chat.active_manifest_id && app.edit_watch().is_clean(&chat.id).await {
-            let mut tx = db::begin_write(app.db()).await?;
-            let message = insert_message(
-                &mut tx,
-                NewMessage {
-                    id: id.unwrap_or_else(ids::new_id),
-                    chat_id: &chat.id,
-                    parent_id: Some(&parent.id),
-                    role,
-                    content: &content,
-                    manifest_id: &parent.manifest_id,
-                    meta: meta.as_ref(),
-                    // A message answers within its parent's thread.
-                    thread_id: parent.thread_id.as_deref(),
-                },
-            )
-            .await?;
-            advance(&mut tx, &message).await?;
-            tx.commit().await?;
-            return Ok(message);
-        }
-        // The lock goes here: the general path takes it again.
-    }
-    app.workspace()
-        .append_under(chat_id, Some(parent), role, content, meta, id)
-        .await
-}
+use crate::Result;
 
 /// The row a call the run just made wrote, from its record (which was read
 /// back from that row), so the next step need not read it again.
@@ -109,7 +59,10 @@ impl Conversation<'_> {
             "error": error.map(|e| e.message.clone()),
             "error_kind": error.map(|e| e.kind.as_str()),
         });
-        super::persist::append_turn(self.app, chat_id, parent, Role::Assistant, parts, Some(meta), id).await
+        self.app
+            .workspace()
+            .append_under(chat_id, Some(parent), Role::Assistant, parts, Some(meta), id)
+            .await
     }
 }
 

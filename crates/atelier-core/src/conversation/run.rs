@@ -150,9 +150,11 @@ impl Conversation<'_> {
                             chat_id: chat.id.clone(),
                             message_id: p.clone(),
                         })?;
-                        let user =
-                            super::persist::append_turn(self.app, &chat.id, parent, Role::User, content, None, None)
-                                .await?;
+                        let user = self
+                            .app
+                            .workspace()
+                            .append_under(&chat.id, Some(parent), Role::User, content, None, None)
+                            .await?;
                         known = Some(branch);
                         follow(&mut known, &user);
                         user

@@ -446,17 +446,32 @@ impl Workspace<'_> {
         }
         let _lock = lock_chat(self.app, chat_id).await?;
         let chat = self.app.chats().get(chat_id).await?; // fresh, under the lock
-        let (mut current, _) = self.app.capture_pending(&chat, &Observer::default()).await?;
-        let parent = match explicit_parent {
-            Some(p) => p,
-            None => self.app.chats().message(&chat.id, &current.leaf).await?,
+        let stays = explicit_parent
+            .as_ref()
+            .is_none_or(|p| p.manifest_id == chat.active_manifest_id);
+        let parent = if stays && self.app.edit_watch().is_clean(&chat.id).await {
+            // The folder is at the parent's state and the watcher saw
+            // nothing since the last recorded walk: no edits made outside
+            // to record first, nothing to put back (the run flow's own
+            // shortcut; a model loop writes a message per turn).
+            match explicit_parent {
+                Some(p) => p,
+                None => self.app.chats().message(&chat.id, &chat.active_leaf_message_id).await?,
+            }
+        } else {
+            let (mut current, _) = self.app.capture_pending(&chat, &Observer::default()).await?;
+            let parent = match explicit_parent {
+                Some(p) => p,
+                None => self.app.chats().message(&chat.id, &current.leaf).await?,
+            };
+            if parent.manifest_id != current.manifest_id {
+                let (root, files) = self.app.manifest_state(&chat.id, &parent.manifest_id).await?;
+                self.app
+                    .materialize(&mut current, root, files, &Observer::default())
+                    .await?;
+            }
+            parent
         };
-        if parent.manifest_id != current.manifest_id {
-            let (root, files) = self.app.manifest_state(&chat.id, &parent.manifest_id).await?;
-            self.app
-                .materialize(&mut current, root, files, &Observer::default())
-                .await?;
-        }
         let mut tx = db::begin_write(self.app.db()).await?;
         let message = insert_message(
             &mut tx,
