@@ -221,6 +221,46 @@ async fn a_provider_is_edited_in_place_and_keeps_its_kind_and_key() {
     );
     assert!(changed.key_from.is_some(), "the key stays: {changed:?}");
 
+    // A credential as a plain header would be stored and shown: refused,
+    // whichever way it comes (an edit, an add), with where it goes instead.
+    for name in ["Authorization", "x-api-key", "X-Proxy-Token"] {
+        let err = p
+            .update(
+                "oa",
+                &ProviderChanges {
+                    base_url: changed.base_url.clone(),
+                    default_model: None,
+                    headers: [(name.to_owned(), "sk-live-123".to_owned())].into(),
+                },
+            )
+            .await
+            .expect_err("refused");
+        assert!(
+            err.to_string().contains(&format!("{name} looks like a credential"))
+                && err.to_string().contains("provider secret ID --header"),
+            "{err}"
+        );
+    }
+    let err = p
+        .add(&ProviderSpec {
+            id: "proxy".into(),
+            base_url: Some("https://proxy.example/v1".into()),
+            headers: [("Api-Key".to_owned(), "sk-live-123".to_owned())].into(),
+            ..Default::default()
+        })
+        .await
+        .expect_err("refused");
+    assert!(err.to_string().contains("Api-Key looks like a credential"), "{err}");
+    assert_eq!(
+        p.get("oa")
+            .await
+            .expect("kept")
+            .headers
+            .get("X-Team")
+            .map(String::as_str),
+        Some("research")
+    );
+
     // An empty model means none.
     let cleared = p
         .update(

@@ -128,6 +128,27 @@ fn check_id(id: &str) -> Result<()> {
     }
 }
 
+/// Plain headers are stored in the database and shown: one whose name says
+/// it carries a credential is refused, and goes to the secret store instead
+/// (`atelier provider secret ID --header NAME`, or the key field).
+fn check_plain_headers(headers: &BTreeMap<String, String>) -> Result<()> {
+    const CREDENTIAL_WORDS: [&str; 6] = ["auth", "key", "token", "secret", "password", "cookie"];
+    for name in headers.keys() {
+        let lower = name.to_ascii_lowercase();
+        if CREDENTIAL_WORDS.iter().any(|w| lower.contains(w)) {
+            return Err(Error::InvalidData {
+                what: "provider header",
+                reason: format!(
+                    "{name} looks like a credential, and plain headers are stored and shown as written: \
+                     give the API key as the provider's key, or this header as a secret one \
+                     (atelier provider secret ID --header {name})"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 fn check_url(url: &str) -> Result<()> {
     if url.starts_with("http://") || url.starts_with("https://") {
         Ok(())
@@ -208,6 +229,7 @@ impl Providers<'_> {
                 reason: "give --base-url (or a --preset)".into(),
             })?;
         check_url(&base_url)?;
+        check_plain_headers(&spec.headers)?;
         let now = ids::now();
         let mut tx = db::begin_write(self.app.db()).await?;
         sqlx::query(
@@ -235,6 +257,7 @@ impl Providers<'_> {
     pub async fn update(&self, id: &str, changes: &ProviderChanges) -> Result<ProviderRecord> {
         let base_url = changes.base_url.trim();
         check_url(base_url)?;
+        check_plain_headers(&changes.headers)?;
         let model = changes
             .default_model
             .as_deref()
