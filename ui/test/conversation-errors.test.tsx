@@ -173,6 +173,30 @@ describe("a message that was not sent", () => {
     expect(unsent).toHaveTextContent("Not sent");
     expect(unsent).not.toHaveAttribute("aria-busy");
     expect(screen.getByRole("button", { name: "Send" })).toBeInTheDocument();
+    // And the text is back in the box, to send again once a model is set up.
+    await waitFor(() => expect(box).toHaveValue("are you there?"));
+    expect(screen.getByText("Not sent: your message is back in the box.")).toBeInTheDocument();
+  });
+
+  it("an edit that was not sent opens its editor again with the new text", async () => {
+    const b = chatBackend({
+      messages: [message("u1", "m0", "user", [text("What is 2+2?")]), message("a1", "u1", "assistant", [text("4.")])],
+    });
+    await openChat();
+    const user = await waitFor(() => {
+      const el = document.querySelector<HTMLElement>('#panel-tools article.message[data-role="user"]');
+      expect(el).not.toBeNull();
+      return el!;
+    });
+    await userEvent.click(within(user).getByRole("button", { name: "Edit message" }));
+    const editor = within(user).getByRole("textbox", { name: "Edit message" });
+    await userEvent.clear(editor);
+    await userEvent.type(editor, "What is 3+3, exactly?");
+    await userEvent.click(within(user).getByRole("button", { name: "Send edit" }));
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    act(() => b.run().fail({ kind: "conflict", message: "chat c1 is already answering: stop that run first" }));
+    const again = await within(user).findByRole("textbox", { name: "Edit message" });
+    expect(again).toHaveValue("What is 3+3, exactly?");
   });
 });
 

@@ -41,7 +41,8 @@ export function Composer({
   canSend: boolean;
   /** The chat is on screen: dropped files are for it. */
   active: boolean;
-  onSend: (text: string, images: string[]) => boolean;
+  /** Whether the core kept the message (false: it comes back into the box). */
+  onSend: (text: string, images: string[]) => Promise<boolean>;
   onStop: () => void;
   onSlash: () => void;
   ensureChat: () => Promise<string>;
@@ -78,11 +79,18 @@ export function Composer({
   const empty = text.trim() === "" && images.length === 0;
   const send = () => {
     if (empty || running || !canSend) return;
-    if (onSend(text, images)) {
-      setText("");
-      setImages([]);
-      setNote(null);
-    }
+    const [sentText, sentImages] = [text, images];
+    setText("");
+    setImages([]);
+    setNote(null);
+    void onSend(sentText, sentImages).then((kept) => {
+      if (kept) return;
+      // Nothing reached the chat: the message comes back, unless the
+      // person has started another one meanwhile.
+      setText((now) => (now === "" ? sentText : now));
+      setImages((now) => (now.length === 0 ? sentImages : now));
+      setNote({ text: "Not sent: your message is back in the box.", error: true });
+    });
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -105,7 +105,10 @@ function UserBody({ message, locked }: { message: Message; locked: boolean }) {
   const send = () => {
     if (draft.trim() === "" || conv === null) return;
     setEditing(false);
-    conv.edit(message.id, draft);
+    // Not sent (the chat was busy, no model): the editor comes back with the text.
+    void conv.edit(message.id, draft).then((kept) => {
+      if (!kept) setEditing(true);
+    });
   };
   if (editing)
     return (

@@ -8,7 +8,8 @@ import type { Preset, ProviderRecord } from "../bindings";
 export type ConversationActions = {
   chatId: string;
   retry: (messageId: string) => void;
-  edit: (messageId: string, text: string) => void;
+  /** Whether the core kept the edit (false: nothing was sent; the editor keeps the text). */
+  edit: (messageId: string, text: string) => Promise<boolean>;
   fork: (messageId: string) => Promise<void>;
   openSettings: () => void;
   providers: ProviderRecord[];

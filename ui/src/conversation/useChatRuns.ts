@@ -17,7 +17,8 @@ export type ChatRuns = {
   actions: ConversationActions | null;
   running: boolean;
   stopping: boolean;
-  send: (text: string, images: string[], choice: Choice | null, agentId: string) => boolean;
+  /** Whether the core kept the message (false: nothing was sent). */
+  send: (text: string, images: string[], choice: Choice | null, agentId: string) => Promise<boolean>;
   /** The switchers' choice now: a retry or an edit is answered by it, as a send is. */
   remember: (choice: Choice | null, agentId: string) => void;
   stop: () => void;
@@ -60,15 +61,17 @@ export function useChatRuns({
       kind: RunKind,
       go: (on: (e: ChatEvent) => void) => Promise<RunOutcome>,
       pending: { text?: string; images?: string[]; from?: string },
-    ) => {
+    ) =>
       // The core names a chat after its first exchange (a placeholder
       // title, numbered or not): reading the list again shows it.
-      void startRun(id, kind, go, pending).then(() => {
+      // Whether the core kept it (false: the command failed before saving
+      // anything, and the caller gives the person their text back).
+      startRun(id, kind, go, pending).then((state) => {
         reload();
         ended.current(id);
         moved();
-      });
-    },
+        return state.saved.length > 0 || state.failure === null;
+      }),
     [reload, moved],
   );
 
@@ -91,17 +94,18 @@ export function useChatRuns({
   );
 
   const send = useCallback(
-    (text: string, images: string[], choice: Choice | null, agentId: string) => {
-      void ensure().then((id) =>
-        launch(
-          id,
-          "send",
-          (on) => api.sendMessage(id, text, { parent_id: null, ...runChoice(id, choice, agentId), images }, on),
-          { text, images },
-        ),
-      );
-      return true;
-    },
+    (text: string, images: string[], choice: Choice | null, agentId: string) =>
+      ensure().then(
+        (id) =>
+          launch(
+            id,
+            "send",
+            (on) => api.sendMessage(id, text, { parent_id: null, ...runChoice(id, choice, agentId), images }, on),
+            { text, images },
+          ),
+        // No chat to send in (the sidebar says why): nothing was sent.
+        () => false,
+      ),
     [ensure, launch, runChoice],
   );
 
