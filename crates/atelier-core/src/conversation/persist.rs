@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 use super::branch::Choice;
 use super::context::CallRow;
 use super::{Conversation, RunStatus};
+use crate::Result;
 use crate::model::{ContentPart, Message, Role};
 use crate::tools::ToolCallRecord;
-use crate::Result;
 
 /// The row a call the run just made wrote, from its record (which was read
 /// back from that row), so the next step need not read it again.
