@@ -421,7 +421,10 @@ async fn a_calls_start_its_wait_for_confirmation_and_its_answer_reach_the_front_
         let steps: Vec<String> = events
             .iter()
             .filter_map(|e| match e {
-                ChatEvent::ToolCallProposed { call_id, .. } if call_id == model_id => Some("proposed".to_owned()),
+                // Named by the tool's id too, for the live card.
+                ChatEvent::ToolCallProposed { call_id, tool_id, .. } if call_id == model_id => {
+                    Some(format!("proposed {}", tool_id.as_deref().unwrap_or("?")))
+                }
                 ChatEvent::ToolCallEvent { model_call_id, event } if model_call_id == model_id => match event {
                     RunEvent::Started { .. } => Some("started".to_owned()),
                     RunEvent::AwaitingApproval { .. } => Some("waiting".to_owned()),
@@ -435,7 +438,12 @@ async fn a_calls_start_its_wait_for_confirmation_and_its_answer_reach_the_front_
             .collect();
         assert_eq!(
             steps,
-            ["proposed", "started", "waiting", &format!("finished {status}")],
+            [
+                "proposed write_file",
+                "started",
+                "waiting",
+                &format!("finished {status}")
+            ],
             "{model_id}"
         );
     }

@@ -390,7 +390,12 @@ export function seedChat(
             /(?<= )/,
           ))
             on({ type: "text_delta", text: w });
-          on({ type: "tool_call_proposed", call_id: "mc9", name: "app-builder__run_command" });
+          on({
+            type: "tool_call_proposed",
+            call_id: "mc9",
+            name: "app-builder__run_command",
+            tool_id: "app-builder:run_command",
+          });
           const a = msg(
             "a9",
             u.id,

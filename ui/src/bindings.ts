@@ -87,7 +87,16 @@ export type ChatEvent = { "type": "run_started", agent_id: string, provider_id: 
 /**
  * The context window the run fits the branch into, when known.
  */
-context_window: number | null, } | { "type": "context_note", text: string, } | { "type": "context_trimmed", dropped_messages: number, context_window: number, } | { "type": "text_delta", text: string, } | { "type": "reasoning_delta", text: string, } | { "type": "tool_call_proposed", call_id: string, name: string, } | { "type": "message_saved", message: Message, } | { "type": "tool_call_event", 
+context_window: number | null, } | { "type": "context_note", text: string, } | { "type": "context_trimmed", dropped_messages: number, context_window: number, } | { "type": "text_delta", text: string, } | { "type": "reasoning_delta", text: string, } | { "type": "tool_call_proposed", call_id: string, 
+/**
+ * The name the model used (its wire name).
+ */
+name: string, 
+/**
+ * The tool's id, when the name is one of the run's tools (a model
+ * may make one up: that call is refused as not found).
+ */
+tool_id: string | null, } | { "type": "message_saved", message: Message, } | { "type": "tool_call_event", 
 /**
  * The model's id of the call (as in `tool_call_proposed`).
  */

@@ -37,7 +37,7 @@ describe("a model's call", () => {
     const run = b.run();
     act(() => {
       run.save("user", [text("Delete old.txt")]);
-      run.feed({ type: "tool_call_proposed", call_id: "mc1", name: "delete_file" });
+      run.feed({ type: "tool_call_proposed", call_id: "mc1", name: "delete_file", tool_id: "delete_file" });
       run.save("assistant", [
         { type: "model_call", call_id: "mc1", name: "delete_file", arguments: { path: "old.txt" } },
       ]);
@@ -79,7 +79,12 @@ describe("a model's call", () => {
     await waitFor(() => expect(b.runs).toHaveLength(1));
     act(() => {
       b.run().feed(
-        { type: "tool_call_proposed", call_id: "mc1", name: "app-builder__run_command" },
+        {
+          type: "tool_call_proposed",
+          call_id: "mc1",
+          name: "app-builder__run_command",
+          tool_id: "app-builder:run_command",
+        },
         { type: "tool_call_event", model_call_id: "mc1", event: { kind: "awaiting_approval", call_id: "call-3" } },
       );
     });

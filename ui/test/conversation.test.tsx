@@ -224,7 +224,7 @@ describe("around an answer", () => {
           thread_id: "th1",
           agent_id: "researcher",
           depth: 1,
-          event: { type: "tool_call_proposed", call_id: "x", name: "web__search" },
+          event: { type: "tool_call_proposed", call_id: "x", name: "web__search", tool_id: "web:search" },
         },
       ),
     );

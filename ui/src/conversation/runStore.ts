@@ -94,14 +94,6 @@ function schedule() {
   if (frame === null) frame = nextFrame(flush);
 }
 
-/** `everything__echo` → `everything:echo`: a wire name as the tool id it most likely is. */
-export function toolIdOf(wire: string): string {
-  const model = wire
-    .replace(/_x([0-9a-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)))
-    .replace(/__/g, ".");
-  return model.replace(".", ":");
-}
-
 function argsOf(saved: Message[], modelCallId: string): JsonValue {
   for (const m of saved)
     for (const p of m.content)
@@ -118,7 +110,7 @@ function subLine(e: ChatEvent): string | null {
     case "run_started":
       return `started with ${e.model}`;
     case "tool_call_proposed":
-      return `calls ${toolIdOf(e.name)}`;
+      return `calls ${e.tool_id ?? e.name}`;
     case "message_saved":
       return e.message.role === "assistant" ? "answered" : null;
     case "run_finished":
@@ -159,7 +151,7 @@ export function apply(r: RunState, e: ChatEvent): RunState {
       const live: LiveTool = {
         key: toolKeys++,
         chatId: r.chatId,
-        toolId: toolIdOf(e.name),
+        toolId: e.tool_id ?? e.name,
         args: {},
         startedAt: Date.now(),
         callId: null,

@@ -83,7 +83,11 @@ pub enum ChatEvent {
     /// A call the model asked for (before it runs).
     ToolCallProposed {
         call_id: String,
+        /// The name the model used (its wire name).
         name: String,
+        /// The tool's id, when the name is one of the run's tools (a model
+        /// may make one up: that call is refused as not found).
+        tool_id: Option<String>,
     },
     /// A message written to the tree (user, assistant or tool).
     MessageSaved {

@@ -74,6 +74,12 @@ impl Conversation<'_> {
             .iter()
             .map(|t| (t.canonical_id.clone(), t.wire_name.clone()))
             .collect();
+        // And back: the tool a wire name stands for (the UI's live cards).
+        let canonical_of_wire: HashMap<&str, &str> = exposed
+            .tools
+            .iter()
+            .map(|t| (t.wire_name.as_str(), t.canonical_id.as_str()))
+            .collect();
         let wire_name = |id: &str| -> String {
             wire_of_canonical
                 .get(id)
@@ -295,6 +301,7 @@ impl Conversation<'_> {
                 Event::ToolCallStart { id, name, .. } => on(&ChatEvent::ToolCallProposed {
                     call_id: id.clone(),
                     name: name.clone(),
+                    tool_id: canonical_of_wire.get(name.as_str()).map(|c| (*c).to_owned()),
                 }),
                 _ => {}
             };
