@@ -9,6 +9,7 @@
 
 import { useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { api, errorText } from "../api";
+import { baseName } from "../lib/format";
 import { useBundleDrop } from "../toolsets/useBundleDrop";
 
 const IMAGE = /\.(png|jpe?g|gif|webp)$/i;
@@ -59,7 +60,7 @@ export function Composer({
     const files = paths.filter((p) => !IMAGE.test(p));
     if (pics.length > 0) setImages((old) => [...old, ...pics.filter((p) => !old.includes(p))]);
     if (files.length === 0) return;
-    const names = files.map((p) => p.split(/[\\/]/).filter(Boolean).at(-1) ?? p);
+    const names = files.map(baseName);
     setNote({ text: `Adding ${names.join(", ")} to the workspace…`, error: false });
     ensureChat()
       .then(async (id) => {
@@ -117,11 +118,11 @@ export function Composer({
         <ul className="composer-attachments" aria-label="Images to send">
           {images.map((p) => (
             <li key={p} className="attachment-chip">
-              🖼 {p.split(/[\\/]/).at(-1)}
+              🖼 {baseName(p)}
               <button
                 type="button"
                 className="btn btn-small btn-ghost"
-                aria-label={`Remove ${p.split(/[\\/]/).at(-1)}`}
+                aria-label={`Remove ${baseName(p)}`}
                 onClick={() => setImages((old) => old.filter((x) => x !== p))}
               >
                 ×

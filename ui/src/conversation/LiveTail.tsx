@@ -8,6 +8,7 @@ import type { ReactNode } from "react";
 import type { Message } from "../bindings";
 import { CallCard } from "../calls/CallCard";
 import { LiveCallCard } from "../calls/LiveCallCard";
+import { baseName } from "../lib/format";
 import { useConversation } from "./context";
 import { CopyButton } from "./CopyButton";
 import { MessageArticle, StreamingArticle } from "./MessageView";
@@ -84,7 +85,7 @@ function Tail({ run, known }: { run: RunState; known: Set<string> }) {
           <ul className="message-images" aria-label="Attached images">
             {run.pendingImages.map((p) => (
               <li key={p} className="attachment-chip">
-                🖼 {p.split(/[\\/]/).at(-1)}
+                🖼 {baseName(p)}
               </li>
             ))}
           </ul>

@@ -4,11 +4,8 @@
 // parsed and rendered once, and each frame of a stream parses only the
 // growing tail (not the whole answer, per token).
 
-import MarkdownIt, { type Token } from "markdown-it";
-import { sanitizeMarkdownHtml } from "../renderers/markdown";
-
-// The same options as every markdown view (raw HTML off).
-const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
+import type { Token } from "markdown-it";
+import { md, sanitizeMarkdownHtml } from "../renderers/markdown";
 
 export type Block = {
   /** Its place in the message: stable, a React key. */

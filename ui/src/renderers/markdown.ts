@@ -3,7 +3,8 @@ import MarkdownIt from "markdown-it";
 
 // Raw HTML in markdown is off; DOMPurify cleans whatever markdown-it makes
 // (links with javascript: URLs and the like) before it reaches the DOM.
-const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
+// Shared by every markdown view, the streaming answer's blocks too.
+export const md = new MarkdownIt({ html: false, linkify: true, typographer: false });
 
 /** markdown-it's HTML made safe to put in the DOM (the one rule for every markdown view). */
 export function sanitizeMarkdownHtml(html: string): string {

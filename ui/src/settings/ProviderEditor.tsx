@@ -10,6 +10,7 @@ import { api, errorText } from "../api";
 import type { ProviderRecord } from "../bindings";
 import { ErrorBox } from "../components/feedback";
 import { FormActions } from "../components/FormActions";
+import { forgetModels } from "../conversation/useProviders";
 import { keyText } from "./providerText";
 
 type Header = { name: string; value: string };
@@ -62,6 +63,7 @@ export function ProviderEditor({
       setError(err);
     } finally {
       setBusy(false);
+      forgetModels(); // its URL or key may have changed what it offers
     }
   };
 

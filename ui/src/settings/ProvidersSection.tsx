@@ -2,6 +2,7 @@ import { useState, type FormEvent } from "react";
 import { api } from "../api";
 import type { ConnectionTest, Detected, Preset, ProviderRecord } from "../bindings";
 import { Badge, ErrorBox, Spinner } from "../components/feedback";
+import { forgetModels } from "../conversation/useProviders";
 import { useLoad } from "../lib/useLoad";
 import { ProviderEditor } from "./ProviderEditor";
 import { keyText } from "./providerText";
@@ -112,6 +113,9 @@ export function ProvidersSection({ active }: { active: boolean }) {
       return false;
     } finally {
       setBusy(false);
+      // A provider was added, removed or changed (maybe half-way): the
+      // chat's model menu asks them again.
+      forgetModels();
     }
   };
 
