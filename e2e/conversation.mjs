@@ -111,15 +111,6 @@ export function siblingsAt(id) {
   );
 }
 
-/** Every set of sibling arrows shown, as their count texts. */
-export function allSiblings() {
-  return s.exec(
-    `return [...document.querySelectorAll(arguments[0] + ' nav.siblings[aria-label="Branches here"]')]
-       .map((n) => n.querySelector('.siblings-count')?.textContent.trim() ?? n.textContent.trim());`,
-    [CONV],
-  );
-}
-
 /** Clicks Previous/Next branch on the first sibling arrows showing `count` (e.g. `2/2`). */
 export async function stepBranch(count, button) {
   const b = await waitEl(

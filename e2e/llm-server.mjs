@@ -27,9 +27,8 @@
 //
 // While streaming, a disconnect (the app's Stop) ends the turn; `sent` keeps
 // each streamed token's send time (performance.timeOrigin-based ms) for the
-// benchmark. `node e2e/llm-server.mjs [--port N]` runs it alone with a
-// control API (POST /_control/queue, /_control/reset; GET
-// /_control/requests, /_control/sent) and prints its base URL.
+// benchmark. The E2E steps and the benchmark start it in their own process
+// (`startLlmServer`).
 
 import { createServer } from 'node:http';
 
@@ -73,13 +72,6 @@ export function lastMessage(body) {
         ? m.content.map((p) => p.text ?? '').join('')
         : '';
   return { role: m.role, text, name: m.name, toolCallId: m.tool_call_id };
-}
-
-/** The text of the last user message of a request body. */
-export function lastUserText(body) {
-  const m = [...(body?.messages ?? [])].reverse().find((x) => x.role === 'user');
-  if (!m) return '';
-  return typeof m.content === 'string' ? m.content : (m.content ?? []).map((p) => p.text ?? '').join('');
 }
 
 export class LlmServer {
@@ -155,7 +147,6 @@ export class LlmServer {
     const raw = await readBody(req);
     const url = new URL(req.url, 'http://x');
     try {
-      if (url.pathname.startsWith('/_control/')) return this.control(url.pathname, raw, res);
       let body = null;
       try {
         body = raw ? JSON.parse(raw) : null;
@@ -295,28 +286,6 @@ export class LlmServer {
     }
     return isClosed();
   }
-
-  /** The standalone control API. */
-  control(path, raw, res) {
-    const arg = raw ? JSON.parse(raw) : null;
-    switch (path) {
-      case '/_control/queue':
-        this.queue(...(Array.isArray(arg) ? arg : [arg]));
-        return json(res, 200, { pending: this.pending });
-      case '/_control/refuse':
-        this.refuseKey(arg.key);
-        return json(res, 200, {});
-      case '/_control/reset':
-        this.reset();
-        return json(res, 200, {});
-      case '/_control/requests':
-        return json(res, 200, this.requests);
-      case '/_control/sent':
-        return json(res, 200, this.sent);
-      default:
-        return json(res, 404, { error: `no control ${path}` });
-    }
-  }
 }
 
 function readBody(req) {
@@ -345,12 +314,4 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Starts a server on a free loopback port. */
 export function startLlmServer(port = 0) {
   return new LlmServer().listen(port);
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const i = process.argv.indexOf('--port');
-  const server = await startLlmServer(i > 0 ? Number(process.argv[i + 1]) : 0);
-  console.log(server.base);
-  process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
-  process.once('SIGINT', () => void server.close().then(() => process.exit(0)));
 }
