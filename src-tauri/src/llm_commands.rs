@@ -21,23 +21,8 @@ use tauri::ipc::Channel;
 use crate::AppState;
 use crate::error::IpcResult;
 
-/// What the composer sends besides the text.
-#[derive(Debug, Default, Deserialize, ts_rs::TS)]
-pub struct SendRequest {
-    /// Answer under this message instead of the active leaf (a branch).
-    pub parent_id: Option<String>,
-    /// These three also become the chat's choice.
-    pub agent_id: Option<String>,
-    pub provider_id: Option<String>,
-    pub model: Option<String>,
-    /// Image files (dropped or pasted) to send with the message.
-    #[serde(default)]
-    #[ts(type = "string[]")]
-    pub images: Vec<PathBuf>,
-}
-
-/// The switchers' choice for a retry or an edit (it becomes the chat's, as
-/// a message's does): a retry can ask another model for the same answer.
+/// The switchers' choice: it goes with a message, a retry or an edit and
+/// becomes the chat's (a retry can ask another model for the same answer).
 #[derive(Debug, Default, Deserialize, ts_rs::TS)]
 pub struct RunChoice {
     pub agent_id: Option<String>,
@@ -45,24 +30,27 @@ pub struct RunChoice {
     pub model: Option<String>,
 }
 
-impl From<RunChoice> for SendRequest {
-    fn from(c: RunChoice) -> Self {
-        SendRequest {
-            agent_id: c.agent_id,
-            provider_id: c.provider_id,
-            model: c.model,
-            ..Default::default()
-        }
-    }
+/// What the composer sends besides the text.
+#[derive(Debug, Default, Deserialize, ts_rs::TS)]
+pub struct SendRequest {
+    /// Answer under this message instead of the active leaf (a branch).
+    pub parent_id: Option<String>,
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub choice: RunChoice,
+    /// Image files (dropped or pasted) to send with the message.
+    #[serde(default)]
+    #[ts(type = "string[]")]
+    pub images: Vec<PathBuf>,
 }
 
 /// A run as the app makes one: confirmations wait for the person's answer.
 fn options(r: SendRequest) -> SendOptions {
     SendOptions {
         parent_id: r.parent_id,
-        agent_id: r.agent_id,
-        provider_id: r.provider_id,
-        model: r.model,
+        agent_id: r.choice.agent_id,
+        provider_id: r.choice.provider_id,
+        model: r.choice.model,
         images: r.images,
         approval: Approval::Wait,
         ..Default::default()
@@ -102,7 +90,10 @@ pub async fn retry_message(
     on_event: Channel<ChatEvent>,
 ) -> IpcResult<RunOutcome> {
     let mut on = forward(on_event);
-    let opts = options(choice.into());
+    let opts = options(SendRequest {
+        choice,
+        ..Default::default()
+    });
     Ok(state
         .app
         .conversation()
@@ -121,7 +112,10 @@ pub async fn edit_message(
     on_event: Channel<ChatEvent>,
 ) -> IpcResult<RunOutcome> {
     let mut on = forward(on_event);
-    let opts = options(choice.into());
+    let opts = options(SendRequest {
+        choice,
+        ..Default::default()
+    });
     Ok(state
         .app
         .conversation()

@@ -120,13 +120,9 @@ export type SendRequest = {
  */
 parent_id: string | null, 
 /**
- * These three also become the chat's choice.
- */
-agent_id: string | null, provider_id: string | null, model: string | null, 
-/**
  * Image files (dropped or pasted) to send with the message.
  */
-images: string[], };
+images: string[], agent_id: string | null, provider_id: string | null, model: string | null, };
 
 export type RunChoice = { agent_id: string | null, provider_id: string | null, model: string | null, };
 
