@@ -29,7 +29,7 @@ export function nodeKind(node: MessageNode): NodeKind {
  * How a model's turn ended when not well: `failed` (the provider's error)
  * or `stopped` (the person's Stop, the step limit, a process that died).
  */
-export function turnOutcome(node: MessageNode): "failed" | "stopped" | null {
+export function turnOutcome(node: Pick<MessageNode, "meta">): "failed" | "stopped" | null {
   const status = node.meta?.status ?? null;
   if (status === "failed") return "failed";
   return status === "stopped" || status === "interrupted" || status === "step_limit" ? "stopped" : null;

@@ -6,6 +6,7 @@ import { memo, useState, type ReactNode } from "react";
 import type { ContentPart, Message, MessageNode } from "../bindings";
 import type { Move, Step } from "../calls/StepItem";
 import { api, errorText } from "../api";
+import { turnOutcome } from "../chats/mapLabels";
 import { useLoad } from "../lib/useLoad";
 import { CopyButton } from "./CopyButton";
 import { useConversation } from "./context";
@@ -185,11 +186,8 @@ function MessageActions({ children }: { children: ReactNode }) {
   return <div className="message-actions">{children}</div>;
 }
 
-/** Whether a turn ended in an error (shown with its fix and its own Retry). */
-function failed(message: Message): boolean {
-  const meta = message.meta;
-  return meta !== null && (meta.status === "failed" || (meta.error !== null && meta.status !== "stopped"));
-}
+/** Whether a turn ended in an error (shown with its fix and its own Retry): as the map says it. */
+const failed = (message: Message) => turnOutcome(message) === "failed";
 
 /** What a turn's end says besides its text: stopped, the step limit, an error with its fix. */
 function TurnEnd({ message, locked }: { message: Message; locked: boolean }) {
