@@ -28,14 +28,19 @@ use crate::tree::{self, INITIAL, SCALES};
 /// Calls in the long chat.
 const LONG_CHAT_CALLS: usize = 2_000;
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("start the tokio runtime")
 }
 
-fn data_dir(args: &mut impl Iterator<Item = String>, usage: &str) -> Result<(PathBuf, Vec<(String, String)>)> {
+/// `--data-dir DIR` out of the options (required), and the other
+/// options as name/value pairs.
+pub(crate) fn data_dir(
+    args: &mut impl Iterator<Item = String>,
+    usage: &str,
+) -> Result<(PathBuf, Vec<(String, String)>)> {
     let mut dir = None;
     let mut rest = Vec::new();
     while let Some(a) = args.next() {

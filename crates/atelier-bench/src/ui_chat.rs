@@ -26,6 +26,8 @@ use atelier_core::{Atelier, DataDir};
 use atelier_llm::replay::{ReplayServer, Reply};
 use serde_json::json;
 
+use crate::ui::{data_dir, runtime};
+
 /// Exchanges (a question and its answer) per branch: 200 messages.
 const EXCHANGES: usize = 100;
 /// The seeding server's provider, removed once the chat is written.
@@ -66,13 +68,6 @@ fn reply(text: &str) -> Reply {
     ])
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("start the tokio runtime")
-}
-
 fn options() -> SendOptions {
     SendOptions {
         provider_id: Some(SEEDER.into()),
@@ -85,16 +80,15 @@ fn options() -> SendOptions {
 /// `ui-seed-chat`: the two chats and the streaming provider.
 pub(crate) fn seed(mut args: impl Iterator<Item = String>) -> Result<()> {
     const USAGE: &str = "usage: atelier-bench ui-seed-chat --data-dir DIR --llm-base URL";
-    let (mut dir, mut base) = (None, None);
-    while let Some(a) = args.next() {
-        let value = args.next().with_context(|| format!("{a} needs a value\n{USAGE}"))?;
-        match a.as_str() {
-            "--data-dir" => dir = Some(std::path::PathBuf::from(value)),
+    let (dir, rest) = data_dir(&mut args, USAGE)?;
+    let mut base = None;
+    for (name, value) in rest {
+        match name.as_str() {
             "--llm-base" => base = Some(value),
             other => bail!("unknown option {other:?}\n{USAGE}"),
         }
     }
-    let (dir, base) = (dir.context(USAGE)?, base.context(USAGE)?);
+    let base = base.with_context(|| format!("--llm-base is required\n{USAGE}"))?;
     let rt = runtime()?;
     rt.block_on(async {
         let app = Atelier::open(DataDir::new(dir)).await?;
@@ -182,11 +176,10 @@ pub(crate) fn seed(mut args: impl Iterator<Item = String>) -> Result<()> {
 pub(crate) fn checkout_read(mut args: impl Iterator<Item = String>) -> Result<()> {
     const USAGE: &str =
         "usage: atelier-bench checkout-read --data-dir DIR --chat C --from A --to B [--runs N] [--pause-ms MS]";
-    let (mut dir, mut chat, mut from, mut to, mut runs, mut pause) = (None, None, None, None, 9usize, 0u64);
-    while let Some(a) = args.next() {
-        let v = args.next().with_context(|| format!("{a} needs a value\n{USAGE}"))?;
-        match a.as_str() {
-            "--data-dir" => dir = Some(std::path::PathBuf::from(v)),
+    let (dir, rest) = data_dir(&mut args, USAGE)?;
+    let (mut chat, mut from, mut to, mut runs, mut pause) = (None, None, None, 9usize, 0u64);
+    for (name, v) in rest {
+        match name.as_str() {
             "--chat" => chat = Some(v),
             "--from" => from = Some(v),
             "--to" => to = Some(v),
@@ -195,8 +188,12 @@ pub(crate) fn checkout_read(mut args: impl Iterator<Item = String>) -> Result<()
             other => bail!("unknown option {other:?}\n{USAGE}"),
         }
     }
-    let (dir, chat) = (dir.context(USAGE)?, chat.context(USAGE)?);
-    let (from, to) = (from.context(USAGE)?, to.context(USAGE)?);
+    let required = |v: Option<String>, name: &str| v.with_context(|| format!("{name} is required\n{USAGE}"));
+    let (chat, from, to) = (
+        required(chat, "--chat")?,
+        required(from, "--from")?,
+        required(to, "--to")?,
+    );
     let rt = runtime()?;
     rt.block_on(async {
         let app = Atelier::open(DataDir::new(dir)).await?;
@@ -209,7 +206,11 @@ pub(crate) fn checkout_read(mut args: impl Iterator<Item = String>) -> Result<()
                 app.workspace().checkout(&chat, target).await?;
                 let tree = app.chats().tree(&chat).await?;
                 samples.push(start.elapsed().as_secs_f64() * 1e3);
-                ensure!(tree.len() > 2 * EXCHANGES, "the tree has {} nodes", tree.len());
+                ensure!(
+                    tree.len() > 2 * EXCHANGES,
+                    "chat {chat} has {} nodes, not the two branches of {EXCHANGES} exchanges ui-seed-chat writes",
+                    tree.len()
+                );
             }
         }
         println!(
