@@ -165,9 +165,14 @@ pub async fn list_providers(state: State<'_, AppState>) -> IpcResult<Vec<Provide
     Ok(state.app.providers().list().await?)
 }
 
+/// Adds a provider, and its API key (to the secret store) in the same step.
 #[tauri::command]
-pub async fn add_provider(state: State<'_, AppState>, spec: ProviderSpec) -> IpcResult<ProviderRecord> {
-    Ok(state.app.providers().add(&spec).await?)
+pub async fn add_provider(
+    state: State<'_, AppState>,
+    spec: ProviderSpec,
+    key: Option<String>,
+) -> IpcResult<ProviderRecord> {
+    Ok(state.app.providers().add_with_key(&spec, key.map(Secret::new)).await?)
 }
 
 /// Changes a provider's base URL, default model and plain headers.

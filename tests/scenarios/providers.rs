@@ -300,3 +300,33 @@ async fn a_provider_is_edited_in_place_and_keeps_its_kind_and_key() {
     assert!(unknown.to_string().contains("no provider \"nope\""), "{unknown}");
     assert_eq!(p.ids().await.expect("ids"), ["oa"]);
 }
+
+/// The app's add form sends the key with the provider: when the key cannot
+/// be kept (no keychain here, no file allowed yet), no half-added provider
+/// stays behind to refuse the same form sent again.
+#[tokio::test]
+async fn a_provider_whose_key_cannot_be_stored_is_not_left_half_added() {
+    use atelier_core::providers::ProviderSpec;
+    use atelier_core::secrets::Secret;
+    let env = Env::new();
+    let app = env.app().await;
+    let p = app.providers();
+    let spec = ProviderSpec {
+        id: "openai".into(),
+        preset: Some("openai".into()),
+        ..Default::default()
+    };
+    let err = p
+        .add_with_key(&spec, Some(Secret::new("sk-test-123")))
+        .await
+        .expect_err("no store for the key");
+    assert!(!err.to_string().contains("sk-test-123"), "{err}");
+    assert!(p.get("openai").await.is_err(), "the provider is not left behind");
+    // Once a store is allowed, the same form goes through.
+    app.secrets().allow_file_fallback(true).await.expect("file store");
+    let added = p
+        .add_with_key(&spec, Some(Secret::new("sk-test-123")))
+        .await
+        .expect("added");
+    assert!(added.key_from.is_some(), "{added:?}");
+}

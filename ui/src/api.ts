@@ -267,7 +267,8 @@ export const api = {
     invoke<Chat>("set_chat_model_settings", { chatId, settings }),
   providerPresets: () => invoke<Preset[]>("provider_presets"),
   listProviders: () => invoke<ProviderRecord[]>("list_providers"),
-  addProvider: (spec: ProviderSpec) => invoke<ProviderRecord>("add_provider", { spec }),
+  /** Adds a provider and its key (to the secret store) in one step: nothing stays when the key cannot be kept. */
+  addProvider: (spec: ProviderSpec, key: string | null = null) => invoke<ProviderRecord>("add_provider", { spec, key }),
   /** The key goes to the secret store, never the database. */
   setProviderKey: (providerId: string, key: string) => invoke<ProviderRecord>("set_provider_key", { providerId, key }),
   removeProvider: (providerId: string) => invoke<null>("remove_provider", { providerId }),

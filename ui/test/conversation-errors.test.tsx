@@ -125,6 +125,7 @@ describe("an app without a model", () => {
           default_model: "qwen2.5:7b",
           headers: {},
         },
+        key: null,
       },
     ]);
     await waitFor(() => expect(screen.queryByRole("region", { name: "Set up a model" })).toBeNull());
@@ -135,8 +136,7 @@ describe("an app without a model", () => {
     const b = chatBackend({
       providers: [],
       extra: {
-        add_provider: () => provider({ id: "anthropic", preset: "anthropic" }),
-        set_provider_key: () => provider({ id: "anthropic", preset: "anthropic", key_from: "keychain" }),
+        add_provider: () => provider({ id: "anthropic", preset: "anthropic", key_from: "keychain" }),
       },
     });
     await openChat();
@@ -145,10 +145,13 @@ describe("an app without a model", () => {
     await userEvent.selectOptions(within(setup).getByRole("combobox", { name: "Provider" }), "anthropic");
     await userEvent.type(within(setup).getByLabelText("API key"), "sk-ant-123");
     await userEvent.click(within(setup).getByRole("button", { name: "Save key" }));
+    // The provider and its key in one command (nothing half-added if the key cannot be kept).
     await waitFor(() =>
-      expect(argsOf(b.calls, "set_provider_key")).toEqual([{ providerId: "anthropic", key: "sk-ant-123" }]),
+      expect(argsOf(b.calls, "add_provider")[0]).toMatchObject({
+        spec: { id: "anthropic", preset: "anthropic" },
+        key: "sk-ant-123",
+      }),
     );
-    expect(argsOf(b.calls, "add_provider")[0]).toMatchObject({ spec: { id: "anthropic", preset: "anthropic" } });
     expect(screen.getByRole("searchbox", { name: "Search tools" })).toBeInTheDocument();
   });
 });

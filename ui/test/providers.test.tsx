@@ -109,7 +109,6 @@ describe("model providers in settings", () => {
         }
         return provider({ id: String((a.spec as { id: string }).id), preset: "openai" });
       },
-      set_provider_key: () => provider({ id: "openai", preset: "openai", key_from: "keychain" }),
     });
     render(<ProvidersSection active />);
     const form = await screen.findByRole("form", { name: "Add a provider" });
@@ -119,13 +118,16 @@ describe("model providers in settings", () => {
     fireEvent.change(within(form).getByLabelText("API key"), { target: { value: "sk-test-123" } });
     act(() => within(form).getByRole("button", { name: "Add provider" }).click());
     expect(await screen.findByRole("alert")).toHaveTextContent("use http:// or https://");
-    expect(argsOf(calls, "set_provider_key")).toEqual([]);
+    // The key goes with the provider, in the same command.
+    expect(argsOf(calls, "add_provider")[0]?.key).toBe("sk-test-123");
     fireEvent.change(within(form).getByLabelText("Base URL"), { target: { value: "" } });
     act(() => within(form).getByRole("button", { name: "Add provider" }).click());
-    await waitFor(() =>
-      expect(argsOf(calls, "set_provider_key")).toEqual([{ providerId: "openai", key: "sk-test-123" }]),
-    );
-    expect(argsOf(calls, "add_provider")[1]?.spec).toMatchObject({ id: "openai", preset: "openai", base_url: null });
+    await waitFor(() => expect(argsOf(calls, "add_provider")).toHaveLength(2));
+    expect(argsOf(calls, "add_provider")[1]).toMatchObject({
+      spec: { id: "openai", preset: "openai", base_url: null },
+      key: "sk-test-123",
+    });
+    expect(argsOf(calls, "set_provider_key")).toEqual([]);
     await waitFor(() => expect(within(form).getByLabelText("API key")).toHaveValue(""));
     // A local server's preset asks for no key.
     fireEvent.change(within(form).getByRole("combobox"), { target: { value: "ollama" } });

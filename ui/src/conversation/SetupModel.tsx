@@ -48,15 +48,17 @@ export function SetupModel({ presets, onAdded }: { presets: Preset[]; onAdded: (
     e.preventDefault();
     if (chosen === undefined || key.trim() === "") return;
     void act(chosen.title, async () => {
-      await api.addProvider({
-        id: chosen.name,
-        preset: chosen.name,
-        kind: null,
-        base_url: null,
-        default_model: null,
-        headers: {},
-      });
-      await api.setProviderKey(chosen.name, key.trim());
+      await api.addProvider(
+        {
+          id: chosen.name,
+          preset: chosen.name,
+          kind: null,
+          base_url: null,
+          default_model: null,
+          headers: {},
+        },
+        key.trim(),
+      );
     });
   };
 

@@ -160,15 +160,17 @@ export function ProvidersSection({ active }: { active: boolean }) {
     const custom = chosen === null;
     const id = freeId(custom ? "custom" : preset, providers);
     const ok = await act(async () => {
-      await api.addProvider({
-        id,
-        preset: custom ? null : preset,
-        kind: custom ? "openai" : null,
-        base_url: baseUrl.trim() === "" ? null : baseUrl.trim(),
-        default_model: model.trim() === "" ? null : model.trim(),
-        headers: {},
-      });
-      if (key !== "") await api.setProviderKey(id, key);
+      await api.addProvider(
+        {
+          id,
+          preset: custom ? null : preset,
+          kind: custom ? "openai" : null,
+          base_url: baseUrl.trim() === "" ? null : baseUrl.trim(),
+          default_model: model.trim() === "" ? null : model.trim(),
+          headers: {},
+        },
+        key === "" ? null : key,
+      );
     });
     if (ok) {
       setKey("");

@@ -252,6 +252,25 @@ impl Providers<'_> {
         self.get(&spec.id).await
     }
 
+    /// [`Providers::add`] and its API key in one step (the app's add forms):
+    /// when the key cannot be stored (no keychain answers, no file allowed)
+    /// a provider this added is removed again, so the form can be sent
+    /// again as it is; the error says why the key was not kept.
+    pub async fn add_with_key(&self, spec: &ProviderSpec, key: Option<Secret>) -> Result<ProviderRecord> {
+        let existed = self.get(&spec.id).await.is_ok();
+        let added = self.add(spec).await?;
+        let Some(key) = key else { return Ok(added) };
+        match self.set_secret(&spec.id, None, key).await {
+            Ok(record) => Ok(record),
+            Err(e) => {
+                if !existed && let Err(undo) = self.remove(&spec.id).await {
+                    tracing::warn!(provider = %spec.id, error = %undo, "could not remove a provider whose key was not stored");
+                }
+                Err(e)
+            }
+        }
+    }
+
     /// Changes a provider's base URL, default model and plain headers (the
     /// edit form in Settings); an unknown id is an error, not an add.
     pub async fn update(&self, id: &str, changes: &ProviderChanges) -> Result<ProviderRecord> {
