@@ -10,6 +10,7 @@
 //! ran). A second process's live turn is left alone.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -61,10 +62,21 @@ impl Partial {
     }
 }
 
+/// Where the writer is: it has not written yet ([`IDLE`]), it owns the
+/// row ([`WRITING`]), or the turn ended before it ever wrote ([`ENDED`]).
+/// Swapped atomically, so a turn that ends within the first second need not
+/// wait for the writer task to be scheduled (a thread wake that cost a
+/// millisecond a turn on a busy machine): the writer sees [`ENDED`] and
+/// never writes.
+const IDLE: u8 = 0;
+const WRITING: u8 = 1;
+const ENDED: u8 = 2;
+
 /// A turn being journaled: its message id, and the writer task.
 pub(super) struct Journal {
     pub id: String,
     pub partial: Arc<Mutex<Partial>>,
+    phase: Arc<AtomicU8>,
     stop: CancellationToken,
     /// Ends with the lock it holds once it wrote the row (none: it never did).
     writer: Option<tokio::task::JoinHandle<Option<FileLock>>>,
@@ -79,6 +91,7 @@ fn lock_path(app: &Atelier, chat_id: &str, turn_id: &str) -> PathBuf {
 struct Writer {
     db: sqlx::SqlitePool,
     partial: Arc<Mutex<Partial>>,
+    phase: Arc<AtomicU8>,
     chat_dir: PathBuf,
     lock_path: PathBuf,
     id: String,
@@ -111,6 +124,15 @@ impl Writer {
             let Ok(content) = serde_json::to_string(&parts) else {
                 continue;
             };
+            // The turn ended before this first write: nothing to keep.
+            if lock.is_none()
+                && self
+                    .phase
+                    .compare_exchange(IDLE, WRITING, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_err_and(|p| p == ENDED)
+            {
+                return None;
+            }
             // A failed write only makes the journal older; the turn goes on.
             if lock.is_none() {
                 lock = self.first_write(&content).await;
@@ -159,10 +181,12 @@ impl Journal {
         let id = ids::new_id();
         let lock_path = lock_path(app, chat_id, &id);
         let partial = Arc::new(Mutex::new(Partial::default()));
+        let phase = Arc::new(AtomicU8::new(IDLE));
         let stop = CancellationToken::new();
         let writer = Writer {
             db: app.db().clone(),
             partial: Arc::clone(&partial),
+            phase: Arc::clone(&phase),
             chat_dir: app.data_dir().chat_dir(chat_id),
             lock_path: lock_path.clone(),
             id: id.clone(),
@@ -174,6 +198,7 @@ impl Journal {
         Self {
             id,
             partial,
+            phase,
             stop,
             writer: Some(writer),
             lock_path,
@@ -184,6 +209,14 @@ impl Journal {
     /// wrote nothing): the row and the lock go.
     pub(super) async fn end(mut self, app: &Atelier) -> Result<()> {
         self.stop.cancel();
+        if self
+            .phase
+            .compare_exchange(IDLE, ENDED, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            // It never wrote and now never will: no row, no lock to wait for.
+            return Ok(());
+        }
         let lock = match self.writer.take() {
             Some(w) => w.await.ok().flatten(),
             None => None,
