@@ -53,6 +53,8 @@
 //!   a forced first call, a long branch fitted to the context window by
 //!   whole exchanges, forks that outlive their source, a turn cut off by a
 //!   crash kept on the next start, a call's events on their way.
+//! - [`turn_writes`]: a model's turn written while a person edits a file
+//!   or switches the branch under it: nothing lost, no half-state.
 //! - [`sub_agents`]: `spawn_agents` children in threads of their own, no
 //!   deadlock on the chat lock, the depth limit.
 //! - [`model_inputs`]: images to a model that takes them (a note to one
@@ -100,6 +102,7 @@ mod sub_agents;
 mod toolset_dev;
 mod toolset_lifecycle;
 mod toolset_secrets;
+mod turn_writes;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -61,25 +61,20 @@ pub(crate) struct NewMessage<'a> {
     pub thread_id: Option<&'a str>,
 }
 
-pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_>) -> Result<Message> {
-    let now = ids::now();
+/// `INSERT INTO messages (<message columns>) <tail>`.
+macro_rules! insert_messages {
+    ($tail:literal) => {
+        concat!(
+            "INSERT INTO messages (id, chat_id, parent_id, role, content, manifest_id, created_at, meta, thread_id) ",
+            $tail
+        )
+    };
+}
+
+/// The values of a message as written, in `insert_messages!`'s column order.
+fn written(m: NewMessage<'_>, now: String) -> Result<(Message, String)> {
     let content = serde_json::to_string(m.content).map_err(|e| Error::Internal(e.to_string()))?;
-    sqlx::query(
-        "INSERT INTO messages (id, chat_id, parent_id, role, content, manifest_id, created_at, meta, thread_id) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(&m.id)
-    .bind(m.chat_id)
-    .bind(m.parent_id)
-    .bind(m.role.as_str())
-    .bind(&content)
-    .bind(m.manifest_id)
-    .bind(&now)
-    .bind(m.meta.map(ToString::to_string))
-    .bind(m.thread_id)
-    .execute(&mut *conn)
-    .await?;
-    Ok(Message {
+    let message = Message {
         id: m.id,
         chat_id: m.chat_id.to_owned(),
         parent_id: m.parent_id.map(str::to_owned),
@@ -89,7 +84,69 @@ pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_
         created_at: now,
         meta: m.meta.and_then(|v| serde_json::from_value(v.clone()).ok()),
         thread_id: m.thread_id.map(str::to_owned),
-    })
+    };
+    Ok((message, content))
+}
+
+pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_>) -> Result<Message> {
+    let meta = m.meta.map(ToString::to_string);
+    let (message, content) = written(m, ids::now())?;
+    sqlx::query(insert_messages!("VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"))
+        .bind(&message.id)
+        .bind(&message.chat_id)
+        .bind(&message.parent_id)
+        .bind(message.role.as_str())
+        .bind(&content)
+        .bind(&message.manifest_id)
+        .bind(&message.created_at)
+        .bind(meta)
+        .bind(&message.thread_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(message)
+}
+
+/// Writes `m`, a message of the workspace state the chat is at
+/// (`m.manifest_id`), and moves the chat to it as [`advance`] does — in one
+/// transaction sent as one request to the connection's thread, as each
+/// request there is a thread hand-off (~50 µs on a busy machine) and a
+/// model run writes one per turn. Only while the chat is still at that
+/// state: `None` (nothing written) when it is not, or is gone.
+pub(crate) async fn insert_at_state(pool: &sqlx::SqlitePool, m: NewMessage<'_>) -> Result<Option<Message>> {
+    let meta = m.meta.map(ToString::to_string);
+    let (message, content) = written(m, ids::now())?;
+    let mut conn = pool.acquire().await?;
+    let done = sqlx::query(concat!(
+        "BEGIN IMMEDIATE; ",
+        // A sub-agent thread's message leaves the chat's place alone.
+        "UPDATE chats SET active_leaf_message_id = CASE WHEN ?9 IS NULL THEN ?1 ELSE active_leaf_message_id END, ",
+        "updated_at = ?7 WHERE id = ?2 AND active_manifest_id = ?6; ",
+        insert_messages!("SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE changes() = 1 RETURNING id; "),
+        "COMMIT"
+    ))
+    .bind(&message.id)
+    .bind(&message.chat_id)
+    .bind(&message.parent_id)
+    .bind(message.role.as_str())
+    .bind(&content)
+    .bind(&message.manifest_id)
+    .bind(&message.created_at)
+    .bind(meta)
+    .bind(&message.thread_id)
+    // All of it: a stream dropped after the first row would skip COMMIT.
+    .fetch_all(&mut *conn)
+    .await;
+    match done {
+        Ok(rows) if rows.is_empty() => Ok(None),
+        Ok(_) => Ok(Some(message)),
+        Err(e) => {
+            // Whatever failed may have left the transaction open: this
+            // connection does not go back to the pool.
+            let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
+            conn.close_on_drop();
+            Err(e.into())
+        }
+    }
 }
 
 /// After a message is written: the chat moves to it — or, for a message

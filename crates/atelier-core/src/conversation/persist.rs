@@ -9,7 +9,7 @@ use super::branch::Choice;
 use super::context::CallRow;
 use super::{Conversation, RunStatus};
 use crate::Result;
-use crate::model::{ContentPart, Message, Role};
+use crate::model::{ContentPart, Message};
 use crate::tools::ToolCallRecord;
 
 /// The row a call the run just made wrote, from its record (which was read
@@ -61,7 +61,7 @@ impl Conversation<'_> {
         });
         self.app
             .workspace()
-            .append_under(chat_id, Some(parent), Role::Assistant, parts, Some(meta), id)
+            .append_answer(chat_id, parent, parts, Some(meta), id)
             .await
     }
 }

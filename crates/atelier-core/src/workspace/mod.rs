@@ -9,6 +9,7 @@
 //! Blocking store work runs on `spawn_blocking`; the database is only
 //! touched once the blobs it will name are durable.
 
+mod append;
 pub mod diff;
 pub mod edits;
 pub mod export;
@@ -23,7 +24,7 @@ use std::path::PathBuf;
 use crate::lock::FileLock;
 use crate::messages::{NewMessage, insert_message, set_active};
 use crate::model::Chat;
-use crate::model::{ContentPart, FileListing, ManifestSource, Message, Role, SnapshotOutcome, WorkspaceManifest};
+use crate::model::{ContentPart, FileListing, ManifestSource, Role, SnapshotOutcome, WorkspaceManifest};
 use crate::store::statcache::StatCache;
 use crate::store::{BlobStore, Hash, Manifest, Observer, failpoint, materialize, snapshot, tree};
 use crate::{Atelier, Error, Result, blocking, db, ids};
@@ -390,107 +391,6 @@ impl Workspace<'_> {
     pub async fn switch_branch(&self, chat_id: &str, message_id: &str, observer: &Observer) -> Result<Chat> {
         let leaf = self.app.chats().latest_leaf(chat_id, message_id).await?;
         self.checkout_with(chat_id, &leaf, observer).await
-    }
-
-    /// Appends a message under the active leaf, or under `parent_id` (a
-    /// branch). Pending edits are first recorded under the leaf they were
-    /// made on; the new message starts from its parent's workspace and
-    /// becomes the active leaf.
-    pub async fn append_message(
-        &self,
-        chat_id: &str,
-        parent_id: Option<&str>,
-        role: Role,
-        content: Vec<ContentPart>,
-    ) -> Result<Message> {
-        self.append_message_with(chat_id, parent_id, role, content, None, None)
-            .await
-    }
-
-    /// [`Self::append_message`] with an assistant turn's `meta`, and the id
-    /// the message must have (a journaled turn's), if any.
-    pub(crate) async fn append_message_with(
-        &self,
-        chat_id: &str,
-        parent_id: Option<&str>,
-        role: Role,
-        content: Vec<ContentPart>,
-        meta: Option<serde_json::Value>,
-        id: Option<String>,
-    ) -> Result<Message> {
-        let chat = self.app.chats().get(chat_id).await?;
-        let explicit_parent = match parent_id {
-            Some(p) => Some(self.app.chats().message(&chat.id, p).await?),
-            None => None,
-        };
-        self.append_under(&chat.id, explicit_parent, role, content, meta, id)
-            .await
-    }
-
-    /// [`Self::append_message_with`] for a chat id as stored and a parent
-    /// already read (a model run knows both: one turn fewer of reads).
-    pub(crate) async fn append_under(
-        &self,
-        chat_id: &str,
-        explicit_parent: Option<Message>,
-        role: Role,
-        content: Vec<ContentPart>,
-        meta: Option<serde_json::Value>,
-        id: Option<String>,
-    ) -> Result<Message> {
-        if role == Role::System {
-            return Err(Error::InvalidData {
-                what: "message role",
-                reason: "only a chat's root is a system message".into(),
-            });
-        }
-        let _lock = lock_chat(self.app, chat_id).await?;
-        let chat = self.app.chats().get(chat_id).await?; // fresh, under the lock
-        let stays = explicit_parent
-            .as_ref()
-            .is_none_or(|p| p.manifest_id == chat.active_manifest_id);
-        let parent = if stays && self.app.edit_watch().is_clean(&chat.id).await {
-            // The folder is at the parent's state and the watcher saw
-            // nothing since the last recorded walk: no edits made outside
-            // to record first, nothing to put back (the run flow's own
-            // shortcut; a model loop writes a message per turn).
-            match explicit_parent {
-                Some(p) => p,
-                None => self.app.chats().message(&chat.id, &chat.active_leaf_message_id).await?,
-            }
-        } else {
-            let (mut current, _) = self.app.capture_pending(&chat, &Observer::default()).await?;
-            let parent = match explicit_parent {
-                Some(p) => p,
-                None => self.app.chats().message(&chat.id, &current.leaf).await?,
-            };
-            if parent.manifest_id != current.manifest_id {
-                let (root, files) = self.app.manifest_state(&chat.id, &parent.manifest_id).await?;
-                self.app
-                    .materialize(&mut current, root, files, &Observer::default())
-                    .await?;
-            }
-            parent
-        };
-        let mut tx = db::begin_write(self.app.db()).await?;
-        let message = insert_message(
-            &mut tx,
-            NewMessage {
-                id: id.unwrap_or_else(ids::new_id),
-                chat_id: &chat.id,
-                parent_id: Some(&parent.id),
-                role,
-                content: &content,
-                manifest_id: &parent.manifest_id,
-                meta: meta.as_ref(),
-                // A message answers within its parent's thread.
-                thread_id: parent.thread_id.as_deref(),
-            },
-        )
-        .await?;
-        crate::messages::advance(&mut tx, &message).await?;
-        tx.commit().await?;
-        Ok(message)
     }
 
     /// A manifest by its id, or the manifest of a message given by id.

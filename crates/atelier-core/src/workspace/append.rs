@@ -1,0 +1,172 @@
+//! Appending messages to a chat's tree. A message that starts from its
+//! parent's workspace is written under the chat's lock after pending edits
+//! are recorded and the folder is put at the parent's state
+//! ([`Workspace::append_under`]); a model's turn, which changes no file,
+//! has a lock-free path of its own ([`Workspace::append_answer`]).
+
+use crate::messages::{NewMessage, insert_at_state, insert_message};
+use crate::model::{ContentPart, Message, Role};
+use crate::store::Observer;
+use crate::{Error, Result, db, ids};
+
+use super::{Workspace, lock_chat};
+
+/// A message under `parent`, at its workspace state and in its thread.
+fn under<'a>(
+    parent: &'a Message,
+    id: &str,
+    chat_id: &'a str,
+    role: Role,
+    content: &'a [ContentPart],
+    meta: Option<&'a serde_json::Value>,
+) -> NewMessage<'a> {
+    NewMessage {
+        id: id.to_owned(),
+        chat_id,
+        parent_id: Some(&parent.id),
+        role,
+        content,
+        manifest_id: &parent.manifest_id,
+        meta,
+        // A message answers within its parent's thread.
+        thread_id: parent.thread_id.as_deref(),
+    }
+}
+
+impl Workspace<'_> {
+    /// Appends a message under the active leaf, or under `parent_id` (a
+    /// branch). Pending edits are first recorded under the leaf they were
+    /// made on; the new message starts from its parent's workspace and
+    /// becomes the active leaf.
+    pub async fn append_message(
+        &self,
+        chat_id: &str,
+        parent_id: Option<&str>,
+        role: Role,
+        content: Vec<ContentPart>,
+    ) -> Result<Message> {
+        self.append_message_with(chat_id, parent_id, role, content, None, None)
+            .await
+    }
+
+    /// [`Self::append_message`] with an assistant turn's `meta`, and the id
+    /// the message must have (a journaled turn's), if any.
+    pub(crate) async fn append_message_with(
+        &self,
+        chat_id: &str,
+        parent_id: Option<&str>,
+        role: Role,
+        content: Vec<ContentPart>,
+        meta: Option<serde_json::Value>,
+        id: Option<String>,
+    ) -> Result<Message> {
+        let chat = self.app.chats().get(chat_id).await?;
+        let explicit_parent = match parent_id {
+            Some(p) => Some(self.app.chats().message(&chat.id, p).await?),
+            None => None,
+        };
+        self.append_under(&chat.id, explicit_parent, role, content, meta, id)
+            .await
+    }
+
+    /// [`Self::append_message_with`] for a chat id as stored and a parent
+    /// already read (a model run knows both: one turn fewer of reads).
+    pub(crate) async fn append_under(
+        &self,
+        chat_id: &str,
+        explicit_parent: Option<Message>,
+        role: Role,
+        content: Vec<ContentPart>,
+        meta: Option<serde_json::Value>,
+        id: Option<String>,
+    ) -> Result<Message> {
+        if role == Role::System {
+            return Err(Error::InvalidData {
+                what: "message role",
+                reason: "only a chat's root is a system message".into(),
+            });
+        }
+        let _lock = lock_chat(self.app, chat_id).await?;
+        let chat = self.app.chats().get(chat_id).await?; // fresh, under the lock
+        let stays = explicit_parent
+            .as_ref()
+            .is_none_or(|p| p.manifest_id == chat.active_manifest_id);
+        let id = id.unwrap_or_else(ids::new_id);
+        let parent = if stays && self.app.edit_watch().is_clean(&chat.id).await {
+            // The folder is at the parent's state and the watcher saw
+            // nothing since the last recorded walk: no edits made outside
+            // to record first, nothing to put back (the run flow's own
+            // shortcut), so the write is one request.
+            let parent = match explicit_parent {
+                Some(p) => p,
+                None => self.app.chats().message(&chat.id, &chat.active_leaf_message_id).await?,
+            };
+            if let Some(message) = insert_at_state(
+                self.app.db(),
+                under(&parent, &id, &chat.id, role, &content, meta.as_ref()),
+            )
+            .await?
+            {
+                return Ok(message);
+            }
+            parent
+        } else {
+            let (mut current, _) = self.app.capture_pending(&chat, &Observer::default()).await?;
+            let parent = match explicit_parent {
+                Some(p) => p,
+                None => self.app.chats().message(&chat.id, &current.leaf).await?,
+            };
+            if parent.manifest_id != current.manifest_id {
+                let (root, files) = self.app.manifest_state(&chat.id, &parent.manifest_id).await?;
+                self.app
+                    .materialize(&mut current, root, files, &Observer::default())
+                    .await?;
+            }
+            parent
+        };
+        let mut tx = db::begin_write(self.app.db()).await?;
+        let message = insert_message(&mut tx, under(&parent, &id, &chat.id, role, &content, meta.as_ref())).await?;
+        crate::messages::advance(&mut tx, &message).await?;
+        tx.commit().await?;
+        Ok(message)
+    }
+
+    /// Appends a message that records no change to the workspace (a
+    /// model's turn) under a parent already read: one write transaction,
+    /// without the chat lock, the edit watcher's fence or a fresh read of
+    /// the chat — a model run writes one per turn, and those three were
+    /// most of what a turn cost of its own.
+    ///
+    /// The transaction moves the chat to the new message only while the
+    /// chat's recorded state is still the parent's workspace, which is what
+    /// the lock and the read protect in [`Self::append_under`]: the folder
+    /// is at that state (a process changing it records the new state in the
+    /// same transaction as its message), so the chat can point at a message
+    /// of that state. Otherwise (another branch was checked out meanwhile,
+    /// the chat is gone) it takes [`Self::append_under`]'s way, which puts
+    /// the folder back or names the error. Edits made in the folder while
+    /// the model answered stay pending: the next write records them, after
+    /// this turn — the turn was answered from the state before them.
+    pub(crate) async fn append_answer(
+        &self,
+        chat_id: &str,
+        parent: Message,
+        content: Vec<ContentPart>,
+        meta: Option<serde_json::Value>,
+        id: Option<String>,
+    ) -> Result<Message> {
+        let id = id.unwrap_or_else(ids::new_id);
+        let written = insert_at_state(
+            self.app.db(),
+            under(&parent, &id, chat_id, Role::Assistant, &content, meta.as_ref()),
+        )
+        .await?;
+        match written {
+            Some(message) => Ok(message),
+            None => {
+                self.append_under(chat_id, Some(parent), Role::Assistant, content, meta, Some(id))
+                    .await
+            }
+        }
+    }
+}
