@@ -30,33 +30,47 @@ impl Conversation<'_> {
         opts: SendOptions,
         on: &mut (dyn FnMut(&ChatEvent) + Send),
     ) -> Result<RunOutcome> {
-        let chat = self.app.chats().get(chat_id).await?;
-        let agent_id = opts
-            .agent_id
-            .clone()
-            .or_else(|| chat.agent_id.clone())
-            .unwrap_or_else(|| DEFAULT_AGENT.to_owned());
-        let agent = self.app.agents().get(&agent_id).await?;
-        let (depth, choice) = match &start {
-            Start::Thread { depth, choice, .. } => (*depth, (**choice).clone()),
-            _ => (0, self.choose(&chat, &agent, &opts).await?),
-        };
-        // A person's run can be stopped by chat (the Stop button); a
-        // sub-agent's stops with its parent.
-        let _registered = match depth {
-            0 => Some(super::Registered::new(self.app, &chat.id, &opts.cancel)?),
-            _ => None,
-        };
-        // The client (its key from the secret store) and the pool the run's
-        // tools come from are independent reads: both at once. The tools
-        // are resolved from the agent already read.
+        let (chats, agents) = (self.app.chats(), self.app.agents());
         let (providers, routing) = (self.app.providers(), self.app.routing());
-        let (client, snapshot) = tokio::try_join!(providers.client_for(choice.provider.clone()), routing.snapshot())?;
+        // The pool the run's tools come from depends on nothing else here:
+        // read while the chat, its agent, the model and the client (its key
+        // from the secret store) are. Each read is a hand-off to a database
+        // thread; overlapping them is most of what a run's start costs.
+        let setup = async {
+            let (chat, agent) = match &opts.agent_id {
+                Some(id) => {
+                    let (chat, agent) = tokio::join!(chats.get(chat_id), agents.get(id));
+                    // A missing chat is the error to report, before its agent.
+                    (chat?, agent?)
+                }
+                None => {
+                    let chat = chats.get(chat_id).await?;
+                    let id = chat.agent_id.clone().unwrap_or_else(|| DEFAULT_AGENT.to_owned());
+                    let agent = agents.get(&id).await?;
+                    (chat, agent)
+                }
+            };
+            let (depth, choice) = match &start {
+                Start::Thread { depth, choice, .. } => (*depth, (**choice).clone()),
+                _ => (0, self.choose(&chat, &agent, &opts).await?),
+            };
+            // A person's run can be stopped by chat (the Stop button); a
+            // sub-agent's stops with its parent.
+            let registered = match depth {
+                0 => Some(super::Registered::new(self.app, &chat.id, &opts.cancel)?),
+                _ => None,
+            };
+            let client = providers.client_for(choice.provider.clone()).await?;
+            Ok((chat, agent, depth, choice, registered, client))
+        };
+        let ((chat, agent, depth, choice, _registered, client), snapshot) =
+            tokio::try_join!(setup, routing.snapshot())?;
+        let agent_id = agent.id.clone();
         let exposure = match client.provider().kind {
             atelier_llm::Kind::Openai => Exposure::Openai,
             atelier_llm::Kind::Anthropic => Exposure::Anthropic,
         };
-        // The run's tools, fixed for the run.
+        // The run's tools, fixed for the run, from the agent already read.
         let resolved = crate::routing::resolve::resolve(&agent.tool_rules(), &snapshot, depth)?;
         let exposed = expose(&resolved, exposure);
         let tools: Vec<ToolSpec> = exposed
