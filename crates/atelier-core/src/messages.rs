@@ -88,21 +88,37 @@ fn written(m: NewMessage<'_>, now: String) -> Result<(Message, String)> {
     Ok((message, content))
 }
 
+/// `sql` with a message's values bound as `?1`…`?9`, in
+/// `insert_messages!`'s column order.
+fn bound(
+    sql: &'static str,
+    m: &Message,
+    content: String,
+    meta: Option<String>,
+) -> sqlx::query::Query<'static, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
+    sqlx::query(sql)
+        .bind(m.id.clone())
+        .bind(m.chat_id.clone())
+        .bind(m.parent_id.clone())
+        .bind(m.role.as_str())
+        .bind(content)
+        .bind(m.manifest_id.clone())
+        .bind(m.created_at.clone())
+        .bind(meta)
+        .bind(m.thread_id.clone())
+}
+
 pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_>) -> Result<Message> {
     let meta = m.meta.map(ToString::to_string);
     let (message, content) = written(m, ids::now())?;
-    sqlx::query(insert_messages!("VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"))
-        .bind(&message.id)
-        .bind(&message.chat_id)
-        .bind(&message.parent_id)
-        .bind(message.role.as_str())
-        .bind(&content)
-        .bind(&message.manifest_id)
-        .bind(&message.created_at)
-        .bind(meta)
-        .bind(&message.thread_id)
-        .execute(&mut *conn)
-        .await?;
+    bound(
+        insert_messages!("VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
+        &message,
+        content,
+        meta,
+    )
+    .execute(&mut *conn)
+    .await?;
     Ok(message)
 }
 
@@ -116,23 +132,19 @@ pub(crate) async fn insert_at_state(pool: &sqlx::SqlitePool, m: NewMessage<'_>) 
     let meta = m.meta.map(ToString::to_string);
     let (message, content) = written(m, ids::now())?;
     let mut conn = pool.acquire().await?;
-    let done = sqlx::query(concat!(
-        "BEGIN IMMEDIATE; ",
-        // A sub-agent thread's message leaves the chat's place alone.
-        "UPDATE chats SET active_leaf_message_id = CASE WHEN ?9 IS NULL THEN ?1 ELSE active_leaf_message_id END, ",
-        "updated_at = ?7 WHERE id = ?2 AND active_manifest_id = ?6; ",
-        insert_messages!("SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE changes() = 1 RETURNING id; "),
-        "COMMIT"
-    ))
-    .bind(&message.id)
-    .bind(&message.chat_id)
-    .bind(&message.parent_id)
-    .bind(message.role.as_str())
-    .bind(&content)
-    .bind(&message.manifest_id)
-    .bind(&message.created_at)
-    .bind(meta)
-    .bind(&message.thread_id)
+    let done = bound(
+        concat!(
+            "BEGIN IMMEDIATE; ",
+            // A sub-agent thread's message leaves the chat's place alone.
+            "UPDATE chats SET active_leaf_message_id = CASE WHEN ?9 IS NULL THEN ?1 ELSE active_leaf_message_id END, ",
+            "updated_at = ?7 WHERE id = ?2 AND active_manifest_id = ?6; ",
+            insert_messages!("SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE changes() = 1 RETURNING id; "),
+            "COMMIT"
+        ),
+        &message,
+        content,
+        meta,
+    )
     // All of it: a stream dropped after the first row would skip COMMIT.
     .fetch_all(&mut *conn)
     .await;
@@ -175,4 +187,74 @@ pub(crate) async fn set_active(conn: &mut SqliteConnection, chat_id: &str, leaf:
         .execute(&mut *conn)
         .await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Atelier, DataDir};
+
+    /// A chat, its root, and the new message to write under the root.
+    async fn chat_with_root(app: &Atelier) -> (String, Message) {
+        let chat = app.chats().create(Some("t")).await.expect("chat");
+        let root = app
+            .chats()
+            .message(&chat.id, &chat.active_leaf_message_id)
+            .await
+            .expect("root");
+        (chat.id, root)
+    }
+
+    fn answer<'a>(id: &str, chat: &'a str, root: &'a Message, content: &'a [ContentPart]) -> NewMessage<'a> {
+        NewMessage {
+            id: id.to_owned(),
+            chat_id: chat,
+            parent_id: Some(&root.id),
+            role: Role::Assistant,
+            content,
+            manifest_id: &root.manifest_id,
+            meta: None,
+            thread_id: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_write_at_a_state_moves_the_chat_and_a_failed_one_leaves_no_open_transaction() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let app = Atelier::open(DataDir::new(dir.path().join("data"))).await.expect("app");
+        let (chat, root) = chat_with_root(&app).await;
+        let text = [ContentPart::Text { text: "hi".into() }];
+        let m = insert_at_state(app.db(), answer("m1", &chat, &root, &text))
+            .await
+            .expect("write")
+            .expect("the chat is at the root's state");
+        assert_eq!(app.chats().get(&chat).await.expect("chat").active_leaf_message_id, m.id);
+        assert_eq!(app.chats().message(&chat, "m1").await.expect("read back").text(), "hi");
+
+        // The same id again: the insert fails inside the transaction. The
+        // error comes back, nothing moved, and every pooled connection can
+        // still write (none was returned with the transaction open).
+        let again = insert_at_state(app.db(), answer("m1", &chat, &root, &text)).await;
+        assert!(again.is_err(), "a duplicate id is refused");
+        for i in 0..8 {
+            let id = format!("n{i}");
+            insert_at_state(app.db(), answer(&id, &chat, &root, &text))
+                .await
+                .expect("later writes go through")
+                .expect("written");
+        }
+
+        // A chat at another state: nothing is written.
+        sqlx::query("UPDATE chats SET active_manifest_id = NULL WHERE id = ?")
+            .bind(&chat)
+            .execute(app.db())
+            .await
+            .expect("move");
+        let none = insert_at_state(app.db(), answer("m2", &chat, &root, &text))
+            .await
+            .expect("write");
+        assert!(none.is_none());
+        assert!(app.chats().message(&chat, "m2").await.is_err(), "not written");
+        app.close().await;
+    }
 }
