@@ -175,14 +175,20 @@ pub async fn add_provider(
     Ok(state.app.providers().add_with_key(&spec, key.map(Secret::new)).await?)
 }
 
-/// Changes a provider's base URL, default model and plain headers.
+/// Changes a provider's base URL, default model and plain headers, and its
+/// key when one is typed.
 #[tauri::command]
 pub async fn update_provider(
     state: State<'_, AppState>,
     provider_id: String,
     changes: ProviderChanges,
+    key: Option<String>,
 ) -> IpcResult<ProviderRecord> {
-    Ok(state.app.providers().update(&provider_id, &changes).await?)
+    Ok(state
+        .app
+        .providers()
+        .update(&provider_id, &changes, key.map(Secret::new))
+        .await?)
 }
 
 /// Stores a provider's API key in the secret store (never the database).

@@ -209,6 +209,7 @@ async fn a_provider_is_edited_in_place_and_keeps_its_kind_and_key() {
                 default_model: Some("gpt-4o".into()),
                 headers: [("X-Team".to_owned(), "research".to_owned())].into(),
             },
+            None,
         )
         .await
         .expect("update");
@@ -232,6 +233,7 @@ async fn a_provider_is_edited_in_place_and_keeps_its_kind_and_key() {
                     default_model: None,
                     headers: [(name.to_owned(), "sk-live-123".to_owned())].into(),
                 },
+                None,
             )
             .await
             .expect_err("refused");
@@ -270,6 +272,7 @@ async fn a_provider_is_edited_in_place_and_keeps_its_kind_and_key() {
                 default_model: Some("  ".into()),
                 headers: Default::default(),
             },
+            None,
         )
         .await
         .expect("update");
@@ -282,6 +285,7 @@ async fn a_provider_is_edited_in_place_and_keeps_its_kind_and_key() {
                 base_url: "proxy.example".into(),
                 ..Default::default()
             },
+            None,
         )
         .await
         .expect_err("bad URL");
@@ -294,6 +298,7 @@ async fn a_provider_is_edited_in_place_and_keeps_its_kind_and_key() {
                 base_url: "http://x/v1".into(),
                 ..Default::default()
             },
+            None,
         )
         .await
         .expect_err("unknown");
@@ -329,4 +334,41 @@ async fn a_provider_whose_key_cannot_be_stored_is_not_left_half_added() {
         .await
         .expect("added");
     assert!(added.key_from.is_some(), "{added:?}");
+
+    // The edit form saves its fields and a new key in one step too: a key
+    // the store refuses leaves the fields as they were (nothing half-saved
+    // under an error that says the save failed).
+    app.secrets().allow_file_fallback(false).await.expect("no file store");
+    let changes = atelier_core::providers::ProviderChanges {
+        base_url: "https://proxy.example/v1".into(),
+        default_model: Some("gpt-4o".into()),
+        headers: Default::default(),
+    };
+    let err = p
+        .update("openai", &changes, Some(Secret::new("sk-new-456")))
+        .await
+        .expect_err("no store for the new key");
+    assert!(!err.to_string().contains("sk-new-456"), "{err}");
+    let kept = p.get("openai").await.expect("kept");
+    assert_eq!(
+        (kept.base_url.as_str(), kept.default_model.as_deref()),
+        ("https://api.openai.com/v1", added.default_model.as_deref())
+    );
+    app.secrets().allow_file_fallback(true).await.expect("file store");
+    let saved = p
+        .update("openai", &changes, Some(Secret::new("sk-new-456")))
+        .await
+        .expect("saved");
+    assert_eq!(saved.base_url, "https://proxy.example/v1");
+    let (key, _) = app
+        .secrets()
+        .resolve(
+            &atelier_core::secrets::Owner::Provider("openai".into()),
+            atelier_core::providers::API_KEY,
+            &[],
+            "the API key",
+        )
+        .await
+        .expect("the new key");
+    assert_eq!(key.expose(), "sk-new-456");
 }

@@ -292,9 +292,9 @@ export const api = {
   importMcpConfig: (text: string, only: string[] | null) => invoke<ServerRecord[]>("import_mcp_config", { text, only }),
   /** Restarts the app (saved frame origins apply at start). */
   restartApp: () => invoke<null>("restart_app"),
-  /** Changes a provider's base URL, default model and plain headers (its key: `setProviderKey`). */
-  updateProvider: (providerId: string, changes: ProviderChanges) =>
-    invoke<ProviderRecord>("update_provider", { providerId, changes }),
+  /** Changes a provider's base URL, default model and plain headers, and its key when one is given, in one step: a key the store refuses leaves the provider as it was. */
+  updateProvider: (providerId: string, changes: ProviderChanges, key: string | null = null) =>
+    invoke<ProviderRecord>("update_provider", { providerId, changes, key }),
   listAgents: () => invoke<Agent[]>("list_agents"),
   getAgent: (id: string) => invoke<Agent>("get_agent", { id }),
   createAgent: (spec: AgentSpec) => invoke<Agent>("create_agent", { spec }),

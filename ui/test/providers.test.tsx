@@ -159,7 +159,6 @@ describe("model providers in settings", () => {
         stored = { ...stored, ...c };
         return stored;
       },
-      set_provider_key: () => stored,
     });
     render(<ProvidersSection active />);
     const list = await screen.findByRole("list", { name: "Providers" });
@@ -191,13 +190,15 @@ describe("model providers in settings", () => {
     await userEvent.click(within(form).getByRole("button", { name: "Save" }));
 
     await waitFor(() => expect(within(list).queryByRole("form")).toBeNull());
+    // One save: the fields and the new key together.
     expect(argsOf(calls, "update_provider")).toEqual([
       {
         providerId: "oa",
         changes: { base_url: "https://proxy.example/v1", default_model: "gpt-4o", headers: { "X-Team": "research" } },
+        key: "sk-new-456",
       },
     ]);
-    expect(argsOf(calls, "set_provider_key")).toEqual([{ providerId: "oa", key: "sk-new-456" }]);
+    expect(argsOf(calls, "set_provider_key")).toEqual([]);
     expect(await within(list).findByText(/gpt-4o ·/)).toBeInTheDocument();
   });
 
@@ -226,13 +227,18 @@ describe("model providers in settings", () => {
     await userEvent.selectOptions(choice, "bigger");
     await waitFor(() => expect(list).toHaveTextContent("bigger · no key"));
     expect(argsOf(calls, "update_provider")).toEqual([
-      { providerId: "local", changes: { base_url: "http://127.0.0.1:9/v1", default_model: "bigger", headers: {} } },
+      {
+        providerId: "local",
+        changes: { base_url: "http://127.0.0.1:9/v1", default_model: "bigger", headers: {} },
+        key: null,
+      },
     ]);
 
     // Editing without typing a key leaves the key alone.
     await userEvent.click(within(list).getByRole("button", { name: "Edit local" }));
     await userEvent.click(within(list).getByRole("button", { name: "Save" }));
     await waitFor(() => expect(argsOf(calls, "update_provider")).toHaveLength(2));
+    expect(argsOf(calls, "update_provider")[1]).toMatchObject({ key: null });
     expect(argsOf(calls, "set_provider_key")).toEqual([]);
   });
 });

@@ -52,12 +52,15 @@ export function ProviderEditor({
     setBusy(true);
     setError(null);
     try {
-      await api.updateProvider(p.id, {
-        base_url: baseUrl.trim(),
-        default_model: model.trim() === "" ? null : model.trim(),
-        headers: Object.fromEntries(headers.filter((h) => h.name.trim() !== "").map((h) => [h.name.trim(), h.value])),
-      });
-      if (key !== "") await api.setProviderKey(p.id, key);
+      await api.updateProvider(
+        p.id,
+        {
+          base_url: baseUrl.trim(),
+          default_model: model.trim() === "" ? null : model.trim(),
+          headers: Object.fromEntries(headers.filter((h) => h.name.trim() !== "").map((h) => [h.name.trim(), h.value])),
+        },
+        key === "" ? null : key,
+      );
       onSaved();
     } catch (err) {
       setError(err);

@@ -271,9 +271,12 @@ impl Providers<'_> {
         }
     }
 
-    /// Changes a provider's base URL, default model and plain headers (the
-    /// edit form in Settings); an unknown id is an error, not an add.
-    pub async fn update(&self, id: &str, changes: &ProviderChanges) -> Result<ProviderRecord> {
+    /// Changes a provider's base URL, default model and plain headers, and
+    /// its API key when one is given (the edit form in Settings: one save);
+    /// an unknown id is an error, not an add. Everything is checked before
+    /// anything is written, and the key goes first: a key the store refuses
+    /// leaves the provider as it was, so the form can be sent again as is.
+    pub async fn update(&self, id: &str, changes: &ProviderChanges, key: Option<Secret>) -> Result<ProviderRecord> {
         let base_url = changes.base_url.trim();
         check_url(base_url)?;
         check_plain_headers(&changes.headers)?;
@@ -282,6 +285,10 @@ impl Providers<'_> {
             .as_deref()
             .map(str::trim)
             .filter(|m| !m.is_empty());
+        if let Some(key) = key {
+            // Also says when there is no such provider.
+            self.set_secret(id, None, key).await?;
+        }
         let mut tx = db::begin_write(self.app.db()).await?;
         let done = sqlx::query(
             "UPDATE providers SET base_url = ?2, default_model = ?3, headers = ?4, updated_at = ?5 WHERE id = ?1",
