@@ -2,7 +2,8 @@
 //! moves the chat only while it is still at the turn's workspace state):
 //! what a person does to the chat while the model streams is neither lost
 //! nor left half-applied, and the model's next call builds on a person's
-//! edit instead of putting the folder back under them.
+//! edit instead of putting the folder back under them; a turn that ends
+//! while another process holds the chat waits for it.
 
 use std::time::Duration;
 
@@ -223,4 +224,33 @@ async fn a_final_answer_after_a_switch_leaves_the_chat_in_one_consistent_state()
         .await
         .is_ok();
     assert_eq!(has_other, state_has_other, "the folder is at the chat's state");
+}
+
+#[tokio::test]
+async fn a_turn_ending_while_someone_holds_the_chat_waits_for_them() {
+    let env = Env::new();
+    let slow: Vec<String> = (0..4)
+        .map(|i| chunk(json!({"content": format!("w{i} ")}), None))
+        .chain([chunk(json!({}), Some("stop")), "data: [DONE]".to_owned()])
+        .collect();
+    let server = ReplayServer::start(vec![Reply::sse(&slow).delayed(Duration::from_millis(60))])
+        .await
+        .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let running = send_streaming(&app, &chat, "just talk", opts()).await;
+    // Another process takes the chat (as a checkout or a hand run does,
+    // between moving the folder and recording it) while the answer streams.
+    let lock_path = env.data().join("chats").join(&chat).join("lock");
+    let held = tokio::task::spawn_blocking(move || atelier_core::lock::FileLock::acquire(&lock_path))
+        .await
+        .expect("task")
+        .expect("lock");
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(!running.is_finished(), "the answer waits for the chat's holder");
+    drop(held);
+    let out = running.await.expect("run");
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    let answer = out.messages.last().expect("answer");
+    let c = app.chats().get(&chat).await.expect("chat");
+    assert_eq!(c.active_leaf_message_id, answer.id, "then lands as the chat's place");
 }

@@ -131,8 +131,14 @@ pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_
 pub(crate) async fn insert_at_state(pool: &sqlx::SqlitePool, m: NewMessage<'_>) -> Result<Option<Message>> {
     let meta = m.meta.map(ToString::to_string);
     let (message, content) = written(m, ids::now())?;
-    let mut conn = pool.acquire().await?;
-    let done = bound(
+    // Raw BEGIN/COMMIT: nothing rolls them back if this is dropped halfway
+    // (cancelled, aborted) or fails, so the connection is closed then
+    // (which rolls back) instead of going back to the pool mid-transaction.
+    let mut guard = Closing {
+        conn: pool.acquire().await?,
+        done: false,
+    };
+    let rows = bound(
         concat!(
             "BEGIN IMMEDIATE; ",
             // A sub-agent thread's message leaves the chat's place alone.
@@ -146,17 +152,23 @@ pub(crate) async fn insert_at_state(pool: &sqlx::SqlitePool, m: NewMessage<'_>) 
         meta,
     )
     // All of it: a stream dropped after the first row would skip COMMIT.
-    .fetch_all(&mut *conn)
-    .await;
-    match done {
-        Ok(rows) if rows.is_empty() => Ok(None),
-        Ok(_) => Ok(Some(message)),
-        Err(e) => {
-            // Whatever failed may have left the transaction open: this
-            // connection does not go back to the pool.
-            let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
-            conn.close_on_drop();
-            Err(e.into())
+    .fetch_all(&mut *guard.conn)
+    .await?;
+    // Committed: the connection goes back to the pool.
+    guard.done = true;
+    Ok((!rows.is_empty()).then_some(message))
+}
+
+/// A pooled connection closed when dropped before its work is `done`.
+struct Closing {
+    conn: sqlx::pool::PoolConnection<sqlx::Sqlite>,
+    done: bool,
+}
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        if !self.done {
+            self.conn.close_on_drop();
         }
     }
 }
@@ -231,11 +243,17 @@ mod tests {
         assert_eq!(app.chats().get(&chat).await.expect("chat").active_leaf_message_id, m.id);
         assert_eq!(app.chats().message(&chat, "m1").await.expect("read back").text(), "hi");
 
-        // The same id again: the insert fails inside the transaction. The
-        // error comes back, nothing moved, and every pooled connection can
-        // still write (none was returned with the transaction open).
-        let again = insert_at_state(app.db(), answer("m1", &chat, &root, &text)).await;
-        assert!(again.is_err(), "a duplicate id is refused");
+        // An id taken (the root's): the insert fails inside the
+        // transaction after the chat was moved. The error comes back, the
+        // move is undone, and every pooled connection can still write (none
+        // was returned with the transaction open).
+        let again = insert_at_state(app.db(), answer(&root.id, &chat, &root, &text)).await;
+        assert!(again.is_err(), "a taken id is refused");
+        assert_eq!(
+            app.chats().get(&chat).await.expect("chat").active_leaf_message_id,
+            m.id,
+            "the chat did not move"
+        );
         for i in 0..8 {
             let id = format!("n{i}");
             insert_at_state(app.db(), answer(&id, &chat, &root, &text))

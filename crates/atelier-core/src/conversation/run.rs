@@ -61,10 +61,13 @@ impl Conversation<'_> {
                 _ => None,
             };
             let client = providers.client_for(choice.provider.clone()).await?;
-            Ok((chat, agent, depth, choice, registered, client))
+            Ok::<_, crate::Error>((chat, agent, depth, choice, registered, client))
         };
-        let ((chat, agent, depth, choice, _registered, client), snapshot) =
-            tokio::try_join!(setup, routing.snapshot())?;
+        // What the run's own reads say first (no chat, a busy one) over
+        // the pool's.
+        let (setup, snapshot) = tokio::join!(setup, routing.snapshot());
+        let (chat, agent, depth, choice, _registered, client) = setup?;
+        let snapshot = snapshot?;
         let agent_id = agent.id.clone();
         let exposure = match client.provider().kind {
             atelier_llm::Kind::Openai => Exposure::Openai,

@@ -5,8 +5,8 @@
 //! own lock) → take the chat lock, record the call `running`, record pending
 //! edits → call → snapshot (also after an error) → render plan → a `tool`
 //! message under the active leaf (or a given parent: a branch) whose
-//! manifest is the post-manifest. A given parent that is the active leaf
-//! with edits pending (a model's next call while the person saved a file)
+//! manifest is the post-manifest. A model's call under the active leaf
+//! with edits pending (the person saved a file while the model answered)
 //! runs on from the edit node those edits became, not from the folder put
 //! back. A call refused before it runs (invalid
 //! arguments, denied) is still a recorded call with status `error` and an
@@ -182,11 +182,18 @@ impl Atelier {
         } else {
             let (mut current, _) = self.capture_pending(&chat, &walks).await?;
             let parent_id = match parent {
-                // Asked to run at the chat's own place (a model's next call):
-                // it goes on from what the person changed meanwhile, now
-                // recorded as an edit node there, instead of putting the
-                // folder back under them.
-                Some(p) if p.id == chat.active_leaf_message_id && p.thread_id.is_none() => current.leaf.clone(),
+                // A model's next call at the chat's own place: it goes on
+                // from what the person changed meanwhile, now recorded as
+                // an edit node there, instead of putting the folder back
+                // under them. (A person naming a parent gets that parent.)
+                Some(p)
+                    if req.model_call_id.is_some()
+                        && p.id == chat.active_leaf_message_id
+                        && p.manifest_id == chat.active_manifest_id
+                        && p.thread_id.is_none() =>
+                {
+                    current.leaf.clone()
+                }
                 Some(p) => {
                     if p.manifest_id != current.manifest_id {
                         let (root, files) = self.manifest_state(&chat.id, &p.manifest_id).await?;

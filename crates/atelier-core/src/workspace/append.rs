@@ -2,8 +2,9 @@
 //! parent's workspace is written under the chat's lock after pending edits
 //! are recorded and the folder is put at the parent's state
 //! ([`Workspace::append_under`]); a model's turn, which changes no file,
-//! has a lock-free path of its own ([`Workspace::append_answer`]).
+//! has a path of its own that never waits ([`Workspace::append_answer`]).
 
+use crate::lock::{FileLock, Probe};
 use crate::messages::{NewMessage, insert_at_state, insert_message};
 use crate::model::{ContentPart, Message, Role};
 use crate::store::Observer;
@@ -132,20 +133,19 @@ impl Workspace<'_> {
     }
 
     /// Appends a message that records no change to the workspace (a
-    /// model's turn) under a parent already read: one write transaction,
-    /// without the chat lock, the edit watcher's fence or a fresh read of
-    /// the chat — a model run writes one per turn, and those three were
-    /// most of what a turn cost of its own.
+    /// model's turn) under a parent already read: the chat lock only if it
+    /// is free right now (no wait, no trip through the blocking pool), and
+    /// no edit-watcher fence or fresh read of the chat — a model run writes
+    /// one per turn, and those were most of what a turn cost of its own.
     ///
-    /// The transaction moves the chat to the new message only while the
-    /// chat's recorded state is still the parent's workspace, which is what
-    /// the lock and the read protect in [`Self::append_under`]: the folder
-    /// is at that state (a process changing it records the new state in the
-    /// same transaction as its message), so the chat can point at a message
-    /// of that state. Otherwise (another branch was checked out meanwhile,
-    /// the chat is gone) it takes [`Self::append_under`]'s way, which puts
-    /// the folder back or names the error. Edits made in the folder while
-    /// the model answered stay pending: the next write records them, after
+    /// Under the lock nobody is between changing the folder and recording
+    /// it, so the chat's recorded state is the folder's; one request writes
+    /// the message and moves the chat to it only while that state is still
+    /// the parent's. Otherwise (the lock is busy: someone is moving the
+    /// folder; another branch was checked out; the chat is gone) it takes
+    /// [`Self::append_under`]'s way, which waits for the lock, puts the
+    /// folder back or names the error. Edits made in the folder while the
+    /// model answered stay pending: the run's next call records them, after
     /// this turn — the turn was answered from the state before them.
     pub(crate) async fn append_answer(
         &self,
@@ -156,17 +156,19 @@ impl Workspace<'_> {
         id: Option<String>,
     ) -> Result<Message> {
         let id = id.unwrap_or_else(ids::new_id);
-        let written = insert_at_state(
-            self.app.db(),
-            under(&parent, &id, chat_id, Role::Assistant, &content, meta.as_ref()),
-        )
-        .await?;
-        match written {
-            Some(message) => Ok(message),
-            None => {
-                self.append_under(chat_id, Some(parent), Role::Assistant, content, meta, Some(id))
-                    .await
+        // A few system calls, made here: the blocking pool would cost more.
+        let lock = self.app.data_dir().chat_dir(chat_id).join("lock");
+        if let Ok(Probe::Taken(_lock)) = FileLock::try_take_present(&lock) {
+            let written = insert_at_state(
+                self.app.db(),
+                under(&parent, &id, chat_id, Role::Assistant, &content, meta.as_ref()),
+            )
+            .await?;
+            if let Some(message) = written {
+                return Ok(message);
             }
         }
+        self.append_under(chat_id, Some(parent), Role::Assistant, content, meta, Some(id))
+            .await
     }
 }

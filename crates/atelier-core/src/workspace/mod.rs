@@ -1,8 +1,8 @@
 //! Workspace operations on a chat: snapshot, checkout, append, list, read.
 //!
-//! Every operation that moves a chat's workspace runs under the chat's
-//! cross-process [lock](crate::lock) and starts by recording pending
-//! edits ([`crate::workspace::Workspace::snapshot`]): whatever a person or another program
+//! Every operation that moves a chat's workspace (its folder) runs under
+//! the chat's cross-process [lock](crate::lock) and starts by recording
+//! pending edits ([`crate::workspace::Workspace::snapshot`]): whatever a person or another program
 //! changed in the folder becomes an `edit` node under the leaf it was made
 //! on, before the folder is changed. Nothing edited by hand is lost.
 //!
