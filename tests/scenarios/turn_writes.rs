@@ -30,6 +30,15 @@ fn slow_text_then_call(path: &str, content: &str) -> Reply {
     Reply::sse(&events).delayed(Duration::from_millis(60))
 }
 
+/// An answer of `words` words that streams slowly.
+fn slow_answer(words: usize) -> Reply {
+    let events: Vec<String> = (0..words)
+        .map(|i| chunk(json!({"content": format!("w{i} ")}), None))
+        .chain([chunk(json!({}), Some("stop")), "data: [DONE]".to_owned()])
+        .collect();
+    Reply::sse(&events).delayed(Duration::from_millis(60))
+}
+
 /// Sends `text` in the background and returns once the answer streams.
 async fn send_streaming(
     app: &atelier_core::Atelier,
@@ -196,16 +205,7 @@ async fn a_branch_checked_out_while_the_model_answers_does_not_strand_the_chat()
 #[tokio::test]
 async fn a_final_answer_after_a_switch_leaves_the_chat_in_one_consistent_state() {
     let env = Env::new();
-    let slow: Vec<String> = (0..8)
-        .map(|i| chunk(json!({"content": format!("w{i} ")}), None))
-        .chain([chunk(json!({}), Some("stop")), "data: [DONE]".to_owned()])
-        .collect();
-    let (_server, app, chat, _, out) = answered_while_switched(
-        &env,
-        vec![Reply::sse(&slow).delayed(Duration::from_millis(60))],
-        "just talk",
-    )
-    .await;
+    let (_server, app, chat, _, out) = answered_while_switched(&env, vec![slow_answer(8)], "just talk").await;
     // The answer is written under its question, wherever the chat is; the
     // chat and its folder are one consistent state with other.txt in it.
     let answer = out.messages.last().expect("answer");
@@ -229,13 +229,7 @@ async fn a_final_answer_after_a_switch_leaves_the_chat_in_one_consistent_state()
 #[tokio::test]
 async fn a_turn_ending_while_someone_holds_the_chat_waits_for_them() {
     let env = Env::new();
-    let slow: Vec<String> = (0..4)
-        .map(|i| chunk(json!({"content": format!("w{i} ")}), None))
-        .chain([chunk(json!({}), Some("stop")), "data: [DONE]".to_owned()])
-        .collect();
-    let server = ReplayServer::start(vec![Reply::sse(&slow).delayed(Duration::from_millis(60))])
-        .await
-        .expect("server");
+    let server = ReplayServer::start(vec![slow_answer(4)]).await.expect("server");
     let (app, chat) = setup(&env, &server, 25).await;
     let running = send_streaming(&app, &chat, "just talk", opts()).await;
     // Another process takes the chat (as a checkout or a hand run does,
