@@ -170,6 +170,23 @@ describe("the conversation", () => {
   });
 });
 
+describe("the chat tab", () => {
+  it("reads providers and agents again when shown, not when hidden", async () => {
+    const b = chatBackend({ extra: { list_agents: () => [] } });
+    await openChat();
+    await screen.findByRole("combobox", { name: "Agent" });
+    const count = () => [argsOf(b.calls, "list_providers").length, argsOf(b.calls, "list_agents").length];
+    await new Promise((r) => setTimeout(r, 50));
+    const [providers, agents] = count();
+    await userEvent.click(screen.getByRole("tab", { name: "Toolsets" }));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(count()).toEqual([providers, agents]);
+    await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
+    await waitFor(() => expect(argsOf(b.calls, "list_providers").length).toBeGreaterThan(providers!));
+    await waitFor(() => expect(argsOf(b.calls, "list_agents").length).toBeGreaterThan(agents!));
+  });
+});
+
 describe("streamed markdown", () => {
   it("keeps finished blocks and parses only the growing one", () => {
     const s = new BlockStream();

@@ -44,8 +44,11 @@ export function useChatPane({
 }) {
   const chatId = chats.selectedId;
   const [added, setAdded] = useState(0);
-  // Read again whenever the tab is shown: Settings may have added one.
-  const info = useProviders(active ? added * 2 + 1 : added * 2);
+  // Read again whenever the tab is shown (Settings may have added one), not
+  // when it is hidden.
+  const [shown, setShown] = useState({ active, times: active ? 1 : 0 });
+  if (shown.active !== active) setShown({ active, times: shown.times + (active ? 1 : 0) });
+  const info = useProviders(`${added}-${shown.times}`);
   const runs = useChatRuns({ chats, info, onOpenSettings, onRunEnd });
   const choice = useChoice(runs.chat, info);
   const agentId = useAgentChoice(runs.chat);
@@ -53,7 +56,7 @@ export function useChatPane({
   const { remember } = runs;
   useEffect(() => remember(choice, agentId), [remember, choice, agentId]);
   // Null: they cannot be listed (the chat's agent is shown as it is).
-  const [agents] = useLoad(() => api.listAgents(), `agents-${active ? "shown" : "hidden"}`);
+  const [agents] = useLoad(() => api.listAgents(), `agents-${shown.times}`);
   const records = useRunField(chatId, (r) => r?.records ?? null);
   const handRun = useRuns().live.some((l) => l.chatId === chatId);
   const runWindow = useRunField(chatId, (r) => r?.contextWindow ?? null);

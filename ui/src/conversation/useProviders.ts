@@ -43,7 +43,8 @@ export function forgetModels() {
   modelLists.clear();
 }
 
-export function useProviders(version: number = 0): ProviderInfo {
+/** `version`: a new value reads the providers again. */
+export function useProviders(version: number | string = 0): ProviderInfo {
   const [load, reload] = useLoad(async () => {
     const [providers, presets] = await Promise.all([api.listProviders(), api.providerPresets()]);
     return { providers, presets };
