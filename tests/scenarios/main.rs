@@ -49,10 +49,15 @@
 //! - [`conversation`]: the chat engine against a loopback model server: a
 //!   tool loop, branch isolation, pairing after a stop, hand runs, the step
 //!   limit, a stopped or failed stream kept.
+//! - [`chat_actions`]: `atelier chat send` streaming, Retry and Edit on a
+//!   sibling, a missing model named, new chats named by their first
+//!   exchange.
 //! - [`chat_engine`]: model settings (agent, chat override) in the request,
 //!   a forced first call, a long branch fitted to the context window by
 //!   whole exchanges, forks that outlive their source, a turn cut off by a
-//!   crash kept on the next start, a call's events on their way.
+//!   crash kept on the next start.
+//! - [`run_control`]: a run's call events on their way to the front door,
+//!   Stop while a tool runs, one run per chat, stopped by its id.
 //! - [`turn_writes`]: a model's turn written while a person edits a file
 //!   or switches the branch under it: nothing lost, no half-state.
 //! - [`sub_agents`]: `spawn_agents` children in threads of their own, no
@@ -79,6 +84,7 @@ mod authoring;
 mod branching;
 mod builtins;
 mod bundles;
+mod chat_actions;
 mod chat_engine;
 mod cli;
 mod consent;
@@ -94,6 +100,7 @@ mod model_inputs;
 mod providers;
 mod python_checks;
 mod round_trips;
+mod run_control;
 mod runs;
 mod schema;
 mod secrets;

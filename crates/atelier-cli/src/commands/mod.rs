@@ -9,6 +9,7 @@ mod provider;
 mod secrets;
 mod send;
 mod settings;
+mod tool;
 mod toolset;
 mod toolset_dev;
 mod toolset_settings;
@@ -44,7 +45,7 @@ async fn on_app(app: &Atelier, command: Command, json: bool) -> anyhow::Result<(
         Command::Gc { verify } => workspace::gc(app, verify, json).await,
         Command::Call(cmd) => call::show(app, cmd, json).await,
         Command::Settings(cmd) => settings::run(app, cmd, json).await,
-        Command::Tool(cmd) => toolset::run_tool(app, cmd, json).await,
+        Command::Tool(cmd) => tool::run(app, cmd, json).await,
         Command::Agent(cmd) => agent::run(app, cmd, json).await,
         Command::Provider(cmd) => provider::run(app, cmd, json).await,
         Command::Secrets(args) => secrets::run(app, args, json).await,

@@ -1,4 +1,4 @@
-//! `atelier toolset …` and `atelier tool …`
+//! `atelier toolset …`
 #![allow(clippy::print_stdout)]
 
 use std::io::IsTerminal;
@@ -10,7 +10,7 @@ use atelier_core::toolsets::validate::{Problem, Severity};
 use atelier_core::{Atelier, Observer};
 
 use super::toolset_settings as settings;
-use crate::cli::{ToolCommand, ToolsetCommand};
+use crate::cli::ToolsetCommand;
 use crate::output;
 
 /// A progress bar on stderr when it is a terminal.
@@ -124,7 +124,7 @@ fn print_will_run(w: &WillRun) {
     }
 }
 
-fn print_tool(t: &ToolRecord) {
+pub(super) fn print_tool(t: &ToolRecord) {
     let renderer = t.render_config.as_ref().map(|r| r.renderer.as_str()).unwrap_or("-");
     let confirm = if t.requires_confirmation { "  (asks first)" } else { "" };
     println!("{:<36} {:<9} {}{confirm}", t.tool_id, renderer, t.name);
@@ -432,77 +432,6 @@ async fn set_enabled(app: &Atelier, id: &str, enabled: bool, json: bool) -> anyh
         output::json(&t)?;
     } else {
         println!("{} {}", if enabled { "Enabled" } else { "Disabled" }, t.id);
-    }
-    Ok(())
-}
-
-pub(crate) async fn run_tool(app: &Atelier, cmd: ToolCommand, json: bool) -> anyhow::Result<()> {
-    match cmd {
-        ToolCommand::List => {
-            let tools = app.tools().list().await?;
-            if json {
-                output::json(&tools)?;
-            } else if tools.is_empty() {
-                println!("No tools. Install a toolset: `atelier toolset import BUNDLE.zip`.");
-            } else {
-                tools.iter().for_each(print_tool);
-            }
-        }
-        ToolCommand::Show { id } => {
-            let t = app.tools().tool(&id).await?;
-            if json {
-                output::json(&t)?;
-            } else {
-                print_tool(&t);
-                if !t.description.is_empty() {
-                    println!("{}", t.description);
-                }
-                if let Some(e) = &t.entrypoint {
-                    println!("entrypoint: {e}");
-                }
-                println!("input schema: {}", serde_json::to_string_pretty(&t.input_schema)?);
-                if let Some(r) = &t.render_config {
-                    println!("renderer {}: {}", r.renderer, r.config);
-                }
-            }
-        }
-        ToolCommand::Policy { id, policy } => {
-            let p = match policy.as_deref().and_then(atelier_core::tools::Policy::parse) {
-                Some(policy) => app.tools().set_policy(&id, policy).await?,
-                None => app.tools().policy(&id).await?,
-            };
-            if json {
-                output::json(&p)?;
-            } else {
-                let author = if p.requires_confirmation {
-                    "asks"
-                } else {
-                    "does not ask"
-                };
-                let now = if p.asks {
-                    "asks before it runs"
-                } else {
-                    "runs without asking"
-                };
-                println!("{}: {} (its author's choice: {author}) — {now}", p.tool_id, p.policy);
-            }
-        }
-        ToolCommand::Allow { id, chat } => {
-            app.tools().allow_in_chat(&chat, &id).await?;
-            if json {
-                output::json(&serde_json::json!({"tool_id": id, "chat_id": chat, "allowed": true}))?;
-            } else {
-                println!("{id} runs without asking in chat {chat} (until `atelier tool revoke`)");
-            }
-        }
-        ToolCommand::Revoke { id, chat } => {
-            let had = app.tools().revoke_in_chat(&chat, &id).await?;
-            if json {
-                output::json(&serde_json::json!({"tool_id": id, "chat_id": chat, "revoked": had}))?;
-            } else {
-                println!("{}", if had { "Revoked" } else { "Nothing to revoke" });
-            }
-        }
     }
     Ok(())
 }

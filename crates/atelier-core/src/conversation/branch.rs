@@ -1,12 +1,13 @@
-//! Where a run stands: the provider and model it uses, the branch it
-//! answers (root → leaf), and the rows of the calls on that branch.
+//! Where a run stands: what it begins from (the chat, its agent, the
+//! provider and model, the client, the tool pool), the branch it answers
+//! (root → leaf), and the rows of the calls on that branch.
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
 use super::context::CallRow;
-use super::{Conversation, SendOptions};
+use super::{Conversation, DEFAULT_AGENT, Registered, SendOptions, Start};
 use crate::model::{ContentPart, Message, Role};
 use crate::{Error, Result, db};
 
@@ -29,6 +30,70 @@ pub(super) fn call_ids(branch: &[Message]) -> Vec<&String> {
             _ => None,
         })
         .collect()
+}
+
+/// What a run begins from, read at its start.
+pub(super) struct Begun<'a> {
+    pub chat: crate::model::Chat,
+    pub agent: crate::agents::Agent,
+    /// 0 for a person's run, deeper for a sub-agent's.
+    pub depth: u32,
+    pub choice: Choice,
+    /// A person's run, registered so that Stop finds it by chat.
+    pub registered: Option<Registered<'a>>,
+    pub client: atelier_llm::Client,
+    /// The pool the run's tools are resolved from.
+    pub snapshot: std::sync::Arc<crate::routing::pool::Snapshot>,
+}
+
+impl<'a> Conversation<'a> {
+    /// Reads what a run begins from. The pool depends on nothing else
+    /// here: it is read while the chat, its agent, the model and the
+    /// client (its key from the secret store) are; each read is a hand-off
+    /// to a database thread, and overlapping them is most of what a run's
+    /// start costs. The run's own errors (no chat, a busy one) come first.
+    pub(super) async fn begin(&self, chat_id: &str, start: &Start<'_>, opts: &SendOptions) -> Result<Begun<'a>> {
+        let (chats, agents) = (self.app.chats(), self.app.agents());
+        let (providers, routing) = (self.app.providers(), self.app.routing());
+        let setup = async {
+            let (chat, agent) = match &opts.agent_id {
+                Some(id) => {
+                    let (chat, agent) = tokio::join!(chats.get(chat_id), agents.get(id));
+                    // A missing chat is the error to report, before its agent.
+                    (chat?, agent?)
+                }
+                None => {
+                    let chat = chats.get(chat_id).await?;
+                    let id = chat.agent_id.clone().unwrap_or_else(|| DEFAULT_AGENT.to_owned());
+                    let agent = agents.get(&id).await?;
+                    (chat, agent)
+                }
+            };
+            let (depth, choice) = match start {
+                Start::Thread { depth, choice, .. } => (*depth, (**choice).clone()),
+                _ => (0, self.choose(&chat, &agent, opts).await?),
+            };
+            // A person's run can be stopped by chat (the Stop button); a
+            // sub-agent's stops with its parent.
+            let registered = match depth {
+                0 => Some(Registered::new(self.app, &chat.id, &opts.cancel)?),
+                _ => None,
+            };
+            let client = providers.client_for(choice.provider.clone()).await?;
+            Ok::<_, Error>((chat, agent, depth, choice, registered, client))
+        };
+        let (setup, snapshot) = tokio::join!(setup, routing.snapshot());
+        let (chat, agent, depth, choice, registered, client) = setup?;
+        Ok(Begun {
+            chat,
+            agent,
+            depth,
+            choice,
+            registered,
+            client,
+            snapshot: snapshot?,
+        })
+    }
 }
 
 impl Conversation<'_> {

@@ -10,11 +10,12 @@ use serde_json::json;
 
 use atelier_llm::{Event, Request, ToolChoice, ToolSpec};
 
+use super::branch::Begun;
 use super::budget;
 use super::journal::Journal;
 use super::persist::follow;
 use super::spawn::Parent;
-use super::{ChatEvent, Conversation, DEFAULT_AGENT, RunOutcome, RunStatus, SendOptions, Start, context};
+use super::{ChatEvent, Conversation, RunOutcome, RunStatus, SendOptions, Start, context};
 use crate::Result;
 use crate::model::{ContentPart, Message, Role};
 use crate::routing::exposure::{Exposure, expose};
@@ -30,44 +31,15 @@ impl Conversation<'_> {
         opts: SendOptions,
         on: &mut (dyn FnMut(&ChatEvent) + Send),
     ) -> Result<RunOutcome> {
-        let (chats, agents) = (self.app.chats(), self.app.agents());
-        let (providers, routing) = (self.app.providers(), self.app.routing());
-        // The pool the run's tools come from depends on nothing else here:
-        // read while the chat, its agent, the model and the client (its key
-        // from the secret store) are. Each read is a hand-off to a database
-        // thread; overlapping them is most of what a run's start costs.
-        let setup = async {
-            let (chat, agent) = match &opts.agent_id {
-                Some(id) => {
-                    let (chat, agent) = tokio::join!(chats.get(chat_id), agents.get(id));
-                    // A missing chat is the error to report, before its agent.
-                    (chat?, agent?)
-                }
-                None => {
-                    let chat = chats.get(chat_id).await?;
-                    let id = chat.agent_id.clone().unwrap_or_else(|| DEFAULT_AGENT.to_owned());
-                    let agent = agents.get(&id).await?;
-                    (chat, agent)
-                }
-            };
-            let (depth, choice) = match &start {
-                Start::Thread { depth, choice, .. } => (*depth, (**choice).clone()),
-                _ => (0, self.choose(&chat, &agent, &opts).await?),
-            };
-            // A person's run can be stopped by chat (the Stop button); a
-            // sub-agent's stops with its parent.
-            let registered = match depth {
-                0 => Some(super::Registered::new(self.app, &chat.id, &opts.cancel)?),
-                _ => None,
-            };
-            let client = providers.client_for(choice.provider.clone()).await?;
-            Ok::<_, crate::Error>((chat, agent, depth, choice, registered, client))
-        };
-        // What the run's own reads say first (no chat, a busy one) over
-        // the pool's.
-        let (setup, snapshot) = tokio::join!(setup, routing.snapshot());
-        let (chat, agent, depth, choice, _registered, client) = setup?;
-        let snapshot = snapshot?;
+        let Begun {
+            chat,
+            agent,
+            depth,
+            choice,
+            registered: _registered,
+            client,
+            snapshot,
+        } = self.begin(chat_id, &start, &opts).await?;
         let agent_id = agent.id.clone();
         let exposure = match client.provider().kind {
             atelier_llm::Kind::Openai => Exposure::Openai,

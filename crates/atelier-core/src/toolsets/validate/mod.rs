@@ -6,13 +6,13 @@
 //! typed [`ToolsetManifest`], which exists only when there are no errors.
 //! Unknown keys are warnings (a newer manifest may have them) and are kept.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value};
 
 use super::interp;
 use super::locate::Locations;
-use super::manifest::{MANIFEST_VERSION, PythonSection, Scope, ToolsetManifest};
+use super::manifest::ToolsetManifest;
 pub(crate) use hints::did_you_mean;
 use limits::within_limits;
 pub use limits::{MAX_DEPTH, MAX_MANIFEST_BYTES};
@@ -301,7 +301,7 @@ pub fn check(text: &str, files: &BTreeSet<String>) -> Checked {
             problems: c.problems,
         };
     };
-    let manifest = check_root(&mut c, &obj);
+    let manifest = root::check_root(&mut c, &obj);
     let ok = c.problems.iter().all(|p| p.severity != Severity::Error);
     Checked {
         manifest: manifest.filter(|_| ok),
@@ -309,203 +309,8 @@ pub fn check(text: &str, files: &BTreeSet<String>) -> Checked {
     }
 }
 
-fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetManifest> {
-    let manifest_version = match obj.get("manifest_version") {
-        Some(Value::Number(n)) if n.as_u64() == Some(1) => Some(MANIFEST_VERSION.to_owned()),
-        _ => c.string(obj, "", "manifest_version", true),
-    };
-    if let Some(v) = &manifest_version
-        && v != MANIFEST_VERSION
-    {
-        c.error(
-            "manifest_version",
-            format!("unsupported version {v:?}: this Atelier reads \"{MANIFEST_VERSION}\""),
-        );
-    }
-    let id = c.string(obj, "", "id", true);
-    if let Some(id) = &id
-        && !is_toolset_id(id)
-    {
-        c.error(
-            "id",
-            format!("{id:?} is not a valid toolset id: use 1-64 of a-z, 0-9 and `-`, starting with a letter or digit"),
-        );
-    }
-    let prefix = c.string(obj, "", "prefix", false);
-    if let Some(p) = &prefix
-        && !is_toolset_id(p)
-    {
-        c.error(
-            "prefix",
-            format!(
-                "{p:?} is not a valid prefix: like an id, use 1-64 of a-z, 0-9 and `-`, starting with a letter or digit"
-            ),
-        );
-    }
-    let scope = match c.string(obj, "", "scope", false) {
-        None => Scope::Chat,
-        Some(s) => Scope::parse(&s).unwrap_or_else(|| {
-            c.error(
-                "scope",
-                format!("{s:?} is not a scope: use \"chat\" (the default) or \"shared\""),
-            );
-            Scope::Chat
-        }),
-    };
-    let name = c.string(obj, "", "name", true);
-    let version = c.string(obj, "", "version", true);
-    if let Some(v) = &version
-        && let Err(e) = semver::Version::parse(v)
-    {
-        c.error(
-            "version",
-            format!("{v:?} is not a semantic version like \"1.2.0\" ({e})"),
-        );
-    }
-    let description = c.string(obj, "", "description", false).unwrap_or_default();
-    let author = c.string(obj, "", "author", false);
-    let homepage = c.string(obj, "", "homepage", false);
-    let icon = c.string(obj, "", "icon", false);
-    if let Some(i) = &icon {
-        c.bundle_file("icon", i, "the icon");
-    }
-    let python = match obj.get("python") {
-        None | Some(Value::Null) => PythonSection::default(),
-        Some(Value::Object(p)) => {
-            c.warn_unknown(p, "python", PYTHON_KEYS);
-            let requirements = c.string_list(p, "python", "requirements");
-            for (i, r) in requirements.iter().enumerate() {
-                if r.trim().is_empty() || r.trim_start().starts_with('-') || r.contains(['\n', '\r']) {
-                    c.error(
-                        &format!("python.requirements[{i}]"),
-                        format!("{r:?} is not a requirement like \"requests>=2.31\" (pip options are not allowed)"),
-                    );
-                }
-            }
-            PythonSection { requirements }
-        }
-        Some(other) => {
-            c.error(
-                "python",
-                format!("expected a mapping with `requirements`, got {}", describe(other)),
-            );
-            PythonSection::default()
-        }
-    };
-    let tools = match obj.get("tools") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => {
-            let mut seen = HashSet::new();
-            let mut out = Vec::new();
-            for (i, t) in items.iter().enumerate() {
-                let path = format!("tools[{i}]");
-                if let Some(tool) = check_tool(c, &path, t) {
-                    if !seen.insert(tool.id.clone()) {
-                        c.error(&join(&path, "id"), format!("duplicate tool id {:?}", tool.id));
-                    }
-                    out.push(tool);
-                }
-            }
-            out
-        }
-        Some(other) => {
-            c.error("tools", format!("expected a list of tools, got {}", describe(other)));
-            Vec::new()
-        }
-    };
-    let tools_from = c.string_list(obj, "", "tools_from");
-    for (i, module) in tools_from.iter().enumerate() {
-        let path = format!("tools_from[{i}]");
-        match entrypoint_module_files(&format!("{module}:x")) {
-            None => c.error(
-                &path,
-                format!("expected a module path like \"tools.text\", got {module:?}"),
-            ),
-            Some(candidates) if !candidates.iter().any(|f| c.files.contains(f)) => c.error(
-                &path,
-                format!(
-                    "module file {:?} is not in the bundle (module paths are relative to the toolset root)",
-                    candidates[0]
-                ),
-            ),
-            Some(_) => {}
-        }
-        if tools_from[..i].contains(module) {
-            c.error(&path, format!("{module:?} is listed twice"));
-        }
-    }
-    for (i, t) in tools.iter().enumerate().filter(|(_, t)| t.is_overlay()) {
-        if tools_from.is_empty() {
-            c.error(
-                &format!("tools[{i}]"),
-                format!(
-                    "tool {:?} has no `entrypoint` (module.path:function); only an entry that adds to a tool a \
-                     `tools_from:` module exports may leave it out, and there is no `tools_from:`",
-                    t.id
-                ),
-            );
-        }
-    }
-    let user_config = config::check_user_config(c, obj.get("user_config"));
-    let mcp_servers = match obj.get("mcp_servers") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => {
-            let mut seen = HashSet::new();
-            let mut out = Vec::new();
-            for (i, s) in items.iter().enumerate() {
-                let path = format!("mcp_servers[{i}]");
-                if let Some(server) = check_server(c, &path, s) {
-                    config::check_server_refs(c, &path, &server, &user_config);
-                    if !seen.insert(server.id.clone()) {
-                        c.error(&join(&path, "id"), format!("duplicate MCP server id {:?}", server.id));
-                    }
-                    if id.as_deref() == Some(server.id.as_str()) {
-                        c.error(
-                            &join(&path, "id"),
-                            "an MCP server cannot share the toolset's id (they share one namespace of tool prefixes)",
-                        );
-                    } else if prefix.as_deref() == Some(server.id.as_str()) {
-                        c.error(
-                            &join(&path, "id"),
-                            "an MCP server cannot be named like the toolset's prefix (they share one namespace of tool prefixes)",
-                        );
-                    }
-                    out.push(server);
-                }
-            }
-            out
-        }
-        Some(other) => {
-            c.error(
-                "mcp_servers",
-                format!("expected a list of servers, got {}", describe(other)),
-            );
-            Vec::new()
-        }
-    };
-    let extra = c.warn_unknown(obj, "", TOP_KEYS);
-    Some(ToolsetManifest {
-        manifest_version: manifest_version?,
-        id: id?,
-        name: name?,
-        version: version?,
-        description,
-        author,
-        homepage,
-        icon,
-        prefix,
-        scope,
-        python,
-        tools,
-        tools_from,
-        mcp_servers,
-        user_config,
-        extra,
-    })
-}
-
 mod config;
 mod hints;
 mod limits;
 mod parts;
-use parts::{check_server, check_tool};
+mod root;

@@ -1,0 +1,194 @@
+//! The failures a person meets: HTTP errors typed (and transient ones
+//! retried), a broken stream that keeps what streamed and says what broke,
+//! Stop mid-stream, and listing a provider's models.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result, ensure};
+use atelier_llm::replay::{ReplayServer, Reply};
+use atelier_llm::{Client, ErrorKind, Event, Kind, Provider, Retry};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::{chunk, provider, request, run};
+
+#[tokio::test]
+async fn http_errors_are_typed_and_transient_ones_retried() -> Result<()> {
+    let ok = Reply::sse(&[
+        chunk(json!({"content": "fine"}), Some("stop")),
+        "data: [DONE]".to_owned(),
+    ]);
+    let refused = ReplayServer::start(vec![Reply::json(
+        401,
+        &json!({"error": {"message": "Invalid API key"}}),
+    )])
+    .await?;
+    let e = run(&provider(&refused, Kind::Openai), &request())
+        .await
+        .0
+        .err()
+        .context("401")?
+        .error;
+    ensure!(
+        e.kind == ErrorKind::Auth && e.message.contains("check the API key of provider local"),
+        "{e}"
+    );
+    ensure!(
+        e.message.contains("Invalid API key") && refused.requests().len() == 1,
+        "{e}"
+    );
+
+    let missing = ReplayServer::start(vec![Reply::json(
+        404,
+        &json!({"error": {"message": "model 'tiny' not found"}}),
+    )])
+    .await?;
+    let e = run(&provider(&missing, Kind::Openai), &request())
+        .await
+        .0
+        .err()
+        .context("404")?
+        .error;
+    ensure!(
+        e.kind == ErrorKind::ModelNotFound && e.message.contains("\"tiny\""),
+        "{e}"
+    );
+
+    let limited = ReplayServer::start(vec![
+        Reply::json(429, &json!({"error": {"message": "slow down"}})).header("retry-after", "0.01"),
+        ok.clone(),
+    ])
+    .await?;
+    let turn = run(&provider(&limited, Kind::Openai), &request()).await.0?;
+    ensure!(turn.text == "fine" && limited.requests().len() == 2, "retried once");
+
+    let down = ReplayServer::start(vec![Reply::json(503, &json!({"error": {"message": "busy"}}))]).await?;
+    let e = run(&provider(&down, Kind::Openai), &request())
+        .await
+        .0
+        .err()
+        .context("503")?
+        .error;
+    ensure!(
+        e.kind == ErrorKind::Server && down.requests().len() == 4,
+        "{e}: four tries in all"
+    );
+
+    let long = ReplayServer::start(vec![Reply::json(
+        400,
+        &json!({"error": {"message": "This model's maximum context length is 8192 tokens"}}),
+    )])
+    .await?;
+    let e = run(&provider(&long, Kind::Openai), &request())
+        .await
+        .0
+        .err()
+        .context("400")?
+        .error;
+    ensure!(e.kind == ErrorKind::ContextLength && e.message.contains("8192"), "{e}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_broken_stream_keeps_what_streamed_and_says_what_broke() -> Result<()> {
+    let events = [
+        chunk(json!({"content": "Part one, "}), None),
+        chunk(json!({"content": "part two"}), None),
+        chunk(json!({}), Some("stop")),
+        "data: [DONE]".to_owned(),
+    ];
+    let cut = ReplayServer::start(vec![Reply::sse(&events).cut_after(2)]).await?;
+    let f = run(&provider(&cut, Kind::Openai), &request())
+        .await
+        .0
+        .err()
+        .context("cut")?;
+    ensure!(
+        f.error.kind == ErrorKind::Network && f.partial.text == "Part one, part two",
+        "{f:?}"
+    );
+    ensure!(cut.requests().len() == 1, "no retry after text streamed");
+
+    let garbled = ReplayServer::start(vec![Reply::sse(&[
+        chunk(json!({"content": "ok"}), None),
+        "data: {not json".to_owned(),
+    ])])
+    .await?;
+    let f = run(&provider(&garbled, Kind::Openai), &request())
+        .await
+        .0
+        .err()
+        .context("bad")?;
+    ensure!(
+        f.error.kind == ErrorKind::BadResponse && f.error.message.contains("{not json"),
+        "{}",
+        f.error
+    );
+
+    // Nobody listening: the error names the URL and asks whether it runs.
+    let gone = {
+        let s = ReplayServer::start(vec![]).await?;
+        s.url("/v1")
+    };
+    let client = Client::new(Provider {
+        id: "ollama".into(),
+        kind: Kind::Openai,
+        base_url: gone.clone(),
+        api_key: None,
+        headers: vec![],
+    })?
+    .with_retry(Retry {
+        first: Duration::from_millis(1),
+        max: Duration::from_millis(5),
+    });
+    let f = run(&client, &request()).await.0.err().context("refused")?;
+    ensure!(
+        f.error.kind == ErrorKind::Network && f.error.message.contains(&format!("could not connect to {gone}")),
+        "{}",
+        f.error
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn stop_mid_stream_keeps_the_text_so_far() -> Result<()> {
+    let events: Vec<String> = (0..50)
+        .map(|i| chunk(json!({"content": format!("w{i} ")}), None))
+        .collect();
+    let server = ReplayServer::start(vec![Reply::sse(&events).delayed(Duration::from_millis(20))]).await?;
+    let client = provider(&server, Kind::Openai);
+    let cancel = CancellationToken::new();
+    let stop = cancel.clone();
+    let mut n = 0;
+    let mut on = |e: &Event| {
+        if matches!(e, Event::TextDelta(_)) {
+            n += 1;
+            if n == 3 {
+                stop.cancel();
+            }
+        }
+    };
+    let f = client
+        .stream(&request(), &cancel, &mut on)
+        .await
+        .err()
+        .context("stopped")?;
+    ensure!(
+        f.error.kind == ErrorKind::Cancelled && f.partial.text == "w0 w1 w2 ",
+        "{f:?}"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn models_are_listed() -> Result<()> {
+    let server = ReplayServer::start(vec![Reply::json(
+        200,
+        &json!({"object": "list", "data": [{"id": "qwen2.5:0.5b"}, {"id": "llama3.2"}]}),
+    )])
+    .await?;
+    let models = provider(&server, Kind::Openai).models().await?;
+    ensure!(models == ["qwen2.5:0.5b", "llama3.2"]);
+    ensure!(server.requests()[0].path == "/v1/models");
+    Ok(())
+}

@@ -1,0 +1,195 @@
+//! A chat run while it runs: a call's start, its wait for confirmation and
+//! its answer reach the front door as they happen; Stop while a tool runs
+//! cancels it and keeps what it did; a chat answers one run at a time and
+//! is stopped by its id.
+
+use std::time::Duration;
+
+use atelier_core::conversation::{ChatEvent, RunStatus, SendOptions};
+use atelier_llm::replay::{ReplayServer, Reply};
+use serde_json::json;
+
+use crate::Env;
+use crate::conversation::{answer, calls, chunk, opts, send, setup};
+
+#[tokio::test]
+async fn a_calls_start_its_wait_for_confirmation_and_its_answer_reach_the_front_door() {
+    use atelier_core::tools::{Approval, Policy, RunEvent};
+    let env = Env::new();
+    let server = ReplayServer::start(vec![
+        calls(&[("call_ok", "yes.txt", "approved")]),
+        calls(&[("call_no", "no.txt", "denied")]),
+        answer("One written, one refused."),
+    ])
+    .await
+    .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    app.tools().set_policy("write_file", Policy::Ask).await.expect("ask");
+    let mut events: Vec<ChatEvent> = Vec::new();
+    let answerer = app.clone();
+    let mut on = |e: &ChatEvent| {
+        // The desktop's Approve and Deny buttons: the first call yes, the second no.
+        if let ChatEvent::ToolCallEvent {
+            model_call_id,
+            event: RunEvent::AwaitingApproval { call_id },
+        } = e
+        {
+            assert!(answerer.tools().answer_approval(call_id, model_call_id == "call_ok"));
+        }
+        events.push(e.clone());
+    };
+    let o = SendOptions {
+        approval: Approval::Wait,
+        ..opts()
+    };
+    let out = app
+        .conversation()
+        .send(&chat, "write both", o, &mut on)
+        .await
+        .expect("send");
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    let ws = app.workspace_dir(&chat);
+    assert!(ws.join("yes.txt").exists() && !ws.join("no.txt").exists());
+    // For each call, in order: proposed, started (its row's id), waiting, finished.
+    for (model_id, path, status) in [("call_ok", "yes.txt", "success"), ("call_no", "no.txt", "error")] {
+        let steps: Vec<String> = events
+            .iter()
+            .filter_map(|e| match e {
+                // Named by the tool's id too, for the live card.
+                ChatEvent::ToolCallProposed { call_id, tool_id, .. } if call_id == model_id => {
+                    Some(format!("proposed {}", tool_id.as_deref().unwrap_or("?")))
+                }
+                ChatEvent::ToolCallEvent { model_call_id, event } if model_call_id == model_id => match event {
+                    RunEvent::Started { .. } => Some("started".to_owned()),
+                    RunEvent::AwaitingApproval { .. } => Some("waiting".to_owned()),
+                    _ => None,
+                },
+                ChatEvent::ToolCallFinished { call } if call.args["path"] == path => {
+                    Some(format!("finished {}", call.status.as_str()))
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                "proposed write_file",
+                "started",
+                "waiting",
+                &format!("finished {status}")
+            ],
+            "{model_id}"
+        );
+    }
+    // The model is told the person said no.
+    assert!(server.requests()[2].body.contains("the user denied this call"));
+}
+
+#[tokio::test]
+async fn stop_while_a_tool_runs_cancels_it_and_keeps_what_it_did() {
+    use atelier_core::routing::exposure::{Exposure, wire_names};
+    use atelier_core::tools::RunEvent;
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let zip = crate::integrity::spin_toolset(t.path());
+    let wire = wire_names(["spin.spin"], Exposure::Openai).remove(0);
+    let server = ReplayServer::start(vec![
+        Reply::sse(&[
+            chunk(
+                json!({"tool_calls": [{"index": 0, "id": "call_spin", "type": "function",
+                    "function": {"name": wire, "arguments": "{}"}}]}),
+                None,
+            ),
+            chunk(json!({}), Some("tool_calls")),
+            "data: [DONE]".to_owned(),
+        ]),
+        answer("Stopped, then asked again."),
+    ])
+    .await
+    .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    app.toolsets().import(&zip, &Default::default()).await.expect("import");
+    app.agents().allow_toolset("writer", "spin").await.expect("allow");
+    let o = opts();
+    let stop = o.cancel.clone();
+    let count = app.workspace_dir(&chat).join("count.txt");
+    let watched = count.clone();
+    let mut on = |e: &ChatEvent| {
+        if let ChatEvent::ToolCallEvent {
+            event: RunEvent::Started { .. },
+            ..
+        } = e
+        {
+            // Stop once the tool has written something.
+            let (stop, watched) = (stop.clone(), watched.clone());
+            tokio::spawn(async move {
+                for _ in 0..600 {
+                    if watched.exists() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+                stop.cancel();
+            });
+        }
+    };
+    let out = app.conversation().send(&chat, "spin", o, &mut on).await.expect("send");
+    assert_eq!(out.status, RunStatus::Stopped, "{:?}", out.error);
+    assert_eq!(out.tool_calls[0].status.as_str(), "cancelled");
+    assert!(count.exists(), "what the tool wrote before the stop is kept");
+    // The next request pairs the call with its (cancelled) result.
+    let next = send(&app, &chat, "again", opts()).await;
+    assert_eq!(next.status, RunStatus::Complete, "{:?}", next.error);
+    let body = server.requests()[1].json();
+    let messages = body["messages"].as_array().expect("messages");
+    let result = messages
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "call_spin")
+        .expect("the call's result");
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap_or("")
+            .contains("cancelled by the user"),
+        "{result}"
+    );
+}
+
+#[tokio::test]
+async fn a_chat_answers_one_run_at_a_time_and_stops_by_its_id() {
+    let env = Env::new();
+    let words: Vec<String> = (0..100)
+        .map(|i| chunk(json!({"content": format!("w{i} ")}), None))
+        .collect();
+    let server = ReplayServer::start(vec![Reply::sse(&words).delayed(Duration::from_millis(30))])
+        .await
+        .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let running = {
+        let (app, chat) = (app.clone(), chat.clone());
+        tokio::spawn(async move {
+            let mut on = |e: &ChatEvent| {
+                if matches!(e, ChatEvent::TextDelta { .. }) {
+                    let _ = tx.send(());
+                }
+            };
+            app.conversation().send(&chat, "talk", opts(), &mut on).await
+        })
+    };
+    rx.recv().await.expect("streaming");
+    assert!(app.conversation().is_running(&chat));
+    let err = app
+        .conversation()
+        .send(&chat, "me too", opts(), &mut |_| {})
+        .await
+        .expect_err("one run at a time");
+    assert!(err.to_string().contains("already answering"), "{err}");
+    // The Stop button: by chat.
+    assert!(app.conversation().stop(&chat));
+    let out = running.await.expect("task").expect("send");
+    assert_eq!(out.status, RunStatus::Stopped);
+    assert!(out.messages.last().expect("kept").text().starts_with("w0 "));
+    assert!(!app.conversation().is_running(&chat));
+    assert!(!app.conversation().stop(&chat), "nothing left to stop");
+}
