@@ -9,6 +9,8 @@
 //!   workspaces, manifest storage cost.
 //! - [`integrity`]: missing and corrupt blobs, a crash between durable blobs
 //!   and the manifest row, two processes on one chat.
+//! - [`hostile_host`]: a CLI killed mid-call (its worker and tool go too),
+//!   files the person cannot read.
 //! - [`branching`]: branches with different files, checkout back and forth,
 //!   hand edits never lost on a switch, diffs.
 //! - [`edits`]: changes made through the app: editor saves (branching at
@@ -90,6 +92,7 @@ mod cli;
 mod consent;
 mod conversation;
 mod edits;
+mod hostile_host;
 mod integrity;
 mod mcp;
 mod mcp_calls;

@@ -91,7 +91,7 @@ async fn stop_while_a_tool_runs_cancels_it_and_keeps_what_it_did() {
     use atelier_core::tools::RunEvent;
     let env = Env::new();
     let t = tempfile::tempdir().expect("tmp");
-    let zip = crate::integrity::spin_toolset(t.path());
+    let zip = crate::hostile_host::spin_toolset(t.path());
     let wire = wire_names(["spin.spin"], Exposure::Openai).remove(0);
     let server = ReplayServer::start(vec![
         Reply::sse(&[
