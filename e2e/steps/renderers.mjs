@@ -155,6 +155,7 @@ export function register(step) {
     // A fresh list from the app: reload the page, then read the toolset list.
     await s.exec('location.reload();');
     await sleep(500);
+    await openTab('toolsets');
     const list = await s.waitText('ul[aria-label="Installed toolsets"]', 'CSV Report', { timeout: 30000 });
     const row = await waitEl(
       `return document.querySelector('li.toolset-row[aria-label="CSV Report"] input[role=switch]');`,

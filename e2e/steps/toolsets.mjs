@@ -1,12 +1,36 @@
-// Toolsets: the first screen on a fresh data dir, importing a ZIP by drag
-// and drop through the consent step, and a broken ZIP that cannot be installed.
+// Toolsets: the first screen on a fresh data dir (Chat), the bundled
+// toolsets, importing a ZIP by drag and drop through the consent step, and a
+// broken ZIP that cannot be installed.
 
 import { join } from 'node:path';
-import { FIXTURES, assert, cli, clickButton, dropFile, eq, installedIds, log, ref, s, shot } from '../lib.mjs';
+import {
+  FIXTURES,
+  assert,
+  cli,
+  clickButton,
+  dropFile,
+  eq,
+  installedIds,
+  log,
+  openTab,
+  ref,
+  s,
+  shot,
+  waitEl,
+  waitFor,
+} from '../lib.mjs';
 
 /** Registers these steps, in order. */
 export function register(step) {
-  step('start on a fresh data dir: the example toolsets are listed', async () => {
+  step('start on a fresh data dir: the app opens on Chat; the example toolsets are listed', async () => {
+    await waitFor(
+      async () => (await s.attr(await s.find('#tab-tools'), 'aria-selected')) === 'true',
+      'the Chat tab, selected at start',
+      30000,
+    );
+    await waitEl(`return document.querySelector('#panel-tools textarea[aria-label="Message"]');`, [], 'the composer');
+    await shot('start-chat');
+    await openTab('toolsets');
     const list = await s.waitText('ul[aria-label="Installed toolsets"]', 'App Builder', { timeout: 30000 });
     const text = await s.text(list);
     assert(text.includes('CSV Report'), `CSV Report is not listed: ${text}`);

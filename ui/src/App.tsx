@@ -23,7 +23,7 @@ const TABS: Array<{ id: Tab; label: string }> = [
 
 export function App() {
   const chats = useChats();
-  const [tab, setTab] = useState<Tab>("toolsets");
+  const [tab, setTab] = useState<Tab>("tools");
   // Bumped whenever toolsets change, so the tool picker reloads.
   const [toolsVersion, setToolsVersion] = useState(0);
   const toolsetsChanged = useCallback(() => setToolsVersion((v) => v + 1), []);
