@@ -217,16 +217,16 @@ mod tests {
         (chat.id, root)
     }
 
-    fn answer<'a>(id: &str, chat: &'a str, root: &'a Message, content: &'a [ContentPart]) -> NewMessage<'a> {
+    fn answer<'a>(id: &str, chat: &'a str, parent: &'a Message, content: &'a [ContentPart]) -> NewMessage<'a> {
         NewMessage {
             id: id.to_owned(),
             chat_id: chat,
-            parent_id: Some(&root.id),
+            parent_id: Some(&parent.id),
             role: Role::Assistant,
             content,
-            manifest_id: &root.manifest_id,
+            manifest_id: &parent.manifest_id,
             meta: None,
-            thread_id: None,
+            thread_id: parent.thread_id.as_deref(),
         }
     }
 
@@ -261,6 +261,35 @@ mod tests {
                 .expect("later writes go through")
                 .expect("written");
         }
+
+        // A sub-agent thread's message is written, and the chat stays at
+        // its place in the main tree.
+        let now = ids::now();
+        sqlx::query(
+            "INSERT INTO tool_calls (id, chat_id, tool_id, status, started_at) VALUES ('call', ?1, 'spawn_agents', 'success', ?2); \
+             INSERT INTO threads (id, chat_id, parent_call_id, agent_id, depth, task, created_at) \
+             VALUES ('thread', ?1, 'call', 'assistant', 1, 'look', ?2); \
+             INSERT INTO messages (id, chat_id, parent_id, role, content, manifest_id, created_at, thread_id) \
+             VALUES ('thread-root', ?1, NULL, 'system', '[]', ?3, ?2, 'thread')",
+        )
+        .bind(&chat)
+        .bind(&now)
+        .bind(&root.manifest_id)
+        .execute(app.db())
+        .await
+        .expect("a thread");
+        let leaf = app.chats().get(&chat).await.expect("chat").active_leaf_message_id;
+        let thread_root = app.chats().message(&chat, "thread-root").await.expect("thread root");
+        let in_thread = insert_at_state(app.db(), answer("t1", &chat, &thread_root, &text))
+            .await
+            .expect("write")
+            .expect("written");
+        assert_eq!(in_thread.thread_id.as_deref(), Some("thread"));
+        assert_eq!(
+            app.chats().get(&chat).await.expect("chat").active_leaf_message_id,
+            leaf,
+            "the chat stays at its place"
+        );
 
         // A chat at another state: nothing is written.
         sqlx::query("UPDATE chats SET active_manifest_id = NULL WHERE id = ?")
