@@ -408,7 +408,9 @@ impl Conversation<'_> {
                         t.source_kind == SourceKind::Builtin && COORDINATION_TOOLS.contains(&t.model_name.as_str())
                     })
                     .map(|t| t.model_name.clone());
-                let record = match (&call.arguments, coordination) {
+                // The call's record, and its `tool` message when the run
+                // flow handed it back (else read by the record's node).
+                let (record, written) = match (&call.arguments, coordination) {
                     (Ok(_), Some(name)) => {
                         // Sub-agents: their events reach `on` as they happen.
                         let parent = Parent {
@@ -418,13 +420,18 @@ impl Conversation<'_> {
                             choice: &choice,
                             opts: &opts,
                         };
-                        self.coordinate(&name, req, &parent, on).await?
+                        (self.coordinate(&name, req, &parent, on).await?, None)
                     }
                     (arguments, _) => {
                         let running = async {
                             match arguments {
-                                Ok(_) => self.app.routing().run(&resolved, req).await,
-                                Err(why) => self.app.tools().refuse(req, ErrorKind::InvalidArgs, why.clone()).await,
+                                Ok(_) => self.app.routing().run_full(&resolved, req).await,
+                                Err(why) => self
+                                    .app
+                                    .tools()
+                                    .refuse(req, ErrorKind::InvalidArgs, why.clone())
+                                    .await
+                                    .map(|r| (r, None)),
                             }
                         };
                         tokio::pin!(running);
@@ -444,7 +451,10 @@ impl Conversation<'_> {
                 }
                 if let Some(node) = &record.node_id {
                     leaf = node.clone();
-                    let m = self.app.chats().message(&chat.id, node).await?;
+                    let m = match written {
+                        Some(m) if &m.id == node => m,
+                        _ => self.app.chats().message(&chat.id, node).await?,
+                    };
                     follow(&mut known, &m);
                     match (&known, &mut rows) {
                         (Some(_), Some(rows)) => {

@@ -147,29 +147,56 @@ impl Routing<'_> {
     pub async fn run(
         &self,
         resolved: &ResolvedTools,
-        mut req: crate::tools::RunRequest,
+        req: crate::tools::RunRequest,
     ) -> Result<crate::tools::ToolCallRecord> {
+        Ok(self.run_full(resolved, req).await?.0)
+    }
+
+    /// [`Self::run`], with the `tool` message of a call that ran (none for
+    /// a refusal: read it by the record's `node_id`).
+    pub(crate) async fn run_full(
+        &self,
+        resolved: &ResolvedTools,
+        mut req: crate::tools::RunRequest,
+    ) -> Result<(crate::tools::ToolCallRecord, Option<crate::model::Message>)> {
         use crate::tools::ErrorKind;
+        let refused = |r: crate::tools::ToolCallRecord| (r, None);
         let tool = match resolved.route(&req.tool_id) {
             Ok(tool) => tool,
-            Err(e) => return self.app.tools().refuse(req, ErrorKind::NotFound, e.to_string()).await,
+            Err(e) => {
+                return self
+                    .app
+                    .tools()
+                    .refuse(req, ErrorKind::NotFound, e.to_string())
+                    .await
+                    .map(refused);
+            }
         };
         if tool.source_kind == SourceKind::Builtin && resolve::COORDINATION_TOOLS.contains(&tool.model_name.as_str()) {
             let message = format!(
                 "{} starts or lists sub-agents: only the chat engine runs it",
                 tool.model_name
             );
-            return self.app.tools().refuse(req, ErrorKind::Unavailable, message).await;
+            return self
+                .app
+                .tools()
+                .refuse(req, ErrorKind::Unavailable, message)
+                .await
+                .map(refused);
         }
         let asked = std::mem::replace(&mut req.tool_id, tool.canonical_id.clone());
-        match self.app.tools().run(req.clone()).await {
+        match self.app.tools().run_full(req.clone()).await {
             // Uninstalled or disabled since the run resolved its tools.
             Err(crate::Error::ToolNotFound(_) | crate::Error::ToolsetNotFound(_)) => {
                 req.tool_id = asked.clone();
                 let message = RouteError::ToolNotFound(asked).to_string();
-                self.app.tools().refuse(req, ErrorKind::NotFound, message).await
+                self.app
+                    .tools()
+                    .refuse(req, ErrorKind::NotFound, message)
+                    .await
+                    .map(refused)
             }
-            other => other,
+            other => other.map(|(r, m)| (r, Some(m))),
         }
     }
 

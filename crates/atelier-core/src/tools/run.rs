@@ -22,7 +22,7 @@ use super::record::Finish;
 use super::status::{CallStatus, ErrorKind};
 use crate::lock::FileLock;
 use crate::messages::{NewMessage, insert_message, set_active};
-use crate::model::{ContentPart, ManifestSource, Role};
+use crate::model::{ContentPart, ManifestSource, Message, Role};
 use crate::tools::Tools;
 use crate::toolsets::interp::Context;
 use crate::toolsets::records::{ToolRecord, ToolsetRecord};
@@ -130,7 +130,7 @@ impl Atelier {
     }
 
     /// Everything after the call is recorded as `running`; the caller holds
-    /// the chat lock.
+    /// the chat lock. The call's `tool` message.
     async fn run_recorded(
         &self,
         req: &RunRequest,
@@ -138,7 +138,7 @@ impl Atelier {
         toolset: Option<&ToolsetRecord>,
         chat_id: &str,
         turn: Turn<'_>,
-    ) -> Result<()> {
+    ) -> Result<Message> {
         let Turn {
             call_id,
             parent,
@@ -218,7 +218,7 @@ impl Atelier {
 
     /// After the call, under the chat lock: the snapshot (also after a
     /// failure: partial changes are kept), the render plan, the `tool`
-    /// message and the call's row, in one transaction.
+    /// message and the call's row, in one transaction. The message.
     pub(super) async fn finish_call(
         &self,
         req: &RunRequest,
@@ -227,7 +227,7 @@ impl Atelier {
         call_id: &str,
         at: Prepared,
         outcome: &Outcome,
-    ) -> Result<()> {
+    ) -> Result<Message> {
         let Prepared {
             chat,
             parent_id,
@@ -294,7 +294,7 @@ impl Atelier {
                 )
             }
         };
-        insert_message(
+        let message = insert_message(
             &mut tx,
             NewMessage {
                 id: message_id.clone(),
@@ -341,7 +341,7 @@ impl Atelier {
         if let Some(at) = watch_at {
             self.edit_watch().mark_clean(&chat.id, at);
         }
-        Ok(())
+        Ok(message)
     }
 
     /// The hash of an html renderer's artifact (toolset file), if any.
@@ -366,6 +366,12 @@ impl Tools<'_> {
     /// Runs a tool in a chat (see the module docs). Returns the recorded
     /// call, whatever its status; an `Err` means nothing could be recorded.
     pub async fn run(&self, req: RunRequest) -> Result<ToolCallRecord> {
+        Ok(self.run_full(req).await?.0)
+    }
+
+    /// [`Self::run`], with the `tool` message it wrote (a model run goes on
+    /// under it without reading it back).
+    pub(crate) async fn run_full(&self, req: RunRequest) -> Result<(ToolCallRecord, Message)> {
         let chat = self.app.chats().get(&req.chat_id).await?;
         // An MCP server's tool, from its last listing, or a toolset's or
         // builtin tool from its row.
@@ -437,11 +443,14 @@ impl Tools<'_> {
             )
             .await;
         self.app.running_calls().remove(&call_id);
-        if let Err(e) = done {
-            self.app.end_failed(&call_id, &e).await?;
-            return Err(e);
-        }
-        self.call(&call_id).await
+        let message = match done {
+            Ok(m) => m,
+            Err(e) => {
+                self.app.end_failed(&call_id, &e).await?;
+                return Err(e);
+            }
+        };
+        Ok((self.call(&call_id).await?, message))
     }
 
     /// Records a call that is refused before anything runs — `req.tool_id`
