@@ -274,8 +274,9 @@ impl Providers<'_> {
     /// Changes a provider's base URL, default model and plain headers, and
     /// its API key when one is given (the edit form in Settings: one save);
     /// an unknown id is an error, not an add. Everything is checked before
-    /// anything is written, and the key goes first: a key the store refuses
-    /// leaves the provider as it was, so the form can be sent again as is.
+    /// anything is written; the row goes first and is put back when the key
+    /// store refuses the key, so a refused save changes nothing and the form
+    /// can be sent again as it is.
     pub async fn update(&self, id: &str, changes: &ProviderChanges, key: Option<Secret>) -> Result<ProviderRecord> {
         let base_url = changes.base_url.trim();
         check_url(base_url)?;
@@ -285,27 +286,46 @@ impl Providers<'_> {
             .as_deref()
             .map(str::trim)
             .filter(|m| !m.is_empty());
-        if let Some(key) = key {
-            // Also says when there is no such provider.
-            self.set_secret(id, None, key).await?;
+        // Also says when there is no such provider.
+        let before = self.get(id).await?;
+        self.write_fields(id, base_url.trim_end_matches('/'), model, &changes.headers)
+            .await?;
+        if let Some(key) = key
+            && let Err(e) = self.set_secret(id, None, key).await
+        {
+            let undone = self
+                .write_fields(id, &before.base_url, before.default_model.as_deref(), &before.headers)
+                .await;
+            if let Err(undo) = undone {
+                tracing::warn!(provider = %id, error = %undo, "could not put a provider's fields back after its key was refused");
+            }
+            return Err(e);
         }
+        tracing::info!(provider = %id, "provider changed");
+        self.get(id).await
+    }
+
+    /// Writes a provider's editable fields.
+    async fn write_fields(
+        &self,
+        id: &str,
+        base_url: &str,
+        model: Option<&str>,
+        headers: &BTreeMap<String, String>,
+    ) -> Result<()> {
         let mut tx = db::begin_write(self.app.db()).await?;
-        let done = sqlx::query(
+        sqlx::query(
             "UPDATE providers SET base_url = ?2, default_model = ?3, headers = ?4, updated_at = ?5 WHERE id = ?1",
         )
         .bind(id)
-        .bind(base_url.trim_end_matches('/'))
+        .bind(base_url)
         .bind(model)
-        .bind(serde_json::to_string(&changes.headers).map_err(|e| Error::Internal(e.to_string()))?)
+        .bind(serde_json::to_string(headers).map_err(|e| Error::Internal(e.to_string()))?)
         .bind(ids::now())
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        if done.rows_affected() > 0 {
-            tracing::info!(provider = %id, "provider changed");
-        }
-        // No row: `get` says there is no such provider.
-        self.get(id).await
+        Ok(())
     }
 
     pub async fn get(&self, id: &str) -> Result<ProviderRecord> {
