@@ -155,6 +155,8 @@ export function register(step) {
     // A fresh list from the app: reload the page, then read the toolset list.
     await s.exec('location.reload();');
     await sleep(500);
+    // The reloaded page opens on Chat: wait for it, then go to Toolsets.
+    await waitEl(`return document.querySelector('#tab-toolsets');`, [], 'the reloaded app', 30000);
     await openTab('toolsets');
     const list = await s.waitText('ul[aria-label="Installed toolsets"]', 'CSV Report', { timeout: 30000 });
     const row = await waitEl(

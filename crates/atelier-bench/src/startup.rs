@@ -1,5 +1,6 @@
 //! `atelier-bench startup --app BIN --reference BIN [--runs N]`: cold start
-//! to first paint of the toolset list, against a minimal Tauri 2 window
+//! to the first paint of the first screen (the Chat tab, drawn once it
+//! knows the providers), against a minimal Tauri 2 window
 //! built the same way (`cargo build --release -p atelier-app --examples`:
 //! `target/release/examples/minimal_window`), in one run, interleaved,
 //! medians (target ratio ≤ 2). Needs a display: run it under `xvfb-run -a`.

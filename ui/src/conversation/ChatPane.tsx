@@ -16,6 +16,7 @@ import { SetupModel } from "./SetupModel";
 import { AgentSwitcher, ModelSwitcher, useAgentChoice, useChoice } from "./Switchers";
 import { useChatRuns } from "./useChatRuns";
 import { useProviders } from "./useProviders";
+import { reportFirstPaint } from "../lib/firstPaint";
 import { useLoad } from "../lib/useLoad";
 
 function sum(usages: TokenUsage[]): TokenUsage | null {
@@ -73,6 +74,12 @@ export function useChatPane({
   const contextWindow = runWindow ?? runs.chat?.model_settings.context_window ?? null;
   const noProvider = info.load.state === "ok" && info.providers.length === 0;
   const empty = !branch.some((n) => n.role !== "system");
+  // The app opens on this tab: its first screen is drawn once the
+  // providers are known (the set-up card or the composer's model).
+  const shownReady = active && info.load.state !== "loading";
+  useEffect(() => {
+    if (shownReady) reportFirstPaint();
+  }, [shownReady]);
 
   return {
     chatId,

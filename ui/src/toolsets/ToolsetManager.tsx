@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useState } from "react";
 import { api } from "../api";
 import type { ImportReport, ToolsetRecord } from "../bindings";
 import { EmptyState, ErrorBox, Notice, Spinner } from "../components/feedback";
@@ -8,7 +8,6 @@ import { ImportFlow } from "./ImportFlow";
 import { ToolsetRow } from "./ToolsetRow";
 import { useBundleDrop } from "./useBundleDrop";
 import { useReloads } from "./useReloads";
-import { reportFirstPaint } from "../lib/firstPaint";
 
 type Pending = { path: string; seq: number };
 
@@ -26,10 +25,6 @@ export function ToolsetManager({ active, onChanged }: { active: boolean; onChang
     if (active) reload();
   }
   const toolsets = load.data ?? [];
-  const loaded = load.state === "ok";
-  useEffect(() => {
-    if (loaded) reportFirstPaint();
-  }, [loaded]);
 
   const review = (paths: string[]) => {
     const first = paths[0];
