@@ -131,10 +131,21 @@ pub(crate) fn seed(mut args: impl Iterator<Item = String>) -> Result<()> {
 }
 
 /// `checkout`: the core's switch between two leaves, medians in ms.
-pub(crate) fn checkout(mut args: impl Iterator<Item = String>) -> Result<()> {
-    const USAGE: &str =
-        "usage: atelier-bench checkout --data-dir DIR --chat C --from A --to B [--runs N] [--pause-ms MS]";
-    let (dir, rest) = data_dir(&mut args, USAGE)?;
+pub(crate) fn checkout(args: impl Iterator<Item = String>) -> Result<()> {
+    time_switches(
+        args,
+        "usage: atelier-bench checkout --data-dir DIR --chat C --from A --to B [--runs N] [--pause-ms MS]",
+        None,
+    )
+}
+
+/// The core's switch between two leaves of `--chat`, there and back
+/// `--runs` times, paused between switches as the app's clicks are; medians
+/// in ms. With `tree_of`, each switch also reads the tree the app draws the
+/// conversation from (`Chats::tree`), which must have at least that many
+/// nodes (the chat the seeding wrote).
+pub(crate) fn time_switches(mut args: impl Iterator<Item = String>, usage: &str, tree_of: Option<usize>) -> Result<()> {
+    let (dir, rest) = data_dir(&mut args, usage)?;
     let (mut chat, mut from, mut to, mut runs, mut pause) = (None, None, None, 9usize, 0u64);
     for (a, v) in rest {
         match a.as_str() {
@@ -143,10 +154,15 @@ pub(crate) fn checkout(mut args: impl Iterator<Item = String>) -> Result<()> {
             "--to" => to = Some(v),
             "--runs" => runs = v.parse().context("--runs takes a number")?,
             "--pause-ms" => pause = v.parse().context("--pause-ms takes a number")?,
-            other => bail!("unknown option {other:?}\n{USAGE}"),
+            other => bail!("unknown option {other:?}\n{usage}"),
         }
     }
-    let (chat, from, to) = (chat.context(USAGE)?, from.context(USAGE)?, to.context(USAGE)?);
+    let required = |v: Option<String>, name: &str| v.with_context(|| format!("{name} is required\n{usage}"));
+    let (chat, from, to) = (
+        required(chat, "--chat")?,
+        required(from, "--from")?,
+        required(to, "--to")?,
+    );
     runtime()?.block_on(async {
         let app = Atelier::open(DataDir::new(dir)).await?;
         app.workspace().checkout(&chat, &from).await?; // untimed: start where the app starts
@@ -159,7 +175,17 @@ pub(crate) fn checkout(mut args: impl Iterator<Item = String>) -> Result<()> {
                 tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
                 let start = Instant::now();
                 app.workspace().checkout(&chat, target).await?;
+                let nodes = match tree_of {
+                    Some(_) => Some(app.chats().tree(&chat).await?.len()),
+                    None => None,
+                };
                 samples.push(start.elapsed().as_secs_f64() * 1e3);
+                if let (Some(want), Some(nodes)) = (tree_of, nodes) {
+                    ensure!(
+                        nodes >= want,
+                        "chat {chat} has {nodes} nodes, not the {want} or more the seeding wrote"
+                    );
+                }
             }
         }
         println!(

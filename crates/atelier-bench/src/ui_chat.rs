@@ -173,50 +173,11 @@ pub(crate) fn seed(mut args: impl Iterator<Item = String>) -> Result<()> {
 /// two long branches, without IPC and the UI: the checkout of the other
 /// leaf and the tree the conversation is drawn from (`Chats::tree`),
 /// medians in ms, paused between switches as the app's clicks are.
-pub(crate) fn checkout_read(mut args: impl Iterator<Item = String>) -> Result<()> {
-    const USAGE: &str =
-        "usage: atelier-bench checkout-read --data-dir DIR --chat C --from A --to B [--runs N] [--pause-ms MS]";
-    let (dir, rest) = data_dir(&mut args, USAGE)?;
-    let (mut chat, mut from, mut to, mut runs, mut pause) = (None, None, None, 9usize, 0u64);
-    for (name, v) in rest {
-        match name.as_str() {
-            "--chat" => chat = Some(v),
-            "--from" => from = Some(v),
-            "--to" => to = Some(v),
-            "--runs" => runs = v.parse().context("--runs takes a number")?,
-            "--pause-ms" => pause = v.parse().context("--pause-ms takes a number")?,
-            other => bail!("unknown option {other:?}\n{USAGE}"),
-        }
-    }
-    let required = |v: Option<String>, name: &str| v.with_context(|| format!("{name} is required\n{USAGE}"));
-    let (chat, from, to) = (
-        required(chat, "--chat")?,
-        required(from, "--from")?,
-        required(to, "--to")?,
-    );
-    let rt = runtime()?;
-    rt.block_on(async {
-        let app = Atelier::open(DataDir::new(dir)).await?;
-        app.workspace().checkout(&chat, &from).await?;
-        let (mut there, mut back) = (Vec::new(), Vec::new());
-        for _ in 0..runs {
-            for (target, samples) in [(&to, &mut there), (&from, &mut back)] {
-                tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
-                let start = std::time::Instant::now();
-                app.workspace().checkout(&chat, target).await?;
-                let tree = app.chats().tree(&chat).await?;
-                samples.push(start.elapsed().as_secs_f64() * 1e3);
-                ensure!(
-                    tree.len() > 2 * EXCHANGES,
-                    "chat {chat} has {} nodes, not the two branches of {EXCHANGES} exchanges ui-seed-chat writes",
-                    tree.len()
-                );
-            }
-        }
-        println!(
-            "{}",
-            json!({"to_ms": crate::report::median(&there), "back_ms": crate::report::median(&back), "runs": runs})
-        );
-        Ok(())
-    })
+pub(crate) fn checkout_read(args: impl Iterator<Item = String>) -> Result<()> {
+    crate::ui::time_switches(
+        args,
+        "usage: atelier-bench checkout-read --data-dir DIR --chat C --from A --to B [--runs N] [--pause-ms MS]",
+        // The root and both branches.
+        Some(2 * EXCHANGES + 1),
+    )
 }
