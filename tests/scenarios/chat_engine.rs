@@ -13,7 +13,7 @@ use atelier_llm::replay::{ReplayServer, Reply};
 use serde_json::json;
 
 use crate::Env;
-use crate::conversation::{answer, calls, chunk, opts, send, setup};
+use crate::conversation::{answer, calls, chunk, opts, send, send_streaming, setup};
 
 #[tokio::test]
 async fn model_settings_reach_the_request_and_a_chat_overrides_its_agent() {
@@ -283,21 +283,7 @@ async fn a_turn_cut_off_by_a_crash_is_kept_on_the_next_start() {
     .await
     .expect("server");
     let (app, chat) = setup(&env, &server, 25).await;
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let running = {
-        let (app, chat) = (app.clone(), chat.clone());
-        tokio::spawn(async move {
-            let mut on = |e: &ChatEvent| {
-                if let ChatEvent::TextDelta { text } = e {
-                    let _ = tx.send(text.clone());
-                }
-            };
-            app.conversation()
-                .send(&chat, "talk for a while", opts(), &mut on)
-                .await
-        })
-    };
-    rx.recv().await.expect("the stream began");
+    let running = send_streaming(&app, &chat, "talk for a while", opts()).await;
     // The journal writes about once a second.
     tokio::time::sleep(Duration::from_millis(2200)).await;
     // Another process starting now leaves the live turn alone.

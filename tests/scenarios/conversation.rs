@@ -90,6 +90,28 @@ pub(crate) async fn send(
     app.conversation().send(chat, text, o, &mut ignore).await.expect("send")
 }
 
+/// Sends `text` in the background and returns once the answer streams
+/// (its first text delta arrived).
+pub(crate) async fn send_streaming(
+    app: &Atelier,
+    chat: &str,
+    text: &str,
+    o: SendOptions,
+) -> tokio::task::JoinHandle<atelier_core::Result<atelier_core::conversation::RunOutcome>> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (app, chat, text) = (app.clone(), chat.to_owned(), text.to_owned());
+    let running = tokio::spawn(async move {
+        let mut on = |e: &ChatEvent| {
+            if matches!(e, ChatEvent::TextDelta { .. }) {
+                let _ = tx.send(());
+            }
+        };
+        app.conversation().send(&chat, &text, o, &mut on).await
+    });
+    rx.recv().await.expect("the answer began to stream");
+    running
+}
+
 #[tokio::test]
 async fn a_tool_loop_writes_files_and_ends_in_an_answer() {
     let env = Env::new();

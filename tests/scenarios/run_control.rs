@@ -10,7 +10,7 @@ use atelier_llm::replay::{ReplayServer, Reply};
 use serde_json::json;
 
 use crate::Env;
-use crate::conversation::{answer, calls, chunk, opts, send, setup};
+use crate::conversation::{answer, calls, chunk, opts, send, send_streaming, setup};
 
 #[tokio::test]
 async fn a_calls_start_its_wait_for_confirmation_and_its_answer_reach_the_front_door() {
@@ -165,19 +165,7 @@ async fn a_chat_answers_one_run_at_a_time_and_stops_by_its_id() {
         .await
         .expect("server");
     let (app, chat) = setup(&env, &server, 25).await;
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let running = {
-        let (app, chat) = (app.clone(), chat.clone());
-        tokio::spawn(async move {
-            let mut on = |e: &ChatEvent| {
-                if matches!(e, ChatEvent::TextDelta { .. }) {
-                    let _ = tx.send(());
-                }
-            };
-            app.conversation().send(&chat, "talk", opts(), &mut on).await
-        })
-    };
-    rx.recv().await.expect("streaming");
+    let running = send_streaming(&app, &chat, "talk", opts()).await;
     assert!(app.conversation().is_running(&chat));
     let err = app
         .conversation()

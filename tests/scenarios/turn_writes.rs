@@ -7,13 +7,13 @@
 
 use std::time::Duration;
 
-use atelier_core::conversation::{ChatEvent, RunStatus, SendOptions};
+use atelier_core::conversation::{ChatEvent, RunStatus};
 use atelier_core::model::Role;
 use atelier_llm::replay::{ReplayServer, Reply};
 use serde_json::json;
 
 use crate::Env;
-use crate::conversation::{answer, chunk, opts, setup};
+use crate::conversation::{answer, chunk, opts, send_streaming, setup};
 
 /// Text that streams slowly, then one `write_file` call.
 fn slow_text_then_call(path: &str, content: &str) -> Reply {
@@ -39,27 +39,6 @@ fn slow_answer(words: usize) -> Reply {
     Reply::sse(&events).delayed(Duration::from_millis(60))
 }
 
-/// Sends `text` in the background and returns once the answer streams.
-async fn send_streaming(
-    app: &atelier_core::Atelier,
-    chat: &str,
-    text: &str,
-    o: SendOptions,
-) -> tokio::task::JoinHandle<atelier_core::conversation::RunOutcome> {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let (app, chat, text) = (app.clone(), chat.to_owned(), text.to_owned());
-    let running = tokio::spawn(async move {
-        let mut on = |e: &ChatEvent| {
-            if matches!(e, ChatEvent::TextDelta { .. }) {
-                let _ = tx.send(());
-            }
-        };
-        app.conversation().send(&chat, &text, o, &mut on).await.expect("send")
-    });
-    rx.recv().await.expect("the answer began to stream");
-    running
-}
-
 #[tokio::test]
 async fn a_file_edited_while_the_model_answers_is_an_edit_after_its_turn_that_the_next_call_builds_on() {
     let env = Env::new();
@@ -70,7 +49,7 @@ async fn a_file_edited_while_the_model_answers_is_an_edit_after_its_turn_that_th
     let running = send_streaming(&app, &chat, "write out.txt", opts()).await;
     // The person saves a file while the first turn streams.
     std::fs::write(app.workspace_dir(&chat).join("notes.txt"), "typed by hand").expect("write");
-    let out = running.await.expect("run");
+    let out = running.await.expect("run").expect("send");
     assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
 
     let turn = &out.messages[1];
@@ -161,7 +140,7 @@ async fn answered_while_switched(
     o.parent_id = Some(first.messages[0].parent_id.clone().expect("the question's parent"));
     let running = send_streaming(&app, &chat, text, o).await;
     app.workspace().checkout(&chat, &other_leaf).await.expect("checkout");
-    let out = running.await.expect("run");
+    let out = running.await.expect("run").expect("send");
     assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
     (server, app, chat, other_leaf, out)
 }
@@ -242,7 +221,7 @@ async fn a_turn_ending_while_someone_holds_the_chat_waits_for_them() {
     tokio::time::sleep(Duration::from_millis(600)).await;
     assert!(!running.is_finished(), "the answer waits for the chat's holder");
     drop(held);
-    let out = running.await.expect("run");
+    let out = running.await.expect("run").expect("send");
     assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
     let answer = out.messages.last().expect("answer");
     let c = app.chats().get(&chat).await.expect("chat");
