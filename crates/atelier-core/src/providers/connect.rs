@@ -1,0 +1,147 @@
+//! Talking to a provider: a client with its key and secret headers resolved
+//! for that provider only, its model list, a connection test, and the model
+//! servers found running on this computer.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::{API_KEY, PRESETS, Preset, ProviderRecord, Providers, kind_of};
+use crate::secrets::Owner;
+use crate::{Error, Result};
+
+/// A provider's answer to a test.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct ConnectionTest {
+    pub provider_id: String,
+    pub ok: bool,
+    pub models: Vec<String>,
+    /// The error kind (`auth`, `network`…) and sentence, when it failed.
+    pub error_kind: Option<String>,
+    pub error: Option<String>,
+}
+
+/// A server found running on this computer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct Detected {
+    pub preset: String,
+    pub title: String,
+    pub base_url: String,
+    pub models: Vec<String>,
+}
+
+impl Providers<'_> {
+    /// A client for requests to this provider: its key and secret headers
+    /// resolved now, for this provider only.
+    pub async fn client(&self, id: &str) -> Result<atelier_llm::Client> {
+        let rec = self.get(id).await?;
+        self.client_for(rec).await
+    }
+
+    /// [`Self::client`] for a provider already read.
+    pub(crate) async fn client_for(&self, rec: ProviderRecord) -> Result<atelier_llm::Client> {
+        let owner = Owner::Provider(rec.id.clone());
+        let env: Vec<&str> = rec
+            .preset
+            .as_deref()
+            .and_then(super::preset)
+            .and_then(|p| p.key_env)
+            .into_iter()
+            .collect();
+        let api_key = match self.app.secrets().resolve(&owner, API_KEY, &env, "the API key").await {
+            Ok((s, _)) => Some(s.expose().to_owned()),
+            // A local server needs none.
+            Err(Error::SecretNotSet { .. } | Error::SecretsUnavailable(_)) => None,
+            Err(e) => return Err(e),
+        };
+        let mut headers: Vec<(String, String)> = rec.headers.into_iter().collect();
+        for h in &rec.secret_headers {
+            let (s, _) = self
+                .app
+                .secrets()
+                .resolve(&owner, &format!("header.{h}"), &[], &format!("header {h}"))
+                .await?;
+            headers.push((h.clone(), s.expose().to_owned()));
+        }
+        atelier_llm::Client::new(atelier_llm::Provider {
+            id: rec.id,
+            kind: kind_of(&rec.kind)?,
+            base_url: rec.base_url,
+            api_key,
+            headers,
+        })
+        .map_err(|e| Error::Provider {
+            kind: e.kind.as_str(),
+            message: e.message,
+        })
+    }
+
+    /// The models the provider lists.
+    pub async fn models(&self, id: &str) -> Result<Vec<String>> {
+        let client = self.client(id).await?;
+        client.models().await.map_err(|e| Error::Provider {
+            kind: e.kind.as_str(),
+            message: e.message,
+        })
+    }
+
+    /// Tries the provider (its model list): a report, not an error.
+    pub async fn test(&self, id: &str) -> Result<ConnectionTest> {
+        let client = self.client(id).await?;
+        Ok(match client.models().await {
+            Ok(models) => ConnectionTest {
+                provider_id: id.to_owned(),
+                ok: true,
+                models,
+                error_kind: None,
+                error: None,
+            },
+            Err(e) => ConnectionTest {
+                provider_id: id.to_owned(),
+                ok: false,
+                models: Vec::new(),
+                error_kind: Some(e.kind.as_str().to_owned()),
+                error: Some(e.message),
+            },
+        })
+    }
+
+    /// Local servers at the presets' default ports that answer now.
+    pub async fn detect(&self) -> Vec<Detected> {
+        detect_at(PRESETS.iter().filter(|p| p.local).map(|p| (p, p.base_url.to_owned()))).await
+    }
+}
+
+/// Probes each `(preset, base URL)` at once, briefly; those that list
+/// models, in the order given.
+pub async fn detect_at(candidates: impl Iterator<Item = (&'static Preset, String)>) -> Vec<Detected> {
+    let mut set = tokio::task::JoinSet::new();
+    for (i, (p, url)) in candidates.enumerate() {
+        set.spawn(async move {
+            let client = atelier_llm::Client::new(atelier_llm::Provider {
+                id: p.name.to_owned(),
+                kind: p.kind,
+                base_url: url.clone(),
+                api_key: None,
+                headers: Vec::new(),
+            })
+            .ok()?;
+            let models = tokio::time::timeout(Duration::from_millis(800), client.models())
+                .await
+                .ok()?
+                .ok()?;
+            Some((
+                i,
+                Detected {
+                    preset: p.name.to_owned(),
+                    title: p.title.to_owned(),
+                    base_url: url,
+                    models,
+                },
+            ))
+        });
+    }
+    let mut found: Vec<(usize, Detected)> = set.join_all().await.into_iter().flatten().collect();
+    found.sort_by_key(|(i, _)| *i);
+    found.into_iter().map(|(_, d)| d).collect()
+}
