@@ -10,6 +10,20 @@ use serde_json::json;
 use crate::Env;
 use crate::conversation::{answer, chunk, opts, send, setup};
 
+/// The chat's model takes images (whatever its name says).
+async fn images_on(app: &atelier_core::Atelier, chat: &str) {
+    app.chats()
+        .set_model_settings(
+            chat,
+            &ModelSettings {
+                images: Some(true),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("settings");
+}
+
 #[tokio::test]
 async fn an_image_goes_to_a_model_that_takes_images_and_a_note_to_one_that_does_not() {
     let env = Env::new();
@@ -26,16 +40,7 @@ async fn an_image_goes_to_a_model_that_takes_images_and_a_note_to_one_that_does_
     ];
     let file = env.data().join("pixel.png");
     std::fs::write(&file, png).expect("png");
-    app.chats()
-        .set_model_settings(
-            &chat,
-            &ModelSettings {
-                images: Some(true),
-                ..Default::default()
-            },
-        )
-        .await
-        .expect("settings");
+    images_on(&app, &chat).await;
     let o = SendOptions {
         images: vec![file.clone()],
         ..opts()
@@ -122,16 +127,7 @@ async fn a_pasted_image_becomes_a_file_the_message_sends_and_anything_else_is_re
     let again = app.stage_pasted_image(&b64, "image/png").await.expect("again");
     assert_ne!(again, staged);
 
-    app.chats()
-        .set_model_settings(
-            &chat,
-            &ModelSettings {
-                images: Some(true),
-                ..Default::default()
-            },
-        )
-        .await
-        .expect("settings");
+    images_on(&app, &chat).await;
     let out = send(
         &app,
         &chat,

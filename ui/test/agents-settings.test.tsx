@@ -7,26 +7,8 @@ import { describe, expect, it } from "vitest";
 import type { Agent, AgentSpec, ServerDetails, ToolsPreview, ToolsetRecord } from "../src/bindings";
 import { AgentsSection } from "../src/settings/agents/AgentsSection";
 import { idFromName, patternsOf, specOf, draftOf } from "../src/settings/agents/agentForm";
+import { agent } from "./fixtures";
 import { argsOf, mockCommands } from "./ipc";
-
-function agent(over: Partial<Agent> & { id: string }): Agent {
-  return {
-    name: over.id,
-    description: "",
-    model: null,
-    model_settings: {},
-    system_prompt: "",
-    toolsets: [],
-    tools: [],
-    filters: [],
-    policies: [],
-    max_depth: 2,
-    max_steps: 25,
-    created_at: "2026-11-24T10:00:00.000Z",
-    updated_at: "2026-11-24T10:00:00.000Z",
-    ...over,
-  };
-}
 
 const ASSISTANT = agent({
   id: "assistant",

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { resetRuns } from "../src/conversation/runStore";
 import { forgetChoices } from "../src/conversation/Switchers";
 import { CHAT, chatBackend, conversation, message, openChat, text } from "./chatBackend";
-import { call } from "./fixtures";
+import { agent, call } from "./fixtures";
 import { argsOf } from "./ipc";
 
 afterEach(() => {
@@ -224,27 +224,11 @@ describe("the model switcher", () => {
 
 describe("the agent switcher", () => {
   it("lists the agents and sends the one chosen (it becomes the chat's)", async () => {
-    const agent = (id: string, name: string, model: { provider: string; model: string } | null = null) => ({
-      id,
-      name,
-      description: "",
-      model,
-      model_settings: {},
-      system_prompt: "",
-      toolsets: [],
-      tools: [],
-      filters: [],
-      policies: [],
-      max_depth: 2,
-      max_steps: 20,
-      created_at: "2026-11-20T10:00:00.000Z",
-      updated_at: "2026-11-20T10:00:00.000Z",
-    });
     const b = chatBackend({
       extra: {
         list_agents: () => [
-          agent("assistant", "Assistant"),
-          agent("researcher", "Researcher", { provider: "ollama", model: "llama3.2:3b" }),
+          agent({ id: "assistant", name: "Assistant" }),
+          agent({ id: "researcher", name: "Researcher", model: { provider: "ollama", model: "llama3.2:3b" } }),
         ],
       },
     });

@@ -2,6 +2,7 @@ import { vi } from "vitest";
 import { api } from "../src/api";
 import type { Chats } from "../src/chats/useChats";
 import type {
+  Agent,
   BundleReport,
   Chat,
   ConfigField,
@@ -16,6 +17,26 @@ import type {
   ToolsetDetails,
   ToolsetRecord,
 } from "../src/bindings";
+
+/** An agent as the core lists it: no model, no tools, the default limits. */
+export function agent(over: Partial<Agent> & { id: string }): Agent {
+  return {
+    name: over.id,
+    description: "",
+    model: null,
+    model_settings: {},
+    system_prompt: "",
+    toolsets: [],
+    tools: [],
+    filters: [],
+    policies: [],
+    max_depth: 2,
+    max_steps: 25,
+    created_at: "2026-11-24T10:00:00.000Z",
+    updated_at: "2026-11-24T10:00:00.000Z",
+    ...over,
+  };
+}
 
 export function toolset(over: Partial<ToolsetRecord> = {}): ToolsetRecord {
   return {
