@@ -372,3 +372,62 @@ async fn a_provider_whose_key_cannot_be_stored_is_not_left_half_added() {
         .expect("the new key");
     assert_eq!(key.expose(), "sk-new-456");
 }
+
+/// A run's provider without naming one: the only one set up answers; once
+/// there are two, a chat that never chose says to choose, and the choice
+/// it then makes stays the chat's for the messages that name none.
+#[tokio::test]
+async fn the_only_provider_answers_unnamed_and_a_second_one_must_be_chosen() {
+    use crate::conversation::{answer, opts, send, setup};
+    use atelier_core::conversation::{ChatEvent, RunStatus, SendOptions};
+    use atelier_core::providers::ProviderSpec;
+
+    let env = Env::new();
+    let server = ReplayServer::cycling(vec![answer("Hi.")]).await.expect("server");
+    let (app, chat) = setup(&env, &server, 5).await;
+    let first = send(&app, &chat, "hello", opts()).await;
+    assert_eq!(first.status, RunStatus::Complete, "{:?}", first.error);
+    assert_eq!(
+        app.chats().get(&chat).await.expect("chat").provider_id,
+        None,
+        "nothing was chosen, so nothing is the chat's"
+    );
+
+    app.providers()
+        .add(&ProviderSpec {
+            id: "other".into(),
+            base_url: Some("http://127.0.0.1:9/v1".into()),
+            default_model: Some("x".into()),
+            ..Default::default()
+        })
+        .await
+        .expect("second provider");
+    let mut ignore = |_: &ChatEvent| {};
+    let refused = app
+        .conversation()
+        .send(&chat, "again", opts(), &mut ignore)
+        .await
+        .expect_err("two providers and no choice");
+    assert!(refused.to_string().contains("several providers"), "{refused}");
+    let before = app.chats().tree(&chat).await.expect("tree").len();
+
+    let chosen = SendOptions {
+        provider_id: Some("local".into()),
+        ..opts()
+    };
+    let out = send(&app, &chat, "again", chosen).await;
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    let kept = app.chats().get(&chat).await.expect("chat");
+    assert_eq!(
+        (kept.provider_id.as_deref(), kept.model.as_deref()),
+        (Some("local"), Some("tiny"))
+    );
+    let after = send(&app, &chat, "and again", opts()).await;
+    assert_eq!(after.status, RunStatus::Complete, "{:?}", after.error);
+    assert_eq!(
+        app.chats().tree(&chat).await.expect("tree").len(),
+        before + 4,
+        "the refused message was not written; the two runs wrote two exchanges"
+    );
+    assert_eq!(server.requests().len(), 3, "one request per answered message");
+}

@@ -127,8 +127,14 @@ pub(crate) async fn insert_message(conn: &mut SqliteConnection, m: NewMessage<'_
 /// transaction sent as one request to the connection's thread, as each
 /// request there is a thread hand-off (~50 µs on a busy machine) and a
 /// model run writes one per turn. Only while the chat is still at that
-/// state: `None` (nothing written) when it is not, or is gone.
-pub(crate) async fn insert_at_state(pool: &sqlx::SqlitePool, m: NewMessage<'_>) -> Result<Option<Message>> {
+/// state — and, when `leaf` is given, still at that active leaf (a message
+/// meant for "wherever the chat is", its parent read before the chat's lock
+/// was held): `None` (nothing written) when it is not, or is gone.
+pub(crate) async fn insert_at_state(
+    pool: &sqlx::SqlitePool,
+    m: NewMessage<'_>,
+    leaf: Option<&str>,
+) -> Result<Option<Message>> {
     let meta = m.meta.map(ToString::to_string);
     let (message, content) = written(m, ids::now())?;
     // Raw BEGIN/COMMIT: nothing rolls them back if this is dropped halfway
@@ -143,7 +149,8 @@ pub(crate) async fn insert_at_state(pool: &sqlx::SqlitePool, m: NewMessage<'_>) 
             "BEGIN IMMEDIATE; ",
             // A sub-agent thread's message leaves the chat's place alone.
             "UPDATE chats SET active_leaf_message_id = CASE WHEN ?9 IS NULL THEN ?1 ELSE active_leaf_message_id END, ",
-            "updated_at = ?7 WHERE id = ?2 AND active_manifest_id = ?6; ",
+            "updated_at = ?7 WHERE id = ?2 AND active_manifest_id = ?6 ",
+            "AND (?10 IS NULL OR active_leaf_message_id = ?10); ",
             insert_messages!("SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE changes() = 1 RETURNING id; "),
             "COMMIT"
         ),
@@ -151,6 +158,7 @@ pub(crate) async fn insert_at_state(pool: &sqlx::SqlitePool, m: NewMessage<'_>) 
         content,
         meta,
     )
+    .bind(leaf.map(str::to_owned))
     // All of it: a stream dropped after the first row would skip COMMIT.
     .fetch_all(&mut *guard.conn)
     .await?;
@@ -236,7 +244,7 @@ mod tests {
         let app = Atelier::open(DataDir::new(dir.path().join("data"))).await.expect("app");
         let (chat, root) = chat_with_root(&app).await;
         let text = [ContentPart::Text { text: "hi".into() }];
-        let m = insert_at_state(app.db(), answer("m1", &chat, &root, &text))
+        let m = insert_at_state(app.db(), answer("m1", &chat, &root, &text), None)
             .await
             .expect("write")
             .expect("the chat is at the root's state");
@@ -247,7 +255,7 @@ mod tests {
         // transaction after the chat was moved. The error comes back, the
         // move is undone, and every pooled connection can still write (none
         // was returned with the transaction open).
-        let again = insert_at_state(app.db(), answer(&root.id, &chat, &root, &text)).await;
+        let again = insert_at_state(app.db(), answer(&root.id, &chat, &root, &text), None).await;
         assert!(again.is_err(), "a taken id is refused");
         assert_eq!(
             app.chats().get(&chat).await.expect("chat").active_leaf_message_id,
@@ -256,7 +264,7 @@ mod tests {
         );
         for i in 0..8 {
             let id = format!("n{i}");
-            insert_at_state(app.db(), answer(&id, &chat, &root, &text))
+            insert_at_state(app.db(), answer(&id, &chat, &root, &text), None)
                 .await
                 .expect("later writes go through")
                 .expect("written");
@@ -280,7 +288,7 @@ mod tests {
         .expect("a thread");
         let leaf = app.chats().get(&chat).await.expect("chat").active_leaf_message_id;
         let thread_root = app.chats().message(&chat, "thread-root").await.expect("thread root");
-        let in_thread = insert_at_state(app.db(), answer("t1", &chat, &thread_root, &text))
+        let in_thread = insert_at_state(app.db(), answer("t1", &chat, &thread_root, &text), None)
             .await
             .expect("write")
             .expect("written");
@@ -291,13 +299,29 @@ mod tests {
             "the chat stays at its place"
         );
 
+        // Meant for wherever the chat is, with its parent read earlier:
+        // written only while the chat is still at that leaf.
+        let stale = insert_at_state(app.db(), answer("stale", &chat, &root, &text), Some(&root.id))
+            .await
+            .expect("write");
+        assert!(stale.is_none(), "the chat had moved on from the root: nothing written");
+        let at_leaf = app.chats().message(&chat, &leaf).await.expect("leaf");
+        let here = insert_at_state(app.db(), answer("here", &chat, &at_leaf, &text), Some(&leaf))
+            .await
+            .expect("write")
+            .expect("written at the chat's leaf");
+        assert_eq!(
+            app.chats().get(&chat).await.expect("chat").active_leaf_message_id,
+            here.id
+        );
+
         // A chat at another state: nothing is written.
         sqlx::query("UPDATE chats SET active_manifest_id = NULL WHERE id = ?")
             .bind(&chat)
             .execute(app.db())
             .await
             .expect("move");
-        let none = insert_at_state(app.db(), answer("m2", &chat, &root, &text))
+        let none = insert_at_state(app.db(), answer("m2", &chat, &root, &text), None)
             .await
             .expect("write");
         assert!(none.is_none());

@@ -53,25 +53,22 @@ impl<'a> Conversation<'a> {
     /// to a database thread, and overlapping them is most of what a run's
     /// start costs. The run's own errors (no chat, a busy one) come first.
     pub(super) async fn begin(&self, chat_id: &str, start: &Start<'_>, opts: &SendOptions) -> Result<Begun<'a>> {
-        let (chats, agents) = (self.app.chats(), self.app.agents());
         let (providers, routing) = (self.app.providers(), self.app.routing());
+        // The provider the options name, or the only one set up, read with
+        // the chat: most runs use it (see `choose`).
+        let early = async {
+            match (start, &opts.provider_id) {
+                (Start::Thread { .. }, _) => None,
+                (_, Some(p)) => providers.get(p).await.ok(),
+                (_, None) => providers.sole().await.ok().and_then(Result::ok),
+            }
+        };
         let setup = async {
-            let (chat, agent) = match &opts.agent_id {
-                Some(id) => {
-                    let (chat, agent) = tokio::join!(chats.get(chat_id), agents.get(id));
-                    // A missing chat is the error to report, before its agent.
-                    (chat?, agent?)
-                }
-                None => {
-                    let chat = chats.get(chat_id).await?;
-                    let id = chat.agent_id.clone().unwrap_or_else(|| DEFAULT_AGENT.to_owned());
-                    let agent = agents.get(&id).await?;
-                    (chat, agent)
-                }
-            };
+            let (read, early) = tokio::join!(self.chat_and_agent(chat_id, opts), early);
+            let (chat, agent) = read?;
             let (depth, choice) = match start {
                 Start::Thread { depth, choice, .. } => (*depth, (**choice).clone()),
-                _ => (0, self.choose(&chat, &agent, opts).await?),
+                _ => (0, self.choose(&chat, &agent, opts, early).await?),
             };
             // A person's run can be stopped by chat (the Stop button); a
             // sub-agent's stops with its parent.
@@ -97,45 +94,69 @@ impl<'a> Conversation<'a> {
 }
 
 impl Conversation<'_> {
+    /// The chat and the agent that answers in it: the options' (read at
+    /// the same time), else the chat's. A missing chat is the error to
+    /// report, before its agent.
+    async fn chat_and_agent(
+        &self,
+        chat_id: &str,
+        opts: &SendOptions,
+    ) -> Result<(crate::model::Chat, crate::agents::Agent)> {
+        let (chats, agents) = (self.app.chats(), self.app.agents());
+        match &opts.agent_id {
+            Some(id) => {
+                let (chat, agent) = tokio::join!(chats.get(chat_id), agents.get(id));
+                Ok((chat?, agent?))
+            }
+            None => {
+                let chat = chats.get(chat_id).await?;
+                let id = chat.agent_id.clone().unwrap_or_else(|| DEFAULT_AGENT.to_owned());
+                let agent = agents.get(&id).await?;
+                Ok((chat, agent))
+            }
+        }
+    }
+
     /// The provider and model: the options (which become the chat's) >
     /// the chat's > the agent's > the only provider, with its default model.
+    /// `early`: the provider the options name, or else the only one, read
+    /// before the chat was; used when it is the one chosen.
     pub(super) async fn choose(
         &self,
         chat: &crate::model::Chat,
         agent: &crate::agents::Agent,
         opts: &SendOptions,
+        early: Option<crate::providers::ProviderRecord>,
     ) -> Result<Choice> {
         let agent_model = agent.model.as_ref();
-        let provider_id = match opts
+        let wanted = opts
             .provider_id
             .clone()
             .or_else(|| chat.provider_id.clone())
-            .or_else(|| agent_model.map(|m| m.provider.clone()))
-        {
-            Some(p) => p,
-            None => {
-                let all = self.app.providers().ids().await?;
-                match all.as_slice() {
-                    [one] => one.clone(),
-                    [] => {
-                        return Err(Error::InvalidData {
-                            what: "provider",
-                            reason:
-                                "no LLM provider is set up: `atelier provider detect`, then `atelier provider add …`"
-                                    .into(),
-                        });
-                    }
-                    _ => {
-                        return Err(Error::InvalidData {
-                            what: "provider",
-                            reason: "several providers are set up: choose one with --provider (it stays the chat's)"
-                                .into(),
-                        });
-                    }
+            .or_else(|| agent_model.map(|m| m.provider.clone()));
+        let provider = match (wanted, early) {
+            (Some(p), Some(e)) if e.id == p => e,
+            (Some(p), _) => self.app.providers().get(&p).await?,
+            // None named: `early` is the only provider.
+            (None, Some(e)) => e,
+            (None, None) => match self.app.providers().sole().await? {
+                Ok(one) => one,
+                Err(0) => {
+                    return Err(Error::InvalidData {
+                        what: "provider",
+                        reason: "no LLM provider is set up: `atelier provider detect`, then `atelier provider add …`"
+                            .into(),
+                    });
                 }
-            }
+                Err(_) => {
+                    return Err(Error::InvalidData {
+                        what: "provider",
+                        reason: "several providers are set up: choose one with --provider (it stays the chat's)".into(),
+                    });
+                }
+            },
         };
-        let provider = self.app.providers().get(&provider_id).await?;
+        let provider_id = provider.id.clone();
         let model = opts
             .model
             .clone()
@@ -146,7 +167,10 @@ impl Conversation<'_> {
                 what: "model",
                 reason: format!("provider {provider_id:?} has no default model: give --model (see `atelier provider models {provider_id}`)"),
             })?;
-        if opts.provider_id.is_some() || opts.model.is_some() {
+        // The switcher sends its choice with every message: written only
+        // when it changes the chat's.
+        let changed = chat.provider_id.as_deref() != Some(&provider_id) || chat.model.as_deref() != Some(&model);
+        if (opts.provider_id.is_some() || opts.model.is_some()) && changed {
             let mut tx = db::begin_write(self.app.db()).await?;
             sqlx::query("UPDATE chats SET provider_id = ?, model = ? WHERE id = ?")
                 .bind(&provider_id)

@@ -19,8 +19,6 @@ use super::{ChatEvent, Conversation, RunOutcome, RunStatus, SendOptions, Start, 
 use crate::Result;
 use crate::model::{ContentPart, Message, Role};
 use crate::routing::exposure::{Exposure, expose};
-use crate::routing::pool::SourceKind;
-use crate::routing::resolve::COORDINATION_TOOLS;
 use crate::tools::{CallControl, ErrorKind, RunRequest};
 
 impl Conversation<'_> {
@@ -31,6 +29,9 @@ impl Conversation<'_> {
         opts: SendOptions,
         on: &mut (dyn FnMut(&ChatEvent) + Send),
     ) -> Result<RunOutcome> {
+        // The person's message is written only once the run can start
+        // (its errors first), but what it needs is gathered meanwhile.
+        let (begun, question) = tokio::join!(self.begin(chat_id, &start, &opts), self.question(chat_id, &start));
         let Begun {
             chat,
             agent,
@@ -39,7 +40,7 @@ impl Conversation<'_> {
             registered: _registered,
             client,
             snapshot,
-        } = self.begin(chat_id, &start, &opts).await?;
+        } = begun?;
         let agent_id = agent.id.clone();
         let exposure = match client.provider().kind {
             atelier_llm::Kind::Openai => Exposure::Openai,
@@ -126,41 +127,8 @@ impl Conversation<'_> {
         let mut known: Option<Vec<Message>> = None;
         let mut leaf = match start {
             Start::Message { text, parent, images } => {
-                let mut content = vec![ContentPart::Text { text: text.to_owned() }];
-                content.extend(images.into_iter().filter_map(|path| {
-                    let media_type = super::images::media_type(&path)?.to_owned();
-                    Some(ContentPart::Image { path, media_type })
-                }));
-                let user = match parent {
-                    // The path to the parent is the branch the first step
-                    // sends: read once, for both.
-                    Some(p) => {
-                        let mut branch = self.path_to(&chat.id, &p).await?;
-                        if branch.last().is_none_or(|m| m.id != p) {
-                            // Not a full id of this chat: named as a read does.
-                            let m = self.app.chats().message(&chat.id, &p).await?;
-                            branch = self.path_to(&chat.id, &m.id).await?;
-                        }
-                        let parent = branch.last().cloned().ok_or_else(|| crate::Error::MessageNotFound {
-                            chat_id: chat.id.clone(),
-                            message_id: p.clone(),
-                        })?;
-                        let user = self
-                            .app
-                            .workspace()
-                            .append_under(&chat.id, Some(parent), Role::User, content, None, None)
-                            .await?;
-                        known = Some(branch);
-                        follow(&mut known, &user);
-                        user
-                    }
-                    None => {
-                        self.app
-                            .workspace()
-                            .append_message(&chat.id, None, Role::User, content)
-                            .await?
-                    }
-                };
+                let (user, branch) = self.ask(&chat.id, text, parent, images, question).await?;
+                known = branch;
                 on(&ChatEvent::MessageSaved {
                     message: Box::new(user.clone()),
                 });
@@ -343,19 +311,27 @@ impl Conversation<'_> {
             let usage = (turn.usage != atelier_llm::Usage::default())
                 .then(|| json!({"input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens}));
             let parent = self.message_at(&chat.id, &leaf, Some(&branch)).await?;
-            let message = self
-                .save_turn(
-                    &chat.id,
-                    parent,
-                    parts,
-                    &choice,
-                    usage,
-                    status,
-                    failure.as_ref(),
-                    Some(journal.id.clone()),
-                )
-                .await?;
-            journal.end(self.app).await?;
+            let saving = async {
+                let message = self
+                    .save_turn(
+                        &chat.id,
+                        parent,
+                        parts,
+                        &choice,
+                        usage,
+                        status,
+                        failure.as_ref(),
+                        Some(journal.id.clone()),
+                    )
+                    .await?;
+                journal.end(self.app).await?;
+                Ok::<_, crate::Error>(message)
+            };
+            // The first call's tool is read while the turn is written.
+            let first = turn.tool_calls.first().filter(|_| failure.is_none());
+            let first_target = self.call_target(&chat.id, first, &exposed, &resolved);
+            let (message, mut prefetched) = tokio::join!(saving, first_target);
+            let message = message?;
             on(&ChatEvent::MessageSaved {
                 message: Box::new(message.clone()),
             });
@@ -404,9 +380,7 @@ impl Conversation<'_> {
                 let coordination = resolved
                     .route(&req.tool_id)
                     .ok()
-                    .filter(|t| {
-                        t.source_kind == SourceKind::Builtin && COORDINATION_TOOLS.contains(&t.model_name.as_str())
-                    })
+                    .filter(|t| t.coordinates())
                     .map(|t| t.model_name.clone());
                 // The call's record, and its `tool` message when the run
                 // flow handed it back (else read by the record's node).
@@ -425,7 +399,19 @@ impl Conversation<'_> {
                     (arguments, _) => {
                         let running = async {
                             match arguments {
-                                Ok(_) => self.app.routing().run_full(&resolved, req).await,
+                                Ok(_) => {
+                                    let known = crate::tools::Known {
+                                        // The message it runs under, as written.
+                                        parent: known
+                                            .as_deref()
+                                            .and_then(<[Message]>::last)
+                                            .filter(|m| m.id == leaf)
+                                            .cloned(),
+                                        target: prefetched.take(),
+                                        mcp: None,
+                                    };
+                                    self.app.routing().run_full(&resolved, req, known).await
+                                }
                                 Err(why) => self
                                     .app
                                     .tools()

@@ -48,11 +48,15 @@ impl Providers<'_> {
             .and_then(|p| p.key_env)
             .into_iter()
             .collect();
-        let api_key = match self.app.secrets().resolve(&owner, API_KEY, &env, "the API key").await {
-            Ok((s, _)) => Some(s.expose().to_owned()),
-            // A local server needs none.
-            Err(Error::SecretNotSet { .. } | Error::SecretsUnavailable(_)) => None,
-            Err(e) => return Err(e),
+        // `key_from` was found by the same order as the record was read:
+        // none means there is no key to look up (a local server needs none).
+        let api_key = match rec.key_from {
+            None => None,
+            Some(_) => match self.app.secrets().resolve(&owner, API_KEY, &env, "the API key").await {
+                Ok((s, _)) => Some(s.expose().to_owned()),
+                Err(Error::SecretNotSet { .. } | Error::SecretsUnavailable(_)) => None,
+                Err(e) => return Err(e),
+            },
         };
         let mut headers: Vec<(String, String)> = rec.headers.into_iter().collect();
         for h in &rec.secret_headers {

@@ -333,6 +333,18 @@ impl Providers<'_> {
     }
 
     /// The ids of every provider, sorted: no secret store asked.
+    /// The provider, when exactly one is set up; else how many are (0 or
+    /// more than 1) — in one read, as a run without a chosen provider asks.
+    pub(crate) async fn sole(&self) -> Result<std::result::Result<ProviderRecord, usize>> {
+        let rows = sqlx::query("SELECT * FROM providers ORDER BY id LIMIT 2")
+            .fetch_all(self.app.db())
+            .await?;
+        Ok(match rows.as_slice() {
+            [one] => Ok(self.record(one).await?),
+            more => Err(more.len()),
+        })
+    }
+
     pub async fn ids(&self) -> Result<Vec<String>> {
         Ok(sqlx::query_scalar("SELECT id FROM providers ORDER BY id")
             .fetch_all(self.app.db())

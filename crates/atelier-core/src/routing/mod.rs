@@ -149,15 +149,17 @@ impl Routing<'_> {
         resolved: &ResolvedTools,
         req: crate::tools::RunRequest,
     ) -> Result<crate::tools::ToolCallRecord> {
-        Ok(self.run_full(resolved, req).await?.0)
+        Ok(self.run_full(resolved, req, crate::tools::Known::default()).await?.0)
     }
 
     /// [`Self::run`], with the `tool` message of a call that ran (none for
-    /// a refusal: read it by the record's `node_id`).
+    /// a refusal: read it by the record's `node_id`), given what the
+    /// caller already knows of it (the parent message, the tool's target).
     pub(crate) async fn run_full(
         &self,
         resolved: &ResolvedTools,
         mut req: crate::tools::RunRequest,
+        mut known: crate::tools::Known,
     ) -> Result<(crate::tools::ToolCallRecord, Option<crate::model::Message>)> {
         use crate::tools::ErrorKind;
         let refused = |r: crate::tools::ToolCallRecord| (r, None);
@@ -172,7 +174,7 @@ impl Routing<'_> {
                     .map(refused);
             }
         };
-        if tool.source_kind == SourceKind::Builtin && resolve::COORDINATION_TOOLS.contains(&tool.model_name.as_str()) {
+        if tool.coordinates() {
             let message = format!(
                 "{} starts or lists sub-agents: only the chat engine runs it",
                 tool.model_name
@@ -185,7 +187,8 @@ impl Routing<'_> {
                 .map(refused);
         }
         let asked = std::mem::replace(&mut req.tool_id, tool.canonical_id.clone());
-        match self.app.tools().run_full(req.clone()).await {
+        known.mcp = Some(tool.source_kind == SourceKind::Mcp);
+        match self.app.tools().run_full(req.clone(), known).await {
             // Uninstalled or disabled since the run resolved its tools.
             Err(crate::Error::ToolNotFound(_) | crate::Error::ToolsetNotFound(_)) => {
                 req.tool_id = asked.clone();

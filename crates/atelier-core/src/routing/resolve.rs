@@ -96,6 +96,14 @@ pub struct ResolvedTool {
     pub read_only: bool,
 }
 
+impl ResolvedTool {
+    /// A builtin that starts or lists sub-agents: only the chat engine
+    /// runs it.
+    pub fn coordinates(&self) -> bool {
+        self.source_kind == SourceKind::Builtin && COORDINATION_TOOLS.contains(&self.model_name.as_str())
+    }
+}
+
 /// The tools of one run, fixed for that run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ResolvedTools {

@@ -17,6 +17,7 @@ mod record;
 pub(crate) mod recover;
 pub mod run;
 pub mod status;
+mod target;
 pub mod views;
 
 pub use approval::{Approval, ApprovalRequest};
@@ -25,6 +26,7 @@ pub use call::{CallControl, EventSink, OutputStream, RunEvent};
 pub use policy::{Policy, ToolPolicy};
 pub use run::{RunRequest, ToolCallRecord};
 pub use status::{CallStatus, ErrorKind};
+pub(crate) use target::{Known, Target};
 
 use crate::{Result, db};
 

@@ -20,6 +20,7 @@ use super::call::{Backend, CallControl, Outcome};
 use super::plan;
 use super::record::Finish;
 use super::status::{CallStatus, ErrorKind};
+use super::target::{Known, Target};
 use crate::lock::FileLock;
 use crate::messages::{NewMessage, insert_message, set_active};
 use crate::model::{ContentPart, ManifestSource, Message, Role};
@@ -27,7 +28,7 @@ use crate::tools::Tools;
 use crate::toolsets::interp::Context;
 use crate::toolsets::records::{ToolRecord, ToolsetRecord};
 use crate::workspace::lock_chat;
-use crate::{Atelier, Error, Result, db, ids};
+use crate::{Atelier, Result, db, ids};
 
 /// A call to make.
 #[derive(Debug, Clone, Default)]
@@ -366,34 +367,34 @@ impl Tools<'_> {
     /// Runs a tool in a chat (see the module docs). Returns the recorded
     /// call, whatever its status; an `Err` means nothing could be recorded.
     pub async fn run(&self, req: RunRequest) -> Result<ToolCallRecord> {
-        Ok(self.run_full(req).await?.0)
+        Ok(self.run_full(req, Known::default()).await?.0)
     }
 
     /// [`Self::run`], with the `tool` message it wrote (a model run goes on
-    /// under it without reading it back).
-    pub(crate) async fn run_full(&self, req: RunRequest) -> Result<(ToolCallRecord, Message)> {
-        let chat = self.app.chats().get(&req.chat_id).await?;
-        // An MCP server's tool, from its last listing, or a toolset's or
-        // builtin tool from its row.
-        let (tool, mcp) = match self.app.mcp().tool_record(&req.tool_id).await? {
-            Some(t) => (t, true),
-            None => (self.app.toolsets().tool(&req.tool_id).await?, false),
+    /// under it without reading it back), and what the caller already knew.
+    pub(crate) async fn run_full(&self, req: RunRequest, known: Known) -> Result<(ToolCallRecord, Message)> {
+        // The parent as read already (same chat, same id), else read: its
+        // `chat_id` is the chat's id as stored, which is all the flow needs
+        // of the chat before it takes the lock and reads it fresh.
+        let (chat_id, parent) = match (known.parent, &req.parent_id) {
+            (Some(p), Some(id)) if &p.id == id && p.chat_id == req.chat_id => (p.chat_id.clone(), Some(p)),
+            (_, parent_id) => {
+                let chat = self.app.chats().get(&req.chat_id).await?;
+                let parent = match parent_id {
+                    Some(p) => Some(self.app.chats().message(&chat.id, p).await?),
+                    None => None,
+                };
+                (chat.id, parent)
+            }
         };
-        let toolset = match &tool.toolset_id {
-            Some(ts) => Some(self.app.toolset_record(ts).await?),
-            None => None,
-        };
-        let toolset_enabled = toolset.as_ref().is_none_or(|t| t.enabled);
-        if !tool.enabled || !toolset_enabled {
-            return Err(Error::Conflict(format!(
-                "tool {} is disabled (enable its {} first)",
-                tool.tool_id,
-                if mcp { "MCP server" } else { "toolset" }
-            )));
-        }
-        let parent = match &req.parent_id {
-            Some(p) => Some(self.app.chats().message(&chat.id, p).await?),
-            None => None,
+        let Target {
+            tool,
+            mcp,
+            toolset,
+            asks,
+        } = match known.target {
+            Some(t) if t.tool.tool_id == req.tool_id => t,
+            _ => self.target(&req.tool_id, &chat_id, known.mcp).await?,
         };
         let call_id = ids::new_id();
         // Arguments are checked before anyone is asked: a call with bad
@@ -403,7 +404,7 @@ impl Tools<'_> {
                 ErrorKind::InvalidArgs,
                 format!("invalid arguments for {}:\n  {}", tool.tool_id, violations.join("\n  ")),
             )),
-            Ok(()) if !self.needs_confirmation(&tool, &chat.id).await? => Some(Decision::Run),
+            Ok(()) if !asks => Some(Decision::Run),
             Ok(()) => match req.approval {
                 Approval::Approved => Some(Decision::Run),
                 Approval::NotGiven => Some(Decision::Deny),
@@ -415,12 +416,12 @@ impl Tools<'_> {
         let (_lock, decision) = match decided {
             Some(d) => (
                 self.app
-                    .lock_then_record(&req, &tool.tool_id, &chat.id, &call_id)
+                    .lock_then_record(&req, &tool.tool_id, &chat_id, &call_id)
                     .await?,
                 d,
             ),
             None => {
-                let (lock, yes) = self.app.ask_then_lock(&req, &tool.tool_id, &chat.id, &call_id).await?;
+                let (lock, yes) = self.app.ask_then_lock(&req, &tool.tool_id, &chat_id, &call_id).await?;
                 (lock, if yes { Decision::Run } else { Decision::Deny })
             }
         };
@@ -434,7 +435,7 @@ impl Tools<'_> {
                 &req,
                 Some((&tool, backend)),
                 toolset.as_ref(),
-                &chat.id,
+                &chat_id,
                 Turn {
                     call_id: &call_id,
                     parent,
