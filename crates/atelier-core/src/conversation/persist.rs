@@ -146,20 +146,21 @@ impl Conversation<'_> {
         Ok((user, known))
     }
 
-    /// The tool a model's call runs, read ahead (while its turn is
-    /// written) for the run flow to use; `None` when there is nothing to
-    /// read ahead (no call, arguments that are not JSON, a name the run
-    /// does not have, a sub-agent tool) or the read failed — the run flow
-    /// then reads it itself and reports what is wrong.
+    /// The tool of a model's first call in a turn, read ahead — from the
+    /// moment the stream names it (`named`), while the stream goes on and
+    /// the turn is written — for the run flow to use; `None` when there
+    /// is nothing to read ahead (no call, a name the run does not have, a
+    /// sub-agent tool) or the read failed: the run flow then reads it
+    /// itself and reports what is wrong.
     pub(super) async fn call_target(
         &self,
         chat_id: &str,
-        call: Option<&atelier_llm::ToolCall>,
+        named: tokio::sync::oneshot::Receiver<String>,
         exposed: &Exposed,
         resolved: &ResolvedTools,
     ) -> Option<Target> {
-        let call = call.filter(|c| c.arguments.is_ok())?;
-        let name = exposed.wire_to_model.get(&call.name).unwrap_or(&call.name);
+        let wire = named.await.ok()?;
+        let name = exposed.wire_to_model.get(&wire).unwrap_or(&wire);
         let tool = resolved.route(name).ok().filter(|t| !t.coordinates())?;
         let tools = self.app.tools();
         tools
@@ -202,5 +203,69 @@ pub(super) fn follow(known: &mut Option<Vec<Message>>, m: &Message) {
     match known {
         Some(b) if b.last().map(|l| &l.id) == m.parent_id.as_ref() => b.push(m.clone()),
         _ => *known = None,
+    }
+}
+
+/// A future run beside others: polled whenever the one awaited
+/// ([`Ahead::beside`]) is, its output kept once it is done. A read ahead
+/// overlaps the stream and the turn's write this way without a task of its
+/// own (a spawn is a hand-off to another thread too).
+pub(super) enum Ahead<F: Future> {
+    Running(std::pin::Pin<Box<F>>),
+    Done(F::Output),
+}
+
+impl<F: Future> Ahead<F> {
+    pub(super) fn new(f: F) -> Self {
+        Self::Running(Box::pin(f))
+    }
+
+    /// Awaits `main`, advancing this future meanwhile.
+    pub(super) async fn beside<M: Future>(&mut self, main: M) -> M::Output {
+        let mut main = std::pin::pin!(main);
+        std::future::poll_fn(|cx| {
+            if let Self::Running(f) = self
+                && let std::task::Poll::Ready(out) = f.as_mut().poll(cx)
+            {
+                *self = Self::Done(out);
+            }
+            main.as_mut().poll(cx)
+        })
+        .await
+    }
+
+    /// Its output, awaiting what is left of it.
+    pub(super) async fn finish(self) -> F::Output {
+        match self {
+            Self::Done(out) => out,
+            Self::Running(f) => f.await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ahead;
+
+    #[tokio::test]
+    async fn a_future_ahead_advances_while_another_is_awaited_and_keeps_its_output() {
+        let (tx, rx) = tokio::sync::oneshot::channel::<u32>();
+        let mut ahead = Ahead::new(async move { rx.await.ok() });
+        let main = async {
+            tx.send(7).expect("send");
+            tokio::task::yield_now().await;
+            1
+        };
+        assert_eq!(ahead.beside(main).await, 1);
+        assert!(matches!(ahead, Ahead::Done(Some(7))), "it ran beside the main future");
+        assert_eq!(ahead.finish().await, Some(7));
+
+        // Not done yet: finishing awaits the rest of it.
+        let (tx, rx) = tokio::sync::oneshot::channel::<u32>();
+        let mut ahead = Ahead::new(async move { rx.await.ok() });
+        assert_eq!(ahead.beside(async { 2 }).await, 2);
+        assert!(matches!(ahead, Ahead::Running(_)));
+        tx.send(3).expect("send");
+        assert_eq!(ahead.finish().await, Some(3));
     }
 }

@@ -13,7 +13,7 @@ use atelier_llm::{Event, Request, ToolChoice, ToolSpec};
 use super::branch::Begun;
 use super::budget;
 use super::journal::Journal;
-use super::persist::follow;
+use super::persist::{Ahead, follow};
 use super::spawn::Parent;
 use super::{ChatEvent, Conversation, RunOutcome, RunStatus, SendOptions, Start, context};
 use crate::Result;
@@ -240,6 +240,10 @@ impl Conversation<'_> {
                 &json!({"provider_id": choice.provider.id, "model": choice.model}),
             );
             let partial = std::sync::Arc::clone(&journal.partial);
+            // The first call's tool is read from when the stream names it.
+            let (named, named_rx) = tokio::sync::oneshot::channel();
+            let named = std::sync::Mutex::new(Some(named));
+            let mut ahead = Ahead::new(self.call_target(&chat.id, named_rx, &exposed, &resolved));
             let mut forward = |e: &Event| match e {
                 Event::TextDelta(t) => {
                     partial
@@ -255,14 +259,21 @@ impl Conversation<'_> {
                         .reasoning(t);
                     on(&ChatEvent::ReasoningDelta { text: t.clone() });
                 }
-                Event::ToolCallStart { id, name, .. } => on(&ChatEvent::ToolCallProposed {
-                    call_id: id.clone(),
-                    name: name.clone(),
-                    tool_id: canonical_of_wire.get(name.as_str()).map(|c| (*c).to_owned()),
-                }),
+                Event::ToolCallStart { id, name, .. } => {
+                    if let Some(first) = named.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+                        let _ = first.send(name.clone());
+                    }
+                    on(&ChatEvent::ToolCallProposed {
+                        call_id: id.clone(),
+                        name: name.clone(),
+                        tool_id: canonical_of_wire.get(name.as_str()).map(|c| (*c).to_owned()),
+                    });
+                }
                 _ => {}
             };
-            let streamed = client.stream(&request, &opts.cancel, &mut forward).await;
+            let streamed = ahead.beside(client.stream(&request, &opts.cancel, &mut forward)).await;
+            // No call named: nothing to read ahead.
+            named.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
             let (turn, failure) = match streamed {
                 Ok(t) => (t, None),
                 Err(mut f) => {
@@ -327,11 +338,8 @@ impl Conversation<'_> {
                 journal.end(self.app).await?;
                 Ok::<_, crate::Error>(message)
             };
-            // The first call's tool is read while the turn is written.
-            let first = turn.tool_calls.first().filter(|_| failure.is_none());
-            let first_target = self.call_target(&chat.id, first, &exposed, &resolved);
-            let (message, mut prefetched) = tokio::join!(saving, first_target);
-            let message = message?;
+            let message = ahead.beside(saving).await?;
+            let mut prefetched = ahead.finish().await;
             on(&ChatEvent::MessageSaved {
                 message: Box::new(message.clone()),
             });
