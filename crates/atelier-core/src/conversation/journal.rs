@@ -1,9 +1,10 @@
 //! A model turn while it streams. Messages are immutable, so a turn lives
 //! in memory until it ends and is then written as one `assistant` message;
 //! so that a crash or a kill does not lose it, what has arrived is also
-//! written to `streaming_turns` about once a second (by a task of its own:
-//! the stream's callback only appends to memory), from the first second
-//! on: a turn that ends sooner costs no write. The run holds
+//! written to `streaming_turns` about once a second (by a task of its own,
+//! started by the turn's first text or reasoning: the stream's callback
+//! only appends to memory), from the first second on: a turn that ends
+//! sooner, or only calls tools, costs no write. The run holds
 //! `chats/<chat>/turns/<id>` locked while the row lives; start-up recovery
 //! takes a row whose lock is free as a dead turn and writes it as its
 //! message, marked `interrupted` (text and reasoning only: its calls never
@@ -72,15 +73,24 @@ const IDLE: u8 = 0;
 const WRITING: u8 = 1;
 const ENDED: u8 = 2;
 
-/// A turn being journaled: its message id, and the writer task.
+/// A turn being journaled: its message id, and the writer task — started
+/// by the first text or reasoning, as a turn that only calls tools has
+/// nothing to recover, and a task spawned per turn is one more thread woken.
 pub(super) struct Journal {
     pub id: String,
-    pub partial: Arc<Mutex<Partial>>,
+    partial: Arc<Mutex<Partial>>,
     phase: Arc<AtomicU8>,
     stop: CancellationToken,
-    /// Ends with the lock it holds once it wrote the row (none: it never did).
-    writer: Option<tokio::task::JoinHandle<Option<FileLock>>>,
+    writer: Mutex<Started>,
     lock_path: PathBuf,
+}
+
+/// The writer, until something is said; then its task, which ends with
+/// the lock it holds once it wrote the row (none: it never did).
+enum Started {
+    Not(Box<Writer>),
+    Task(tokio::task::JoinHandle<Option<FileLock>>),
+    Taken,
 }
 
 fn lock_path(app: &Atelier, chat_id: &str, turn_id: &str) -> PathBuf {
@@ -194,20 +204,40 @@ impl Journal {
             parent_id: parent_id.to_owned(),
             meta: meta.to_string(),
         };
-        let writer = tokio::spawn(writer.run(stop.clone()));
         Self {
             id,
             partial,
             phase,
             stop,
-            writer: Some(writer),
+            writer: Mutex::new(Started::Not(Box::new(writer))),
             lock_path,
+        }
+    }
+
+    /// Text the turn streamed.
+    pub(super) fn text(&self, t: &str) {
+        self.partial.lock().unwrap_or_else(PoisonError::into_inner).text(t);
+        self.start_writing();
+    }
+
+    /// Reasoning the turn streamed.
+    pub(super) fn reasoning(&self, t: &str) {
+        self.partial.lock().unwrap_or_else(PoisonError::into_inner).reasoning(t);
+        self.start_writing();
+    }
+
+    fn start_writing(&self) {
+        let mut started = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        if matches!(*started, Started::Not(_))
+            && let Started::Not(writer) = std::mem::replace(&mut *started, Started::Taken)
+        {
+            *started = Started::Task(tokio::spawn(writer.run(self.stop.clone())));
         }
     }
 
     /// Ends the journal once the turn's message is written (or the turn
     /// wrote nothing): the row and the lock go.
-    pub(super) async fn end(mut self, app: &Atelier) -> Result<()> {
+    pub(super) async fn end(self, app: &Atelier) -> Result<()> {
         self.stop.cancel();
         if self
             .phase
@@ -217,9 +247,13 @@ impl Journal {
             // It never wrote and now never will: no row, no lock to wait for.
             return Ok(());
         }
-        let lock = match self.writer.take() {
-            Some(w) => w.await.ok().flatten(),
-            None => None,
+        let started = std::mem::replace(
+            &mut *self.writer.lock().unwrap_or_else(PoisonError::into_inner),
+            Started::Taken,
+        );
+        let lock = match started {
+            Started::Task(w) => w.await.ok().flatten(),
+            Started::Not(_) | Started::Taken => None,
         };
         if let Some(lock) = lock {
             sqlx::query("DELETE FROM streaming_turns WHERE id = ?")

@@ -239,24 +239,17 @@ impl Conversation<'_> {
                 &leaf,
                 &json!({"provider_id": choice.provider.id, "model": choice.model}),
             );
-            let partial = std::sync::Arc::clone(&journal.partial);
             // The first call's tool is read from when the stream names it.
             let (named, named_rx) = tokio::sync::oneshot::channel();
             let named = std::sync::Mutex::new(Some(named));
             let mut ahead = Ahead::new(self.call_target(&chat.id, named_rx, &exposed, &resolved));
             let mut forward = |e: &Event| match e {
                 Event::TextDelta(t) => {
-                    partial
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .text(t);
+                    journal.text(t);
                     on(&ChatEvent::TextDelta { text: t.clone() });
                 }
                 Event::ReasoningDelta(t) => {
-                    partial
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .reasoning(t);
+                    journal.reasoning(t);
                     on(&ChatEvent::ReasoningDelta { text: t.clone() });
                 }
                 Event::ToolCallStart { id, name, .. } => {
