@@ -68,7 +68,6 @@ pub const COMMANDS: &[&str] = &[
     "provider_presets",
     "list_providers",
     "add_provider",
-    "set_provider_key",
     "remove_provider",
     "test_provider",
     "detect_providers",

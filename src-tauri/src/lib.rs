@@ -121,7 +121,6 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             llm_commands::provider_presets,
             llm_commands::list_providers,
             llm_commands::add_provider,
-            llm_commands::set_provider_key,
             llm_commands::remove_provider,
             llm_commands::test_provider,
             llm_commands::detect_providers,

@@ -191,20 +191,6 @@ pub async fn update_provider(
         .await?)
 }
 
-/// Stores a provider's API key in the secret store (never the database).
-#[tauri::command]
-pub async fn set_provider_key(
-    state: State<'_, AppState>,
-    provider_id: String,
-    key: String,
-) -> IpcResult<ProviderRecord> {
-    Ok(state
-        .app
-        .providers()
-        .set_secret(&provider_id, None, Secret::new(key))
-        .await?)
-}
-
 #[tauri::command]
 pub async fn remove_provider(state: State<'_, AppState>, provider_id: String) -> IpcResult<()> {
     Ok(state.app.providers().remove(&provider_id).await?)

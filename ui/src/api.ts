@@ -270,7 +270,6 @@ export const api = {
   /** Adds a provider and its key (to the secret store) in one step: nothing stays when the key cannot be kept. */
   addProvider: (spec: ProviderSpec, key: string | null = null) => invoke<ProviderRecord>("add_provider", { spec, key }),
   /** The key goes to the secret store, never the database. */
-  setProviderKey: (providerId: string, key: string) => invoke<ProviderRecord>("set_provider_key", { providerId, key }),
   removeProvider: (providerId: string) => invoke<null>("remove_provider", { providerId }),
   testProvider: (providerId: string) => invoke<ConnectionTest>("test_provider", { providerId }),
   /** Model servers running on this computer. */

@@ -81,7 +81,6 @@ export type CommandAnswers = {
   provider_presets: Answer<"providerPresets">;
   list_providers: Answer<"listProviders">;
   add_provider: Answer<"addProvider">;
-  set_provider_key: Answer<"setProviderKey">;
   remove_provider: Answer<"removeProvider">;
   test_provider: Answer<"testProvider">;
   detect_providers: Answer<"detectProviders">;
