@@ -145,6 +145,22 @@ fn errors_are_one_line_with_exit_code_1_and_usage_errors_exit_2() {
         String::from_utf8_lossy(&out.stderr),
         format!("error: message nope not found in chat {chat}\n")
     );
+    // A call with two mistakes names the tool first, then the parent.
+    let out = env.cli(&[
+        "run",
+        "no_such_tool",
+        "--chat",
+        &chat,
+        "--args",
+        "{}",
+        "--parent",
+        "nope",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no_such_tool") && !err.contains("message nope"), "{err}");
+    let out = env.cli(&["run", "read_file", "--chat", &chat, "--args", "{}", "--parent", "nope"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("message nope not found"), "{err}");
 
     assert_eq!(env.cli(&["chat", "frobnicate"]).status.code(), Some(2));
     assert_eq!(env.cli(&["chat", "say", &chat]).status.code(), Some(2));

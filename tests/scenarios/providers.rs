@@ -303,7 +303,8 @@ async fn a_provider_is_edited_in_place_and_keeps_its_kind_and_key() {
         .await
         .expect_err("unknown");
     assert!(unknown.to_string().contains("no provider \"nope\""), "{unknown}");
-    assert_eq!(p.ids().await.expect("ids"), ["oa"]);
+    let ids: Vec<String> = p.list().await.expect("list").into_iter().map(|r| r.id).collect();
+    assert_eq!(ids, ["oa"]);
 }
 
 /// The app's add form sends the key with the provider: when the key cannot

@@ -167,12 +167,21 @@ async fn a_chat_answers_one_run_at_a_time_and_stops_by_its_id() {
     let (app, chat) = setup(&env, &server, 25).await;
     let running = send_streaming(&app, &chat, "talk", opts()).await;
     assert!(app.conversation().is_running(&chat));
+    let other_model = SendOptions {
+        model: Some("another-model".into()),
+        ..opts()
+    };
     let err = app
         .conversation()
-        .send(&chat, "me too", opts(), &mut |_| {})
+        .send(&chat, "me too", other_model, &mut |_| {})
         .await
         .expect_err("one run at a time");
     assert!(err.to_string().contains("already answering"), "{err}");
+    assert_eq!(
+        app.chats().get(&chat).await.expect("chat").model,
+        None,
+        "a refused message does not change the chat's model"
+    );
     // The Stop button: by chat.
     assert!(app.conversation().stop(&chat));
     let out = running.await.expect("task").expect("send");

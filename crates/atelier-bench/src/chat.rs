@@ -14,9 +14,10 @@
 //!    trivial Python tool (`return {}`) three times and then answers: four
 //!    model requests and three tool runs through the run flow, each turn
 //!    persisted. The reference: three bare `tools().run` calls of the same
-//!    tool in the same chat plus four `Client::stream` requests for the
-//!    same four replies. The difference is the loop's own work: context
-//!    building, tool resolution, the turn journal, writing the turns.
+//!    tool in the same chat and four `Client::stream` requests for the
+//!    same four replies, in the loop's order (request, run, …, request).
+//!    The difference is the loop's own work: context building, tool
+//!    resolution, the turn journal, writing the messages.
 //!
 //! Runs alternate between ours and the reference so drift hits both; each
 //! row reports medians. The worker binary is found beside this one: build
@@ -298,10 +299,21 @@ async fn tool_loop(app: &Atelier, servers: &[ReplayServer; 2], runs: usize) -> R
     };
     let (_, first) = send(None).await?;
     let root = first.messages[0].id.clone();
+    // The same outside work in the loop's order — a request, a run, … a
+    // request — so that a server's thread gone idle between a run and the
+    // next request costs the reference what it costs the loop.
     let bare = |parent: String| async move {
         let start = Instant::now();
         let mut parent = Some(parent);
-        for _ in 0..3 {
+        for step in 0..4 {
+            let mut ignore = |_: &atelier_llm::Event| {};
+            client
+                .stream(&request(), &CancellationToken::new(), &mut ignore)
+                .await
+                .map_err(|f| anyhow::anyhow!("reference request failed: {}", f.error))?;
+            if step == 3 {
+                break;
+            }
             let call = app
                 .tools()
                 .run(RunRequest {
@@ -314,13 +326,6 @@ async fn tool_loop(app: &Atelier, servers: &[ReplayServer; 2], runs: usize) -> R
                 .await?;
             ensure!(call.status == CallStatus::Success, "bare call failed: {:?}", call.error);
             parent = call.message_id;
-        }
-        for _ in 0..4 {
-            let mut ignore = |_: &atelier_llm::Event| {};
-            client
-                .stream(&request(), &CancellationToken::new(), &mut ignore)
-                .await
-                .map_err(|f| anyhow::anyhow!("reference request failed: {}", f.error))?;
         }
         anyhow::Ok(start.elapsed())
     };
@@ -392,7 +397,7 @@ pub(crate) fn run(runs: usize) -> Result<()> {
     row(
         "three-step tool loop (send)",
         ours,
-        "3 bare runs + 4 requests",
+        "4 requests + 3 runs, in turn",
         theirs,
         "≤1.2",
         Some(ratio <= 1.2),

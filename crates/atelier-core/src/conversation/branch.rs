@@ -51,7 +51,8 @@ impl<'a> Conversation<'a> {
     /// here: it is read while the chat, its agent, the model and the
     /// client (its key from the secret store) are; each read is a hand-off
     /// to a database thread, and overlapping them is most of what a run's
-    /// start costs. The run's own errors (no chat, a busy one) come first.
+    /// start costs. Errors come in this order: no chat, no agent, a busy
+    /// chat, the provider or model, the pool.
     pub(super) async fn begin(&self, chat_id: &str, start: &Start<'_>, opts: &SendOptions) -> Result<Begun<'a>> {
         let (providers, routing) = (self.app.providers(), self.app.routing());
         // The provider the options name, or the only one set up, read with
@@ -66,15 +67,17 @@ impl<'a> Conversation<'a> {
         let setup = async {
             let (read, early) = tokio::join!(self.chat_and_agent(chat_id, opts), early);
             let (chat, agent) = read?;
+            // A person's run can be stopped by chat (the Stop button); a
+            // sub-agent's stops with its parent. A busy chat is refused
+            // before the choice of model, which the options would make the
+            // chat's.
+            let registered = match start {
+                Start::Thread { .. } => None,
+                _ => Some(Registered::new(self.app, &chat.id, &opts.cancel)?),
+            };
             let (depth, choice) = match start {
                 Start::Thread { depth, choice, .. } => (*depth, (**choice).clone()),
                 _ => (0, self.choose(&chat, &agent, opts, early).await?),
-            };
-            // A person's run can be stopped by chat (the Stop button); a
-            // sub-agent's stops with its parent.
-            let registered = match depth {
-                0 => Some(Registered::new(self.app, &chat.id, &opts.cancel)?),
-                _ => None,
             };
             let client = providers.client_for(choice.provider.clone()).await?;
             Ok::<_, Error>((chat, agent, depth, choice, registered, client))
@@ -120,7 +123,7 @@ impl Conversation<'_> {
     /// The provider and model: the options (which become the chat's) >
     /// the chat's > the agent's > the only provider, with its default model.
     /// `early`: the provider the options name, or else the only one, read
-    /// before the chat was; used when it is the one chosen.
+    /// beside the chat; used when it is the one chosen.
     pub(super) async fn choose(
         &self,
         chat: &crate::model::Chat,

@@ -1,6 +1,6 @@
 //! Writing a run's messages and keeping what it wrote in memory: the
 //! person's message (what it needs gathered while the run begins), its
-//! turns (under a parent already read; the next call's tool read while a
+//! turns (under a parent already read; the first call's tool read while a
 //! turn is written), the rows of the calls it made (from their records, not
 //! read back), and the branch it keeps while every message it writes hangs
 //! under it ([`follow`]). Each database read is a hand-off to another
@@ -17,16 +17,15 @@ use crate::routing::SourceKind;
 use crate::routing::exposure::Exposed;
 use crate::routing::resolve::ResolvedTools;
 use crate::tools::{Target, ToolCallRecord};
-use crate::workspace::Held;
 
 /// Where a person's message goes, gathered while its run begins: the
-/// branch it extends (root → its parent, the last), the chat's lock and
-/// whether the folder was clean.
+/// branch it extends (root → its parent, the last), and whether the edit
+/// watcher's fence found the folder at its recorded state.
 pub(super) struct Question {
     pub branch: Vec<Message>,
     /// No parent was named: the message goes wherever the chat is.
     pub at_leaf: bool,
-    pub held: Option<Held>,
+    pub fenced: bool,
 }
 
 /// The row a call the run just made wrote, from its record (which was read
@@ -58,7 +57,7 @@ impl Conversation<'_> {
 
     /// Gathers what a person's message needs at the same time as the run
     /// begins (each read is a hand-off to a database thread, and the fence
-    /// a trip through the edit watcher). `None` for other starts, and when
+    /// a trip through the edit watcher's thread). `None` for other starts, and when
     /// anything is off (a short chat or message id, a missing message): the
     /// message then goes the usual way, after the run's own errors, and
     /// that way names what is wrong.
@@ -74,12 +73,14 @@ impl Conversation<'_> {
             let branch = self.path_to(chat_id, &parent_id).await.ok()?;
             branch.last().is_some_and(|m| m.id == parent_id).then_some(branch)
         };
-        let workspace = self.app.workspace();
-        let (branch, held) = tokio::join!(branch, workspace.hold(chat_id));
+        // The chat's lock is not taken here: the run's start may wait (a
+        // keychain asking for its password), and the lock would stop every
+        // other use of the chat meanwhile.
+        let (branch, fenced) = tokio::join!(branch, self.app.edit_watch().is_clean(chat_id));
         Some(Question {
             branch: branch?,
             at_leaf: parent.is_none(),
-            held,
+            fenced,
         })
     }
 
@@ -101,7 +102,14 @@ impl Conversation<'_> {
         }));
         let question = question.filter(|q| q.branch.last().is_some_and(|m| m.chat_id == chat_id));
         let (user, mut known) = match (question, parent) {
-            (Some(Question { branch, at_leaf, held }), _) => {
+            (
+                Some(Question {
+                    branch,
+                    at_leaf,
+                    fenced,
+                }),
+                _,
+            ) => {
                 let parent = branch
                     .last()
                     .cloned()
@@ -109,7 +117,7 @@ impl Conversation<'_> {
                 let user = self
                     .app
                     .workspace()
-                    .append_held(held, parent, at_leaf, Role::User, content)
+                    .append_fenced(fenced, parent, at_leaf, Role::User, content)
                     .await?;
                 (user, Some(branch))
             }
@@ -146,21 +154,21 @@ impl Conversation<'_> {
         Ok((user, known))
     }
 
-    /// The tool of a model's first call in a turn, read ahead — from the
-    /// moment the stream names it (`named`), while the stream goes on and
-    /// the turn is written — for the run flow to use; `None` when there
-    /// is nothing to read ahead (no call, a name the run does not have, a
-    /// sub-agent tool) or the read failed: the run flow then reads it
-    /// itself and reports what is wrong.
+    /// The tool of a model's first call in a turn, read while the turn is
+    /// written (not earlier: a tool disabled or set to ask while the model
+    /// streamed must be seen), for the run flow to use; `None` when there
+    /// is nothing to read ahead (no call, arguments that are not JSON, a
+    /// name the run does not have, a sub-agent tool) or the read failed:
+    /// the run flow then reads it itself and reports what is wrong.
     pub(super) async fn call_target(
         &self,
         chat_id: &str,
-        named: tokio::sync::oneshot::Receiver<String>,
+        call: Option<&atelier_llm::ToolCall>,
         exposed: &Exposed,
         resolved: &ResolvedTools,
     ) -> Option<Target> {
-        let wire = named.await.ok()?;
-        let name = exposed.wire_to_model.get(&wire).unwrap_or(&wire);
+        let call = call.filter(|c| c.arguments.is_ok())?;
+        let name = exposed.wire_to_model.get(&call.name).unwrap_or(&call.name);
         let tool = resolved.route(name).ok().filter(|t| !t.coordinates())?;
         let tools = self.app.tools();
         tools
@@ -203,69 +211,5 @@ pub(super) fn follow(known: &mut Option<Vec<Message>>, m: &Message) {
     match known {
         Some(b) if b.last().map(|l| &l.id) == m.parent_id.as_ref() => b.push(m.clone()),
         _ => *known = None,
-    }
-}
-
-/// A future run beside others: polled whenever the one awaited
-/// ([`Ahead::beside`]) is, its output kept once it is done. A read ahead
-/// overlaps the stream and the turn's write this way without a task of its
-/// own (a spawn is a hand-off to another thread too).
-pub(super) enum Ahead<F: Future> {
-    Running(std::pin::Pin<Box<F>>),
-    Done(F::Output),
-}
-
-impl<F: Future> Ahead<F> {
-    pub(super) fn new(f: F) -> Self {
-        Self::Running(Box::pin(f))
-    }
-
-    /// Awaits `main`, advancing this future meanwhile.
-    pub(super) async fn beside<M: Future>(&mut self, main: M) -> M::Output {
-        let mut main = std::pin::pin!(main);
-        std::future::poll_fn(|cx| {
-            if let Self::Running(f) = self
-                && let std::task::Poll::Ready(out) = f.as_mut().poll(cx)
-            {
-                *self = Self::Done(out);
-            }
-            main.as_mut().poll(cx)
-        })
-        .await
-    }
-
-    /// Its output, awaiting what is left of it.
-    pub(super) async fn finish(self) -> F::Output {
-        match self {
-            Self::Done(out) => out,
-            Self::Running(f) => f.await,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Ahead;
-
-    #[tokio::test]
-    async fn a_future_ahead_advances_while_another_is_awaited_and_keeps_its_output() {
-        let (tx, rx) = tokio::sync::oneshot::channel::<u32>();
-        let mut ahead = Ahead::new(async move { rx.await.ok() });
-        let main = async {
-            tx.send(7).expect("send");
-            tokio::task::yield_now().await;
-            1
-        };
-        assert_eq!(ahead.beside(main).await, 1);
-        assert!(matches!(ahead, Ahead::Done(Some(7))), "it ran beside the main future");
-        assert_eq!(ahead.finish().await, Some(7));
-
-        // Not done yet: finishing awaits the rest of it.
-        let (tx, rx) = tokio::sync::oneshot::channel::<u32>();
-        let mut ahead = Ahead::new(async move { rx.await.ok() });
-        assert_eq!(ahead.beside(async { 2 }).await, 2);
-        assert!(matches!(ahead, Ahead::Running(_)));
-        tx.send(3).expect("send");
-        assert_eq!(ahead.finish().await, Some(3));
     }
 }

@@ -13,7 +13,7 @@ use atelier_llm::{Event, Request, ToolChoice, ToolSpec};
 use super::branch::Begun;
 use super::budget;
 use super::journal::Journal;
-use super::persist::{Ahead, follow};
+use super::persist::follow;
 use super::spawn::Parent;
 use super::{ChatEvent, Conversation, RunOutcome, RunStatus, SendOptions, Start, context};
 use crate::Result;
@@ -239,10 +239,6 @@ impl Conversation<'_> {
                 &leaf,
                 &json!({"provider_id": choice.provider.id, "model": choice.model}),
             );
-            // The first call's tool is read from when the stream names it.
-            let (named, named_rx) = tokio::sync::oneshot::channel();
-            let named = std::sync::Mutex::new(Some(named));
-            let mut ahead = Ahead::new(self.call_target(&chat.id, named_rx, &exposed, &resolved));
             let mut forward = |e: &Event| match e {
                 Event::TextDelta(t) => {
                     journal.text(t);
@@ -252,21 +248,14 @@ impl Conversation<'_> {
                     journal.reasoning(t);
                     on(&ChatEvent::ReasoningDelta { text: t.clone() });
                 }
-                Event::ToolCallStart { id, name, .. } => {
-                    if let Some(first) = named.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
-                        let _ = first.send(name.clone());
-                    }
-                    on(&ChatEvent::ToolCallProposed {
-                        call_id: id.clone(),
-                        name: name.clone(),
-                        tool_id: canonical_of_wire.get(name.as_str()).map(|c| (*c).to_owned()),
-                    });
-                }
+                Event::ToolCallStart { id, name, .. } => on(&ChatEvent::ToolCallProposed {
+                    call_id: id.clone(),
+                    name: name.clone(),
+                    tool_id: canonical_of_wire.get(name.as_str()).map(|c| (*c).to_owned()),
+                }),
                 _ => {}
             };
-            let streamed = ahead.beside(client.stream(&request, &opts.cancel, &mut forward)).await;
-            // No call named: nothing to read ahead.
-            named.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+            let streamed = client.stream(&request, &opts.cancel, &mut forward).await;
             let (turn, failure) = match streamed {
                 Ok(t) => (t, None),
                 Err(mut f) => {
@@ -331,8 +320,11 @@ impl Conversation<'_> {
                 journal.end(self.app).await?;
                 Ok::<_, crate::Error>(message)
             };
-            let message = ahead.beside(saving).await?;
-            let mut prefetched = ahead.finish().await;
+            // The first call's tool is read while the turn is written.
+            let first = turn.tool_calls.first().filter(|_| failure.is_none());
+            let first_target = self.call_target(&chat.id, first, &exposed, &resolved);
+            let (message, mut prefetched) = tokio::join!(saving, first_target);
+            let message = message?;
             on(&ChatEvent::MessageSaved {
                 message: Box::new(message.clone()),
             });
@@ -355,6 +347,8 @@ impl Conversation<'_> {
                 if opts.cancel.is_cancelled() {
                     break;
                 }
+                // Read for the first call only, and only just now.
+                let target = prefetched.take();
                 let model_name = exposed
                     .wire_to_model
                     .get(&call.name)
@@ -408,7 +402,7 @@ impl Conversation<'_> {
                                             .and_then(<[Message]>::last)
                                             .filter(|m| m.id == leaf)
                                             .cloned(),
-                                        target: prefetched.take(),
+                                        target,
                                         mcp: None,
                                     };
                                     self.app.routing().run_full(&resolved, req, known).await

@@ -332,7 +332,6 @@ impl Providers<'_> {
         Ok(out)
     }
 
-    /// The ids of every provider, sorted: no secret store asked.
     /// The provider, when exactly one is set up; else how many are (0 or
     /// more than 1) — in one read, as a run without a chosen provider asks.
     pub(crate) async fn sole(&self) -> Result<std::result::Result<ProviderRecord, usize>> {
@@ -343,12 +342,6 @@ impl Providers<'_> {
             [one] => Ok(self.record(one).await?),
             more => Err(more.len()),
         })
-    }
-
-    pub async fn ids(&self) -> Result<Vec<String>> {
-        Ok(sqlx::query_scalar("SELECT id FROM providers ORDER BY id")
-            .fetch_all(self.app.db())
-            .await?)
     }
 
     /// Removes a provider and its secrets.

@@ -373,19 +373,16 @@ impl Tools<'_> {
     /// [`Self::run`], with the `tool` message it wrote (a model run goes on
     /// under it without reading it back), and what the caller already knew.
     pub(crate) async fn run_full(&self, req: RunRequest, known: Known) -> Result<(ToolCallRecord, Message)> {
-        // The parent as read already (same chat, same id), else read: its
-        // `chat_id` is the chat's id as stored, which is all the flow needs
-        // of the chat before it takes the lock and reads it fresh.
-        let (chat_id, parent) = match (known.parent, &req.parent_id) {
-            (Some(p), Some(id)) if &p.id == id && p.chat_id == req.chat_id => (p.chat_id.clone(), Some(p)),
-            (_, parent_id) => {
-                let chat = self.app.chats().get(&req.chat_id).await?;
-                let parent = match parent_id {
-                    Some(p) => Some(self.app.chats().message(&chat.id, p).await?),
-                    None => None,
-                };
-                (chat.id, parent)
-            }
+        // The parent as read already (same chat, same id): its `chat_id` is
+        // the chat's id as stored, which is all the flow needs of the chat
+        // before it takes the lock and reads it fresh. Else the chat, the
+        // tool and the parent are read, and their errors come in that order.
+        let known_parent = known
+            .parent
+            .filter(|p| req.parent_id.as_ref() == Some(&p.id) && p.chat_id == req.chat_id);
+        let chat_id = match &known_parent {
+            Some(p) => p.chat_id.clone(),
+            None => self.app.chats().get(&req.chat_id).await?.id,
         };
         let Target {
             tool,
@@ -395,6 +392,11 @@ impl Tools<'_> {
         } = match known.target {
             Some(t) if t.tool.tool_id == req.tool_id => t,
             _ => self.target(&req.tool_id, &chat_id, known.mcp).await?,
+        };
+        let parent = match (known_parent, &req.parent_id) {
+            (Some(p), _) => Some(p),
+            (None, Some(id)) => Some(self.app.chats().message(&chat_id, id).await?),
+            (None, None) => None,
         };
         let call_id = ids::new_id();
         // Arguments are checked before anyone is asked: a call with bad

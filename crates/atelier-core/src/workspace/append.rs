@@ -34,54 +34,38 @@ fn under<'a>(
     }
 }
 
-/// A chat's lock, taken ahead of a message while its writer still gathers
-/// what the message needs (a model run: its chat, agent and model), and
-/// whether the folder was then at its recorded state.
-pub(crate) struct Held {
-    _lock: FileLock,
-    clean: bool,
-}
-
 impl Workspace<'_> {
-    /// Takes the chat's lock if it is free right now (no wait: a busy chat
-    /// is the caller's error to find) and passes the edit watcher's fence.
-    /// `None` when the lock is busy or the chat has no folder under this id
-    /// (a short id): [`Self::append_held`] then takes the way that waits.
-    pub(crate) async fn hold(&self, chat_id: &str) -> Option<Held> {
-        let path = self.app.data_dir().chat_dir(chat_id).join("lock");
-        let Ok(Probe::Taken(lock)) = FileLock::try_take_present(&path) else {
-            return None;
-        };
-        let clean = self.app.edit_watch().is_clean(chat_id).await;
-        Some(Held { _lock: lock, clean })
-    }
-
-    /// Appends a message that starts from `parent`'s workspace, with the
-    /// lock [`Self::hold`] took: one request when the folder was clean and
-    /// the chat is still at the parent's state (and at its leaf, when
-    /// `at_leaf`: the parent is where the chat was when read, not a branch
-    /// named by the caller). Otherwise, [`Self::append_under`], which
+    /// Appends a message that starts from `parent`'s workspace when the
+    /// edit watcher's fence, passed just before (while the caller gathered
+    /// what else the message needs), found the folder at its recorded
+    /// state (`fenced`): then, with the chat's lock if it is free and no
+    /// event reported since, in one request that writes only while the chat
+    /// is still at the parent's state (and at its leaf, when `at_leaf`: the
+    /// parent is where the chat was when read, not a branch the caller
+    /// named). Otherwise [`Self::append_under`], which waits for the lock,
     /// records pending edits first and puts the folder back.
-    pub(crate) async fn append_held(
+    pub(crate) async fn append_fenced(
         &self,
-        held: Option<Held>,
+        fenced: bool,
         parent: Message,
         at_leaf: bool,
         role: Role,
         content: Vec<ContentPart>,
     ) -> Result<Message> {
-        if let Some(Held { clean: true, .. }) = &held
-            && role != Role::System
-        {
-            let id = ids::new_id();
-            let leaf = at_leaf.then_some(parent.id.as_str());
-            let m = under(&parent, &id, &parent.chat_id, role, &content, None);
-            if let Some(message) = insert_at_state(self.app.db(), m, leaf).await? {
-                return Ok(message);
+        let chat_id = parent.chat_id.clone();
+        if fenced && role != Role::System {
+            let path = self.app.data_dir().chat_dir(&chat_id).join("lock");
+            if let Ok(Probe::Taken(_lock)) = FileLock::try_take_present(&path)
+                && self.app.edit_watch().still_clean(&chat_id)
+            {
+                let id = ids::new_id();
+                let leaf = at_leaf.then_some(parent.id.as_str());
+                let m = under(&parent, &id, &chat_id, role, &content, None);
+                if let Some(message) = insert_at_state(self.app.db(), m, leaf).await? {
+                    return Ok(message);
+                }
             }
         }
-        drop(held);
-        let chat_id = parent.chat_id.clone();
         let parent = (!at_leaf).then_some(parent);
         self.append_under(&chat_id, parent, role, content, None, None).await
     }

@@ -16,7 +16,6 @@ pub mod export;
 mod fence;
 mod gc;
 pub(crate) mod watch;
-pub(crate) use append::Held;
 pub use gc::GcReport;
 pub(crate) mod manifests;
 

@@ -104,6 +104,13 @@ impl std::fmt::Debug for EditWatch {
     }
 }
 
+impl Watched {
+    fn still_clean(&self) -> bool {
+        let clean_at = self.clean_at.load(Ordering::SeqCst);
+        clean_at != u64::MAX && self.counts.events.load(Ordering::SeqCst) == clean_at
+    }
+}
+
 impl EditWatch {
     fn chats(&self) -> std::sync::MutexGuard<'_, HashMap<String, Watched>> {
         self.chats.lock().unwrap_or_else(|p| p.into_inner())
@@ -111,14 +118,10 @@ impl EditWatch {
 
     /// Whether the folder surely still matches the last recorded snapshot.
     pub(crate) async fn is_clean(&self, chat_id: &str) -> bool {
-        let still_clean = |w: &Watched| {
-            let clean_at = w.clean_at.load(Ordering::SeqCst);
-            clean_at != u64::MAX && w.counts.events.load(Ordering::SeqCst) == clean_at
-        };
         let Some(fence) = self
             .chats()
             .get(chat_id)
-            .filter(|w| still_clean(w))
+            .filter(|w| w.still_clean())
             .map(|w| w.fence.clone())
         else {
             return false;
@@ -127,7 +130,14 @@ impl EditWatch {
             return false;
         }
         // Read again: the fence lets in the events that were on their way.
-        self.chats().get(chat_id).is_some_and(still_clean)
+        self.still_clean(chat_id)
+    }
+
+    /// [`Self::is_clean`] without a fence: no event reported since the
+    /// last recorded walk. Right after [`Self::is_clean`] said yes, this
+    /// says whether anything has been reported since.
+    pub(crate) fn still_clean(&self, chat_id: &str) -> bool {
+        self.chats().get(chat_id).is_some_and(Watched::still_clean)
     }
 
     /// Starts watching the chat's folder if it is not yet; returns the
