@@ -9,6 +9,7 @@
  */
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { shownStatus } from "../lib/callStatus";
+import { markdownWords } from "../renderers/markdown";
 
 /**
  * Uploads and hand edits are both `edit` nodes; the node's `source` tells
@@ -70,12 +71,10 @@ export function editCounts(node: MessageNode): string {
   return "files changed";
 }
 
+/** The node's text in a few words; a model's answer is markdown, shown without its marks. */
 function text(node: MessageNode): string {
-  const all = node.content
-    .map((p) => (p.type === "text" ? p.text : ""))
-    .join(" ")
-    .replace(/\s+/g, " ")
-    .trim();
+  const joined = node.content.map((p) => (p.type === "text" ? p.text : "")).join("\n\n");
+  const all = node.role === "assistant" ? markdownWords(joined) : joined.replace(/\s+/g, " ").trim();
   return all.length > 40 ? `${all.slice(0, 39)}…` : all;
 }
 
