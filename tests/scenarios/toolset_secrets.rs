@@ -419,65 +419,6 @@ fn a_local_folder_keeps_its_plain_secrets_and_they_are_read_from_it() {
 }
 
 #[test]
-fn upgrades_keep_settings_and_ask_for_new_required_ones() {
-    let env = Env::new();
-    let t = tempfile::tempdir().expect("tmp");
-    let v1 = "manifest_version: \"1\"\nid: gamma\nname: Gamma\nversion: \"1.0.0\"\n\
-              user_config:\n  region: {type: string, title: Region, default: eu}\n  \
-              limit: {type: number, title: Limit}\n";
-    let zip1 = zip_of(t.path(), "g1.zip", &[("toolset.yaml", v1.as_bytes())]);
-    env.ok(&[
-        "toolset",
-        "import",
-        zip1.to_str().expect("p"),
-        "--config",
-        "region=us",
-        "--config",
-        "limit=4",
-    ]);
-    let v2 = "manifest_version: \"1\"\nid: gamma\nname: Gamma\nversion: \"2.0.0\"\n\
-              user_config:\n  region: {type: string, title: Region, default: eu}\n  \
-              root: {type: directory, title: Project folder, required: true}\n";
-    let zip2 = zip_of(t.path(), "g2.zip", &[("toolset.yaml", v2.as_bytes())]);
-    let asked = env.cli(&["toolset", "import", zip2.to_str().expect("p")]);
-    assert_eq!(asked.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&asked.stderr).contains("toolset \"gamma\" needs \"root\""),
-        "{}",
-        String::from_utf8_lossy(&asked.stderr)
-    );
-    let missing = env.cli(&[
-        "toolset",
-        "import",
-        zip2.to_str().expect("p"),
-        "--config",
-        "root=/no/such/dir",
-    ]);
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("\"/no/such/dir\" is not an existing directory"));
-    let root = t.path().display().to_string();
-    env.ok(&[
-        "toolset",
-        "import",
-        zip2.to_str().expect("p"),
-        "--config",
-        &format!("root={root}"),
-    ]);
-    let c = env.json(&["toolset", "config", "gamma"]);
-    let value = |k: &str| {
-        c["fields"]
-            .as_array()
-            .and_then(|f| f.iter().find(|x| x["key"] == k))
-            .map(|x| x["value"].clone())
-    };
-    assert_eq!(value("region"), Some(serde_json::json!("us")), "kept: {c}");
-    assert_eq!(value("root"), Some(serde_json::json!(root)));
-    assert_eq!(value("limit"), None, "a key the new version dropped is gone: {c}");
-    // A required setting with no default cannot be unset.
-    let unset = env.cli(&["toolset", "config", "gamma", "root", "--unset"]);
-    assert!(String::from_utf8_lossy(&unset.stderr).contains("is required"));
-}
-
-#[test]
 fn without_a_keychain_a_bundles_secrets_need_the_persons_consent() {
     let env = Env::new();
     let t = tempfile::tempdir().expect("tmp");
