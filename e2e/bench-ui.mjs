@@ -178,8 +178,12 @@ async function main() {
       await openChat(s, title);
       await openTab(s, 'tools');
     };
-    const stream = await benchStream(s, llm, open, seedChat.stream.title);
-    await llm.close();
+    let stream;
+    try {
+      stream = await benchStream(s, llm, open, seedChat.stream.title);
+    } finally {
+      await llm.close();
+    }
     // 4. Two 200-message branches.
     const branches = await benchBranches(s, open, seedChat.branches.title, RUNS);
     const branchMs = median([...branches.b, ...branches.a]);
