@@ -111,6 +111,18 @@ export function siblingsAt(id) {
   );
 }
 
+/**
+ * Waits until the arrows at message `id` show `count`: they come from the
+ * tree, which the app reads again after a run ends, so they may follow the
+ * run's last event by a moment.
+ */
+export async function waitSiblings(id, count, what) {
+  let shown = null;
+  await waitFor(async () => (shown = await siblingsAt(id)) === count, what, 10000).catch(() => {
+    throw new Error(`${what}: expected "${count}", got ${JSON.stringify(shown)}`);
+  });
+}
+
 /** Clicks Previous/Next branch on the first sibling arrows showing `count` (e.g. `2/2`). */
 export async function stepBranch(count, button) {
   const b = await waitEl(

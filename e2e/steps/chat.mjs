@@ -40,10 +40,10 @@ import {
   onFresh,
   send,
   settledText,
-  siblingsAt,
   stepBranch,
   waitAnswer,
   waitIdle,
+  waitSiblings,
 } from '../conversation.mjs';
 
 const SENTENCE = 'the quick brown fox jumps over the lazy dog and the fox naps';
@@ -279,7 +279,7 @@ export function register(step) {
     await waitIdle();
     const sibling = (await messages()).find((m) => m.role === 'assistant');
     assert(sibling.id !== first.id, 'Retry replaced the answer instead of adding a sibling');
-    eq(await siblingsAt(sibling.id), '2/2', 'the arrows at the new answer');
+    await waitSiblings(sibling.id, '2/2', 'the arrows at the new answer');
     const shown = await messages();
     assert(!shown.some((m) => m.text.includes('the most common one')), 'the old branch is still shown');
     await shot('chat-retried-2-of-2');
@@ -295,7 +295,7 @@ export function register(step) {
     await openTab('tools');
     await stepBranch('2/2', 'Previous branch');
     await waitAnswer('the most common one');
-    eq(await siblingsAt(first.id), '1/2', 'the arrows after Previous branch');
+    await waitSiblings(first.id, '1/2', 'the arrows after Previous branch');
     await workspaceIs(['note.txt', 'words.txt']);
     await shot('chat-back-to-1-of-2-workspace');
     await openTab('tools');
@@ -316,7 +316,7 @@ export function register(step) {
     const now = await messages();
     const edited = now.find((m) => m.role === 'user');
     eq(edited.text, EDITED, 'the first message after the edit');
-    eq(await siblingsAt(edited.id), '2/2', 'the arrows at the edited message');
+    await waitSiblings(edited.id, '2/2', 'the arrows at the edited message');
     assert(!now.some((m) => m.text.includes('Count the words')), 'the original message is still shown');
     const [body] = sentSince(from);
     const sent = JSON.stringify(body.messages);
