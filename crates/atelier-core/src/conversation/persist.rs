@@ -68,6 +68,8 @@ impl Conversation<'_> {
         let branch = async {
             let parent_id = match parent {
                 Some(p) => p.clone(),
+                // A second read of the chat, beside `begin`'s: waiting for
+                // that one would put this path after it.
                 None => self.app.chats().get(chat_id).await.ok()?.active_leaf_message_id,
             };
             let branch = self.path_to(chat_id, &parent_id).await.ok()?;

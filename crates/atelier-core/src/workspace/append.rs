@@ -54,16 +54,12 @@ impl Workspace<'_> {
     ) -> Result<Message> {
         let chat_id = parent.chat_id.clone();
         if fenced && role != Role::System {
-            let path = self.app.data_dir().chat_dir(&chat_id).join("lock");
-            if let Ok(Probe::Taken(_lock)) = FileLock::try_take_present(&path)
-                && self.app.edit_watch().still_clean(&chat_id)
-            {
-                let id = ids::new_id();
-                let leaf = at_leaf.then_some(parent.id.as_str());
-                let m = under(&parent, &id, &chat_id, role, &content, None);
-                if let Some(message) = insert_at_state(self.app.db(), m, leaf).await? {
-                    return Ok(message);
-                }
+            let leaf = at_leaf.then_some(parent.id.as_str());
+            let still_clean = || self.app.edit_watch().still_clean(&chat_id);
+            let id = ids::new_id();
+            let m = under(&parent, &id, &chat_id, role, &content, None);
+            if let Some(message) = self.write_if_free(m, leaf, still_clean).await? {
+                return Ok(message);
             }
         }
         let parent = (!at_leaf).then_some(parent);
@@ -192,20 +188,30 @@ impl Workspace<'_> {
         id: Option<String>,
     ) -> Result<Message> {
         let id = id.unwrap_or_else(ids::new_id);
-        // A few system calls, made here: the blocking pool would cost more.
-        let lock = self.app.data_dir().chat_dir(chat_id).join("lock");
-        if let Ok(Probe::Taken(_lock)) = FileLock::try_take_present(&lock) {
-            let written = insert_at_state(
-                self.app.db(),
-                under(&parent, &id, chat_id, Role::Assistant, &content, meta.as_ref()),
-                None,
-            )
-            .await?;
-            if let Some(message) = written {
-                return Ok(message);
-            }
+        let m = under(&parent, &id, chat_id, Role::Assistant, &content, meta.as_ref());
+        if let Some(message) = self.write_if_free(m, None, || true).await? {
+            return Ok(message);
         }
         self.append_under(chat_id, Some(parent), Role::Assistant, content, meta, Some(id))
             .await
+    }
+
+    /// The one-request write of a message at its parent's state (see
+    /// [`insert_at_state`]), made only when the chat's lock is free right
+    /// now and `also` holds under it; `None` when either is not so or the
+    /// chat has moved on, and the caller takes [`Self::append_under`]'s
+    /// way. The lock is taken here with a few system calls: the blocking
+    /// pool would cost more.
+    async fn write_if_free(
+        &self,
+        m: NewMessage<'_>,
+        leaf: Option<&str>,
+        also: impl FnOnce() -> bool,
+    ) -> Result<Option<Message>> {
+        let lock = self.app.data_dir().chat_dir(m.chat_id).join("lock");
+        match FileLock::try_take_present(&lock) {
+            Ok(Probe::Taken(_lock)) if also() => insert_at_state(self.app.db(), m, leaf).await,
+            _ => Ok(None),
+        }
     }
 }
