@@ -66,6 +66,39 @@ export type ImportSettings = {
 
 export const NO_IMPORT_SETTINGS: ImportSettings = { config: {}, secrets: {}, allowEnv: [] };
 
+/**
+ * Moves of a chat's workspace (switches, checkouts) under way. The branch
+ * view shows a switch's branch before the core has made it, so what runs
+ * "wherever the chat is" (a message with no parent, a tool run by hand)
+ * waits for them: it lands where the screen says the chat is.
+ */
+const moves = new Map<string, Promise<unknown>>();
+
+function moving<T>(chatId: string, move: Promise<T>): Promise<T> {
+  const before = moves.get(chatId) ?? Promise.resolve();
+  const after = before.then(
+    () => move,
+    () => move,
+  );
+  moves.set(chatId, after);
+  const forget = () => {
+    if (moves.get(chatId) === after) moves.delete(chatId);
+  };
+  after.then(forget, forget);
+  return move;
+}
+
+/** Resolves once the chat's moves under way have ended (whether or not they failed). */
+function afterMoves(chatId: string): Promise<void> {
+  const pending = moves.get(chatId);
+  return pending === undefined
+    ? Promise.resolve()
+    : pending.then(
+        () => undefined,
+        () => undefined,
+      );
+}
+
 export function isIpcError(e: unknown): e is IpcError {
   return (
     typeof e === "object" &&
@@ -160,7 +193,9 @@ export const api = {
   runTool: (chatId: string, toolId: string, args: JsonValue, onEvent: (e: RunEvent) => void = () => {}) => {
     const channel = new Channel<RunEvent>();
     channel.onmessage = onEvent;
-    return invoke<ToolCallRecord>("run_tool", { chatId, toolId, args, onEvent: channel });
+    return afterMoves(chatId).then(() =>
+      invoke<ToolCallRecord>("run_tool", { chatId, toolId, args, onEvent: channel }),
+    );
   },
   /** Approve (true) or deny a call waiting for approval; false: it was not waiting. */
   /** The last hot reload of each watched local toolset (the version installed, or why an edit was refused). */
@@ -187,11 +222,11 @@ export const api = {
 
   switchBranch: (chatId: string, messageId: string) => {
     const channel = new Channel<Progress>();
-    return invoke<Chat>("switch_branch", { chatId, messageId, onProgress: channel });
+    return moving(chatId, invoke<Chat>("switch_branch", { chatId, messageId, onProgress: channel }));
   },
   checkout: (chatId: string, messageId: string) => {
     const channel = new Channel<Progress>();
-    return invoke<Chat>("checkout", { chatId, messageId, onProgress: channel });
+    return moving(chatId, invoke<Chat>("checkout", { chatId, messageId, onProgress: channel }));
   },
   cancelToolCall: (callId: string) => invoke<boolean>("cancel_tool_call", { callId }),
   diffNodes: (chatId: string, from: string, to: string) => invoke<WorkspaceDiff>("diff_nodes", { chatId, from, to }),
@@ -237,7 +272,8 @@ export const api = {
   sendMessage: (chatId: string, text: string, options: SendRequest, onEvent: (e: ChatEvent) => void = () => {}) => {
     const channel = new Channel<ChatEvent>();
     channel.onmessage = onEvent;
-    return invoke<RunOutcome>("send_message", { chatId, text, options, onEvent: channel });
+    const send = () => invoke<RunOutcome>("send_message", { chatId, text, options, onEvent: channel });
+    return options.parent_id === null ? afterMoves(chatId).then(send) : send();
   },
   /** Answers again from where a model's message started (a sibling branch). */
   retryMessage: (chatId: string, messageId: string, choice: RunChoice, onEvent: (e: ChatEvent) => void = () => {}) => {

@@ -2,6 +2,7 @@ import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { MessageNode, ToolCallRecord } from "../src/bindings";
+import { api } from "../src/api";
 import { BranchView } from "../src/calls/BranchView";
 import { call, chat, node, plan } from "./fixtures";
 import { argsOf, deferred, mockCommands } from "./ipc";
@@ -89,6 +90,49 @@ describe("the active branch", () => {
     const next = await screen.findByRole("button", { name: "Next version" });
     await act(async () => next.click());
     expect(await screen.findByRole("alert")).toHaveTextContent("blob ab of a.txt is corrupt");
+    // The branch drawn for the switch goes: the chat is where it was.
+    await waitFor(() =>
+      expect(within(screen.getByRole("list", { name: "Active branch" })).getAllByRole("listitem")).toHaveLength(3),
+    );
+    expect(screen.getByRole("article", { name: "Call of read_file" })).toBeInTheDocument();
+    expect(screen.queryByRole("article", { name: "Call of list_files" })).toBeNull();
+  });
+
+  it("draws the other branch at once, while the workspace moves; a message sent meanwhile waits for the move", async () => {
+    const moved = deferred<ReturnType<typeof chat>>();
+    let leaf: "c" | "b2" = "c";
+    const onSwitched = vi.fn();
+    const calls = mockCommands({
+      chat_tree: () => tree(leaf),
+      switch_branch: () => moved.promise,
+      send_message: () => ({ status: "complete", error: null, error_kind: null, messages: [], tool_calls: [] }),
+    });
+    render(<BranchView chatId="chat-1" calls={[a, c, b2]} version="1" focusId={null} onSwitched={onSwitched} />);
+    const next = await screen.findByRole("button", { name: "Next version" });
+    await waitFor(() => expect(screen.getAllByRole("listitem")).toHaveLength(3));
+    act(() => next.click());
+    // Drawn in the click's own render: no read of the tree, no answer yet.
+    expect(within(screen.getByRole("list", { name: "Active branch" })).getAllByRole("listitem")).toHaveLength(2);
+    expect(screen.getByRole("article", { name: "Call of list_files" })).toBeInTheDocument();
+    expect(screen.getByRole("group", { name: "Other versions of this step" })).toHaveTextContent("2/2");
+    expect(onSwitched).not.toHaveBeenCalled();
+
+    const sent = api.sendMessage("chat-1", "hello", {
+      parent_id: null,
+      agent_id: null,
+      provider_id: null,
+      model: null,
+      images: [],
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(argsOf(calls, "send_message")).toEqual([]);
+
+    leaf = "b2";
+    await act(async () => moved.resolve(chat({ active_leaf_message_id: "b2" })));
+    await sent;
+    expect(argsOf(calls, "send_message")).toHaveLength(1);
+    expect(onSwitched).toHaveBeenCalledTimes(1);
+    expect(within(screen.getByRole("list", { name: "Active branch" })).getAllByRole("listitem")).toHaveLength(2);
   });
 });
 

@@ -317,7 +317,13 @@ export function invokesIn(src: string, file: string, problems: string[]): Invoke
         }
         keys.push(key);
         const value = ts.isPropertyAssignment(p) ? p.initializer : (p as ts.ShorthandPropertyAssignment).name;
-        if (isChannel(value, fn)) channels.push(key);
+        // The variable may be declared in an enclosing function (an
+        // invoke inside a callback, as a send that first waits for moves).
+        let channel = false;
+        for (let scope: ts.Node | null = fn; scope !== null && !channel; scope = enclosingFunction(scope)) {
+          channel = isChannel(value, scope);
+        }
+        if (channel) channels.push(key);
       }
     }
     out.push({ command: cmd.text, wrapper: wrapperOf(node), keys, channels, at });

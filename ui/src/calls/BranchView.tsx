@@ -47,6 +47,24 @@ export function activeBranch(tree: MessageNode[], calls: ToolCallRecord[]): Step
 }
 
 /**
+ * The tree as it is once the chat has moved to `leaf`: the path from the
+ * root to it is the active branch. The view draws this at once; the core's
+ * read after the move confirms it (or, if the move failed, puts it back).
+ * Null when `leaf` is not in the tree.
+ */
+export function movedTo(tree: MessageNode[], leaf: string): MessageNode[] | null {
+  const byId = new Map(tree.map((n) => [n.id, n]));
+  const path = new Set<string>();
+  for (let n = byId.get(leaf); n !== undefined; n = n.parent_id === null ? undefined : byId.get(n.parent_id)) {
+    path.add(n.id);
+  }
+  if (path.size === 0) return null;
+  return tree.map((n) =>
+    n.thread_id !== null || n.on_active_branch === path.has(n.id) ? n : { ...n, on_active_branch: path.has(n.id) },
+  );
+}
+
+/**
  * `activeBranch`, keeping the previous read's step where it is unchanged
  * (same message, same siblings, same call): the memoized messages of a
  * long branch then do not render again when the tree is read again.
@@ -114,7 +132,7 @@ export function BranchView({
   readTree?: (chatId: string) => Promise<MessageNode[]>;
 }) {
   const [nonce, setNonce] = useState(0);
-  const [tree, reload] = useLoad(() => readTree(chatId), `${chatId}:${version}:${nonce}`, chatId);
+  const [tree, reload, showTree] = useLoad(() => readTree(chatId), `${chatId}:${version}:${nonce}`, chatId);
   const [moving, setMoving] = useState(false);
   // A running call holds the chat's workspace: moving it would wait for
   // the call, so the buttons say so instead of hanging.
@@ -207,18 +225,27 @@ export function BranchView({
         const here = how === "switch" ? stepsRef.current.find((st) => st.siblings.includes(id)) : undefined;
         const row = here !== undefined ? rowOf(listBox.current, here.node.id) : null;
         anchor.current = row !== null ? { id, top: row.getBoundingClientRect().top } : null;
-        const chat = how === "switch" ? await api.switchBranch(chatId, id) : await api.checkout(chatId, id);
+        const moving = how === "switch" ? api.switchBranch(chatId, id) : api.checkout(chatId, id);
+        // The new branch is drawn now, while the workspace moves: the
+        // person sees the switch at once, and the tree the core reads
+        // after it redraws nothing that did not change (`reuseSteps`).
+        // What runs "wherever the chat is" waits for the move (api.ts).
+        const shown = nodes.current === null ? null : movedTo(nodes.current, landing);
+        if (shown !== null) showTree(shown);
+        const chat = await moving;
         setNonce((n) => n + 1);
         onSwitched(chat.active_manifest_id);
       } catch (e) {
         setError(e);
+        // Back to where the core says the chat is.
+        reload();
       } finally {
         movingNow.current = false;
         window.clearTimeout(slow);
         setMoving(false);
       }
     },
-    [chatId, onSwitched],
+    [chatId, onSwitched, reload, showTree],
   );
   const restored = useCallback(() => {
     setNonce((n) => n + 1);
