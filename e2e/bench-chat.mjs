@@ -20,6 +20,10 @@
 //      chat` measures that share: well under a millisecond), so the ratio
 //      is a little kinder than core → page would be; the difference
 //      painted − received is printed too, in ms.
+//      A second reference, the floor of any page that paints in frames: a
+//      bare text node outside React, set by the same channel callback when
+//      a marker arrives, timed the same way (the first task after the next
+//      frame's rendering). Painted against it shows what the app adds.
 // 2. Switching between two 200-message branches ("Bench: two long
 //    branches"): a click on the sibling arrows at the first message, until
 //    the answer after it is the other branch's (and the first one's is
@@ -83,7 +87,14 @@ export function longAnswer(n = STREAM_TOKENS) {
 
 /** Installs the page's recorders: the channel hook, the DOM observer, the frame loop. */
 const INSTALL = `
-  const B = (window.__bench = { recv: {}, dom: {}, paint: {}, next: {}, frames: [], recording: true });
+  const B = (window.__bench = { recv: {}, dom: {}, paint: {}, next: {}, bare: {}, frames: [], recording: true });
+  // The reference page: a bare text node, outside React, set by the same
+  // channel callback the moment a marker arrives.
+  const bareBox = document.createElement('div');
+  bareBox.style.cssText = 'position:fixed;right:4px;bottom:4px;font:10px monospace;pointer-events:none;z-index:2147483647';
+  B.bareText = document.createTextNode('');
+  bareBox.append(B.bareText);
+  document.body.append(bareBox);
   // performance.now() against Date.now(), the one clock the server shares:
   // the mean difference over ~30 ms of samples (Date.now() floors to the ms,
   // as in the server, so that half-millisecond cancels).
@@ -99,7 +110,14 @@ const INSTALL = `
         const m = data && data.message;
         if (m && m.type === 'text_delta' && window.__bench) {
           const now = wall();
-          for (const x of m.text.matchAll(/m(\\d{5})/g)) if (!(x[1] in window.__bench.recv)) window.__bench.recv[x[1]] = now;
+          const B = window.__bench;
+          for (const x of m.text.matchAll(/m(\\d{5})/g)) {
+            if (x[1] in B.recv) continue;
+            B.recv[x[1]] = now;
+            // Painted in the next frame's rendering: the first task after it.
+            B.bareText.data = 'm' + x[1];
+            requestAnimationFrame(() => setTimeout(() => { B.bare[x[1]] = wall(); }, 0));
+          }
         }
         return fn(data);
       });
@@ -212,7 +230,8 @@ export async function benchStream(s, llm, open, title) {
     const B = window.__bench;
     B.recording = false;
     B.stop();
-    return { recv: B.recv, dom: B.dom, paint: B.paint, next: B.next, frames: B.frames };`);
+    B.bareText.parentNode.remove();
+    return { recv: B.recv, dom: B.dom, paint: B.paint, next: B.next, bare: B.bare, frames: B.frames };`);
   const sent = llm.sent;
   const first = sent[0]?.at ?? 0;
   const last = sent.at(-1)?.at ?? 0;
@@ -220,17 +239,19 @@ export async function benchStream(s, llm, open, title) {
   const recvLat = [];
   const paintLat = [];
   const nextLat = [];
+  const bareLat = [];
   let missed = 0;
   for (const [k, index] of markers.entries()) {
     const key = String(k).padStart(5, '0');
     const at = sent[index]?.at;
-    if (at === undefined || !(key in page.recv) || !(key in page.paint) || !(key in page.next)) {
+    if (at === undefined || !(key in page.recv) || !(key in page.paint) || !(key in page.next) || !(key in page.bare)) {
       missed += 1;
       continue;
     }
     recvLat.push(page.recv[key] - at);
     paintLat.push(page.paint[key] - at);
     nextLat.push(page.next[key] - at);
+    bareLat.push(page.bare[key] - at);
   }
   const added = paintLat.map((p, i) => p - recvLat[i]);
   return {
@@ -239,6 +260,7 @@ export async function benchStream(s, llm, open, title) {
     recv: stat(recvLat),
     paint: stat(paintLat),
     nextFrame: stat(nextLat),
+    bare: stat(bareLat),
     added: stat(added),
     markers: markers.length,
     missed,

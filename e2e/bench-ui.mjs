@@ -32,8 +32,7 @@ import { STREAM_RATE, STREAM_TOKENS, benchBranches, benchStream, until } from '.
 import { startLlmServer } from './llm-server.mjs';
 
 const DRIVER = process.env.BENCH_DRIVER ?? 'http://127.0.0.1:4454';
-const seed = JSON.parse(readFileSync(process.env.BENCH_SEED, 'utf8'));
-const core = JSON.parse(readFileSync(process.env.BENCH_CORE, 'utf8'));
+const ONLY = process.env.BENCH_ONLY ?? '';
 const seedChat = JSON.parse(readFileSync(process.env.BENCH_SEED_CHAT, 'utf8'));
 const coreBranches = JSON.parse(readFileSync(process.env.BENCH_CORE_BRANCHES, 'utf8'));
 const coreBranchesRead = JSON.parse(readFileSync(process.env.BENCH_CORE_BRANCHES_READ, 'utf8'));
@@ -113,6 +112,64 @@ const SCROLL = `
   requestAnimationFrame(tick);
 `;
 
+/** 1-2: the 10,000-file branch switch and the 2,000-call scroll (BENCH_ONLY=chat skips them). */
+async function workspaceBench(s) {
+  const seed = JSON.parse(readFileSync(process.env.BENCH_SEED, 'utf8'));
+  const core = JSON.parse(readFileSync(process.env.BENCH_CORE, 'utf8'));
+  // 1. Branch switch.
+  const sw = seed.switch;
+  await openChat(s, sw.title);
+  await openTab(s, 'workspace');
+  await until(
+    s,
+    `return document.querySelector('#panel-workspace [data-folder="branch-a"]') !== null;`,
+    [],
+    'branch a in the tree',
+  );
+  await until(
+    s,
+    `return document.querySelector('.conversation-map [data-node-id="${sw.b}"]') !== null;`,
+    [],
+    'the map',
+  );
+  const times = { b: [], a: [] };
+  for (let i = 0; i < RUNS; i++) {
+    for (const [to, want, gone, key] of [
+      [sw.b, 'branch-b', 'branch-a', 'b'],
+      [sw.a, 'branch-a', 'branch-b', 'a'],
+    ]) {
+      const r = await s.execAsync(SWITCH, [to, want, gone]);
+      if (r.error) throw new Error(r.error);
+      times[key].push(r.ms);
+      // Let the other views (map, branch list) finish reading before the next click.
+      await sleep(400);
+    }
+  }
+  const appMs = median([...times.b, ...times.a]);
+  const coreMs = median([core.to_ms, core.back_ms]);
+
+  // 2. Scrolling.
+  const scroll = async (title, hasCalls) => {
+    await openChat(s, title);
+    await openTab(s, 'tools');
+    if (hasCalls) {
+      await until(
+        s,
+        `return document.querySelectorAll('#panel-tools ol[aria-label="Active branch"] > li').length > 0;`,
+        [],
+        'the calls of ' + title,
+      );
+    }
+    await sleep(1500);
+    await s.execAsync(SCROLL, [30]); // warm: the renderers' code loaded
+    const r = await s.execAsync(SCROLL, [180]);
+    return r;
+  };
+  const long = await scroll(seed.long.title, true);
+  const empty = await scroll(seed.empty.title, false);
+  return { seed, core, times, appMs, coreMs, long, empty };
+}
+
 async function main() {
   await waitDriver();
   const s = await Session.start(DRIVER, process.env.BENCH_APP);
@@ -120,57 +177,7 @@ async function main() {
     await s.cmd('POST', '/timeouts', { script: 120000 });
     await until(s, `return document.querySelector('.chat-title') !== null;`, [], 'the chat list');
 
-    // 1. Branch switch.
-    const sw = seed.switch;
-    await openChat(s, sw.title);
-    await openTab(s, 'workspace');
-    await until(
-      s,
-      `return document.querySelector('#panel-workspace [data-folder="branch-a"]') !== null;`,
-      [],
-      'branch a in the tree',
-    );
-    await until(
-      s,
-      `return document.querySelector('.conversation-map [data-node-id="${sw.b}"]') !== null;`,
-      [],
-      'the map',
-    );
-    const times = { b: [], a: [] };
-    for (let i = 0; i < RUNS; i++) {
-      for (const [to, want, gone, key] of [
-        [sw.b, 'branch-b', 'branch-a', 'b'],
-        [sw.a, 'branch-a', 'branch-b', 'a'],
-      ]) {
-        const r = await s.execAsync(SWITCH, [to, want, gone]);
-        if (r.error) throw new Error(r.error);
-        times[key].push(r.ms);
-        // Let the other views (map, branch list) finish reading before the next click.
-        await sleep(400);
-      }
-    }
-    const appMs = median([...times.b, ...times.a]);
-    const coreMs = median([core.to_ms, core.back_ms]);
-
-    // 2. Scrolling.
-    const scroll = async (title, hasCalls) => {
-      await openChat(s, title);
-      await openTab(s, 'tools');
-      if (hasCalls) {
-        await until(
-          s,
-          `return document.querySelectorAll('#panel-tools ol[aria-label="Active branch"] > li').length > 0;`,
-          [],
-          'the calls of ' + title,
-        );
-      }
-      await sleep(1500);
-      await s.execAsync(SCROLL, [30]); // warm: the renderers' code loaded
-      const r = await s.execAsync(SCROLL, [180]);
-      return r;
-    };
-    const long = await scroll(seed.long.title, true);
-    const empty = await scroll(seed.empty.title, false);
+    const ws = ONLY === 'chat' ? null : await workspaceBench(s);
 
     // 3. The streamed answer, from the scripted model the seeded provider points at.
     const llm = await startLlmServer(Number(process.env.BENCH_LLM_PORT));
@@ -197,27 +204,29 @@ async function main() {
         `| ${what} | ${ms(ours)} | ${ref} | ${ms(theirs)} | ${ratio.toFixed(2)} | ≤ ${target} ${ratio <= target ? '✓' : '✗'} |`,
       );
     };
-    row(
-      `branch switch, ${sw.files.toLocaleString()} files (${sw.changed} differ), click → tree updated, median of ${2 * RUNS}`,
-      appMs,
-      'core checkout alone',
-      coreMs,
-      1.5,
-    );
-    row(
-      `scroll ${seed.long.calls.toLocaleString()} calls: mean frame interval`,
-      mean(long.deltas),
-      'empty chat',
-      mean(empty.deltas),
-      2,
-    );
-    row(
-      `scroll ${seed.long.calls.toLocaleString()} calls: p95 frame interval`,
-      pct(long.deltas, 95),
-      'empty chat',
-      pct(empty.deltas, 95),
-      2,
-    );
+    if (ws !== null) {
+      row(
+        `branch switch, ${ws.seed.switch.files.toLocaleString()} files (${ws.seed.switch.changed} differ), click → tree updated, median of ${2 * RUNS}`,
+        ws.appMs,
+        'core checkout alone',
+        ws.coreMs,
+        1.5,
+      );
+      row(
+        `scroll ${ws.seed.long.calls.toLocaleString()} calls: mean frame interval`,
+        mean(ws.long.deltas),
+        'empty chat',
+        mean(ws.empty.deltas),
+        2,
+      );
+      row(
+        `scroll ${ws.seed.long.calls.toLocaleString()} calls: p95 frame interval`,
+        pct(ws.long.deltas, 95),
+        'empty chat',
+        pct(ws.empty.deltas, 95),
+        2,
+      );
+    }
     row(
       `stream ${STREAM_TOKENS.toLocaleString()} tokens at ${STREAM_RATE}/s: mean frame interval`,
       stream.during.mean,
@@ -234,6 +243,20 @@ async function main() {
     );
     row('stream: token sent → painted, median', stream.paint.median, 'sent → received', stream.recv.median, 1.5);
     row('stream: token sent → painted, mean', stream.paint.mean, 'sent → received', stream.recv.mean, 1.5);
+    row(
+      'stream: token sent → painted, median',
+      stream.paint.median,
+      'a bare text node, sent → painted',
+      stream.bare.median,
+      1.5,
+    );
+    row(
+      'stream: token sent → painted, mean',
+      stream.paint.mean,
+      'a bare text node, sent → painted',
+      stream.bare.mean,
+      1.5,
+    );
     row(
       'stream: token sent → next frame (upper bound), median',
       stream.nextFrame.median,
@@ -266,14 +289,16 @@ async function main() {
       `branch switch samples (ms): to b ${branches.b.map((x) => x.toFixed(0)).join(' ')}; to a ${branches.a.map((x) => x.toFixed(0)).join(' ')}; ` +
         `core: to b ${coreBranches.to_ms.toFixed(1)}, back ${coreBranches.back_ms.toFixed(1)}`,
     );
-    console.log(
-      `\nswitch samples (ms): to b ${times.b.map((x) => x.toFixed(0)).join(' ')}; to a ${times.a.map((x) => x.toFixed(0)).join(' ')}; ` +
-        `core: to b ${core.to_ms.toFixed(1)}, back ${core.back_ms.toFixed(1)}`,
-    );
-    console.log(
-      `scroll: long chat ${long.deltas.length} frames, scrolled to ${long.scrolled} of ${long.height} px, max ${Math.max(...long.deltas).toFixed(1)} ms; ` +
-        `empty chat max ${Math.max(...empty.deltas).toFixed(1)} ms`,
-    );
+    if (ws !== null) {
+      console.log(
+        `\nswitch samples (ms): to b ${ws.times.b.map((x) => x.toFixed(0)).join(' ')}; to a ${ws.times.a.map((x) => x.toFixed(0)).join(' ')}; ` +
+          `core: to b ${ws.core.to_ms.toFixed(1)}, back ${ws.core.back_ms.toFixed(1)}`,
+      );
+      console.log(
+        `scroll: long chat ${ws.long.deltas.length} frames, scrolled to ${ws.long.scrolled} of ${ws.long.height} px, max ${Math.max(...ws.long.deltas).toFixed(1)} ms; ` +
+          `empty chat max ${Math.max(...ws.empty.deltas).toFixed(1)} ms`,
+      );
+    }
   } finally {
     await s.end();
   }

@@ -18,7 +18,8 @@
 # seeded by `atelier-bench ui-seed` and `ui-seed-chat`; then `atelier-bench
 # checkout` (the references) and e2e/bench-ui.mjs (the app, under Xvfb +
 # tauri-driver).
-# BENCH_SKIP_BUILD=1 reuses the release binaries and ui/dist.
+# BENCH_SKIP_BUILD=1 reuses the release binaries and ui/dist; BENCH_ONLY=chat
+# runs only 3-4 (no 10,000-file seed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -49,17 +50,22 @@ data="$work/data"
 release="${CARGO_TARGET_DIR:-$root/target}/release"
 bench="$release/atelier-bench"
 
-say "bench-ui: seeding a 10,000-file workspace with two branches and a 2,000-call chat"
-"$bench" ui-seed --data-dir "$data" >"$work/seed.json"
-read -r chat a b < <(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["switch"]; print(s["chat"], s["a"], s["b"])' "$work/seed.json")
+only="${BENCH_ONLY:-}"
+if [ "$only" != chat ]; then
+  say "bench-ui: seeding a 10,000-file workspace with two branches and a 2,000-call chat"
+  "$bench" ui-seed --data-dir "$data" >"$work/seed.json"
+  read -r chat a b < <(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["switch"]; print(s["chat"], s["a"], s["b"])' "$work/seed.json")
+fi
 
 say "bench-ui: seeding two 200-message branches and a chat to stream into"
 "$bench" ui-seed-chat --data-dir "$data" --llm-base "http://127.0.0.1:$llm_port/v1" >"$work/seed-chat.json"
 read -r bchat ba bb < <(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["branches"]; print(s["chat"], s["a"], s["b"])' "$work/seed-chat.json")
 
 say "bench-ui: the references, the core's checkout alone"
-"$bench" checkout --data-dir "$data" --chat "$chat" --from "$a" --to "$b" --runs "${BENCH_RUNS:-9}" \
-  --pause-ms 400 >"$work/core.json"
+if [ "$only" != chat ]; then
+  "$bench" checkout --data-dir "$data" --chat "$chat" --from "$a" --to "$b" --runs "${BENCH_RUNS:-9}" \
+    --pause-ms 400 >"$work/core.json"
+fi
 "$bench" checkout --data-dir "$data" --chat "$bchat" --from "$ba" --to "$bb" --runs "${BENCH_RUNS:-9}" \
   --pause-ms 400 >"$work/core-branches.json"
 "$bench" checkout-read --data-dir "$data" --chat "$bchat" --from "$ba" --to "$bb" --runs "${BENCH_RUNS:-9}" \
@@ -79,7 +85,7 @@ driver=\$!
 trap 'kill \$driver 2>/dev/null || true' EXIT
 BENCH_DRIVER='http://127.0.0.1:$port' BENCH_APP='$work/app.sh' BENCH_SEED='$work/seed.json' BENCH_CORE='$work/core.json' \\
   BENCH_SEED_CHAT='$work/seed-chat.json' BENCH_CORE_BRANCHES='$work/core-branches.json' \\
-  BENCH_CORE_BRANCHES_READ='$work/core-branches-read.json' BENCH_LLM_PORT=$llm_port \\
+  BENCH_CORE_BRANCHES_READ='$work/core-branches-read.json' BENCH_LLM_PORT=$llm_port BENCH_ONLY='$only' \\
   node '$root/e2e/bench-ui.mjs'
 EOS
 runner=()
