@@ -3,8 +3,10 @@ only `initialize`, `tools/list` and `tools/call` of protocol 2024-11-05 and
 answers every other request with an empty result `{}` instead of "method
 not found" — as some servers written before 2026 do. A client probing with
 `server/discover` first must still end up speaking `initialize` to it.
+With `--silent` it answers them not at all, as others do. Each request's
+method goes to stderr, so a test can tell which handshake it was offered.
 
-    python3 tests/mcp/legacy_server.py
+    python3 tests/mcp/legacy_server.py [--silent]
 """
 
 import json
@@ -25,6 +27,7 @@ def answer(msg_id, result):
 
 
 def main():
+    silent = "--silent" in sys.argv[1:]
     for line in sys.stdin:
         try:
             msg = json.loads(line)
@@ -33,6 +36,8 @@ def main():
         if "id" not in msg or "method" not in msg:
             continue  # a notification or a response
         method, params = msg["method"], msg.get("params") or {}
+        sys.stderr.write(f"request {method}\n")
+        sys.stderr.flush()
         if method == "initialize":
             answer(
                 msg["id"],
@@ -47,7 +52,7 @@ def main():
         elif method == "tools/call":
             text = str((params.get("arguments") or {}).get("text", ""))
             answer(msg["id"], {"content": [{"type": "text", "text": text.upper()}]})
-        else:
+        elif not silent:
             answer(msg["id"], {})
 
 

@@ -11,7 +11,9 @@ use atelier_core::tools::call::CallControl;
 use atelier_core::toolsets::ImportOptions;
 use serde_json::json;
 
-use crate::mcp::{alive, app, everything, filesystem, fixture, pids, python, run, text_of, wait_until};
+use crate::mcp::{
+    alive, app, everything, filesystem, fixture, installed, pids, python, repo, run, text_of, wait_until,
+};
 use crate::{Env, write};
 
 /// Installs toolset `toolset` (a local folder) declaring one stdio server.
@@ -255,4 +257,31 @@ async fn server_everything_announces_a_new_tool_and_the_pool_follows() {
     let ws = app.workspace_dir(&chat).display().to_string();
     assert!(shown.contains(&ws), "{shown}");
     app.mcp().stop_everything().await;
+}
+
+/// An old server (it answers `server/discover` with `{}`, so a probe costs
+/// a second process) learnt once by the listing: every chat's instance
+/// greets it with `initialize` at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_chat_greets_an_old_server_the_way_its_listing_learnt() {
+    let env = Env::new();
+    let app = app(&env).await;
+    let legacy = installed(repo().join("tests/mcp/legacy_server.py"));
+    install(&env, &app, "old-tools", "old", &python(), &[&legacy]).await;
+    let listed = app.mcp().refresh("old").await.expect("lists");
+    assert_eq!(listed.scope.as_str(), "chat");
+    for chat in ["a", "b"] {
+        let id = app.chats().create(Some(chat)).await.expect("chat").id;
+        let out = run(&app, &id, "old:shout", json!({"text": chat}), CallControl::default()).await;
+        assert_eq!(out.status.as_str(), "success", "{out:?}");
+        assert_eq!(text_of(&out), chat.to_uppercase());
+    }
+    let details = app.mcp().details("old").await.expect("details");
+    assert_eq!(details.instances.len(), 2, "{details:?}");
+    let requests: Vec<&String> = details.stderr.iter().filter(|l| l.starts_with("request ")).collect();
+    assert_eq!(
+        requests,
+        ["request initialize", "request tools/list", "request tools/call"],
+        "{details:?}"
+    );
 }

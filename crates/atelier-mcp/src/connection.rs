@@ -20,7 +20,7 @@ use crate::ToolsChanged;
 use crate::error::McpError;
 use crate::handler::{Handler, ProgressSink};
 use crate::process::ServerProcess;
-use crate::spec::{ConnectOptions, ServerSpec};
+use crate::spec::{ConnectOptions, Handshake, ServerSpec};
 use crate::start::{StdioStart, http_transport, start_stdio};
 use crate::stderr::StderrLog;
 
@@ -100,6 +100,8 @@ pub struct Connection {
     process: Option<ServerProcess>,
     log: Arc<StderrLog>,
     grace: Duration,
+    /// The server spoke `initialize` (an older protocol than 2026-07-28).
+    initialize_only: bool,
 }
 
 impl std::fmt::Debug for Connection {
@@ -113,8 +115,12 @@ impl std::fmt::Debug for Connection {
 }
 
 /// Protocol versions we ask for, newest first; older servers get the
-/// `initialize` handshake.
-fn lifecycle() -> ClientLifecycleMode {
+/// `initialize` handshake (at once when an earlier connection learnt that
+/// is all the server speaks).
+fn lifecycle(handshake: &Handshake) -> ClientLifecycleMode {
+    if handshake.initialize_only() {
+        return ClientLifecycleMode::Initialize;
+    }
     ClientLifecycleMode::Auto {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         legacy_version: Some(ProtocolVersion::V_2025_11_25),
@@ -124,8 +130,25 @@ fn lifecycle() -> ClientLifecycleMode {
 impl Connection {
     /// Starts or reaches `spec` and does the handshake. `log` keeps the
     /// process's stderr (a supervisor passes the same one across
-    /// restarts); `tools_changed` hears the server's list changes.
+    /// restarts); `tools_changed` hears the server's list changes. What the
+    /// handshake shows of the server goes into `options.handshake`.
     pub async fn connect(
+        server: &str,
+        spec: &ServerSpec,
+        options: &ConnectOptions,
+        log: Arc<StderrLog>,
+        tools_changed: Option<ToolsChanged>,
+    ) -> Result<Self, McpError> {
+        let connected = Self::connect_inner(server, spec, options, log, tools_changed).await;
+        match &connected {
+            Ok(c) => options.handshake.learn(c.initialize_only),
+            // It may have been upgraded: the next connection probes again.
+            Err(_) => options.handshake.learn(false),
+        }
+        connected
+    }
+
+    async fn connect_inner(
         server: &str,
         spec: &ServerSpec,
         options: &ConnectOptions,
@@ -148,7 +171,7 @@ impl Connection {
         };
         let (service, process) = match spec {
             ServerSpec::Stdio(s) => {
-                let first = start_stdio(server, s, options, &log, &handler, lifecycle()).await;
+                let first = start_stdio(server, s, options, &log, &handler, lifecycle(&options.handshake)).await;
                 match first {
                     // Answered `server/discover` with `{}` (see the HTTP
                     // case below): a fresh process, `initialize` alone.
@@ -165,7 +188,7 @@ impl Connection {
             }
             ServerSpec::Http(h) => {
                 let transport = http_transport(server, h)?;
-                let started = Arc::clone(&handler).serve_with_lifecycle(transport, lifecycle());
+                let started = Arc::clone(&handler).serve_with_lifecycle(transport, lifecycle(&options.handshake));
                 let mut result = tokio::time::timeout(after, started).await;
                 // An older server that answers every method it does not
                 // know with an empty result (instead of "method not
@@ -197,6 +220,7 @@ impl Connection {
             }
         };
         let peer = service.peer().clone();
+        let initialize_only = peer.peer_info().is_some_and(|i| i.protocol_version.has_initialize());
         let info = peer
             .peer_info()
             .map(|i| ServerInfo {
@@ -239,6 +263,7 @@ impl Connection {
             process,
             log,
             grace: options.stop_grace,
+            initialize_only,
         })
     }
 

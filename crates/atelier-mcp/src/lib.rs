@@ -27,7 +27,7 @@ mod supervisor;
 
 pub use connection::{CallOptions, CallResult, Connection, Progress, ServerInfo, ToolInfo};
 pub use error::McpError;
-pub use spec::{ConnectOptions, HttpSpec, ServerSpec, StdioSpec};
+pub use spec::{ConnectOptions, Handshake, HttpSpec, ServerSpec, StdioSpec};
 pub use stderr::StderrLog;
 pub use supervisor::{Status, Supervisor, SupervisorOptions, ToolsListed};
 

@@ -1,6 +1,8 @@
 //! What to connect to, and how.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// A server to run or reach.
@@ -59,6 +61,30 @@ pub struct ConnectOptions {
     /// The name and version the client announces.
     pub client_name: String,
     pub client_version: String,
+    /// What this server's earlier connections learnt of its handshake
+    /// (share one per server).
+    pub handshake: Handshake,
+}
+
+/// Whether a server answers only `initialize`, learnt by a connection and
+/// shared by the next ones (a supervisor's restarts, each chat's instance).
+/// Such a server is greeted with `initialize` at once: no `server/discover`
+/// probe first, which costs a server that ignores unknown requests rmcp's
+/// 10 s fallback wait, and one that answers it with `{}` a second process.
+/// A connection that fails that way forgets it (the server may have been
+/// upgraded), so the next one probes again.
+#[derive(Debug, Clone, Default)]
+pub struct Handshake(Arc<AtomicBool>);
+
+impl Handshake {
+    /// Whether the last connection that got through spoke `initialize`.
+    pub fn initialize_only(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn learn(&self, initialize_only: bool) {
+        self.0.store(initialize_only, Ordering::Relaxed);
+    }
 }
 
 impl Default for ConnectOptions {
@@ -69,6 +95,7 @@ impl Default for ConnectOptions {
             stop_grace: Duration::from_secs(2),
             client_name: "atelier".to_owned(),
             client_version: env!("CARGO_PKG_VERSION").to_owned(),
+            handshake: Handshake::default(),
         }
     }
 }

@@ -20,7 +20,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use atelier_mcp::{
-    CallOptions, ConnectOptions, Connection, McpError, ServerSpec, Status, StdioSpec, Supervisor, SupervisorOptions,
+    CallOptions, ConnectOptions, Connection, McpError, ServerSpec, Status, StderrLog, StdioSpec, Supervisor,
+    SupervisorOptions,
 };
 use serde_json::{Value, json};
 
@@ -431,6 +432,78 @@ async fn env_cwd_and_roots() {
         .expect("read");
     assert_eq!(text(&read), "from the workspace");
     conn.stop().await;
+}
+
+fn legacy_spec(dir: &std::path::Path, extra: &[&str]) -> ServerSpec {
+    let mut args = vec![repo().join("tests/mcp/legacy_server.py").display().to_string()];
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    ServerSpec::Stdio(StdioSpec {
+        command: "python3".into(),
+        args,
+        env: base_env(),
+        cwd: dir.to_owned(),
+    })
+}
+
+/// The requests the server logged (`request <method>`), once it has logged `last`.
+async fn requests_until(log: &StderrLog, last: &str) -> Vec<String> {
+    let want = format!("request {last}");
+    for _ in 0..100 {
+        let lines = log.tail();
+        if lines.contains(&want) {
+            return lines.into_iter().filter(|l| l.starts_with("request ")).collect();
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the server never logged {want:?}: {:?}", log.tail());
+}
+
+/// Connects twice with one `Handshake`: the first learns the server speaks
+/// only `initialize` (after the probe `first` shows), the second greets it
+/// that way at once. Each shouts, to see the server answer.
+async fn learn_then_greet(spec: &ServerSpec, first: &[&str]) {
+    let options = quick();
+    assert!(!options.handshake.initialize_only());
+    for (round, expected) in [(1, first), (2, &["initialize", "tools/call"][..])] {
+        let log = Arc::new(StderrLog::default());
+        let conn = Connection::connect("legacy", spec, &options, Arc::clone(&log), None)
+            .await
+            .expect("the server starts");
+        assert_eq!(conn.info().protocol_version, "2024-11-05");
+        assert!(options.handshake.initialize_only(), "round {round}: learnt");
+        let out = conn
+            .call("shout", &json!({"text": "again"}), &CallOptions::default())
+            .await
+            .expect("shout");
+        assert_eq!(text(&out), "AGAIN");
+        let seen = requests_until(&log, "tools/call").await;
+        let expected: Vec<String> = expected.iter().map(|m| format!("request {m}")).collect();
+        assert_eq!(seen, expected, "round {round}");
+        conn.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn an_old_server_is_greeted_with_initialize_once_a_connection_learnt_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // `{}` to the probe: the first connection starts a second process.
+    learn_then_greet(
+        &legacy_spec(dir.path(), &[]),
+        &["server/discover", "initialize", "tools/call"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_server_that_ignores_the_probe_waits_it_out_once() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // No answer to the probe: rmcp's fallback waits 10 s, then `initialize`
+    // on the same process; the next connection skips the probe.
+    learn_then_greet(
+        &legacy_spec(dir.path(), &["--silent"]),
+        &["server/discover", "initialize", "tools/call"],
+    )
+    .await;
 }
 
 #[tokio::test]

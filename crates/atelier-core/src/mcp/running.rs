@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use atelier_mcp::{ConnectOptions, Connection, Status, Supervisor, SupervisorOptions, ToolInfo};
+use atelier_mcp::{ConnectOptions, Connection, Handshake, Status, Supervisor, SupervisorOptions, ToolInfo};
 
 use super::servers::{Instance, ServerDetails, ServerRecord};
 use super::{Mcp, McpSettings};
@@ -79,6 +79,9 @@ impl Drop for Lease {
 #[derive(Debug, Default)]
 pub(crate) struct Running {
     map: Mutex<HashMap<Key, Entry>>,
+    /// Per server: whether it speaks only `initialize`, learnt by its
+    /// connections (every chat's instance greets it the way that worked).
+    handshakes: Mutex<HashMap<String, Handshake>>,
     settings: Mutex<McpSettings>,
     reaper: AtomicBool,
 }
@@ -126,12 +129,21 @@ impl Mcp<'_> {
             .clone()
     }
 
-    fn connect_options(&self, roots: Option<Vec<std::path::PathBuf>>) -> ConnectOptions {
+    fn connect_options(&self, server: &str, roots: Option<Vec<std::path::PathBuf>>) -> ConnectOptions {
         let s = self.settings();
+        let handshake = self
+            .running()
+            .handshakes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(server.to_owned())
+            .or_default()
+            .clone();
         ConnectOptions {
             handshake_timeout: s.handshake,
             roots,
             stop_grace: s.stop_grace,
+            handshake,
             ..Default::default()
         }
     }
@@ -180,7 +192,7 @@ impl Mcp<'_> {
             });
         });
         let options = SupervisorOptions {
-            connect: self.connect_options(launch.roots),
+            connect: self.connect_options(&server.id, launch.roots),
             backoff_start: settings.backoff_start,
             ..Default::default()
         };
@@ -224,8 +236,10 @@ impl Mcp<'_> {
         stop(self.running().take(|k, e| k.chat.is_none() || e.idle_for() < idle)).await;
     }
 
-    /// Stops every instance of a server.
+    /// Stops the instances of server `id` (removed, turned off or
+    /// restarted) and forgets its handshake: it may have been upgraded.
     pub(crate) async fn stop_all(&self, id: &str) {
+        (self.running().handshakes.lock().unwrap_or_else(PoisonError::into_inner)).remove(id);
         stop(self.running().take(|k, _| k.server != id)).await;
     }
 
@@ -301,7 +315,7 @@ impl Mcp<'_> {
         let conn = Connection::connect(
             &server.id,
             &launch.spec,
-            &self.connect_options(None),
+            &self.connect_options(&server.id, None),
             Arc::default(),
             None,
         )
