@@ -1,7 +1,8 @@
 //! MCP servers a toolset declares: one instance per chat in its
 //! workspace (its only root), stopped with the chat, when idle, when its
 //! toolset no longer needs it; server-filesystem writing into the
-//! workspace; server-everything announcing a tool once it has a root.
+//! workspace; server-everything's tool for clients with roots listed
+//! before any chat started it, and kept by a restart.
 
 use std::path::Path;
 use std::time::Duration;
@@ -210,37 +211,26 @@ async fn a_server_two_toolsets_declare_runs_until_neither_needs_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn server_everything_announces_a_new_tool_and_the_pool_follows() {
+async fn server_everything_offers_its_roots_tool_to_every_chat_from_the_listing_on() {
     let env = Env::new();
     let app = app(&env).await;
     install(&env, &app, "demo-kit", "everything", "node", &[&everything(), "stdio"]).await;
-    let listed = app.mcp().refresh("everything").await.expect("lists");
     let has =
         |tools: &Option<Vec<atelier_core::mcp::McpTool>>| tools.iter().flatten().any(|t| t.name == "get-roots-list");
-    // Listed outside a chat (no roots offered): no roots tool.
-    assert!(!has(&listed.tools));
-    // In a chat it is offered the workspace as its root, adds a tool that
-    // reads it and says so (`tools/list_changed`): the listing follows.
+    let in_pool = || async {
+        let pool = app.routing().snapshot().await.expect("pool");
+        pool.tools.iter().any(|t| t.canonical_id == "everything:get-roots-list")
+    };
+    // It adds the tool only for a client that offers roots, as a chat's
+    // instance does: the listing offers an empty folder, so the tool is
+    // there before any chat has started the server.
+    let listed = app.mcp().refresh("everything").await.expect("lists");
+    assert!(has(&listed.tools), "{:?}", listed.tools);
+    assert!(in_pool().await);
+    assert!(pids(&app, "everything").await.is_empty());
+
+    // In a chat its root is the chat's workspace.
     let chat = app.chats().create(None).await.expect("chat").id;
-    let echo = run(
-        &app,
-        &chat,
-        "everything:echo",
-        json!({"message": "hi"}),
-        CallControl::default(),
-    )
-    .await;
-    assert_eq!(text_of(&echo), "Echo: hi");
-    wait_until("the new tool is listed", || async {
-        app.mcp()
-            .get("everything")
-            .await
-            .map(|s| has(&s.tools))
-            .unwrap_or(false)
-    })
-    .await;
-    let pool = app.routing().snapshot().await.expect("pool");
-    assert!(pool.tools.iter().any(|t| t.canonical_id == "everything:get-roots-list"));
     let roots = run(
         &app,
         &chat,
@@ -249,6 +239,7 @@ async fn server_everything_announces_a_new_tool_and_the_pool_follows() {
         CallControl::default(),
     )
     .await;
+    assert_eq!(roots.status.as_str(), "success", "{roots:?}");
     let shown = roots
         .render_plan
         .as_ref()
@@ -256,6 +247,12 @@ async fn server_everything_announces_a_new_tool_and_the_pool_follows() {
         .unwrap_or_default();
     let ws = app.workspace_dir(&chat).display().to_string();
     assert!(shown.contains(&ws), "{shown}");
+    assert!(!shown.contains("listing-root"), "{shown}");
+
+    // A restart lists it again the same way: the tool stays.
+    let again = app.mcp().refresh("everything").await.expect("lists again");
+    assert!(has(&again.tools), "{:?}", again.tools);
+    assert!(in_pool().await);
     app.mcp().stop_everything().await;
 }
 

@@ -312,10 +312,24 @@ impl Mcp<'_> {
             return Ok((info, tools));
         }
         let launch = self.launch(server, None).await?;
+        // A chat's instance is offered its workspace as its root, and some
+        // servers announce tools only to a client with roots
+        // (server-everything's get-roots-list): the listing offers an empty
+        // folder, so the pool has the tools every chat will see before any
+        // chat has started the server, and a restart does not drop them.
+        let root = self.server_dir(&server.id).join("listing-root");
+        if tokio::fs::try_exists(&root).await.unwrap_or(false) {
+            tokio::fs::remove_dir_all(&root)
+                .await
+                .map_err(Error::io("clear", &root))?;
+        }
+        tokio::fs::create_dir_all(&root)
+            .await
+            .map_err(Error::io("create", &root))?;
         let conn = Connection::connect(
             &server.id,
             &launch.spec,
-            &self.connect_options(&server.id, None),
+            &self.connect_options(&server.id, Some(vec![root])),
             Arc::default(),
             None,
         )
