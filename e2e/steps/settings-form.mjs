@@ -141,6 +141,11 @@ export function register(step) {
       timeout: 30000,
     });
     assert(installedIds().includes(ID), `the CLI does not list ${ID}`);
+    // Its MCP server is started once to list its tools: a variable of its
+    // env is set nowhere, and the result says it could not start, and why.
+    await s.waitText('section[aria-label="Installed"] ul[aria-label="Its MCP servers"]', 'forecast could not start', {
+      timeout: 30000,
+    });
     await shot('settings-installed');
     await clickButton('section[aria-label="Installed"]', 'Done');
 

@@ -12,6 +12,7 @@ import type {
   JsonValue,
   MessageNode,
   RenderPlan,
+  ServerRecord,
   ToolCallRecord,
   ToolRecord,
   ToolsetDetails,
@@ -255,6 +256,31 @@ export function chatsStub(over: Partial<Chats> = {}): Chats {
     activeManifest: null,
     readTree: (chatId) => api.chatTree(chatId),
     nameAfter: vi.fn(),
+    ...over,
+  };
+}
+
+/** An MCP server record: server-everything added by hand, stopped, no tools listed unless `over` says. */
+export function mcpServer(over: Partial<ServerRecord> = {}): ServerRecord {
+  return {
+    id: "everything",
+    transport: "stdio",
+    command: "node",
+    args: ["/opt/everything/index.js", "stdio"],
+    url: null,
+    env_keys: [],
+    header_keys: [],
+    enabled: true,
+    active: true,
+    user_declared: true,
+    toolsets: [],
+    scope: "shared",
+    tools: [],
+    server_name: null,
+    server_version: null,
+    protocol_version: null,
+    listed_at: null,
+    last_error: null,
     ...over,
   };
 }

@@ -4,9 +4,9 @@ import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { ImportProgress } from "../src/api";
-import type { ImportReport } from "../src/bindings";
+import type { ImportReport, McpTool, ServerRecord } from "../src/bindings";
 import { ToolsetManager } from "../src/toolsets/ToolsetManager";
-import { bundle, toolset } from "./fixtures";
+import { bundle, importReport, mcpServer, toolset } from "./fixtures";
 import { argsOf, deferred, mockCommands, sendOnChannel } from "./ipc";
 
 /** Lets pending promise chains (listener registration, IPC) run. */
@@ -15,6 +15,15 @@ async function settle() {
 }
 
 const csv = toolset({ id: "csv-report", name: "CSV Report", version: "0.2.0" });
+
+const mcpTool = (name: string): McpTool => ({
+  name,
+  title: null,
+  description: "",
+  input_schema: {},
+  read_only: false,
+  destructive: false,
+});
 
 async function reviewPicked(handlers: Parameters<typeof mockCommands>[0]) {
   const calls = mockCommands({ list_toolsets: () => [], pick_bundle: () => "/home/me/csv-report.zip", ...handlers });
@@ -102,6 +111,63 @@ describe("consent before install", () => {
     const calls = await reviewPicked({ pick_bundle: () => null });
     expect(argsOf(calls, "check_bundle")).toEqual([]);
     expect(screen.queryByRole("region", { name: "Review bundle" })).toBeNull();
+  });
+});
+
+describe("the MCP servers of a toolset just installed", () => {
+  const declaring = (ids: string[]) => {
+    const will_run = {
+      ...bundle().will_run,
+      mcp_servers: ids.map((id) => ({ ...bundle().will_run.mcp_servers[0]!, id })),
+    };
+    return { check: bundle({ will_run }), report: importReport(csv, { will_run }) };
+  };
+
+  it("are each connected once to list their tools, said in the result; the tools on offer change after", async () => {
+    const { check, report } = declaring(["files", "broken"]);
+    const second = deferred<ServerRecord>();
+    const onChanged = vi.fn();
+    const calls = mockCommands({
+      list_toolsets: () => [],
+      pick_bundle: () => "/home/me/csv-report.zip",
+      check_bundle: () => check,
+      import_toolset: () => report,
+      restart_mcp_server: (a) =>
+        a.id === "files"
+          ? mcpServer({ id: "files", tools: [mcpTool("read_file"), mcpTool("write_file")] })
+          : second.promise,
+    });
+    render(<ToolsetManager active onChanged={onChanged} />);
+    await screen.findByText("No toolsets installed yet");
+    await userEvent.click(screen.getByRole("button", { name: "Import…" }));
+    await userEvent.click(await screen.findByRole("button", { name: "Install" }));
+    const servers = await screen.findByRole("list", { name: "Its MCP servers" });
+    await waitFor(() => expect(servers).toHaveTextContent("MCP server files: 2 tools listed."));
+    expect(servers).toHaveTextContent("MCP server broken: listing its tools…");
+    expect(onChanged).toHaveBeenCalledTimes(1); // the install
+    await act(async () => second.reject({ kind: "mcp", message: 'MCP server "broken" exited (code 1)' }));
+    await waitFor(() =>
+      expect(servers).toHaveTextContent('MCP server broken could not start: MCP server "broken" exited (code 1)'),
+    );
+    expect(screen.getByRole("region", { name: "Installed" })).toHaveTextContent("Restart tries again");
+    expect(argsOf(calls, "restart_mcp_server")).toEqual([{ id: "files" }, { id: "broken" }]);
+    expect(onChanged).toHaveBeenCalledTimes(2); // and the listing
+  });
+
+  it("are not started for a toolset installed disabled", async () => {
+    const { check, report } = declaring(["files"]);
+    const calls = mockCommands({
+      list_toolsets: () => [],
+      pick_bundle: () => "/home/me/csv-report.zip",
+      check_bundle: () => check,
+      import_toolset: () => ({ ...report, toolset: { ...csv, enabled: false } }),
+    });
+    render(<ToolsetManager active onChanged={vi.fn()} />);
+    await userEvent.click(await screen.findByRole("button", { name: "Import…" }));
+    await userEvent.click(await screen.findByRole("button", { name: "Install" }));
+    await screen.findByRole("region", { name: "Installed" });
+    expect(screen.queryByRole("list", { name: "Its MCP servers" })).toBeNull();
+    expect(argsOf(calls, "restart_mcp_server")).toEqual([]);
   });
 });
 

@@ -4,31 +4,8 @@ import { describe, expect, it, vi } from "vitest";
 import type { ImportCandidate, ServerDetails, ServerRecord } from "../src/bindings";
 import { McpServersSection } from "../src/settings/mcp/McpServersSection";
 import { shellLine, shellWords } from "../src/settings/mcp/shellWords";
+import { mcpServer as record } from "./fixtures";
 import { argsOf, mockCommands } from "./ipc";
-
-function record(over: Partial<ServerRecord>): ServerRecord {
-  return {
-    id: "everything",
-    transport: "stdio",
-    command: "node",
-    args: ["/opt/everything/index.js", "stdio"],
-    url: null,
-    env_keys: [],
-    header_keys: [],
-    enabled: true,
-    active: true,
-    user_declared: true,
-    toolsets: [],
-    scope: "shared",
-    tools: [],
-    server_name: null,
-    server_version: null,
-    protocol_version: null,
-    listed_at: null,
-    last_error: null,
-    ...over,
-  };
-}
 
 function details(server: ServerRecord, over: Partial<ServerDetails> = {}): ServerDetails {
   return { server, status: "stopped", message: null, instances: [], stderr: [], ...over };

@@ -6,6 +6,7 @@ import { baseName } from "../lib/format";
 import { ConsentPanel } from "./ConsentPanel";
 import { ImportProgressBar } from "./ImportProgressBar";
 import { ProblemList } from "./ProblemList";
+import { listServers, ServerListing, type Listing } from "./ServerListing";
 import { importSettings, initialChoices, type ConsentChoices } from "./settings/choices";
 
 type Phase =
@@ -15,7 +16,8 @@ type Phase =
   | { step: "review"; report: BundleReport; choices: ConsentChoices; error: unknown }
   | { step: "installing"; report: BundleReport; choices: ConsentChoices; progress: ImportProgress | null }
   | { step: "install-failed"; report: BundleReport; choices: ConsentChoices; error: unknown }
-  | { step: "done"; result: ImportReport };
+  /** `servers`: its MCP servers, in the order declared, each being listed or done. */
+  | { step: "done"; result: ImportReport; servers: [string, Listing][] };
 
 /** Refusals the consent form can put right: a setting's value, a missing one, no place for secrets. */
 const FORM_ERRORS = new Set(["config_invalid", "config_missing", "secrets_unavailable", "secret_not_set"]);
@@ -43,12 +45,15 @@ export function ImportFlow({
   path,
   installed,
   onInstalled,
+  onToolsListed,
   onBusy,
   onClose,
 }: {
   path: string;
   installed: ToolsetRecord[];
   onInstalled: (result: ImportReport) => void;
+  /** Its MCP servers' tools were listed (or failed to be): the tools on offer may have changed. */
+  onToolsListed: () => void;
   onBusy: (busy: boolean) => void;
   onClose: () => void;
 }) {
@@ -93,8 +98,17 @@ export function ImportFlow({
       const result = await api.importToolset(path, force, agents, importSettings(report, choices), (update) =>
         setPhase((p) => (p.step === "installing" ? { ...p, progress: mergeProgress(p.progress, update) } : p)),
       );
-      setPhase({ step: "done", result });
+      // A disabled toolset's servers do not run: nothing to list.
+      const ids = result.toolset.enabled ? result.will_run.mcp_servers.map((s) => s.id) : [];
+      setPhase({ step: "done", result, servers: ids.map((id) => [id, { state: "listing" }]) });
       onInstalled(result);
+      if (ids.length > 0) {
+        void listServers(ids, (id, listing) =>
+          setPhase((p) =>
+            p.step === "done" ? { ...p, servers: p.servers.map((s) => (s[0] === id ? [id, listing] : s)) } : p,
+          ),
+        ).then(onToolsListed);
+      }
     } catch (error) {
       const back = isIpcError(error) && FORM_ERRORS.has(error.kind);
       setPhase(back ? { step: "review", report, choices, error } : { step: "install-failed", report, choices, error });
@@ -169,6 +183,7 @@ export function ImportFlow({
               ; the installed copy refers to {result.secrets_moved === 1 ? "it" : "them"} by name.
             </p>
           )}
+          <ServerListing servers={phase.servers} />
           {result.warnings.length > 0 && <ProblemList problems={result.warnings} label="Warnings" />}
           <div className="panel-actions">
             <button type="button" className="btn" onClick={onClose}>

@@ -107,6 +107,7 @@ export function ToolsetManager({ active, onChanged }: { active: boolean; onChang
           path={pending.path}
           installed={toolsets}
           onInstalled={installed}
+          onToolsListed={onChanged}
           onBusy={setInstalling}
           onClose={() => setPending(null)}
         />
