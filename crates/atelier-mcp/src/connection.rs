@@ -114,6 +114,10 @@ impl std::fmt::Debug for Connection {
     }
 }
 
+/// How long rmcp waits for an answer to `server/discover` before it tries
+/// `initialize` (its `DEFAULT_AUTO_DISCOVER_TIMEOUT`, not exported).
+const PROBE_WAIT: Duration = Duration::from_secs(10);
+
 /// Protocol versions we ask for, newest first; older servers get the
 /// `initialize` handshake (at once when an earlier connection learnt that
 /// is all the server speaks).
@@ -139,11 +143,16 @@ impl Connection {
         log: Arc<StderrLog>,
         tools_changed: Option<ToolsChanged>,
     ) -> Result<Self, McpError> {
+        let probed = !options.handshake.initialize_only();
+        let started = std::time::Instant::now();
         let connected = Self::connect_inner(server, spec, options, log, tools_changed).await;
         match &connected {
-            Ok(c) => options.handshake.learn(c.initialize_only),
+            // A probe answered by nothing falls back after rmcp's wait.
+            Ok(c) => options
+                .handshake
+                .learn(c.initialize_only, probed && started.elapsed() >= PROBE_WAIT),
             // It may have been upgraded: the next connection probes again.
-            Err(_) => options.handshake.learn(false),
+            Err(_) => options.handshake.learn(false, false),
         }
         connected
     }

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 /// A server to run or reach.
@@ -66,24 +66,45 @@ pub struct ConnectOptions {
     pub handshake: Handshake,
 }
 
-/// Whether a server answers only `initialize`, learnt by a connection and
-/// shared by the next ones (a supervisor's restarts, each chat's instance).
-/// Such a server is greeted with `initialize` at once: no `server/discover`
-/// probe first, which costs a server that ignores unknown requests rmcp's
-/// 10 s fallback wait, and one that answers it with `{}` a second process.
-/// A connection that fails that way forgets it (the server may have been
+/// Whether a server answers only `initialize`, learnt by its connections
+/// and shared by the next ones (a supervisor's restarts, each chat's
+/// instance). Such a server is greeted with `initialize` at once: no
+/// `server/discover` probe first, which costs a server that ignores unknown
+/// requests rmcp's 10 s fallback wait, and one that answers it with `{}` a
+/// second process.
+///
+/// A definite answer (an error, `{}`) is learnt at once. A probe that only
+/// ran out of time is not, the first time: a modern server may just have
+/// been slow to start (`npx` fetching it), and would then be greeted the
+/// old way for good; a second connection that times out the same way is
+/// learnt. A connection that fails forgets it all (the server may have been
 /// upgraded), so the next one probes again.
 #[derive(Debug, Clone, Default)]
-pub struct Handshake(Arc<AtomicBool>);
+pub struct Handshake(Arc<AtomicU8>);
+
+/// What a [`Handshake`] knows.
+const UNKNOWN: u8 = 0;
+const TIMED_OUT_ONCE: u8 = 1;
+const INITIALIZE_ONLY: u8 = 2;
 
 impl Handshake {
-    /// Whether the last connection that got through spoke `initialize`.
+    /// Whether connections greet the server with `initialize` at once.
     pub fn initialize_only(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.0.load(Ordering::Relaxed) == INITIALIZE_ONLY
     }
 
-    pub(crate) fn learn(&self, initialize_only: bool) {
-        self.0.store(initialize_only, Ordering::Relaxed);
+    /// After a connection: `legacy`, it spoke `initialize`; `by_timeout`,
+    /// only because the probe went unanswered.
+    pub(crate) fn learn(&self, legacy: bool, by_timeout: bool) {
+        let next = match (legacy, by_timeout) {
+            (false, _) => UNKNOWN,
+            (true, false) => INITIALIZE_ONLY,
+            (true, true) => match self.0.load(Ordering::Relaxed) {
+                UNKNOWN => TIMED_OUT_ONCE,
+                _ => INITIALIZE_ONLY,
+            },
+        };
+        self.0.store(next, Ordering::Relaxed);
     }
 }
 
@@ -97,5 +118,27 @@ impl Default for ConnectOptions {
             client_version: env!("CARGO_PKG_VERSION").to_owned(),
             handshake: Handshake::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Handshake;
+
+    #[test]
+    fn a_definite_answer_is_learnt_at_once_a_timeout_the_second_time_and_a_modern_answer_forgets() {
+        let h = Handshake::default();
+        h.learn(true, true);
+        assert!(!h.initialize_only(), "one unanswered probe may be a slow start");
+        h.learn(true, true);
+        assert!(h.initialize_only());
+        h.learn(false, false);
+        assert!(!h.initialize_only(), "it answered the probe: modern now");
+        h.learn(true, false);
+        assert!(h.initialize_only(), "an error or {{}} to the probe is definite");
+        h.learn(true, true);
+        h.learn(false, false);
+        h.learn(true, true);
+        assert!(!h.initialize_only(), "a timeout after a reset counts from one again");
     }
 }
