@@ -77,6 +77,7 @@ pub const COMMANDS: &[&str] = &[
     "remove_mcp_server",
     "set_mcp_server_enabled",
     "restart_mcp_server",
+    "list_mcp_server",
     "preview_mcp_config",
     "import_mcp_config",
     "update_provider",

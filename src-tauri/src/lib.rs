@@ -130,6 +130,7 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             mcp_commands::remove_mcp_server,
             mcp_commands::set_mcp_server_enabled,
             mcp_commands::restart_mcp_server,
+            mcp_commands::list_mcp_server,
             mcp_commands::preview_mcp_config,
             mcp_commands::import_mcp_config,
             llm_commands::update_provider,

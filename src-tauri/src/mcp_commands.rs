@@ -107,6 +107,13 @@ pub async fn restart_mcp_server(state: State<'_, AppState>, id: String) -> IpcRe
     Ok(state.app.mcp().refresh(&id).await?)
 }
 
+/// Lists the tools of a server no instance of which runs (one a toolset
+/// just installed declares); a running one is left as it is.
+#[tauri::command]
+pub async fn list_mcp_server(state: State<'_, AppState>, id: String) -> IpcResult<ServerRecord> {
+    Ok(state.app.mcp().list_if_idle(&id).await?)
+}
+
 /// What importing a config would add, and what each would run.
 #[tauri::command]
 pub async fn preview_mcp_config(state: State<'_, AppState>, text: String) -> IpcResult<Vec<ImportCandidate>> {

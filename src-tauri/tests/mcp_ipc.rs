@@ -122,8 +122,15 @@ fn a_server_is_added_connected_listed_restarted_disabled_and_removed_through_the
         (json!("fixture.echo"), json!("ask"))
     );
 
-    // Restart again: a fresh instance.
+    // Listing a running server (as after a toolset's install) leaves it
+    // running, with its tools.
     let pid = d["instances"][0]["pid"].clone();
+    let kept = invoke(&h, "list_mcp_server", json!({"id": "fixture"})).expect("list");
+    assert!(kept["tools"].to_string().contains("\"echo\""), "{kept}");
+    let d = invoke(&h, "get_mcp_server", json!({"id": "fixture"})).expect("details");
+    assert_eq!(d["instances"][0]["pid"], pid, "{d}");
+
+    // Restart again: a fresh instance.
     invoke(&h, "restart_mcp_server", json!({"id": "fixture"})).expect("restart");
     let d = invoke(&h, "get_mcp_server", json!({"id": "fixture"})).expect("details");
     assert_eq!(d["status"], "connected", "{d}");

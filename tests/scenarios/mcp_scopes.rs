@@ -228,6 +228,14 @@ async fn server_everything_offers_its_roots_tool_to_every_chat_from_the_listing_
     assert!(has(&listed.tools), "{:?}", listed.tools);
     assert!(in_pool().await);
     assert!(pids(&app, "everything").await.is_empty());
+    // The folder it was offered goes with the listing.
+    let own = app.data_dir().root().join("mcp").join("everything");
+    let left: Vec<_> = std::fs::read_dir(&own)
+        .expect("its folder")
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.starts_with("listing-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 
     // In a chat its root is the chat's workspace.
     let chat = app.chats().create(None).await.expect("chat").id;

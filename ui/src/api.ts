@@ -88,6 +88,9 @@ function moving<T>(chatId: string, move: Promise<T>): Promise<T> {
   return move;
 }
 
+/** Per chat, how many times Stop was pressed: a send still waiting for a move sees it. */
+const stops = new Map<string, number>();
+
 /** Resolves once the chat's moves under way have ended (whether or not they failed). */
 function afterMoves(chatId: string): Promise<void> {
   const pending = moves.get(chatId);
@@ -273,7 +276,17 @@ export const api = {
     const channel = new Channel<ChatEvent>();
     channel.onmessage = onEvent;
     const send = () => invoke<RunOutcome>("send_message", { chatId, text, options, onEvent: channel });
-    return options.parent_id === null ? afterMoves(chatId).then(send) : send();
+    if (options.parent_id !== null || !moves.has(chatId)) return send();
+    // Stop while it waits has no run in the core to stop: it stops here.
+    const stopped = stops.get(chatId) ?? 0;
+    return afterMoves(chatId).then(() => {
+      if ((stops.get(chatId) ?? 0) === stopped) return send();
+      const refused: IpcError = {
+        kind: "cancelled",
+        message: "Stopped before it was sent (the chat was still switching branches): your message is back in the box.",
+      };
+      throw refused;
+    });
   },
   /** Answers again from where a model's message started (a sibling branch). */
   retryMessage: (chatId: string, messageId: string, choice: RunChoice, onEvent: (e: ChatEvent) => void = () => {}) => {
@@ -297,7 +310,10 @@ export const api = {
   stagePastedImage: (base64Data: string, mediaType: string) =>
     invoke<string>("stage_pasted_image", { base64Data, mediaType }),
   /** Stop: false when nothing was running. */
-  stopRun: (chatId: string) => invoke<boolean>("stop_run", { chatId }),
+  stopRun: (chatId: string) => {
+    stops.set(chatId, (stops.get(chatId) ?? 0) + 1);
+    return invoke<boolean>("stop_run", { chatId });
+  },
   forkChat: (chatId: string, messageId: string) => invoke<Chat>("fork_chat", { chatId, messageId }),
   setChatModelSettings: (chatId: string, settings: ModelSettings) =>
     invoke<Chat>("set_chat_model_settings", { chatId, settings }),
@@ -321,6 +337,8 @@ export const api = {
     invoke<ServerRecord>("set_mcp_server_enabled", { id, enabled }),
   /** Connects afresh and lists its tools; rejects with why it could not. */
   restartMcpServer: (id: string) => invoke<ServerRecord>("restart_mcp_server", { id }),
+  /** Lists a server's tools unless it runs (then its listing is current and it goes on). */
+  listMcpServer: (id: string) => invoke<ServerRecord>("list_mcp_server", { id }),
   /** What importing an `mcpServers` config would add (nothing is added). */
   previewMcpConfig: (text: string) => invoke<ImportCandidate[]>("preview_mcp_config", { text }),
   /** Adds the servers of a config named in `only` (every one that can be added: null). */

@@ -132,7 +132,7 @@ describe("the MCP servers of a toolset just installed", () => {
       pick_bundle: () => "/home/me/csv-report.zip",
       check_bundle: () => check,
       import_toolset: () => report,
-      restart_mcp_server: (a) =>
+      list_mcp_server: (a) =>
         a.id === "files"
           ? mcpServer({ id: "files", tools: [mcpTool("read_file"), mcpTool("write_file")] })
           : second.promise,
@@ -150,7 +150,7 @@ describe("the MCP servers of a toolset just installed", () => {
       expect(servers).toHaveTextContent('MCP server broken could not start: MCP server "broken" exited (code 1)'),
     );
     expect(screen.getByRole("region", { name: "Installed" })).toHaveTextContent("Restart tries again");
-    expect(argsOf(calls, "restart_mcp_server")).toEqual([{ id: "files" }, { id: "broken" }]);
+    expect(argsOf(calls, "list_mcp_server")).toEqual([{ id: "files" }, { id: "broken" }]);
     expect(onChanged).toHaveBeenCalledTimes(2); // and the listing
   });
 
@@ -167,7 +167,7 @@ describe("the MCP servers of a toolset just installed", () => {
     await userEvent.click(await screen.findByRole("button", { name: "Install" }));
     await screen.findByRole("region", { name: "Installed" });
     expect(screen.queryByRole("list", { name: "Its MCP servers" })).toBeNull();
-    expect(argsOf(calls, "restart_mcp_server")).toEqual([]);
+    expect(argsOf(calls, "list_mcp_server")).toEqual([]);
   });
 });
 

@@ -90,6 +90,7 @@ export type CommandAnswers = {
   remove_mcp_server: Answer<"removeMcpServer">;
   set_mcp_server_enabled: Answer<"setMcpServerEnabled">;
   restart_mcp_server: Answer<"restartMcpServer">;
+  list_mcp_server: Answer<"listMcpServer">;
   preview_mcp_config: Answer<"previewMcpConfig">;
   import_mcp_config: Answer<"importMcpConfig">;
   update_provider: Answer<"updateProvider">;

@@ -1,6 +1,8 @@
 // The MCP servers a toolset just installed declares: each is connected
-// once to list its tools (the core's `refresh`, as Settings' Restart), so
-// the model and the tool picker have them without a trip to Settings. The
+// once to list its tools (the core's `list_if_idle`: Settings' Restart,
+// except that a server already running for another toolset's chats is left
+// alone), so the model and the tool picker have them without a trip to
+// Settings. The
 // install itself never starts a server: a slow or broken one must not hold
 // it up, and the list goes on while the person reads the result.
 
@@ -13,7 +15,7 @@ export type Listing = { state: "listing" } | { state: "listed"; tools: number } 
 export async function listServers(ids: string[], report: (id: string, listing: Listing) => void): Promise<void> {
   for (const id of ids) {
     try {
-      const server = await api.restartMcpServer(id);
+      const server = await api.listMcpServer(id);
       report(id, { state: "listed", tools: server.tools?.length ?? 0 });
     } catch (error) {
       report(id, { state: "failed", error });

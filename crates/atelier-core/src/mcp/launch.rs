@@ -9,7 +9,9 @@
 //! `mcp:<id>`. Either way the process gets the minimal environment Python
 //! workers get plus its declared `env` — never the app's own variables —
 //! and works in the chat's workspace (chat-scoped, which is also its only
-//! root) or in `<data>/mcp/<id>/` (shared, no roots). Since it does not
+//! root) or in `<data>/mcp/<id>/` (shared, no roots; a chat-scoped
+//! server's listing outside any chat works there too, offered an empty
+//! folder as its root). Since it does not
 //! work in its bundle, a command or argument naming a file of the bundle
 //! is passed as that file's full path.
 
@@ -45,7 +47,7 @@ impl Mcp<'_> {
     }
 
     /// How to start `server` for `chat` (`None`: the shared instance, or a
-    /// listing outside any chat).
+    /// listing outside any chat, whose caller chooses its roots).
     pub(crate) async fn launch(&self, server: &ServerRecord, chat: Option<&str>) -> Result<Launch> {
         let own = self.server_dir(&server.id);
         let tmp = own.join("tmp");

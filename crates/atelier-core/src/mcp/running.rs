@@ -295,6 +295,19 @@ impl Mcp<'_> {
         self.get(id).await
     }
 
+    /// Lists a server's tools as [`Self::refresh`] does, unless an instance
+    /// of it runs: then its listing is current (every connection and list
+    /// change stores it) and nothing is stopped. What the app does for the
+    /// servers of a toolset just installed: another toolset declaring the
+    /// same server may have chats using it.
+    pub async fn list_if_idle(&self, id: &str) -> Result<ServerRecord> {
+        let running = self.running().map().keys().any(|k| k.server == id);
+        if running {
+            return self.get(id).await;
+        }
+        self.refresh(id).await
+    }
+
     async fn list_once(&self, server: &ServerRecord) -> Result<(atelier_mcp::ServerInfo, Vec<ToolInfo>)> {
         if server.scope == Scope::Shared {
             let sup = self.instance(server, "").await?.sup.clone();
@@ -317,27 +330,34 @@ impl Mcp<'_> {
         // (server-everything's get-roots-list): the listing offers an empty
         // folder, so the pool has the tools every chat will see before any
         // chat has started the server, and a restart does not drop them.
-        let root = self.server_dir(&server.id).join("listing-root");
-        if tokio::fs::try_exists(&root).await.unwrap_or(false) {
-            tokio::fs::remove_dir_all(&root)
-                .await
-                .map_err(Error::io("clear", &root))?;
-        }
+        // One folder per listing: two may run at once (Restart in Settings
+        // while an install lists, the CLI on the same data dir).
+        let root = self
+            .server_dir(&server.id)
+            .join(format!("listing-{}", crate::ids::new_id()));
         tokio::fs::create_dir_all(&root)
             .await
             .map_err(Error::io("create", &root))?;
-        let conn = Connection::connect(
-            &server.id,
-            &launch.spec,
-            &self.connect_options(&server.id, Some(vec![root])),
-            Arc::default(),
-            None,
-        )
-        .await?;
-        let tools = conn.list_tools().await;
-        let info = conn.info().clone();
-        conn.stop().await;
-        Ok((info, tools?))
+        let listed = async {
+            let conn = Connection::connect(
+                &server.id,
+                &launch.spec,
+                &self.connect_options(&server.id, Some(vec![root.clone()])),
+                Arc::default(),
+                None,
+            )
+            .await?;
+            let tools = conn.list_tools().await;
+            let info = conn.info().clone();
+            conn.stop().await;
+            Ok((info, tools?))
+        }
+        .await;
+        // What the server may have written there goes with it.
+        if let Err(e) = tokio::fs::remove_dir_all(&root).await {
+            tracing::warn!(server = %server.id, error = %e, "could not remove the listing's folder");
+        }
+        listed
     }
 
     /// A server with how it runs in this process.
