@@ -80,16 +80,19 @@ describe("the active branch", () => {
   });
 
   it("shows a failed switch where it happened", async () => {
+    const onSwitched = vi.fn();
     mockCommands({
       chat_tree: () => tree("c"),
       switch_branch: () => {
         throw { kind: "corrupt_blob", message: "blob ab of a.txt is corrupt" };
       },
     });
-    render(<BranchView chatId="chat-1" calls={[a, c, b2]} version="1" focusId={null} onSwitched={vi.fn()} />);
+    render(<BranchView chatId="chat-1" calls={[a, c, b2]} version="1" focusId={null} onSwitched={onSwitched} />);
     const next = await screen.findByRole("button", { name: "Next version" });
     await act(async () => next.click());
     expect(await screen.findByRole("alert")).toHaveTextContent("blob ab of a.txt is corrupt");
+    // The other views (the map, the workspace) read again as well.
+    expect(onSwitched).toHaveBeenCalledWith();
     // The branch drawn for the switch goes: the chat is where it was.
     await waitFor(() =>
       expect(within(screen.getByRole("list", { name: "Active branch" })).getAllByRole("listitem")).toHaveLength(3),
@@ -133,6 +136,32 @@ describe("the active branch", () => {
     expect(argsOf(calls, "send_message")).toHaveLength(1);
     expect(onSwitched).toHaveBeenCalledTimes(1);
     expect(within(screen.getByRole("list", { name: "Active branch" })).getAllByRole("listitem")).toHaveLength(2);
+  });
+
+  it("stops a message still waiting for a switch: it is never sent", async () => {
+    const moved = deferred<ReturnType<typeof chat>>();
+    const calls = mockCommands({
+      chat_tree: () => tree("c"),
+      switch_branch: () => moved.promise,
+      send_message: () => ({ status: "complete", error: null, error_kind: null, messages: [], tool_calls: [] }),
+      stop_run: () => false,
+    });
+    render(<BranchView chatId="chat-1" calls={[a, c, b2]} version="1" focusId={null} onSwitched={vi.fn()} />);
+    const next = await screen.findByRole("button", { name: "Next version" });
+    await waitFor(() => expect(screen.getAllByRole("listitem")).toHaveLength(3));
+    act(() => next.click());
+    const request = { parent_id: null, agent_id: null, provider_id: null, model: null, images: [] };
+    const sent = api.sendMessage("chat-1", "hello", request).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(await api.stopRun("chat-1")).toBe(false); // nothing runs in the core yet
+    await act(async () => moved.resolve(chat({ active_leaf_message_id: "b2" })));
+    expect(await sent).toMatchObject({ kind: "cancelled" });
+    expect(argsOf(calls, "send_message")).toEqual([]);
+    // With no switch under way a send goes at once: the earlier Stop does not hold it.
+    const later = await api.sendMessage("chat-1", "again", request);
+    expect(later.status).toBe("complete");
   });
 });
 

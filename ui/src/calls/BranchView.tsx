@@ -237,7 +237,10 @@ export function BranchView({
         onSwitched(chat.active_manifest_id);
       } catch (e) {
         setError(e);
-        // Back to where the core says the chat is.
+        // Back to where the core says the chat is, which may not be where
+        // it was (pending edits are recorded before the folder moves): the
+        // other views read again too, and the tree is not the one kept.
+        onSwitched();
         reload();
       } finally {
         movingNow.current = false;
