@@ -1,11 +1,13 @@
 // The conversation: a message sent from the composer, its answer streaming
 // in as events arrive, Stop, the composer's keys, and the chat's title.
-import { act, fireEvent, screen, waitFor, within } from "@testing-library/react";
+import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetRuns } from "../src/conversation/runStore";
 import { forgetChoices } from "../src/conversation/Switchers";
-import { BlockStream } from "../src/conversation/blocks";
+import MarkdownIt from "markdown-it";
+import { blockHtml, BlockStream, finishedBlocks } from "../src/conversation/blocks";
+import { Markdown } from "../src/conversation/Markdown";
 import { CHAT, chatBackend, conversation, message, meta, openChat, text } from "./chatBackend";
 import { argsOf } from "./ipc";
 
@@ -187,6 +189,8 @@ describe("the chat tab", () => {
   });
 });
 
+const BAD = 'Hi <img src="x" onerror="alert(1)">';
+
 describe("streamed markdown", () => {
   it("keeps finished blocks and parses only the growing one", () => {
     const s = new BlockStream();
@@ -199,6 +203,30 @@ describe("streamed markdown", () => {
     expect(next.tail?.source.trim()).toBe("- a\n- b");
     const fence = s.update("# Title\n\nSome text goes on\n\n- a\n- b\n\n```js\nlet x = 1\n");
     expect(fence.tail?.fence).toEqual({ lang: "js", code: "let x = 1\n" });
+  });
+
+  it("draws a message drawn before the same way, and two alike paragraphs with their own references", () => {
+    const a = "See [the docs][d].\n\n[d]: https://a.example/";
+    const b = "See [the docs][d].\n\n[d]: https://b.example/";
+    const first = render(<Markdown source={a} />);
+    expect(first.container.querySelector("a")?.getAttribute("href")).toBe("https://a.example/");
+    first.unmount();
+    // The same text again (a branch switched back to): the same blocks.
+    expect(finishedBlocks(a)).toBe(finishedBlocks(a));
+    const again = render(<Markdown source={a} />);
+    expect(again.container.querySelector("a")?.getAttribute("href")).toBe("https://a.example/");
+    again.unmount();
+    // The same paragraph under another reference links to its own.
+    const other = render(<Markdown source={b} />);
+    expect(other.container.querySelector("a")?.getAttribute("href")).toBe("https://b.example/");
+    // Sanitized every time, the second (kept) time too: tokens carrying raw
+    // HTML, which the app's parser never makes, still lose their script.
+    const raw = { key: 0, source: "", fence: null, tokens: new MarkdownIt({ html: true }).parse(BAD, {}) };
+    for (let i = 0; i < 2; i++) {
+      const html = blockHtml(raw);
+      expect(html).toContain("<img");
+      expect(html).not.toContain("onerror");
+    }
   });
 });
 

@@ -6,7 +6,7 @@
 import { memo, useEffect, useState, type MouseEvent } from "react";
 import { classHighlighter, highlightCode } from "@lezer/highlight";
 import { languageFor } from "../renderers/languages";
-import { blockHtml, BlockStream, type Block } from "./blocks";
+import { blockHtml, BlockStream, finishedBlocks, type Block } from "./blocks";
 import { CopyButton } from "./CopyButton";
 
 /** Links in an answer open nothing inside the app's window. */
@@ -101,7 +101,7 @@ const DoneBlock = memo(function DoneBlock({ block }: { block: Block }) {
 export function Markdown({ source, streaming = false }: { source: string; streaming?: boolean }) {
   // One follower per message: it keeps the finished blocks between renders.
   const [stream] = useState(() => new BlockStream());
-  const { done, tail } = stream.update(source);
+  const { done, tail } = streaming ? stream.update(source) : finishedBlocks(source);
   return (
     <div className="markdown-body message-markdown" onClick={stayHere}>
       {done.map((b) => (

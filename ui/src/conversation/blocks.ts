@@ -39,9 +39,60 @@ export function splitBlocks(source: string, firstKey = 0): Block[] {
   });
 }
 
-/** A block's sanitized HTML. */
+/**
+ * A small least-recently-used map: a message drawn again (a branch switched
+ * back to, a long list scrolled past and back) skips the work done for it
+ * before. Its keys hold at most `budget` characters in all (what is kept
+ * for a key grows with it), and a key over `largest` is not kept.
+ */
+class Recent<V> {
+  private map = new Map<string, V>();
+  private chars = 0;
+  constructor(
+    private readonly budget: number,
+    private readonly largest: number,
+  ) {}
+
+  get(key: string, make: () => V): V {
+    const kept = this.map.get(key);
+    if (kept !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, kept);
+      return kept;
+    }
+    const made = make();
+    if (key.length <= this.largest) {
+      this.map.set(key, made);
+      this.chars += key.length;
+      for (const oldest of this.map.keys()) {
+        if (this.chars <= this.budget) break;
+        this.map.delete(oldest);
+        this.chars -= oldest.length;
+      }
+    }
+    return made;
+  }
+}
+
+// Keyed by the HTML markdown-it made, not the block's source: a block's
+// links may come from a reference defined elsewhere in its message.
+const sanitized = new Recent<string>(2_000_000, 20_000);
+
+/** A block's sanitized HTML (DOMPurify is the costly half: it is done once per HTML). */
 export function blockHtml(b: Block): string {
-  return sanitizeMarkdownHtml(md.renderer.render(b.tokens, md.options, {}));
+  const html = md.renderer.render(b.tokens, md.options, {});
+  return sanitized.get(html, () => sanitizeMarkdownHtml(html));
+}
+
+// Tokens take several times their text: about a megabyte of messages.
+const parsed = new Recent<{ done: Block[]; tail: Block | null }>(1_000_000, 50_000);
+
+/** A finished message's blocks, as `BlockStream` would give them, parsed once per text. */
+export function finishedBlocks(text: string): { done: Block[]; tail: Block | null } {
+  return parsed.get(text, () => {
+    const blocks = splitBlocks(text);
+    return { done: blocks.slice(0, -1), tail: blocks.at(-1) ?? null };
+  });
 }
 
 /**
