@@ -72,8 +72,14 @@ fn the_report_says_what_the_card_needs_and_a_downgrade_is_one() {
     assert!(out.contains("env API_KEY = (a value is set; not shown)"), "{out}");
     assert!(!out.contains("sk-live"), "a plain value is never printed: {out}");
 
-    // Folders install as local toolsets; 1.10.0 is newer than 1.9.0.
-    env.ok(&["toolset", "import", newer.to_str().expect("utf-8")]);
+    // Folders install as local toolsets; 1.10.0 is newer than 1.9.0. The
+    // CLI starts none of its servers, and says how to list their tools.
+    let out = env.ok(&["toolset", "import", newer.to_str().expect("utf-8")]);
+    let id = server["id"].as_str().expect("server id");
+    assert!(
+        out.contains(&format!("`atelier mcp restart {id}` lists its tools")),
+        "{out}"
+    );
     let report = env.json(&["toolset", "validate", older.to_str().expect("utf-8")]);
     assert_eq!(report["installed_version"], "1.10.0");
     assert_eq!(report["version_change"], "downgrade");

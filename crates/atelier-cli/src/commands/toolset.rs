@@ -260,6 +260,15 @@ pub(crate) async fn run(
                     print_problems(&report.warnings);
                 }
                 println!("Tools: {}", report.tools.join(", "));
+                // The app lists them after an install; here nothing is started.
+                if t.enabled && !report.will_run.mcp_servers.is_empty() {
+                    for s in &report.will_run.mcp_servers {
+                        println!(
+                            "Its MCP server {0} is not started yet: `atelier mcp restart {0}` lists its tools.",
+                            s.id
+                        );
+                    }
+                }
                 for a in &agents {
                     println!("Allowed to agent {a}.");
                 }
