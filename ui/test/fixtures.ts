@@ -254,6 +254,8 @@ export function chatsStub(over: Partial<Chats> = {}): Chats {
     revision: 0,
     moved: vi.fn(),
     activeManifest: null,
+    show: vi.fn(),
+    showing: null,
     readTree: (chatId) => api.chatTree(chatId),
     nameAfter: vi.fn(),
     ...over,

@@ -275,7 +275,8 @@ describe("conversation map", () => {
       checkout: () => pending.promise,
     });
     const moved = vi.fn();
-    render(<ConversationMap chats={chats({ moved })} />);
+    const show = vi.fn();
+    render(<ConversationMap chats={chats({ moved, show })} />);
     const map = await shown();
     await userEvent.click(within(map).getByRole("button", { current: "step" }));
     expect(argsOf(ipc, "checkout")).toEqual([]);
@@ -284,6 +285,8 @@ describe("conversation map", () => {
     expect(argsOf(ipc, "checkout").map(({ onProgress: _p, ...a }) => a)).toEqual([
       { chatId: "chat-1", messageId: "b2" },
     ]);
+    // The workspace is told at once which files to show.
+    expect(show).toHaveBeenCalledWith("man-b2");
     expect(screen.getByRole("status")).toHaveTextContent("Bringing that workspace back…");
     expect(map.parentElement).toHaveAttribute("aria-busy", "true");
     // A second click while the first runs is ignored.
@@ -291,8 +294,9 @@ describe("conversation map", () => {
     expect(argsOf(ipc, "checkout")).toHaveLength(1);
     expect(moved).not.toHaveBeenCalled();
 
-    await act(async () => pending.resolve(chat({ active_leaf_message_id: "b2" })));
+    await act(async () => pending.resolve(chat({ active_leaf_message_id: "b2", active_manifest_id: "man-b2" })));
     expect(moved).toHaveBeenCalledTimes(1);
+    expect(moved).toHaveBeenCalledWith("man-b2");
     expect(map.parentElement).toHaveAttribute("aria-busy", "false");
     expect(screen.queryByRole("status")).toBeNull();
   });
@@ -327,7 +331,8 @@ describe("conversation map", () => {
     const alert = await screen.findByRole("alert");
     expect(alert).toHaveTextContent("Could not go there.");
     expect(alert).toHaveTextContent("blob ab of a.txt is corrupt");
-    expect(moved).not.toHaveBeenCalled();
+    // The files shown for the jump go: every view reads where the chat is.
+    expect(moved).toHaveBeenCalledWith();
     await userEvent.click(within(alert).getByRole("button", { name: "Dismiss" }));
     expect(screen.queryByRole("alert")).toBeNull();
   });

@@ -195,6 +195,39 @@ describe("after a switch", () => {
     expect(argsOf(calls, "get_workspace_manifest").at(-1)).toEqual({ chatId: "chat-1", manifestId: null });
   });
 
+  it("shows a checkout's files while the folder moves, then stays on them once it has moved", async () => {
+    const { clearManifests } = await import("../src/workspace/manifests");
+    clearManifests();
+    const calls = mockCommands({
+      get_workspace_manifest: (a) =>
+        a.manifestId === "man-b"
+          ? manifest({ "branch-b/README.txt": "bb" }, {}, { id: "man-b" })
+          : manifest({ "branch-a/README.txt": "aa" }),
+    });
+    const view = render(<WorkspaceView chats={chats()} active />);
+    expect(await screen.findByText("branch-a")).toBeInTheDocument();
+    // The map's click: the checkout is under way, nothing has moved yet.
+    view.rerender(<WorkspaceView chats={{ ...chats(), showing: { chatId: "chat-1", manifestId: "man-b" } }} active />);
+    expect(await screen.findByText("branch-b")).toBeInTheDocument();
+    expect(screen.queryByText("branch-a")).toBeNull();
+    // Moved: the same files, read once.
+    view.rerender(
+      <WorkspaceView
+        chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }}
+        active
+      />,
+    );
+    await settle();
+    expect(screen.getByText("branch-b")).toBeInTheDocument();
+    expect(argsOf(calls, "get_workspace_manifest").filter((a) => a.manifestId === "man-b")).toHaveLength(1);
+    // Another chat's checkout is not shown here.
+    view.rerender(
+      <WorkspaceView chats={{ ...chats(), revision: 2, showing: { chatId: "chat-2", manifestId: "man-c" } }} active />,
+    );
+    await settle();
+    expect(argsOf(calls, "get_workspace_manifest").some((a) => a.manifestId === "man-c")).toBe(false);
+  });
+
   it("keeps only the last few manifests, and does not keep a failed read", async () => {
     const { clearManifests, manifestOf } = await import("../src/workspace/manifests");
     clearManifests();

@@ -92,12 +92,18 @@ export function ConversationMap({ chats }: { chats: Chats }) {
     setError(null);
     try {
       const target = data.tree.find((n) => n.id === id);
-      // Read the target's files while the workspace moves.
-      if (target !== undefined) prefetchManifest(data.chatId, target.manifest_id);
+      // Read the target's files while the workspace moves, and show them
+      // as soon as they are read (at once when read before).
+      if (target !== undefined) {
+        prefetchManifest(data.chatId, target.manifest_id);
+        chats.show(target.manifest_id);
+      }
       const chat = await api.checkout(data.chatId, id);
       chats.moved(chat.active_manifest_id);
     } catch (e) {
       setError(e);
+      // Where the core says the chat is now.
+      chats.moved();
     } finally {
       busyRef.current = false;
       setBusy(null);

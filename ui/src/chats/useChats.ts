@@ -31,6 +31,14 @@ export type Chats = {
   /** The selected chat's active manifest as the last `moved` said, if it did. */
   activeManifest: { chatId: string; manifestId: string } | null;
   /**
+   * Says the selected chat is moving to this manifest (a checkout under
+   * way): the workspace shows its files at once, from the manifest read
+   * while the folder moves. The next `moved` ends it, failed or not.
+   */
+  show: (manifestId: string) => void;
+  /** The manifest `show` said, until the next `moved`, in the chat it was said for. */
+  showing: { chatId: string; manifestId: string } | null;
+  /**
    * A chat's message tree, read once per `revision`: the conversation, the
    * map and the workspace ask together after a move and share one read (a
    * 400-message tree is 300 KB of JSON; three reads of it made a branch
@@ -66,6 +74,7 @@ export function useChats(): Chats {
   const [createError, setCreateError] = useState<unknown>(null);
   const [revision, setRevision] = useState(0);
   const [activeManifest, setActiveManifest] = useState<Chats["activeManifest"]>(null);
+  const [showing, setShowing] = useState<Chats["showing"]>(null);
   const list = useMemo(() => load.data ?? [], [load.data]);
   // The picked chat if it still exists, else the most recently updated one.
   const selectedId =
@@ -82,8 +91,13 @@ export function useChats(): Chats {
           ? { chatId: selectedId, manifestId: activeManifestId }
           : null,
       );
+      setShowing(null);
       setRevision((r) => r + 1);
     },
+    [selectedId],
+  );
+  const show = useCallback(
+    (manifestId: string) => setShowing(selectedId === null ? null : { chatId: selectedId, manifestId }),
     [selectedId],
   );
 
@@ -182,5 +196,7 @@ export function useChats(): Chats {
     moved,
     readTree,
     activeManifest: activeManifest?.chatId === selectedId ? activeManifest : null,
+    show,
+    showing: showing?.chatId === selectedId ? showing : null,
   };
 }

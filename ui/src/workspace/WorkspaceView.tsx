@@ -49,7 +49,8 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
     why = { chatId, nonce, revision: chats.revision, hint: null };
   }
   if (why !== reason) setReason(why);
-  const hinted = why.hint;
+  // A checkout under way: its files, as soon as they are read.
+  const hinted = chats.showing?.chatId === chatId ? chats.showing.manifestId : why.hint;
   const [load, reload] = useLoad<WorkspaceManifest | null>(
     async () =>
       chatId === null ? null : hinted !== null ? manifestOf(chatId, hinted) : api.getWorkspaceManifest(chatId, null),
