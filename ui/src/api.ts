@@ -72,13 +72,16 @@ export const NO_IMPORT_SETTINGS: ImportSettings = { config: {}, secrets: {}, all
  * "wherever the chat is" (a message with no parent, a tool run by hand)
  * waits for them: it lands where the screen says the chat is.
  */
-const moves = new Map<string, Promise<unknown>>();
+const moves = new Map<string, Promise<boolean>>();
 
 function moving<T>(chatId: string, move: Promise<T>): Promise<T> {
-  const before = moves.get(chatId) ?? Promise.resolve();
-  const after = before.then(
-    () => move,
-    () => move,
+  const before = moves.get(chatId) ?? Promise.resolve(true);
+  // Whether every move so far went through.
+  const after = before.then((ok) =>
+    move.then(
+      () => ok,
+      () => false,
+    ),
   );
   moves.set(chatId, after);
   const forget = () => {
@@ -91,15 +94,24 @@ function moving<T>(chatId: string, move: Promise<T>): Promise<T> {
 /** Per chat, how many times Stop was pressed: a send still waiting for a move sees it. */
 const stops = new Map<string, number>();
 
-/** Resolves once the chat's moves under way have ended (whether or not they failed). */
-function afterMoves(chatId: string): Promise<void> {
+/**
+ * Once the chat's moves under way have ended: nothing, or why what waited
+ * for them must not go ahead (Stop was pressed meanwhile, a move failed:
+ * the screen showed a branch the chat is not on).
+ */
+async function afterMoves(chatId: string, what: string): Promise<void> {
   const pending = moves.get(chatId);
-  return pending === undefined
-    ? Promise.resolve()
-    : pending.then(
-        () => undefined,
-        () => undefined,
-      );
+  if (pending === undefined) return;
+  const stopped = stops.get(chatId) ?? 0;
+  const ok = await pending;
+  const refuse = (message: string): never => {
+    const refused: IpcError = { kind: "cancelled", message };
+    throw refused;
+  };
+  if ((stops.get(chatId) ?? 0) !== stopped) {
+    refuse(`Stopped before it was sent (the chat was still switching branches): ${what}`);
+  }
+  if (!ok) refuse(`The branch switch failed, so it was not sent where you were looking: ${what}`);
 }
 
 export function isIpcError(e: unknown): e is IpcError {
@@ -196,7 +208,7 @@ export const api = {
   runTool: (chatId: string, toolId: string, args: JsonValue, onEvent: (e: RunEvent) => void = () => {}) => {
     const channel = new Channel<RunEvent>();
     channel.onmessage = onEvent;
-    return afterMoves(chatId).then(() =>
+    return afterMoves(chatId, "the tool did not run.").then(() =>
       invoke<ToolCallRecord>("run_tool", { chatId, toolId, args, onEvent: channel }),
     );
   },
@@ -278,15 +290,7 @@ export const api = {
     const send = () => invoke<RunOutcome>("send_message", { chatId, text, options, onEvent: channel });
     if (options.parent_id !== null || !moves.has(chatId)) return send();
     // Stop while it waits has no run in the core to stop: it stops here.
-    const stopped = stops.get(chatId) ?? 0;
-    return afterMoves(chatId).then(() => {
-      if ((stops.get(chatId) ?? 0) === stopped) return send();
-      const refused: IpcError = {
-        kind: "cancelled",
-        message: "Stopped before it was sent (the chat was still switching branches): your message is back in the box.",
-      };
-      throw refused;
-    });
+    return afterMoves(chatId, "your message is back in the box.").then(send);
   },
   /** Answers again from where a model's message started (a sibling branch). */
   retryMessage: (chatId: string, messageId: string, choice: RunChoice, onEvent: (e: ChatEvent) => void = () => {}) => {

@@ -139,10 +139,11 @@ describe("the active branch", () => {
   });
 
   it("stops a message still waiting for a switch: it is never sent", async () => {
+    let switches = 0;
     const moved = deferred<ReturnType<typeof chat>>();
     const calls = mockCommands({
       chat_tree: () => tree("c"),
-      switch_branch: () => moved.promise,
+      switch_branch: () => (++switches === 1 ? moved.promise : Promise.reject({ kind: "io", message: "disk" })),
       send_message: () => ({ status: "complete", error: null, error_kind: null, messages: [], tool_calls: [] }),
       stop_run: () => false,
     });
@@ -158,6 +159,16 @@ describe("the active branch", () => {
     expect(await api.stopRun("chat-1")).toBe(false); // nothing runs in the core yet
     await act(async () => moved.resolve(chat({ active_leaf_message_id: "b2" })));
     expect(await sent).toMatchObject({ kind: "cancelled" });
+    expect(argsOf(calls, "send_message")).toEqual([]);
+    // A switch that fails: what waited for it is not sent either (the screen
+    // showed the other branch), and says why.
+    const move = api.switchBranch("chat-1", "b1").catch(() => null);
+    const refused = api.sendMessage("chat-1", "there?", request).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    await move;
+    expect(await refused).toMatchObject({ kind: "cancelled", message: expect.stringContaining("switch failed") });
     expect(argsOf(calls, "send_message")).toEqual([]);
     // With no switch under way a send goes at once: the earlier Stop does not hold it.
     const later = await api.sendMessage("chat-1", "again", request);

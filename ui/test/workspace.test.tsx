@@ -128,8 +128,8 @@ describe("workspace browser", () => {
     expect(await screen.findByText("Exported 1 file (3 B) to /home/me/ws-copy.")).toBeInTheDocument();
     expect(argsOf(calls, "pick_workspace_export_path")[2]).toEqual({ suggestedName: "workspace", zip: false });
     expect(argsOf(calls, "export_workspace").map(({ onProgress: _c, ...a }) => a)).toEqual([
-      { chatId: "chat-1", node: null, path: "/home/me/ws.zip" },
-      { chatId: "chat-1", node: null, path: "/home/me/ws-copy" },
+      { chatId: "chat-1", node: "man-1", path: "/home/me/ws.zip" },
+      { chatId: "chat-1", node: "man-1", path: "/home/me/ws-copy" },
     ]);
   });
 
@@ -210,6 +210,10 @@ describe("after a switch", () => {
     view.rerender(<WorkspaceView chats={{ ...chats(), showing: { chatId: "chat-1", manifestId: "man-b" } }} active />);
     expect(await screen.findByText("branch-b")).toBeInTheDocument();
     expect(screen.queryByText("branch-a")).toBeNull();
+    // The folder is not there yet: nothing acts on it meanwhile.
+    for (const name of ["Open folder", "Export folder…", "Export ZIP…"]) {
+      expect(screen.getByRole("button", { name })).toBeDisabled();
+    }
     // Moved: the same files, read once.
     view.rerender(
       <WorkspaceView
@@ -219,6 +223,7 @@ describe("after a switch", () => {
     );
     await settle();
     expect(screen.getByText("branch-b")).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Export ZIP…" })).toBeEnabled();
     expect(argsOf(calls, "get_workspace_manifest").filter((a) => a.manifestId === "man-b")).toHaveLength(1);
     // Another chat's checkout is not shown here.
     view.rerender(

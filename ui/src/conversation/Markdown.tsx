@@ -6,7 +6,7 @@
 import { memo, useEffect, useState, type MouseEvent } from "react";
 import { classHighlighter, highlightCode } from "@lezer/highlight";
 import { languageFor } from "../renderers/languages";
-import { blockHtml, BlockStream, finishedBlocks, type Block } from "./blocks";
+import { blockHtml, BlockStream, finishedBlocks, keepsParsed, type Block } from "./blocks";
 import { CopyButton } from "./CopyButton";
 
 /** Links in an answer open nothing inside the app's window. */
@@ -101,7 +101,9 @@ const DoneBlock = memo(function DoneBlock({ block }: { block: Block }) {
 export function Markdown({ source, streaming = false }: { source: string; streaming?: boolean }) {
   // One follower per message: it keeps the finished blocks between renders.
   const [stream] = useState(() => new BlockStream());
-  const { done, tail } = streaming ? stream.update(source) : finishedBlocks(source);
+  // A finished message shares the parse kept for its text; a streaming or
+  // very long one keeps its own (its blocks then stay the same objects).
+  const { done, tail } = streaming || !keepsParsed(source) ? stream.update(source) : finishedBlocks(source);
   return (
     <div className="markdown-body message-markdown" onClick={stayHere}>
       {done.map((b) => (

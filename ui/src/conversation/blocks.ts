@@ -84,8 +84,16 @@ export function blockHtml(b: Block): string {
   return sanitized.get(html, () => sanitizeMarkdownHtml(html));
 }
 
+/** The longest message text whose parse is kept (longer ones keep their own `BlockStream`'s). */
+const PARSED_LARGEST = 50_000;
+
 // Tokens take several times their text: about a megabyte of messages.
-const parsed = new Recent<{ done: Block[]; tail: Block | null }>(1_000_000, 50_000);
+const parsed = new Recent<{ done: Block[]; tail: Block | null }>(1_000_000, PARSED_LARGEST);
+
+/** Whether `finishedBlocks` keeps `text`'s parse. */
+export function keepsParsed(text: string): boolean {
+  return text.length <= PARSED_LARGEST;
+}
 
 /** A finished message's blocks, as `BlockStream` would give them, parsed once per text. */
 export function finishedBlocks(text: string): { done: Block[]; tail: Block | null } {

@@ -150,7 +150,8 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
       if (chatId === null) return null;
       const path = await api.pickWorkspaceExportPath(zip ? "workspace.zip" : "workspace", zip);
       if (path === null) return null;
-      const out = await api.exportWorkspace(chatId, null, path);
+      // What is shown: the state a jump goes to may not be the folder's yet.
+      const out = await api.exportWorkspace(chatId, manifestId, path);
       const n = `${out.files} file${out.files === 1 ? "" : "s"}`;
       return { tone: "success", text: `Exported ${n} (${formatBytes(out.bytes)}) to ${out.path}.` };
     });
@@ -184,8 +185,14 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
   const tree = useMemo(() => (manifest === null ? null : treeOf(manifest)), [manifestId]);
   const fileCount = tree?.root.count ?? 0;
   const title = chats.load.data?.find((c) => c.id === chatId)?.title ?? null;
+  // A jump under way (the map's): its files are shown, the folder and the
+  // header's step are not there yet, so nothing acts on either meanwhile.
+  const moving = chats.showing?.chatId === chatId;
   // Edits go after the step whose files are shown.
-  const at = position !== null && manifest !== null && position.manifestId === manifest.id ? position.currentId : null;
+  const at =
+    !moving && position !== null && manifest !== null && position.manifestId === manifest.id
+      ? position.currentId
+      : null;
   const saveTo = (path: string): Save | null =>
     chatId === null || at === null ? null : (text) => api.saveEdit(chatId, at, [{ op: "write", path, text }]);
 
@@ -211,7 +218,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
                       <button
                         type="button"
                         className="btn btn-small btn-ghost"
-                        disabled={busy !== null}
+                        disabled={busy !== null || moving}
                         title="Bring back the newest step of this branch; the next run then continues it"
                         onClick={() => returnToLatest(position.latestId)}
                       >
@@ -238,13 +245,18 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
           >
             Compare…
           </button>
-          <button type="button" className="btn" disabled={chatId === null || busy !== null} onClick={openFolder}>
+          <button
+            type="button"
+            className="btn"
+            disabled={chatId === null || busy !== null || moving}
+            onClick={openFolder}
+          >
             Open folder
           </button>
           <button
             type="button"
             className="btn"
-            disabled={chatId === null || fileCount === 0 || busy !== null}
+            disabled={chatId === null || fileCount === 0 || busy !== null || moving}
             onClick={() => exportTo(false)}
           >
             Export folder…
@@ -252,7 +264,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
           <button
             type="button"
             className="btn"
-            disabled={chatId === null || fileCount === 0 || busy !== null}
+            disabled={chatId === null || fileCount === 0 || busy !== null || moving}
             onClick={() => exportTo(true)}
           >
             Export ZIP…
