@@ -102,6 +102,8 @@ pub struct Connection {
     grace: Duration,
     /// The server spoke `initialize` (an older protocol than 2026-07-28).
     initialize_only: bool,
+    /// …only because its `server/discover` probe went unanswered.
+    probe_timed_out: bool,
 }
 
 impl std::fmt::Debug for Connection {
@@ -143,16 +145,12 @@ impl Connection {
         log: Arc<StderrLog>,
         tools_changed: Option<ToolsChanged>,
     ) -> Result<Self, McpError> {
-        let probed = !options.handshake.initialize_only();
-        let started = std::time::Instant::now();
+        let began = std::time::Instant::now();
         let connected = Self::connect_inner(server, spec, options, log, tools_changed).await;
         match &connected {
-            // A probe answered by nothing falls back after rmcp's wait.
-            Ok(c) => options
-                .handshake
-                .learn(c.initialize_only, probed && started.elapsed() >= PROBE_WAIT),
+            Ok(c) => options.handshake.learn(began, c.initialize_only, c.probe_timed_out),
             // It may have been upgraded: the next connection probes again.
-            Err(_) => options.handshake.learn(false, false),
+            Err(_) => options.handshake.learn(began, false, false),
         }
         connected
     }
@@ -178,9 +176,17 @@ impl Connection {
             after,
             stderr: log.tail(),
         };
+        // How long the first attempt's handshake took, when it went through
+        // with rmcp's own fallback (a second attempt means a definite answer).
+        let probed = !options.handshake.initialize_only();
+        let mut first_took = None;
         let (service, process) = match spec {
             ServerSpec::Stdio(s) => {
+                let began = std::time::Instant::now();
                 let first = start_stdio(server, s, options, &log, &handler, lifecycle(&options.handshake)).await;
+                if first.is_ok() {
+                    first_took = Some(began.elapsed());
+                }
                 match first {
                     // Answered `server/discover` with `{}` (see the HTTP
                     // case below): a fresh process, `initialize` alone.
@@ -197,14 +203,17 @@ impl Connection {
             }
             ServerSpec::Http(h) => {
                 let transport = http_transport(server, h)?;
+                let began = std::time::Instant::now();
                 let started = Arc::clone(&handler).serve_with_lifecycle(transport, lifecycle(&options.handshake));
                 let mut result = tokio::time::timeout(after, started).await;
+                first_took = Some(began.elapsed());
                 // An older server that answers every method it does not
                 // know with an empty result (instead of "method not
                 // found") answers `server/discover` with `{}`: rmcp's
                 // fallback does not take that as "legacy", so ask again
                 // with `initialize` alone (no session was opened).
                 if let Ok(Err(ClientInitializeError::ExpectedInitResult(_))) = &result {
+                    first_took = None;
                     let transport = http_transport(server, h)?;
                     let started = Arc::clone(&handler).serve_with_lifecycle(transport, ClientLifecycleMode::Initialize);
                     result = tokio::time::timeout(after, started).await;
@@ -230,6 +239,8 @@ impl Connection {
         };
         let peer = service.peer().clone();
         let initialize_only = peer.peer_info().is_some_and(|i| i.protocol_version.has_initialize());
+        // rmcp falls back on `initialize` after PROBE_WAIT without an answer.
+        let probe_timed_out = probed && initialize_only && first_took.is_some_and(|t| t >= PROBE_WAIT);
         let info = peer
             .peer_info()
             .map(|i| ServerInfo {
@@ -273,6 +284,7 @@ impl Connection {
             log,
             grace: options.stop_grace,
             initialize_only,
+            probe_timed_out,
         })
     }
 

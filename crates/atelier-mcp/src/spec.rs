@@ -1,9 +1,8 @@
 //! What to connect to, and how.
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// A server to run or reach.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,35 +75,41 @@ pub struct ConnectOptions {
 /// A definite answer (an error, `{}`) is learnt at once. A probe that only
 /// ran out of time is not, the first time: a modern server may just have
 /// been slow to start (`npx` fetching it), and would then be greeted the
-/// old way for good; a second connection that times out the same way is
-/// learnt. A connection that fails forgets it all (the server may have been
-/// upgraded), so the next one probes again.
+/// old way for good; a connection that times out the same way and began
+/// after the first one ended is learnt (two that began together, while
+/// the server was being fetched, count once). A connection that fails
+/// forgets it all (the server may have been upgraded), so the next one
+/// probes again.
 #[derive(Debug, Clone, Default)]
-pub struct Handshake(Arc<AtomicU8>);
+pub struct Handshake(Arc<Mutex<Learnt>>);
 
 /// What a [`Handshake`] knows.
-const UNKNOWN: u8 = 0;
-const TIMED_OUT_ONCE: u8 = 1;
-const INITIALIZE_ONLY: u8 = 2;
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+enum Learnt {
+    #[default]
+    Unknown,
+    /// A probe went unanswered, in a connection that ended then.
+    TimedOut(Instant),
+    InitializeOnly,
+}
 
 impl Handshake {
     /// Whether connections greet the server with `initialize` at once.
     pub fn initialize_only(&self) -> bool {
-        self.0.load(Ordering::Relaxed) == INITIALIZE_ONLY
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) == Learnt::InitializeOnly
     }
 
-    /// After a connection: `legacy`, it spoke `initialize`; `by_timeout`,
-    /// only because the probe went unanswered.
-    pub(crate) fn learn(&self, legacy: bool, by_timeout: bool) {
-        let next = match (legacy, by_timeout) {
-            (false, _) => UNKNOWN,
-            (true, false) => INITIALIZE_ONLY,
-            (true, true) => match self.0.load(Ordering::Relaxed) {
-                UNKNOWN => TIMED_OUT_ONCE,
-                _ => INITIALIZE_ONLY,
-            },
+    /// After a connection that began at `began`: `legacy`, it spoke
+    /// `initialize`; `by_timeout`, only because the probe went unanswered.
+    pub(crate) fn learn(&self, began: Instant, legacy: bool, by_timeout: bool) {
+        let mut learnt = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        *learnt = match (legacy, by_timeout, *learnt) {
+            (false, _, _) => Learnt::Unknown,
+            (true, false, _) => Learnt::InitializeOnly,
+            (true, true, Learnt::Unknown) => Learnt::TimedOut(Instant::now()),
+            (true, true, Learnt::TimedOut(ended)) if began > ended => Learnt::InitializeOnly,
+            (true, true, same) => same,
         };
-        self.0.store(next, Ordering::Relaxed);
     }
 }
 
@@ -123,22 +128,30 @@ impl Default for ConnectOptions {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Instant;
+
     use super::Handshake;
 
     #[test]
     fn a_definite_answer_is_learnt_at_once_a_timeout_the_second_time_and_a_modern_answer_forgets() {
         let h = Handshake::default();
-        h.learn(true, true);
+        let first = Instant::now();
+        let together = Instant::now();
+        h.learn(first, true, true);
         assert!(!h.initialize_only(), "one unanswered probe may be a slow start");
-        h.learn(true, true);
-        assert!(h.initialize_only());
-        h.learn(false, false);
+        h.learn(together, true, true);
+        assert!(
+            !h.initialize_only(),
+            "begun before the first ended: it was the same slow start"
+        );
+        h.learn(Instant::now(), true, true);
+        assert!(h.initialize_only(), "begun after: the server ignores the probe");
+        h.learn(Instant::now(), false, false);
         assert!(!h.initialize_only(), "it answered the probe: modern now");
-        h.learn(true, false);
+        h.learn(Instant::now(), true, false);
         assert!(h.initialize_only(), "an error or {{}} to the probe is definite");
-        h.learn(true, true);
-        h.learn(false, false);
-        h.learn(true, true);
+        h.learn(Instant::now(), false, false);
+        h.learn(Instant::now(), true, true);
         assert!(!h.initialize_only(), "a timeout after a reset counts from one again");
     }
 }

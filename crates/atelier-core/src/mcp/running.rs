@@ -296,12 +296,17 @@ impl Mcp<'_> {
     }
 
     /// Lists a server's tools as [`Self::refresh`] does, unless an instance
-    /// of it runs: then its listing is current (every connection and list
+    /// of it runs (connected or starting): then its listing is current (every connection and list
     /// change stores it) and nothing is stopped. What the app does for the
     /// servers of a toolset just installed: another toolset declaring the
     /// same server may have chats using it.
     pub async fn list_if_idle(&self, id: &str) -> Result<ServerRecord> {
-        let running = self.running().map().keys().any(|k| k.server == id);
+        // An instance in error or stopped lists nothing: list afresh.
+        let running = self
+            .running()
+            .map()
+            .iter()
+            .any(|(k, e)| k.server == id && matches!(e.sup.status(), Status::Connected { .. } | Status::Starting));
         if running {
             return self.get(id).await;
         }
