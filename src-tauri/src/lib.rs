@@ -51,6 +51,7 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
         .manage(live)
         .setup(|app| {
             live_reload::start(app.handle());
+            mcp_commands::list_unlisted_at_start(app.handle());
             Ok(())
         })
         .register_asynchronous_uri_scheme_protocol(render::SCHEME, render::handler)

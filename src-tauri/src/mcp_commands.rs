@@ -2,7 +2,8 @@
 //! add (stdio or URL, its env and header values to the secret store),
 //! remove, enable/disable, restart (connect once and list the tools), and
 //! the import of a Claude Desktop / Cursor `mcpServers` config with its
-//! preview. Like [`crate::commands`]: typed arguments, one core call,
+//! preview; and, once at start, the listing of servers never listed
+//! ([`list_unlisted_at_start`]). Like [`crate::commands`]: typed arguments, one core call,
 //! `{kind, message}`. Values of env and headers arrive as plain strings and
 //! become [`Secret`]s here, before anything else sees them; they are never
 //! logged or sent back.
@@ -13,10 +14,30 @@ use atelier_core::agents::ASSISTANT;
 use atelier_core::mcp::{ImportCandidate, NewServer, ServerDetails, ServerRecord};
 use atelier_core::secrets::Secret;
 use serde::Deserialize;
-use tauri::State;
+use tauri::{AppHandle, Emitter, Manager, Runtime, State};
 
 use crate::AppState;
 use crate::error::IpcResult;
+
+/// The event that says servers' tools were listed (their ids): the tool
+/// picker reads its catalog again.
+pub const TOOLS_LISTED: &str = "mcp-tools-listed";
+
+/// Lists, in the background, the servers never listed (a toolset imported
+/// by the CLI), then tells the UI.
+pub fn list_unlisted_at_start<R: Runtime>(handle: &AppHandle<R>) {
+    let app = handle.state::<AppState>().app.clone();
+    let events = handle.clone();
+    tauri::async_runtime::spawn(async move {
+        match app.mcp().list_unlisted().await {
+            Ok(ids) if !ids.is_empty() => {
+                let _ = events.emit(TOOLS_LISTED, ids);
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "could not list the MCP servers never listed"),
+        }
+    });
+}
 
 /// A server the person adds in Settings: a command (with its arguments and
 /// environment) or a URL (with its headers).

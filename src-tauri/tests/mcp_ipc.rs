@@ -10,9 +10,9 @@ mod common;
 use std::path::PathBuf;
 
 use atelier_app::AppState;
-use common::{Harness, harness, invoke};
+use common::{Harness, harness, harness_in, invoke};
 use serde_json::{Value, json};
-use tauri::Manager;
+use tauri::{Listener, Manager};
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -244,4 +244,56 @@ fn a_server_that_cannot_start_stays_with_its_error_and_a_config_is_previewed_the
         .map(|d| d["server"]["id"].clone())
         .collect();
     assert_eq!(ids, vec![json!("files"), json!("missing")]);
+}
+
+#[test]
+fn a_toolset_server_never_listed_is_listed_when_the_app_starts() {
+    // A toolset imported by the CLI (here: the core, as the CLI does) while
+    // the app was closed: its server's tools are not known yet.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let src = tmp.path().join("fx-kit");
+    std::fs::create_dir_all(&src).expect("folder");
+    std::fs::write(
+        src.join("toolset.yaml"),
+        format!(
+            "manifest_version: 1\nid: fx-kit\nname: fx kit\nversion: 1.0.0\ntools: []\n\
+             mcp_servers:\n  - id: fx\n    command: {:?}\n    args: [{:?}]\n",
+            python(),
+            fixture()
+        ),
+    )
+    .expect("manifest");
+    tauri::async_runtime::block_on(async {
+        let core = atelier_core::Atelier::open(atelier_core::DataDir::new(tmp.path().join("data")))
+            .await
+            .expect("open");
+        core.toolsets()
+            .import(&src, &atelier_core::toolsets::ImportOptions::default())
+            .await
+            .expect("import");
+        assert!(core.mcp().get("fx").await.expect("row").tools.is_none());
+    });
+
+    let h = harness_in(tmp);
+    let _stop = StopAll(&h);
+    // What the app's setup starts once its event loop runs (the mock
+    // runtime has none): the listing, then an event for the tool picker.
+    let (tx, rx) = std::sync::mpsc::channel();
+    h.app.listen(atelier_app::mcp_commands::TOOLS_LISTED, move |e| {
+        let _ = tx.send(e.payload().to_owned());
+    });
+    atelier_app::mcp_commands::list_unlisted_at_start(h.app.handle());
+    let said = rx.recv_timeout(std::time::Duration::from_secs(30)).expect("the event");
+    assert_eq!(said, r#"["fx"]"#);
+    let mut tools = Value::Null;
+    for _ in 0..300 {
+        tools = invoke(&h, "get_mcp_server", json!({"id": "fx"})).expect("details")["server"]["tools"].clone();
+        if !tools.is_null() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(tools.to_string().contains("\"echo\""), "not listed at start: {tools}");
+    let tool_ids = invoke(&h, "list_tools", json!({})).expect("tools").to_string();
+    assert!(tool_ids.contains("\"fx:echo\""), "{tool_ids}");
 }

@@ -1,4 +1,5 @@
-import { useCallback, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
+import { listen } from "@tauri-apps/api/event";
 import { HelpOverlay } from "./components/HelpOverlay";
 import { useShortcut, useShortcutKeys } from "./lib/shortcuts";
 import { ChatSelector } from "./chats/ChatSelector";
@@ -27,6 +28,23 @@ export function App() {
   // Bumped whenever toolsets change, so the tool picker reloads.
   const [toolsVersion, setToolsVersion] = useState(0);
   const toolsetsChanged = useCallback(() => setToolsVersion((v) => v + 1), []);
+  // The servers never listed, listed once the app has started (the shell's
+  // `mcp-tools-listed`): their tools join the picker.
+  useEffect(() => {
+    let unlisten: (() => void) | null = null;
+    let disposed = false;
+    listen<string[]>("mcp-tools-listed", toolsetsChanged).then(
+      (fn) => {
+        if (disposed) fn();
+        else unlisten = fn;
+      },
+      () => undefined, // no event then: the picker reads again on the next change
+    );
+    return () => {
+      disposed = true;
+      unlisten?.();
+    };
+  }, [toolsetsChanged]);
   const [help, setHelp] = useState(false);
   const openSettings = useCallback(() => setTab("settings"), []);
   useShortcutKeys();

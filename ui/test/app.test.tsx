@@ -1,4 +1,5 @@
-import { render, screen, waitFor, within } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
+import { emit } from "@tauri-apps/api/event";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import { App } from "../src/App";
@@ -154,5 +155,22 @@ describe("the app", () => {
       args: { path: "a.txt", content: "edited" },
     });
     await waitFor(() => expect(screen.getAllByRole("article")).toHaveLength(2));
+  });
+
+  it("offers the tools of servers listed after the app started (the shell's mcp-tools-listed)", async () => {
+    let listed = false;
+    const echo = tool({ tool_id: "fx:echo", toolset_id: null, name: "echo", description: "Echoes" });
+    mockCommands({
+      list_chats: () => [],
+      list_toolsets: () => [],
+      get_available_tools: () => (listed ? [writeFile, echo] : [writeFile]),
+    });
+    render(<App />);
+    await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
+    expect(await screen.findByRole("button", { name: /Write File/ })).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: /fx:echo/ })).toBeNull();
+    listed = true;
+    await act(() => emit("mcp-tools-listed", ["fx"]));
+    expect(await screen.findByRole("button", { name: /fx:echo/ })).toBeInTheDocument();
   });
 });

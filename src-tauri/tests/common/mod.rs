@@ -16,7 +16,11 @@ pub(crate) struct Harness {
 }
 
 pub(crate) fn harness() -> Harness {
-    let tmp = tempfile::tempdir().expect("tempdir");
+    harness_in(tempfile::tempdir().expect("tempdir"))
+}
+
+/// The app on `tmp/data`, which may hold what an earlier process left.
+pub(crate) fn harness_in(tmp: tempfile::TempDir) -> Harness {
     let state: AppState =
         tauri::async_runtime::block_on(open_state(DataDir::new(tmp.path().join("data")))).expect("open the data dir");
     let app = setup(mock_builder(), state)

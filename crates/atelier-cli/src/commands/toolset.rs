@@ -264,7 +264,8 @@ pub(crate) async fn run(
                 if t.enabled && !report.will_run.mcp_servers.is_empty() {
                     for s in &report.will_run.mcp_servers {
                         println!(
-                            "Its MCP server {0} is not started yet: `atelier mcp restart {0}` lists its tools.",
+                            "Its MCP server {0} is not started yet: `atelier mcp restart {0}` lists its tools \
+                             (the app does when it next starts).",
                             s.id
                         );
                     }

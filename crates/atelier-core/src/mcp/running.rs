@@ -313,6 +313,30 @@ impl Mcp<'_> {
         self.refresh(id).await
     }
 
+    /// Lists, one after another, every active server never listed and
+    /// never failed (a toolset imported by the CLI, or while the app was
+    /// closed): what the app does once at start, so a model is offered their
+    /// tools without a trip to Settings. A failure is kept with its server,
+    /// as any listing's; a server that failed before is not tried again.
+    /// Returns the ids now listed.
+    pub async fn list_unlisted(&self) -> Result<Vec<String>> {
+        let ids: Vec<String> =
+            sqlx::query_scalar("SELECT id FROM mcp_servers WHERE tools IS NULL AND last_error IS NULL ORDER BY id")
+                .fetch_all(self.app.db())
+                .await?;
+        let mut listed = Vec::new();
+        for id in ids {
+            if !self.get(&id).await?.active {
+                continue;
+            }
+            match self.list_if_idle(&id).await {
+                Ok(_) => listed.push(id),
+                Err(e) => tracing::info!(server = %id, error = %e, "could not list the server's tools"),
+            }
+        }
+        Ok(listed)
+    }
+
     async fn list_once(&self, server: &ServerRecord) -> Result<(atelier_mcp::ServerInfo, Vec<ToolInfo>)> {
         if server.scope == Scope::Shared {
             let sup = self.instance(server, "").await?.sup.clone();
