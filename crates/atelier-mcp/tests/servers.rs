@@ -12,26 +12,20 @@
 //! - [`start_errors_name_the_server`]: a missing command, a server that
 //!   never answers the handshake.
 //! - [`env_cwd_and_roots`]: only the given environment, the given folder.
-//! - A hand-written 2024-11-05 server that answers anything with `{}` still
-//!   gets `initialize` ([`an_old_server_that_answers_anything_with_an_empty_result`]).
+//!
+//! Servers of the older protocol are in `legacy.rs`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use atelier_mcp::{
-    CallOptions, ConnectOptions, Connection, McpError, ServerSpec, Status, StderrLog, StdioSpec, Supervisor,
-    SupervisorOptions,
+    CallOptions, ConnectOptions, Connection, McpError, ServerSpec, Status, StdioSpec, Supervisor, SupervisorOptions,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn base_env() -> Vec<(String, String)> {
-    vec![("PATH".into(), std::env::var("PATH").unwrap_or_default())]
-}
+mod common;
+use common::{base_env, connect, quick, repo, text};
 
 fn node_server(package: &str, entry: &str, args: &[&str], cwd: &Path) -> ServerSpec {
     let script = repo()
@@ -68,29 +62,6 @@ fn fixture(args: &[&str], cwd: &Path) -> ServerSpec {
         env: base_env(),
         cwd: cwd.to_owned(),
     })
-}
-
-fn quick() -> ConnectOptions {
-    ConnectOptions {
-        handshake_timeout: Duration::from_secs(20),
-        stop_grace: Duration::from_millis(500),
-        ..Default::default()
-    }
-}
-
-async fn connect(spec: &ServerSpec) -> Connection {
-    Connection::connect("fixture", spec, &quick(), Arc::default(), None)
-        .await
-        .expect("the server starts")
-}
-
-fn text(result: &atelier_mcp::CallResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.get("text").and_then(Value::as_str))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Whether any process of the group `pgid` is alive.
@@ -431,98 +402,5 @@ async fn env_cwd_and_roots() {
         .await
         .expect("read");
     assert_eq!(text(&read), "from the workspace");
-    conn.stop().await;
-}
-
-fn legacy_spec(dir: &std::path::Path, extra: &[&str]) -> ServerSpec {
-    let mut args = vec![repo().join("tests/mcp/legacy_server.py").display().to_string()];
-    args.extend(extra.iter().map(|a| (*a).to_owned()));
-    ServerSpec::Stdio(StdioSpec {
-        command: "python3".into(),
-        args,
-        env: base_env(),
-        cwd: dir.to_owned(),
-    })
-}
-
-/// The requests the server logged (`request <method>`), once it has logged `last`.
-async fn requests_until(log: &StderrLog, last: &str) -> Vec<String> {
-    let want = format!("request {last}");
-    for _ in 0..100 {
-        let lines = log.tail();
-        if lines.contains(&want) {
-            return lines.into_iter().filter(|l| l.starts_with("request ")).collect();
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("the server never logged {want:?}: {:?}", log.tail());
-}
-
-/// Connects once per round with one `Handshake`: each round's requests as
-/// the server logged them, and whether the memory then says `initialize`.
-/// Each round shouts, to see the server answer.
-async fn rounds(spec: &ServerSpec, rounds: &[(&[&str], bool)]) {
-    let options = quick();
-    assert!(!options.handshake.initialize_only());
-    for (round, (expected, learnt)) in rounds.iter().enumerate() {
-        let log = Arc::new(StderrLog::default());
-        let conn = Connection::connect("legacy", spec, &options, Arc::clone(&log), None)
-            .await
-            .expect("the server starts");
-        assert_eq!(conn.info().protocol_version, "2024-11-05");
-        assert_eq!(options.handshake.initialize_only(), *learnt, "round {round}: learnt");
-        let out = conn
-            .call("shout", &json!({"text": "again"}), &CallOptions::default())
-            .await
-            .expect("shout");
-        assert_eq!(text(&out), "AGAIN");
-        let seen = requests_until(&log, "tools/call").await;
-        let expected: Vec<String> = expected.iter().map(|m| format!("request {m}")).collect();
-        assert_eq!(seen, expected, "round {round}");
-        conn.stop().await;
-    }
-}
-
-const PROBED: &[&str] = &["server/discover", "initialize", "tools/call"];
-const GREETED: &[&str] = &["initialize", "tools/call"];
-
-#[tokio::test]
-async fn an_old_server_is_greeted_with_initialize_once_a_connection_learnt_it() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    // `{}` to the probe, a definite answer (it cost a second process): the
-    // next connection greets it with `initialize` at once.
-    rounds(&legacy_spec(dir.path(), &[]), &[(PROBED, true), (GREETED, true)]).await;
-}
-
-#[tokio::test]
-async fn a_server_that_ignores_the_probe_is_greeted_the_old_way_after_two_waits() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    // No answer: rmcp waits 10 s, then `initialize` on the same process.
-    // Once could be a modern server slow to start, so the second connection
-    // probes again; after two, the third greets it at once.
-    rounds(
-        &legacy_spec(dir.path(), &["--silent"]),
-        &[(PROBED, false), (PROBED, true), (GREETED, true)],
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn an_old_server_that_answers_anything_with_an_empty_result() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let spec = ServerSpec::Stdio(StdioSpec {
-        command: "python3".into(),
-        args: vec![repo().join("tests/mcp/legacy_server.py").display().to_string()],
-        env: base_env(),
-        cwd: dir.path().to_owned(),
-    });
-    let conn = connect(&spec).await;
-    assert_eq!(conn.info().name.as_deref(), Some("legacy-shouter"));
-    assert_eq!(conn.info().protocol_version, "2024-11-05");
-    let out = conn
-        .call("shout", &json!({"text": "quiet"}), &CallOptions::default())
-        .await
-        .expect("shout");
-    assert_eq!(text(&out), "QUIET");
     conn.stop().await;
 }

@@ -320,18 +320,14 @@ impl Mcp<'_> {
     /// as any listing's; a server that failed before is not tried again.
     /// Returns the ids now listed.
     pub async fn list_unlisted(&self) -> Result<Vec<String>> {
-        let ids: Vec<String> =
-            sqlx::query_scalar("SELECT id FROM mcp_servers WHERE tools IS NULL AND last_error IS NULL ORDER BY id")
-                .fetch_all(self.app.db())
-                .await?;
         let mut listed = Vec::new();
-        for id in ids {
-            if !self.get(&id).await?.active {
+        for s in self.list().await? {
+            if !s.active || s.tools.is_some() || s.last_error.is_some() {
                 continue;
             }
-            match self.list_if_idle(&id).await {
-                Ok(_) => listed.push(id),
-                Err(e) => tracing::info!(server = %id, error = %e, "could not list the server's tools"),
+            match self.list_if_idle(&s.id).await {
+                Ok(_) => listed.push(s.id),
+                Err(e) => tracing::info!(server = %s.id, error = %e, "could not list the server's tools"),
             }
         }
         Ok(listed)
