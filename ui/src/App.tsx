@@ -1,7 +1,7 @@
-import { useCallback, useEffect, useState } from "react";
-import { listen } from "@tauri-apps/api/event";
+import { useCallback, useState } from "react";
 import { HelpOverlay } from "./components/HelpOverlay";
 import { useShortcut, useShortcutKeys } from "./lib/shortcuts";
+import { useEvent } from "./lib/useEvent";
 import { ChatSelector } from "./chats/ChatSelector";
 import { ConversationMap } from "./chats/ConversationMap";
 import { MovedContext } from "./chats/moved";
@@ -30,21 +30,7 @@ export function App() {
   const toolsetsChanged = useCallback(() => setToolsVersion((v) => v + 1), []);
   // The servers never listed, listed once the app has started (the shell's
   // `mcp-tools-listed`): their tools join the picker.
-  useEffect(() => {
-    let unlisten: (() => void) | null = null;
-    let disposed = false;
-    listen<string[]>("mcp-tools-listed", toolsetsChanged).then(
-      (fn) => {
-        if (disposed) fn();
-        else unlisten = fn;
-      },
-      () => undefined, // no event then: the picker reads again on the next change
-    );
-    return () => {
-      disposed = true;
-      unlisten?.();
-    };
-  }, [toolsetsChanged]);
+  useEvent<string[]>("mcp-tools-listed", toolsetsChanged);
   const [help, setHelp] = useState(false);
   const openSettings = useCallback(() => setTab("settings"), []);
   useShortcutKeys();

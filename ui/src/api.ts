@@ -2,6 +2,7 @@
 // `{kind, message}`; components show `errorText(e)` where the error happened.
 
 import { Channel, invoke as tauriInvoke, type InvokeArgs } from "@tauri-apps/api/core";
+import { afterMoves, moving, stopped } from "./lib/moves";
 import type {
   Agent,
   AgentSpec,
@@ -65,54 +66,6 @@ export type ImportSettings = {
 };
 
 export const NO_IMPORT_SETTINGS: ImportSettings = { config: {}, secrets: {}, allowEnv: [] };
-
-/**
- * Moves of a chat's workspace (switches, checkouts) under way. The branch
- * view shows a switch's branch before the core has made it, so what runs
- * "wherever the chat is" (a message with no parent, a tool run by hand)
- * waits for them: it lands where the screen says the chat is.
- */
-const moves = new Map<string, Promise<boolean>>();
-
-function moving<T>(chatId: string, move: Promise<T>): Promise<T> {
-  const before = moves.get(chatId) ?? Promise.resolve(true);
-  // Whether every move so far went through.
-  const after = before.then((ok) =>
-    move.then(
-      () => ok,
-      () => false,
-    ),
-  );
-  moves.set(chatId, after);
-  const forget = () => {
-    if (moves.get(chatId) === after) moves.delete(chatId);
-  };
-  after.then(forget, forget);
-  return move;
-}
-
-/** Per chat, how many times Stop was pressed: a send still waiting for a move sees it. */
-const stops = new Map<string, number>();
-
-/**
- * Once the chat's moves under way have ended: nothing, or why what waited
- * for them must not go ahead (Stop was pressed meanwhile, a move failed:
- * the screen showed a branch the chat is not on).
- */
-async function afterMoves(chatId: string, what: string): Promise<void> {
-  const pending = moves.get(chatId);
-  if (pending === undefined) return;
-  const stopped = stops.get(chatId) ?? 0;
-  const ok = await pending;
-  const refuse = (message: string): never => {
-    const refused: IpcError = { kind: "cancelled", message };
-    throw refused;
-  };
-  if ((stops.get(chatId) ?? 0) !== stopped) {
-    refuse(`Stopped before it was sent (the chat was still switching branches): ${what}`);
-  }
-  if (!ok) refuse(`The branch switch failed, so it was not sent where you were looking: ${what}`);
-}
 
 export function isIpcError(e: unknown): e is IpcError {
   return (
@@ -288,9 +241,8 @@ export const api = {
     const channel = new Channel<ChatEvent>();
     channel.onmessage = onEvent;
     const send = () => invoke<RunOutcome>("send_message", { chatId, text, options, onEvent: channel });
-    if (options.parent_id !== null || !moves.has(chatId)) return send();
-    // Stop while it waits has no run in the core to stop: it stops here.
-    return afterMoves(chatId, "your message is back in the box.").then(send);
+    // With no parent it goes wherever the chat is: after the moves under way.
+    return options.parent_id !== null ? send() : afterMoves(chatId, "your message is back in the box.").then(send);
   },
   /** Answers again from where a model's message started (a sibling branch). */
   retryMessage: (chatId: string, messageId: string, choice: RunChoice, onEvent: (e: ChatEvent) => void = () => {}) => {
@@ -315,7 +267,7 @@ export const api = {
     invoke<string>("stage_pasted_image", { base64Data, mediaType }),
   /** Stop: false when nothing was running. */
   stopRun: (chatId: string) => {
-    stops.set(chatId, (stops.get(chatId) ?? 0) + 1);
+    stopped(chatId);
     return invoke<boolean>("stop_run", { chatId });
   },
   forkChat: (chatId: string, messageId: string) => invoke<Chat>("fork_chat", { chatId, messageId }),

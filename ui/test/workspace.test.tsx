@@ -16,6 +16,11 @@ function chats(selectedId: string | null = "chat-1"): Chats {
   return chatsStub({ selectedId });
 }
 
+/** The chats after a move of chat-1 to `manifestId` (revision 1). */
+function movedTo(manifestId: string): Chats {
+  return { ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId } };
+}
+
 function manifest(
   files: Record<string, string>,
   changes: Record<string, string | null> = {},
@@ -167,30 +172,15 @@ describe("after a switch", () => {
     // The switch started reading the target while the workspace moved…
     prefetchManifest("chat-1", "man-b");
     // …then said where the chat is now.
-    view.rerender(
-      <WorkspaceView
-        chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }}
-        active
-      />,
-    );
+    view.rerender(<WorkspaceView chats={movedTo("man-b")} active />);
     expect(await screen.findByText("branch-b")).toBeInTheDocument();
     expect(argsOf(calls, "get_workspace_manifest")).toEqual([
       { chatId: "chat-1", manifestId: null },
       { chatId: "chat-1", manifestId: "man-b" },
     ]);
     // Shown again later (the tab was hidden): the active state is read afresh.
-    view.rerender(
-      <WorkspaceView
-        chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }}
-        active={false}
-      />,
-    );
-    view.rerender(
-      <WorkspaceView
-        chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }}
-        active
-      />,
-    );
+    view.rerender(<WorkspaceView chats={movedTo("man-b")} active={false} />);
+    view.rerender(<WorkspaceView chats={movedTo("man-b")} active />);
     await settle();
     expect(argsOf(calls, "get_workspace_manifest").at(-1)).toEqual({ chatId: "chat-1", manifestId: null });
   });
@@ -215,12 +205,7 @@ describe("after a switch", () => {
       expect(screen.getByRole("button", { name })).toBeDisabled();
     }
     // Moved: the same files, read once.
-    view.rerender(
-      <WorkspaceView
-        chats={{ ...chats(), revision: 1, activeManifest: { chatId: "chat-1", manifestId: "man-b" } }}
-        active
-      />,
-    );
+    view.rerender(<WorkspaceView chats={movedTo("man-b")} active />);
     await settle();
     expect(screen.getByText("branch-b")).toBeInTheDocument();
     expect(screen.getByRole("button", { name: "Export ZIP…" })).toBeEnabled();

@@ -1,7 +1,7 @@
-import { useEffect, useEffectEvent, useState } from "react";
-import { listen } from "@tauri-apps/api/event";
+import { useEffect, useState } from "react";
 import { api } from "../api";
 import type { ReloadStatus } from "../bindings";
+import { useEvent } from "../lib/useEvent";
 
 /**
  * The hot reload of local toolsets, as the app's watches report it: the last
@@ -15,12 +15,10 @@ export function useReloads(onInstalled: () => void): {
 } {
   const [reloads, setReloads] = useState<Record<string, ReloadStatus>>({});
   const [loadError, setLoadError] = useState<unknown>(null);
-  const installed = useEffectEvent(() => onInstalled());
 
+  const keep = (s: ReloadStatus) => setReloads((all) => ({ ...all, [s.toolset_id]: s }));
   useEffect(() => {
     let disposed = false;
-    let unlisten: (() => void) | null = null;
-    const keep = (s: ReloadStatus) => setReloads((all) => ({ ...all, [s.toolset_id]: s }));
     api.toolsetReloads().then(
       (all) => {
         if (!disposed) all.forEach(keep);
@@ -29,21 +27,18 @@ export function useReloads(onInstalled: () => void): {
         if (!disposed) setLoadError(e);
       },
     );
-    listen<ReloadStatus>("toolset-reloaded", (event) => {
-      keep(event.payload);
-      if (event.payload.error === null) installed();
-    }).then(
-      (fn) => {
-        if (disposed) fn();
-        else unlisten = fn;
-      },
-      (e: unknown) => setLoadError(e),
-    );
     return () => {
       disposed = true;
-      unlisten?.();
     };
   }, []);
+  useEvent<ReloadStatus>(
+    "toolset-reloaded",
+    (s) => {
+      keep(s);
+      if (s.error === null) onInstalled();
+    },
+    setLoadError,
+  );
 
   return { reloads, loadError };
 }
