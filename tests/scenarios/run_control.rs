@@ -190,3 +190,35 @@ async fn a_chat_answers_one_run_at_a_time_and_stops_by_its_id() {
     assert!(!app.conversation().is_running(&chat));
     assert!(!app.conversation().stop(&chat), "nothing left to stop");
 }
+
+#[tokio::test]
+async fn stop_pressed_while_a_message_is_still_starting_stops_its_run() {
+    let env = Env::new();
+    let server = ReplayServer::start(vec![answer("Never asked for.")])
+        .await
+        .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let conversation = app.conversation();
+    let mut on = |_: &ChatEvent| {};
+    let mut sending = std::pin::pin!(conversation.send(&chat, "hello", opts(), &mut on));
+    // Send pressed: the run has been asked for and waits on its first read
+    // (the chat), nothing of it started yet.
+    let waker = std::task::Waker::noop();
+    let first = sending.as_mut().poll(&mut std::task::Context::from_waker(waker));
+    assert!(first.is_pending());
+    assert!(
+        app.conversation().is_running(&chat),
+        "a run still starting counts as the chat's run"
+    );
+    assert!(app.conversation().stop(&chat), "Stop finds a run still starting");
+    let out = sending.await.expect("send");
+    assert_eq!(out.status, RunStatus::Stopped, "{:?}", out.error);
+    // The person's message stays; the model is never asked.
+    assert_eq!(out.messages.first().expect("the message").text(), "hello");
+    assert!(
+        server.requests().is_empty(),
+        "the model was asked: {:?}",
+        server.requests().len()
+    );
+    assert!(!app.conversation().is_running(&chat));
+}

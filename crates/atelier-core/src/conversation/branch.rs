@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::context::CallRow;
-use super::{Conversation, DEFAULT_AGENT, Registered, SendOptions, Start};
+use super::{Conversation, DEFAULT_AGENT, SendOptions, Start};
 use crate::model::{ContentPart, Message, Role};
 use crate::{Error, Result, db};
 
@@ -33,14 +33,12 @@ pub(super) fn call_ids(branch: &[Message]) -> Vec<&String> {
 }
 
 /// What a run begins from, read at its start.
-pub(super) struct Begun<'a> {
+pub(super) struct Begun {
     pub chat: crate::model::Chat,
     pub agent: crate::agents::Agent,
     /// 0 for a person's run, deeper for a sub-agent's.
     pub depth: u32,
     pub choice: Choice,
-    /// A person's run, registered so that Stop finds it by chat.
-    pub registered: Option<Registered<'a>>,
     pub client: atelier_llm::Client,
     /// The pool the run's tools are resolved from.
     pub snapshot: std::sync::Arc<crate::routing::pool::Snapshot>,
@@ -51,9 +49,10 @@ impl<'a> Conversation<'a> {
     /// here: it is read while the chat, its agent, the model and the
     /// client (its key from the secret store) are; each read is a hand-off
     /// to a database thread, and overlapping them is most of what a run's
-    /// start costs. Errors come in this order: no chat, no agent, a busy
-    /// chat, the provider or model, the pool.
-    pub(super) async fn begin(&self, chat_id: &str, start: &Start<'_>, opts: &SendOptions) -> Result<Begun<'a>> {
+    /// start costs. Errors come in this order: no chat, no agent, the
+    /// provider or model, the pool (a busy chat was refused at the door,
+    /// see `Registered`, before the options could make a model the chat's).
+    pub(super) async fn begin(&self, chat_id: &str, start: &Start<'_>, opts: &SendOptions) -> Result<Begun> {
         let (providers, routing) = (self.app.providers(), self.app.routing());
         // The provider the options name, or the only one set up, read with
         // the chat: most runs use it (see `choose`).
@@ -67,29 +66,20 @@ impl<'a> Conversation<'a> {
         let setup = async {
             let (read, early) = tokio::join!(self.chat_and_agent(chat_id, opts), early);
             let (chat, agent) = read?;
-            // A person's run can be stopped by chat (the Stop button); a
-            // sub-agent's stops with its parent. A busy chat is refused
-            // before the choice of model, which the options would make the
-            // chat's.
-            let registered = match start {
-                Start::Thread { .. } => None,
-                _ => Some(Registered::new(self.app, &chat.id, &opts.cancel)?),
-            };
             let (depth, choice) = match start {
                 Start::Thread { depth, choice, .. } => (*depth, (**choice).clone()),
                 _ => (0, self.choose(&chat, &agent, opts, early).await?),
             };
             let client = providers.client_for(choice.provider.clone()).await?;
-            Ok::<_, Error>((chat, agent, depth, choice, registered, client))
+            Ok::<_, Error>((chat, agent, depth, choice, client))
         };
         let (setup, snapshot) = tokio::join!(setup, routing.snapshot());
-        let (chat, agent, depth, choice, registered, client) = setup?;
+        let (chat, agent, depth, choice, client) = setup?;
         Ok(Begun {
             chat,
             agent,
             depth,
             choice,
-            registered,
             client,
             snapshot: snapshot?,
         })

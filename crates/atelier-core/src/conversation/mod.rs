@@ -72,10 +72,20 @@ impl Conversation<'_> {
         opts: SendOptions,
         on: &mut (dyn FnMut(&ChatEvent) + Send),
     ) -> Result<RunOutcome> {
+        // Stop finds the run from the moment it is asked for, before the
+        // attachments are added and the chat is read (a busy chat refuses
+        // the message here, with nothing uploaded for it).
+        let registered = Registered::new(self.app, chat_id, &opts.cancel)?;
         let mut parent = opts.parent_id.clone();
         let images = self.attach(chat_id, &mut parent, &opts.images).await?;
-        self.run(chat_id, Start::Message { text, parent, images }, opts, on)
-            .await
+        self.run(
+            chat_id,
+            Start::Message { text, parent, images },
+            opts,
+            Some(registered),
+            on,
+        )
+        .await
     }
 
     /// Edits a message of the person: the new text becomes a sibling of
@@ -88,6 +98,7 @@ impl Conversation<'_> {
         opts: SendOptions,
         on: &mut (dyn FnMut(&ChatEvent) + Send),
     ) -> Result<RunOutcome> {
+        let registered = Registered::new(self.app, chat_id, &opts.cancel)?;
         let m = self.app.chats().message(chat_id, message_id).await?;
         if m.role != Role::User {
             return Err(Error::InvalidData {
@@ -107,6 +118,7 @@ impl Conversation<'_> {
                 images: Vec::new(),
             },
             opts,
+            Some(registered),
             on,
         )
         .await
@@ -121,6 +133,7 @@ impl Conversation<'_> {
         opts: SendOptions,
         on: &mut (dyn FnMut(&ChatEvent) + Send),
     ) -> Result<RunOutcome> {
+        let registered = Registered::new(self.app, chat_id, &opts.cancel)?;
         let m = self.app.chats().message(chat_id, message_id).await?;
         let parent = match (m.role, m.parent_id) {
             (Role::Assistant, Some(p)) => p,
@@ -135,7 +148,7 @@ impl Conversation<'_> {
                 });
             }
         };
-        self.run(chat_id, Start::From(parent), opts, on).await
+        self.run(chat_id, Start::From(parent), opts, Some(registered), on).await
     }
 
     /// Adds image files to the workspace (as a drop does: a `user_upload`
@@ -149,10 +162,6 @@ impl Conversation<'_> {
     ) -> Result<Vec<String>> {
         if files.is_empty() {
             return Ok(Vec::new());
-        }
-        // A busy chat refuses the message: nothing is uploaded for it.
-        if self.is_running(chat_id) {
-            return Err(busy(chat_id));
         }
         for f in files {
             images::check_attachment(f)?;
@@ -192,7 +201,9 @@ fn busy(chat_id: &str) -> Error {
     Error::Conflict(format!("chat {chat_id} is already answering: stop that run first"))
 }
 
-/// A chat's run, registered for [`Conversation::stop`] while it lives.
+/// A person's run, registered for [`Conversation::stop`] (and as the
+/// chat's one run) from the moment `send`, `edit` or `retry` is called
+/// until it ends: Stop pressed while the run is still starting stops it.
 pub(super) struct Registered<'a> {
     app: &'a Atelier,
     chat_id: String,

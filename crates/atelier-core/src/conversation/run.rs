@@ -15,7 +15,7 @@ use super::budget;
 use super::journal::Journal;
 use super::persist::follow;
 use super::spawn::Parent;
-use super::{ChatEvent, Conversation, RunOutcome, RunStatus, SendOptions, Start, context};
+use super::{ChatEvent, Conversation, Registered, RunOutcome, RunStatus, SendOptions, Start, context};
 use crate::Result;
 use crate::model::{ContentPart, Message, Role};
 use crate::routing::exposure::{Exposure, expose};
@@ -27,6 +27,9 @@ impl Conversation<'_> {
         chat_id: &str,
         start: Start<'_>,
         opts: SendOptions,
+        // A person's run, registered by the front door (see `Registered`);
+        // none for a sub-agent's, which stops with its parent.
+        _registered: Option<Registered<'_>>,
         on: &mut (dyn FnMut(&ChatEvent) + Send),
     ) -> Result<RunOutcome> {
         // The person's message is written only once the run can start
@@ -37,7 +40,6 @@ impl Conversation<'_> {
             agent,
             depth,
             choice,
-            registered: _registered,
             client,
             snapshot,
         } = begun?;

@@ -249,7 +249,7 @@ impl Conversation<'_> {
             choice: Box::new(choice),
         };
         // A child run may spawn in turn: the recursion goes through a box.
-        let out = Box::pin(self.run(&chat.id, start, opts, &mut forward)).await?;
+        let out = Box::pin(self.run(&chat.id, start, opts, None, &mut forward)).await?;
         let answer = out
             .messages
             .iter()
