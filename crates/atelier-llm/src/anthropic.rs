@@ -1,101 +1,22 @@
-//! Anthropic Messages: the request body, and the stream's events
-//! (`message_start`, `content_block_start` text / tool_use / thinking,
-//! `content_block_delta`, `content_block_stop`, `message_delta`,
-//! `message_stop`, `ping`, `error`) as normalized events.
+//! Anthropic Messages: the stream's events (`message_start`,
+//! `content_block_start` text / tool_use / thinking, `content_block_delta`,
+//! `content_block_stop`, `message_delta`, `message_stop`, `ping`, `error`)
+//! as normalized events, and call ids as the API takes them; the request
+//! body is [`request`]'s.
 
-use serde_json::{Value, json};
+mod request;
+
+use serde_json::Value;
 
 use crate::accumulate::Builder;
 use crate::error::{Error, ErrorKind, Result, says_context_length};
 use crate::openai::clip;
-use crate::types::{DEFAULT_MAX_TOKENS, Message, Part, Request, Role, StopReason, ToolChoice};
+use crate::types::StopReason;
+
+pub(crate) use request::body;
 
 /// The API version this adapter is written against.
 pub(crate) const VERSION: &str = "2023-06-01";
-
-/// The body of `POST {base}/v1/messages`.
-pub(crate) fn body(req: &Request) -> Value {
-    // Consecutive messages of one role are one message for Anthropic.
-    let mut messages: Vec<Value> = Vec::new();
-    for m in &req.messages {
-        let role = match m.role {
-            Role::User => "user",
-            Role::Assistant => "assistant",
-        };
-        let content = blocks(m);
-        if content.is_empty() {
-            continue;
-        }
-        match messages.last_mut() {
-            Some(last) if last["role"] == role => {
-                if let Some(a) = last["content"].as_array_mut() {
-                    a.extend(content);
-                }
-            }
-            _ => messages.push(json!({"role": role, "content": content})),
-        }
-    }
-    let mut b = json!({
-        "model": req.model,
-        "max_tokens": req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-        "messages": messages,
-        "stream": true,
-    });
-    if let Some(s) = &req.system {
-        b["system"] = json!(s);
-    }
-    if !req.tools.is_empty() {
-        b["tools"] = req
-            .tools
-            .iter()
-            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
-            .collect();
-        b["tool_choice"] = match &req.tool_choice {
-            ToolChoice::Auto => json!({"type": "auto"}),
-            ToolChoice::None => json!({"type": "none"}),
-            ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
-        };
-    }
-    if let Some(t) = req.temperature {
-        b["temperature"] = json!(t);
-    }
-    if let Some(effort) = &req.reasoning_effort {
-        let budget = match effort.as_str() {
-            "low" => 1024,
-            "high" => 16_384,
-            _ => 4096,
-        };
-        b["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
-    }
-    b
-}
-
-fn blocks(m: &Message) -> Vec<Value> {
-    m.parts
-        .iter()
-        .filter_map(|p| match p {
-            Part::Text { text } if !text.is_empty() => Some(json!({"type": "text", "text": text})),
-            Part::Text { .. } => None,
-            Part::Image { media_type, data } => Some(json!({"type": "image",
-                "source": {"type": "base64", "media_type": media_type, "data": data}})),
-            // A thinking block goes back only with its signature (the API
-            // refuses one without); otherwise it is dropped.
-            Part::Reasoning {
-                text,
-                signature: Some(sig),
-            } => Some(json!({"type": "thinking", "thinking": text, "signature": sig})),
-            Part::Reasoning { signature: None, .. } => None,
-            Part::ToolCall { id, name, arguments } => {
-                Some(json!({"type": "tool_use", "id": tool_id(id), "name": name, "input": arguments}))
-            }
-            Part::ToolResult {
-                call_id,
-                content,
-                is_error,
-            } => Some(json!({"type": "tool_result", "tool_use_id": tool_id(call_id), "content": content, "is_error": is_error})),
-        })
-        .collect()
-}
 
 /// One event of the stream. `Ok(true)`: the message is complete.
 pub(crate) fn event(name: &str, data: &str, b: &mut Builder<'_>) -> Result<bool> {

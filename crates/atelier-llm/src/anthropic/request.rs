@@ -1,0 +1,333 @@
+//! The body of an Anthropic Messages request: our messages as content
+//! blocks in the order the API accepts, and extended thinking fitted to
+//! the output limit and tool choice so the request is never refused for
+//! its settings.
+
+use serde_json::{Value, json};
+
+use super::tool_id;
+use crate::types::{DEFAULT_MAX_TOKENS, Message, Part, Request, Role, ToolChoice};
+
+/// The smallest thinking budget the API takes (`budget_tokens` ≥ 1024).
+const MIN_BUDGET: u32 = 1024;
+
+/// The body of `POST {base}/v1/messages`.
+pub(crate) fn body(req: &Request) -> Value {
+    // Consecutive messages of one role are one message for Anthropic.
+    let mut messages: Vec<Value> = Vec::new();
+    for m in &req.messages {
+        let role = match m.role {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        // An empty content is refused: a message left with no block (all
+        // whitespace, unsigned reasoning) is not sent.
+        let content = blocks(m);
+        if content.is_empty() {
+            continue;
+        }
+        match messages.last_mut() {
+            Some(last) if last["role"] == role => {
+                if let Some(a) = last["content"].as_array_mut() {
+                    a.extend(content);
+                }
+            }
+            _ => messages.push(json!({"role": role, "content": content})),
+        }
+    }
+    for m in &mut messages {
+        if let Some(a) = m["content"].as_array_mut() {
+            results_first(a);
+        }
+    }
+    let forced = !req.tools.is_empty() && matches!(req.tool_choice, ToolChoice::Tool(_));
+    let (max_tokens, budget) = thinking(req.max_tokens, req.reasoning_effort.as_deref(), forced);
+    let mut b = json!({
+        "model": req.model,
+        "max_tokens": max_tokens,
+        "messages": messages,
+        "stream": true,
+    });
+    if let Some(s) = req.system.as_deref().filter(|s| !s.trim().is_empty()) {
+        b["system"] = json!(s);
+    }
+    if !req.tools.is_empty() {
+        b["tools"] = req
+            .tools
+            .iter()
+            .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
+            .collect();
+        b["tool_choice"] = match &req.tool_choice {
+            ToolChoice::Auto => json!({"type": "auto"}),
+            ToolChoice::None => json!({"type": "none"}),
+            ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+        };
+    }
+    match budget {
+        Some(budget) => b["thinking"] = json!({"type": "enabled", "budget_tokens": budget}),
+        // With thinking on the API takes no temperature but 1: none is sent.
+        None => {
+            if let Some(t) = req.temperature {
+                b["temperature"] = json!(t);
+            }
+        }
+    }
+    b
+}
+
+/// `max_tokens` and the thinking budget (none: thinking off) for an
+/// effort. The API refuses `max_tokens` ≤ `budget_tokens`, a budget under
+/// 1024, and thinking together with a forced tool choice.
+fn thinking(max_tokens: Option<u32>, effort: Option<&str>, forced_tool: bool) -> (u32, Option<u32>) {
+    let Some(effort) = effort.filter(|_| !forced_tool) else {
+        return (max_tokens.unwrap_or(DEFAULT_MAX_TOKENS), None);
+    };
+    let budget = match effort {
+        "low" => MIN_BUDGET,
+        "high" => 16_384,
+        _ => 4096,
+    };
+    match max_tokens {
+        // Nobody set a limit: the answer gets the usual room after thinking.
+        None => (budget + DEFAULT_MAX_TOKENS, Some(budget)),
+        Some(m) if m > budget => (m, Some(budget)),
+        // A limit someone set is kept: thinking gets half of it, so the
+        // answer keeps the other half, or is off when that is under 1024.
+        Some(m) => (m, Some(m / 2).filter(|b| *b >= MIN_BUDGET)),
+    }
+}
+
+/// One message's parts as content blocks. Whitespace-only text is
+/// dropped (the API refuses it: "text content blocks must contain
+/// non-whitespace text"); images right after a tool result go inside it.
+fn blocks(m: &Message) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for p in &m.parts {
+        let block = match p {
+            Part::Text { text } if !text.trim().is_empty() => json!({"type": "text", "text": text}),
+            Part::Text { .. } => continue,
+            Part::Image { media_type, data } => {
+                let image = json!({"type": "image",
+                    "source": {"type": "base64", "media_type": media_type, "data": data}});
+                // An image a tool produced follows its result: as a block of
+                // its own it would sit before the next tool_result, which the
+                // API refuses ("tool_result block(s) at the beginning of this
+                // message"), so it becomes part of the result's content.
+                match out.last_mut().filter(|b| b["type"] == "tool_result") {
+                    Some(result) => {
+                        nest(result, image);
+                        continue;
+                    }
+                    None => image,
+                }
+            }
+            // A thinking block goes back only with its signature (the API
+            // refuses one without); otherwise it is dropped.
+            Part::Reasoning {
+                text,
+                signature: Some(sig),
+            } => json!({"type": "thinking", "thinking": text, "signature": sig}),
+            Part::Reasoning { signature: None, .. } => continue,
+            Part::ToolCall { id, name, arguments } => {
+                json!({"type": "tool_use", "id": tool_id(id), "name": name, "input": arguments})
+            }
+            Part::ToolResult {
+                call_id,
+                content,
+                is_error,
+            } => {
+                json!({"type": "tool_result", "tool_use_id": tool_id(call_id), "content": content, "is_error": is_error})
+            }
+        };
+        out.push(block);
+    }
+    out
+}
+
+/// Adds an image to a tool_result's content, turning a string content
+/// into blocks (`[{"type": "text"}, {"type": "image"}]`, which the API
+/// takes there).
+fn nest(result: &mut Value, image: Value) {
+    if let Some(text) = result["content"].as_str() {
+        let text_block = (!text.trim().is_empty()).then(|| json!({"type": "text", "text": text}));
+        result["content"] = json!(text_block.into_iter().collect::<Vec<_>>());
+    }
+    if let Some(a) = result["content"].as_array_mut() {
+        a.push(image);
+    }
+}
+
+/// The API wants a user message's tool_result blocks before anything
+/// else in it; the rest keep their order.
+fn results_first(content: &mut [Value]) {
+    content.sort_by_key(|b| b["type"] != "tool_result");
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::body;
+    use crate::types::{Message, Part, Request, Role, ToolChoice, ToolSpec};
+
+    fn ask(effort: &str, max_tokens: Option<u32>) -> Request {
+        Request {
+            model: "claude".into(),
+            messages: vec![Message::user("hi")],
+            temperature: Some(0.2),
+            max_tokens,
+            reasoning_effort: Some(effort.into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn thinking_always_fits_under_max_tokens_and_goes_without_temperature() {
+        // No limit set: room for the answer on top of the budget.
+        let b = body(&ask("high", None));
+        assert_eq!(b["thinking"], json!({"type": "enabled", "budget_tokens": 16_384}));
+        assert_eq!(b["max_tokens"], 16_384 + 4096);
+        assert!(b.get("temperature").is_none(), "{b}");
+        let b = body(&ask("medium", None));
+        assert_eq!(
+            (b["max_tokens"].as_u64(), b["thinking"]["budget_tokens"].as_u64()),
+            (Some(8192), Some(4096))
+        );
+        // A limit set and large enough: both kept.
+        let b = body(&ask("medium", Some(10_000)));
+        assert_eq!(
+            (b["max_tokens"].as_u64(), b["thinking"]["budget_tokens"].as_u64()),
+            (Some(10_000), Some(4096))
+        );
+        // A limit set and too small: the budget shrinks below it.
+        let b = body(&ask("high", Some(4096)));
+        assert_eq!(
+            (b["max_tokens"].as_u64(), b["thinking"]["budget_tokens"].as_u64()),
+            (Some(4096), Some(2048))
+        );
+        // Too small for the API's least budget: no thinking, temperature back.
+        let b = body(&ask("medium", Some(2000)));
+        assert!(b.get("thinking").is_none(), "{b}");
+        assert_eq!(
+            (b["max_tokens"].as_u64(), b["temperature"].as_f64()),
+            (Some(2000), Some(0.2))
+        );
+        // Without an effort nothing changes.
+        let mut plain = ask("low", None);
+        plain.reasoning_effort = None;
+        let b = body(&plain);
+        assert!(
+            b.get("thinking").is_none() && b["max_tokens"] == 4096 && b["temperature"] == 0.2,
+            "{b}"
+        );
+    }
+
+    #[test]
+    fn a_forced_tool_turns_thinking_off_for_that_request() {
+        let mut req = ask("high", None);
+        req.tools = vec![ToolSpec {
+            name: "write_file".into(),
+            description: String::new(),
+            input_schema: json!({"type": "object"}),
+        }];
+        req.tool_choice = ToolChoice::Tool("write_file".into());
+        let b = body(&req);
+        assert!(b.get("thinking").is_none(), "{b}");
+        assert_eq!(
+            (b["max_tokens"].as_u64(), b["temperature"].as_f64()),
+            (Some(4096), Some(0.2))
+        );
+        req.tool_choice = ToolChoice::Auto;
+        assert_eq!(body(&req)["thinking"]["budget_tokens"], 16_384);
+    }
+
+    fn result(id: &str, content: &str) -> Part {
+        Part::ToolResult {
+            call_id: id.into(),
+            content: content.into(),
+            is_error: false,
+        }
+    }
+
+    fn image() -> Part {
+        Part::Image {
+            media_type: "image/png".into(),
+            data: "iVBO".into(),
+        }
+    }
+
+    #[test]
+    fn an_image_after_a_tool_result_goes_inside_it_and_results_come_first() {
+        let req = Request {
+            model: "claude".into(),
+            messages: vec![
+                Message {
+                    role: Role::User,
+                    parts: vec![result("a", "shot taken"), image(), result("b", "")],
+                },
+                // A second user message merges into the first: its result
+                // still comes before the text and the lone image.
+                Message {
+                    role: Role::User,
+                    parts: vec![Part::Text { text: "look".into() }, image(), result("c", "ok")],
+                },
+            ],
+            ..Default::default()
+        };
+        let content = body(&req)["messages"][0]["content"].clone();
+        let png = json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}});
+        assert_eq!(
+            content,
+            json!([
+                {"type": "tool_result", "tool_use_id": "a", "is_error": false,
+                    "content": [{"type": "text", "text": "shot taken"}, png]},
+                {"type": "tool_result", "tool_use_id": "b", "content": "", "is_error": false},
+                {"type": "tool_result", "tool_use_id": "c", "content": "ok", "is_error": false},
+                {"type": "text", "text": "look"},
+                png,
+            ])
+        );
+        // A result with no words keeps only the image.
+        let req = Request {
+            messages: vec![Message {
+                role: Role::User,
+                parts: vec![result("a", " "), image()],
+            }],
+            ..Default::default()
+        };
+        assert_eq!(body(&req)["messages"][0]["content"][0]["content"], json!([png]));
+    }
+
+    #[test]
+    fn whitespace_text_is_dropped_and_no_message_is_left_empty() {
+        let req = Request {
+            model: "claude".into(),
+            system: Some(" \n".into()),
+            messages: vec![
+                Message::user("hi"),
+                Message {
+                    role: Role::Assistant,
+                    parts: vec![Part::Text { text: "\n\n".into() }],
+                },
+                Message {
+                    role: Role::User,
+                    parts: vec![Part::Text { text: "  ".into() }, Part::Text { text: "again".into() }],
+                },
+                Message {
+                    role: Role::Assistant,
+                    parts: vec![Part::Text { text: " ".into() }, Part::Text { text: "Sure.".into() }],
+                },
+            ],
+            ..Default::default()
+        };
+        let b = body(&req);
+        assert!(b.get("system").is_none(), "{b}");
+        assert_eq!(
+            b["messages"],
+            json!([
+                {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "again"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "Sure."}]},
+            ])
+        );
+    }
+}
