@@ -321,7 +321,7 @@ impl Client {
     fn dispatch(&self, events: &[crate::sse::SseEvent], b: &mut Builder<'_>) -> Result<bool> {
         for e in events {
             let done = match self.provider.kind {
-                Kind::Openai => openai::chunk(&e.data, b)?,
+                Kind::Openai => openai::chunk(&e.event, &e.data, b)?,
                 Kind::Anthropic => anthropic::event(&e.event, &e.data, b)?,
             };
             if done {

@@ -107,6 +107,8 @@ pub(crate) fn says_context_length(message: &str) -> bool {
         || m.contains("prompt is too long")
         || m.contains("too many tokens")
         || m.contains("context window")
+        // llama.cpp: "the request exceeds the available context size".
+        || m.contains("exceeds the available context size")
 }
 
 /// An HTTP error reply as a typed error naming what it is about.

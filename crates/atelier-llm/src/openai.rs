@@ -1,12 +1,14 @@
 //! OpenAI-compatible chat completions (OpenAI, Ollama, LM Studio,
-//! llama.cpp, vLLM, OpenRouter…): the request body, and each streamed chunk
-//! as normalized events.
+//! llama.cpp, vLLM, OpenRouter…): the request body and the model list;
+//! each streamed chunk is [`stream`]'s.
+
+mod stream;
 
 use serde_json::{Value, json};
 
-use crate::accumulate::Builder;
-use crate::error::{Error, ErrorKind, Result, body_message, says_context_length};
-use crate::types::{Message, Part, Request, Role, StopReason, ToolChoice};
+use crate::types::{Message, Part, Request, Role, ToolChoice};
+
+pub(crate) use stream::chunk;
 
 /// The body of `POST {base}/chat/completions`.
 pub(crate) fn body(req: &Request) -> Value {
@@ -108,81 +110,6 @@ fn message(m: &Message) -> Vec<Value> {
         }
     }
     out
-}
-
-/// One `data:` payload of the stream. `Ok(true)`: the stream is done.
-pub(crate) fn chunk(data: &str, b: &mut Builder<'_>) -> Result<bool> {
-    if data.trim() == "[DONE]" {
-        return Ok(true);
-    }
-    let v: Value = serde_json::from_str(data).map_err(|e| {
-        Error::new(
-            ErrorKind::BadResponse,
-            format!("the stream sent a line that is not JSON ({e}): {}", clip(data)),
-        )
-    })?;
-    if let Some(err) = v.get("error") {
-        let said = body_message(&v.to_string());
-        let kind = if says_context_length(&said) {
-            ErrorKind::ContextLength
-        } else if err.get("code").and_then(Value::as_u64) == Some(429) {
-            ErrorKind::RateLimited
-        } else {
-            ErrorKind::Server
-        };
-        return Err(Error::new(
-            kind,
-            format!("the server reported an error mid-stream: {said}"),
-        ));
-    }
-    if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
-        b.usage(
-            u.get("prompt_tokens").and_then(Value::as_u64),
-            u.get("completion_tokens").and_then(Value::as_u64),
-        );
-    }
-    let Some(choice) = v.get("choices").and_then(|c| c.get(0)) else {
-        return Ok(false);
-    };
-    if let Some(d) = choice.get("delta").or_else(|| choice.get("message")) {
-        for key in ["reasoning_content", "reasoning"] {
-            if let Some(r) = d.get(key).and_then(Value::as_str) {
-                b.reasoning(r);
-            }
-        }
-        if let Some(t) = d.get("content").and_then(Value::as_str) {
-            b.text(t);
-        }
-        if let Some(calls) = d.get("tool_calls").and_then(Value::as_array) {
-            for c in calls {
-                let f = c.get("function");
-                let args = f.and_then(|f| f.get("arguments"));
-                // Some servers send arguments as an object, not a string.
-                let args_text = match args {
-                    Some(Value::String(s)) => Some(s.clone()),
-                    Some(Value::Null) | None => None,
-                    Some(other) => Some(other.to_string()),
-                };
-                b.tool_delta(
-                    c.get("index")
-                        .and_then(Value::as_u64)
-                        .and_then(|i| usize::try_from(i).ok()),
-                    c.get("id").and_then(Value::as_str),
-                    f.and_then(|f| f.get("name")).and_then(Value::as_str),
-                    args_text.as_deref(),
-                );
-            }
-        }
-    }
-    if let Some(r) = choice.get("finish_reason").and_then(Value::as_str) {
-        b.stop(match r {
-            "stop" => StopReason::EndTurn,
-            "tool_calls" | "function_call" => StopReason::ToolUse,
-            "length" => StopReason::MaxTokens,
-            _ => StopReason::Other,
-        });
-    }
-    Ok(false)
 }
 
 pub(crate) fn clip(s: &str) -> String {

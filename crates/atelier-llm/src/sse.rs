@@ -1,8 +1,13 @@
 //! Server-sent events from raw bytes. Lines are cut on bytes and decoded
 //! only when whole, so a UTF-8 character split across network reads (or
-//! a `\r\n` split in two) never breaks a line.
+//! a `\r\n` split in two) never breaks a line. Fields other than `event`
+//! and `data` are ignored, as the SSE spec says, but for `error`: see
+//! [`SseEvent`].
 
 /// One event: its `event:` name (empty: none) and its `data:` lines joined.
+/// A line `error: {json}` (llama.cpp builds of 2025 sent stream errors so,
+/// not as `data:`) is an event named `error` with that JSON as its data,
+/// so the adapter sees the error instead of nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SseEvent {
     pub event: String,
@@ -77,6 +82,10 @@ impl SseParser {
         match field {
             "data" => self.data.push(value.to_owned()),
             "event" => value.clone_into(&mut self.event),
+            "error" => {
+                "error".clone_into(&mut self.event);
+                self.data.push(value.to_owned());
+            }
             _ => {}
         }
         None
@@ -121,5 +130,24 @@ mod tests {
             v.extend(p.finish());
             assert_eq!(v, whole, "cut at byte {cut}");
         }
+    }
+
+    #[test]
+    fn an_error_field_is_an_error_event() {
+        let mut p = SseParser::new();
+        let v = p.feed(b"error: {\"code\":400}\n\ndata: [DONE]\n\n");
+        assert_eq!(
+            v,
+            vec![
+                SseEvent {
+                    event: "error".into(),
+                    data: "{\"code\":400}".into()
+                },
+                SseEvent {
+                    event: String::new(),
+                    data: "[DONE]".into()
+                },
+            ]
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! The failures a person meets: HTTP errors typed (and transient ones
 //! retried), a broken stream that keeps what streamed and says what broke,
-//! Stop mid-stream, and listing a provider's models.
+//! errors a server sends inside a 200 stream, Stop mid-stream, and listing
+//! a provider's models.
 
 use std::time::Duration;
 
@@ -11,6 +12,12 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::{chunk, provider, request, run};
+
+/// The error an OpenAI-compatible request to `server` ends in.
+async fn error_of(server: &ReplayServer, what: &'static str) -> Result<atelier_llm::Error> {
+    let failed = run(&provider(server, Kind::Openai), &request()).await.0.err();
+    Ok(failed.context(what)?.error)
+}
 
 #[tokio::test]
 async fn http_errors_are_typed_and_transient_ones_retried() -> Result<()> {
@@ -23,12 +30,7 @@ async fn http_errors_are_typed_and_transient_ones_retried() -> Result<()> {
         &json!({"error": {"message": "Invalid API key"}}),
     )])
     .await?;
-    let e = run(&provider(&refused, Kind::Openai), &request())
-        .await
-        .0
-        .err()
-        .context("401")?
-        .error;
+    let e = error_of(&refused, "401").await?;
     ensure!(
         e.kind == ErrorKind::Auth && e.message.contains("check the API key of provider local"),
         "{e}"
@@ -43,12 +45,7 @@ async fn http_errors_are_typed_and_transient_ones_retried() -> Result<()> {
         &json!({"error": {"message": "model 'tiny' not found"}}),
     )])
     .await?;
-    let e = run(&provider(&missing, Kind::Openai), &request())
-        .await
-        .0
-        .err()
-        .context("404")?
-        .error;
+    let e = error_of(&missing, "404").await?;
     ensure!(
         e.kind == ErrorKind::ModelNotFound && e.message.contains("\"tiny\""),
         "{e}"
@@ -63,12 +60,7 @@ async fn http_errors_are_typed_and_transient_ones_retried() -> Result<()> {
     ensure!(turn.text == "fine" && limited.requests().len() == 2, "retried once");
 
     let down = ReplayServer::start(vec![Reply::json(503, &json!({"error": {"message": "busy"}}))]).await?;
-    let e = run(&provider(&down, Kind::Openai), &request())
-        .await
-        .0
-        .err()
-        .context("503")?
-        .error;
+    let e = error_of(&down, "503").await?;
     ensure!(
         e.kind == ErrorKind::Server && down.requests().len() == 4,
         "{e}: four tries in all"
@@ -79,12 +71,7 @@ async fn http_errors_are_typed_and_transient_ones_retried() -> Result<()> {
         &json!({"error": {"message": "This model's maximum context length is 8192 tokens"}}),
     )])
     .await?;
-    let e = run(&provider(&long, Kind::Openai), &request())
-        .await
-        .0
-        .err()
-        .context("400")?
-        .error;
+    let e = error_of(&long, "400").await?;
     ensure!(e.kind == ErrorKind::ContextLength && e.message.contains("8192"), "{e}");
     Ok(())
 }
@@ -190,5 +177,31 @@ async fn models_are_listed() -> Result<()> {
     let models = provider(&server, Kind::Openai).models().await?;
     ensure!(models == ["qwen2.5:0.5b", "llama3.2"]);
     ensure!(server.requests()[0].path == "/v1/models");
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_error_inside_a_200_stream_is_typed_and_a_refusal_is_not_retried() -> Result<()> {
+    // llama.cpp builds of 2025: the error as an `error:` field, then [DONE].
+    let old_llama = ReplayServer::start(vec![Reply::sse(&[
+        r#"error: {"code":400,"message":"the request exceeds the available context size. try increasing the context size or enable context shift","type":"invalid_request_error"}"#,
+        "data: [DONE]",
+    ])])
+    .await?;
+    let e = error_of(&old_llama, "an error, not an empty answer").await?;
+    ensure!(
+        e.kind == ErrorKind::ContextLength && e.message.contains("available context size"),
+        "{e}"
+    );
+    ensure!(old_llama.requests().len() == 1, "not retried");
+
+    let refused = ReplayServer::start(vec![Reply::sse(&[format!(
+        "data: {}",
+        json!({"error": {"message": "Invalid 'messages[1].role'", "type": "invalid_request_error", "code": null}})
+    )])])
+    .await?;
+    let e = error_of(&refused, "refused").await?;
+    ensure!(e.kind == ErrorKind::InvalidRequest, "{e}");
+    ensure!(refused.requests().len() == 1, "a refusal is not retried");
     Ok(())
 }
