@@ -331,10 +331,35 @@ impl Client {
         Ok(false)
     }
 
-    /// The models the provider lists (`GET …/models`).
+    /// The models the provider lists (`GET …/models`). Anthropic pages
+    /// its list (20 a page unless `limit`, at most 1000, is asked; the
+    /// next page is `after_id` the last id while `has_more`): pages are
+    /// followed, at most `MAX_MODEL_PAGES`.
     pub async fn models(&self) -> Result<Vec<String>> {
+        if self.provider.kind == Kind::Openai {
+            return Ok(openai::models(&self.get_json("models").await?));
+        }
+        let mut all = Vec::new();
+        let mut path = "models?limit=1000".to_owned();
+        for _ in 0..MAX_MODEL_PAGES {
+            let page = self.get_json(&path).await?;
+            all.extend(openai::models(&page));
+            let next = page
+                .get("last_id")
+                .and_then(Value::as_str)
+                .filter(|_| page.get("has_more").and_then(Value::as_bool) == Some(true));
+            match next {
+                Some(last) => path = format!("models?limit=1000&after_id={}", query_value(last)),
+                None => break,
+            }
+        }
+        Ok(all)
+    }
+
+    /// `GET {path}` read as JSON.
+    async fn get_json(&self, path: &str) -> Result<Value> {
         let resp = self
-            .request(reqwest::Method::GET, "models")
+            .request(reqwest::Method::GET, path)
             .send()
             .await
             .map_err(|e| self.network(&e))?;
@@ -343,12 +368,25 @@ impl Client {
         if !(200..300).contains(&status) {
             return Err(self.scrub(from_status(status, &text, None, &self.provider.id, "")));
         }
-        let v: Value = serde_json::from_str(&text).map_err(|e| {
+        serde_json::from_str(&text).map_err(|e| {
             Error::new(
                 ErrorKind::BadResponse,
                 format!("the model list of {} is not JSON ({e})", self.provider.id),
             )
-        })?;
-        Ok(openai::models(&v))
+        })
     }
+}
+
+/// How many pages of models are read at most (10,000 models at 1000 a page).
+const MAX_MODEL_PAGES: usize = 10;
+
+/// A value as it may stand in a URL's query: model ids are letters, digits
+/// and `-._`, anything else is percent-encoded.
+fn query_value(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }

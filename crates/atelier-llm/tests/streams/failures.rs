@@ -205,3 +205,35 @@ async fn an_error_inside_a_200_stream_is_typed_and_a_refusal_is_not_retried() ->
     ensure!(refused.requests().len() == 1, "a refusal is not retried");
     Ok(())
 }
+
+#[tokio::test]
+async fn anthropic_models_are_read_page_after_page_up_to_a_bound() -> Result<()> {
+    let server = ReplayServer::start(vec![
+        Reply::json(
+            200,
+            &json!({"data": [{"id": "claude-a"}, {"id": "claude-b"}], "has_more": true, "first_id": "claude-a", "last_id": "claude-b"}),
+        ),
+        Reply::json(
+            200,
+            &json!({"data": [{"id": "claude-c"}], "has_more": false, "first_id": "claude-c", "last_id": "claude-c"}),
+        ),
+    ])
+    .await?;
+    let models = provider(&server, Kind::Anthropic).models().await?;
+    ensure!(models == ["claude-a", "claude-b", "claude-c"], "{models:?}");
+    let paths: Vec<String> = server.requests().into_iter().map(|r| r.path).collect();
+    ensure!(
+        paths == ["/v1/models?limit=1000", "/v1/models?limit=1000&after_id=claude-b"],
+        "{paths:?}"
+    );
+
+    // A server that always says there is more is read ten pages, no more.
+    let endless = ReplayServer::start(vec![Reply::json(
+        200,
+        &json!({"data": [{"id": "m"}], "has_more": true, "last_id": "m"}),
+    )])
+    .await?;
+    let models = provider(&endless, Kind::Anthropic).models().await?;
+    ensure!(models.len() == 10 && endless.requests().len() == 10, "{models:?}");
+    Ok(())
+}
