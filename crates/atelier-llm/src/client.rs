@@ -217,7 +217,7 @@ impl Client {
         on: &mut (dyn FnMut(&Event) + Send),
     ) -> std::result::Result<Turn, Failed> {
         let body = match self.provider.kind {
-            Kind::Openai => openai::body(req),
+            Kind::Openai => openai::body(req, openai::is_openai_itself(&self.provider.base_url)),
             Kind::Anthropic => anthropic::body(req),
         };
         let path = match self.provider.kind {

@@ -1,5 +1,6 @@
 //! OpenAI-compatible chat completions (OpenAI, Ollama, LM Studio,
-//! llama.cpp, vLLM, OpenRouter…): the request body and the model list;
+//! llama.cpp, vLLM, OpenRouter…): the request body (what differs for
+//! OpenAI's own API, call ids as OpenAI takes them) and the model list;
 //! each streamed chunk is [`stream`]'s.
 
 mod stream;
@@ -10,8 +11,15 @@ use crate::types::{Message, Part, Request, Role, ToolChoice};
 
 pub(crate) use stream::chunk;
 
-/// The body of `POST {base}/chat/completions`.
-pub(crate) fn body(req: &Request) -> Value {
+/// Whether `base_url` is OpenAI's own API (the `openai` preset's
+/// `https://api.openai.com/v1`), not another server speaking its format.
+pub(crate) fn is_openai_itself(base_url: &str) -> bool {
+    reqwest::Url::parse(base_url).is_ok_and(|u| u.host_str() == Some("api.openai.com"))
+}
+
+/// The body of `POST {base}/chat/completions`; `openai_itself`: the
+/// server is OpenAI's own API ([`is_openai_itself`]).
+pub(crate) fn body(req: &Request, openai_itself: bool) -> Value {
     let mut messages = Vec::new();
     if let Some(s) = &req.system {
         messages.push(json!({"role": "system", "content": s}));
@@ -44,7 +52,15 @@ pub(crate) fn body(req: &Request) -> Value {
         b["temperature"] = json!(t);
     }
     if let Some(n) = req.max_tokens {
-        b["max_tokens"] = json!(n);
+        // OpenAI refuses `max_tokens` for o-series and GPT-5 models ("Use
+        // 'max_completion_tokens' instead") and takes the new name for all;
+        // the servers that copy its format know only the old one.
+        let field = if openai_itself {
+            "max_completion_tokens"
+        } else {
+            "max_tokens"
+        };
+        b[field] = json!(n);
     }
     if let Some(e) = &req.reasoning_effort {
         b["reasoning_effort"] = json!(e);
@@ -71,7 +87,7 @@ fn message(m: &Message) -> Vec<Value> {
                 .iter()
                 .filter_map(|p| match p {
                     Part::ToolCall { id, name, arguments } => Some(json!({
-                        "id": id, "type": "function",
+                        "id": call_id(id), "type": "function",
                         "function": {"name": name, "arguments": arguments.to_string()}})),
                     _ => None,
                 })
@@ -93,7 +109,7 @@ fn message(m: &Message) -> Vec<Value> {
                         content: c,
                         is_error,
                     } => out.push(json!({
-                        "role": "tool", "tool_call_id": call_id,
+                        "role": "tool", "tool_call_id": self::call_id(call_id),
                         "content": if *is_error { format!("Error: {c}") } else { c.clone() }})),
                     Part::Text { text } => content.push(json!({"type": "text", "text": text})),
                     Part::Image { media_type, data } => content.push(json!({
@@ -110,6 +126,23 @@ fn message(m: &Message) -> Vec<Value> {
         }
     }
     out
+}
+
+/// A call id as OpenAI takes it: at most 40 characters (a longer one is
+/// refused: "string too long"), letters, digits, `_` and `-`. Ids another
+/// provider made (a chat that switched providers) that are not become
+/// `call_` and a hash of the id, the same for a call and its result.
+fn call_id(id: &str) -> String {
+    let fits = id.len() <= 40 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if fits && !id.is_empty() {
+        return id.to_owned();
+    }
+    // FNV-1a (64 bits): the same id in every build, which std's hasher
+    // does not promise across Rust versions.
+    let hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("call_{hash:016x}")
 }
 
 pub(crate) fn clip(s: &str) -> String {
@@ -136,4 +169,75 @@ pub(crate) fn models(body: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{body, call_id, is_openai_itself};
+    use crate::types::{Message, Part, Request, Role};
+
+    #[test]
+    fn openai_itself_gets_max_completion_tokens_and_other_servers_max_tokens() {
+        assert!(is_openai_itself("https://api.openai.com/v1"));
+        assert!(!is_openai_itself("http://localhost:11434/v1"));
+        assert!(!is_openai_itself("https://openrouter.ai/api/v1"));
+        assert!(!is_openai_itself("not a url"));
+        let req = Request {
+            model: "gpt-5".into(),
+            messages: vec![Message::user("hi")],
+            max_tokens: Some(500),
+            ..Default::default()
+        };
+        let b = body(&req, true);
+        assert!(
+            b["max_completion_tokens"] == 500 && b.get("max_tokens").is_none(),
+            "{b}"
+        );
+        let b = body(&req, false);
+        assert!(
+            b["max_tokens"] == 500 && b.get("max_completion_tokens").is_none(),
+            "{b}"
+        );
+    }
+
+    #[test]
+    fn long_or_odd_call_ids_become_short_ones_the_same_for_call_and_result() {
+        assert_eq!(call_id("call_abc-1"), "call_abc-1");
+        let long = "toolu_01A09q90qw90lq917835lq9toolu_01A09q90qw90lq917835lq9";
+        let short = call_id(long);
+        assert!(short.starts_with("call_") && short.len() <= 40, "{short}");
+        assert_eq!(short, call_id(long), "deterministic");
+        assert_ne!(call_id("a.b"), call_id("a:b"));
+        assert!(call_id("a.b").bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+        // Pinned: the hash is the same in every build (FNV-1a of "a.b").
+        assert_eq!(call_id("a.b"), "call_e61d99190466522c");
+
+        let req = Request {
+            model: "gpt-4o".into(),
+            messages: vec![
+                Message {
+                    role: Role::Assistant,
+                    parts: vec![Part::ToolCall {
+                        id: long.into(),
+                        name: "read".into(),
+                        arguments: json!({}),
+                    }],
+                },
+                Message {
+                    role: Role::User,
+                    parts: vec![Part::ToolResult {
+                        call_id: long.into(),
+                        content: "ok".into(),
+                        is_error: false,
+                    }],
+                },
+            ],
+            ..Default::default()
+        };
+        let b = body(&req, true);
+        assert_eq!(b["messages"][0]["tool_calls"][0]["id"], json!(short));
+        assert_eq!(b["messages"][1]["tool_call_id"], json!(short));
+    }
 }
