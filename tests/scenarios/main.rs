@@ -17,6 +17,9 @@
 //!   an older call), restoring a file, files dropped onto the workspace.
 //! - [`bundles`]: toolset ZIPs and folders: every rejection rule, bombs,
 //!   manifests with many errors.
+//! - [`foreign_bundles`]: ZIPs as Windows, PowerShell, macOS and `zip -r`
+//!   write them (code pages, separators, decomposed names, executable
+//!   bits, `node_modules`), other methods, headers that contradict.
 //! - [`consent`]: what the step before an install is told: description,
 //!   tools that ask first, server env without its plain values, downgrades.
 //! - [`toolset_lifecycle`]: upgrades and rollback, concurrent imports, shared
@@ -92,6 +95,7 @@ mod cli;
 mod consent;
 mod conversation;
 mod edits;
+mod foreign_bundles;
 mod hostile_host;
 mod integrity;
 mod mcp;

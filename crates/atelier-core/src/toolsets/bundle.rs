@@ -2,15 +2,24 @@
 //! folder scanned in place. Every byte is untrusted.
 //!
 //! ZIP rules, each checked before anything lands outside the staging folder
-//! (and the staging folder is removed on any failure): at most
-//! [`MAX_ENTRIES`] entries; names that are UTF-8, relative, without `..`,
-//! drive letters or backslashes; no symlinks, devices or other special
-//! entries; no encrypted entries; no duplicate names; at most
-//! [`MAX_TOTAL`] bytes in all, counted while inflating (headers lie); and no
-//! entry over 1 MiB that inflates to more than [`MAX_RATIO`]× its compressed
-//! size. `toolset.yaml` may sit at the root or in one top-level folder.
-//! Folder import and ZIPs alike skip `.git`, `__pycache__`, `.venv`,
-//! `node_modules`, dotfiles and macOS debris.
+//! (and the staging folder is removed on any failure): headers that agree
+//! (local and central records, Unicode-path fields, no overlapping or
+//! unlisted entries: what another ZIP tool shows is what is installed); at
+//! most [`MAX_ENTRIES`] entries; names that are relative, without `..` or
+//! drive letters; no symlinks, devices or other special entries; no
+//! encrypted entries; only Store and Deflate; no duplicate names; at most
+//! [`MAX_TOTAL`] bytes in all, counted while inflating (headers lie); no
+//! entry over 1 MiB that inflates to more than [`MAX_RATIO`]× its
+//! compressed size, nor an archive over [`MAX_TOTAL`] / [`MAX_RATIO`] that
+//! does. `toolset.yaml` may sit at the root or in one top-level folder.
+//!
+//! Names as other people's tools write them: UTF-8 (flagged or not), else
+//! the legacy code page CP437 (Windows' built-in "Compressed folder");
+//! backslashes as separators (PowerShell's `Compress-Archive`); and
+//! normalized to NFC (macOS writes decomposed accents) so they match the
+//! paths a manifest names. The executable bit is kept (a bundled server
+//! script). Folder import and ZIPs alike skip `.git`, `__pycache__`,
+//! dotfiles and macOS and Windows debris.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
@@ -88,21 +97,16 @@ fn reject(bundle: &Path, entry: Option<&str>, message: impl Into<String>) -> Err
 pub const MAX_NAME: usize = 1024;
 pub const MAX_SEGMENT: usize = 255;
 
-/// Checks a raw ZIP entry name; returns it normalized.
-fn clean_name(bundle: &Path, raw: &[u8]) -> Result<String> {
-    let name = std::str::from_utf8(raw).map_err(|_| {
-        reject(
-            bundle,
-            Some(&String::from_utf8_lossy(raw)),
-            "the name is not valid UTF-8",
-        )
-    })?;
-    let bad = |m: &str| Err(reject(bundle, Some(name), m.to_owned()));
+/// Checks an entry name as the ZIP reader decoded it (UTF-8, else CP437);
+/// returns it normalized: `/`-separated, NFC, without empty or `.` parts.
+fn clean_name(bundle: &Path, decoded: &str) -> Result<String> {
+    use unicode_normalization::UnicodeNormalization;
+    // A backslash is Windows' separator (PowerShell 5's Compress-Archive
+    // writes it); read as one, `..\..\x` is refused as `..` below.
+    let name: String = decoded.replace('\\', "/").nfc().collect();
+    let bad = |m: &str| Err(reject(bundle, Some(&name), m.to_owned()));
     if name.len() > MAX_NAME || name.split('/').any(|seg| seg.len() > MAX_SEGMENT) {
         return bad("the name is too long: at most 255 bytes per file or folder name and 1,024 in all");
-    }
-    if name.contains('\\') {
-        return bad("backslashes are not allowed in entry names (a Windows path trick)");
     }
     if name.starts_with('/') {
         return bad("absolute paths are not allowed");
@@ -120,17 +124,50 @@ fn clean_name(bundle: &Path, raw: &[u8]) -> Result<String> {
     Ok(norm.join("/"))
 }
 
+/// The ZIP methods this reader inflates: Store and Deflate (what every
+/// tool writes by default). Any other gets its name and the way out.
+fn check_method(bundle: &Path, name: &str, method: zip::CompressionMethod) -> Result<()> {
+    use zip::CompressionMethod as M;
+    if matches!(method, M::Stored | M::Deflated) {
+        return Ok(());
+    }
+    // Without the crate's codecs every other method is `Unsupported(code)`.
+    let shown = format!("{method:?}");
+    let code = shown
+        .trim_start_matches("Unsupported(")
+        .trim_end_matches(')')
+        .parse::<u16>()
+        .ok();
+    let what = match code {
+        Some(9) => "Deflate64".to_owned(),
+        Some(12) => "bzip2".to_owned(),
+        Some(14) => "LZMA".to_owned(),
+        Some(93) => "Zstandard".to_owned(),
+        Some(95) => "XZ".to_owned(),
+        Some(98) => "PPMd".to_owned(),
+        Some(n) => format!("method {n}"),
+        None => shown,
+    };
+    Err(reject(
+        bundle,
+        Some(name),
+        format!(
+            "compressed with {what}, which Atelier does not read: pack the bundle again with Deflate (the usual ZIP method) or Store"
+        ),
+    ))
+}
+
 /// Unpacks the ZIP at `zip_path` into `dest` (created; must not exist).
 /// Returns the files, relative to the toolset root (a single top-level
 /// folder holding `toolset.yaml` is stripped).
 pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<Files> {
     let file = File::open(zip_path).map_err(Error::io("open", zip_path))?;
+    let size_on_disk = file.metadata().map_err(Error::io("read", zip_path))?.len();
     let mut archive =
         zip::ZipArchive::new(file).map_err(|e| reject(zip_path, None, format!("not a readable ZIP archive ({e})")))?;
     // Counted from the directory records: the zip crate merges entries
     // that share a name.
     let (count, recorded) = super::zipdir::entry_names(zip_path, MAX_ENTRIES)?;
-    let count = count.max(archive.len() as u64);
     if count > MAX_ENTRIES as u64 {
         return Err(reject(
             zip_path,
@@ -145,15 +182,41 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
             "duplicate entry name: two entries have it, and which one would be installed is not defined",
         ));
     }
+    // Two readings of one archive must agree: a second local header under
+    // a name, a Unicode-path field naming another file, entries sharing
+    // bytes (a zip bomb's trick) or hidden between them would each let
+    // another ZIP tool show files other than the ones installed.
+    archive.validate_header_consistency().map_err(|e| {
+        let said = e.to_string();
+        let said = said.trim_start_matches("invalid Zip archive: ");
+        reject(
+            zip_path,
+            None,
+            format!("its headers contradict each other ({said}): other ZIP tools would show other files than the ones installed"),
+        )
+    })?;
+    if count != archive.len() as u64 {
+        return Err(reject(
+            zip_path,
+            None,
+            format!(
+                "its directory lists {count} entries to one reading and {} to another (a second directory hidden in the archive?)",
+                archive.len()
+            ),
+        ));
+    }
     // Pass 1: names and kinds, from the central directory.
-    let mut entries: Vec<(usize, String)> = Vec::new();
+    let mut entries: Vec<(usize, String, bool)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut declared: u64 = 0;
     for i in 0..archive.len() {
         let e = archive
             .by_index_raw(i)
             .map_err(|e| reject(zip_path, None, format!("unreadable entry #{i} ({e})")))?;
-        let name = clean_name(zip_path, e.name_raw())?;
+        let decoded = e
+            .name()
+            .map_err(|err| reject(zip_path, None, format!("entry #{i} has an unreadable name ({err})")))?;
+        let name = clean_name(zip_path, &decoded)?;
         if e.encrypted() {
             return Err(reject(zip_path, Some(&name), "encrypted entries are not supported"));
         }
@@ -181,8 +244,10 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
         if e.is_dir() || name.is_empty() || ignored_path(&name) {
             continue;
         }
+        check_method(zip_path, &name, e.compression())?;
         declared = declared.saturating_add(e.size());
-        entries.push((i, name));
+        let executable = e.unix_mode().is_some_and(|m| m & 0o111 != 0);
+        entries.push((i, name, executable));
     }
     if declared > MAX_TOTAL {
         return Err(reject(
@@ -195,7 +260,14 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
             ),
         ));
     }
-    let prefix = root_prefix(zip_path, entries.iter().map(|(_, n)| n.as_str()))?;
+    if let Some(name) = file_under_file(entries.iter().map(|(_, n, _)| n.as_str())) {
+        return Err(reject(
+            zip_path,
+            Some(&name),
+            "a file of this name is also the folder of other entries",
+        ));
+    }
+    let prefix = root_prefix(zip_path, entries.iter().map(|(_, n, _)| n.as_str()))?;
 
     // Pass 2: inflate, counting real bytes.
     fs::create_dir_all(dest).map_err(Error::io("create", dest))?;
@@ -203,7 +275,7 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
         let mut files = Files::new();
         let mut total: u64 = 0;
         let bytes_total = declared;
-        for (n, (i, name)) in entries.iter().enumerate() {
+        for (n, (i, name, executable)) in entries.iter().enumerate() {
             observer.check()?;
             let rel = name.strip_prefix(prefix.as_str()).unwrap_or(name).to_owned();
             let mut e = archive
@@ -248,8 +320,23 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
                         format!("more than {} uncompressed", human_bytes(MAX_TOTAL)),
                     ));
                 }
+                if total > RATIO_FLOOR * 64 && total > size_on_disk.saturating_mul(MAX_RATIO) {
+                    return Err(reject(
+                        zip_path,
+                        None,
+                        format!(
+                            "inflates to more than {MAX_RATIO}× the archive's size ({}): a zip bomb?",
+                            human_bytes(size_on_disk)
+                        ),
+                    ));
+                }
                 hasher.update(&buf[..k]);
                 out.write_all(&buf[..k]).map_err(Error::io("write", &out_path))?;
+            }
+            if *executable {
+                use std::os::unix::fs::PermissionsExt;
+                fs::set_permissions(&out_path, fs::Permissions::from_mode(0o755))
+                    .map_err(Error::io("write", &out_path))?;
             }
             files.insert(
                 rel,
@@ -271,6 +358,22 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
         let _ = fs::remove_dir_all(dest);
     }
     result
+}
+
+/// A name that is both a file and the folder of another entry (`a`, `a/b`).
+fn file_under_file<'a>(names: impl Iterator<Item = &'a str>) -> Option<String> {
+    let names: std::collections::BTreeSet<&str> = names.collect();
+    names.iter().find_map(|n| {
+        let mut at = 0;
+        while let Some(k) = n[at..].find('/') {
+            let folder = &n[..at + k];
+            if names.contains(folder) {
+                return Some(folder.to_owned());
+            }
+            at += k + 1;
+        }
+        None
+    })
 }
 
 /// `""` if `toolset.yaml` is at the root, `"x/"` if every entry is under one
@@ -316,6 +419,13 @@ pub fn scan_folder(dir: &Path, observer: &Observer) -> Result<Files> {
                     "the name is not valid UTF-8",
                 ));
             };
+            if name.contains('\\') {
+                return Err(reject(
+                    dir,
+                    Some(&format!("{prefix}{name}")),
+                    "a backslash in a file name: ZIP tools on Windows read it as a folder, so the packed toolset would unpack elsewhere; rename the file",
+                ));
+            }
             let rel = format!("{prefix}{name}");
             let ft = entry.file_type().map_err(Error::io("read", entry.path()))?;
             if ignore.ignored(&rel, ft.is_dir()) {
