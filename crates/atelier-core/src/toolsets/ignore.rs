@@ -1,7 +1,9 @@
 //! Which files of a toolset folder are not part of the toolset: names no
-//! bundle ever holds (dot-files, `__pycache__`, `node_modules`,
-//! `__MACOSX`), sensible defaults (compiled Python, editor backups,
-//! virtual environments), and the author's own `.atelierignore` — gitignore
+//! bundle ever holds (dot-files, `__pycache__`, macOS and Windows debris),
+//! sensible defaults (compiled Python, editor backups, `node_modules`, and
+//! at the top only, where tools put them, virtual environments and build
+//! output: a package `tools/build/` stays), and the author's own
+//! `.atelierignore` — gitignore
 //! syntax: `#` comments, `!` to take a name back, a trailing `/` for
 //! folders only, a `/` anywhere else to anchor the pattern at the folder's
 //! top, `*`, `?` and `**`. The last pattern that matches wins.
@@ -23,17 +25,24 @@ const DEFAULTS: &[&str] = &[
     "*.swp",
     "*.swo",
     "#*#",
-    "venv/",
-    "env/",
+    "/venv/",
+    "/env/",
     "*.egg-info/",
-    "dist/",
-    "build/",
+    "/dist/",
+    "/build/",
+    // A Node server's dependencies are the author's to bundle
+    // (`!node_modules/`); a renderer's build tooling is not.
+    "node_modules/",
 ];
 
 /// A name no bundle ever holds, whatever the patterns say (the
 /// `.atelierignore` itself included: it is the author's, not the bundle's).
+/// A ZIP's `node_modules` is kept: its author put it there for a server.
 pub fn always_ignored(segment: &str) -> bool {
-    segment.starts_with('.') || matches!(segment, "__pycache__" | "node_modules" | "__MACOSX")
+    segment.starts_with('.')
+        || matches!(segment, "__pycache__" | "__MACOSX")
+        || segment.eq_ignore_ascii_case("Thumbs.db")
+        || segment.eq_ignore_ascii_case("desktop.ini")
 }
 
 #[derive(Debug, Clone)]
@@ -142,16 +151,35 @@ mod tests {
             ("tools/a.pyc", false),
             ("notes.txt~", false),
             ("venv", true),
-            ("sub/venv", true),
+            ("build", true),
+            ("dist", true),
+            ("server/node_modules", true),
             (".git", true),
             ("tools/__pycache__", true),
             ("#draft.py#", false),
+            ("Thumbs.db", false),
+            ("assets/desktop.ini", false),
         ] {
             assert!(i.ignored(rel, dir), "{rel}");
         }
-        for (rel, dir) in [("tools/a.py", false), ("venv", false), ("README.md", false)] {
+        // Packages named like build output, below the top, are tools.
+        for (rel, dir) in [
+            ("tools/a.py", false),
+            ("venv", false),
+            ("README.md", false),
+            ("tools/build", true),
+            ("tools/env", true),
+            ("tools/dist", true),
+        ] {
             assert!(!i.ignored(rel, dir), "{rel}");
         }
+    }
+
+    #[test]
+    fn a_node_servers_dependencies_are_taken_back_with_one_line() {
+        let i = Ignore::from_lines(DEFAULTS.iter().copied().chain(["!node_modules/"]));
+        assert!(!i.ignored("server/node_modules", true));
+        assert!(!always_ignored("node_modules"), "a ZIP's node_modules is installed");
     }
 
     #[test]
