@@ -173,7 +173,10 @@ impl Toolsets<'_> {
         // reference, an edit since — the manifest regenerated from the rows.
         let names: BTreeSet<String> = contents.keys().cloned().collect();
         let original = match contents.get(MANIFEST_FILE) {
-            Some(Content::File(path)) => tokio::fs::read_to_string(path).await.ok(),
+            Some(Content::File(path)) => tokio::fs::read(path)
+                .await
+                .ok()
+                .and_then(|b| validate::text::decode(&b).ok()),
             _ => None,
         };
         let yaml = original
@@ -186,7 +189,20 @@ impl Toolsets<'_> {
 }
 
 fn write(out: &Path, contents: &BTreeMap<String, Content>) -> Result<PackReport> {
-    crate::zipfile::write_zip(out, contents)?;
+    // A script a server runs (`command: ${__dirname}/run.sh`) stays
+    // executable in the ZIP, as `zip -r` keeps it.
+    let executable: BTreeSet<String> = contents
+        .iter()
+        .filter(|(_, c)| match c {
+            Content::File(p) => {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::metadata(p).is_ok_and(|m| m.permissions().mode() & 0o111 != 0)
+            }
+            Content::Bytes(_) => false,
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
+    crate::zipfile::write_zip_with(out, contents, zip::DateTime::default(), &executable)?;
     let size = std::fs::metadata(out).map_err(Error::io("read", out))?.len();
     let bytes = std::fs::read(out).map_err(Error::io("read", out))?;
     Ok(PackReport {
@@ -203,7 +219,7 @@ fn write(out: &Path, contents: &BTreeMap<String, Content>) -> Result<PackReport>
 pub fn pack_folder(dir: &Path, out: &Path, observer: &Observer, allow_warnings: bool) -> Result<Packed> {
     let files = bundle::scan_folder(dir, observer)?;
     let manifest_path = dir.join(MANIFEST_FILE);
-    let text = std::fs::read_to_string(&manifest_path).map_err(Error::io("read", &manifest_path))?;
+    let text = validate::text::read(&manifest_path, dir)?;
     let names: BTreeSet<String> = files.keys().cloned().collect();
     let mut checked = validate::check(&text, &names);
     if !allow_warnings {

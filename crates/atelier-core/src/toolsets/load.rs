@@ -47,7 +47,7 @@ impl Atelier {
             let dir = tokio::fs::canonicalize(path).await.map_err(Error::io("open", path))?;
             let d = dir.clone();
             let files = blocking(move || bundle::scan_folder(&d, &obs)).await?;
-            let checked = read_manifest(&dir, &files).await?;
+            let checked = read_manifest(&dir, &files, path).await?;
             if !install {
                 return Ok(Loaded {
                     source_type: SourceType::Local,
@@ -79,7 +79,7 @@ impl Atelier {
         let staging = Staging(import);
         let (zip, dest) = (path.to_path_buf(), staging_dir.clone());
         let files = blocking(move || bundle::unpack_zip(&zip, &dest, &obs)).await?;
-        let checked = read_manifest(&staging_dir, &files).await?;
+        let checked = read_manifest(&staging_dir, &files, path).await?;
         Ok(Loaded {
             source_type: SourceType::Zip,
             root: staging_dir,
@@ -169,19 +169,19 @@ impl Toolsets<'_> {
     }
 }
 
-/// Reads and checks `toolset.yaml` of an unpacked or local bundle.
-async fn read_manifest(root: &Path, files: &Files) -> Result<Checked> {
+/// Reads and checks `toolset.yaml` of an unpacked or local bundle;
+/// `bundle`: the ZIP or folder the person named (errors name it).
+async fn read_manifest(root: &Path, files: &Files, bundle: &Path) -> Result<Checked> {
     let path = root.join(MANIFEST_FILE);
     if !files.contains_key(MANIFEST_FILE) {
         return Err(Error::Bundle {
-            bundle: root.display().to_string(),
+            bundle: bundle.display().to_string(),
             entry: None,
             message: format!("no {MANIFEST_FILE} at the top of the bundle"),
         });
     }
-    let text = tokio::fs::read_to_string(&path)
-        .await
-        .map_err(Error::io("read", &path))?;
+    let bundle = bundle.to_path_buf();
+    let text = blocking(move || validate::text::read(&path, &bundle)).await?;
     let names: BTreeSet<String> = files.keys().cloned().collect();
     Ok(validate::check(&text, &names))
 }

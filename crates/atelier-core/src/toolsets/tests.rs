@@ -351,3 +351,39 @@ fn source_types_and_import_actions_are_stored_and_sent_as_the_same_words() {
         assert_eq!(super::manifest::Scope::parse(s.as_str()), Some(s));
     }
 }
+
+#[test]
+fn merge_keys_and_a_byte_order_mark_read_as_yaml_tools_read_them() {
+    let text = "\u{feff}manifest_version: \"1\"\nid: merge
+name: Merge
+version: \"1.0.0\"
+x-common: &common
+  requires_confirmation: true
+  category: files
+schema: &schema
+  type: object
+  properties:
+    who: {type: string}
+tools:
+  - <<: *common
+    id: hello
+    name: Hello
+    description: Says hello
+    entrypoint: tools.hello:run
+    input_schema:
+      <<: *schema
+      required: [who]
+";
+    let c = check(text, &files(&["tools/hello.py", "toolset.yaml"]));
+    let m = c.manifest.expect("a valid manifest");
+    let t = &m.tools[0];
+    assert!(t.requires_confirmation, "the merged field is not dropped");
+    assert_eq!(t.category.as_deref(), Some("files"));
+    assert_eq!(t.input_schema["properties"]["who"]["type"], "string");
+    assert_eq!(t.input_schema["required"][0], "who");
+    assert!(
+        !c.problems.iter().any(|p| p.message.contains("<<")),
+        "no warning about `<<`: {:?}",
+        c.problems
+    );
+}

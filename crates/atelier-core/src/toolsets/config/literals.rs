@@ -193,8 +193,8 @@ async fn rewrite_installed(
         .toolsets_dir()
         .join(id)
         .join(super::super::validate::MANIFEST_FILE);
-    let text = match tokio::fs::read_to_string(&path).await {
-        Ok(t) => t,
+    let text = match tokio::fs::read(&path).await {
+        Ok(b) => super::super::validate::text::decode(&b).unwrap_or_default(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(Error::io("read", &path)(e)),
     };

@@ -255,6 +255,8 @@ impl Checker<'_> {
 /// (normalized, `/`-separated), used to check entry points, artifacts and
 /// the icon.
 pub fn check(text: &str, files: &BTreeSet<String>) -> Checked {
+    // A byte order mark is not part of the document (YAML 1.2 §5.2).
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     // A hostile document must not cost more than its size: checked before
     // the full parses (whose cost grows with nesting depth squared).
     if let Err(problem) = within_limits(text) {
@@ -269,7 +271,17 @@ pub fn check(text: &str, files: &BTreeSet<String>) -> Checked {
         problems: Vec::new(),
         files,
     };
-    let root: Value = match serde_norway::from_str(text) {
+    // Merge keys (`<<: *common`) applied as PyYAML and most YAML tools
+    // apply them: a field shared through one must not be dropped.
+    // A document the merging reader refuses (a key given twice, which is
+    // reported above with its position) is read as before.
+    let parsed = serde_norway::from_str::<serde_norway::Value>(text)
+        .and_then(|mut y| {
+            y.apply_merge()?;
+            serde_norway::from_value::<Value>(y)
+        })
+        .or_else(|_| serde_norway::from_str::<Value>(text));
+    let root: Value = match parsed {
         Ok(v) => v,
         Err(e) => {
             return Checked {
@@ -314,3 +326,4 @@ mod hints;
 mod limits;
 mod parts;
 mod root;
+pub mod text;
