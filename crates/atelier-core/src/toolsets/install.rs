@@ -165,8 +165,23 @@ impl Toolsets<'_> {
                 problems: python.problems,
             });
         }
+        // What the transaction below refuses is refused before anything
+        // is downloaded or kept (it checks again, as the state may move).
+        {
+            let mut conn = self.app.db().acquire().await?;
+            let installed: Option<String> = sqlx::query_scalar("SELECT version FROM toolsets WHERE id = ?")
+                .bind(&manifest.id)
+                .fetch_optional(&mut *conn)
+                .await?;
+            if installed.as_deref() == Some(manifest.version.as_str()) && !options.force {
+                return Err(Error::AlreadyInstalled {
+                    id: manifest.id.clone(),
+                    version: manifest.version.clone(),
+                });
+            }
+            check_namespace(&mut conn, &manifest).await?;
+        }
         let artifacts = artifact_paths(&manifest);
-        self.app.keep_artifacts(&loaded, &artifacts).await?;
         // Requirements are a step of the import: if they cannot be
         // installed, nothing is swapped in.
         let venv = self
@@ -189,6 +204,9 @@ impl Toolsets<'_> {
             Vec::new()
         };
         scratch.stop().await;
+        // Kept by content once every check has passed: a refused bundle
+        // leaves nothing in `artifacts/`, which is never cleaned.
+        self.app.keep_artifacts(&loaded, &artifacts).await?;
 
         let id = manifest.id.clone();
         prepared.store_secrets(self.app, &id).await?;
