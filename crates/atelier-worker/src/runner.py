@@ -34,6 +34,10 @@ def setup(config_json):
     global _config
     _config = json.loads(config_json)
     sys.path[0:0] = [_config["toolset_dir"], *_config.get("site_packages", [])]
+    # A tool module importing a sibling by its bare name (`import helpers`
+    # in tools/hello.py) finds it: `tools/` is searched last, so a bundle's
+    # tools/json.py never hides the standard library's.
+    sys.path.append(os.path.join(_config["toolset_dir"], "tools"))
     sys.argv = [""]
     if os.environ.pop("ATELIER_WORKER_PINNED_HOME", None):
         # Set by the worker for its own start only (see main.rs).
@@ -211,6 +215,11 @@ def _call(req):
     os.chdir(workspace)
     try:
         value = fn(**kwargs)
+        if inspect.iscoroutine(value):
+            # An `async def` tool: run to its end on a loop of its own.
+            import asyncio
+
+            value = asyncio.run(value)
     except BaseException as e:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are tool failures too
         raise _Fail("exception", f"{_type_name(type(e))}: {e}", e) from e
     if not isinstance(value, dict):
@@ -372,7 +381,8 @@ def _root(toolset_dir):
     """Imports come from `toolset_dir` now (a spare worker taking up a
     version's looks; it has imported nothing of the old folder)."""
     old = _config["toolset_dir"]
-    sys.path[:] = [toolset_dir if p == old else p for p in sys.path]
+    moved = {old: toolset_dir, os.path.join(old, "tools"): os.path.join(toolset_dir, "tools")}
+    sys.path[:] = [moved.get(p, p) for p in sys.path]
     _config["toolset_dir"] = toolset_dir
     os.chdir(toolset_dir)
     importlib.invalidate_caches()

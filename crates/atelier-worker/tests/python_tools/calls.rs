@@ -223,3 +223,32 @@ async fn a_plan_keeps_showing_the_file_as_its_call_left_it() -> Result<()> {
     assert_eq!(stored.render_plan, first.render_plan);
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_async_tool_and_a_tool_importing_its_sibling_run_like_any_other() -> Result<()> {
+    let env = Env::new().await?;
+    let props = json!({"name": {"type": "string"}});
+    let tools = json!([
+        tool("wait", "tools.waiting:wait", props.clone()),
+        tool("hello", "tools.hello:hello", props),
+    ]);
+    let files = [
+        (
+            "tools/waiting.py",
+            "import asyncio\n\nasync def wait(workspace, name):\n    await asyncio.sleep(0.01)\n    return {\"waited\": name}\n",
+        ),
+        // Imported by its bare name, as a script beside it would.
+        (
+            "tools/hello.py",
+            "import helpers\n\ndef hello(workspace, name):\n    return {\"said\": helpers.greet(name)}\n",
+        ),
+        ("tools/helpers.py", "def greet(name):\n    return f\"Hello, {name}\"\n"),
+    ];
+    env.install("mixed", tools, &files).await?;
+    let chat = env.chat().await?;
+    let call = env.run(&chat, "mixed:wait", json!({"name": "Ada"})).await?;
+    assert_eq!(succeeded(&call)?, &json!({"waited": "Ada"}));
+    let call = env.run(&chat, "mixed:hello", json!({"name": "Ada"})).await?;
+    assert_eq!(succeeded(&call)?, &json!({"said": "Hello, Ada"}));
+    Ok(())
+}
