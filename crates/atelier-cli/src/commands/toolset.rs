@@ -96,29 +96,33 @@ fn print_exported(toolset: &str, exported: &[atelier_core::toolsets::records::Ex
 }
 
 fn print_will_run(w: &WillRun) {
+    use output::shown;
     println!("It will run, with your rights:");
     if w.python_entrypoints.is_empty() && w.mcp_servers.is_empty() {
         println!("  (nothing)");
     }
     for e in &w.python_entrypoints {
         let asks = if e.requires_confirmation { "  (asks first)" } else { "" };
-        println!("  python  {:<32} {}{asks}", e.tool_id, e.entrypoint);
+        println!("  python  {:<32} {}{asks}", shown(&e.tool_id), shown(&e.entrypoint));
     }
     for r in &w.requirements {
-        println!("  pip     {r}");
+        println!("  pip     {}", shown(r));
     }
     for s in &w.mcp_servers {
         match (&s.command, &s.url) {
-            (Some(c), _) => println!("  mcp     {:<32} {} {}", s.id, c, s.args.join(" ")),
-            (None, Some(u)) => println!("  mcp     {:<32} {u}", s.id),
+            (Some(c), _) => {
+                let line: Vec<String> = std::iter::once(c).chain(&s.args).map(|a| output::arg(a)).collect();
+                println!("  mcp     {:<32} {}", shown(&s.id), line.join(" "));
+            }
+            (None, Some(u)) => println!("  mcp     {:<32} {}", shown(&s.id), shown(u)),
             _ => {}
         }
         // Names, and only values made of references: a plain value may be
         // a secret.
         for (what, values) in [("env", &s.env), ("header", &s.headers)] {
             for v in values {
-                let shown = v.shown.as_deref().unwrap_or("(a value is set; not shown)");
-                println!("            {what} {} = {shown}", v.name);
+                let value = v.shown.as_deref().map_or("(a value is set; not shown)".into(), shown);
+                println!("            {what} {} = {value}", shown(&v.name));
             }
         }
     }
@@ -369,7 +373,7 @@ pub(crate) async fn run(
                 }
                 println!("\nFiles:");
                 for f in &d.files {
-                    println!("  {:<9} {:>8}  {}", f.kind, f.size, f.path);
+                    println!("  {:<9} {:>8}  {}", f.kind, f.size, output::shown(&f.path));
                 }
             }
         }
