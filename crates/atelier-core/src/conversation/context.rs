@@ -36,8 +36,8 @@ pub(crate) fn result_text(row: &CallRow) -> (String, bool) {
     if row.status == "success" {
         // A text result (an MCP tool's content) is sent as the text, not
         // as a quoted JSON string.
-        let text = match row.result.as_ref() {
-            Some(Value::String(s)) => s.clone(),
+        let text = match row.result.as_ref().map(without_bytes) {
+            Some(Value::String(s)) => s,
             Some(v) => v.to_string(),
             None => "{}".to_owned(),
         };
@@ -63,6 +63,43 @@ pub(crate) fn result_text(row: &CallRow) -> (String, bool) {
             true,
         ),
     }
+}
+
+/// The shortest string read as bytes in a result rather than words.
+const BYTES_FROM: usize = 1024;
+
+/// A result with its bytes left out: an MCP image, audio or blob block's
+/// base64, a `data:` URL or any long run of base64 becomes a note of what
+/// it was and how big. Sent as text they cost a model thousands of tokens
+/// of noise and crowd out the 16,000 characters kept; an image still
+/// reaches a model that takes images, as an image (see `images`).
+pub(crate) fn without_bytes(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s.len() >= BYTES_FROM && looks_like_bytes(s) => {
+            let media = s
+                .strip_prefix("data:")
+                .and_then(|r| r.split_once(";base64,"))
+                .map(|(m, _)| format!("{m}, "))
+                .unwrap_or_default();
+            Value::String(format!(
+                "[{media}{} of base64 data, not sent as text]",
+                crate::toolsets::bundle::human_bytes(s.len() as u64 * 3 / 4)
+            ))
+        }
+        Value::Array(a) => Value::Array(a.iter().map(without_bytes).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), without_bytes(x))).collect()),
+        other => other.clone(),
+    }
+}
+
+/// A `data:` URL, or only the base64 alphabet (and line breaks).
+fn looks_like_bytes(s: &str) -> bool {
+    let body = match s.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) {
+        Some((_, b)) => b,
+        None => s,
+    };
+    body.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_' | b'\n' | b'\r'))
 }
 
 struct Builder {
@@ -320,4 +357,50 @@ pub(crate) fn transcript(branch: &[Message], inputs: &Inputs<'_>) -> Vec<LlmMess
         );
     }
     b.out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::{CallRow, result_text};
+
+    fn row(result: Value) -> CallRow {
+        CallRow {
+            id: "c1".into(),
+            tool_id: "srv:chart".into(),
+            args: json!({}),
+            result: Some(result),
+            status: "success".into(),
+            error_kind: None,
+            error: None,
+            model_call_id: Some("call_1".into()),
+            render_plan: None,
+            post_manifest_id: None,
+        }
+    }
+
+    #[test]
+    fn an_mcp_image_or_a_data_url_reaches_the_model_as_a_note_not_base64() {
+        let png = "iVBORw0KGgoAAAANSUhEUg".repeat(300);
+        let blocks =
+            json!([{"type": "text", "text": "A chart"}, {"type": "image", "data": png, "mimeType": "image/png"}]);
+        let (text, error) = result_text(&row(blocks));
+        assert!(!error);
+        assert!(!text.contains("iVBORw0KGgo"), "{text}");
+        assert!(
+            text.contains("A chart") && text.contains("4.8 KiB of base64 data, not sent as text"),
+            "{text}"
+        );
+        let (text, _) = result_text(&row(
+            json!({"chart": format!("data:image/png;base64,{png}"), "rows": 3}),
+        ));
+        assert!(text.contains("[image/png, ") && text.contains("\"rows\":3"), "{text}");
+        // Words stay words, however long.
+        let prose = "word ".repeat(400);
+        assert_eq!(
+            result_text(&row(json!({"text": prose}))).0,
+            json!({"text": prose}).to_string()
+        );
+    }
 }
