@@ -81,6 +81,9 @@ impl Exposed {
     }
 }
 
+/// The most tools OpenAI's chat completions take in one request.
+pub const OPENAI_MAX_TOOLS: usize = 128;
+
 /// Exposes a run's tools to one provider.
 pub fn expose(resolved: &ResolvedTools, exposure: Exposure) -> Exposed {
     let mut tools: Vec<&super::resolve::ResolvedTool> = resolved.tools.iter().collect();
@@ -113,6 +116,14 @@ pub fn expose(resolved: &ResolvedTools, exposure: Exposure) -> Exposed {
         });
     }
     out.sort_by(|a, b| a.canonical_id.cmp(&b.canonical_id));
+    if exposure == Exposure::Openai && out.len() > OPENAI_MAX_TOOLS {
+        // OpenAI's API refuses the whole request past this; other servers
+        // of its protocol may take more, so it is a warning, not a cut.
+        warnings.push(format!(
+            "{} tools: OpenAI's own API takes at most {OPENAI_MAX_TOOLS} in one request (other servers may take more); narrow the agent's toolsets or tool patterns",
+            out.len()
+        ));
+    }
     Exposed {
         exposure,
         tools: out,
@@ -324,6 +335,28 @@ mod tests {
 
     /// 10,000 random names per seed (a small xorshift generator: the same
     /// names every run), many near-duplicates, long ones and odd characters.
+    #[test]
+    fn more_tools_than_openai_takes_are_said_once() {
+        let tools: Vec<serde_json::Value> = (0..130)
+            .map(|i| {
+                json!({"model_name": format!("t{i:03}"), "canonical_id": format!("t{i:03}"), "source_kind": "builtin",
+                    "source_id": null, "description": "", "input_schema": {"type": "object"},
+                    "requires_confirmation": false, "read_only": true})
+            })
+            .collect();
+        let resolved: ResolvedTools =
+            serde_json::from_value(json!({"generation": 0, "tools": tools, "warnings": []})).expect("tools");
+        let openai = expose(&resolved, Exposure::Openai);
+        assert_eq!(openai.tools.len(), 130, "nothing is cut");
+        assert_eq!(
+            openai.warnings,
+            [
+                "130 tools: OpenAI's own API takes at most 128 in one request (other servers may take more); narrow the agent's toolsets or tool patterns"
+            ]
+        );
+        assert!(expose(&resolved, Exposure::Anthropic).warnings.is_empty());
+    }
+
     #[test]
     fn ten_thousand_random_names_round_trip_fit_and_never_collide() {
         const ALPHABET: &[char] = &['a', 'b', '_', '.', '-', 'Z', '9', ' ', 'é', '✓', '/'];
