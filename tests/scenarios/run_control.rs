@@ -222,3 +222,36 @@ async fn stop_pressed_while_a_message_is_still_starting_stops_its_run() {
     );
     assert!(!app.conversation().is_running(&chat));
 }
+
+#[tokio::test]
+async fn an_answer_cut_at_the_output_limit_is_kept_and_ends_the_run_saying_so() {
+    let env = Env::new();
+    // The answer, then a call whose arguments the limit cut in half.
+    let cut_call = Reply::sse(&[
+        chunk(json!({"content": "Writing it now."}), None),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_cut", "type": "function", "function": {
+                "name": "write_file", "arguments": "{\"path\": \"a.txt\", \"content\": \"Once upon"}}]}),
+            None,
+        ),
+        chunk(json!({}), Some("length")),
+        "data: [DONE]".to_owned(),
+    ]);
+    let server = ReplayServer::start(vec![cut_call, answer("never asked")])
+        .await
+        .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let out = send(&app, &chat, "write a story", opts()).await;
+    assert_eq!(out.status, RunStatus::Failed);
+    assert_eq!(out.error_kind.as_deref(), Some("output_limit"));
+    let said = out.error.as_deref().unwrap_or_default();
+    assert!(
+        said.contains("output limit") && said.contains("provider's default"),
+        "{said}"
+    );
+    assert_eq!(out.messages.last().expect("kept").text(), "Writing it now.");
+    // The cut call never ran, and the model was not asked again.
+    assert!(out.tool_calls.is_empty(), "{:?}", out.tool_calls);
+    assert!(!app.workspace_dir(&chat).join("a.txt").exists());
+    assert_eq!(server.requests().len(), 1);
+}

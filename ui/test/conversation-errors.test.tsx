@@ -216,6 +216,10 @@ describe("errors in words", () => {
     expect(say("overloaded").text).toBe("Ollama is overloaded right now: retry in a moment.");
     expect(say("server").fix).toBe("retry");
     expect(say("bad_response").text).toContain("answered with something Atelier could not read");
+    expect(say("output_limit")).toMatchObject({
+      text: "The answer reached the model's output limit and was cut here: ask it to go on, or retry.",
+      fix: "retry",
+    });
     expect(say("something_new")).toEqual({ text: "raw", fix: "retry", detail: null });
   });
 });

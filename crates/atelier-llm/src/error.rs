@@ -27,6 +27,10 @@ pub enum ErrorKind {
     InvalidRequest,
     /// The person stopped it.
     Cancelled,
+    /// The answer reached the output limit (`max_tokens`) and was cut:
+    /// the stream itself went well, so the caller decides (see
+    /// `Turn::stop`).
+    OutputLimit,
 }
 
 impl ErrorKind {
@@ -42,6 +46,7 @@ impl ErrorKind {
             Self::BadResponse => "bad_response",
             Self::InvalidRequest => "invalid_request",
             Self::Cancelled => "cancelled",
+            Self::OutputLimit => "output_limit",
         }
     }
 

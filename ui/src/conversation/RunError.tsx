@@ -43,6 +43,12 @@ export function describeRunError(
         fix: "branch",
         detail: message,
       };
+    case "output_limit":
+      return {
+        text: "The answer reached the model's output limit and was cut here: ask it to go on, or retry.",
+        fix: "retry",
+        detail: message,
+      };
     case "model_not_found":
       return {
         text: `${name} has no model ${model !== null ? `“${model}”` : "by that name"}: choose another in the Model menu below and send again.`,

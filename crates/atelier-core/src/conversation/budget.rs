@@ -143,6 +143,20 @@ pub fn fit(messages: &mut Vec<Message>, budget: u64, window: u32) -> Fit {
     Fit { dropped }
 }
 
+/// Why a turn that streamed well still ends the run: it was cut at the
+/// output limit. Kept as it streamed; a cut call's arguments are not JSON
+/// (running it would fail, and the model would try again under the same
+/// limit until the step limit).
+pub(crate) fn cut(turn: &atelier_llm::Turn, max_tokens: Option<u32>) -> Option<atelier_llm::Error> {
+    (turn.stop == atelier_llm::StopReason::MaxTokens).then(|| {
+        let limit = max_tokens.map_or("the provider's default".to_owned(), |n| format!("{n} tokens"));
+        atelier_llm::Error::new(
+            atelier_llm::ErrorKind::OutputLimit,
+            format!("the answer reached the model's output limit ({limit}) and was cut"),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -259,7 +259,10 @@ impl Conversation<'_> {
             };
             let streamed = client.stream(&request, &opts.cancel, &mut forward).await;
             let (turn, failure) = match streamed {
-                Ok(t) => (t, None),
+                Ok(t) => match budget::cut(&t, settings.max_tokens) {
+                    Some(cut) => (t, Some(cut)),
+                    None => (t, None),
+                },
                 Err(mut f) => {
                     // Name what the provider does offer.
                     if f.error.kind == atelier_llm::ErrorKind::ModelNotFound
@@ -290,7 +293,11 @@ impl Conversation<'_> {
                     text: turn.text.clone(),
                 });
             }
-            for c in &turn.tool_calls {
+            let cut = failure
+                .as_ref()
+                .is_some_and(|e| e.kind == atelier_llm::ErrorKind::OutputLimit);
+            // A call the limit cut mid-arguments was never made whole.
+            for c in turn.tool_calls.iter().filter(|c| !cut || c.arguments.is_ok()) {
                 parts.push(ContentPart::ModelCall {
                     call_id: c.id.clone(),
                     name: c.name.clone(),
