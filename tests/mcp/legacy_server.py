@@ -6,9 +6,17 @@ not found" — as some servers written before 2026 do. A client probing with
 With `--silent` it answers them not at all, as others do. Each request's
 method goes to stderr, so a test can tell which handshake it was offered.
 
-    python3 tests/mcp/legacy_server.py [--silent]
+    python3 tests/mcp/legacy_server.py [--silent] [--tools-list MODE]
+
+`--tools-list` makes `tools/list` misbehave, for the client's listing limits:
+
+- endless: one tool a page (`tool_N`), each with a new `nextCursor`, forever.
+- repeat: every page has `shout` and the same `nextCursor`, "again".
+- huge: 500 tools a page, each page with a new `nextCursor`, forever.
+- silent: no answer to `tools/list` at all.
 """
 
+import argparse
 import json
 import sys
 
@@ -26,8 +34,27 @@ def answer(msg_id, result):
     sys.stdout.flush()
 
 
+def tools_page(mode, cursor):
+    """The `tools/list` result for `cursor` in `mode`, or None for no answer."""
+    page = int(cursor.removeprefix("page-")) if cursor and cursor.startswith("page-") else 0
+    if mode == "endless":
+        return {"tools": [dict(TOOLS[0], name=f"tool_{page}")], "nextCursor": f"page-{page + 1}"}
+    if mode == "repeat":
+        return {"tools": TOOLS, "nextCursor": "again"}
+    if mode == "huge":
+        tools = [dict(TOOLS[0], name=f"tool_{page}_{i}") for i in range(500)]
+        return {"tools": tools, "nextCursor": f"page-{page + 1}"}
+    if mode == "silent":
+        return None
+    return {"tools": TOOLS}
+
+
 def main():
-    silent = "--silent" in sys.argv[1:]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--silent", action="store_true", help="no answer to unknown requests")
+    parser.add_argument("--tools-list", choices=["endless", "repeat", "huge", "silent"], help="misbehave listing")
+    args = parser.parse_args()
+    silent = args.silent
     for line in sys.stdin:
         try:
             msg = json.loads(line)
@@ -48,7 +75,9 @@ def main():
                 },
             )
         elif method == "tools/list":
-            answer(msg["id"], {"tools": TOOLS})
+            page = tools_page(args.tools_list, params.get("cursor"))
+            if page is not None:
+                answer(msg["id"], page)
         elif method == "tools/call":
             text = str((params.get("arguments") or {}).get("text", ""))
             answer(msg["id"], {"content": [{"type": "text", "text": text.upper()}]})

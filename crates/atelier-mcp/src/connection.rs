@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, ProtocolVersion, ServerNotification, ServerResult,
-    SubscriptionFilter,
+    CallToolRequest, CallToolRequestParams, ClientRequest, PaginatedRequestParams, ProtocolVersion, ServerNotification,
+    ServerResult, SubscriptionFilter,
 };
 use rmcp::service::{
     ClientInitializeError, ClientLifecycleMode, ClientServiceExt, PeerRequestOptions, RoleClient, RunningService,
@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::ToolsChanged;
 use crate::error::McpError;
 use crate::handler::{Handler, ProgressSink};
+use crate::listing::{self, ToolInfo};
 use crate::process::ServerProcess;
 use crate::spec::{ConnectOptions, Handshake, ServerSpec};
 use crate::start::{StdioStart, http_transport, start_stdio};
@@ -31,20 +32,6 @@ pub struct ServerInfo {
     pub name: Option<String>,
     pub version: Option<String>,
     pub instructions: Option<String>,
-}
-
-/// One tool as the server lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolInfo {
-    pub name: String,
-    pub title: Option<String>,
-    pub description: String,
-    pub input_schema: Value,
-    pub output_schema: Option<Value>,
-    /// The server says the tool changes nothing (`readOnlyHint`).
-    pub read_only: bool,
-    /// The server says the tool may destroy data (`destructiveHint`).
-    pub destructive: bool,
 }
 
 /// A progress notification of a running call.
@@ -100,6 +87,7 @@ pub struct Connection {
     process: Option<ServerProcess>,
     log: Arc<StderrLog>,
     grace: Duration,
+    list_timeout: Duration,
     /// The server spoke `initialize` (an older protocol than 2026-07-28).
     initialize_only: bool,
     /// …only because its `server/discover` probe went unanswered.
@@ -283,6 +271,7 @@ impl Connection {
             process,
             log,
             grace: options.stop_grace,
+            list_timeout: options.list_timeout,
             initialize_only,
             probe_timed_out,
         })
@@ -346,27 +335,17 @@ impl Connection {
         }
     }
 
-    /// Every tool, all pages.
+    /// Every tool, all pages, within the limits of `listing` (pages,
+    /// tools, `ConnectOptions::list_timeout`).
     pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError> {
-        let tools = match self.peer.list_all_tools().await {
-            Ok(t) => t,
-            Err(e) => return Err(self.failure(&e).await),
-        };
-        Ok(tools
-            .into_iter()
-            .map(|t| {
-                let hints = t.annotations.as_ref();
-                ToolInfo {
-                    name: t.name.to_string(),
-                    title: t.title.clone().or_else(|| hints.and_then(|a| a.title.clone())),
-                    description: t.description.as_deref().unwrap_or_default().to_owned(),
-                    input_schema: Value::Object((*t.input_schema).clone()),
-                    output_schema: t.output_schema.as_ref().map(|s| Value::Object((**s).clone())),
-                    read_only: hints.and_then(|a| a.read_only_hint).unwrap_or(false),
-                    destructive: hints.and_then(|a| a.destructive_hint).unwrap_or(false),
-                }
-            })
-            .collect())
+        listing::list_pages(&self.server, self.list_timeout, |cursor| async move {
+            let params = PaginatedRequestParams::default().with_cursor(cursor);
+            match self.peer.list_tools(Some(params)).await {
+                Ok(page) => Ok(page),
+                Err(e) => Err(self.failure(&e).await),
+            }
+        })
+        .await
     }
 
     /// Calls `tool`. A tool that reports a failure (`isError`) is a

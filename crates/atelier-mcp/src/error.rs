@@ -42,6 +42,10 @@ pub enum McpError {
     /// broke in a way that is not an exit.
     #[error("MCP server {server}: {message}")]
     Protocol { server: String, message: String },
+    /// Listing the server's tools failed: it never ended, or went on too
+    /// long (pages, tools, time).
+    #[error("MCP server {server} {message}")]
+    ToolList { server: String, message: String },
     /// A call ran out of time (the server was told to cancel it).
     #[error("timed out after {} s", secs(*after))]
     Timeout { after: Duration },
@@ -50,7 +54,7 @@ pub enum McpError {
     Cancelled,
 }
 
-fn secs(d: Duration) -> String {
+pub(crate) fn secs(d: Duration) -> String {
     let s = d.as_secs_f64();
     if s.fract() == 0.0 {
         format!("{s:.0}")
@@ -78,7 +82,8 @@ impl McpError {
             | McpError::Unauthorized { server, .. }
             | McpError::Exited { server, .. }
             | McpError::NotRunning { server, .. }
-            | McpError::Protocol { server, .. } => Some(server),
+            | McpError::Protocol { server, .. }
+            | McpError::ToolList { server, .. } => Some(server),
             McpError::Timeout { .. } | McpError::Cancelled => None,
         }
     }

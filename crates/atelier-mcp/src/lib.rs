@@ -3,7 +3,7 @@
 //! A [`Connection`] is one live session with one server, over stdio (a
 //! child process we own: its own process group, its stderr kept, its exit
 //! status known) or streamable HTTP. It lists the server's tools (every
-//! page), calls them with progress, a timeout and cancellation (the
+//! page, within limits of pages, tools and time), calls them with progress, a timeout and cancellation (the
 //! protocol's `notifications/cancelled`), and stops cleanly: the
 //! protocol's close, then `SIGTERM`, then `SIGKILL` of the whole group.
 //! A [`Supervisor`] keeps one server up: it restarts a crashed server
@@ -19,15 +19,17 @@
 mod connection;
 mod error;
 mod handler;
+mod listing;
 mod process;
 mod spec;
 mod start;
 mod stderr;
 mod supervisor;
 
-pub use connection::{CallOptions, CallResult, Connection, Progress, ServerInfo, ToolInfo};
+pub use connection::{CallOptions, CallResult, Connection, Progress, ServerInfo};
 pub use error::McpError;
-pub use spec::{ConnectOptions, Handshake, HttpSpec, ServerSpec, StdioSpec};
+pub use listing::ToolInfo;
+pub use spec::{ConnectOptions, Handshake, HttpSpec, LIST_TIMEOUT, ServerSpec, StdioSpec};
 pub use stderr::StderrLog;
 pub use supervisor::{Status, Supervisor, SupervisorOptions, ToolsListed};
 

@@ -44,12 +44,21 @@ impl ServerSpec {
     }
 }
 
+/// How long a whole tool listing may take: a server that never answers
+/// `tools/list` must not hold the listing (the app lists servers in the
+/// background at start) forever. The spec's lifecycle asks clients to set
+/// timeouts on all requests.
+pub const LIST_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// How to connect.
 #[derive(Debug, Clone)]
 pub struct ConnectOptions {
     /// The handshake (discovery, or `initialize` for older servers) must
     /// end within this.
     pub handshake_timeout: Duration,
+    /// A whole tool listing (every page) must end within this
+    /// ([`LIST_TIMEOUT`] unless a test wants it shorter).
+    pub list_timeout: Duration,
     /// Folders offered to the server as roots. `None`: the client does not
     /// declare the roots capability at all (a shared server is offered
     /// none); `Some`: a chat-scoped server gets its workspace.
@@ -117,6 +126,7 @@ impl Default for ConnectOptions {
     fn default() -> Self {
         Self {
             handshake_timeout: Duration::from_secs(30),
+            list_timeout: LIST_TIMEOUT,
             roots: None,
             stop_grace: Duration::from_secs(2),
             client_name: "atelier".to_owned(),

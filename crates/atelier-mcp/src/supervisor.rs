@@ -15,8 +15,9 @@ use serde_json::Value;
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::connection::{CallOptions, CallResult, Connection, ServerInfo, ToolInfo};
+use crate::connection::{CallOptions, CallResult, Connection, ServerInfo};
 use crate::error::McpError;
+use crate::listing::ToolInfo;
 use crate::spec::{ConnectOptions, ServerSpec};
 use crate::stderr::StderrLog;
 

@@ -10,22 +10,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use atelier_mcp::{CallOptions, Connection, ServerSpec, StderrLog, StdioSpec};
+use atelier_mcp::{CallOptions, Connection, ServerSpec, StderrLog};
 use serde_json::json;
 
 mod common;
-use common::{base_env, connect, quick, repo, text};
-
-fn legacy_spec(dir: &std::path::Path, extra: &[&str]) -> ServerSpec {
-    let mut args = vec![repo().join("tests/mcp/legacy_server.py").display().to_string()];
-    args.extend(extra.iter().map(|a| (*a).to_owned()));
-    ServerSpec::Stdio(StdioSpec {
-        command: "python3".into(),
-        args,
-        env: base_env(),
-        cwd: dir.to_owned(),
-    })
-}
+use common::{connect, legacy_spec, quick, text};
 
 /// The requests the server logged (`request <method>`), once it has logged `last`.
 async fn requests_until(log: &StderrLog, last: &str) -> Vec<String> {
@@ -92,13 +81,7 @@ async fn a_server_that_ignores_the_probe_is_greeted_the_old_way_after_two_waits(
 #[tokio::test]
 async fn an_old_server_that_answers_anything_with_an_empty_result() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let spec = ServerSpec::Stdio(StdioSpec {
-        command: "python3".into(),
-        args: vec![repo().join("tests/mcp/legacy_server.py").display().to_string()],
-        env: base_env(),
-        cwd: dir.path().to_owned(),
-    });
-    let conn = connect(&spec).await;
+    let conn = connect(&legacy_spec(dir.path(), &[])).await;
     assert_eq!(conn.info().name.as_deref(), Some("legacy-shouter"));
     assert_eq!(conn.info().protocol_version, "2024-11-05");
     let out = conn

@@ -1,12 +1,13 @@
 //! What the test files of real servers share: where the repository is,
-//! the environment a server gets, quick timings, a connection, a call's text.
+//! the environment a server gets, the hand-written legacy server, quick
+//! timings, a connection, a call's text.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use atelier_mcp::{ConnectOptions, Connection, ServerSpec};
+use atelier_mcp::{ConnectOptions, Connection, ServerSpec, StdioSpec};
 use serde_json::Value;
 
 pub(crate) fn repo() -> PathBuf {
@@ -15,6 +16,18 @@ pub(crate) fn repo() -> PathBuf {
 
 pub(crate) fn base_env() -> Vec<(String, String)> {
     vec![("PATH".into(), std::env::var("PATH").unwrap_or_default())]
+}
+
+/// `tests/mcp/legacy_server.py` with `extra` flags, in `dir`.
+pub(crate) fn legacy_spec(dir: &Path, extra: &[&str]) -> ServerSpec {
+    let mut args = vec![repo().join("tests/mcp/legacy_server.py").display().to_string()];
+    args.extend(extra.iter().map(|a| (*a).to_owned()));
+    ServerSpec::Stdio(StdioSpec {
+        command: "python3".into(),
+        args,
+        env: base_env(),
+        cwd: dir.to_owned(),
+    })
 }
 
 pub(crate) fn quick() -> ConnectOptions {
