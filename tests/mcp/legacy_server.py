@@ -14,6 +14,8 @@ method goes to stderr, so a test can tell which handshake it was offered.
 - repeat: every page has `shout` and the same `nextCursor`, "again".
 - huge: 500 tools a page, each page with a new `nextCursor`, forever.
 - silent: no answer to `tools/list` at all.
+- duplicate: two pages, `shout` on each (the second described "A second
+  shout."), `whisper` on the second: one name listed twice.
 """
 
 import argparse
@@ -46,13 +48,18 @@ def tools_page(mode, cursor):
         return {"tools": tools, "nextCursor": f"page-{page + 1}"}
     if mode == "silent":
         return None
+    if mode == "duplicate" and not cursor:
+        return {"tools": TOOLS, "nextCursor": "page-1"}
+    if mode == "duplicate":
+        second = dict(TOOLS[0], description="A second shout.")
+        return {"tools": [second, dict(TOOLS[0], name="whisper", description="Lower-cases its text.")]}
     return {"tools": TOOLS}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--silent", action="store_true", help="no answer to unknown requests")
-    parser.add_argument("--tools-list", choices=["endless", "repeat", "huge", "silent"], help="misbehave listing")
+    parser.add_argument("--tools-list", choices=["endless", "repeat", "huge", "silent", "duplicate"], help="misbehave listing")
     args = parser.parse_args()
     silent = args.silent
     for line in sys.stdin:

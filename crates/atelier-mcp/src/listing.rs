@@ -9,7 +9,9 @@
 //! pages or more than [`MAX_TOOLS`] tools end the listing with an error
 //! naming the server, and the whole listing has a time limit
 //! (`ConnectOptions::list_timeout`; the spec's lifecycle asks for timeouts
-//! on all requests).
+//! on all requests). A name listed twice is kept once, the first time, with
+//! a warning in the log: taken as it came, one part of the app would use
+//! one of the two and another part the other.
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -83,17 +85,33 @@ where
         server: server.to_owned(),
         message,
     };
-    let mut tools = Vec::new();
+    let mut tools: Vec<ToolInfo> = Vec::new();
+    // Counted as they came, duplicates too: it bounds what a listing holds.
+    let mut received = 0;
+    let mut names = HashSet::new();
+    let mut twice = HashSet::new();
     let mut seen = HashSet::new();
     let mut cursor = None;
     for _ in 0..MAX_PAGES {
         let listed = page(cursor.take()).await?;
-        if tools.len() + listed.tools.len() > MAX_TOOLS {
+        received += listed.tools.len();
+        if received > MAX_TOOLS {
             return Err(endless(format!(
                 "listed more than {MAX_TOOLS} tools, more than Atelier takes from one server"
             )));
         }
-        tools.extend(listed.tools.iter().map(ToolInfo::from));
+        for tool in &listed.tools {
+            if names.insert(tool.name.clone()) {
+                tools.push(ToolInfo::from(tool));
+            } else if twice.insert(tool.name.clone()) {
+                tracing::warn!(
+                    server = %server,
+                    tool = %tool.name,
+                    "MCP server {server} lists the tool {:?} more than once: the first one is kept",
+                    tool.name
+                );
+            }
+        }
         let Some(next) = listed.next_cursor else {
             return Ok(tools);
         };

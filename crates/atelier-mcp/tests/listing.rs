@@ -4,6 +4,7 @@
 //! - [`a_tool_list_that_never_ends_is_cut_off`]: a cursor that comes back,
 //!   endless pages, endless tools: each ends in an error naming the server.
 //! - [`a_server_that_never_lists_its_tools_runs_out_of_time`]
+//! - [`a_tool_listed_twice_is_kept_once_the_first_time`]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -57,4 +58,12 @@ async fn a_server_that_never_lists_its_tools_runs_out_of_time() {
     let err = list("silent", &options).await.expect_err("no answer");
     assert_eq!(err.to_string(), "MCP server pager did not list its tools within 1 s");
     assert!(t0.elapsed() < Duration::from_secs(10), "took {:?}", t0.elapsed());
+}
+
+#[tokio::test]
+async fn a_tool_listed_twice_is_kept_once_the_first_time() {
+    let tools = list("duplicate", &quick()).await.expect("listed");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["shout", "whisper"]);
+    assert_eq!(tools[0].description, "Upper-cases its text.", "the first one is kept");
 }
