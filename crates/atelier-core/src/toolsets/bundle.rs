@@ -163,10 +163,9 @@ fn check_method(bundle: &Path, name: &str, method: zip::CompressionMethod) -> Re
 pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<Files> {
     let file = File::open(zip_path).map_err(Error::io("open", zip_path))?;
     let size_on_disk = file.metadata().map_err(Error::io("read", zip_path))?.len();
-    let mut archive =
-        zip::ZipArchive::new(file).map_err(|e| reject(zip_path, None, format!("not a readable ZIP archive ({e})")))?;
-    // Counted from the directory records: the zip crate merges entries
-    // that share a name.
+    // Counted from the directory records, before the zip crate reads them
+    // all (two million records cost it seconds and hundreds of MB), and
+    // because it merges entries that share a name.
     let (count, recorded) = super::zipdir::entry_names(zip_path, MAX_ENTRIES)?;
     if count > MAX_ENTRIES as u64 {
         return Err(reject(
@@ -175,6 +174,8 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
             format!("{count} entries; a bundle may have at most {MAX_ENTRIES}"),
         ));
     }
+    let mut archive =
+        zip::ZipArchive::new(file).map_err(|e| reject(zip_path, None, format!("not a readable ZIP archive ({e})")))?;
     if let Some(name) = super::zipdir::first_duplicate(&recorded) {
         return Err(reject(
             zip_path,
