@@ -1,10 +1,12 @@
 import type { LaunchValue, WillRun } from "../bindings";
+import { shown } from "../lib/shown";
+import { shellLine } from "../settings/mcp/shellWords";
 
 /** A tool and the function it runs, marked when it asks before each run. */
 export function EntryLine({ toolId, entrypoint, asks }: { toolId: string; entrypoint: string; asks: boolean }) {
   return (
     <li>
-      <span className="muted">{toolId}</span> → {entrypoint}
+      <span className="muted">{shown(toolId)}</span> → {shown(entrypoint)}
       {asks && (
         <span className="badge badge-warning asks-first" title="Asks you before each run">
           asks first
@@ -21,9 +23,9 @@ function LaunchValues({ label, values }: { label: string; values: LaunchValue[] 
     <ul className="plain-list launch-values" aria-label={label}>
       {values.map((v) => (
         <li key={v.name}>
-          <span className="muted">{label === "Headers" ? "header" : "env"}</span> {v.name}
+          <span className="muted">{label === "Headers" ? "header" : "env"}</span> {shown(v.name)}
           {v.shown !== null ? (
-            <> = {v.shown}</>
+            <> = {shown(v.shown)}</>
           ) : (
             <span className="muted" title="A plain value, perhaps a secret: it is never shown here">
               {" "}
@@ -58,7 +60,7 @@ export function WillRunList({ willRun }: { willRun: WillRun }) {
           <h4>Python packages installed from PyPI ({requirements.length})</h4>
           <ul className="plain-list mono">
             {requirements.map((r) => (
-              <li key={r}>{r}</li>
+              <li key={r}>{shown(r)}</li>
             ))}
           </ul>
         </section>
@@ -69,8 +71,8 @@ export function WillRunList({ willRun }: { willRun: WillRun }) {
           <ul className="plain-list mono">
             {servers.map((s) => (
               <li key={s.id}>
-                <span className="muted">{s.id}:</span>{" "}
-                {s.command !== null ? [s.command, ...s.args].join(" ") : `connects to ${s.url ?? "(no URL)"}`}
+                <span className="muted">{shown(s.id)}:</span>{" "}
+                {s.command !== null ? shellLine([s.command, ...s.args]) : `connects to ${shown(s.url ?? "(no URL)")}`}
                 <LaunchValues label="Environment" values={s.env} />
                 <LaunchValues label="Headers" values={s.headers} />
               </li>

@@ -1,3 +1,4 @@
+import { shown } from "../../lib/shown";
 /**
  * A command line split into words the way a POSIX shell splits one, without
  * any of its expansions: blanks separate words, `'…'` keeps everything,
@@ -53,5 +54,7 @@ export function shellWords(line: string): { words: string[] } | { error: string 
 
 /** Words written back as a line that {@link shellWords} splits into the same words. */
 export function shellLine(words: string[]): string {
-  return words.map((w) => (w !== "" && /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(" ");
+  return words
+    .map((w) => (w !== "" && /^[\w@%+=:,./-]+$/.test(w) ? w : `'${shown(w.replace(/'/g, `'\\''`))}'`))
+    .join(" ");
 }
