@@ -3,7 +3,7 @@
 Run it with the venv that scripts/install.sh makes (scripts/env.sh puts its
 python on ATELIER_MCP_PYTHON):
 
-    $ATELIER_MCP_PYTHON tests/mcp/fixture_server.py [--no-handshake] [--stderr-lines N]
+    $ATELIER_MCP_PYTHON tests/mcp/fixture_server.py [--no-handshake] [--stderr-lines N] [--sse PATH]
 
 It speaks the initialize handshake (protocol 2024-11-05 .. 2025-11-25) with
 the PyPI `mcp` package (2.x, MCPServer), and advertises tools.listChanged.
@@ -42,6 +42,11 @@ Flags:
   initialize). For the handshake timeout.
 - --stderr-lines N: print "fixture stderr line 1" .. "line N" to stderr at
   start, before serving. For capturing a server's stderr.
+- --sse PATH: serve the old HTTP+SSE transport (2024-11-05) instead of stdio:
+  GET PATH opens the event stream (POST to it answers 405), messages go to
+  /messages/. It listens on 127.0.0.1, on a free port, and prints
+  "fixture: old SSE transport at http://127.0.0.1:PORT/PATH" to stderr when
+  ready. For a client pointed at a server that speaks only that transport.
 """
 
 from __future__ import annotations
@@ -204,10 +209,26 @@ async def serve() -> None:
         await lowlevel.run(_IgnoreStubbornCancels(read_stream), write_stream, options)
 
 
+async def serve_sse(path: str) -> None:
+    import socket
+
+    import uvicorn
+
+    # Our own socket: the port is free and known before uvicorn starts.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)  # connections wait in the backlog until uvicorn serves
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(server.sse_app(sse_path=path), log_level="warning")
+    _err(f"fixture: old SSE transport at http://127.0.0.1:{port}{path}")
+    await uvicorn.Server(config).serve(sockets=[sock])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-handshake", action="store_true", help="read stdin, never answer")
     parser.add_argument("--stderr-lines", type=int, default=0, metavar="N", help="print N lines to stderr first")
+    parser.add_argument("--sse", metavar="PATH", help="serve the old HTTP+SSE transport at PATH")
     args = parser.parse_args()
     for i in range(1, args.stderr_lines + 1):
         sys.stderr.write(f"fixture stderr line {i}\n")
@@ -215,6 +236,9 @@ def main() -> None:
     if args.no_handshake:
         while sys.stdin.buffer.read(65536):
             pass
+        return
+    if args.sse:
+        anyio.run(serve_sse, args.sse)
         return
     anyio.run(serve)
 

@@ -8,9 +8,7 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, PaginatedRequestParams, ProtocolVersion, ServerNotification,
     ServerResult, SubscriptionFilter,
 };
-use rmcp::service::{
-    ClientInitializeError, ClientLifecycleMode, ClientServiceExt, PeerRequestOptions, RoleClient, RunningService,
-};
+use rmcp::service::{ClientLifecycleMode, PeerRequestOptions, RoleClient, RunningService};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Mutex;
@@ -19,11 +17,13 @@ use tokio_util::sync::CancellationToken;
 use crate::ToolsChanged;
 use crate::error::McpError;
 use crate::handler::{Handler, ProgressSink};
+use crate::http::start_http;
 use crate::listing::{self, ToolInfo};
 use crate::process::ServerProcess;
 use crate::spec::{ConnectOptions, Handshake, ServerSpec};
-use crate::start::{StdioStart, http_transport, start_stdio};
+use crate::start::{StdioStart, start_stdio};
 use crate::stderr::StderrLog;
+use crate::words;
 
 /// Who the server said it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -158,12 +158,6 @@ impl Connection {
             tools_changed,
             Arc::clone(&log),
         ));
-        let after = options.handshake_timeout;
-        let timed_out = |log: &StderrLog| McpError::HandshakeTimeout {
-            server: server.to_owned(),
-            after,
-            stderr: log.tail(),
-        };
         // How long the first attempt's handshake took, when it went through
         // with rmcp's own fallback (a second attempt means a definite answer).
         let probed = !options.handshake.initialize_only();
@@ -176,8 +170,8 @@ impl Connection {
                     first_took = Some(began.elapsed());
                 }
                 match first {
-                    // Answered `server/discover` with `{}` (see the HTTP
-                    // case below): a fresh process, `initialize` alone.
+                    // Answered `server/discover` with `{}` (see
+                    // `http::start_http`): a fresh process, `initialize` alone.
                     Err(StdioStart::EmptyDiscover(proc)) => {
                         proc.stop(options.stop_grace).await;
                         match start_stdio(server, s, options, &log, &handler, ClientLifecycleMode::Initialize).await {
@@ -190,39 +184,10 @@ impl Connection {
                 }
             }
             ServerSpec::Http(h) => {
-                let transport = http_transport(server, h)?;
-                let began = std::time::Instant::now();
-                let started = Arc::clone(&handler).serve_with_lifecycle(transport, lifecycle(&options.handshake));
-                let mut result = tokio::time::timeout(after, started).await;
-                first_took = Some(began.elapsed());
-                // An older server that answers every method it does not
-                // know with an empty result (instead of "method not
-                // found") answers `server/discover` with `{}`: rmcp's
-                // fallback does not take that as "legacy", so ask again
-                // with `initialize` alone (no session was opened).
-                if let Ok(Err(ClientInitializeError::ExpectedInitResult(_))) = &result {
-                    first_took = None;
-                    let transport = http_transport(server, h)?;
-                    let started = Arc::clone(&handler).serve_with_lifecycle(transport, ClientLifecycleMode::Initialize);
-                    result = tokio::time::timeout(after, started).await;
-                }
-                match result {
-                    Ok(Ok(service)) => (service, None),
-                    Ok(Err(e)) if e.is_authorization_required() => {
-                        return Err(McpError::Unauthorized {
-                            server: server.to_owned(),
-                            url: h.url.clone(),
-                        });
-                    }
-                    Ok(Err(e)) => {
-                        return Err(McpError::Handshake {
-                            server: server.to_owned(),
-                            message: format!("{} (at {})", e, h.url),
-                            stderr: Vec::new(),
-                        });
-                    }
-                    Err(_) => return Err(timed_out(&log)),
-                }
+                let mode = lifecycle(&options.handshake);
+                let (service, took) = start_http(server, h, options, &log, &handler, mode).await?;
+                first_took = took;
+                (service, None)
             }
         };
         let peer = service.peer().clone();
@@ -328,10 +293,7 @@ impl Connection {
         }
         McpError::Protocol {
             server: self.server.clone(),
-            message: match e {
-                rmcp::ServiceError::McpError(data) => data.message.to_string(),
-                other => other.to_string(),
-            },
+            message: words::request(e),
         }
     }
 

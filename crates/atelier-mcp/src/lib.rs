@@ -19,12 +19,14 @@
 mod connection;
 mod error;
 mod handler;
+mod http;
 mod listing;
 mod process;
 mod spec;
 mod start;
 mod stderr;
 mod supervisor;
+mod words;
 
 pub use connection::{CallOptions, CallResult, Connection, Progress, ServerInfo};
 pub use error::McpError;

@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{McpError, secs};
+use crate::words::cut;
 
 /// More pages than this: the list is taken to never end.
 pub(crate) const MAX_PAGES: usize = 100;
@@ -118,7 +119,7 @@ where
         if !seen.insert(next.clone()) {
             return Err(endless(format!(
                 "repeats the page cursor {:?} of tools/list: its tool list never ends",
-                cut(&next)
+                cut(&next, 60)
             )));
         }
         cursor = Some(next);
@@ -126,13 +127,4 @@ where
     Err(endless(format!(
         "listed more than {MAX_PAGES} pages of tools: its tool list never ends"
     )))
-}
-
-/// A cursor as a person may read it: a server's cursor can be any length.
-fn cut(cursor: &str) -> String {
-    const SHOWN: usize = 60;
-    match cursor.char_indices().nth(SHOWN) {
-        Some((at, _)) => format!("{}…", &cursor[..at]),
-        None => cursor.to_owned(),
-    }
 }

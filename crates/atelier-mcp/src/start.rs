@@ -1,20 +1,19 @@
-//! How a session starts: a stdio server spawned and greeted (with a second
-//! try by `initialize` alone for an old server that answers the discovery
-//! probe with an empty result), and the streamable-HTTP transport with the
-//! server's headers.
+//! How a stdio session starts: the server spawned and greeted (with a
+//! second try by `initialize` alone for an old server that answers the
+//! discovery probe with an empty result), and why it failed, in words.
+//! Streamable HTTP is `http`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
 use crate::error::McpError;
 use crate::handler::Handler;
 use crate::process::{self, ServerProcess};
-use crate::spec::{ConnectOptions, HttpSpec, StdioSpec};
+use crate::spec::{ConnectOptions, StdioSpec};
 use crate::stderr::StderrLog;
+use crate::words;
 
 /// How starting a stdio server can fail, before it becomes an error.
 pub(crate) enum StdioStart {
@@ -42,7 +41,7 @@ impl StdioStart {
                 // A closed pipe usually means it exited: say how.
                 let message = match proc.wait_exit(Duration::from_millis(500)).await {
                     Some(how) => format!("it exited ({how}) before the handshake ended"),
-                    None => e.to_string(),
+                    None => words::handshake(&e).to_string(),
                 };
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 proc.stop(options.stop_grace).await;
@@ -98,23 +97,4 @@ pub(crate) async fn start_stdio(
         Ok(Err(e)) => Err(StdioStart::Refused(proc, Box::new(e))),
         Err(_) => Err(StdioStart::TimedOut(proc)),
     }
-}
-
-pub(crate) fn http_transport(
-    server: &str,
-    spec: &HttpSpec,
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
-    use reqwest::header::{HeaderName, HeaderValue};
-    let mut headers = std::collections::HashMap::new();
-    for (k, v) in &spec.headers {
-        let bad = |what: &str| McpError::Protocol {
-            server: server.to_owned(),
-            message: format!("header {k:?} has an invalid {what}"),
-        };
-        let name = HeaderName::from_bytes(k.as_bytes()).map_err(|_| bad("name"))?;
-        let value = HeaderValue::from_str(v).map_err(|_| bad("value"))?;
-        headers.insert(name, value);
-    }
-    let config = StreamableHttpClientTransportConfig::with_uri(spec.url.clone()).custom_headers(headers);
-    Ok(StreamableHttpClientTransport::from_config(config))
 }
