@@ -676,7 +676,13 @@ export type McpTool = { name: string, title: string | null, description: string,
  * The server says it changes nothing (`readOnlyHint`): no question
  * before it runs.
  */
-read_only: boolean, destructive: boolean, };
+read_only: boolean, destructive: boolean, 
+/**
+ * What its `structuredContent` must match (MCP 2025-06-18 on); a
+ * result that does not is a failed call, as the reference SDK's
+ * client has it. Listings stored before it was kept have none.
+ */
+output_schema?: JsonValue, };
 
 export type ServerTransport = "stdio" | "http";
 

@@ -38,6 +38,12 @@ pub struct McpTool {
     /// before it runs.
     pub read_only: bool,
     pub destructive: bool,
+    /// What its `structuredContent` must match (MCP 2025-06-18 on); a
+    /// result that does not is a failed call, as the reference SDK's
+    /// client has it. Listings stored before it was kept have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional, type = "JsonValue")]
+    pub output_schema: Option<Value>,
 }
 
 impl From<atelier_mcp::ToolInfo> for McpTool {
@@ -49,6 +55,7 @@ impl From<atelier_mcp::ToolInfo> for McpTool {
             input_schema: t.input_schema,
             read_only: t.read_only,
             destructive: t.destructive,
+            output_schema: t.output_schema,
         }
     }
 }

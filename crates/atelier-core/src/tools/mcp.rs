@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::call::{CallControl, Failure, Outcome, RunEvent};
 use super::status::ErrorKind;
 use crate::Atelier;
-use crate::mcp::call::{content_text, result_value};
+use crate::mcp::call::{check_structured, content_text, result_value};
 use crate::toolsets::records::ToolRecord;
 
 pub(super) async fn call(
@@ -36,7 +36,12 @@ pub(super) async fn call(
         cancel: control.cancel.clone(),
         progress,
     };
-    let ended = app.mcp().call(&tool.tool_id, chat_id, args, &options).await;
+    // The schema is read while the server works.
+    let mcp = app.mcp();
+    let (ended, schema) = tokio::join!(
+        mcp.call(&tool.tool_id, chat_id, args, &options),
+        mcp.output_schema(&tool.tool_id)
+    );
     let fail = |kind, message: String| Failure {
         kind,
         message,
@@ -55,6 +60,9 @@ pub(super) async fn call(
                         text
                     },
                 ))
+            } else if let Some(Err(why)) = schema.as_ref().map(|s| check_structured(s, &r)) {
+                let server = tool.tool_id.split_once(':').map_or(tool.tool_id.as_str(), |(s, _)| s);
+                Err(fail(ErrorKind::BadReturn, format!("MCP server {server}: {why}")))
             } else {
                 Ok(result_value(&r))
             };
