@@ -325,5 +325,6 @@ mod config;
 mod hints;
 mod limits;
 mod parts;
+mod requirement;
 mod root;
 pub mod text;

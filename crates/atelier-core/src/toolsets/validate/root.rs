@@ -76,11 +76,8 @@ pub(super) fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Optio
             c.warn_unknown(p, "python", PYTHON_KEYS);
             let requirements = c.string_list(p, "python", "requirements");
             for (i, r) in requirements.iter().enumerate() {
-                if r.trim().is_empty() || r.trim_start().starts_with('-') || r.contains(['\n', '\r']) {
-                    c.error(
-                        &format!("python.requirements[{i}]"),
-                        format!("{r:?} is not a requirement like \"requests>=2.31\" (pip options are not allowed)"),
-                    );
+                if let Some(why) = super::requirement::problem(r) {
+                    c.error(&format!("python.requirements[{i}]"), format!("{r:?} {why}"));
                 }
             }
             PythonSection { requirements }
