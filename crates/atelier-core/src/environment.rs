@@ -4,8 +4,9 @@
 //! environment: it may hold a provider's API key or anything else a person
 //! exported, and a tool — or a command a tool runs — could read it. They get
 //! what programs need to behave (where commands are, who and where the user
-//! is, language and time zone, the terminal type, the proxy settings so
-//! package installs work behind a proxy), a private temporary folder, and
+//! is, language and time zone, the terminal type, the proxy settings and
+//! the certificate authorities a TLS-inspecting proxy needs trusted, so
+//! HTTPS and package installs work behind one), a private temporary folder, and
 //! nothing else of the app's. What a toolset declares reaches it explicitly
 //! (settings as parameters, an MCP server's declared `env`).
 
@@ -30,6 +31,13 @@ const PASSED: &[&str] = &[
     "HTTPS_PROXY",
     "NO_PROXY",
     "ALL_PROXY",
+    // Where trusted certificates are (OpenSSL, Python's requests, curl,
+    // Node): file paths, never secrets.
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
 ];
 
 /// The environment of one tool instance: the passed variables, `LC_*`, and
