@@ -33,6 +33,12 @@ def setup(config_json):
     (python_version, base_prefix)."""
     global _config
     _config = json.loads(config_json)
+    venv = _config.get("venv")
+    if venv:
+        # The venv's own Python sees no system packages; neither does its
+        # worker, or a toolset missing a requirement would work here (an
+        # `import yaml` from Debian's dist-packages) and break elsewhere.
+        sys.path[:] = [p for p in sys.path if not p.endswith(("site-packages", "dist-packages"))]
     sys.path[0:0] = [_config["toolset_dir"], *_config.get("site_packages", [])]
     # A tool module importing a sibling by its bare name (`import helpers`
     # in tools/hello.py) finds it: `tools/` is searched last, so a bundle's
@@ -44,7 +50,6 @@ def setup(config_json):
         os.environ.pop("PYTHONHOME", None)
     minor = f"python{sys.version_info[0]}.{sys.version_info[1]}"
     # Tools that start `sys.executable` must get a Python, not this worker.
-    venv = _config.get("venv")
     sys.executable = os.path.join(venv, "bin", "python") if venv else os.path.join(sys.base_prefix, "bin", minor)
     for stream in (sys.stdout, sys.stderr):
         # fd 1/2 are pipes: line-buffer so output streams while a call runs.
@@ -56,11 +61,24 @@ def setup(config_json):
     return "%d.%d.%d" % sys.version_info[:3], sys.base_prefix
 
 
+# The most characters of an error's message or traceback kept: a tool
+# raising a 20 MiB message must not put it in every row and view.
+_ERROR_CAP = 64 << 10
+
+
+def _said(text):
+    """`text` as an error keeps it: capped, and a lone surrogate (a file
+    name that is not UTF-8) written as its escape, which JSON readers take."""
+    if len(text) > _ERROR_CAP:
+        text = f"{text[:_ERROR_CAP]}… [cut: {len(text)} characters]"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _error(kind, message, exc=None, tb=None):
-    out = {"status": "error", "kind": kind, "message": message}
+    out = {"status": "error", "kind": kind, "message": _said(message)}
     if exc is not None:
         out["exception_type"] = _type_name(type(exc))
-        out["traceback"] = "".join(traceback.format_exception(type(exc), exc, tb or exc.__traceback__))
+        out["traceback"] = _said("".join(traceback.format_exception(type(exc), exc, tb or exc.__traceback__)))
     return json.dumps(out)
 
 
@@ -175,25 +193,47 @@ def _bind(fn, entrypoint, kwargs):
 
 def _json_problem(value, path):
     """The first thing json.dumps(value, allow_nan=False) would refuse, as
-    (type name, key path), or None."""
-    stack = [(value, path)]
+    (what, key path), or None: a type JSON has no word for, NaN, a key that
+    is not a string or a number, a string JSON readers refuse (a lone
+    surrogate: a file name that is not UTF-8), or a value that holds
+    itself (json.dumps would refuse it; walking it would never end)."""
+    stack = [(value, path, False)]
+    inside = set()  # the containers on the path being walked
+    done = set()  # containers already checked (one shared twice is fine)
     while stack:
-        v, p = stack.pop()
-        if v is None or isinstance(v, (str, bool, int)):
+        v, p, leaving = stack.pop()
+        if leaving:
+            inside.discard(id(v))
+            done.add(id(v))
+            continue
+        if v is None or isinstance(v, (bool, int)):
+            continue
+        if isinstance(v, str):
+            if not v.isascii():
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    return "str with a lone surrogate (a name that is not UTF-8?)", p
             continue
         if isinstance(v, float):
             if math.isnan(v) or math.isinf(v):
                 return f"float {v!r}", p
             continue
-        if isinstance(v, dict):
-            for k, item in v.items():
-                if not isinstance(k, (str, int, float, bool)) and k is not None:
-                    return f"{_type_name(type(k))} key {k!r}", p
-                stack.append((item, f"{p}.{k}"))
-            continue
-        if isinstance(v, (list, tuple)):
-            for i, item in enumerate(v):
-                stack.append((item, f"{p}.{i}"))
+        if isinstance(v, (dict, list, tuple)):
+            if id(v) in inside:
+                return "a value that holds itself (a circular reference)", p
+            if id(v) in done:
+                continue
+            inside.add(id(v))
+            stack.append((v, p, True))
+            if isinstance(v, dict):
+                for k, item in v.items():
+                    if not isinstance(k, (str, int, float, bool)) and k is not None:
+                        return f"{_type_name(type(k))} key {k!r}", p
+                    stack.append((item, f"{p}.{k}", False))
+            else:
+                for i, item in enumerate(v):
+                    stack.append((item, f"{p}.{i}", False))
             continue
         return _type_name(type(v)), p
     return None
@@ -355,16 +395,28 @@ def _tool(module_name, name, sig, doc):
     }
 
 
+def _signature(fn):
+    """`fn`'s signature with its annotations as types, also in a module with
+    `from __future__ import annotations` (where they are strings); as
+    strings when they cannot be evaluated (a name imported only under
+    TYPE_CHECKING); None for a callable without one."""
+    try:
+        return inspect.signature(fn, eval_str=True)
+    except (TypeError, ValueError):
+        return None
+    except Exception:  # noqa: BLE001 - an annotation that fails to evaluate
+        try:
+            return inspect.signature(fn)
+        except (TypeError, ValueError):
+            return None
+
+
 def _describe(req):
     module_name = req["module"]
     module = _import(module_name)
     tools = []
     for name, fn in _exports(module).items():
-        try:
-            sig = inspect.signature(fn)
-        except (TypeError, ValueError):
-            sig = None
-        tools.append(_tool(module_name, name, sig, inspect.getdoc(fn) or ""))
+        tools.append(_tool(module_name, name, _signature(fn), inspect.getdoc(fn) or ""))
     return tools
 
 

@@ -209,3 +209,35 @@ async fn a_tools_from_module_without_explicit_exports_or_with_clashes_fails_the_
     }
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postponed_annotations_give_the_same_schemas() -> Result<()> {
+    let env = Env::new().await?;
+    let dir = env.write_toolset(
+        "later",
+        "1.0.0",
+        &json!([]),
+        &[(
+            "tools/later.py",
+            "from __future__ import annotations\nfrom typing import Literal\n\n__all__ = [\"pick\"]\n\n\
+             def pick(workspace, mode: Literal[\"fast\", \"slow\"], n: int = 1):\n    \"\"\"Picks.\"\"\"\n    \
+             return {\"mode\": mode, \"n\": n}\n",
+        )],
+    )?;
+    manifest_with(&dir, &["tools.later"])?;
+    env.app.toolsets().import(&dir, &ImportOptions::default()).await?;
+    let pick = env.app.toolsets().tool("later:pick").await?;
+    let props = &pick.input_schema["properties"];
+    ensure!(props["n"]["type"] == "integer", "{props}");
+    ensure!(props["mode"]["enum"] == json!(["fast", "slow"]), "{props}");
+    let chat = env.chat().await?;
+    let call = env
+        .run(&chat, "later:pick", json!({"mode": "medium", "n": "x"}))
+        .await?;
+    ensure!(
+        call.error_kind.map(|k| k.as_str()) == Some("invalid_args"),
+        "{:?}",
+        call.error
+    );
+    Ok(())
+}

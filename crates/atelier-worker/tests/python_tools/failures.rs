@@ -369,11 +369,14 @@ async fn python_values_json_cannot_carry_are_bad_returns_not_crashes() -> Result
     ]);
     env.install("odd", tools, &[("tools/odd.py", ODD_JSON)]).await?;
     let chat = env.chat().await?;
-    for name in ["odd:huge", "odd:surrogate"] {
-        let call = env.run(&chat, name, json!({})).await?;
-        let error = failed(&call, "bad_return")?;
-        ensure!(error.contains("cannot be read as JSON"), "{name}: {error}");
-    }
+    let error = failed(&env.run(&chat, "odd:huge", json!({})).await?, "bad_return")?.to_owned();
+    ensure!(error.contains("cannot be read as JSON"), "{error}");
+    // A lone surrogate (a file name that is not UTF-8) is named where it is.
+    let error = failed(&env.run(&chat, "odd:surrogate", json!({})).await?, "bad_return")?.to_owned();
+    ensure!(
+        error.contains("lone surrogate") && error.contains("$return.text"),
+        "{error}"
+    );
     // The worker lives on: the next call is answered.
     let again = env.run(&chat, "odd:huge", json!({})).await?;
     failed(&again, "bad_return")?;
@@ -474,5 +477,52 @@ async fn a_daemon_a_tool_left_behind_dies_with_its_idle_worker() -> Result<()> {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     ensure!(all_gone(&pids).await, "a daemon outlived its worker: {pids:?}");
+    Ok(())
+}
+
+const ODD: &str = r#"
+def circular(workspace):
+    d = {"name": "loop"}
+    d["self"] = d
+    return d
+
+def shared(workspace):
+    row = {"n": 1}
+    return {"a": row, "b": [row, row]}
+
+def loud(workspace):
+    raise ValueError("bad \udc80 " + "z" * (1 << 20))
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_circular_return_and_a_huge_odd_message_are_said_at_once() -> Result<()> {
+    let env = Env::new().await?;
+    let tools = json!([
+        tool("circular", "tools.odd:circular", json!({})),
+        tool("shared", "tools.odd:shared", json!({})),
+        tool("loud", "tools.odd:loud", json!({})),
+    ]);
+    env.install("odd", tools, &[("tools/odd.py", ODD)]).await?;
+    let chat = env.chat().await?;
+    // A bad return, not a timeout: the walk ends.
+    let error = failed(&env.run(&chat, "odd:circular", json!({})).await?, "bad_return")?.to_owned();
+    assert!(error.contains("circular") && error.contains("$return.self"), "{error}");
+    // One value shared twice is no cycle.
+    let call = env.run(&chat, "odd:shared", json!({})).await?;
+    assert_eq!(succeeded(&call)?["b"][1]["n"], 1);
+    // The exception is the tool's, its message kept (capped) with the odd character escaped.
+    let call = env.run(&chat, "odd:loud", json!({})).await?;
+    let error = failed(&call, "exception")?;
+    assert!(
+        error.starts_with("ValueError: bad \\udc80 zzz"),
+        "{}",
+        &error[..80.min(error.len())]
+    );
+    // Message and traceback, each capped at 64 KiB (it was 1 MiB, twice).
+    assert!(
+        error.len() < 200_000 && error.contains("[cut: "),
+        "{} bytes",
+        error.len()
+    );
     Ok(())
 }
