@@ -249,7 +249,7 @@ impl Atelier {
         let post_manifest_id = self
             .record_scan(&mut tx, &scanned, &delta, ManifestSource::ToolRun, call_id)
             .await?;
-        let (status, result, error_kind, error, render_plan) = match &outcome.result {
+        let (status, result, error_kind, error, mut render_plan) = match &outcome.result {
             Ok(ret) => {
                 let ctx = Context {
                     args: &req.args,
@@ -295,6 +295,8 @@ impl Atelier {
                 )
             }
         };
+        // What the snapshot left out (a symlink, a name not UTF-8) is said.
+        render_plan.warnings.extend(scanned.warnings.iter().cloned());
         let message = insert_message(
             &mut tx,
             NewMessage {

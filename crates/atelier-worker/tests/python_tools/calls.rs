@@ -252,3 +252,31 @@ async fn an_async_tool_and_a_tool_importing_its_sibling_run_like_any_other() -> 
     assert_eq!(succeeded(&call)?, &json!({"said": "Hello, Ada"}));
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_call_leaves_that_the_workspace_cannot_keep_is_said_on_the_call() -> Result<()> {
+    let env = Env::new().await?;
+    let code = "import os\n\ndef odd(workspace):\n    (workspace / 'real.txt').write_text('x')\n    \
+                os.symlink('real.txt', workspace / 'link.txt')\n    \
+                open(os.path.join(os.fsencode(workspace), b'caf\\xe9.txt'), 'w').close()\n    return {}\n";
+    env.install(
+        "odd",
+        json!([tool("odd", "tools.odd:odd", json!({}))]),
+        &[("tools/odd.py", code)],
+    )
+    .await?;
+    let chat = env.chat().await?;
+    let call = env.run(&chat, "odd:odd", json!({})).await?;
+    succeeded(&call)?;
+    let warnings = &call.render_plan.as_ref().context("plan")?.warnings;
+    assert!(
+        warnings.iter().any(|w| w.starts_with("link.txt: skipped, symlinks")),
+        "{warnings:?}"
+    );
+    assert!(warnings.iter().any(|w| w.contains("not valid UTF-8")), "{warnings:?}");
+    assert_eq!(
+        env.paths_at(&chat, call.post_manifest_id.as_deref()).await?,
+        ["real.txt"]
+    );
+    Ok(())
+}
