@@ -1,10 +1,12 @@
 """An old-style stdio MCP server, hand-written on purpose (no SDK): it knows
-only `initialize`, `tools/list` and `tools/call` of protocol 2024-11-05 and
-answers every other request with an empty result `{}` instead of "method
-not found" — as some servers written before 2026 do. A client probing with
-`server/discover` first must still end up speaking `initialize` to it.
-With `--silent` it answers them not at all, as others do. Each request's
-method goes to stderr, so a test can tell which handshake it was offered.
+only `initialize`, `tools/list` and `tools/call` of protocol 2024-11-05 (tools
+`shout`, and `count`, which floods the client with progress and log
+notifications) and answers every other request with an empty result `{}`
+instead of "method not found" — as some servers written before 2026 do. A
+client probing with `server/discover` first must still end up speaking
+`initialize` to it. With `--silent` it answers them not at all, as others
+do. Each request's method goes to stderr, so a test can tell which
+handshake it was offered.
 
     python3 tests/mcp/legacy_server.py [--silent] [--tools-list MODE]
 
@@ -27,12 +29,31 @@ TOOLS = [
         "name": "shout",
         "description": "Upper-cases its text.",
         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
-    }
+    },
+    {
+        "name": "count",
+        "description": "Sends n progress notifications (i of n) and n log messages, all at once, then answers.",
+        "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+    },
 ]
 
 
 def answer(msg_id, result):
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": result}) + "\n")
+    sys.stdout.flush()
+
+
+def count(msg_id, n, token):
+    """`count`: i/n progress (to `token`) and "count i" logs, interleaved, in one write."""
+    lines = []
+    for i in range(1, n + 1):
+        if token is not None:
+            progress = {"progressToken": token, "progress": i, "total": n, "message": f"{i}/{n}"}
+            lines.append({"jsonrpc": "2.0", "method": "notifications/progress", "params": progress})
+        log = {"level": "info", "data": f"count {i}"}
+        lines.append({"jsonrpc": "2.0", "method": "notifications/message", "params": log})
+    lines.append({"jsonrpc": "2.0", "id": msg_id, "result": {"content": [{"type": "text", "text": f"counted {n}"}]}})
+    sys.stdout.write("".join(json.dumps(line) + "\n" for line in lines))
     sys.stdout.flush()
 
 
@@ -49,7 +70,7 @@ def tools_page(mode, cursor):
     if mode == "silent":
         return None
     if mode == "duplicate" and not cursor:
-        return {"tools": TOOLS, "nextCursor": "page-1"}
+        return {"tools": TOOLS[:1], "nextCursor": "page-1"}
     if mode == "duplicate":
         second = dict(TOOLS[0], description="A second shout.")
         return {"tools": [second, dict(TOOLS[0], name="whisper", description="Lower-cases its text.")]}
@@ -77,7 +98,7 @@ def main():
                 msg["id"],
                 {
                     "protocolVersion": "2024-11-05",
-                    "capabilities": {"tools": {}},
+                    "capabilities": {"tools": {}, "logging": {}},
                     "serverInfo": {"name": "legacy-shouter", "version": "0.1.0"},
                 },
             )
@@ -85,6 +106,9 @@ def main():
             page = tools_page(args.tools_list, params.get("cursor"))
             if page is not None:
                 answer(msg["id"], page)
+        elif method == "tools/call" and params.get("name") == "count":
+            token = (params.get("_meta") or {}).get("progressToken")
+            count(msg["id"], int((params.get("arguments") or {}).get("n", 10)), token)
         elif method == "tools/call":
             text = str((params.get("arguments") or {}).get("text", ""))
             answer(msg["id"], {"content": [{"type": "text", "text": text.upper()}]})

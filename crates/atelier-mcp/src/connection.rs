@@ -16,9 +16,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ToolsChanged;
 use crate::error::McpError;
-use crate::handler::{Handler, ProgressSink};
+use crate::handler::Handler;
 use crate::http::start_http;
 use crate::listing::{self, ToolInfo};
+use crate::notices::ProgressSink;
 use crate::process::ServerProcess;
 use crate::spec::{ConnectOptions, Handshake, ServerSpec};
 use crate::start::{StdioStart, start_stdio};
@@ -335,9 +336,9 @@ impl Connection {
             Err(e) => return Err(self.failure(&e).await),
         };
         let token = handle.progress_token.clone();
+        let notices = &self.handler.notices;
         if let Some(sink) = &options.progress {
-            self.handler
-                .watch_progress(token.clone(), Arc::clone(sink) as ProgressSink);
+            notices.watch_progress(token.clone(), Arc::clone(sink) as ProgressSink);
         }
         let timeout = options.timeout.unwrap_or(Duration::MAX);
         let ended = tokio::select! {
@@ -346,16 +347,9 @@ impl Connection {
             () = sleep_for(timeout) => Err(McpError::Timeout { after: timeout }),
             r = &mut handle.rx => Ok(r),
         };
-        // rmcp hands each notification to a task of its own, so the last
-        // progress report may still be on its way when the answer is here:
-        // stop listening a moment later, without making the call wait.
-        if options.progress.is_some() {
-            let handler = Arc::clone(&self.handler);
-            tokio::spawn(async move {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                handler.unwatch_progress(&token);
-            });
-        }
+        // Progress is taken as the transport reads it, in order: what the
+        // server sent before its answer has been delivered by now.
+        notices.unwatch_progress(&token);
         let answer = match ended {
             Ok(answer) => answer,
             Err(stop) => {

@@ -1,35 +1,28 @@
 //! Our side of the session: what the client answers when the server asks
-//! (roots), and where the server's notifications go (progress to the call
-//! that asked for it, tool-list changes to the owner, log messages to the
-//! stderr tail).
+//! (roots), and where the server's notifications go: tool-list changes to
+//! the owner here; progress (to the call that asked for it) and log
+//! messages (to the stderr tail) in `notices`, which takes them in order.
 // Roots and logging are deprecated by SEP-2577 (protocol 2026-07-28), but
 // servers on older versions (server-filesystem) still ask for roots.
 #![allow(deprecated)]
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use rmcp::ClientHandler;
-use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ListRootsResult, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, Root,
-};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ListRootsResult, ProtocolVersion, Root};
 use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 
 use crate::ToolsChanged;
-use crate::connection::Progress;
+use crate::notices::Notices;
 use crate::stderr::StderrLog;
-
-/// Where one call's progress goes.
-pub(crate) type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 
 pub(crate) struct Handler {
     pub(crate) info: ClientConfig,
     pub(crate) roots: Option<Vec<PathBuf>>,
-    pub(crate) progress: Mutex<HashMap<ProgressToken, ProgressSink>>,
     pub(crate) tools_changed: Option<ToolsChanged>,
-    pub(crate) log: Arc<StderrLog>,
+    /// Progress and log messages, taken by the transport (see `notices`).
+    pub(crate) notices: Arc<Notices>,
 }
 
 impl std::fmt::Debug for Handler {
@@ -64,24 +57,9 @@ impl Handler {
             info: ClientConfig::new(capabilities, Implementation::new(name, version))
                 .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE),
             roots,
-            progress: Mutex::default(),
             tools_changed,
-            log,
+            notices: Arc::new(Notices::new(log)),
         }
-    }
-
-    pub(crate) fn watch_progress(&self, token: ProgressToken, sink: ProgressSink) {
-        self.progress
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(token, sink);
-    }
-
-    pub(crate) fn unwatch_progress(&self, token: &ProgressToken) {
-        self.progress
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(token);
     }
 }
 
@@ -115,42 +93,10 @@ impl ClientHandler for Handler {
         Ok(ListRootsResult::new(roots))
     }
 
-    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
-        let sink = self
-            .progress
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&params.progress_token)
-            .cloned();
-        if let Some(sink) = sink {
-            sink(Progress {
-                progress: params.progress,
-                total: params.total,
-                message: params.message,
-            });
-        }
-    }
-
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         if let Some(f) = &self.tools_changed {
             f();
         }
-    }
-
-    async fn on_logging_message(
-        &self,
-        params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let data = match &params.data {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        let level = serde_json::to_value(params.level)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
-        self.log.push(&format!("[{level}] {data}"));
     }
 
     fn get_info(&self) -> ClientConfig {

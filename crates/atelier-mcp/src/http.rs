@@ -15,6 +15,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 
 use crate::error::McpError;
 use crate::handler::Handler;
+use crate::notices::InOrder;
 use crate::spec::{ConnectOptions, HttpSpec};
 use crate::stderr::StderrLog;
 use crate::words::{self, Cause, status_text};
@@ -34,7 +35,7 @@ pub(crate) async fn start_http(
     mode: ClientLifecycleMode,
 ) -> Result<(RunningService<RoleClient, Arc<Handler>>, Option<Duration>), McpError> {
     let after = options.handshake_timeout;
-    let transport = http_transport(server, spec)?;
+    let transport = http_transport(server, spec, handler)?;
     let began = Instant::now();
     let started = Arc::clone(handler).serve_with_lifecycle(transport, mode);
     let mut result = tokio::time::timeout(after, started).await;
@@ -45,7 +46,7 @@ pub(crate) async fn start_http(
     // "legacy", so ask again with `initialize` alone (no session was opened).
     if let Ok(Err(ClientInitializeError::ExpectedInitResult(_))) = &result {
         first_took = None;
-        let transport = http_transport(server, spec)?;
+        let transport = http_transport(server, spec, handler)?;
         let started = Arc::clone(handler).serve_with_lifecycle(transport, ClientLifecycleMode::Initialize);
         result = tokio::time::timeout(after, started).await;
     }
@@ -160,13 +161,20 @@ fn headers(pairs: &[(String, String)]) -> Result<HashMap<HeaderName, HeaderValue
     Ok(out)
 }
 
-fn http_transport(server: &str, spec: &HttpSpec) -> Result<StreamableHttpClientTransport<reqwest::Client>, McpError> {
+fn http_transport(
+    server: &str,
+    spec: &HttpSpec,
+    handler: &Handler,
+) -> Result<InOrder<StreamableHttpClientTransport<reqwest::Client>>, McpError> {
     let headers = headers(&spec.headers).map_err(|message| McpError::Protocol {
         server: server.to_owned(),
         message,
     })?;
     let config = StreamableHttpClientTransportConfig::with_uri(spec.url.clone()).custom_headers(headers);
-    Ok(StreamableHttpClientTransport::from_config(config))
+    Ok(InOrder::new(
+        StreamableHttpClientTransport::from_config(config),
+        &handler.notices,
+    ))
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ mod error;
 mod handler;
 mod http;
 mod listing;
+mod notices;
 mod process;
 mod spec;
 mod start;

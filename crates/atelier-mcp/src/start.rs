@@ -7,9 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
+use rmcp::transport::async_rw::AsyncRwTransport;
 
 use crate::error::McpError;
 use crate::handler::Handler;
+use crate::notices::InOrder;
 use crate::process::{self, ServerProcess};
 use crate::spec::{ConnectOptions, StdioSpec};
 use crate::stderr::StderrLog;
@@ -77,7 +79,8 @@ pub(crate) async fn start_stdio(
     mode: ClientLifecycleMode,
 ) -> Result<(RunningService<RoleClient, Arc<Handler>>, Option<ServerProcess>), StdioStart> {
     let (proc, stdout, stdin) = process::spawn(server, spec, log).map_err(StdioStart::Failed)?;
-    let started = Arc::clone(handler).serve_with_lifecycle((stdout, stdin), mode);
+    let transport = InOrder::new(AsyncRwTransport::new_client(stdout, stdin), &handler.notices);
+    let started = Arc::clone(handler).serve_with_lifecycle(transport, mode);
     let mut exit = proc.exit.clone();
     let exited = async move { exit.wait_for(Option::is_some).await.is_ok() };
     let result = tokio::select! {
