@@ -191,6 +191,44 @@ def _bind(fn, entrypoint, kwargs):
         raise _Fail("invalid_args", f"{entrypoint} cannot be called with these arguments: {e} (its parameters: {params})") from None
 
 
+def _converted(fn, entrypoint, kwargs):
+    """The arguments as the function's annotations ask for them: JSON has
+    strings where a parameter says `Path` or an `Enum`; the tool gets a
+    Path and the Enum's member, as a direct call would give it."""
+    import enum
+    import typing
+
+    sig = _signature(fn)
+    if sig is None:
+        return kwargs
+    out = dict(kwargs)
+    for name, value in kwargs.items():
+        p = sig.parameters.get(name)
+        if p is None or value is None or p.annotation is inspect.Parameter.empty or name == "workspace":
+            continue
+        ann = p.annotation
+        origin = typing.get_origin(ann)
+        if origin is typing.Annotated:
+            ann = typing.get_args(ann)[0]
+            origin = typing.get_origin(ann)
+        if origin is typing.Union or (origin is not None and getattr(origin, "__name__", "") == "UnionType"):
+            inner = [a for a in typing.get_args(ann) if a is not type(None)]
+            if len(inner) != 1:
+                continue
+            ann = inner[0]
+        if not isinstance(ann, type):
+            continue
+        if issubclass(ann, enum.Enum) and not isinstance(value, ann):
+            try:
+                out[name] = ann(value)
+            except ValueError:
+                allowed = ", ".join(repr(m.value) for m in ann)
+                raise _Fail("invalid_args", f"{entrypoint}: {name} must be one of {allowed}, not {value!r}") from None
+        elif issubclass(ann, os.PathLike) and isinstance(value, str):
+            out[name] = ann(value) if ann is not os.PathLike else Path(value)
+    return out
+
+
 def _json_problem(value, path):
     """The first thing json.dumps(value, allow_nan=False) would refuse, as
     (what, key path), or None: a type JSON has no word for, NaN, a key that
@@ -252,6 +290,7 @@ def _call(req):
     if _declares(fn, "atelier_config"):
         kwargs["atelier_config"] = dict(req.get("config") or {})
     _bind(fn, entrypoint, kwargs)
+    kwargs = _converted(fn, entrypoint, kwargs)
     os.chdir(workspace)
     try:
         value = fn(**kwargs)
@@ -307,6 +346,16 @@ def _schema_of(annotation):
     simple = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object", Path: "string"}
     if isinstance(annotation, type) and annotation in simple:
         return {"type": simple[annotation]}
+    import enum
+
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        # The values are what a model sends (see `_converted`).
+        values = [m.value for m in annotation]
+        if all(isinstance(v, (str, int, float, bool)) for v in values):
+            return {"enum": values}
+        return {}
+    if isinstance(annotation, type) and issubclass(annotation, os.PathLike):
+        return {"type": "string"}
     if annotation is list or origin in (list, tuple, set):
         out = {"type": "array"}
         if origin is list and args:

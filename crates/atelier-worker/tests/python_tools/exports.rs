@@ -241,3 +241,46 @@ async fn postponed_annotations_give_the_same_schemas() -> Result<()> {
     );
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn path_and_enum_parameters_arrive_as_a_path_and_a_member() -> Result<()> {
+    let env = Env::new().await?;
+    let dir = env.write_toolset(
+        "typed",
+        "1.0.0",
+        &json!([]),
+        &[(
+            "tools/typed.py",
+            "import enum\nfrom pathlib import Path\nfrom typing import Optional\n\n__all__ = [\"save\"]\n\n\
+             class Color(enum.Enum):\n    RED = \"red\"\n    BLUE = \"blue\"\n\n\
+             def save(workspace, color: Color, out: Path = Path(\"report.txt\"), note: Optional[Path] = None):\n    \
+             \"\"\"Saves.\"\"\"\n    \
+             return {\"suffix\": out.suffix, \"color\": color.name, \"note\": note.stem if note else None}\n",
+        )],
+    )?;
+    manifest_with(&dir, &["tools.typed"])?;
+    env.app.toolsets().import(&dir, &ImportOptions::default()).await?;
+    let save = env.app.toolsets().tool("typed:save").await?;
+    let props = &save.input_schema["properties"];
+    ensure!(props["color"]["enum"] == json!(["red", "blue"]), "{props}");
+    let chat = env.chat().await?;
+    let call = env
+        .run(
+            &chat,
+            "typed:save",
+            json!({"color": "blue", "out": "custom.md", "note": "n.txt"}),
+        )
+        .await?;
+    ensure!(
+        succeeded(&call)? == &json!({"suffix": ".md", "color": "BLUE", "note": "n"}),
+        "{:?}",
+        call.result
+    );
+    let call = env.run(&chat, "typed:save", json!({"color": "purple"})).await?;
+    ensure!(
+        call.error_kind.map(|k| k.as_str()) == Some("invalid_args"),
+        "{:?}",
+        call.error
+    );
+    Ok(())
+}
