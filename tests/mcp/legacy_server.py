@@ -8,7 +8,10 @@ client probing with `server/discover` first must still end up speaking
 do. Each request's method goes to stderr, so a test can tell which
 handshake it was offered.
 
-    python3 tests/mcp/legacy_server.py [--silent] [--tools-list MODE]
+    python3 tests/mcp/legacy_server.py [--silent] [--tools-list MODE] [--protocol-version V]
+
+`--protocol-version` answers `initialize` with V instead of 2024-11-05,
+whatever the client asked for (a version a client may not know).
 
 `--tools-list` makes `tools/list` misbehave, for the client's listing limits:
 
@@ -81,6 +84,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--silent", action="store_true", help="no answer to unknown requests")
     parser.add_argument("--tools-list", choices=["endless", "repeat", "huge", "silent", "duplicate"], help="misbehave listing")
+    parser.add_argument("--protocol-version", default="2024-11-05", help="the version initialize answers")
     args = parser.parse_args()
     silent = args.silent
     for line in sys.stdin:
@@ -97,7 +101,7 @@ def main():
             answer(
                 msg["id"],
                 {
-                    "protocolVersion": "2024-11-05",
+                    "protocolVersion": args.protocol_version,
                     "capabilities": {"tools": {}, "logging": {}},
                     "serverInfo": {"name": "legacy-shouter", "version": "0.1.0"},
                 },

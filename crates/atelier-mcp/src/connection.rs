@@ -192,6 +192,31 @@ impl Connection {
             }
         };
         let peer = service.peer().clone();
+        // rmcp checks the version a discovery agrees on, but takes whatever
+        // `initialize` answers; the spec says a client that does not
+        // support it SHOULD disconnect.
+        if let Some(version) = peer.peer_info().map(|i| i.protocol_version.clone())
+            && !ProtocolVersion::KNOWN_VERSIONS.contains(&version)
+        {
+            let mut service = service;
+            let _ = service.close_with_timeout(options.stop_grace).await;
+            if let Some(p) = &process {
+                p.stop(options.stop_grace).await;
+            }
+            let known: Vec<String> = ProtocolVersion::KNOWN_VERSIONS
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            return Err(McpError::Handshake {
+                server: server.to_owned(),
+                message: format!(
+                    "it answered with protocol version {version}, which Atelier does not speak (it speaks {})",
+                    known.join(", ")
+                ),
+                // Not the cause: the version says it all.
+                stderr: Vec::new(),
+            });
+        }
         let initialize_only = peer.peer_info().is_some_and(|i| i.protocol_version.has_initialize());
         // rmcp falls back on `initialize` after PROBE_WAIT without an answer.
         let probe_timed_out = probed && initialize_only && first_took.is_some_and(|t| t >= PROBE_WAIT);

@@ -6,6 +6,7 @@
 //! - [`an_old_server_is_greeted_with_initialize_once_a_connection_learnt_it`]
 //!   and [`a_server_that_ignores_the_probe_is_greeted_the_old_way_after_two_waits`]:
 //!   the `Handshake` memory.
+//! - [`a_server_answering_a_protocol_version_we_do_not_know_is_refused`]
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -90,4 +91,40 @@ async fn an_old_server_that_answers_anything_with_an_empty_result() {
         .expect("shout");
     assert_eq!(text(&out), "QUIET");
     conn.stop().await;
+}
+
+/// The processes whose command line holds `marker`.
+fn running_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline"))
+            && String::from_utf8_lossy(&cmdline).contains(marker)
+        {
+            found.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    found
+}
+
+#[tokio::test]
+async fn a_server_answering_a_protocol_version_we_do_not_know_is_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Unique to this test, to find its processes by.
+    let version = format!("1999-01-01-{}", std::process::id());
+    let spec = legacy_spec(dir.path(), &["--protocol-version", &version]);
+    let err = Connection::connect("future", &spec, &quick(), Arc::default(), None)
+        .await
+        .expect_err("an unknown version is refused");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "MCP server future failed to start: it answered with protocol version {version}, \
+             which Atelier does not speak (it speaks 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28)"
+        )
+    );
+    assert_eq!(
+        running_with(&version),
+        Vec::<String>::new(),
+        "the refused server still runs"
+    );
 }
