@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::call::{CallControl, Failure, Outcome, RunEvent};
 use super::status::ErrorKind;
 use crate::Atelier;
-use crate::mcp::call::{check_structured, content_text, result_value};
+use crate::mcp::call::{content_text, result_value};
 use crate::toolsets::records::ToolRecord;
 
 pub(super) async fn call(
@@ -88,5 +88,52 @@ pub(super) async fn call(
                 content: None,
             }
         }
+    }
+}
+
+/// Why a result breaks the tool's `outputSchema`: its structured content
+/// does not match it, or there is none though the schema promises one
+/// (servers MUST give structured results that conform, MCP 2025-06-18,
+/// "Output Schema"; clients SHOULD check).
+fn check_structured(schema: &Value, result: &atelier_mcp::CallResult) -> std::result::Result<(), String> {
+    let Some(structured) = &result.structured else {
+        return Err("it gave no structuredContent, though the tool's outputSchema says it returns one".to_owned());
+    };
+    super::run::validate_args(schema, structured).map_err(|e| {
+        format!(
+            "its structuredContent does not match the tool's outputSchema: {}",
+            e.join("; ")
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::check_structured;
+
+    fn result(content: serde_json::Value, structured: Option<serde_json::Value>) -> atelier_mcp::CallResult {
+        atelier_mcp::CallResult {
+            content: content.as_array().cloned().unwrap_or_default(),
+            structured,
+            is_error: false,
+            stderr: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_structured_result_must_match_the_output_schema() {
+        let schema = json!({"type": "object", "properties": {"temp": {"type": "number"}}, "required": ["temp"]});
+        let text = json!([{"type": "text", "text": "hot"}]);
+        assert_eq!(
+            check_structured(&schema, &result(text.clone(), Some(json!({"temp": 21.5})))),
+            Ok(())
+        );
+        let wrong =
+            check_structured(&schema, &result(text.clone(), Some(json!({"temp": "hot"})))).expect_err("a string");
+        assert!(wrong.contains("/temp") && wrong.contains("outputSchema"), "{wrong}");
+        let none = check_structured(&schema, &result(text, None)).expect_err("nothing structured");
+        assert!(none.contains("no structuredContent"), "{none}");
     }
 }
