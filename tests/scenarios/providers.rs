@@ -431,4 +431,28 @@ async fn the_only_provider_answers_unnamed_and_a_second_one_must_be_chosen() {
         "the refused message was not written; the two runs wrote two exchanges"
     );
     assert_eq!(server.requests().len(), 3, "one request per answered message");
+
+    // Another provider named without a model brings its own default, not
+    // the chat's model of the provider before.
+    app.providers()
+        .add(&ProviderSpec {
+            id: "third".into(),
+            base_url: Some(server.url("/v1")),
+            default_model: Some("big".into()),
+            ..Default::default()
+        })
+        .await
+        .expect("third provider");
+    let switched = SendOptions {
+        provider_id: Some("third".into()),
+        ..opts()
+    };
+    let out = send(&app, &chat, "over there", switched).await;
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    let kept = app.chats().get(&chat).await.expect("chat");
+    assert_eq!(
+        (kept.provider_id.as_deref(), kept.model.as_deref()),
+        (Some("third"), Some("big"))
+    );
+    assert_eq!(server.requests()[3].json()["model"], "big");
 }

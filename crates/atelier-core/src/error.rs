@@ -86,8 +86,11 @@ pub enum Error {
         reason: String,
     },
 
-    /// Data read back from the database does not have the expected shape.
-    #[error("invalid {what} in the database: {reason}")]
+    /// Data that does not have the expected shape: read back from the
+    /// database, given by a person (a URL, a pasted image), or a choice
+    /// still to make (no provider set up). Said without guessing where it
+    /// came from: "in the database" misled for every case but the first.
+    #[error("invalid {what}: {reason}")]
     InvalidData { what: &'static str, reason: String },
 
     /// A bundle (ZIP or folder) broke a safety rule; `entry` names the file.

@@ -150,10 +150,13 @@ impl Conversation<'_> {
             },
         };
         let provider_id = provider.id.clone();
+        // The chat's model is its provider's: another provider named for
+        // this message brings its own (its default, the agent's for it).
+        let same_provider = chat.provider_id.as_deref() == Some(provider_id.as_str());
         let model = opts
             .model
             .clone()
-            .or_else(|| chat.model.clone())
+            .or_else(|| chat.model.clone().filter(|_| same_provider || chat.provider_id.is_none()))
             .or_else(|| agent_model.filter(|m| m.provider == provider_id).map(|m| m.model.clone()))
             .or_else(|| provider.default_model.clone())
             .ok_or_else(|| Error::InvalidData {
