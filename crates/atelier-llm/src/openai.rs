@@ -117,11 +117,17 @@ fn message(m: &Message) -> Vec<Value> {
                     Part::Reasoning { .. } | Part::ToolCall { .. } => {}
                 }
             }
-            match content.as_slice() {
-                [] => {}
-                // Plain text as a string: what every local server takes.
-                [one] if one["type"] == "text" => out.push(json!({"role": "user", "content": one["text"]})),
-                _ => out.push(json!({"role": "user", "content": content})),
+            // Text only (a message and the notes beside it) as one string:
+            // what every local server takes; llama-cpp-python's chat
+            // templates fail on a list ("can only concatenate str").
+            let texts: Option<Vec<&str>> = content
+                .iter()
+                .map(|c| (c["type"] == "text").then(|| c["text"].as_str()).flatten())
+                .collect();
+            match (content.is_empty(), texts) {
+                (true, _) => {}
+                (false, Some(texts)) => out.push(json!({"role": "user", "content": texts.join("\n\n")})),
+                (false, None) => out.push(json!({"role": "user", "content": content})),
             }
         }
     }
@@ -200,6 +206,35 @@ mod tests {
             b["max_tokens"] == 500 && b.get("max_completion_tokens").is_none(),
             "{b}"
         );
+    }
+
+    #[test]
+    fn a_message_of_text_parts_is_one_string_and_one_with_an_image_a_list() {
+        let text = |t: &str| Part::Text { text: t.into() };
+        let req = Request {
+            model: "local".into(),
+            messages: vec![Message {
+                role: Role::User,
+                parts: vec![text("(2 older messages were left out)"), text("hello")],
+            }],
+            ..Default::default()
+        };
+        let b = body(&req, false);
+        assert_eq!(b["messages"][0]["content"], "(2 older messages were left out)\n\nhello");
+        let req = Request {
+            messages: vec![Message {
+                role: Role::User,
+                parts: vec![
+                    text("what is this?"),
+                    Part::Image {
+                        media_type: "image/png".into(),
+                        data: "iVBO".into(),
+                    },
+                ],
+            }],
+            ..req
+        };
+        assert!(body(&req, false)["messages"][0]["content"].is_array());
     }
 
     #[test]
