@@ -364,3 +364,36 @@ async fn the_cli_sets_a_chats_model_settings_and_forks_it() {
     );
     assert_ne!(fork["id"], chat["id"]);
 }
+
+#[tokio::test]
+async fn a_message_too_long_for_the_window_that_the_server_drops_says_so_with_sizes() {
+    // llama.cpp's server given more than its window ends the stream with
+    // nothing: the person reads why, not "the stream ended".
+    let env = Env::new();
+    let empty: [&str; 0] = [];
+    let server = ReplayServer::cycling(vec![Reply::sse(&empty)]).await.expect("server");
+    let app = env.app().await;
+    app.providers()
+        .add(&ProviderSpec {
+            id: "llamacpp".into(),
+            preset: Some("llamacpp".into()),
+            base_url: Some(server.url("/v1")),
+            default_model: Some("qwen".into()),
+            ..Default::default()
+        })
+        .await
+        .expect("provider");
+    let chat = app.chats().create(Some("Long")).await.expect("chat").id;
+    let o = SendOptions {
+        approval: Approval::Approved,
+        ..Default::default()
+    };
+    let out = send(&app, &chat, &"word ".repeat(40_000), o).await;
+    assert_eq!(out.status, RunStatus::Failed);
+    assert_eq!(out.error_kind.as_deref(), Some("context_length"), "{:?}", out.error);
+    let said = out.error.as_deref().unwrap_or_default();
+    assert!(
+        said.contains("more than the") && said.contains("context window (4096)"),
+        "{said}"
+    );
+}

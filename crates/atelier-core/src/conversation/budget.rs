@@ -73,6 +73,24 @@ fn starts_exchange(m: &Message) -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fit {
     pub dropped: usize,
+    /// The estimate of what is sent: over the budget when even the newest
+    /// message alone does not fit (see [`too_long`]).
+    pub left: u64,
+}
+
+/// A failure of a request that could not fit, said as that: a server
+/// given more than its window often just ends the stream (llama.cpp's
+/// "ended before the answer did") or answers 500. `estimate` and `room`
+/// are the request's and the window's tokens for the conversation.
+pub(crate) fn too_long(error: &mut atelier_llm::Error, estimate: u64, room: u64, window: u32) {
+    use atelier_llm::ErrorKind as K;
+    if estimate > room && matches!(error.kind, K::Network | K::BadResponse | K::Server) {
+        error.kind = K::ContextLength;
+        error.message = format!(
+            "{} — the conversation sent is about {estimate} tokens, more than the {room} the model's context window ({window}) leaves for it: shorten the message, or start a new branch",
+            error.message
+        );
+    }
 }
 
 /// Tokens kept free for the answer: the limit the person set, else the
@@ -101,7 +119,10 @@ fn has_results(m: &Message) -> bool {
 pub fn fit(messages: &mut Vec<Message>, budget: u64, window: u32) -> Fit {
     let total: u64 = messages.iter().map(message_tokens).sum();
     if total <= budget {
-        return Fit { dropped: 0 };
+        return Fit {
+            dropped: 0,
+            left: total,
+        };
     }
     // Exchange starts, after the first message (which starts one anyway).
     let starts: Vec<usize> = (1..messages.len()).filter(|&i| starts_exchange(&messages[i])).collect();
@@ -134,13 +155,13 @@ pub fn fit(messages: &mut Vec<Message>, budget: u64, window: u32) -> Fit {
         dropped += to - 1;
     }
     if dropped == 0 {
-        return Fit { dropped: 0 };
+        return Fit { dropped: 0, left };
     }
     let note = format!(
         "({dropped} earlier message(s) of this conversation were left out to fit the model's context window of {window} tokens.)"
     );
     messages[0].parts.insert(0, Part::Text { text: note });
-    Fit { dropped }
+    Fit { dropped, left }
 }
 
 /// Why a turn that streamed well still ends the run: it was cut at the

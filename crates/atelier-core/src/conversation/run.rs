@@ -213,11 +213,13 @@ impl Conversation<'_> {
                     });
                 }
             }
+            let mut sized = None;
             if let Some(window) = window {
                 let reserve = budget::answer_reserve(settings.max_tokens, window);
                 let fixed = budget::fixed_tokens(system.as_deref(), &tools);
                 let room = u64::from(window).saturating_sub(reserve + fixed);
                 let fit = budget::fit(&mut messages, room, window);
+                sized = Some((fit.left, room, window));
                 if fit.dropped > 0 {
                     on(&ChatEvent::ContextTrimmed {
                         dropped_messages: fit.dropped,
@@ -264,6 +266,9 @@ impl Conversation<'_> {
                     None => (t, None),
                 },
                 Err(mut f) => {
+                    if let Some((estimate, room, window)) = sized.filter(|_| f.partial.text.is_empty()) {
+                        budget::too_long(&mut f.error, estimate, room, window);
+                    }
                     // Name what the provider does offer.
                     if f.error.kind == atelier_llm::ErrorKind::ModelNotFound
                         && let Ok(models) = client.models().await
