@@ -59,10 +59,11 @@ async fn a_confirmation_tool_waits_for_the_answer_and_obeys_it() {
 }
 
 /// The app's buttons: the call waits until `answer_approval` is called
-/// with its id (told through `on_awaiting`); a cancel while waiting is a
-/// denial, and answering a call that no longer waits says so.
+/// with its id (told through `on_awaiting`); a cancel while waiting ends
+/// it cancelled (nobody said no), and answering a call that no longer
+/// waits says so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_waiting_call_is_answered_by_id_and_a_cancel_denies_it() {
+async fn a_waiting_call_is_answered_by_id_and_a_cancel_cancels_it() {
     let env = Env::new();
     let app = env.app().await;
     let chat = app.chats().create(None).await.expect("chat");
@@ -88,12 +89,17 @@ async fn a_waiting_call_is_answered_by_id_and_a_cancel_denies_it() {
             assert_eq!(done.status, atelier_core::tools::CallStatus::Success, "{done:?}");
             assert!(!app.workspace_dir(&chat.id).join("doomed.txt").exists());
         } else {
+            let ended = if how == "cancel" {
+                ("cancelled", Some("cancelled"))
+            } else {
+                ("error", Some("denied"))
+            };
             assert_eq!(
                 (
                     done.status.as_str(),
                     done.error_kind.map(atelier_core::tools::ErrorKind::as_str)
                 ),
-                ("error", Some("denied")),
+                ended,
                 "{how}"
             );
             assert!(app.workspace_dir(&chat.id).join("doomed.txt").exists(), "{how}");

@@ -255,3 +255,44 @@ async fn an_answer_cut_at_the_output_limit_is_kept_and_ends_the_run_saying_so() 
     assert!(!app.workspace_dir(&chat).join("a.txt").exists());
     assert_eq!(server.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn stop_while_a_call_waits_for_its_answer_records_it_cancelled_not_denied() {
+    use atelier_core::tools::{Approval, Policy, RunEvent};
+    let env = Env::new();
+    let server = ReplayServer::start(vec![calls(&[("call_wait", "w.txt", "x")]), answer("never asked")])
+        .await
+        .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    app.tools().set_policy("write_file", Policy::Ask).await.expect("ask");
+    let stopper = app.clone();
+    let stop_chat = chat.clone();
+    let mut on = move |e: &ChatEvent| {
+        // Stop pressed while the card waits for Approve or Deny.
+        if let ChatEvent::ToolCallEvent {
+            event: RunEvent::AwaitingApproval { .. },
+            ..
+        } = e
+        {
+            assert!(stopper.conversation().stop(&stop_chat));
+        }
+    };
+    let o = SendOptions {
+        approval: Approval::Wait,
+        ..opts()
+    };
+    let out = app
+        .conversation()
+        .send(&chat, "write it", o, &mut on)
+        .await
+        .expect("send");
+    assert_eq!(out.status, RunStatus::Stopped, "{:?}", out.error);
+    let call = out.tool_calls.first().expect("the call is recorded");
+    assert_eq!(
+        call.error_kind.map(|k| k.as_str()),
+        Some("cancelled"),
+        "{:?}",
+        call.error
+    );
+    assert!(!app.workspace_dir(&chat).join("w.txt").exists());
+}

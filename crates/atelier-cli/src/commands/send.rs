@@ -18,16 +18,23 @@ fn terminal_approval() -> Approval {
     let (tx, mut rx) = tokio::sync::mpsc::channel::<atelier_core::tools::ApprovalRequest>(1);
     tokio::spawn(async move {
         while let Some(req) = rx.recv().await {
-            let answer = tokio::task::spawn_blocking(move || {
-                eprint!("\n{} wants to run with {} — run it? [y/N] ", req.tool_id, req.args);
-                let _ = std::io::stderr().flush();
+            eprint!(
+                "\n{} wants to run with {} — run it? [y/N] ",
+                output::shown(&req.tool_id),
+                output::shown(&req.args.to_string())
+            );
+            let _ = std::io::stderr().flush();
+            // Read on a thread of its own, never joined: Ctrl-C stops the
+            // run and the command exits at once, not after an Enter (a
+            // blocking task would hold the runtime's shutdown).
+            let (line_tx, line_rx) = tokio::sync::oneshot::channel::<String>();
+            std::thread::spawn(move || {
                 let mut line = String::new();
                 let _ = std::io::stdin().read_line(&mut line);
-                (req.respond, matches!(line.trim(), "y" | "Y" | "yes"))
-            })
-            .await;
-            if let Ok((respond, yes)) = answer {
-                let _ = respond.send(yes);
+                let _ = line_tx.send(line);
+            });
+            if let Ok(line) = line_rx.await {
+                let _ = req.respond.send(matches!(line.trim(), "y" | "Y" | "yes"));
             }
         }
     });

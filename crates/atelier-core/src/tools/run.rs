@@ -426,7 +426,13 @@ impl Tools<'_> {
             ),
             None => {
                 let (lock, yes) = self.app.ask_then_lock(&req, &tool.tool_id, &chat_id, &call_id).await?;
-                (lock, if yes { Decision::Run } else { Decision::Deny })
+                let decision = match (yes, req.control.cancel.is_cancelled()) {
+                    (true, _) => Decision::Run,
+                    // Stop while it waited: nobody said no.
+                    (false, true) => Decision::Refuse(ErrorKind::Cancelled, "cancelled by the user".into()),
+                    (false, false) => Decision::Deny,
+                };
+                (lock, decision)
             }
         };
 
