@@ -287,7 +287,14 @@ fn a_tool_policy_overrides_the_authors_confirmation_both_ways() {
         (Some("ask"), Some(true)),
         "{p}"
     );
-    assert_eq!(write("two")["error_kind"], "denied", "now it asks, and no one said yes");
+    let asked = write("two");
+    assert_eq!(asked["error_kind"], "denied", "now it asks, and no one said yes");
+    assert!(
+        asked["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("no one could be asked") && e.contains("--yes")),
+        "no one was asked, and the way out is said: {asked}"
+    );
     assert_eq!(env.ok(&["workspace", "cat", &chat, "a.txt"]), "one");
 
     assert_eq!(delete()["error_kind"], "denied", "delete_file asks by default");

@@ -411,7 +411,11 @@ impl Tools<'_> {
             Ok(()) if !asks => Some(Decision::Run),
             Ok(()) => match req.approval {
                 Approval::Approved => Some(Decision::Run),
-                Approval::NotGiven => Some(Decision::Deny),
+                // Nobody could be asked (a script, no terminal): said so.
+                Approval::NotGiven => Some(Decision::Refuse(
+                    ErrorKind::Denied,
+                    "not run: it asks first, and no one could be asked (with the CLI: --yes allows it)".into(),
+                )),
                 // Someone must answer first.
                 Approval::Ask(_) | Approval::Wait => None,
             },
