@@ -169,7 +169,13 @@ pub fn fit(messages: &mut Vec<Message>, budget: u64, window: u32) -> Fit {
 /// (running it would fail, and the model would try again under the same
 /// limit until the step limit).
 pub(crate) fn cut(turn: &atelier_llm::Turn, max_tokens: Option<u32>) -> Option<atelier_llm::Error> {
-    (turn.stop == atelier_llm::StopReason::MaxTokens).then(|| {
+    // Some servers (llama-cpp-python) say `tool_calls` for a call the
+    // limit cut, and report no usage: its arguments end mid-JSON.
+    let cut_call = turn
+        .tool_calls
+        .iter()
+        .any(|c| c.arguments.as_ref().is_err_and(|e| e.contains("EOF while parsing")));
+    (turn.stop == atelier_llm::StopReason::MaxTokens || cut_call).then(|| {
         let limit = max_tokens.map_or("the provider's default".to_owned(), |n| format!("{n} tokens"));
         atelier_llm::Error::new(
             atelier_llm::ErrorKind::OutputLimit,
@@ -202,6 +208,35 @@ mod tests {
                 }],
             },
         ]
+    }
+
+    #[test]
+    fn a_turn_is_cut_when_the_server_says_so_or_a_calls_arguments_end_mid_json() {
+        let turn = |stop, raw: &str| atelier_llm::Turn {
+            text: String::new(),
+            reasoning: String::new(),
+            reasoning_signature: None,
+            tool_calls: vec![atelier_llm::ToolCall {
+                id: "c".into(),
+                name: "write_file".into(),
+                arguments: serde_json::from_str::<serde_json::Value>(raw)
+                    .map_err(|e| format!("arguments were not valid JSON: {e}")),
+                raw_arguments: raw.into(),
+            }],
+            usage: atelier_llm::Usage::default(),
+            stop,
+        };
+        use atelier_llm::StopReason::{MaxTokens, ToolUse};
+        assert!(cut(&turn(MaxTokens, "{}"), Some(8)).is_some());
+        let said = cut(&turn(ToolUse, "{\"path\": \"hel"), None)
+            .expect("cut mid-JSON")
+            .message;
+        assert!(said.contains("provider's default"), "{said}");
+        assert!(cut(&turn(ToolUse, "{\"path\": 1}"), Some(8)).is_none());
+        assert!(
+            cut(&turn(ToolUse, "{\"path\" 1}"), Some(8)).is_none(),
+            "malformed, not cut: the model is told"
+        );
     }
 
     #[test]
