@@ -214,6 +214,13 @@ async fn install(
                 "\n(no network? put the wheels in a folder and set ATELIER_FIND_LINKS to it, with \
                  ATELIER_NO_INDEX=1 to use only that folder)",
             );
+        } else if !settings.allow_source && m.contains("No matching distribution found") {
+            // pip says "from versions: none" of a release published as
+            // source only; uv explains it, pip does not.
+            message.push_str(
+                "\n(Atelier installs binary wheels only: this release may exist only as source; \
+                 ATELIER_ALLOW_SOURCE=1 allows building it, which runs its setup code)",
+            );
         }
         fail(failed_requirement(requirements, &said), message)
     })?;
