@@ -209,18 +209,9 @@ async fn install(
     run_step(&cmd, observer).await.map_err(|m| {
         let said = what_failed(&m);
         let mut message = said.clone();
-        if looks_offline(&m) {
-            message.push_str(
-                "\n(no network? put the wheels in a folder and set ATELIER_FIND_LINKS to it, with \
-                 ATELIER_NO_INDEX=1 to use only that folder)",
-            );
-        } else if !settings.allow_source && m.contains("No matching distribution found") {
-            // pip says "from versions: none" of a release published as
-            // source only; uv explains it, pip does not.
-            message.push_str(
-                "\n(Atelier installs binary wheels only: this release may exist only as source; \
-                 ATELIER_ALLOW_SOURCE=1 allows building it, which runs its setup code)",
-            );
+        if let Some(hint) = install_hint(&m, settings.allow_source) {
+            message.push('\n');
+            message.push_str(hint);
         }
         fail(failed_requirement(requirements, &said), message)
     })?;
@@ -294,6 +285,22 @@ fn what_failed(output: &str) -> String {
     format!("{head}\n{}", picked.join("\n"))
 }
 
+/// What to do about an installer's failure, when its output says.
+fn install_hint(output: &str, allow_source: bool) -> Option<&'static str> {
+    if looks_offline(output) {
+        return Some(
+            "(no network? put the wheels in a folder and set ATELIER_FIND_LINKS to it, with \
+             ATELIER_NO_INDEX=1 to use only that folder)",
+        );
+    }
+    // pip says "from versions: none" of a release published as source
+    // only; uv explains it, pip does not.
+    (!allow_source && output.contains("No matching distribution found")).then_some(
+        "(Atelier installs binary wheels only: this release may exist only as source; \
+         ATELIER_ALLOW_SOURCE=1 allows building it, which runs its setup code)",
+    )
+}
+
 /// Whether an installer failed for want of a network.
 fn looks_offline(output: &str) -> bool {
     let o = output.to_ascii_lowercase();
@@ -356,6 +363,19 @@ mod tests {
         assert_ne!(a, venv_dir(v, "ts", "3.11.2", &["six==1.17".into()]));
         assert_ne!(a, venv_dir(v, "ts", "3.12.0", &["six==1.16".into()]));
         assert!(a.file_name().is_some_and(|n| n.to_string_lossy().starts_with("ts-")));
+    }
+
+    #[test]
+    fn a_source_only_release_under_pip_says_why_and_the_way_out() {
+        let pip = "ERROR: Could not find a version that satisfies the requirement docopt==0.6.2 (from versions: none)\n\
+                   ERROR: No matching distribution found for docopt==0.6.2";
+        let hint = install_hint(pip, false).unwrap_or_default();
+        assert!(
+            hint.contains("binary wheels only") && hint.contains("ATELIER_ALLOW_SOURCE=1"),
+            "{hint}"
+        );
+        assert_eq!(install_hint(pip, true), None, "source allowed: it was not that");
+        assert!(install_hint("Failed to establish a new connection", false).is_some_and(|h| h.contains("FIND_LINKS")));
     }
 
     #[test]
