@@ -300,6 +300,26 @@ async fn a_nodes_workspace_exports_as_a_folder_or_a_zip_and_a_bad_blob_leaves_no
         .expect_err("corrupt");
     assert!(e.to_string().contains("later.txt"), "{e}");
     assert!(!out.join("bad.zip").exists() && !out.join("bad.zip.partial").exists());
+
+    // A name with a backslash (fine on Linux) would be a folder to a
+    // Windows unzip, `..\` included: no ZIP, a folder is fine.
+    std::fs::remove_file(ws.join("later.txt")).expect("rm");
+    write(&ws, "a\\..\\b.txt", "odd");
+    snap(&app, &chat.id).await;
+    let e = app
+        .workspace()
+        .export(&chat.id, None, &out.join("odd.zip"), &Observer::default())
+        .await
+        .expect_err("no ZIP");
+    assert!(
+        e.to_string().contains("backslash") && e.to_string().contains("a\\\\..\\\\b.txt"),
+        "{e}"
+    );
+    assert!(!out.join("odd.zip").exists());
+    app.workspace()
+        .export(&chat.id, None, &out.join("odd"), &Observer::default())
+        .await
+        .expect("a folder");
 }
 
 /// Save as…: one file version out of the workspace, replacing the chosen

@@ -41,6 +41,14 @@ impl Workspace<'_> {
         let (_, files) = self.app.manifest_state(&manifest.chat_id, &manifest.id).await?;
         let store = self.app.blob_store(&manifest.chat_id);
         let zip = dest.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+        // A `\` is a folder to ZIP tools on Windows: `..\..\x` would land
+        // outside where the person unpacks it.
+        if let Some(odd) = files.files.keys().find(|p| zip && p.contains('\\')) {
+            return Err(Error::InvalidPath {
+                path: odd.clone(),
+                reason: "a backslash in a name is a folder to ZIP tools on Windows: rename the file, or export a folder instead of a ZIP",
+            });
+        }
         let staging = if zip {
             self.app
                 .data_dir()
