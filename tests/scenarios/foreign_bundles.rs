@@ -296,3 +296,41 @@ async fn other_methods_and_contradicting_headers_are_refused_saying_why() {
     assert!(!msg.contains(".staging"), "{msg}");
     assert_nothing_installed(&env).await;
 }
+
+#[tokio::test]
+async fn a_folder_with_a_virtual_environment_of_any_name_imports_without_it() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let dir = t.path().join("withenv");
+    for (path, body) in [
+        ("toolset.yaml", manifest("withenv", "artifacts/view.html")),
+        ("tools/hello.py", String::from_utf8_lossy(PY).into_owned()),
+        ("artifacts/view.html", "<p>hi</p>".to_owned()),
+        ("server/pyenv/pyvenv.cfg", "home = /usr/bin\n".to_owned()),
+        ("server/venv/pyvenv.cfg", "home = /usr/bin\n".to_owned()),
+    ] {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(p, body).expect("write");
+    }
+    // A venv's interpreter is a symlink, which a toolset may not hold.
+    for venv in ["server/pyenv", "server/venv"] {
+        std::fs::create_dir_all(dir.join(venv).join("bin")).expect("bin");
+        std::os::unix::fs::symlink("/usr/bin/python3", dir.join(venv).join("bin/python")).expect("symlink");
+    }
+    let app = env.app().await;
+    app.toolsets()
+        .import(&dir, &ImportOptions::default())
+        .await
+        .expect("the venvs are left out");
+    let files: Vec<String> = app
+        .toolsets()
+        .get("withenv")
+        .await
+        .expect("details")
+        .files
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
+    assert!(!files.iter().any(|f| f.starts_with("server/")), "{files:?}");
+}

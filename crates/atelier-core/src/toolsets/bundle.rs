@@ -420,17 +420,18 @@ pub fn scan_folder(dir: &Path, observer: &Observer) -> Result<Files> {
                     "the name is not valid UTF-8",
                 ));
             };
+            let rel = format!("{prefix}{name}");
+            let ft = entry.file_type().map_err(Error::io("read", entry.path()))?;
+            // A virtual environment by any name (it holds symlinks).
+            if ignore.ignored(&rel, ft.is_dir()) || ft.is_dir() && entry.path().join("pyvenv.cfg").is_file() {
+                continue;
+            }
             if name.contains('\\') {
                 return Err(reject(
                     dir,
-                    Some(&format!("{prefix}{name}")),
-                    "a backslash in a file name: ZIP tools on Windows read it as a folder, so the packed toolset would unpack elsewhere; rename the file",
+                    Some(&rel),
+                    "a backslash in a file name: ZIP tools on Windows read it as a folder, so this toolset could not be packed or exported safely; rename the file",
                 ));
-            }
-            let rel = format!("{prefix}{name}");
-            let ft = entry.file_type().map_err(Error::io("read", entry.path()))?;
-            if ignore.ignored(&rel, ft.is_dir()) {
-                continue;
             }
             if ft.is_dir() {
                 stack.push((entry.path(), format!("{rel}/")));

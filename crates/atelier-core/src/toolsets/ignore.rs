@@ -1,7 +1,7 @@
 //! Which files of a toolset folder are not part of the toolset: names no
 //! bundle ever holds (dot-files, `__pycache__`, macOS and Windows debris),
-//! sensible defaults (compiled Python, editor backups, `node_modules`, and
-//! at the top only, where tools put them, virtual environments and build
+//! sensible defaults (compiled Python, editor backups, `node_modules`,
+//! `venv/`, and at the top only, where tools put them, `env/` and build
 //! output: a package `tools/build/` stays), and the author's own
 //! `.atelierignore` — gitignore
 //! syntax: `#` comments, `!` to take a name back, a trailing `/` for
@@ -25,7 +25,7 @@ const DEFAULTS: &[&str] = &[
     "*.swp",
     "*.swo",
     "#*#",
-    "/venv/",
+    "venv/",
     "/env/",
     "*.egg-info/",
     "/dist/",
@@ -151,6 +151,7 @@ mod tests {
             ("tools/a.pyc", false),
             ("notes.txt~", false),
             ("venv", true),
+            ("server/venv", true),
             ("build", true),
             ("dist", true),
             ("server/node_modules", true),

@@ -222,8 +222,7 @@ impl Toolsets<'_> {
         let mut plain: BTreeMap<(&'static str, String), String> = BTreeMap::new();
         if local {
             let path = dir.join(MANIFEST_FILE);
-            if let Ok(text) = tokio::fs::read_to_string(&path).await
-                && let Ok(m) = serde_norway::from_str::<ToolsetManifest>(&text)
+            if let Some(m) = super::super::validate::text::read_parsed::<ToolsetManifest>(&path).await
                 && let Some(s) = m.mcp_servers.into_iter().find(|s| s.id == server_id)
             {
                 for (field, map) in [("env", s.env), ("headers", s.headers)] {

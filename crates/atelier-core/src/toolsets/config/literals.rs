@@ -193,12 +193,12 @@ async fn rewrite_installed(
         .toolsets_dir()
         .join(id)
         .join(super::super::validate::MANIFEST_FILE);
-    let text = match tokio::fs::read(&path).await {
-        Ok(b) => super::super::validate::text::decode(&b).unwrap_or_default(),
+    match tokio::fs::metadata(&path).await {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(Error::io("read", &path)(e)),
-    };
-    let Ok(mut manifest) = serde_norway::from_str::<ToolsetManifest>(&text) else {
+        Ok(_) => {}
+    }
+    let Some(mut manifest) = super::super::validate::text::read_parsed::<ToolsetManifest>(&path).await else {
         tracing::warn!(toolset = %id, path = %path.display(), "installed toolset.yaml does not parse; left as it is");
         return Ok(());
     };

@@ -274,13 +274,8 @@ pub fn check(text: &str, files: &BTreeSet<String>) -> Checked {
     // Merge keys (`<<: *common`) applied as PyYAML and most YAML tools
     // apply them: a field shared through one must not be dropped.
     // A document the merging reader refuses (a key given twice, which is
-    // reported above with its position) is read as before.
-    let parsed = serde_norway::from_str::<serde_norway::Value>(text)
-        .and_then(|mut y| {
-            y.apply_merge()?;
-            serde_norway::from_value::<Value>(y)
-        })
-        .or_else(|_| serde_norway::from_str::<Value>(text));
+    // reported below with its position) is read as before.
+    let parsed = text::parse::<Value>(text).or_else(|_| serde_norway::from_str::<Value>(text));
     let root: Value = match parsed {
         Ok(v) => v,
         Err(e) => {

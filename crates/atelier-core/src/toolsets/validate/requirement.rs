@@ -70,7 +70,12 @@ pub(super) fn problem(line: &str) -> Option<String> {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "._*+!-".contains(c))
         {
-            return Some(format!("{LIKE}: {clause:?} has no version after its operator"));
+            let what = if version.is_empty() {
+                "has no version after its operator"
+            } else {
+                "does not end in a valid version"
+            };
+            return Some(format!("{LIKE}: {clause:?} {what}"));
         }
     }
     None

@@ -45,6 +45,22 @@ fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> std::result::Result<String, 
     String::from_utf16(&units).map_err(|_| refused())
 }
 
+/// A manifest's text read as `T` the way [`super::check`] reads it, YAML
+/// merge keys (`<<: *common`) applied: every reader of an author's
+/// manifest (the import, a local server's start, the installed copy's
+/// rewrite) sees the same fields.
+pub fn parse<T: serde::de::DeserializeOwned>(text: &str) -> std::result::Result<T, serde_norway::Error> {
+    let mut y: serde_norway::Value = serde_norway::from_str(text)?;
+    y.apply_merge()?;
+    serde_norway::from_value(y)
+}
+
+/// The manifest at `path`, decoded and parsed; `None` when it cannot be.
+pub async fn read_parsed<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    let bytes = tokio::fs::read(path).await.ok()?;
+    parse(&decode(&bytes).ok()?).ok()
+}
+
 /// Reads the `toolset.yaml` at `path` of `bundle` (the ZIP or folder the
 /// person named, for the error). Blocking.
 pub fn read(path: &Path, bundle: &Path) -> Result<String> {
