@@ -169,12 +169,17 @@ pub fn fit(messages: &mut Vec<Message>, budget: u64, window: u32) -> Fit {
 /// (running it would fail, and the model would try again under the same
 /// limit until the step limit).
 pub(crate) fn cut(turn: &atelier_llm::Turn, max_tokens: Option<u32>) -> Option<atelier_llm::Error> {
-    // Some servers (llama-cpp-python) say `tool_calls` for a call the
-    // limit cut, and report no usage: its arguments end mid-JSON.
-    let cut_call = turn
-        .tool_calls
-        .iter()
-        .any(|c| c.arguments.as_ref().is_err_and(|e| e.contains("EOF while parsing")));
+    // Some servers (llama-cpp-python) say `tool_calls` for a call a limit
+    // the person set cut, and report no usage: its arguments end mid-JSON.
+    // Without a limit, or with usage under it, a model that dropped a
+    // brace is told its arguments are not JSON, and can mend them.
+    let at_limit =
+        max_tokens.is_some_and(|m| turn.usage.output_tokens == 0 || turn.usage.output_tokens >= u64::from(m));
+    let cut_call = at_limit
+        && turn
+            .tool_calls
+            .iter()
+            .any(|c| c.arguments.as_ref().is_err_and(|e| e.contains("EOF while parsing")));
     (turn.stop == atelier_llm::StopReason::MaxTokens || cut_call).then(|| {
         let limit = max_tokens.map_or("the provider's default".to_owned(), |n| format!("{n} tokens"));
         atelier_llm::Error::new(
@@ -228,10 +233,14 @@ mod tests {
         };
         use atelier_llm::StopReason::{MaxTokens, ToolUse};
         assert!(cut(&turn(MaxTokens, "{}"), Some(8)).is_some());
-        let said = cut(&turn(ToolUse, "{\"path\": \"hel"), None)
+        let said = cut(&turn(ToolUse, "{\"path\": \"hel"), Some(8))
             .expect("cut mid-JSON")
             .message;
-        assert!(said.contains("provider's default"), "{said}");
+        assert!(said.contains("8 tokens"), "{said}");
+        assert!(
+            cut(&turn(ToolUse, "{\"path\": \"hel"), None).is_none(),
+            "no limit set: told, not cut"
+        );
         assert!(cut(&turn(ToolUse, "{\"path\": 1}"), Some(8)).is_none());
         assert!(
             cut(&turn(ToolUse, "{\"path\" 1}"), Some(8)).is_none(),

@@ -75,6 +75,21 @@ const BYTES_FROM: usize = 1024;
 /// reaches a model that takes images, as an image (see `images`).
 pub(crate) fn without_bytes(v: &Value) -> Value {
     match v {
+        // An MCP block's bytes, whatever their size.
+        Value::Object(m)
+            if matches!(m.get("type").and_then(Value::as_str), Some("image" | "audio"))
+                && m.get("data").is_some_and(Value::is_string) =>
+        {
+            let mut m = m.clone();
+            if let Some(Value::String(data)) = m.get("data") {
+                let note = format!(
+                    "[{} of base64 data, not sent as text]",
+                    crate::toolsets::bundle::human_bytes(data.len() as u64 * 3 / 4)
+                );
+                m.insert("data".into(), Value::String(note));
+            }
+            Value::Object(m)
+        }
         Value::String(s) if s.len() >= BYTES_FROM && looks_like_bytes(s) => {
             let media = s
                 .strip_prefix("data:")
@@ -92,14 +107,22 @@ pub(crate) fn without_bytes(v: &Value) -> Value {
     }
 }
 
-/// A `data:` URL, or only the base64 alphabet (and line breaks).
+/// A `data:` URL, or one unbroken run of the base64 alphabet mixing upper
+/// and lower case and digits — not words, hex hashes, DNA or a column of
+/// ids one a line, which are data a model should read.
 fn looks_like_bytes(s: &str) -> bool {
-    let body = match s.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) {
-        Some((_, b)) => b,
-        None => s,
-    };
-    body.bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_' | b'\n' | b'\r'))
+    if let Some((_, body)) = s.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) {
+        return body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
+    }
+    let alphabet = s
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_'));
+    alphabet
+        && s.bytes().any(|b| b.is_ascii_uppercase())
+        && s.bytes().any(|b| b.is_ascii_lowercase())
+        && s.bytes().any(|b| b.is_ascii_digit())
 }
 
 struct Builder {
@@ -396,6 +419,20 @@ mod tests {
             json!({"chart": format!("data:image/png;base64,{png}"), "rows": 3}),
         ));
         assert!(text.contains("[image/png, ") && text.contains("\"rows\":3"), "{text}");
+        // Data a model should read stays, however long: a hex hash list,
+        // ids one a line, DNA.
+        for kept in [
+            "0123456789abcdef".repeat(100),
+            "1f3a8d1\n".repeat(200),
+            "ACGT".repeat(400),
+        ] {
+            assert_eq!(result_text(&row(json!({"x": kept}))).0, json!({"x": kept}).to_string());
+        }
+        // A small MCP image is still bytes.
+        let (text, _) = result_text(&row(
+            json!([{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]),
+        ));
+        assert!(text.contains("of base64 data, not sent as text"), "{text}");
         // Words stay words, however long.
         let prose = "word ".repeat(400);
         assert_eq!(

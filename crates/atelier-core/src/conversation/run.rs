@@ -301,8 +301,9 @@ impl Conversation<'_> {
             let cut = failure
                 .as_ref()
                 .is_some_and(|e| e.kind == atelier_llm::ErrorKind::OutputLimit);
-            // A call the limit cut mid-arguments was never made whole.
-            for c in turn.tool_calls.iter().filter(|c| !cut || c.arguments.is_ok()) {
+            // A cut turn's calls never run: none is kept (the model would
+            // read them as cancelled by the person after "go on").
+            for c in turn.tool_calls.iter().filter(|_| !cut) {
                 parts.push(ContentPart::ModelCall {
                     call_id: c.id.clone(),
                     name: c.name.clone(),

@@ -99,12 +99,23 @@ fn check_structured(schema: &Value, result: &atelier_mcp::CallResult) -> std::re
     let Some(structured) = &result.structured else {
         return Err("it gave no structuredContent, though the tool's outputSchema says it returns one".to_owned());
     };
-    super::run::validate_args(schema, structured).map_err(|e| {
-        format!(
+    let validator = super::arg_problems::validator(schema)
+        .map_err(|e| format!("the tool's outputSchema is unusable, so its result cannot be checked: {e}"))?;
+    let errors: Vec<String> = validator
+        .iter_errors(structured)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            format!("{}: {e}", if at.is_empty() { "/" } else { at.as_str() })
+        })
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
             "its structuredContent does not match the tool's outputSchema: {}",
-            e.join("; ")
-        )
-    })
+            errors.join("; ")
+        ))
+    }
 }
 
 #[cfg(test)]
