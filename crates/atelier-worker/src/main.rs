@@ -30,6 +30,9 @@ const RUNNER: &str = include_str!("runner.py");
 /// The checks that read a toolset's Python without running it; `runner.py`
 /// imports it as `_atelier_static`.
 const STATIC: &str = include_str!("inspect_static.py");
+/// What a tool's return value may hold; `runner.py` imports it as
+/// `_atelier_values`.
+const VALUES: &str = include_str!("values.py");
 
 fn main() -> ExitCode {
     let probe = std::env::args().nth(1).as_deref() == Some("--probe");
@@ -181,6 +184,7 @@ fn start_python(config: &WorkerConfig) -> Result<(Py<PyModule>, String, String),
     Python::initialize();
     let code = CString::new(RUNNER)?;
     let static_code = CString::new(STATIC)?;
+    let values_code = CString::new(VALUES)?;
     let config_json = serde_json::to_string(config)?;
     Ok(Python::attach(|py| -> PyResult<_> {
         // Registered in sys.modules by its name, where runner.py imports it.
@@ -188,6 +192,7 @@ fn start_python(config: &WorkerConfig) -> Result<(Py<PyModule>, String, String),
         // source lines on disk, where a bundle's folder (on sys.path, the
         // current directory) could supply a file of that name.
         PyModule::from_code(py, &static_code, c"<atelier-inspect-static>", c"_atelier_static")?;
+        PyModule::from_code(py, &values_code, c"<atelier-values>", c"_atelier_values")?;
         let module = PyModule::from_code(py, &code, c"<atelier-runner>", c"_atelier_runner")?;
         let (version, prefix): (String, String) = module.call_method1("setup", (config_json,))?.extract()?;
         Ok((module.unbind(), version, prefix))

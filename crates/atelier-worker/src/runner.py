@@ -11,7 +11,6 @@ text of an `Outcome` of the atelier-protocol crate:
 import importlib
 import inspect
 import json
-import math
 import os
 import sys
 import traceback
@@ -24,6 +23,9 @@ from pathlib import Path
 # inspect_static.py, loaded by the worker before this module.
 import _atelier_static as _static
 from _atelier_static import UNKNOWN as _UNKNOWN
+from _atelier_values import json_problem as _json_problem
+from _atelier_values import plain as _plain
+from _atelier_values import type_name as _type_name
 
 _config = {}
 
@@ -80,11 +82,6 @@ def _error(kind, message, exc=None, tb=None):
         out["exception_type"] = _type_name(type(exc))
         out["traceback"] = _said("".join(traceback.format_exception(type(exc), exc, tb or exc.__traceback__)))
     return json.dumps(out)
-
-
-def _type_name(t):
-    module = getattr(t, "__module__", "builtins")
-    return t.__qualname__ if module in ("builtins", "__main__") else f"{module}.{t.__qualname__}"
 
 
 _IMPORTLIB = os.path.dirname(importlib.__file__)
@@ -227,54 +224,6 @@ def _converted(fn, entrypoint, kwargs):
         elif issubclass(ann, os.PathLike) and isinstance(value, str):
             out[name] = ann(value) if ann is not os.PathLike else Path(value)
     return out
-
-
-def _json_problem(value, path):
-    """The first thing json.dumps(value, allow_nan=False) would refuse, as
-    (what, key path), or None: a type JSON has no word for, NaN, a key that
-    is not a string or a number, a string JSON readers refuse (a lone
-    surrogate: a file name that is not UTF-8), or a value that holds
-    itself (json.dumps would refuse it; walking it would never end)."""
-    stack = [(value, path, False)]
-    inside = set()  # the containers on the path being walked
-    done = set()  # containers already checked (one shared twice is fine)
-    while stack:
-        v, p, leaving = stack.pop()
-        if leaving:
-            inside.discard(id(v))
-            done.add(id(v))
-            continue
-        if v is None or isinstance(v, (bool, int)):
-            continue
-        if isinstance(v, str):
-            if not v.isascii():
-                try:
-                    v.encode("utf-8")
-                except UnicodeEncodeError:
-                    return "str with a lone surrogate (a name that is not UTF-8?)", p
-            continue
-        if isinstance(v, float):
-            if math.isnan(v) or math.isinf(v):
-                return f"float {v!r}", p
-            continue
-        if isinstance(v, (dict, list, tuple)):
-            if id(v) in inside:
-                return "a value that holds itself (a circular reference)", p
-            if id(v) in done:
-                continue
-            inside.add(id(v))
-            stack.append((v, p, True))
-            if isinstance(v, dict):
-                for k, item in v.items():
-                    if not isinstance(k, (str, int, float, bool)) and k is not None:
-                        return f"{_type_name(type(k))} key {k!r}", p
-                    stack.append((item, f"{p}.{k}", False))
-            else:
-                for i, item in enumerate(v):
-                    stack.append((item, f"{p}.{i}", False))
-            continue
-        return _type_name(type(v)), p
-    return None
 
 
 def _call(req):
@@ -507,9 +456,9 @@ def handle(request_json):
             value = _static.inspect_bundle(req, _config["toolset_dir"], _tool)
         else:
             return _error("entrypoint", f"unknown request {op!r}")
-        text = json.dumps({"status": "ok", "value": value}, allow_nan=False)
+        text = json.dumps({"status": "ok", "value": value}, allow_nan=False, default=_plain)
         if len(text) > _config.get("return_cap", 16 << 20):
-            preview = json.dumps(value)[:200]
+            preview = json.dumps(value, default=_plain)[:200]
             return _error("too_large", f"the return value is {len(text)} bytes of JSON, over the cap of {_config['return_cap']}; it starts {preview}")
         return text
     except _Fail as f:

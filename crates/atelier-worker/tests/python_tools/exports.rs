@@ -284,3 +284,28 @@ async fn path_and_enum_parameters_arrive_as_a_path_and_a_member() -> Result<()> 
     );
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_path_or_an_enum_handed_back_is_written_as_its_text_and_value() -> Result<()> {
+    let env = Env::new().await?;
+    let dir = env.write_toolset(
+        "back",
+        "1.0.0",
+        &json!([]),
+        &[(
+            "tools/back.py",
+            "import enum\nfrom pathlib import Path\n\n__all__ = [\"echo\"]\n\n\
+             class Size(enum.Enum):\n    S = 1\n    L = 3\n\n\
+             def echo(workspace, out: Path, size: Size):\n    \"\"\"Echoes.\"\"\"\n    \
+             return {\"saved\": out, \"size\": size, \"in\": workspace / out}\n",
+        )],
+    )?;
+    manifest_with(&dir, &["tools.back"])?;
+    env.app.toolsets().import(&dir, &ImportOptions::default()).await?;
+    let chat = env.chat().await?;
+    let call = env.run(&chat, "back:echo", json!({"out": "a.txt", "size": 3})).await?;
+    let got = succeeded(&call)?;
+    ensure!(got["saved"] == "a.txt" && got["size"] == 3, "{got}");
+    ensure!(got["in"].as_str().is_some_and(|p| p.ends_with("/a.txt")), "{got}");
+    Ok(())
+}
