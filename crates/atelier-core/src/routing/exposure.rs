@@ -333,8 +333,6 @@ mod tests {
         assert!(none.is_empty(), "{none:?}");
     }
 
-    /// 10,000 random names per seed (a small xorshift generator: the same
-    /// names every run), many near-duplicates, long ones and odd characters.
     #[test]
     fn more_tools_than_openai_takes_are_said_once() {
         let tools: Vec<serde_json::Value> = (0..130)
@@ -357,6 +355,8 @@ mod tests {
         assert!(expose(&resolved, Exposure::Anthropic).warnings.is_empty());
     }
 
+    /// 10,000 random names per seed (a small xorshift generator: the same
+    /// names every run), many near-duplicates, long ones and odd characters.
     #[test]
     fn ten_thousand_random_names_round_trip_fit_and_never_collide() {
         const ALPHABET: &[char] = &['a', 'b', '_', '.', '-', 'Z', '9', ' ', 'é', '✓', '/'];

@@ -1,7 +1,7 @@
 //! A tool's arguments checked against its `input_schema` for a form: each
 //! violation is tied to the field it is about and said in words ("Required",
 //! "Must be at most 4"), not in the validator's terms. The run flow keeps
-//! its own wording ([`super::run::validate_args`]); both use the same
+//! its own wording ([`validate_args`]); both use the same
 //! validator, so a form that shows no problem runs.
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
@@ -25,6 +25,19 @@ pub struct ArgProblem {
 /// and a run that accepts anything would disagree.
 pub(crate) fn validator(schema: &Value) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
     jsonschema::options().should_validate_formats(true).build(schema)
+}
+
+/// Every violation of `schema` by `args`, with its JSON pointer.
+pub fn validate_args(schema: &Value, args: &Value) -> std::result::Result<(), Vec<String>> {
+    let validator = validator(schema).map_err(|e| vec![format!("the tool's input_schema is unusable: {e}")])?;
+    let errors: Vec<String> = validator
+        .iter_errors(args)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            format!("{}: {e}", if at.is_empty() { "/".to_owned() } else { at })
+        })
+        .collect();
+    if errors.is_empty() { Ok(()) } else { Err(errors) }
 }
 
 /// Every violation of `schema` by `args`, each under its field, in words.
@@ -271,7 +284,7 @@ mod tests {
         );
         assert!(arg_problems(&schema, &json!({"to": "me@example.com"})).is_empty());
         assert!(
-            super::super::run::validate_args(&schema, &json!({"to": "nope"})).is_err(),
+            super::validate_args(&schema, &json!({"to": "nope"})).is_err(),
             "the run flow agrees"
         );
     }

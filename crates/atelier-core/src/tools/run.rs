@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::approval::Approval;
+pub use super::arg_problems::validate_args;
 use super::call::{Backend, CallControl, Outcome};
 use super::plan;
 use super::record::Finish;
@@ -67,20 +68,6 @@ pub struct ToolCallRecord {
     pub finished_at: Option<String>,
     pub pre_manifest_id: Option<String>,
     pub post_manifest_id: Option<String>,
-}
-
-/// Every violation of `schema` by `args`, with its JSON pointer.
-pub fn validate_args(schema: &Value, args: &Value) -> std::result::Result<(), Vec<String>> {
-    let validator = super::arg_problems::validator(schema)
-        .map_err(|e| vec![format!("the tool's input_schema is unusable: {e}")])?;
-    let errors: Vec<String> = validator
-        .iter_errors(args)
-        .map(|e| {
-            let at = e.instance_path().to_string();
-            format!("{}: {e}", if at.is_empty() { "/".to_owned() } else { at })
-        })
-        .collect();
-    if errors.is_empty() { Ok(()) } else { Err(errors) }
 }
 
 /// What happens at the call's turn, decided before it takes the chat lock.

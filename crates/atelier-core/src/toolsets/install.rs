@@ -103,6 +103,17 @@ pub(crate) fn will_run(m: &ToolsetManifest) -> WillRun {
     }
 }
 
+/// The version installed again is refused unless forced (`--force`).
+fn same_version(installed: Option<&str>, m: &ToolsetManifest, force: bool) -> Result<()> {
+    if installed == Some(m.version.as_str()) && !force {
+        return Err(Error::AlreadyInstalled {
+            id: m.id.clone(),
+            version: m.version.clone(),
+        });
+    }
+    Ok(())
+}
+
 fn artifact_paths(m: &ToolsetManifest) -> BTreeSet<String> {
     m.tools
         .iter()
@@ -173,12 +184,7 @@ impl Toolsets<'_> {
                 .bind(&manifest.id)
                 .fetch_optional(&mut *conn)
                 .await?;
-            if installed.as_deref() == Some(manifest.version.as_str()) && !options.force {
-                return Err(Error::AlreadyInstalled {
-                    id: manifest.id.clone(),
-                    version: manifest.version.clone(),
-                });
-            }
+            same_version(installed.as_deref(), &manifest, options.force)?;
             check_namespace(&mut conn, &manifest).await?;
         }
         let artifacts = artifact_paths(&manifest);
@@ -227,12 +233,7 @@ impl Toolsets<'_> {
             .map(|r| r.try_get("installed_at"))
             .transpose()?
             .unwrap_or_else(ids::now);
-        if previous_version.as_deref() == Some(manifest.version.as_str()) && !options.force {
-            return Err(Error::AlreadyInstalled {
-                id,
-                version: manifest.version.clone(),
-            });
-        }
+        same_version(previous_version.as_deref(), &manifest, options.force)?;
         if previous.is_some() {
             ensure_idle(&mut tx, &id).await?;
         }

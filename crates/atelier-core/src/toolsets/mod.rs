@@ -38,6 +38,7 @@ pub mod validate;
 pub(crate) use swap::recover as recover_imports;
 pub mod watch;
 mod zipdir;
+mod zipnames;
 
 pub use install::{ImportOptions, tool_id};
 

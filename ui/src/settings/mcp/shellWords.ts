@@ -52,7 +52,11 @@ export function shellWords(line: string): { words: string[] } | { error: string 
   return { words };
 }
 
-/** Words written back as a line that {@link shellWords} splits into the same words. */
+/**
+ * Words written back as a line for display: one {@link shellWords} splits
+ * into the same words, unless a word holds a control or bidi character,
+ * which is shown escaped (see `lib/shown`) rather than acted on.
+ */
 export function shellLine(words: string[]): string {
   return words
     .map((w) => (w !== "" && /^[\w@%+=:,./-]+$/.test(w) ? w : `'${shown(w.replace(/'/g, `'\\''`))}'`))
