@@ -8,8 +8,13 @@ Loaded by the worker as `_atelier_values`, before runner.py.
 """
 
 import enum
+import json
 import math
 import os
+
+# The deepest nesting of a return value: the app's JSON reader stops at
+# 128 levels, and says only that it could not read the value.
+MAX_DEPTH = 100
 
 
 def type_name(t):
@@ -31,7 +36,11 @@ def json_problem(value, path):
     (what, key path), or None: a type JSON has no word for, NaN, a key that
     is not a string or a number, a string JSON readers refuse (a lone
     surrogate: a file name that is not UTF-8), or a value that holds
-    itself (json.dumps would refuse it; walking it would never end)."""
+    itself (json.dumps would refuse it; walking it would never end); and
+    what JSON would take but Atelier's reader could not keep as it was: an
+    integer past 64 bits (it would come back rounded), two keys that are
+    the same text (`1` and `"1"`: one would be lost), nesting deeper than
+    MAX_DEPTH levels."""
     stack = [(value, path, False)]
     inside = set()  # the containers on the path being walked
     done = set()  # containers already checked (one shared twice is fine)
@@ -41,7 +50,11 @@ def json_problem(value, path):
             inside.discard(id(v))
             done.add(id(v))
             continue
-        if v is None or isinstance(v, (bool, int)):
+        if v is None or isinstance(v, bool):
+            continue
+        if isinstance(v, int):
+            if not -(1 << 63) <= v < (1 << 64):
+                return "an integer past 64 bits (it would be rounded; return it as a string)", p
             continue
         if isinstance(v, os.PathLike):
             continue  # written as its path (see `plain`)
@@ -64,12 +77,20 @@ def json_problem(value, path):
                 return "a value that holds itself (a circular reference)", p
             if id(v) in done:
                 continue
+            if len(inside) >= MAX_DEPTH:
+                return f"values nested deeper than {MAX_DEPTH} levels", p
             inside.add(id(v))
             stack.append((v, p, True))
             if isinstance(v, dict):
+                texts = set()
                 for k, item in v.items():
                     if not isinstance(k, (str, int, float, bool)) and k is not None:
                         return f"{type_name(type(k))} key {k!r}", p
+                    # The key as JSON writes it (True is "true", None "null").
+                    text = k if isinstance(k, str) else json.dumps(k)
+                    if text in texts:
+                        return f"two keys written {text!r} (one would be lost)", p
+                    texts.add(text)
                     stack.append((item, f"{p}.{k}", False))
             else:
                 for i, item in enumerate(v):

@@ -370,7 +370,7 @@ async fn python_values_json_cannot_carry_are_bad_returns_not_crashes() -> Result
     env.install("odd", tools, &[("tools/odd.py", ODD_JSON)]).await?;
     let chat = env.chat().await?;
     let error = failed(&env.run(&chat, "odd:huge", json!({})).await?, "bad_return")?.to_owned();
-    ensure!(error.contains("cannot be read as JSON"), "{error}");
+    ensure!(error.contains("past 64 bits") && error.contains("$return.n"), "{error}");
     // A lone surrogate (a file name that is not UTF-8) is named where it is.
     let error = failed(&env.run(&chat, "odd:surrogate", json!({})).await?, "bad_return")?.to_owned();
     ensure!(
@@ -490,6 +490,17 @@ def shared(workspace):
     row = {"n": 1}
     return {"a": row, "b": [row, row]}
 
+def kept_badly(workspace, what):
+    if what == "big":
+        return {"id": 2**64 + 1}
+    if what == "keys":
+        return {"by": {1: "int one", "1": "text one"}}
+    deep = top = {}
+    for _ in range(130):
+        deep["a"] = {}
+        deep = deep["a"]
+    return top
+
 def loud(workspace):
     raise ValueError("bad \udc80 " + "z" * (1 << 20))
 "#;
@@ -501,6 +512,11 @@ async fn a_circular_return_and_a_huge_odd_message_are_said_at_once() -> Result<(
         tool("circular", "tools.odd:circular", json!({})),
         tool("shared", "tools.odd:shared", json!({})),
         tool("loud", "tools.odd:loud", json!({})),
+        tool(
+            "kept_badly",
+            "tools.odd:kept_badly",
+            json!({"what": {"type": "string"}})
+        ),
     ]);
     env.install("odd", tools, &[("tools/odd.py", ODD)]).await?;
     let chat = env.chat().await?;
@@ -510,6 +526,16 @@ async fn a_circular_return_and_a_huge_odd_message_are_said_at_once() -> Result<(
     // One value shared twice is no cycle.
     let call = env.run(&chat, "odd:shared", json!({})).await?;
     assert_eq!(succeeded(&call)?["b"][1]["n"], 1);
+    // JSON takes these, but they would not come back as they were.
+    for (what, says, at) in [
+        ("big", "past 64 bits", "$return.id"),
+        ("keys", "two keys written '1'", "$return.by"),
+        ("deep", "deeper than 100 levels", "$return.a.a"),
+    ] {
+        let call = env.run(&chat, "odd:kept_badly", json!({"what": what})).await?;
+        let error = failed(&call, "bad_return")?;
+        assert!(error.contains(says) && error.contains(at), "{what}: {error}");
+    }
     // The exception is the tool's, its message kept (capped) with the odd character escaped.
     let call = env.run(&chat, "odd:loud", json!({})).await?;
     let error = failed(&call, "exception")?;
