@@ -93,6 +93,13 @@ async def slow(seconds: float, ctx: Context) -> str:
 
 
 @server.tool()
+async def chatty(ctx: Context) -> str:
+    """Logs one info line through the protocol (not stderr); returns "said"."""
+    await ctx.info("chatty says hello")
+    return "said"
+
+
+@server.tool()
 def crash(code: int = 3) -> str:
     """Exits the process mid-call with exit code `code`, never answering."""
     _err(f"fixture: crashing with exit code {code}")

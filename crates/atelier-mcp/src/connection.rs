@@ -351,6 +351,14 @@ impl Connection {
                 });
             }
         }
+        // The 2026-07-28 protocol logs only at the level a request asks for
+        // (SEP-2575); older servers ignore the key. Logging is deprecated
+        // there (SEP-2577), but servers built on today's SDKs still log this
+        // way, and their lines are the call's output a person reads.
+        let mut meta = rmcp::model::RequestMetaObject::new();
+        #[allow(deprecated)]
+        meta.set_log_level(rmcp::model::LoggingLevel::Info);
+        params.meta = Some(meta);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let mut handle = match self
             .peer

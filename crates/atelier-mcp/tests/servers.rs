@@ -158,6 +158,28 @@ async fn progress_timeout_and_cancel() {
     conn.stop().await;
 }
 
+/// On the 2026-07-28 protocol a server logs only at the level a request
+/// names in its `_meta`: a call names `info`, so its log lines reach the
+/// call (shown with its output), as on the older protocol.
+#[tokio::test]
+async fn a_modern_servers_log_lines_reach_the_call() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conn = connect(&fixture(&[], dir.path())).await;
+    let out = conn
+        .call("chatty", &json!({}), &CallOptions::default())
+        .await
+        .expect("chatty");
+    assert_eq!(text(&out), "said");
+    assert!(
+        out.stderr
+            .iter()
+            .any(|l| l.contains("[info]") && l.contains("chatty says hello")),
+        "{:?}",
+        out.stderr
+    );
+    conn.stop().await;
+}
+
 #[tokio::test]
 async fn a_crash_mid_call_names_the_exit_and_the_supervisor_restarts() {
     let dir = tempfile::tempdir().expect("temp dir");
