@@ -266,7 +266,8 @@ async fn server_everything_offers_its_roots_tool_to_every_chat_from_the_listing_
 
 /// An old server (it answers `server/discover` with `{}`, so a probe costs
 /// a second process) learnt once by the listing: every chat's instance
-/// greets it with `initialize` at once.
+/// greets it with `initialize` at once, and so does the next process on
+/// the same data, from the record the listing left.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_chat_greets_an_old_server_the_way_its_listing_learnt() {
     let env = Env::new();
@@ -289,4 +290,20 @@ async fn each_chat_greets_an_old_server_the_way_its_listing_learnt() {
         ["request initialize", "request tools/list", "request tools/call"],
         "{details:?}"
     );
+    app.mcp().stop_everything().await;
+
+    // Another process on the same data (a CLI command, the app started
+    // again) starts from what the record says: no probe, no second process.
+    let next = env.app().await;
+    let id = next.chats().create(Some("c")).await.expect("chat").id;
+    let out = run(&next, &id, "old:shout", json!({"text": "c"}), CallControl::default()).await;
+    assert_eq!(out.status.as_str(), "success", "{out:?}");
+    let details = next.mcp().details("old").await.expect("details");
+    let requests: Vec<&String> = details.stderr.iter().filter(|l| l.starts_with("request ")).collect();
+    assert_eq!(
+        requests,
+        ["request initialize", "request tools/list", "request tools/call"],
+        "{details:?}"
+    );
+    next.mcp().stop_everything().await;
 }

@@ -238,7 +238,7 @@ impl Connection {
         // a `subscriptions/listen` stream the client opens; older servers
         // send them unasked (the handler hears those).
         let listener = match &handler.tools_changed {
-            Some(changed) if info.protocol_version.as_str() >= "2026-07-28" => {
+            Some(changed) if info.protocol_version.as_str() >= crate::DISCOVERY_VERSION => {
                 let (peer, changed) = (peer.clone(), Arc::clone(changed));
                 Some(tokio::spawn(async move {
                     let filter = SubscriptionFilter::builder().tools_list_changed().build();

@@ -30,6 +30,10 @@ mod supervisor;
 mod words;
 
 pub use connection::{CallOptions, CallResult, Connection, Progress, ServerInfo};
+
+/// The first protocol version with the stateless `server/discover`
+/// handshake; a server that spoke an older one speaks only `initialize`.
+pub const DISCOVERY_VERSION: &str = "2026-07-28";
 pub use error::McpError;
 pub use listing::ToolInfo;
 pub use spec::{ConnectOptions, Handshake, HttpSpec, LIST_TIMEOUT, ServerSpec, StdioSpec};

@@ -103,6 +103,13 @@ enum Learnt {
 }
 
 impl Handshake {
+    /// What an earlier process learnt (the record of its last connection
+    /// says the server spoke an older protocol): greet with `initialize`
+    /// at once. A connection that fails forgets it, as any learnt answer.
+    pub fn learnt_old() -> Self {
+        Self(Arc::new(Mutex::new(Learnt::InitializeOnly)))
+    }
+
     /// Whether connections greet the server with `initialize` at once.
     pub fn initialize_only(&self) -> bool {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) == Learnt::InitializeOnly

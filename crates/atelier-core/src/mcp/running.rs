@@ -129,15 +129,30 @@ impl Mcp<'_> {
             .clone()
     }
 
-    fn connect_options(&self, server: &str, roots: Option<Vec<std::path::PathBuf>>) -> ConnectOptions {
+    fn connect_options(&self, server: &ServerRecord, roots: Option<Vec<std::path::PathBuf>>) -> ConnectOptions {
         let s = self.settings();
+        // This process's first connection starts from what the last one
+        // recorded: a server that spoke an older protocol without failing
+        // is greeted with `initialize` at once (a CLI command would pay the
+        // probe — a second process, or 10 s — every time).
+        let old = server.last_error.is_none()
+            && server
+                .protocol_version
+                .as_deref()
+                .is_some_and(|v| v < atelier_mcp::DISCOVERY_VERSION);
         let handshake = self
             .running()
             .handshakes
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .entry(server.to_owned())
-            .or_default()
+            .entry(server.id.clone())
+            .or_insert_with(|| {
+                if old {
+                    Handshake::learnt_old()
+                } else {
+                    Handshake::default()
+                }
+            })
             .clone();
         ConnectOptions {
             handshake_timeout: s.handshake,
@@ -192,7 +207,7 @@ impl Mcp<'_> {
             });
         });
         let options = SupervisorOptions {
-            connect: self.connect_options(&server.id, launch.roots),
+            connect: self.connect_options(server, launch.roots),
             backoff_start: settings.backoff_start,
             ..Default::default()
         };
@@ -367,7 +382,7 @@ impl Mcp<'_> {
             let conn = Connection::connect(
                 &server.id,
                 &launch.spec,
-                &self.connect_options(&server.id, Some(vec![root.clone()])),
+                &self.connect_options(server, Some(vec![root.clone()])),
                 Arc::default(),
                 None,
             )
