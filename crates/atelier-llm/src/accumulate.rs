@@ -245,11 +245,16 @@ const OPEN: &str = "<think>";
 const CLOSE: &str = "</think>";
 
 /// Splits text into answer and `<think>` reasoning, holding back a tail
-/// that could be the start of a tag split across deltas.
+/// that could be the start of a tag split across deltas. A model that
+/// thinks this way opens with it: one block, before any answer. After the
+/// block closes, or once answer text came first, `<think>` is text (a model
+/// explaining the tag must not have the rest of its answer hidden).
 #[derive(Debug, Default)]
 struct Think {
     inside: bool,
     held: String,
+    /// No block can open any more.
+    done: bool,
 }
 
 impl Think {
@@ -258,10 +263,19 @@ impl Think {
         s.push_str(delta);
         let mut out = Vec::new();
         loop {
+            if self.done && !self.inside {
+                out.push((false, s));
+                return out;
+            }
             let tag = if self.inside { CLOSE } else { OPEN };
             if let Some(at) = s.find(tag) {
+                if !self.inside && !s[..at].trim().is_empty() {
+                    self.done = true; // the answer came first
+                    continue;
+                }
                 out.push((self.inside, s[..at].to_owned()));
                 s = s[at + tag.len()..].to_owned();
+                self.done |= self.inside;
                 self.inside = !self.inside;
                 continue;
             }
@@ -271,6 +285,9 @@ impl Think {
                 .find(|&n| s.len() >= n && s.is_char_boundary(s.len() - n) && tag.starts_with(&s[s.len() - n..]))
                 .unwrap_or(0);
             let cut = s.len() - keep;
+            if !self.inside && !s[..cut].trim().is_empty() {
+                self.done = true;
+            }
             out.push((self.inside, s[..cut].to_owned()));
             self.held = s[cut..].to_owned();
             return out;
@@ -314,6 +331,22 @@ mod tests {
         }
         let (t, _) = run(|b| b.text("a < b and <thi"));
         assert_eq!(t.text, "a < b and <thi", "a held tail that never became a tag is text");
+    }
+
+    #[test]
+    fn a_think_tag_is_one_block_at_the_start_and_text_anywhere_else() {
+        // An answer explaining the tag keeps all of its words.
+        let said = "R1 writes <think>its plan</think> before the answer.";
+        for cut in 1..said.len() {
+            let (t, _) = run(|b| {
+                b.text(&said[..cut]);
+                b.text(&said[cut..]);
+            });
+            assert_eq!((t.reasoning.as_str(), t.text.as_str()), ("", said), "cut {cut}");
+        }
+        // After the block, a second one is text.
+        let (t, _) = run(|b| b.text("\n<think>a</think>B <think>c</think>"));
+        assert_eq!((t.reasoning.as_str(), t.text.as_str()), ("a", "\nB <think>c</think>"));
     }
 
     #[test]
