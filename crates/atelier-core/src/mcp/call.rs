@@ -221,18 +221,21 @@ fn language_of(mime: &str) -> &'static str {
     }
 }
 
+/// A successful call's result of `content` blocks, for tests.
+#[cfg(test)]
+pub(crate) fn test_result(content: Value, structured: Option<Value>) -> atelier_mcp::CallResult {
+    atelier_mcp::CallResult {
+        content: content.as_array().cloned().unwrap_or_default(),
+        structured,
+        is_error: false,
+        stderr: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_result as result;
     use super::*;
-
-    fn result(content: Value, structured: Option<Value>) -> atelier_mcp::CallResult {
-        atelier_mcp::CallResult {
-            content: content.as_array().cloned().unwrap_or_default(),
-            structured,
-            is_error: false,
-            stderr: Vec::new(),
-        }
-    }
 
     #[test]
     fn the_result_is_the_structured_content_else_the_text_else_the_blocks() {

@@ -30,14 +30,20 @@ pub(crate) fn validator(schema: &Value) -> Result<jsonschema::Validator, jsonsch
 /// Every violation of `schema` by `args`, with its JSON pointer.
 pub fn validate_args(schema: &Value, args: &Value) -> std::result::Result<(), Vec<String>> {
     let validator = validator(schema).map_err(|e| vec![format!("the tool's input_schema is unusable: {e}")])?;
-    let errors: Vec<String> = validator
-        .iter_errors(args)
+    let errors = violations(&validator, args);
+    if errors.is_empty() { Ok(()) } else { Err(errors) }
+}
+
+/// Every violation of `value`, each after its JSON pointer (`/` for the
+/// whole): the run flow's wording, for arguments and MCP results alike.
+pub(crate) fn violations(validator: &jsonschema::Validator, value: &Value) -> Vec<String> {
+    validator
+        .iter_errors(value)
         .map(|e| {
             let at = e.instance_path().to_string();
             format!("{}: {e}", if at.is_empty() { "/".to_owned() } else { at })
         })
-        .collect();
-    if errors.is_empty() { Ok(()) } else { Err(errors) }
+        .collect()
 }
 
 /// Every violation of `schema` by `args`, each under its field, in words.

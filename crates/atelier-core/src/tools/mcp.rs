@@ -101,13 +101,7 @@ fn check_structured(schema: &Value, result: &atelier_mcp::CallResult) -> std::re
     };
     let validator = super::arg_problems::validator(schema)
         .map_err(|e| format!("the tool's outputSchema is unusable, so its result cannot be checked: {e}"))?;
-    let errors: Vec<String> = validator
-        .iter_errors(structured)
-        .map(|e| {
-            let at = e.instance_path().to_string();
-            format!("{}: {e}", if at.is_empty() { "/" } else { at.as_str() })
-        })
-        .collect();
+    let errors = super::arg_problems::violations(&validator, structured);
     if errors.is_empty() {
         Ok(())
     } else {
@@ -123,15 +117,7 @@ mod tests {
     use serde_json::json;
 
     use super::check_structured;
-
-    fn result(content: serde_json::Value, structured: Option<serde_json::Value>) -> atelier_mcp::CallResult {
-        atelier_mcp::CallResult {
-            content: content.as_array().cloned().unwrap_or_default(),
-            structured,
-            is_error: false,
-            stderr: Vec::new(),
-        }
-    }
+    use crate::mcp::call::test_result as result;
 
     #[test]
     fn a_structured_result_must_match_the_output_schema() {
