@@ -210,22 +210,27 @@ async fn a_tools_from_module_without_explicit_exports_or_with_clashes_fails_the_
     Ok(())
 }
 
+/// Installs toolset `id` whose one module `tools/<module>.py` exports its tools.
+async fn install_exported(env: &Env, id: &str, module: &str, code: &str) -> Result<()> {
+    let path = format!("tools/{module}.py");
+    let dir = env.write_toolset(id, "1.0.0", &json!([]), &[(path.as_str(), code)])?;
+    manifest_with(&dir, &[&format!("tools.{module}")])?;
+    env.app.toolsets().import(&dir, &ImportOptions::default()).await?;
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postponed_annotations_give_the_same_schemas() -> Result<()> {
     let env = Env::new().await?;
-    let dir = env.write_toolset(
+    install_exported(
+        &env,
         "later",
-        "1.0.0",
-        &json!([]),
-        &[(
-            "tools/later.py",
-            "from __future__ import annotations\nfrom typing import Literal\n\n__all__ = [\"pick\"]\n\n\
+        "later",
+        "from __future__ import annotations\nfrom typing import Literal\n\n__all__ = [\"pick\"]\n\n\
              def pick(workspace, mode: Literal[\"fast\", \"slow\"], n: int = 1):\n    \"\"\"Picks.\"\"\"\n    \
              return {\"mode\": mode, \"n\": n}\n",
-        )],
-    )?;
-    manifest_with(&dir, &["tools.later"])?;
-    env.app.toolsets().import(&dir, &ImportOptions::default()).await?;
+    )
+    .await?;
     let pick = env.app.toolsets().tool("later:pick").await?;
     let props = &pick.input_schema["properties"];
     ensure!(props["n"]["type"] == "integer", "{props}");
@@ -234,32 +239,24 @@ async fn postponed_annotations_give_the_same_schemas() -> Result<()> {
     let call = env
         .run(&chat, "later:pick", json!({"mode": "medium", "n": "x"}))
         .await?;
-    ensure!(
-        call.error_kind.map(|k| k.as_str()) == Some("invalid_args"),
-        "{:?}",
-        call.error
-    );
+    failed(&call, "invalid_args")?;
     Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn path_and_enum_parameters_arrive_as_a_path_and_a_member() -> Result<()> {
     let env = Env::new().await?;
-    let dir = env.write_toolset(
+    install_exported(
+        &env,
         "typed",
-        "1.0.0",
-        &json!([]),
-        &[(
-            "tools/typed.py",
-            "import enum\nfrom pathlib import Path\nfrom typing import Optional\n\n__all__ = [\"save\"]\n\n\
+        "typed",
+        "import enum\nfrom pathlib import Path\nfrom typing import Optional\n\n__all__ = [\"save\"]\n\n\
              class Color(enum.Enum):\n    RED = \"red\"\n    BLUE = \"blue\"\n\n\
              def save(workspace, color: Color, out: Path = Path(\"report.txt\"), note: Optional[Path] = None):\n    \
              \"\"\"Saves.\"\"\"\n    \
              return {\"suffix\": out.suffix, \"color\": color.name, \"note\": note.stem if note else None}\n",
-        )],
-    )?;
-    manifest_with(&dir, &["tools.typed"])?;
-    env.app.toolsets().import(&dir, &ImportOptions::default()).await?;
+    )
+    .await?;
     let save = env.app.toolsets().tool("typed:save").await?;
     let props = &save.input_schema["properties"];
     ensure!(props["color"]["enum"] == json!(["red", "blue"]), "{props}");
@@ -277,31 +274,23 @@ async fn path_and_enum_parameters_arrive_as_a_path_and_a_member() -> Result<()> 
         call.result
     );
     let call = env.run(&chat, "typed:save", json!({"color": "purple"})).await?;
-    ensure!(
-        call.error_kind.map(|k| k.as_str()) == Some("invalid_args"),
-        "{:?}",
-        call.error
-    );
+    failed(&call, "invalid_args")?;
     Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_path_or_an_enum_handed_back_is_written_as_its_text_and_value() -> Result<()> {
     let env = Env::new().await?;
-    let dir = env.write_toolset(
+    install_exported(
+        &env,
         "back",
-        "1.0.0",
-        &json!([]),
-        &[(
-            "tools/back.py",
-            "import enum\nfrom pathlib import Path\n\n__all__ = [\"echo\"]\n\n\
+        "back",
+        "import enum\nfrom pathlib import Path\n\n__all__ = [\"echo\"]\n\n\
              class Size(enum.Enum):\n    S = 1\n    L = 3\n\n\
              def echo(workspace, out: Path, size: Size):\n    \"\"\"Echoes.\"\"\"\n    \
              return {\"saved\": out, \"size\": size, \"in\": workspace / out}\n",
-        )],
-    )?;
-    manifest_with(&dir, &["tools.back"])?;
-    env.app.toolsets().import(&dir, &ImportOptions::default()).await?;
+    )
+    .await?;
     let chat = env.chat().await?;
     let call = env.run(&chat, "back:echo", json!({"out": "a.txt", "size": 3})).await?;
     let got = succeeded(&call)?;

@@ -46,6 +46,7 @@ mod calls;
 mod examples;
 mod exports;
 mod failures;
+mod returns;
 mod workers;
 
 use std::path::PathBuf;
