@@ -24,14 +24,22 @@
 //! - `failures::a_tool_that_closes_its_output_is_still_answered`
 //! - `failures::a_running_call_can_be_cancelled_and_the_next_call_works`:
 //!   `atelier_core::tools::Tools::cancel` by id; output and partial files are kept.
-//! - `failures::returns_json_cannot_hold_are_refused_with_type_and_key_path`:
+//! - `returns::returns_json_cannot_hold_are_refused_with_type_and_key_path`:
 //!   a list, a nested `datetime`, a NaN.
+//! - `returns::python_values_json_cannot_carry_are_bad_returns_not_crashes`
+//! - `returns::a_circular_return_and_a_huge_odd_message_are_said_at_once`:
+//!   a cycle, ints past 64 bits, colliding keys, deep nesting, a capped message.
+//! - `calls::an_async_tool_and_a_tool_importing_its_sibling_run_like_any_other`
+//! - `calls::what_a_call_leaves_that_the_workspace_cannot_keep_is_said_on_the_call`
 //! - `examples::csv_report_charts_a_column_as_a_png_the_image_renderer_shows`:
 //!   the bundled example's PNG chart, pinned as the app's image URL pins it.
 //! - `exports::modules_named_in_tools_from_export_tools_through_tools_then_all`:
 //!   explicit exports (`TOOLS`, then `__all__`), schemas from signatures, calls,
 //!   export keeps `tools_from:`.
 //! - `exports::a_tools_from_module_without_explicit_exports_or_with_clashes_fails_the_import`
+//! - `exports::postponed_annotations_give_the_same_schemas`,
+//!   `exports::path_and_enum_parameters_arrive_as_a_path_and_a_member`,
+//!   `exports::a_path_or_an_enum_handed_back_is_written_as_its_text_and_value`
 //! - `workers::toolsets_with_the_same_module_names_do_not_share_modules`
 //! - `workers::chats_run_in_parallel_while_calls_of_one_chat_take_turns`
 //! - `workers::module_state_stays_warm_per_chat`
