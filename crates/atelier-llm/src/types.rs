@@ -130,6 +130,15 @@ pub struct ToolCall {
     pub raw_arguments: String,
 }
 
+impl ToolCall {
+    /// Whether its arguments stop mid-JSON (a limit cut them), not merely
+    /// malformed.
+    pub fn cut_short(&self) -> bool {
+        self.arguments.is_err()
+            && serde_json::from_str::<serde_json::Value>(&self.raw_arguments).is_err_and(|e| e.is_eof())
+    }
+}
+
 /// What a stream gives, in order, the same for every provider.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {

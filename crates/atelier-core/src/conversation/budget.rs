@@ -175,11 +175,7 @@ pub(crate) fn cut(turn: &atelier_llm::Turn, max_tokens: Option<u32>) -> Option<a
     // brace is told its arguments are not JSON, and can mend them.
     let at_limit =
         max_tokens.is_some_and(|m| turn.usage.output_tokens == 0 || turn.usage.output_tokens >= u64::from(m));
-    let cut_call = at_limit
-        && turn
-            .tool_calls
-            .iter()
-            .any(|c| c.arguments.as_ref().is_err_and(|e| e.contains("EOF while parsing")));
+    let cut_call = at_limit && turn.tool_calls.iter().any(atelier_llm::ToolCall::cut_short);
     (turn.stop == atelier_llm::StopReason::MaxTokens || cut_call).then(|| {
         let limit = max_tokens.map_or("the provider's default".to_owned(), |n| format!("{n} tokens"));
         atelier_llm::Error::new(
