@@ -1,5 +1,5 @@
 // Generated from the Rust types by src-tauri/tests/bindings.rs (ts-rs). Do not edit:
-// run `UPDATE_BINDINGS=1 cargo test -p atelier-app --test bindings`.
+// run `UPDATE_BINDINGS=1 cargo test -p atelier-app --test ipc bindings`.
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;
 

@@ -24,8 +24,7 @@ use atelier_mcp::{
 };
 use serde_json::json;
 
-mod common;
-use common::{base_env, connect, quick, repo, text};
+use crate::common::{base_env, connect, quick, repo, text};
 
 fn node_server(package: &str, entry: &str, args: &[&str], cwd: &Path) -> ServerSpec {
     let script = repo()

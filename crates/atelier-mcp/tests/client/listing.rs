@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 
 use atelier_mcp::{ConnectOptions, Connection, McpError, ToolInfo};
 
-mod common;
-use common::{legacy_spec, quick};
+use crate::common::{legacy_spec, quick};
 
 /// Connects to the legacy server in `mode` and lists its tools; a listing
 /// that has not ended after 30 s fails the test rather than hanging it.

@@ -3,10 +3,8 @@
 //! events on a channel, settings, fork, Stop with nothing running, and
 //! failures as `{kind, message}`.
 
-mod common;
-
+use crate::common::{harness, invoke};
 use atelier_llm::replay::{ReplayServer, Reply};
-use common::{harness, invoke};
 use serde_json::{Value, json};
 
 fn answer(text: &str) -> Reply {

@@ -16,8 +16,7 @@ use atelier_mcp::{Connection, HttpSpec, McpError, ServerSpec};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-mod common;
-use common::{quick, repo};
+use crate::common::{quick, repo};
 
 /// The fixture serving the old transport at `path`, and its address. The
 /// child is killed when dropped, so a failing test leaves no server.

@@ -1,6 +1,6 @@
 //! `ui/src/bindings.ts` is generated from the Rust types the commands take
 //! and return (ts-rs). This test fails when the committed file is stale;
-//! `UPDATE_BINDINGS=1 cargo test -p atelier-app --test bindings` rewrites it.
+//! `UPDATE_BINDINGS=1 cargo test -p atelier-app --test ipc bindings` rewrites it.
 
 use ts_rs::{Config, TS};
 
@@ -8,7 +8,7 @@ fn generate() -> String {
     let cfg = Config::new().with_large_int("number");
     let mut out = String::from(
         "// Generated from the Rust types by src-tauri/tests/bindings.rs (ts-rs). Do not edit:\n\
-         // run `UPDATE_BINDINGS=1 cargo test -p atelier-app --test bindings`.\n\n\
+         // run `UPDATE_BINDINGS=1 cargo test -p atelier-app --test ipc bindings`.\n\n\
          export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;\n",
     );
     macro_rules! decl {
@@ -131,7 +131,7 @@ fn the_committed_typescript_bindings_match_the_rust_types() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == fresh,
-        "{} is stale: run `UPDATE_BINDINGS=1 cargo test -p atelier-app --test bindings`",
+        "{} is stale: run `UPDATE_BINDINGS=1 cargo test -p atelier-app --test ipc bindings`",
         path.display()
     );
 }

@@ -5,9 +5,7 @@
 //! URL, default model and headers changed in place. A toolset's settings
 //! and secrets at import and later.
 
-mod common;
-
-use common::{harness, invoke};
+use crate::common::{harness, invoke};
 use serde_json::{Value, json};
 
 fn spec(id: &str, name: &str, tools: &[&str]) -> Value {

@@ -2,11 +2,9 @@
 //! and a real data dir: every command is registered and permitted for the
 //! main window, nothing else is, and failures arrive as `{kind, message}`.
 
-mod common;
-
+use crate::common::{harness, invoke, invoke_on};
 use atelier_app::AppState;
 use atelier_app::COMMANDS;
-use common::{harness, invoke, invoke_on};
 use serde_json::{Value, json};
 
 #[test]
@@ -46,7 +44,7 @@ fn every_command_is_registered_and_permitted_and_nothing_else_is() {
 /// listening, for drag and drop): no plugin, filesystem or shell access.
 #[test]
 fn the_capability_grants_the_commands_and_nothing_more() {
-    let text = include_str!("../capabilities/main.json");
+    let text = include_str!("../../capabilities/main.json");
     let cap: Value = serde_json::from_str(text).expect("capability JSON");
     assert_eq!(cap["windows"], json!(["main"]));
     let mut granted: Vec<String> = cap["permissions"]

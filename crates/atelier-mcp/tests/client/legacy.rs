@@ -14,8 +14,7 @@ use std::time::Duration;
 use atelier_mcp::{CallOptions, Connection, ServerSpec, StderrLog};
 use serde_json::json;
 
-mod common;
-use common::{connect, legacy_spec, quick, text};
+use crate::common::{connect, legacy_spec, quick, text};
 
 /// The requests the server logged (`request <method>`), once it has logged `last`.
 async fn requests_until(log: &StderrLog, last: &str) -> Vec<String> {

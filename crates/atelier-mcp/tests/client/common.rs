@@ -1,7 +1,6 @@
 //! What the test files of real servers share: where the repository is,
 //! the environment a server gets, the hand-written legacy server, quick
 //! timings, a connection, a call's text.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -11,8 +11,7 @@ use std::sync::{Arc, Mutex};
 use atelier_mcp::{CallOptions, Progress};
 use serde_json::json;
 
-mod common;
-use common::{connect, legacy_spec, text};
+use crate::common::{connect, legacy_spec, text};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn progress_and_logs_of_a_call_arrive_in_order() {

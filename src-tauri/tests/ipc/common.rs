@@ -1,6 +1,5 @@
 //! The app on Tauri's mock runtime with the real capability file and a
 //! real data dir, and `invoke` as the UI calls it.
-#![allow(dead_code)]
 
 use atelier_app::{AppState, open_state, setup};
 use atelier_core::DataDir;

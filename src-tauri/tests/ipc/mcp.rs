@@ -5,12 +5,10 @@
 //! removed; a server that cannot start stays with its error; a config
 //! previewed and imported. Everything started is stopped at the end.
 
-mod common;
-
 use std::path::PathBuf;
 
+use crate::common::{Harness, harness, harness_in, invoke};
 use atelier_app::AppState;
-use common::{Harness, harness, harness_in, invoke};
 use serde_json::{Value, json};
 use tauri::{Listener, Manager};
 

@@ -1,0 +1,21 @@
+//! The MCP client against real servers, one test binary (each links the
+//! whole client; see `[profile.dev]` in the workspace manifest).
+//!
+//! - [`servers`]: `@modelcontextprotocol/server-everything` and the PyPI
+//!   SDK's fixture server: handshake, calls, progress, cancel, crashes,
+//!   stderr, `list_changed`, start errors.
+//! - [`legacy`]: servers of protocol 2024-11-05, hand-written.
+//! - [`listing`]: `tools/list` that never ends, never answers, or repeats.
+//! - [`notifications`]: progress and logs in the order sent.
+//! - [`old_sse`]: an old HTTP+SSE address or a dead one, said in words.
+//! - [`conformance`]: the official client conformance suite against
+//!   `atelier-mcp-conformance`.
+//! - [`common`]: the repository, a server's environment, quick timings.
+
+mod common;
+mod conformance;
+mod legacy;
+mod listing;
+mod notifications;
+mod old_sse;
+mod servers;
