@@ -62,7 +62,8 @@
 //!   whole exchanges, forks that outlive their source, a turn cut off by a
 //!   crash kept on the next start.
 //! - [`run_control`]: a run's call events on their way to the front door,
-//!   Stop while a tool runs, one run per chat, stopped by its id.
+//!   Stop while a tool runs, one run per chat, stopped by its id, an answer
+//!   cut at the output limit or stopped by a content filter.
 //! - [`turn_writes`]: a model's turn written while a person edits a file
 //!   or switches the branch under it: nothing lost, no half-state.
 //! - [`sub_agents`]: `spawn_agents` children in threads of their own, no

@@ -1,7 +1,8 @@
 //! A chat run while it runs: a call's start, its wait for confirmation and
 //! its answer reach the front door as they happen; Stop while a tool runs
 //! cancels it and keeps what it did; a chat answers one run at a time and
-//! is stopped by its id.
+//! is stopped by its id; an answer cut at the output limit or stopped by a
+//! content filter ends the run saying so.
 
 use std::time::Duration;
 
@@ -251,6 +252,37 @@ async fn an_answer_cut_at_the_output_limit_is_kept_and_ends_the_run_saying_so() 
     );
     assert_eq!(out.messages.last().expect("kept").text(), "Writing it now.");
     // The cut call never ran, and the model was not asked again.
+    assert!(out.tool_calls.is_empty(), "{:?}", out.tool_calls);
+    assert!(!app.workspace_dir(&chat).join("a.txt").exists());
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// A content filter (OpenAI `content_filter`, Anthropic `refusal`) ends an
+/// answer mid-way: it is kept and said to have been stopped, never saved
+/// as a whole answer, and a call in it does not run.
+#[tokio::test]
+async fn an_answer_a_content_filter_stopped_is_kept_and_said_to_be_refused() {
+    let env = Env::new();
+    let filtered = Reply::sse(&[
+        chunk(json!({"content": "Here is how to"}), None),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_f", "type": "function", "function": {
+                "name": "write_file", "arguments": "{\"path\": \"a.txt\", \"content\": \"x\"}"}}]}),
+            None,
+        ),
+        chunk(json!({}), Some("content_filter")),
+        "data: [DONE]".to_owned(),
+    ]);
+    let server = ReplayServer::start(vec![filtered, answer("never asked")])
+        .await
+        .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let out = send(&app, &chat, "tell me", opts()).await;
+    assert_eq!(out.status, RunStatus::Failed);
+    assert_eq!(out.error_kind.as_deref(), Some("refused"));
+    let said = out.error.as_deref().unwrap_or_default();
+    assert!(said.contains("declined") && said.contains("content filter"), "{said}");
+    assert_eq!(out.messages.last().expect("kept").text(), "Here is how to");
     assert!(out.tool_calls.is_empty(), "{:?}", out.tool_calls);
     assert!(!app.workspace_dir(&chat).join("a.txt").exists());
     assert_eq!(server.requests().len(), 1);

@@ -167,7 +167,7 @@ local: boolean, };
 
 export type Role = "system" | "user" | "assistant" | "tool" | "edit";
 
-export type ContentPart = { "type": "text", text: string, } | { "type": "tool_call", tool_call_id: string, } | { "type": "workspace_edit", added: number, removed: number, modified: number, } | { "type": "reasoning", text: string, signature?: string | null, } | { "type": "image", path: string, media_type: string, } | { "type": "model_call", call_id: string, name: string, arguments: unknown, };
+export type ContentPart = { "type": "text", text: string, } | { "type": "tool_call", tool_call_id: string, } | { "type": "workspace_edit", added: number, removed: number, modified: number, } | { "type": "reasoning", text: string, signature?: string | null, } | { "type": "redacted_reasoning", data: string, } | { "type": "image", path: string, media_type: string, } | { "type": "model_call", call_id: string, name: string, arguments: unknown, };
 
 export type Message = { id: string, chat_id: string, parent_id: string | null, role: Role, content: Array<ContentPart>, 
 /**

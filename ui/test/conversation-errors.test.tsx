@@ -220,6 +220,10 @@ describe("errors in words", () => {
       text: "The answer reached the model's output limit and was cut here: ask it to go on, or retry.",
       fix: "retry",
     });
+    expect(say("refused", openai)).toMatchObject({
+      text: "OpenAI ended the answer here: the model declined, or a content filter stopped it. Rephrase your message, or retry.",
+      fix: "retry",
+    });
     expect(say("something_new")).toEqual({ text: "raw", fix: "retry", detail: null });
   });
 });

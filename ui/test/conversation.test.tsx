@@ -255,6 +255,32 @@ describe("around an answer", () => {
     expect(within(answer).getAllByText("Copied")).toHaveLength(2);
   });
 
+  it("folds a turn's thinking blocks into one reasoning and names an encrypted one without showing it", async () => {
+    chatBackend({
+      messages: [
+        message("u1", "m0", "user", [text("Plan it")]),
+        message("a1", "u1", "assistant", [
+          { type: "reasoning", text: "First, the files.", signature: "SIG-A" },
+          { type: "redacted_reasoning", data: "ENCRYPTED-BLOB" },
+          { type: "reasoning", text: "Then the tests.", signature: "SIG-B" },
+          text("Done."),
+        ]),
+      ],
+    });
+    await openChat();
+    const answer = await waitFor(() => {
+      const a = conversation().querySelector<HTMLElement>('article.message[data-id="a1"]');
+      expect(a).not.toBeNull();
+      return a!;
+    });
+    const body = answer.querySelector(".reasoning-body")!;
+    expect(body.textContent).toBe(
+      "First, the files.\n\nThen the tests.\n\n(Part of this reasoning was encrypted by the provider and is not shown.)",
+    );
+    expect(answer).not.toHaveTextContent("ENCRYPTED-BLOB");
+    expect(answer).not.toHaveTextContent("SIG-A");
+  });
+
   it("says what the run did to fit the context and what its sub-agents do", async () => {
     const b = chatBackend();
     const box = await openChat();

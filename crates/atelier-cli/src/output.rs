@@ -136,6 +136,7 @@ fn ended(m: &Message) -> Option<String> {
     match (meta.status.as_deref()?, meta.error_kind.as_deref()) {
         ("complete", _) => None,
         ("failed", Some("output_limit")) => Some("cut at the output limit".to_owned()),
+        ("failed", Some("refused")) => Some("declined by the model or a content filter".to_owned()),
         ("failed", Some(kind)) => Some(format!("failed: {kind}")),
         ("step_limit", _) => Some("step limit".to_owned()),
         (status, _) => Some(status.to_owned()),

@@ -165,6 +165,11 @@ pub enum ContentPart {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         signature: Option<String>,
     },
+    /// Reasoning the provider encrypted (Anthropic `redacted_thinking`):
+    /// never shown, sent back to the provider that made it as it came.
+    RedactedReasoning {
+        data: String,
+    },
     /// An image the person sent: a file of the workspace at this
     /// message's state (read when a request is made, never copied here).
     Image {
@@ -236,7 +241,7 @@ impl Message {
                     out.push_str(&format!("[workspace edit: +{added} -{removed} ~{modified}]"));
                 }
                 // Reasoning is shown apart, folded.
-                ContentPart::Reasoning { .. } | ContentPart::Image { .. } => {}
+                ContentPart::Reasoning { .. } | ContentPart::RedactedReasoning { .. } | ContentPart::Image { .. } => {}
                 ContentPart::ModelCall { name, .. } => out.push_str(&format!("[calls {name}]")),
             }
         }

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::types::{Event, StopReason, ToolCall, Turn, Usage};
+use crate::types::{Event, StopReason, ThinkingBlock, ToolCall, Turn, Usage};
 
 /// One call being streamed.
 #[derive(Debug)]
@@ -41,7 +41,7 @@ impl<'a> Builder<'a> {
             turn: Turn {
                 text: String::new(),
                 reasoning: String::new(),
-                reasoning_signature: None,
+                thinking: Vec::new(),
                 tool_calls: Vec::new(),
                 usage: Usage::default(),
                 stop: StopReason::EndTurn,
@@ -84,11 +84,42 @@ impl<'a> Builder<'a> {
         self.piece(true, delta.to_owned());
     }
 
+    /// A new thinking block starts (Anthropic `content_block_start`);
+    /// blocks after the first are shown a paragraph apart.
+    pub(crate) fn thinking_start(&mut self) {
+        if !self.turn.reasoning.is_empty() {
+            self.piece(true, "\n\n".to_owned());
+        }
+        self.turn.thinking.push(ThinkingBlock::Thinking {
+            text: String::new(),
+            signature: None,
+        });
+    }
+
+    /// Text of the current thinking block.
+    pub(crate) fn thinking(&mut self, delta: &str) {
+        match self.turn.thinking.last_mut() {
+            Some(ThinkingBlock::Thinking { text, .. }) => text.push_str(delta),
+            _ => self.turn.thinking.push(ThinkingBlock::Thinking {
+                text: delta.to_owned(),
+                signature: None,
+            }),
+        }
+        self.reasoning(delta);
+    }
+
+    /// The signature of the current thinking block (it comes last).
     pub(crate) fn signature(&mut self, sig: &str) {
+        if let Some(ThinkingBlock::Thinking { signature, .. }) = self.turn.thinking.last_mut() {
+            signature.get_or_insert_with(String::new).push_str(sig);
+        }
+    }
+
+    /// An encrypted thinking block, kept whole: nothing of it is shown.
+    pub(crate) fn redacted(&mut self, data: &str) {
         self.turn
-            .reasoning_signature
-            .get_or_insert_with(String::new)
-            .push_str(sig);
+            .thinking
+            .push(ThinkingBlock::Redacted { data: data.to_owned() });
     }
 
     /// A tool-call fragment. `key`: the provider's index (none: the last
@@ -206,7 +237,7 @@ impl<'a> Builder<'a> {
             self.close(o);
         }
         self.take_calls();
-        if !self.turn.tool_calls.is_empty() && self.turn.stop != StopReason::MaxTokens {
+        if !self.turn.tool_calls.is_empty() && !matches!(self.turn.stop, StopReason::MaxTokens | StopReason::Refused) {
             self.turn.stop = StopReason::ToolUse;
         }
         self.turn

@@ -55,10 +55,12 @@ pub(crate) fn event(name: &str, data: &str, b: &mut Builder<'_>) -> Result<bool>
                     }
                 }
                 Some("thinking") => {
+                    b.thinking_start();
                     if let Some(t) = block.get("thinking").and_then(Value::as_str) {
-                        b.reasoning(t);
+                        b.thinking(t);
                     }
                 }
+                Some("redacted_thinking") => b.redacted(block.get("data").and_then(Value::as_str).unwrap_or_default()),
                 _ => {}
             }
         }
@@ -69,7 +71,7 @@ pub(crate) fn event(name: &str, data: &str, b: &mut Builder<'_>) -> Result<bool>
                 Some("input_json_delta") => {
                     b.tool_delta(index(), None, None, d.get("partial_json").and_then(Value::as_str))
                 }
-                Some("thinking_delta") => b.reasoning(d.get("thinking").and_then(Value::as_str).unwrap_or_default()),
+                Some("thinking_delta") => b.thinking(d.get("thinking").and_then(Value::as_str).unwrap_or_default()),
                 Some("signature_delta") => b.signature(d.get("signature").and_then(Value::as_str).unwrap_or_default()),
                 _ => {}
             }
@@ -85,6 +87,7 @@ pub(crate) fn event(name: &str, data: &str, b: &mut Builder<'_>) -> Result<bool>
                     "end_turn" | "stop_sequence" => StopReason::EndTurn,
                     "tool_use" => StopReason::ToolUse,
                     "max_tokens" => StopReason::MaxTokens,
+                    "refusal" => StopReason::Refused,
                     _ => StopReason::Other,
                 });
             }

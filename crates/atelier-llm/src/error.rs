@@ -31,6 +31,9 @@ pub enum ErrorKind {
     /// the stream itself went well, so the caller decides (see
     /// `Turn::stop`).
     OutputLimit,
+    /// The model declined to answer, or a content filter stopped the
+    /// answer: the stream went well, the turn did not (see `Turn::stop`).
+    Refused,
 }
 
 impl ErrorKind {
@@ -47,6 +50,7 @@ impl ErrorKind {
             Self::InvalidRequest => "invalid_request",
             Self::Cancelled => "cancelled",
             Self::OutputLimit => "output_limit",
+            Self::Refused => "refused",
         }
     }
 

@@ -30,4 +30,6 @@ pub mod types;
 
 pub use client::{Client, Failed, Kind, Provider, Retry};
 pub use error::{Error, ErrorKind, Result};
-pub use types::{Event, Message, Part, Request, Role, StopReason, ToolCall, ToolChoice, ToolSpec, Turn, Usage};
+pub use types::{
+    Event, Message, Part, Request, Role, StopReason, ThinkingBlock, ToolCall, ToolChoice, ToolSpec, Turn, Usage,
+};

@@ -114,7 +114,7 @@ fn message(m: &Message) -> Vec<Value> {
                     Part::Text { text } => content.push(json!({"type": "text", "text": text})),
                     Part::Image { media_type, data } => content.push(json!({
                         "type": "image_url", "image_url": {"url": format!("data:{media_type};base64,{data}")}})),
-                    Part::Reasoning { .. } | Part::ToolCall { .. } => {}
+                    Part::Reasoning { .. } | Part::RedactedReasoning { .. } | Part::ToolCall { .. } => {}
                 }
             }
             // Text only (a message and the notes beside it) as one string:

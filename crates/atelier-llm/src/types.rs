@@ -31,6 +31,11 @@ pub enum Part {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         signature: Option<String>,
     },
+    /// Reasoning the provider encrypted (Anthropic `redacted_thinking`):
+    /// never shown, sent back to its provider as it came.
+    RedactedReasoning {
+        data: String,
+    },
     /// A call the model made (assistant messages).
     ToolCall {
         id: String,
@@ -115,7 +120,10 @@ pub enum StopReason {
     ToolUse,
     /// The output limit cut the answer.
     MaxTokens,
-    /// Anything else the provider said (content filter, …).
+    /// The model declined to go on (Anthropic `refusal`), or the
+    /// provider's content filter stopped it (OpenAI `content_filter`).
+    Refused,
+    /// Anything else the provider said (`pause_turn`, …).
     Other,
 }
 
@@ -162,13 +170,28 @@ pub enum Event {
     Keepalive,
 }
 
+/// One block of a turn's reasoning as Anthropic sends it. A turn can
+/// hold several (interleaved thinking); each is signed on its own, and the
+/// API refuses a block whose text or signature changed, or a sequence
+/// that lost one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ThinkingBlock {
+    /// `thinking`: its text and the `signature_delta` that closed it (none
+    /// when the stream stopped first).
+    Thinking { text: String, signature: Option<String> },
+    /// `redacted_thinking`: encrypted reasoning, kept as it came.
+    Redacted { data: String },
+}
+
 /// A whole turn: what the events added up to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Turn {
     pub text: String,
     pub reasoning: String,
-    /// Anthropic's signature of the thinking block, when there was one.
-    pub reasoning_signature: Option<String>,
+    /// The reasoning as the provider must get it back (Anthropic): its
+    /// thinking blocks in order, each with its own signature, and the
+    /// encrypted ones. Empty for providers that send reasoning as text.
+    pub thinking: Vec<ThinkingBlock>,
     pub tool_calls: Vec<ToolCall>,
     pub usage: Usage,
     pub stop: StopReason,

@@ -95,7 +95,9 @@ function answerWords(node: MessageNode): string {
   const said = text(node) || calls(node);
   if (said !== "") return said;
   if (turnOutcome(node) === "failed") return "failed";
-  return node.content.some((p) => p.type === "reasoning") ? "thought, no answer" : "answer";
+  return node.content.some((p) => p.type === "reasoning" || p.type === "redacted_reasoning")
+    ? "thought, no answer"
+    : "answer";
 }
 
 // One formatter for all nodes: toLocaleDateString builds a new one per call.

@@ -21,11 +21,18 @@ export function messageText(content: ContentPart[]): string {
     .join("\n\n");
 }
 
+/** The readable reasoning; encrypted blocks (kept only to send back to
+ * their provider) are named, never shown. */
 function reasoningOf(content: ContentPart[]): string {
-  return content
+  const readable = content
     .filter((p) => p.type === "reasoning")
     .map((p) => p.text)
+    .filter((t) => t !== "")
     .join("\n\n");
+  const hidden = content.some((p) => p.type === "redacted_reasoning");
+  if (!hidden) return readable;
+  const note = "(Part of this reasoning was encrypted by the provider and is not shown.)";
+  return readable === "" ? note : `${readable}\n\n${note}`;
 }
 
 /** `1.2k`, `8k`, `128k`, `850`. */

@@ -49,6 +49,12 @@ export function describeRunError(
         fix: "retry",
         detail: message,
       };
+    case "refused":
+      return {
+        text: `${name} ended the answer here: the model declined, or a content filter stopped it. Rephrase your message, or retry.`,
+        fix: "retry",
+        detail: message,
+      };
     case "model_not_found":
       return {
         text: `${name} has no model ${model !== null ? `“${model}”` : "by that name"}: choose another in the Model menu below and send again.`,

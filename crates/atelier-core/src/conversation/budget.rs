@@ -44,7 +44,9 @@ fn message_tokens(m: &Message) -> u64 {
     m.parts
         .iter()
         .map(|p| match p {
-            Part::Text { text } | Part::Reasoning { text, .. } => tokens(text.len()),
+            Part::Text { text } | Part::Reasoning { text, .. } | Part::RedactedReasoning { data: text } => {
+                tokens(text.len())
+            }
             // A typical image costs a model about this much.
             Part::Image { .. } => 1_000,
             Part::ToolCall { name, arguments, .. } => tokens(name.len() + arguments.to_string().len()),
@@ -185,6 +187,18 @@ pub(crate) fn cut(turn: &atelier_llm::Turn, max_tokens: Option<u32>) -> Option<a
     })
 }
 
+/// Why a turn that streamed well still ends the run: the model declined,
+/// or the provider's content filter stopped it. What streamed is kept, and
+/// said to have ended so, not saved as a whole answer.
+pub(crate) fn refused(turn: &atelier_llm::Turn) -> Option<atelier_llm::Error> {
+    (turn.stop == atelier_llm::StopReason::Refused).then(|| {
+        atelier_llm::Error::new(
+            atelier_llm::ErrorKind::Refused,
+            "the provider ended the answer here: the model declined to go on, or a content filter stopped it",
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,7 +230,7 @@ mod tests {
         let turn = |stop, raw: &str| atelier_llm::Turn {
             text: String::new(),
             reasoning: String::new(),
-            reasoning_signature: None,
+            thinking: Vec::new(),
             tool_calls: vec![atelier_llm::ToolCall {
                 id: "c".into(),
                 name: "write_file".into(),

@@ -184,7 +184,7 @@ pub(crate) fn foreign_reasoning(branch: &[Message], provider_id: &str) -> usize 
         .iter()
         .filter(|m| !same_provider(m, provider_id))
         .flat_map(|m| &m.content)
-        .filter(|p| matches!(p, ContentPart::Reasoning { .. }))
+        .filter(|p| matches!(p, ContentPart::Reasoning { .. } | ContentPart::RedactedReasoning { .. }))
         .count()
 }
 
@@ -300,7 +300,10 @@ pub(crate) fn transcript(branch: &[Message], inputs: &Inputs<'_>) -> Vec<LlmMess
                                 signature: signature.clone(),
                             });
                         }
-                        ContentPart::Reasoning { .. } => {}
+                        ContentPart::RedactedReasoning { data } if same_provider(m, provider_id) => {
+                            parts.push(Part::RedactedReasoning { data: data.clone() });
+                        }
+                        ContentPart::Reasoning { .. } | ContentPart::RedactedReasoning { .. } => {}
                         ContentPart::Text { text } => parts.push(Part::Text { text: text.clone() }),
                         ContentPart::ModelCall {
                             call_id,

@@ -261,7 +261,7 @@ impl Conversation<'_> {
             };
             let streamed = client.stream(&request, &opts.cancel, &mut forward).await;
             let (turn, failure) = match streamed {
-                Ok(t) => match budget::cut(&t, settings.max_tokens) {
+                Ok(t) => match budget::cut(&t, settings.max_tokens).or_else(|| budget::refused(&t)) {
                     Some(cut) => (t, Some(cut)),
                     None => (t, None),
                 },
@@ -286,21 +286,18 @@ impl Conversation<'_> {
                     (f.partial, Some(f.error))
                 }
             };
-            let mut parts = Vec::new();
-            if !turn.reasoning.is_empty() {
-                parts.push(ContentPart::Reasoning {
-                    text: turn.reasoning.clone(),
-                    signature: turn.reasoning_signature.clone(),
-                });
-            }
+            let mut parts = reasoning_parts(&turn);
             if !turn.text.is_empty() {
                 parts.push(ContentPart::Text {
                     text: turn.text.clone(),
                 });
             }
-            let cut = failure
-                .as_ref()
-                .is_some_and(|e| e.kind == atelier_llm::ErrorKind::OutputLimit);
+            let cut = failure.as_ref().is_some_and(|e| {
+                matches!(
+                    e.kind,
+                    atelier_llm::ErrorKind::OutputLimit | atelier_llm::ErrorKind::Refused
+                )
+            });
             // A cut turn's calls never run: none is kept (the model would
             // read them as cancelled by the person after "go on").
             for c in turn.tool_calls.iter().filter(|_| !cut) {
@@ -491,4 +488,36 @@ impl Conversation<'_> {
         });
         Ok(outcome)
     }
+}
+
+/// A turn's reasoning as it is kept: one part per thinking block, each
+/// with its own signature, and the encrypted ones where they came (the
+/// provider takes them back only so); or, from a provider that sends
+/// reasoning as text, that text.
+fn reasoning_parts(turn: &atelier_llm::Turn) -> Vec<ContentPart> {
+    if turn.thinking.is_empty() {
+        return if turn.reasoning.is_empty() {
+            Vec::new()
+        } else {
+            vec![ContentPart::Reasoning {
+                text: turn.reasoning.clone(),
+                signature: None,
+            }]
+        };
+    }
+    turn.thinking
+        .iter()
+        .filter_map(|b| match b {
+            atelier_llm::ThinkingBlock::Thinking { text, signature } if !text.is_empty() || signature.is_some() => {
+                Some(ContentPart::Reasoning {
+                    text: text.clone(),
+                    signature: signature.clone(),
+                })
+            }
+            atelier_llm::ThinkingBlock::Thinking { .. } => None,
+            atelier_llm::ThinkingBlock::Redacted { data } => {
+                Some(ContentPart::RedactedReasoning { data: data.clone() })
+            }
+        })
+        .collect()
 }

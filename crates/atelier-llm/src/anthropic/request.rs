@@ -128,6 +128,7 @@ fn blocks(m: &Message) -> Vec<Value> {
                 signature: Some(sig),
             } => json!({"type": "thinking", "thinking": text, "signature": sig}),
             Part::Reasoning { signature: None, .. } => continue,
+            Part::RedactedReasoning { data } => json!({"type": "redacted_thinking", "data": data}),
             Part::ToolCall { id, name, arguments } => {
                 json!({"type": "tool_use", "id": tool_id(id), "name": name, "input": arguments})
             }

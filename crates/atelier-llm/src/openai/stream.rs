@@ -75,6 +75,7 @@ pub(crate) fn chunk(event: &str, data: &str, b: &mut Builder<'_>) -> Result<bool
             "stop" => StopReason::EndTurn,
             "tool_calls" | "function_call" => StopReason::ToolUse,
             "length" => StopReason::MaxTokens,
+            "content_filter" => StopReason::Refused,
             _ => StopReason::Other,
         });
     }
