@@ -49,6 +49,7 @@ import * as history from './steps/history.mjs';
 import * as layout from './steps/layout.mjs';
 import * as map from './steps/map.mjs';
 import * as mcp from './steps/mcp.mjs';
+import * as navigation from './steps/navigation.mjs';
 import * as renderers from './steps/renderers.mjs';
 import * as settingsForm from './steps/settings-form.mjs';
 import * as settings from './steps/settings.mjs';
@@ -82,6 +83,7 @@ add('settings-form', settingsForm.registerRun); // 19 (a call of its own, after 
 add('layout', layout.register); // 20 (adds 20 chats)
 add('mcp', mcp.register); // 21-22 (an MCP server added in Settings, its tool run by hand)
 add('chat', chat.register); // a scripted model: stream, tools, branches, fork, stop, MCP, errors
+add('navigation', navigation.register); // the window refuses to leave the app
 add('dark', dark.register); // restarts the app with the dark look: must stay last
 
 // E2E_STEPS=toolsets,mcp,chat runs only those groups, in the order above

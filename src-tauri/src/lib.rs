@@ -7,7 +7,8 @@
 //! [`config_commands`], [`llm_commands`], [`mcp_commands`] and
 //! [`agent_commands`] (typed arguments, one core call,
 //! [`error::IpcError`]); tool HTML is served by [`render`]; paths from the
-//! webview are re-checked by [`paths`].
+//! webview are re-checked by [`paths`]; the window never leaves the app's
+//! own pages ([`navigation`]).
 
 pub mod agent_commands;
 pub mod chat_commands;
@@ -22,6 +23,7 @@ pub mod frames;
 pub mod live_reload;
 pub mod llm_commands;
 pub mod mcp_commands;
+pub mod navigation;
 pub mod paths;
 pub mod render;
 pub mod run_events;
@@ -47,6 +49,7 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
     let live = live_reload::Live::new(state.app.clone());
     builder
         .plugin(tauri_plugin_dialog::init())
+        .plugin(navigation::guard())
         .manage(state)
         .manage(live)
         .setup(|app| {

@@ -3,9 +3,11 @@
 //! load (`atelier-render://localhost/<token>/index.html`, and the artifact's
 //! own scripts, styles and images beside it). Every response carries a CSP
 //! that allows nothing but inline code and that token's path — no network,
-//! no other frames — plus `nosniff` and `no-referrer`. The UI shows it in an
+//! no other frames, and `sandbox allow-scripts` should it ever load outside
+//! its frame — plus `nosniff` and `no-referrer`. The UI shows it in an
 //! `<iframe sandbox="allow-scripts">`: an opaque origin that never receives
-//! the IPC key.
+//! the IPC key. Tokens live for the run, the oldest forgotten past
+//! [`MAX_TOKENS`] (a remounted renderer asks for a new one).
 //!
 //! The same scheme serves single workspace file versions (images the UI
 //! shows with `<img>`): a token pins (chat, manifest, path), the response is
@@ -13,7 +15,7 @@
 //! CSP forbids scripts outright, so an SVG opened on its own runs nothing.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::Read;
 use std::sync::Mutex;
 
@@ -35,19 +37,33 @@ enum Grant {
     File(FileRef),
 }
 
-/// Tokens issued for renders and files.
+/// How many tokens a run keeps: far more than a screen shows at once, so
+/// a long session's map stays bounded and an old token stops working.
+pub const MAX_TOKENS: usize = 4096;
+
+/// Tokens issued for renders and files, oldest first in `order`.
 #[derive(Debug, Default)]
 pub struct Renders {
-    tokens: Mutex<HashMap<String, Grant>>,
+    tokens: Mutex<Issued>,
+}
+
+#[derive(Debug, Default)]
+struct Issued {
+    grants: HashMap<String, Grant>,
+    order: VecDeque<String>,
 }
 
 impl Renders {
     fn insert(&self, grant: Grant) -> String {
         let token = random_token();
-        self.tokens
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(token.clone(), grant);
+        let mut issued = self.tokens.lock().unwrap_or_else(|p| p.into_inner());
+        issued.grants.insert(token.clone(), grant);
+        issued.order.push_back(token.clone());
+        while issued.order.len() > MAX_TOKENS {
+            if let Some(old) = issued.order.pop_front() {
+                issued.grants.remove(&old);
+            }
+        }
         token
     }
 
@@ -70,6 +86,7 @@ impl Renders {
         self.tokens
             .lock()
             .unwrap_or_else(|p| p.into_inner())
+            .grants
             .get(token)
             .cloned()
     }
@@ -121,7 +138,7 @@ pub fn csp(token: &str) -> String {
     format!(
         "default-src 'none'; script-src 'unsafe-inline' {own}; style-src 'unsafe-inline' {own}; \
          img-src data: {own}; font-src {own}; media-src {own}; connect-src 'none'; frame-src 'none'; \
-         child-src 'none'; worker-src 'none'; form-action 'none'; base-uri 'none'"
+         child-src 'none'; worker-src 'none'; form-action 'none'; base-uri 'none'; sandbox allow-scripts"
     )
 }
 
@@ -264,6 +281,24 @@ mod tests {
         assert!(c.contains("connect-src 'none'") && c.contains("default-src 'none'"));
         assert!(c.contains("script-src 'unsafe-inline' atelier-render://localhost/abc/"));
         assert!(!c.contains("unsafe-eval"));
+        // Loaded anywhere but its frame, a render is still sandboxed.
+        assert!(c.ends_with("; sandbox allow-scripts"), "{c}");
+    }
+
+    #[test]
+    fn the_oldest_tokens_are_forgotten_past_the_cap() {
+        let renders = Renders::default();
+        let token_of = |url: String| url.split('/').nth(3).expect("token").to_owned();
+        let first = token_of(renders.issue("call-0"));
+        let mut last = String::new();
+        for i in 1..=MAX_TOKENS {
+            last = token_of(renders.issue(&format!("call-{i}")));
+        }
+        assert!(renders.grant_of(&first).is_none(), "the oldest token still works");
+        assert!(
+            matches!(renders.grant_of(&last), Some(Grant::Html { call_id }) if call_id == format!("call-{MAX_TOKENS}"))
+        );
+        assert_eq!(renders.tokens.lock().expect("lock").grants.len(), MAX_TOKENS);
     }
 
     #[test]
