@@ -6,6 +6,7 @@ import { render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { App } from "../src/App";
 import type {
+  Chat,
   ChatEvent,
   ContentPart,
   Message,
@@ -225,6 +226,11 @@ export function chatBackend({
       total_size: 0,
     }),
     get_workspace_files: () => [],
+    set_chat_model_settings: (a) => {
+      const c = chats.find((x) => x.id === a.chatId)!;
+      c.model_settings = a.settings as Chat["model_settings"];
+      return { ...c };
+    },
     ...extra,
   });
   return {

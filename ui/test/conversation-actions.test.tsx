@@ -1,6 +1,6 @@
 // What a person does with the messages: approve a model's call inline,
-// edit a message, retry an answer and go between the branches, fork, and
-// choose the model the next message goes to.
+// edit a message, retry an answer and go between the branches, fork,
+// choose the model the next message goes to, and set the chat's model settings.
 import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -242,6 +242,78 @@ describe("the agent switcher", () => {
     await userEvent.type(box, "find sources{Enter}");
     await waitFor(() => expect(b.runs).toHaveLength(1));
     expect(b.run().args.options).toMatchObject({ agent_id: "researcher", provider_id: null, model: null });
+  });
+});
+
+describe("a chat's model settings", () => {
+  it("sets the chat's own answer length and temperature over its agent's, and clears them again", async () => {
+    const b = chatBackend({
+      messages: [message("u1", "m0", "user", [text("Hi")]), message("a1", "u1", "assistant", [text("Hello.")])],
+      extra: {
+        list_agents: () => [agent({ id: "assistant", name: "Assistant", model_settings: { temperature: 0.2 } })],
+      },
+    });
+    await openChat();
+    const button = await screen.findByRole("button", { name: "Settings" });
+    await waitFor(() => expect(button).toBeEnabled());
+    await userEvent.click(button);
+    const panel = await screen.findByRole("form", { name: "This chat's model settings" });
+    // An empty field keeps the agent's setting, and says which.
+    const temperature = within(panel).getByRole("textbox", { name: "Temperature" });
+    expect(temperature).toHaveAttribute("placeholder", "agent's: 0.2");
+    await userEvent.type(temperature, "0.9");
+    await userEvent.type(within(panel).getByRole("textbox", { name: "Max tokens of an answer" }), "2048");
+    await userEvent.selectOptions(within(panel).getByRole("combobox", { name: "Reasoning effort" }), "high");
+    await userEvent.click(within(panel).getByRole("button", { name: "Save" }));
+    await waitFor(() =>
+      expect(argsOf(b.calls, "set_chat_model_settings")).toEqual([
+        { chatId: CHAT, settings: { temperature: 0.9, max_tokens: 2048, reasoning_effort: "high" } },
+      ]),
+    );
+    // Closed, and the bar counts the chat's own settings.
+    await waitFor(() => expect(screen.queryByRole("form", { name: "This chat's model settings" })).toBeNull());
+    expect(await screen.findByRole("button", { name: "Settings · 3" })).toHaveAttribute("aria-expanded", "false");
+
+    await userEvent.click(screen.getByRole("button", { name: "Settings · 3" }));
+    const again = await screen.findByRole("form", { name: "This chat's model settings" });
+    expect(within(again).getByRole("textbox", { name: "Max tokens of an answer" })).toHaveValue("2048");
+    await userEvent.click(within(again).getByRole("button", { name: "Use the agent's" }));
+    await waitFor(() =>
+      expect(argsOf(b.calls, "set_chat_model_settings").at(-1)).toEqual({ chatId: CHAT, settings: {} }),
+    );
+    expect(await screen.findByRole("button", { name: "Settings" })).toBeInTheDocument();
+  });
+
+  it("names a value that is not a number before saving, and shows the core's refusal of one out of range", async () => {
+    const b = chatBackend({
+      messages: [message("u1", "m0", "user", [text("Hi")])],
+      extra: {
+        set_chat_model_settings: () => {
+          throw {
+            kind: "invalid_data",
+            message: "chat model settings: temperature must be between 0 and 2 (got 3)",
+          };
+        },
+      },
+    });
+    await openChat();
+    const button = await screen.findByRole("button", { name: "Settings" });
+    await waitFor(() => expect(button).toBeEnabled());
+    await userEvent.click(button);
+    const panel = await screen.findByRole("form", { name: "This chat's model settings" });
+    const max = within(panel).getByRole("textbox", { name: "Max tokens of an answer" });
+    await userEvent.type(max, "lots");
+    await userEvent.click(within(panel).getByRole("button", { name: "Save" }));
+    expect(within(panel).getByRole("alert")).toHaveTextContent("Max tokens: a whole number, like 4096.");
+    expect(max).toHaveAttribute("aria-invalid", "true");
+    expect(argsOf(b.calls, "set_chat_model_settings")).toEqual([]);
+
+    await userEvent.clear(max);
+    await userEvent.type(within(panel).getByRole("textbox", { name: "Temperature" }), "3");
+    await userEvent.click(within(panel).getByRole("button", { name: "Save" }));
+    expect(await within(panel).findByRole("alert")).toHaveTextContent("temperature must be between 0 and 2 (got 3)");
+    // Still open, with what was typed.
+    expect(within(panel).getByRole("textbox", { name: "Temperature" })).toHaveValue("3");
   });
 });
 

@@ -11,6 +11,7 @@ import type { Chats } from "../chats/useChats";
 import { EmptyState } from "../components/feedback";
 import { Composer } from "./Composer";
 import { ContextMeter } from "./ContextMeter";
+import { ModelSettingsButton, ModelSettingsPanel } from "./ModelSettingsPanel";
 import { useRunField } from "./runStore";
 import { SetupModel } from "./SetupModel";
 import { AgentSwitcher, ModelSwitcher, useAgentChoice, useChoice } from "./Switchers";
@@ -117,12 +118,28 @@ export function ChatEmpty({ pane }: { pane: ChatPaneState }) {
   );
 }
 
-/** The bottom of the chat: a tool's form when one is chosen, then the composer. */
+/** The bottom of the chat: a tool's form when one is chosen, the chat's model settings when open, then the composer. */
 export function ChatDock({ pane, children }: { pane: ChatPaneState; children?: ReactNode }) {
   const { runs, info, choice, chats } = pane;
+  // Open for one chat: another chat opens with the panel closed.
+  const [settingsFor, setSettingsFor] = useState<string | null>(null);
+  const settingsOpen = runs.chat !== null && settingsFor === runs.chat.id;
+  const agent = pane.agents?.find((a) => a.id === pane.agentId);
   return (
     <div className="chat-dock">
       {children}
+      {settingsOpen && runs.chat !== null && (
+        <ModelSettingsPanel
+          key={runs.chat.id}
+          chat={runs.chat}
+          inherited={agent?.model_settings ?? {}}
+          onClose={() => setSettingsFor(null)}
+          onSaved={() => {
+            chats.reload();
+            setSettingsFor(null);
+          }}
+        />
+      )}
       <Composer
         running={runs.running}
         stopping={runs.stopping}
@@ -146,6 +163,12 @@ export function ChatDock({ pane, children }: { pane: ChatPaneState; children?: R
               disabled={runs.running}
             />
             <AgentSwitcher chat={runs.chat} agents={pane.agents} value={pane.agentId} disabled={runs.running} />
+            <ModelSettingsButton
+              chat={runs.chat}
+              open={settingsOpen}
+              disabled={runs.running}
+              onToggle={() => setSettingsFor(settingsOpen ? null : (runs.chat?.id ?? null))}
+            />
             <ContextMeter used={pane.meter.used} window={pane.contextWindow} lastRun={pane.meter.lastRun} />
           </>
         }
