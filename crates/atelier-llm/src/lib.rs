@@ -23,6 +23,7 @@ mod accumulate;
 mod anthropic;
 pub mod client;
 pub mod error;
+mod names;
 mod openai;
 pub mod replay;
 pub mod sse;

@@ -88,7 +88,7 @@ fn message(m: &Message) -> Vec<Value> {
                 .filter_map(|p| match p {
                     Part::ToolCall { id, name, arguments } => Some(json!({
                         "id": call_id(id), "type": "function",
-                        "function": {"name": name, "arguments": arguments.to_string()}})),
+                        "function": {"name": crate::names::tool_name(name), "arguments": arguments.to_string()}})),
                     _ => None,
                 })
                 .collect();

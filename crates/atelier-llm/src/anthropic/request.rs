@@ -130,7 +130,7 @@ fn blocks(m: &Message) -> Vec<Value> {
             Part::Reasoning { signature: None, .. } => continue,
             Part::RedactedReasoning { data } => json!({"type": "redacted_thinking", "data": data}),
             Part::ToolCall { id, name, arguments } => {
-                json!({"type": "tool_use", "id": tool_id(id), "name": name, "input": arguments})
+                json!({"type": "tool_use", "id": tool_id(id), "name": crate::names::tool_name(name), "input": arguments})
             }
             Part::ToolResult {
                 call_id,

@@ -292,6 +292,51 @@ fn anthropic_event(v: serde_json::Value) -> String {
     format!("event: {}\ndata: {v}", v["type"].as_str().unwrap_or_default())
 }
 
+/// A call the model made under a name it was never offered (the router
+/// still ran it) goes back under a name the APIs take: sent as it was, it
+/// made OpenAI and Anthropic refuse every later request of the branch.
+#[tokio::test]
+async fn a_call_under_a_name_the_apis_refuse_goes_back_under_one_they_take() -> Result<()> {
+    let mut req = request();
+    req.messages.push(Message {
+        role: Role::Assistant,
+        parts: vec![Part::ToolCall {
+            id: "c9".into(),
+            name: "raw.echo".into(),
+            arguments: json!({"text": "hi"}),
+        }],
+    });
+    req.messages.push(Message {
+        role: Role::User,
+        parts: vec![Part::ToolResult {
+            call_id: "c9".into(),
+            content: "hi".into(),
+            is_error: false,
+        }],
+    });
+    let server = ReplayServer::start(vec![Reply::sse(&["data: [DONE]"])]).await?;
+    let _ = run(&provider(&server, Kind::Openai), &req).await;
+    let body = server.requests()[0].json();
+    ensure!(
+        body["messages"][2]["tool_calls"][0]["function"]["name"] == "raw_echo",
+        "{}",
+        body["messages"][2]
+    );
+
+    let server = ReplayServer::start(vec![Reply::sse(&[
+        "event: message_stop\ndata: {\"type\": \"message_stop\"}",
+    ])])
+    .await?;
+    let _ = run(&provider(&server, Kind::Anthropic), &req).await;
+    let body = server.requests()[0].json();
+    ensure!(
+        body["messages"][1]["content"][0]["name"] == "raw_echo",
+        "{}",
+        body["messages"][1]
+    );
+    Ok(())
+}
+
 /// Interleaved thinking: several thinking blocks, each closed by its own
 /// signature, and an encrypted one between them. The API takes the turn
 /// back only with every block as it came, in order (a joined signature is
