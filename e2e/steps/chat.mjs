@@ -359,6 +359,33 @@ export function register(step) {
     await shot('chat-forked');
   });
 
+  step("Chat: the chat's model settings go with its next request", async () => {
+    await s.click(await composerButton('Settings'));
+    const panel = 'form#model-settings';
+    const input = (label) =>
+      waitEl(
+        `for (const l of document.querySelectorAll(arguments[0] + ' label'))
+           if (l.firstChild?.textContent.trim() === arguments[1]) return l.querySelector('input');
+         return null;`,
+        [panel, label],
+        `the settings' ${label}`,
+      );
+    await s.type(await input('Temperature'), '0.3');
+    await s.type(await input('Max tokens of an answer'), '300');
+    await shot('chat-model-settings');
+    await clickButton(panel, 'Save');
+    await waitFor(() => s.exec(`return document.querySelector(arguments[0]) === null;`, [panel]), 'the panel to close');
+    await composerButton('Settings · 2');
+    const from = llm.requests.length;
+    llm.queue({ text: 'Short and cool.', rate: 200 });
+    await send('Answer briefly.');
+    await waitAnswer('Short and cool.');
+    await waitIdle();
+    const [body] = sentSince(from);
+    eq(body.temperature, 0.3, 'the temperature sent');
+    eq(body.max_tokens, 300, 'the answer length sent');
+  });
+
   step('Chat: Stop mid-stream keeps what streamed', async () => {
     const story = Array.from({ length: 60 }, (_, i) => `Sentence ${i + 1} of a long story that goes on.`).join(' ');
     llm.queue({ text: story, rate: 25 });
