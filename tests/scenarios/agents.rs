@@ -32,6 +32,7 @@ fn mcp_source(id: &str, prefix: &str, tools: &[&str]) -> Source {
                 read_only: true,
             })
             .collect(),
+        declared_by: Vec::new(),
     }
 }
 

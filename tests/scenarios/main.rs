@@ -35,6 +35,8 @@
 //!   confirmation, confinement, branching.
 //! - [`builtins`]: builtin tools under hostile input: big files capped,
 //!   FIFOs refused, planted symlinks never followed, timeouts and Cancel.
+//! - [`agent_allowlists`]: allowlists as a person writes them: a toolset
+//!   bringing its MCP servers.
 //! - [`agents`]: agents and tool routing: the default Assistant, empty
 //!   allowlists, toolsets, names and globs, the router's refusals, the pool
 //!   following installs of other processes and MCP-like sources, exposure.
@@ -84,6 +86,7 @@
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
+mod agent_allowlists;
 mod agents;
 mod approvals;
 mod authoring;

@@ -55,6 +55,7 @@ fn pool(n: usize) -> Result<std::sync::Arc<Snapshot>> {
                     read_only: false,
                 })
                 .collect(),
+            declared_by: Vec::new(),
         })
         .collect();
     Ok(Snapshot::build(1, sources)?)

@@ -267,6 +267,7 @@ mod load {
             version: None,
             prefix: None,
             tools: defs,
+            declared_by: Vec::new(),
         })
     }
 
@@ -298,6 +299,7 @@ mod load {
                             read_only: t.read_only,
                         })
                         .collect(),
+                    declared_by: s.toolsets,
                 })
             })
             .collect())
@@ -318,6 +320,7 @@ mod load {
                     .filter(|t| t.toolset_id.as_deref() == Some(ts.id.as_str()))
                     .map(def)
                     .collect(),
+                declared_by: Vec::new(),
             });
         }
         Ok(out)

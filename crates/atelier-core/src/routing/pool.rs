@@ -52,6 +52,9 @@ pub struct Source {
     /// What model-facing names start with; `None` for builtins.
     pub prefix: Option<String>,
     pub tools: Vec<ToolDef>,
+    /// For an MCP server, the toolsets that declare it: a toolset on an
+    /// agent's allowlist brings them (empty for the person's own).
+    pub declared_by: Vec<String>,
 }
 
 impl Source {
@@ -165,6 +168,16 @@ impl Snapshot {
         self.by_id.get(id).map(|&i| (i, &self.sources[i]))
     }
 
+    /// The MCP servers the toolset `id` declares, as indices into
+    /// `sources`.
+    pub fn servers_of<'s>(&'s self, id: &'s str) -> impl Iterator<Item = usize> + 's {
+        self.sources
+            .iter()
+            .enumerate()
+            .filter(move |(_, s)| s.kind == SourceKind::Mcp && s.declared_by.iter().any(|t| t == id))
+            .map(|(i, _)| i)
+    }
+
     /// The source with this prefix.
     pub fn source_by_prefix(&self, prefix: &str) -> Option<(usize, &Source)> {
         self.by_prefix.get(prefix).map(|&i| (i, &self.sources[i]))
@@ -230,6 +243,7 @@ pub(crate) mod tests {
             version: (kind == SourceKind::Toolset).then(|| "1.0.0".to_owned()),
             prefix: (kind != SourceKind::Builtin).then(|| id.to_owned()),
             tools: tools.iter().map(|t| def(t)).collect(),
+            declared_by: Vec::new(),
         }
     }
 

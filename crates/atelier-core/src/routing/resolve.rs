@@ -2,7 +2,8 @@
 //! where a call by name goes.
 //!
 //! `resolve(agent, snapshot, depth)` is a pure function: the toolsets on the
-//! agent's allowlist give all their tools, its `tools` patterns add pool
+//! agent's allowlist give all their tools and those of the MCP servers they
+//! declare (an MCP server id gives that server's), its `tools` patterns add pool
 //! tools by exact name or glob, the sub-agent rule removes the coordination
 //! tools where they are not allowed, then filters and policies narrow the
 //! set. Names that match nothing are warnings, never errors; two tools under
@@ -72,7 +73,8 @@ pub const DEFAULT_MAX_DEPTH: u32 = 2;
 /// What resolution needs of an agent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AgentTools {
-    /// Toolset or MCP server ids: all their tools.
+    /// Toolset or MCP server ids: all their tools (a toolset's with those
+    /// of the MCP servers it declares).
     pub toolsets: Vec<String>,
     /// Canonical ids, model-facing names or globs of them.
     pub tools: Vec<String>,
@@ -155,8 +157,14 @@ pub fn resolve(agent: &AgentTools, snapshot: &Snapshot, depth: u32) -> Result<Re
     let mut picked: BTreeMap<&str, &PoolTool> = BTreeMap::new();
     for id in &agent.toolsets {
         match snapshot.source_by_id(id) {
-            Some((i, _)) => {
-                for t in snapshot.tools.iter().filter(|t| t.source == i) {
+            Some((i, source)) => {
+                // A toolset brings the MCP servers it declares: they are
+                // part of it, whatever their own ids.
+                let servers: Vec<usize> = match source.kind {
+                    SourceKind::Toolset => snapshot.servers_of(id).collect(),
+                    _ => Vec::new(),
+                };
+                for t in snapshot.tools.iter().filter(|t| t.source == i || servers.contains(&t.source)) {
                     picked.insert(&t.canonical_id, t);
                 }
             }
@@ -327,6 +335,29 @@ mod tests {
         // Canonical ids work as patterns too.
         let by_id = resolve(&agent(&[], &["files:write_file"]), &snap, 0).expect("resolve");
         assert_eq!(names(&by_id), ["files.write_file"]);
+    }
+
+    #[test]
+    fn a_toolset_brings_the_mcp_servers_it_declares_and_only_those() {
+        let mut declared = source(SourceKind::Mcp, "csv-srv", &["query"]);
+        declared.declared_by = vec!["csv-report".into()];
+        let mut snap = (*snapshot()).clone();
+        snap.sources.push(declared);
+        let snap = Snapshot::build(8, snap.sources).expect("build");
+        let r = resolve(&agent(&["csv-report"], &[]), &snap, 0).expect("resolve");
+        assert_eq!(
+            names(&r),
+            ["csv-report.chart", "csv-report.summarize", "csv-srv.query"],
+            "the toolset's own tools and its server's"
+        );
+        // A server on the allowlist gives its own tools, not its toolset's.
+        let r = resolve(&agent(&["csv-srv"], &[]), &snap, 0).expect("resolve");
+        assert_eq!(names(&r), ["csv-srv.query"]);
+        // Another server (the person's) stays out.
+        assert!(
+            !names(&resolve(&agent(&["csv-report"], &[]), &snap, 0).expect("resolve"))
+                .contains(&"files.read_text_file")
+        );
     }
 
     #[test]
