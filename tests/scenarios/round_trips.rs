@@ -244,3 +244,32 @@ async fn a_checkout_blocked_by_an_untracked_symlink_leaves_the_folder_exactly_as
     assert_eq!(std::fs::read_to_string(ws.join("x")).expect("x"), "x is a file here");
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).expect("a"), "2");
 }
+
+/// A file that became a folder holding an empty folder (a tool's `mkdir`)
+/// becomes the file again on checkout. The empty folder was no obstacle to
+/// the check before the checkout, then blocked it half-way: the folder's
+/// files were already gone, the chat stayed on the other node, and the next
+/// snapshot recorded the half-switched folder as a person's edit.
+#[tokio::test]
+async fn a_folder_with_only_an_empty_folder_left_becomes_the_file_again() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.chats().create(None).await.expect("chat");
+    let ws = app.workspace_dir(&chat.id);
+    write(&ws, "f", "file");
+    let x = snap(&app, &chat.id).await.message_id.expect("x");
+    std::fs::remove_file(ws.join("f")).expect("rm");
+    write(&ws, "f/inner.txt", "inner");
+    std::fs::create_dir(ws.join("f/sub")).expect("mkdir");
+    std::fs::create_dir(ws.join("f/sub/deeper")).expect("mkdir");
+    let y = snap(&app, &chat.id).await.message_id.expect("y");
+    let moved = app.workspace().checkout(&chat.id, &x).await.expect("checkout");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("f")).expect("f is a file again"),
+        "file"
+    );
+    assert_eq!(moved.active_leaf_message_id, x, "the chat moved to X");
+    // And back: the folder with its file.
+    app.workspace().checkout(&chat.id, &y).await.expect("back");
+    assert_eq!(std::fs::read_to_string(ws.join("f/inner.txt")).expect("inner"), "inner");
+}

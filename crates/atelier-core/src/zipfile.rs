@@ -33,13 +33,19 @@ pub fn write_zip_with(
         let options = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Deflated)
             .last_modified_time(modified)
-            .unix_permissions(0o644)
-            .large_file(false);
+            .unix_permissions(0o644);
         for (name, content) in contents {
             let zerr = |e: zip::result::ZipError| Error::io("write", &tmp)(std::io::Error::other(e));
             let mode = if executable.contains(name) { 0o755 } else { 0o644 };
-            zip.start_file(name.as_str(), options.unix_permissions(mode))
-                .map_err(zerr)?;
+            // ZIP64 only where an entry needs it (4 GiB and more): the zip
+            // crate refuses to write past 4 GiB into an entry without it,
+            // and small entries keep the plain, widely read form.
+            let size = match content {
+                Content::Bytes(b) => b.len() as u64,
+                Content::File(p) => fs::metadata(p).map_err(Error::io("read", p))?.len(),
+            };
+            let options = options.unix_permissions(mode).large_file(size >= u64::from(u32::MAX));
+            zip.start_file(name.as_str(), options).map_err(zerr)?;
             match content {
                 Content::Bytes(b) => zip.write_all(b).map_err(Error::io("write", &tmp))?,
                 Content::File(p) => {

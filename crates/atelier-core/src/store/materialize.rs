@@ -361,11 +361,17 @@ fn first_kept(abs: &Path, rel: &str, removed: &HashSet<&str>) -> Option<String> 
     None
 }
 
-/// Removes an untracked symlink or special file at `abs`; keeps a regular
-/// file (a person made it since the snapshot, which recorded every regular
-/// file); refuses a folder.
+/// Removes an untracked symlink or special file at `abs`, or a folder
+/// holding only empty folders (a tool's `mkdir`: [`first_kept`] lets them
+/// by, so they must go here); keeps a regular file (a person made it since
+/// the snapshot, which recorded every regular file); refuses any other
+/// folder.
 fn clear_way(abs: &Path, path: &str, warnings: &mut Vec<String>) -> Result<Cleared> {
     match fs::symlink_metadata(abs) {
+        Ok(m) if m.is_dir() && remove_empty_tree(abs) => {
+            warnings.push(format!("{path}: removed empty folders that were where this file goes"));
+            Ok(Cleared::Yes)
+        }
         Ok(m) if m.is_dir() => Err(Error::InvalidPath {
             path: path.to_owned(),
             reason: "a folder that is not tracked (it holds only symlinks or special files) is in the way",
@@ -383,14 +389,32 @@ fn clear_way(abs: &Path, path: &str, warnings: &mut Vec<String>) -> Result<Clear
     }
 }
 
+/// Removes `abs` when it holds nothing but folders that hold nothing,
+/// deepest first. Never follows a symlink; leaves everything as it was
+/// below the first thing that is not an empty folder.
+fn remove_empty_tree(abs: &Path) -> bool {
+    let Ok(entries) = fs::read_dir(abs) else {
+        return false;
+    };
+    for e in entries {
+        let Ok(e) = e else { return false };
+        match e.file_type() {
+            Ok(t) if t.is_dir() && remove_empty_tree(&e.path()) => {}
+            _ => return false,
+        }
+    }
+    fs::remove_dir(abs).is_ok()
+}
+
 /// Whether every folder on the way to `path` is a real folder (not a
 /// symlink). Missing folders count as real (nothing to follow).
 fn parent_is_real(workspace: &Path, path: &str, real: &mut HashSet<String>) -> bool {
     check_way(workspace, path, real) == Way::Clear
 }
 
-/// Creates the folders on the way to `path`, replacing any symlink or file
-/// in the way (those are untracked: a snapshot just skipped them).
+/// Creates the folders on the way to `path`, replacing any symlink or
+/// special file in the way (untracked: a snapshot just skipped them), and
+/// refusing to replace a regular file.
 fn ensure_parent(workspace: &Path, path: &str, real: &mut HashSet<String>, warnings: &mut Vec<String>) -> Result<()> {
     for prefix in folders_on_the_way(path) {
         if real.contains(prefix) {
@@ -399,6 +423,16 @@ fn ensure_parent(workspace: &Path, path: &str, real: &mut HashSet<String>, warni
         let abs = workspace.join(prefix);
         match fs::symlink_metadata(&abs) {
             Ok(m) if m.is_dir() => {}
+            // A regular file here was written by hand while the checkout
+            // ran (the files the switch removes are gone by now): it is a
+            // person's work, never deleted to make room.
+            Ok(m) if m.is_file() => {
+                return Err(Error::InvalidPath {
+                    path: prefix.to_owned(),
+                    reason: "a file written while the branch switched is where a folder goes: it was kept; \
+                             move it away and switch again",
+                });
+            }
             Ok(_) => {
                 warnings.push(format!(
                     "{prefix}: replaced an untracked symlink or special file with a folder"
