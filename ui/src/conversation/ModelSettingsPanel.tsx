@@ -154,11 +154,11 @@ export function ModelSettingsPanel({
           >
             <option value="">
               {agent.images === ""
-                ? "Judged by the model's name"
-                : `Agent's (${agent.images === "yes" ? "takes" : "no"})`}
+                ? "By the model's name"
+                : `Agent's (${agent.images === "yes" ? "takes them" : "none"})`}
             </option>
-            <option value="yes">The model takes images</option>
-            <option value="no">The model takes no images</option>
+            <option value="yes">Takes images</option>
+            <option value="no">Takes none</option>
           </select>
         </label>
       </div>
