@@ -65,7 +65,7 @@ async fn keys_reach_only_their_provider_and_errors_say_what_to_fix() {
 
     // The key from the variable named for this provider, sent as a bearer token.
     let vars = [
-        ("ATELIER_SECRET_LOCAL_API_KEY", "sk-env-local-5521"),
+        ("ATELIER_SECRET_PROVIDER_LOCAL__API_KEY", "sk-env-local-5521"),
         ("OPENAI_API_KEY", "sk-openai-9"),
     ];
     let listed = cli(&env, &["provider", "models", "local"], &vars).await;
@@ -82,7 +82,7 @@ async fn keys_reach_only_their_provider_and_errors_say_what_to_fix() {
     );
     let shown = cli(&env, &["--json", "provider", "show", "local"], &vars).await;
     let rec: serde_json::Value = serde_json::from_slice(&shown.stdout).expect("json");
-    assert_eq!(rec["key_from"], "ATELIER_SECRET_LOCAL_API_KEY");
+    assert_eq!(rec["key_from"], "ATELIER_SECRET_PROVIDER_LOCAL__API_KEY");
 
     // A preset reads its usual variable, for that provider only.
     let oa = cli(

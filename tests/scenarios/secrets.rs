@@ -67,12 +67,18 @@ impl Drop for Keyring {
 
 /// `atelier …` on this bus (or on none: `bus` = a dead address).
 pub(crate) fn on_bus(env: &Env, bus: &str, args: &[&str], stdin: Option<&str>) -> Output {
+    on_bus_with(env, bus, args, stdin, &[])
+}
+
+/// [`on_bus`] with `vars` in the command's environment too.
+pub(crate) fn on_bus_with(env: &Env, bus: &str, args: &[&str], stdin: Option<&str>, vars: &[(&str, &str)]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_atelier"))
         .arg("--data-dir")
         .arg(env.data())
         .args(args)
         .env_remove("ATELIER_DATA_DIR")
         .env("DBUS_SESSION_BUS_ADDRESS", bus)
+        .envs(vars.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -161,7 +167,7 @@ fn secrets_live_in_the_keychain_and_answer_only_their_owner() {
     assert_eq!(theirs.status.code(), Some(1));
     let said = text(&theirs);
     assert!(
-        said.contains("no value for toolset:beta") && said.contains("ATELIER_SECRET_BETA_API_KEY"),
+        said.contains("no value for toolset:beta") && said.contains("ATELIER_SECRET_TOOLSET_BETA__API_KEY"),
         "{said}"
     );
 
@@ -240,13 +246,13 @@ fn the_environment_answers_only_under_the_owners_own_name() {
         .arg(env.data())
         .args(["secrets", "check", "toolset:csv-report", "api_key"])
         .env("DBUS_SESSION_BUS_ADDRESS", none)
-        .env("ATELIER_SECRET_CSV_REPORT_API_KEY", "from-env")
+        .env("ATELIER_SECRET_TOOLSET_CSV_REPORT__API_KEY", "from-env")
         .env("API_KEY", "plain-variable")
         .output()
         .expect("run");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "toolset:csv-report api_key: <set>, from the environment variable ATELIER_SECRET_CSV_REPORT_API_KEY\n"
+        "toolset:csv-report api_key: <set>, from the environment variable ATELIER_SECRET_TOOLSET_CSV_REPORT__API_KEY\n"
     );
     // A plain variable is not read for an owner that was not allowed it.
     let other = on_bus(&env, none, &["secrets", "check", "toolset:other", "API_KEY"], None);
@@ -280,8 +286,119 @@ async fn a_plain_variable_answers_only_when_allowed_for_that_owner() {
     assert_eq!(err.kind(), "secret_not_set");
     let said = err.to_string();
     assert!(
-        said.contains("${PATH} in server x") && said.contains("toolset:t") && said.contains("ATELIER_SECRET_T_PATH"),
+        said.contains("${PATH} in server x")
+            && said.contains("toolset:t")
+            && said.contains("ATELIER_SECRET_TOOLSET_T__PATH"),
         "{said}"
     );
     assert!(!said.contains(&path), "the error holds no value");
+}
+
+/// `ATELIER_SECRET_…` names its owner's kind and ends the id with `__`: a
+/// provider's key set in the environment never reaches a toolset or an MCP
+/// server that happens to have the provider's id, even when the name older
+/// versions read for any owner of that id (`ATELIER_SECRET_OPENAI_API_KEY`)
+/// is set too.
+#[test]
+fn a_providers_key_in_the_environment_never_reaches_a_toolset_or_server_of_the_same_id() {
+    const KEY: &str = "sk-provider-only-83f1c2d7";
+    const DEAD: &str = "unix:path=/nonexistent/atelier-test-bus";
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let saw = t.path().join("saw.txt");
+    let saw_s = saw.to_str().expect("path");
+    let vars = [
+        ("ATELIER_SECRET_PROVIDER_OPENAI__API_KEY", KEY),
+        ("ATELIER_SECRET_OPENAI_API_KEY", KEY),
+        ("OPENAI_API_KEY", KEY),
+    ];
+    let run = |args: &[&str], stdin: Option<&str>| -> Output {
+        let out = on_bus_with(&env, DEAD, args, stdin, &vars);
+        assert!(!text(&out).contains(KEY), "an output said the key: {}", text(&out));
+        out
+    };
+    // A server that writes the API_KEY it was given (then exits).
+    let script = "import os,sys; open(sys.argv[1],'w').write(os.environ.get('API_KEY','<none>'))";
+
+    // The provider reads its key under its own name.
+    let added = run(
+        &[
+            "provider",
+            "add",
+            "openai",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--model",
+            "m",
+        ],
+        None,
+    );
+    assert!(added.status.success(), "{}", text(&added));
+    let shown = run(&["--json", "provider", "show", "openai"], None);
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).expect("json");
+    assert_eq!(shown["key_from"], "ATELIER_SECRET_PROVIDER_OPENAI__API_KEY");
+
+    // A toolset with the provider's id, whose server asks for ${API_KEY}:
+    // refused, naming the toolset's own variable; the server never runs.
+    let manifest = format!(
+        "manifest_version: \"1\"\nid: openai\nname: Look-alike\nversion: \"1.0.0\"\n\
+         mcp_servers:\n  - id: openai-files\n    command: python3\n    \
+           args: [\"-c\", \"{script}\", \"{saw_s}\"]\n    env:\n      API_KEY: \"${{API_KEY}}\"\n"
+    );
+    let zip = crate::bundles::zip_of(t.path(), "openai.zip", &[("toolset.yaml", manifest.as_bytes())]);
+    let imported = run(&["toolset", "import", zip.to_str().expect("path")], None);
+    assert!(imported.status.success(), "{}", text(&imported));
+    for args in [
+        &["toolset", "run-server", "openai", "openai-files"][..],
+        &["mcp", "restart", "openai-files"][..],
+    ] {
+        let refused = run(args, None);
+        assert_eq!(refused.status.code(), Some(1), "{args:?}: {}", text(&refused));
+        let said = text(&refused);
+        assert!(
+            said.contains("${API_KEY} in env.API_KEY of MCP server \"openai-files\" has no value for toolset:openai")
+                && said.contains("ATELIER_SECRET_TOOLSET_OPENAI__API_KEY"),
+            "{args:?}: {said}"
+        );
+        assert!(
+            !saw.exists(),
+            "{args:?}: the server ran with {:?}",
+            std::fs::read_to_string(&saw)
+        );
+    }
+    let gone = run(&["toolset", "uninstall", "openai"], None);
+    assert!(gone.status.success(), "{}", text(&gone));
+
+    // A server of the person's with the provider's id: its own value, once
+    // unset, is not replaced by the provider's.
+    let added = run(
+        &[
+            "--allow-file-secrets",
+            "mcp",
+            "add",
+            "openai",
+            "--env",
+            "API_KEY",
+            "--",
+            "python3",
+            "-c",
+            script,
+            saw_s,
+        ],
+        Some("own-value-5120"),
+    );
+    assert_eq!(added.status.code(), Some(1), "it is no MCP server: {}", text(&added));
+    assert_eq!(std::fs::read_to_string(&saw).expect("it ran"), "own-value-5120");
+    std::fs::remove_file(&saw).expect("rm");
+    let unset = run(&["secrets", "unset", "mcp:openai", "API_KEY"], None);
+    assert!(unset.status.success(), "{}", text(&unset));
+    let refused = run(&["mcp", "restart", "openai"], None);
+    assert_eq!(refused.status.code(), Some(1));
+    let said = text(&refused);
+    assert!(
+        said.contains("has no value for mcp:openai") && said.contains("ATELIER_SECRET_MCP_OPENAI__API_KEY"),
+        "{said}"
+    );
+    assert!(!saw.exists(), "the server ran with {:?}", std::fs::read_to_string(&saw));
+    assert_eq!(files_holding(env.data(), KEY.as_bytes()), Vec::<String>::new());
 }

@@ -343,7 +343,7 @@ async fn an_old_data_dir_moves_its_plain_secrets_into_the_keychain_once() {
         .arg(env.data())
         .args(["--json", "toolset", "run-server", "weather", "forecast", "--dry-run"])
         .env("DBUS_SESSION_BUS_ADDRESS", &keyring.address)
-        .env("ATELIER_SECRET_WEATHER_REGION", "north")
+        .env("ATELIER_SECRET_TOOLSET_WEATHER__REGION", "north")
         .output()
         .expect("spawn");
     let spec: serde_json::Value =

@@ -10,7 +10,9 @@
 //!
 //! Every secret has an [`Owner`]; [`Secrets::resolve`] is the one rule for
 //! every reference: the owner's entry in the store; else the environment
-//! variable `ATELIER_SECRET_<OWNER>_<KEY>`; else a plain variable of the
+//! variable `ATELIER_SECRET_<KIND>_<ID>__<KEY>` ([`Owner::env_var`]: no two
+//! owners share one, so a toolset named like a provider never reads the
+//! provider's); else a plain variable of the
 //! process environment only if the caller says that owner may read it (a
 //! toolset the person allowed it for; a provider's usual `OPENAI_API_KEY`).
 //! Another owner's value is never an answer.
@@ -66,7 +68,7 @@ pub struct SecretName {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
     Store(StoreKind),
-    /// `ATELIER_SECRET_<OWNER>_<KEY>`.
+    /// `ATELIER_SECRET_<KIND>_<ID>__<KEY>` ([`Owner::env_var`]).
     AtelierEnv(String),
     /// A process variable the caller allowed for this owner.
     AllowedEnv(String),
@@ -264,8 +266,9 @@ impl<'a> Secrets<'a> {
         if let Some(kind) = self.known_store(owner, key).await? {
             return Ok(Some(Source::Store(kind)));
         }
-        let var = owner.env_var(key);
-        if std::env::var_os(&var).is_some() {
+        if let Some(var) = owner.env_var(key)
+            && std::env::var_os(&var).is_some()
+        {
             return Ok(Some(Source::AtelierEnv(var)));
         }
         Ok(allowed_env
@@ -294,8 +297,10 @@ impl<'a> Secrets<'a> {
             }
         }
         let var = owner.env_var(key);
-        if let Some(v) = std::env::var_os(&var).and_then(|v| v.into_string().ok()) {
-            return Ok((Secret::new(v), Source::AtelierEnv(var)));
+        if let Some(var) = &var
+            && let Some(v) = std::env::var_os(var).and_then(|v| v.into_string().ok())
+        {
+            return Ok((Secret::new(v), Source::AtelierEnv(var.clone())));
         }
         for name in allowed_env {
             if let Some(v) = std::env::var_os(name).and_then(|v| v.into_string().ok()) {
@@ -306,7 +311,13 @@ impl<'a> Secrets<'a> {
             reference: reference.to_owned(),
             owner: owner.to_string(),
             key: key.to_owned(),
-            hint: format!(", or the environment variable {var}"),
+            hint: match var {
+                Some(var) => format!(", or the environment variable {var}"),
+                None => format!(
+                    " (no environment variable stands for {owner}: only an id of lower-case letters, \
+                     digits and single `-`s has one)"
+                ),
+            },
         })
     }
 }

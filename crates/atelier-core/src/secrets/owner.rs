@@ -45,23 +45,47 @@ impl Owner {
         }
     }
 
-    /// `ATELIER_SECRET_<OWNER>_<KEY>`: the owner's id and the key upper-cased,
-    /// anything but letters and digits as `_` (`toolset:csv-report` and
-    /// `api_key` → `ATELIER_SECRET_CSV_REPORT_API_KEY`).
-    pub fn env_var(&self, key: &str) -> String {
-        let shout = |s: &str| -> String {
-            s.chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() {
-                        c.to_ascii_uppercase()
-                    } else {
-                        '_'
-                    }
-                })
-                .collect()
-        };
-        format!("ATELIER_SECRET_{}_{}", shout(self.parts().1), shout(key))
+    /// The environment variable that may stand for `key` of this owner:
+    /// `ATELIER_SECRET_<KIND>_<ID>__<KEY>`, upper-cased, anything but
+    /// letters and digits as `_` (`toolset:csv-report` and `API_KEY` →
+    /// `ATELIER_SECRET_TOOLSET_CSV_REPORT__API_KEY`; `provider:openai` and
+    /// `api_key` → `ATELIER_SECRET_PROVIDER_OPENAI__API_KEY`).
+    ///
+    /// No two owners share a name: the kind is in it, `__` ends the id,
+    /// and only an id the name gives back exactly has one — lower-case
+    /// letters and digits in words joined by single `-`s (every provider's
+    /// and toolset's id; an MCP server's unless it has capitals or `_`).
+    /// Any other id has none (`None`): `my_srv` would read `my-srv`'s
+    /// variable, `Files` `files`'s. Keys of one owner that differ only in
+    /// case or punctuation share a name: they are that owner's own.
+    pub fn env_var(&self, key: &str) -> Option<String> {
+        let (kind, id) = self.parts();
+        let name = format!("ATELIER_SECRET_{}_{}__{}", shout(kind), shout(id), shout(key));
+        (Self::from_env_var(&name).as_ref() == Some(self)).then_some(name)
     }
+
+    /// The owner an environment variable of [`Self::env_var`]'s form names
+    /// (its kind, and the id up to the first `__`, lower-cased, `_` as `-`).
+    fn from_env_var(name: &str) -> Option<Self> {
+        let rest = name.strip_prefix("ATELIER_SECRET_")?;
+        let (kind, rest) = rest.split_once('_')?;
+        let (id, _key) = rest.split_once("__")?;
+        let id = id.to_ascii_lowercase().replace('_', "-");
+        Self::parse(&format!("{}:{id}", kind.to_ascii_lowercase())).ok()
+    }
+}
+
+/// Upper-cased, anything but letters and digits as `_`.
+fn shout(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 impl fmt::Display for Owner {
@@ -131,15 +155,66 @@ mod tests {
         let o = Owner::parse("toolset:csv-report").expect("owner");
         assert_eq!(o, Owner::Toolset("csv-report".into()));
         assert_eq!(o.to_string(), "toolset:csv-report");
-        assert_eq!(o.env_var("api_key"), "ATELIER_SECRET_CSV_REPORT_API_KEY");
         assert_eq!(
-            Owner::parse("provider:openai").expect("p").env_var("key"),
-            "ATELIER_SECRET_OPENAI_KEY"
+            o.env_var("API_KEY").as_deref(),
+            Some("ATELIER_SECRET_TOOLSET_CSV_REPORT__API_KEY")
+        );
+        assert_eq!(
+            Owner::parse("provider:openai")
+                .expect("p")
+                .env_var("api_key")
+                .as_deref(),
+            Some("ATELIER_SECRET_PROVIDER_OPENAI__API_KEY")
         );
         for bad in ["csv", "toolset:", "robot:x", "toolset:a b", "mcp:x/y"] {
             assert!(Owner::parse(bad).is_err(), "{bad}");
         }
         assert!(check_key("API_KEY").is_ok() && check_key("").is_err() && check_key("a=b").is_err());
+    }
+
+    #[test]
+    fn no_two_owners_share_an_environment_variable() {
+        let owners = [
+            "provider:openai",
+            "toolset:openai",
+            "mcp:openai",
+            "mcp:my-srv",
+            "mcp:my_srv",
+            "mcp:Files",
+            "mcp:files",
+            "toolset:csv",
+            "toolset:csv-report",
+            "toolset:csv--report",
+            "toolset:csv-",
+            "mcp:a.b",
+            "mcp:a-b",
+        ];
+        let keys = ["api_key", "API_KEY", "REPORT_API_KEY", "_X", "x", "user_config.token"];
+        let mut seen: std::collections::BTreeMap<String, Owner> = std::collections::BTreeMap::new();
+        for o in owners {
+            let owner = Owner::parse(o).expect(o);
+            for k in keys {
+                if let Some(var) = owner.env_var(k)
+                    && let Some(other) = seen.insert(var.clone(), owner.clone())
+                {
+                    assert_eq!(other, owner, "{var} names both {other} and {owner}");
+                }
+            }
+        }
+        // The ids a name would not give back exactly have none.
+        for o in [
+            "mcp:my_srv",
+            "mcp:Files",
+            "toolset:csv--report",
+            "toolset:csv-",
+            "mcp:a.b",
+        ] {
+            assert_eq!(Owner::parse(o).expect(o).env_var("API_KEY"), None, "{o}");
+        }
+        assert_eq!(
+            Owner::parse("mcp:my-srv").expect("mcp").env_var("API_KEY").as_deref(),
+            Some("ATELIER_SECRET_MCP_MY_SRV__API_KEY")
+        );
     }
 
     #[test]
