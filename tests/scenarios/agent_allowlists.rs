@@ -1,8 +1,12 @@
 //! Agents' allowlists as a person writes them: a toolset allowed to an
-//! agent brings the MCP servers it declares.
+//! agent brings the MCP servers it declares; names that match nothing are
+//! said on create and edit and logged by each run.
+
+use atelier_llm::replay::ReplayServer;
 
 use crate::Env;
 use crate::bundles::toolset_zip;
+use crate::conversation::{answer, setup};
 use crate::mcp_cli::{assert_none_left, fixture};
 
 fn model_names(resolved: &serde_json::Value) -> Vec<String> {
@@ -45,4 +49,33 @@ fn a_toolset_allowed_to_an_agent_brings_the_mcp_servers_it_declares() {
     env.ok(&["toolset", "disable", "withmcp"]);
     let names = model_names(&env.json(&["agent", "resolve", "assistant"]));
     assert!(!names.iter().any(|n| n.starts_with("withmcp")), "{names:?}");
+}
+
+/// Names and toolsets that match nothing are said when an agent is made or
+/// edited, and logged by every run of it, never silently skipped.
+// Two threads: the model server answers while the CLI runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn names_that_match_nothing_are_warned_on_create_edit_and_each_run() {
+    let env = Env::new();
+    let server = ReplayServer::start(vec![answer("Done.")]).await.expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    drop(app);
+    let stderr = |out: &std::process::Output| {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+
+    let created = stderr(&env.cli(&["agent", "create", "T2", "--toolset", "nosuch", "--tool", "csv-reprot.*"]));
+    assert!(
+        created.contains("warning:") && created.contains("\"nosuch\"") && created.contains("\"csv-reprot.*\""),
+        "{created}"
+    );
+    let edited = stderr(&env.cli(&["agent", "edit", "writer", "--add-tool", "zzz*"]));
+    assert!(edited.contains("warning:") && edited.contains("\"zzz*\""), "{edited}");
+    assert!(!edited.contains("write_file"), "only what matches nothing: {edited}");
+
+    // A run of the agent logs it (once), at the default level.
+    let sent = stderr(&env.cli(&["chat", "send", &chat, "hi", "--agent", "writer"]));
+    assert_eq!(sent.matches("\"zzz*\"").count(), 1, "{sent}");
+    assert!(sent.contains("WARN"), "{sent}");
 }

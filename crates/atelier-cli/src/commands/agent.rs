@@ -3,7 +3,7 @@
 
 use anyhow::Context as _;
 use atelier_core::Atelier;
-use atelier_core::agents::{Agent, AgentSpec};
+use atelier_core::agents::{Agent, AgentSpec, SavedAgent};
 use atelier_core::routing::{Exposure, expose};
 
 use crate::cli::{AgentCommand, ExposureArg};
@@ -36,7 +36,7 @@ pub(crate) async fn run(app: &Atelier, cmd: AgentCommand, json: bool) -> anyhow:
             spec.system_prompt = system_prompt;
             spec.toolsets = toolsets;
             spec.tools = tools;
-            show(&agents.create(&spec).await?, json)?;
+            saved(&agents.save(&spec, false).await?, json)?;
         }
         AgentCommand::Edit {
             id,
@@ -64,7 +64,7 @@ pub(crate) async fn run(app: &Atelier, cmd: AgentCommand, json: bool) -> anyhow:
             edit_list(&mut spec.tools, add_tools, &remove_tools);
             spec.max_depth = max_depth.unwrap_or(spec.max_depth);
             spec.max_steps = max_steps.unwrap_or(spec.max_steps);
-            show(&agents.update(&spec).await?, json)?;
+            saved(&agents.save(&spec, true).await?, json)?;
         }
         AgentCommand::Delete { id } => {
             agents.delete(&id).await?;
@@ -137,6 +137,14 @@ fn show(a: &Agent, json: bool) -> anyhow::Result<()> {
     println!("  allowed: {}", allowlist(a));
     println!("  max depth {}, max steps {}", a.max_depth, a.max_steps);
     Ok(())
+}
+
+/// An agent just created or edited, after what its rules match nothing with.
+fn saved(s: &SavedAgent, json: bool) -> anyhow::Result<()> {
+    for w in &s.warnings {
+        eprintln!("warning: {w}");
+    }
+    show(&s.agent, json)
 }
 
 /// "toolsets: csv-report; tools: write_file, *_file" or "no tools".

@@ -7,7 +7,6 @@
 use serde::Serialize;
 
 use super::{Agent, AgentSpec, Agents};
-use crate::routing::resolve;
 use crate::{Error, Result};
 
 /// An imported agent and what it names that is not here (yet).
@@ -54,10 +53,7 @@ impl Agents<'_> {
             }
             (false, _) => self.create(&spec).await?,
         };
-        let snapshot = self.app.routing().snapshot().await?;
-        let warnings = resolve(&agent.tool_rules(), &snapshot, 0)
-            .map(|r| r.warnings)
-            .unwrap_or_else(|e| vec![e.to_string()]);
+        let warnings = self.warnings(&agent).await?;
         Ok(ImportedAgent {
             agent,
             replaced: exists,

@@ -237,6 +237,13 @@ fn agent_from_row(r: &sqlx::sqlite::SqliteRow) -> Result<Agent> {
     })
 }
 
+/// An agent just saved, and what its tool rules match nothing with now.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SavedAgent {
+    pub agent: Agent,
+    pub warnings: Vec<String>,
+}
+
 /// Agents: `app.agents()`. A view of the [`Atelier`] handle (cheap, `Copy`).
 #[derive(Debug, Clone, Copy)]
 pub struct Agents<'a> {
@@ -270,6 +277,24 @@ impl Agents<'_> {
     /// Replaces an agent's definition (its id stays).
     pub async fn update(&self, spec: &AgentSpec) -> Result<Agent> {
         self.write(spec, true).await
+    }
+
+    /// Creates an agent (`replace` false) or replaces one's definition,
+    /// and says what its tool rules match nothing with in the current pool
+    /// (the warnings a run of it logs): `agent create` and `agent edit`.
+    pub async fn save(&self, spec: &AgentSpec, replace: bool) -> Result<SavedAgent> {
+        let agent = self.write(spec, replace).await?;
+        let warnings = self.warnings(&agent).await?;
+        Ok(SavedAgent { agent, warnings })
+    }
+
+    /// What an agent's tool rules match nothing with (or lose) in the
+    /// current pool, for a chat's own run of it.
+    pub(crate) async fn warnings(&self, agent: &Agent) -> Result<Vec<String>> {
+        let snapshot = self.app.routing().snapshot().await?;
+        Ok(resolve(&agent.tool_rules(), &snapshot, 0)
+            .map(|r| r.warnings)
+            .unwrap_or_else(|e| vec![e.to_string()]))
     }
 
     /// Writes `spec` as a new agent, or over an existing one.

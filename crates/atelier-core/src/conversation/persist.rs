@@ -215,3 +215,35 @@ pub(super) fn follow(known: &mut Option<Vec<Message>>, m: &Message) {
         _ => *known = None,
     }
 }
+
+/// A turn's reasoning as it is kept: one part per thinking block, each
+/// with its own signature, and the encrypted ones where they came (the
+/// provider takes them back only so); or, from a provider that sends
+/// reasoning as text, that text.
+pub(super) fn reasoning_parts(turn: &atelier_llm::Turn) -> Vec<ContentPart> {
+    if turn.thinking.is_empty() {
+        return if turn.reasoning.is_empty() {
+            Vec::new()
+        } else {
+            vec![ContentPart::Reasoning {
+                text: turn.reasoning.clone(),
+                signature: None,
+            }]
+        };
+    }
+    turn.thinking
+        .iter()
+        .filter_map(|b| match b {
+            atelier_llm::ThinkingBlock::Thinking { text, signature } if !text.is_empty() || signature.is_some() => {
+                Some(ContentPart::Reasoning {
+                    text: text.clone(),
+                    signature: signature.clone(),
+                })
+            }
+            atelier_llm::ThinkingBlock::Thinking { .. } => None,
+            atelier_llm::ThinkingBlock::Redacted { data } => {
+                Some(ContentPart::RedactedReasoning { data: data.clone() })
+            }
+        })
+        .collect()
+}

@@ -13,7 +13,7 @@ use atelier_llm::{Event, Request, ToolChoice, ToolSpec};
 use super::branch::Begun;
 use super::budget;
 use super::journal::Journal;
-use super::persist::follow;
+use super::persist::{follow, reasoning_parts};
 use super::spawn::Parent;
 use super::{ChatEvent, Conversation, Registered, RunOutcome, RunStatus, SendOptions, Start, context};
 use crate::Result;
@@ -51,6 +51,16 @@ impl Conversation<'_> {
         // The run's tools, fixed for the run, from the agent already read.
         let resolved = crate::routing::resolve::resolve(&agent.tool_rules(), &snapshot, depth)?;
         let exposed = expose(&resolved, exposure);
+        // Once per run: names that match nothing, tools a sub-agent loses,
+        // more tools than the provider takes (`warn`); how each tool's name
+        // or schema changes for the protocol (`debug`: one per tool).
+        let too_many = exposed.too_many_tools();
+        for w in resolved.warnings.iter().chain(&too_many) {
+            tracing::warn!(agent = %agent_id, depth, "{w}");
+        }
+        for w in exposed.warnings.iter().filter(|w| Some(*w) != too_many.as_ref()) {
+            tracing::debug!(agent = %agent_id, "{w}");
+        }
         let tools: Vec<ToolSpec> = exposed
             .tools
             .iter()
@@ -488,36 +498,4 @@ impl Conversation<'_> {
         });
         Ok(outcome)
     }
-}
-
-/// A turn's reasoning as it is kept: one part per thinking block, each
-/// with its own signature, and the encrypted ones where they came (the
-/// provider takes them back only so); or, from a provider that sends
-/// reasoning as text, that text.
-fn reasoning_parts(turn: &atelier_llm::Turn) -> Vec<ContentPart> {
-    if turn.thinking.is_empty() {
-        return if turn.reasoning.is_empty() {
-            Vec::new()
-        } else {
-            vec![ContentPart::Reasoning {
-                text: turn.reasoning.clone(),
-                signature: None,
-            }]
-        };
-    }
-    turn.thinking
-        .iter()
-        .filter_map(|b| match b {
-            atelier_llm::ThinkingBlock::Thinking { text, signature } if !text.is_empty() || signature.is_some() => {
-                Some(ContentPart::Reasoning {
-                    text: text.clone(),
-                    signature: signature.clone(),
-                })
-            }
-            atelier_llm::ThinkingBlock::Thinking { .. } => None,
-            atelier_llm::ThinkingBlock::Redacted { data } => {
-                Some(ContentPart::RedactedReasoning { data: data.clone() })
-            }
-        })
-        .collect()
 }

@@ -79,6 +79,19 @@ impl Exposed {
     pub fn model_name(&self, wire: &str) -> Option<&str> {
         self.wire_to_model.get(wire).map(String::as_str)
     }
+
+    /// The warning that these are more tools than the provider's own API
+    /// takes in one request, if they are (one of [`Self::warnings`]).
+    pub fn too_many_tools(&self) -> Option<String> {
+        // OpenAI's API refuses the whole request past this; other servers
+        // of its protocol may take more, so it is a warning, not a cut.
+        (self.exposure == Exposure::Openai && self.tools.len() > OPENAI_MAX_TOOLS).then(|| {
+            format!(
+                "{} tools: OpenAI's own API takes at most {OPENAI_MAX_TOOLS} in one request (other servers may take more); narrow the agent's toolsets or tool patterns",
+                self.tools.len()
+            )
+        })
+    }
 }
 
 /// The most tools OpenAI's chat completions take in one request.
@@ -116,20 +129,14 @@ pub fn expose(resolved: &ResolvedTools, exposure: Exposure) -> Exposed {
         });
     }
     out.sort_by(|a, b| a.canonical_id.cmp(&b.canonical_id));
-    if exposure == Exposure::Openai && out.len() > OPENAI_MAX_TOOLS {
-        // OpenAI's API refuses the whole request past this; other servers
-        // of its protocol may take more, so it is a warning, not a cut.
-        warnings.push(format!(
-            "{} tools: OpenAI's own API takes at most {OPENAI_MAX_TOOLS} in one request (other servers may take more); narrow the agent's toolsets or tool patterns",
-            out.len()
-        ));
-    }
-    Exposed {
+    let mut exposed = Exposed {
         exposure,
         tools: out,
         warnings,
         wire_to_model,
-    }
+    };
+    exposed.warnings.extend(exposed.too_many_tools());
+    exposed
 }
 
 /// Wire names for `names` (in the given order, which should be sorted for
