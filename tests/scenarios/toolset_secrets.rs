@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::Env;
 use crate::bundles::zip_of;
-use crate::secrets::{Keyring, files_holding, on_bus, text};
+use crate::secrets::{Keyring, files_holding, on_bus, on_bus_with, text};
 
 const PLAIN: &str = "sk-alpha-PLAINTEXT-4417";
 const TOKEN: &str = "tok-SENSITIVE-9931";
@@ -447,4 +447,62 @@ fn without_a_keychain_a_bundles_secrets_need_the_persons_consent() {
     );
     let holding = files_holding(env.data(), PLAIN.as_bytes());
     assert_eq!(holding, vec![file.display().to_string()], "only the agreed file");
+}
+
+/// `atelier toolset run-server` starts a server as the app does: with the
+/// minimal environment and what the server declares, never the shell's
+/// provider keys or other owners' `ATELIER_SECRET_*` variables.
+#[test]
+fn run_server_gives_the_server_the_apps_environment_not_the_shells() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let saw = t.path().join("env.json");
+    let saw_s = saw.to_str().expect("path");
+    let manifest = format!(
+        "manifest_version: \"1\"\nid: envy\nname: Envy\nversion: \"1.0.0\"\n\
+         mcp_servers:\n  - id: envy-srv\n    command: python3\n    \
+           args: [\"-c\", \"import json,os,sys; json.dump(dict(os.environ), open(sys.argv[1], 'w'))\", \"{saw_s}\"]\n    \
+           env:\n      GREETING: hello\n"
+    );
+    let zip = zip_of(t.path(), "envy.zip", &[("toolset.yaml", manifest.as_bytes())]);
+    // A plain `env` value goes to the secret store at import: with no
+    // keychain here, to the file, with consent.
+    let imported = on_bus(
+        &env,
+        DEAD_BUS,
+        &["toolset", "import", zip.to_str().expect("path"), "--allow-file-secrets"],
+        None,
+    );
+    ok(&imported);
+    let shell = [
+        ("OPENAI_API_KEY", "sk-shell-openai-5531"),
+        ("ANTHROPIC_API_KEY", "sk-ant-shell-7719"),
+        ("ATELIER_SECRET_PROVIDER_OPENAI__API_KEY", "sk-shell-provider-2204"),
+        ("SOME_TOKEN", "tok-shell-6610"),
+    ];
+    let run = |args: &[&str]| -> serde_json::Value {
+        let _ = std::fs::remove_file(&saw);
+        let out = on_bus_with(&env, DEAD_BUS, args, None, &shell);
+        let text = std::fs::read_to_string(&saw).unwrap_or_else(|_| panic!("the server ran: {}", text(&out)));
+        serde_json::from_str(&text).expect("json")
+    };
+    let by_cli = run(&["--allow-file-secrets", "toolset", "run-server", "envy", "envy-srv"]);
+    for (name, _) in shell {
+        assert!(by_cli.get(name).is_none(), "the server got {name}: {by_cli}");
+    }
+    assert_eq!(by_cli["GREETING"], "hello");
+    assert!(by_cli.get("PATH").is_some(), "{by_cli}");
+    let tmp = env.data().join("mcp/envy-srv/tmp");
+    assert_eq!(by_cli["TMPDIR"], tmp.to_str().expect("path"));
+    // The app's own start of the same server gets the same environment,
+    // but for the folder it runs in (the CLI runs it in its toolset's
+    // folder; a pyenv shim as `python3` names that folder too).
+    let by_app = run(&["--allow-file-secrets", "mcp", "restart", "envy-srv"]);
+    let but_folder = |mut v: serde_json::Value| {
+        for k in ["PWD", "PYENV_DIR", "OLDPWD"] {
+            v.as_object_mut().expect("object").remove(k);
+        }
+        v
+    };
+    assert_eq!(but_folder(by_cli), but_folder(by_app));
 }

@@ -82,6 +82,12 @@ impl DataDir {
         self.root.join("pasted")
     }
 
+    /// `mcp/<server_id>`: an MCP server's own folder (where a shared one
+    /// works, with its private `tmp/`).
+    pub fn mcp_server_dir(&self, server_id: &str) -> PathBuf {
+        self.root.join("mcp").join(server_id)
+    }
+
     /// Makes `path` relative to the root for storage in the database.
     pub fn relative(&self, path: &Path) -> Option<PathBuf> {
         path.strip_prefix(&self.root).ok().map(Path::to_path_buf)

@@ -55,9 +55,47 @@ pub(crate) fn minimal(tmp: &Path) -> Vec<(OsString, OsString)> {
     env
 }
 
+/// The whole environment of a server's process: [`minimal`] with the
+/// variables it declares on top (a declared one replaces a passed one).
+/// Atelier's MCP servers and `atelier toolset run-server` start with it.
+/// A variable that is not UTF-8 is left out (a server's environment is
+/// text).
+pub(crate) fn with_declared<'a>(
+    tmp: &Path,
+    declared: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Vec<(String, String)> {
+    let declared: Vec<(String, String)> = declared
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    let mut env: Vec<(String, String)> = minimal(tmp)
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| !declared.iter().any(|(d, _)| d == k))
+        .collect();
+    env.extend(declared);
+    env
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_servers_declared_variables_go_on_top_of_the_minimal_ones() {
+        // The test process has cargo's variables; PATH is always there.
+        let env = with_declared(Path::new("/t"), [("PATH", "/mine"), ("API_KEY", "k")]);
+        let get = |name: &str| {
+            env.iter()
+                .filter(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(get("PATH"), ["/mine"]);
+        assert_eq!(get("API_KEY"), ["k"]);
+        assert_eq!(get("TMPDIR"), ["/t"]);
+        assert!(get("CARGO_PKG_NAME").is_empty(), "{env:?}");
+    }
 
     #[test]
     fn only_the_listed_variables_and_a_private_tmpdir_pass() {

@@ -263,7 +263,7 @@ pub(crate) async fn run_server(app: &Atelier, id: &str, server: &str, dry_run: b
     let status = tokio::process::Command::new(command)
         .args(&spec.args)
         .env_clear()
-        .envs(spec.environment())
+        .envs(spec.environment().await?)
         .current_dir(&spec.dir)
         .status()
         .await

@@ -43,7 +43,7 @@ fn whole_reference(v: &str) -> Option<&str> {
 impl Mcp<'_> {
     /// Where a server's own files go (its folder when shared, its tmp).
     pub(crate) fn server_dir(&self, id: &str) -> PathBuf {
-        self.app.data_dir().root().join("mcp").join(id)
+        self.app.data_dir().mcp_server_dir(id)
     }
 
     /// How to start `server` for `chat` (`None`: the shared instance, or a
@@ -86,20 +86,12 @@ impl Mcp<'_> {
             (s.command, s.args, s.url, s.env, s.headers, Some(s.dir))
         };
         let spec = match (command, url) {
-            (Some(command), _) => {
-                let mut environment: Vec<(String, String)> = crate::environment::minimal(&tmp)
-                    .into_iter()
-                    .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-                    .collect();
-                environment.retain(|(k, _)| !env.contains_key(k));
-                environment.extend(env.iter().map(|(k, v)| (k.clone(), v.expose().to_owned())));
-                ServerSpec::Stdio(StdioSpec {
-                    command: in_bundle(&command, dir.as_deref()),
-                    args: args.iter().map(|a| arg_in_bundle(a, dir.as_deref())).collect(),
-                    env: environment,
-                    cwd,
-                })
-            }
+            (Some(command), _) => ServerSpec::Stdio(StdioSpec {
+                command: in_bundle(&command, dir.as_deref()),
+                args: args.iter().map(|a| arg_in_bundle(a, dir.as_deref())).collect(),
+                env: crate::environment::with_declared(&tmp, env.iter().map(|(k, v)| (k.as_str(), v.expose()))),
+                cwd,
+            }),
             (None, Some(url)) => ServerSpec::Http(HttpSpec {
                 url,
                 headers: headers

@@ -32,6 +32,9 @@ pub struct LaunchSpec {
     pub headers: BTreeMap<String, Secret>,
     /// The toolset's folder (`${__dirname}`), where a command runs.
     pub dir: PathBuf,
+    /// The server's private temporary folder (`<data>/mcp/<id>/tmp`), its
+    /// `TMPDIR` as Atelier starts it.
+    pub tmp: PathBuf,
     /// What the person should know (a local folder holding secrets).
     pub warnings: Vec<String>,
 }
@@ -47,23 +50,25 @@ impl fmt::Debug for LaunchSpec {
             .field("url", &self.url.as_ref().map(|_| "<url>"))
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("dir", &self.dir)
+            .field("tmp", &self.tmp)
             .finish()
     }
 }
 
 impl LaunchSpec {
-    /// The whole environment of the server's process: this process's,
-    /// without any `ATELIER_SECRET_*` variable (those belong to their own
-    /// owners), with the server's `env` on top.
-    pub fn environment(&self) -> Vec<(String, String)> {
-        let mut out: BTreeMap<String, String> = std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .filter(|(k, _)| !k.starts_with("ATELIER_SECRET_"))
-            .collect();
-        for (k, v) in &self.env {
-            out.insert(k.clone(), v.expose().to_owned());
-        }
-        out.into_iter().collect()
+    /// The whole environment of the server's process, as Atelier starts
+    /// it ([`crate::environment::with_declared`]): what programs need, its
+    /// own `TMPDIR` (created now), and its declared `env` — nothing else of
+    /// this process's (a provider's key, another owner's
+    /// `ATELIER_SECRET_*`).
+    pub async fn environment(&self) -> Result<Vec<(String, String)>> {
+        tokio::fs::create_dir_all(&self.tmp)
+            .await
+            .map_err(Error::io("create", &self.tmp))?;
+        Ok(crate::environment::with_declared(
+            &self.tmp,
+            self.env.iter().map(|(k, v)| (k.as_str(), v.expose())),
+        ))
     }
 }
 
@@ -283,6 +288,7 @@ impl Toolsets<'_> {
             url,
             headers,
             dir,
+            tmp: self.app.data_dir().mcp_server_dir(server_id).join("tmp"),
             warnings,
         })
     }
