@@ -1,6 +1,7 @@
 //! Agents' allowlists as a person writes them: a toolset allowed to an
 //! agent brings the MCP servers it declares; names that match nothing are
-//! said on create and edit and logged by each run.
+//! said on create and edit and logged by each run; an agent file's unknown
+//! keys are refused with a hint.
 
 use atelier_llm::replay::ReplayServer;
 
@@ -78,4 +79,55 @@ async fn names_that_match_nothing_are_warned_on_create_edit_and_each_run() {
     let sent = stderr(&env.cli(&["chat", "send", &chat, "hi", "--agent", "writer"]));
     assert_eq!(sent.matches("\"zzz*\"").count(), 1, "{sent}");
     assert!(sent.contains("WARN"), "{sent}");
+}
+
+/// An agent file's misspelled keys are refused, each named with what it
+/// was likely meant to be, and nothing is imported; filters and policies
+/// written as the README has them (`- deny: [...]`) take effect.
+#[test]
+fn an_agent_file_with_unknown_keys_is_refused_and_the_readme_form_of_policies_works() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let file = t.path().join("raw.yaml");
+    std::fs::write(
+        &file,
+        "id: raw\nname: Raw\ntools: ['*']\ntoolset: [raw]\npolicy: [no_confirmation_in_sub_agents]\ndeny: ['*.run_command']\n",
+    )
+    .expect("write");
+    let out = env.cli(&["agent", "import", file.to_str().expect("path")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("raw.yaml")
+            && err.contains("`toolset`: did you mean `toolsets`?")
+            && err.contains("`policy`: did you mean `policies`?")
+            && err.contains("`deny` is a policy, written under `policies:`"),
+        "{err}"
+    );
+    assert_eq!(
+        env.cli(&["agent", "show", "raw"]).status.code(),
+        Some(1),
+        "nothing imported"
+    );
+
+    std::fs::write(
+        &file,
+        "id: raw\nname: Raw\ntools: ['*']\nfilters:\n  - namespace: [builtin]\npolicies:\n  - deny: ['*_file']\n",
+    )
+    .expect("write");
+    env.ok(&["agent", "import", file.to_str().expect("path")]);
+    let names = model_names(&env.json(&["agent", "resolve", "raw"]));
+    assert_eq!(
+        names,
+        ["list_available_agents", "list_files", "spawn_agents"],
+        "builtins only, none of the denied *_file tools"
+    );
+    // Exported as it was written, and read back the same.
+    let out = t.path().join("out.yaml");
+    env.ok(&["agent", "export", "raw", "-o", out.to_str().expect("path")]);
+    let yaml = std::fs::read_to_string(&out).expect("read");
+    assert!(yaml.contains("- deny:") && yaml.contains("- namespace:"), "{yaml}");
+    let other = Env::new();
+    other.ok(&["agent", "import", out.to_str().expect("path")]);
+    assert_eq!(model_names(&other.json(&["agent", "resolve", "raw"])), names);
 }

@@ -36,7 +36,8 @@
 //! - [`builtins`]: builtin tools under hostile input: big files capped,
 //!   FIFOs refused, planted symlinks never followed, timeouts and Cancel.
 //! - [`agent_allowlists`]: allowlists as a person writes them: a toolset
-//!   bringing its MCP servers, names that match nothing warned.
+//!   bringing its MCP servers, names that match nothing warned, agent
+//!   files' unknown keys refused.
 //! - [`agents`]: agents and tool routing: the default Assistant, empty
 //!   allowlists, toolsets, names and globs, the router's refusals, the pool
 //!   following installs of other processes and MCP-like sources, exposure.

@@ -28,6 +28,7 @@ pub const ASSISTANT: &str = "assistant";
 
 /// Which model an agent prefers (the chat may override it).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(deny_unknown_fields)]
 pub struct AgentModel {
     pub provider: String,
     pub model: String,
@@ -60,8 +61,10 @@ pub struct Agent {
 }
 
 /// What an agent is made of, without its timestamps: what a person
-/// creates, edits, exports and imports.
+/// creates, edits, exports and imports. A key it does not have is
+/// refused (an agent file's are named with a hint: [`file::from_yaml`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(deny_unknown_fields)]
 pub struct AgentSpec {
     pub id: String,
     pub name: String,
@@ -77,14 +80,55 @@ pub struct AgentSpec {
     pub toolsets: Vec<String>,
     #[serde(default)]
     pub tools: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "filter_list")]
     pub filters: Vec<Filter>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "policy_list")]
     pub policies: Vec<Policy>,
     #[serde(default = "default_max_depth")]
     pub max_depth: u32,
     #[serde(default = "default_max_steps")]
     pub max_steps: u32,
+}
+
+/// A list of filters or policies, each a one-key map (`{deny: [...]}`, as
+/// JSON and the README write it) or a YAML tag (`!deny [...]`, as older
+/// exports did); a unit variant is its name either way.
+fn enum_list<'de, D, T>(d: D, field: &str) -> std::result::Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::de::DeserializeOwned,
+{
+    use serde_norway::Value;
+    use serde_norway::value::{Tag, TaggedValue};
+    Vec::<Value>::deserialize(d)?
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let v = match v {
+                Value::Mapping(m)
+                    if m.len() == 1 && matches!(m.keys().next(), Some(Value::String(k)) if !k.is_empty()) =>
+                {
+                    match m.into_iter().next() {
+                        Some((Value::String(tag), value)) => Value::Tagged(Box::new(TaggedValue {
+                            tag: Tag::new(tag),
+                            value,
+                        })),
+                        _ => Value::Null,
+                    }
+                }
+                v => v,
+            };
+            T::deserialize(v).map_err(|e| serde::de::Error::custom(format_args!("{field}[{i}]: {e}")))
+        })
+        .collect()
+}
+
+fn filter_list<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<Filter>, D::Error> {
+    enum_list(d, "filters")
+}
+
+fn policy_list<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Vec<Policy>, D::Error> {
+    enum_list(d, "policies")
 }
 
 fn is_default(s: &ModelSettings) -> bool {
