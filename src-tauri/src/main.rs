@@ -10,7 +10,10 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("ATELIER_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                // rmcp's own lines name an HTTP MCP server's URL as
+                // resolved, which may hold a token; the errors we show say
+                // what failed, its secrets redacted.
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=off")),
         )
         .init();
     let state = match atelier_core::DataDir::resolve(None)

@@ -506,3 +506,78 @@ fn run_server_gives_the_server_the_apps_environment_not_the_shells() {
     };
     assert_eq!(but_folder(by_cli), but_folder(by_app));
 }
+
+/// Secrets interpolated into an HTTP server's URL (a sensitive setting in
+/// its path, a toolset secret in its query) never show: not in the error
+/// the CLI prints, not in `mcp show` or `mcp list --json`, not in the
+/// database, not in a log line (the default level, -v, -vv). The error
+/// still names the server and says what failed.
+#[test]
+fn secrets_in_an_http_servers_url_stay_out_of_its_errors() {
+    const IN_PATH: &str = "key in-path 7731";
+    const IN_QUERY: &str = "tok-in-query-5528";
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let manifest = format!(
+        "manifest_version: \"1\"\nid: remote\nname: Remote\nversion: \"1.0.0\"\n\
+         user_config:\n  api_key: {{type: string, title: API key, sensitive: true, required: true}}\n\
+         mcp_servers:\n  - id: remote-srv\n    \
+           url: \"http://127.0.0.1:{port}/mcp/${{user_config.api_key}}/x?token=${{TOKEN}}\"\n"
+    );
+    let zip = zip_of(t.path(), "remote.zip", &[("toolset.yaml", manifest.as_bytes())]);
+    let outputs: std::cell::RefCell<Vec<Output>> = Default::default();
+    let cli = |args: &[&str], stdin: Option<&str>| {
+        let mut all = vec!["--allow-file-secrets"];
+        all.extend_from_slice(args);
+        let o = on_bus(&env, DEAD_BUS, &all, stdin);
+        outputs.borrow_mut().push(o.clone());
+        o
+    };
+    ok(&cli(&["toolset", "import", zip.to_str().expect("path")], Some(IN_PATH)));
+    ok(&cli(&["secrets", "set", "toolset:remote", "TOKEN"], Some(IN_QUERY)));
+
+    for args in [
+        &["mcp", "restart", "remote-srv"][..],
+        &["-v", "mcp", "restart", "remote-srv"][..],
+        &["-vv", "mcp", "restart", "remote-srv"][..],
+    ] {
+        let failed = cli(args, None);
+        assert_eq!(failed.status.code(), Some(1), "{}", text(&failed));
+        let said = text(&failed);
+        assert!(
+            said.contains("remote-srv")
+                && said.contains(&format!("127.0.0.1:{port}/mcp/<redacted>/x?token=<redacted>")),
+            "{said}"
+        );
+    }
+    let listed: serde_json::Value = serde_json::from_str(&ok(&cli(&["--json", "mcp", "list"], None))).expect("json");
+    let row = listed
+        .as_array()
+        .and_then(|a| a.iter().find(|s| s["id"] == "remote-srv"))
+        .unwrap_or_else(|| panic!("{listed}"));
+    let last = row["last_error"].as_str().unwrap_or_else(|| panic!("{row}"));
+    assert!(
+        last.contains("MCP server remote-srv") && last.contains("<redacted>"),
+        "{last}"
+    );
+    ok(&cli(&["mcp", "show", "remote-srv"], None));
+    ok(&cli(&["--json", "mcp", "show", "remote-srv"], None));
+
+    for secret in [IN_PATH, IN_QUERY, "key%20in-path%207731"] {
+        for o in outputs.borrow().iter() {
+            assert!(!text(o).contains(secret), "an output said {secret}: {}", text(o));
+        }
+        // Only in the file the person agreed to.
+        let holding = files_holding(env.data(), secret.as_bytes());
+        assert!(
+            holding.iter().all(|f| f.ends_with("secrets.json")),
+            "{secret} in {holding:?}"
+        );
+    }
+}

@@ -60,11 +60,14 @@ fn quiet_on_closed_stdout() {
 fn init_logging(verbose: u8) {
     use tracing_subscriber::EnvFilter;
     // sqlx warns of statements slower than a second (a busy disk, a big
-    // import): useful with -v, noise in a terminal otherwise.
+    // import): useful with -v, noise in a terminal otherwise. rmcp's own
+    // lines name an HTTP MCP server's URL as resolved, which may hold a
+    // token (our errors say what failed, its secrets redacted): only an
+    // ATELIER_LOG that names rmcp shows them.
     let default = match verbose {
-        0 => "warn,sqlx=error",
-        1 => "info",
-        _ => "debug",
+        0 => "warn,sqlx=error,rmcp=off",
+        1 => "info,rmcp=off",
+        _ => "debug,rmcp=off",
     };
     let filter = EnvFilter::try_from_env("ATELIER_LOG").unwrap_or_else(|_| EnvFilter::new(default));
     tracing_subscriber::fmt()

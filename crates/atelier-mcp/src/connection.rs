@@ -21,6 +21,7 @@ use crate::http::start_http;
 use crate::listing::{self, ToolInfo};
 use crate::notices::ProgressSink;
 use crate::process::ServerProcess;
+use crate::redact::Redact;
 use crate::spec::{ConnectOptions, Handshake, ServerSpec};
 use crate::start::{StdioStart, start_stdio};
 use crate::stderr::StderrLog;
@@ -87,6 +88,8 @@ pub struct Connection {
     info: ServerInfo,
     process: Option<ServerProcess>,
     log: Arc<StderrLog>,
+    /// The spec's secrets, out of every error and stderr line handed out.
+    redact: Redact,
     grace: Duration,
     list_timeout: Duration,
     /// The server spoke `initialize` (an older protocol than 2026-07-28).
@@ -141,7 +144,7 @@ impl Connection {
             // It may have been upgraded: the next connection probes again.
             Err(_) => options.handshake.learn(began, false, false),
         }
-        connected
+        connected.map_err(|e| options.redact.error(e))
     }
 
     async fn connect_inner(
@@ -261,6 +264,7 @@ impl Connection {
             info,
             process,
             log,
+            redact: options.redact.clone(),
             grace: options.stop_grace,
             list_timeout: options.list_timeout,
             initialize_only,
@@ -298,7 +302,7 @@ impl Connection {
 
     /// The kept stderr lines.
     pub fn stderr(&self) -> Vec<String> {
-        self.log.tail()
+        self.redact.lines(self.log.tail())
     }
 
     /// Why a request failed: the process's exit if that is the cause.
@@ -334,11 +338,22 @@ impl Connection {
             }
         })
         .await
+        .map_err(|e| self.redact.error(e))
     }
 
     /// Calls `tool`. A tool that reports a failure (`isError`) is a
     /// result, not an error; an error is the call not ending normally.
     pub async fn call(&self, tool: &str, args: &Value, options: &CallOptions) -> Result<CallResult, McpError> {
+        match self.call_inner(tool, args, options).await {
+            Ok(r) => Ok(CallResult {
+                stderr: self.redact.lines(r.stderr),
+                ..r
+            }),
+            Err(e) => Err(self.redact.error(e)),
+        }
+    }
+
+    async fn call_inner(&self, tool: &str, args: &Value, options: &CallOptions) -> Result<CallResult, McpError> {
         let mark = self.log.mark();
         let mut params = CallToolRequestParams::new(tool.to_owned());
         match args {

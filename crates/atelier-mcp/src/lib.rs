@@ -14,7 +14,9 @@
 //! process hygiene, the error words a person reads, and plain JSON values
 //! at its edge so that the core does not depend on rmcp's types. It knows
 //! nothing of chats, workspaces or the database: the core says what to
-//! run, where, with which environment and which roots.
+//! run, where, with which environment and which roots — and which values
+//! of it are secrets ([`Redact`]): no error, status or stderr line handed
+//! out shows them.
 
 mod connection;
 mod error;
@@ -23,6 +25,7 @@ mod http;
 mod listing;
 mod notices;
 mod process;
+mod redact;
 mod spec;
 mod start;
 mod stderr;
@@ -36,6 +39,7 @@ pub use connection::{CallOptions, CallResult, Connection, Progress, ServerInfo};
 pub const DISCOVERY_VERSION: &str = "2026-07-28";
 pub use error::McpError;
 pub use listing::ToolInfo;
+pub use redact::{REDACTED, Redact};
 pub use spec::{ConnectOptions, Handshake, HttpSpec, LIST_TIMEOUT, ServerSpec, StdioSpec};
 pub use stderr::StderrLog;
 pub use supervisor::{Status, Supervisor, SupervisorOptions, ToolsListed};

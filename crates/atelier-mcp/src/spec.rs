@@ -4,6 +4,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use crate::redact::Redact;
+
 /// A server to run or reach.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ServerSpec {
@@ -72,6 +74,9 @@ pub struct ConnectOptions {
     /// What this server's earlier connections learnt of its handshake
     /// (share one per server).
     pub handshake: Handshake,
+    /// The secrets in the spec (resolved `env` and header values, tokens
+    /// in the URL): taken out of every error, status and stderr line.
+    pub redact: Redact,
 }
 
 /// Whether a server answers only `initialize`, learnt by its connections
@@ -139,6 +144,7 @@ impl Default for ConnectOptions {
             client_name: "atelier".to_owned(),
             client_version: env!("CARGO_PKG_VERSION").to_owned(),
             handshake: Handshake::default(),
+            redact: Redact::default(),
         }
     }
 }

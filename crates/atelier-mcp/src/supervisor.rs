@@ -156,9 +156,9 @@ impl Supervisor {
         self.inner.status.borrow().clone()
     }
 
-    /// The kept stderr lines (across restarts).
+    /// The kept stderr lines (across restarts), its secrets taken out.
     pub fn stderr(&self) -> Vec<String> {
-        self.inner.log.tail()
+        self.inner.options.connect.redact.lines(self.inner.log.tail())
     }
 
     /// The tools of the last listing.

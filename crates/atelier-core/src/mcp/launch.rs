@@ -13,12 +13,14 @@
 //! server's listing outside any chat works there too, offered an empty
 //! folder as its root). Since it does not
 //! work in its bundle, a command or argument naming a file of the bundle
-//! is passed as that file's full path.
+//! is passed as that file's full path. Every secret resolved into a
+//! launch (an `env` or header value, a token in a URL) is named in its
+//! [`Redact`]: the instance's errors, status and stderr never show one.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use atelier_mcp::{HttpSpec, ServerSpec, StdioSpec};
+use atelier_mcp::{HttpSpec, Redact, ServerSpec, StdioSpec};
 
 use super::Mcp;
 use super::servers::ServerRecord;
@@ -31,6 +33,9 @@ pub(crate) struct Launch {
     pub spec: ServerSpec,
     /// The chat's workspace for a chat-scoped instance.
     pub roots: Option<Vec<PathBuf>>,
+    /// Every secret resolved into `spec`: no error, status or stderr line
+    /// of the instance shows one.
+    pub redact: Redact,
 }
 
 /// `${NAME}` exactly: the name.
@@ -61,16 +66,19 @@ impl Mcp<'_> {
             }
             None => (own, None),
         };
-        let (command, args, url, env, headers, dir) = if server.user_declared || server.toolsets.is_empty() {
+        let (command, args, url, env, headers, dir, secrets) = if server.user_declared || server.toolsets.is_empty() {
             let decl = self.decl(&server.id).await?;
             let owner = Owner::Mcp(server.id.clone());
             let mut maps = [BTreeMap::new(), BTreeMap::new()];
+            let mut secrets = Vec::new();
             for (slot, (field, map)) in maps.iter_mut().zip([("env", &decl.env), ("headers", &decl.headers)]) {
                 for (k, v) in map {
                     let value = match whole_reference(v) {
                         Some(name) => {
                             let what = format!("{field}.{k} of MCP server {:?}", server.id);
-                            self.app.secrets().resolve(&owner, name, &[], &what).await?.0
+                            let value = self.app.secrets().resolve(&owner, name, &[], &what).await?.0;
+                            secrets.push(value.clone());
+                            value
                         }
                         None => Secret::new(v.clone()),
                     };
@@ -78,13 +86,14 @@ impl Mcp<'_> {
                 }
             }
             let [env, headers] = maps;
-            (decl.command, decl.args, decl.url, env, headers, None)
+            (decl.command, decl.args, decl.url, env, headers, None, secrets)
         } else {
             // The first enabled toolset declaring it (they declare it alike).
             let toolset = &server.toolsets[0];
             let s = self.app.toolsets().launch_spec(toolset, &server.id).await?;
-            (s.command, s.args, s.url, s.env, s.headers, Some(s.dir))
+            (s.command, s.args, s.url, s.env, s.headers, Some(s.dir), s.secrets)
         };
+        let redact = Redact::new(secrets.iter().map(Secret::expose));
         let spec = match (command, url) {
             (Some(command), _) => ServerSpec::Stdio(StdioSpec {
                 command: in_bundle(&command, dir.as_deref()),
@@ -106,7 +115,7 @@ impl Mcp<'_> {
                 });
             }
         };
-        Ok(Launch { spec, roots })
+        Ok(Launch { spec, roots, redact })
     }
 }
 

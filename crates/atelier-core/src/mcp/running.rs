@@ -129,7 +129,12 @@ impl Mcp<'_> {
             .clone()
     }
 
-    fn connect_options(&self, server: &ServerRecord, roots: Option<Vec<std::path::PathBuf>>) -> ConnectOptions {
+    fn connect_options(
+        &self,
+        server: &ServerRecord,
+        roots: Option<Vec<std::path::PathBuf>>,
+        redact: atelier_mcp::Redact,
+    ) -> ConnectOptions {
         let s = self.settings();
         // This process's first connection starts from what the last one
         // recorded: a server that spoke an older protocol without failing
@@ -159,6 +164,7 @@ impl Mcp<'_> {
             roots,
             stop_grace: s.stop_grace,
             handshake,
+            redact,
             ..Default::default()
         }
     }
@@ -207,7 +213,7 @@ impl Mcp<'_> {
             });
         });
         let options = SupervisorOptions {
-            connect: self.connect_options(server, launch.roots),
+            connect: self.connect_options(server, launch.roots, launch.redact),
             backoff_start: settings.backoff_start,
             ..Default::default()
         };
@@ -382,7 +388,7 @@ impl Mcp<'_> {
             let conn = Connection::connect(
                 &server.id,
                 &launch.spec,
-                &self.connect_options(server, Some(vec![root.clone()])),
+                &self.connect_options(server, Some(vec![root.clone()]), launch.redact.clone()),
                 Arc::default(),
                 None,
             )

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::{Mutex, PoisonError};
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
@@ -37,6 +38,10 @@ pub struct LaunchSpec {
     pub tmp: PathBuf,
     /// What the person should know (a local folder holding secrets).
     pub warnings: Vec<String>,
+    /// Every secret value resolved into it (the toolset's secrets, the
+    /// variables the person allowed it, its sensitive settings, a local
+    /// folder's plain values): what no error about the server may show.
+    pub secrets: Vec<Secret>,
 }
 
 impl fmt::Debug for LaunchSpec {
@@ -51,6 +56,7 @@ impl fmt::Debug for LaunchSpec {
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .field("dir", &self.dir)
             .field("tmp", &self.tmp)
+            .field("secrets", &format_args!("<{} secrets>", self.secrets.len()))
             .finish()
     }
 }
@@ -81,6 +87,8 @@ struct Scope<'a> {
     decls: IndexMap<String, UserConfigDecl>,
     values: Map<String, Value>,
     allowed: Vec<String>,
+    /// The secret values resolved so far.
+    secrets: Mutex<Vec<Secret>>,
 }
 
 impl Scope<'_> {
@@ -96,7 +104,7 @@ impl Scope<'_> {
         let allowed: Vec<&str> = self.allowed.iter().filter(|v| *v == name).map(String::as_str).collect();
         let reference = format!("${{{name}}} in {at} of MCP server {:?}", self.server);
         match self.ts.app.secrets().resolve(&owner, name, &allowed, &reference).await {
-            Ok((s, _)) => Ok(s.expose().to_owned()),
+            Ok((s, _)) => Ok(self.secret(s)),
             Err(Error::SecretNotSet {
                 reference,
                 owner,
@@ -119,6 +127,13 @@ impl Scope<'_> {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// A secret's value, kept in mind as one.
+    fn secret(&self, s: Secret) -> String {
+        let value = s.expose().to_owned();
+        self.secrets.lock().unwrap_or_else(PoisonError::into_inner).push(s);
+        value
     }
 
     /// A setting's value(s) as text; an optional one with no value is empty.
@@ -148,7 +163,7 @@ impl Scope<'_> {
                 .resolve(&owner, &secret_key(key), &[], &reference)
                 .await
             {
-                Ok((s, _)) => Ok(vec![s.expose().to_owned()]),
+                Ok((s, _)) => Ok(vec![self.secret(s)]),
                 Err(Error::SecretNotSet { .. }) if decl.required => Err(missing()),
                 Err(Error::SecretNotSet { .. }) => Ok(vec![String::new()]),
                 Err(e) => Err(e),
@@ -250,6 +265,7 @@ impl Toolsets<'_> {
             decls: self.config_decls(toolset_id).await?,
             values,
             allowed: self.allowed_env(toolset_id).await?,
+            secrets: Mutex::default(),
         };
         let command = match &decl.command {
             Some(c) => Some(scope.resolve(c, "command").await?),
@@ -272,7 +288,7 @@ impl Toolsets<'_> {
         for (slot, (field, map)) in maps.iter_mut().zip([("env", &decl.env), ("headers", &decl.headers)]) {
             for (k, v) in map {
                 let value = match plain.remove(&(field, k.clone())) {
-                    Some(p) => p,
+                    Some(p) => scope.secret(Secret::new(p)),
                     None => scope.resolve(v, &format!("{field}.{k}")).await?,
                 };
                 slot.insert(k.clone(), Secret::new(value));
@@ -290,6 +306,7 @@ impl Toolsets<'_> {
             dir,
             tmp: self.app.data_dir().mcp_server_dir(server_id).join("tmp"),
             warnings,
+            secrets: scope.secrets.into_inner().unwrap_or_else(PoisonError::into_inner),
         })
     }
 }
