@@ -1,7 +1,8 @@
 //! Agents' allowlists as a person writes them: a toolset allowed to an
 //! agent brings the MCP servers it declares; names that match nothing are
 //! said on create and edit and logged by each run; an agent file's unknown
-//! keys are refused with a hint.
+//! keys are refused with a hint; the sub-agent policy follows the person's
+//! confirmation choices.
 
 use atelier_llm::replay::ReplayServer;
 
@@ -17,6 +18,13 @@ fn model_names(resolved: &serde_json::Value) -> Vec<String> {
         .iter()
         .map(|t| t["model_name"].as_str().expect("name").to_owned())
         .collect()
+}
+
+/// `atelier agent import` of an agent file with this text.
+fn import_agent(env: &Env, dir: &std::path::Path, yaml: &str) -> std::process::Output {
+    let file = dir.join("agent.yaml");
+    std::fs::write(&file, yaml).expect("write");
+    env.cli(&["agent", "import", file.to_str().expect("path")])
 }
 
 /// `toolset import --agent` allows the toolset in one step, and with it the
@@ -88,17 +96,15 @@ async fn names_that_match_nothing_are_warned_on_create_edit_and_each_run() {
 fn an_agent_file_with_unknown_keys_is_refused_and_the_readme_form_of_policies_works() {
     let env = Env::new();
     let t = tempfile::tempdir().expect("tmp");
-    let file = t.path().join("raw.yaml");
-    std::fs::write(
-        &file,
+    let out = import_agent(
+        &env,
+        t.path(),
         "id: raw\nname: Raw\ntools: ['*']\ntoolset: [raw]\npolicy: [no_confirmation_in_sub_agents]\ndeny: ['*.run_command']\n",
-    )
-    .expect("write");
-    let out = env.cli(&["agent", "import", file.to_str().expect("path")]);
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("raw.yaml")
+        err.contains("agent.yaml")
             && err.contains("`toolset`: did you mean `toolsets`?")
             && err.contains("`policy`: did you mean `policies`?")
             && err.contains("`deny` is a policy, written under `policies:`"),
@@ -110,12 +116,12 @@ fn an_agent_file_with_unknown_keys_is_refused_and_the_readme_form_of_policies_wo
         "nothing imported"
     );
 
-    std::fs::write(
-        &file,
+    let out = import_agent(
+        &env,
+        t.path(),
         "id: raw\nname: Raw\ntools: ['*']\nfilters:\n  - namespace: [builtin]\npolicies:\n  - deny: ['*_file']\n",
-    )
-    .expect("write");
-    env.ok(&["agent", "import", file.to_str().expect("path")]);
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let names = model_names(&env.json(&["agent", "resolve", "raw"]));
     assert_eq!(
         names,
@@ -130,4 +136,53 @@ fn an_agent_file_with_unknown_keys_is_refused_and_the_readme_form_of_policies_wo
     let other = Env::new();
     other.ok(&["agent", "import", out.to_str().expect("path")]);
     assert_eq!(model_names(&other.json(&["agent", "resolve", "raw"])), names);
+}
+
+/// "No confirmation tools in sub-agents" follows the person's per-tool
+/// choice over the author's: a tool set to `ask` leaves sub-agents, one set
+/// to `allow` stays, and `default` gives the author's choice back.
+#[test]
+fn the_sub_agent_policy_follows_the_persons_confirmation_choices() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let out = import_agent(
+        &env,
+        t.path(),
+        "id: helper\nname: Helper\ntools: [write_file, delete_file]\npolicies: [no_confirmation_in_sub_agents]\n",
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let at_depth_1 = || model_names(&env.json(&["agent", "resolve", "helper", "--depth", "1"]));
+    assert_eq!(at_depth_1(), ["write_file"], "delete_file asks (its author's choice)");
+
+    env.ok(&["tool", "policy", "write_file", "ask"]);
+    env.ok(&["tool", "policy", "delete_file", "allow"]);
+    assert_eq!(at_depth_1(), ["delete_file"]);
+    assert_eq!(
+        model_names(&env.json(&["agent", "resolve", "helper"])),
+        ["delete_file", "write_file"],
+        "a chat's own run keeps both: a person answers there"
+    );
+    env.ok(&["tool", "policy", "write_file", "default"]);
+    env.ok(&["tool", "policy", "delete_file", "default"]);
+    assert_eq!(at_depth_1(), ["write_file"]);
+}
+
+/// The app's pool notices a policy changed by itself or by the CLI.
+#[tokio::test]
+async fn a_confirmation_policy_change_reaches_the_next_resolution_of_a_running_app() {
+    let env = Env::new();
+    let app = env.app().await;
+    let mut spec = atelier_core::agents::AgentSpec::new("helper", "Helper");
+    spec.tools = vec!["write_file".into()];
+    spec.policies = vec![atelier_core::routing::Policy::NoConfirmationInSubAgents];
+    app.agents().create(&spec).await.expect("create");
+    let kept = |r: atelier_core::routing::ResolvedTools| r.tools.len();
+    assert_eq!(kept(app.agents().resolve("helper", 1).await.expect("resolve")), 1);
+    app.tools()
+        .set_policy("write_file", atelier_core::tools::Policy::Ask)
+        .await
+        .expect("ask");
+    assert_eq!(kept(app.agents().resolve("helper", 1).await.expect("resolve")), 0);
+    env.ok(&["tool", "policy", "write_file", "default"]);
+    assert_eq!(kept(app.agents().resolve("helper", 1).await.expect("resolve")), 1);
 }

@@ -37,7 +37,8 @@
 //!   FIFOs refused, planted symlinks never followed, timeouts and Cancel.
 //! - [`agent_allowlists`]: allowlists as a person writes them: a toolset
 //!   bringing its MCP servers, names that match nothing warned, agent
-//!   files' unknown keys refused.
+//!   files' unknown keys refused, sub-agents and the person's confirmation
+//!   choices.
 //! - [`agents`]: agents and tool routing: the default Assistant, empty
 //!   allowlists, toolsets, names and globs, the router's refusals, the pool
 //!   following installs of other processes and MCP-like sources, exposure.

@@ -39,7 +39,8 @@ pub enum Policy {
     /// Deny tools matching any of these names or globs (`*.run_command`).
     Deny(Vec<String>),
     /// Deny tools that ask for confirmation in sub-agents (depth > 0): no
-    /// person watches a sub-agent's steps.
+    /// person watches a sub-agent's steps. Whether a tool asks is its
+    /// author's choice unless the person said `ask` or `allow` for it.
     NoConfirmationInSubAgents,
 }
 
@@ -79,7 +80,7 @@ impl Policy {
     pub fn allows(&self, tool: &PoolTool, cx: Context<'_>) -> bool {
         match self {
             Policy::Deny(patterns) => !matches_any(tool, patterns),
-            Policy::NoConfirmationInSubAgents => cx.depth == 0 || !tool.def.requires_confirmation,
+            Policy::NoConfirmationInSubAgents => cx.depth == 0 || !cx.snapshot.asks(tool),
         }
     }
 }
@@ -180,6 +181,33 @@ mod tests {
             ["csv:run_command", "write_file"]
         );
         assert_eq!(ids(&apply(&snap.tools, &allow, &sub, at(1))), ["write_file"]);
+    }
+
+    #[test]
+    fn in_sub_agents_the_persons_confirmation_policy_decides_over_the_authors() {
+        let plain = snapshot();
+        let overridden = Snapshot::build_with(
+            4,
+            plain.sources.clone(),
+            [
+                ("csv:run_command".to_owned(), crate::tools::Policy::Allow),
+                ("write_file".to_owned(), crate::tools::Policy::Ask),
+            ]
+            .into(),
+        )
+        .expect("build");
+        let allow = [Filter::AllowIds(vec!["csv.run_command".into(), "*_file".into()])];
+        let sub = [Policy::NoConfirmationInSubAgents];
+        let at = |snapshot| Context { snapshot, depth: 1 };
+        assert_eq!(
+            ids(&apply(&plain.tools, &allow, &sub, at(&plain))),
+            ["read_file", "write_file"]
+        );
+        assert_eq!(
+            ids(&apply(&overridden.tools, &allow, &sub, at(&overridden))),
+            ["csv:run_command", "read_file"],
+            "never asks: kept; always asks: removed"
+        );
     }
 
     fn any_filter() -> impl Strategy<Value = Filter> {

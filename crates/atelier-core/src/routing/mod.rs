@@ -16,8 +16,9 @@
 //! toolset imported, upgraded, enabled, disabled, uninstalled or reloaded
 //! — by this process or another one on the same data dir, which is why the
 //! cache checks a fingerprint of the toolset rows (one small query) rather
-//! than waiting to be told — and a source added or removed. A run keeps the
-//! snapshot it resolved with.
+//! than waiting to be told — and a source added or removed; and after a
+//! person's confirmation policy changes (the sub-agent policy reads it). A
+//! run keeps the snapshot it resolved with.
 
 pub mod exposure;
 pub mod filters;
@@ -106,10 +107,11 @@ impl Routing<'_> {
         let mut sources = vec![load::builtins(self.app).await?];
         sources.extend(load::toolsets(self.app).await?);
         sources.extend(load::mcp_servers(self.app).await?);
+        let confirmations = self.app.tools().policies().await?;
         let mut cache = self.cache();
         sources.extend(cache.extra.values().cloned());
         cache.built += 1;
-        let snap = Snapshot::build(cache.built, sources)?;
+        let snap = Snapshot::build_with(cache.built, sources, confirmations)?;
         // A source changed while we read does not hide behind this
         // snapshot: only one built from the latest state is kept.
         if cache.version == seen {
@@ -238,8 +240,9 @@ mod load {
 
     /// The state of every row the pool is built from, in one string: a
     /// toolset's id, version, enabled flag and last change, and which tools
-    /// are disabled, and each MCP server's switch and last listing. Another
-    /// process's import changes it too.
+    /// are disabled, each MCP server's switch and last listing, and the
+    /// person's confirmation policies. Another process's import changes it
+    /// too.
     pub(super) async fn fingerprint(app: &Atelier) -> Result<String> {
         Ok(sqlx::query_scalar(
             "SELECT coalesce((SELECT group_concat(id || ':' || version || ':' || enabled || ':' \
@@ -247,7 +250,9 @@ mod load {
              || '|' || (SELECT count(*) FROM tools) || '|' \
              || coalesce((SELECT group_concat(tool_id, ',') FROM tools WHERE enabled = 0), '') || '|' \
              || coalesce((SELECT group_concat(id || ':' || enabled || ':' || user_declared || ':' || updated_at || ':' \
-             || coalesce(listed_at, ''), ',') FROM (SELECT * FROM mcp_servers ORDER BY id)), '')",
+             || coalesce(listed_at, ''), ',') FROM (SELECT * FROM mcp_servers ORDER BY id)), '') || '|' \
+             || coalesce((SELECT group_concat(tool_id || '=' || policy, ',') \
+             FROM (SELECT * FROM tool_policies ORDER BY tool_id)), '')",
         )
         .fetch_one(app.db())
         .await?)

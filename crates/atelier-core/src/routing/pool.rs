@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use super::RoutingError;
 use super::names::model_name;
+use crate::tools::Policy;
 
 /// What kind of thing provides tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS)]
@@ -105,12 +106,25 @@ pub struct Snapshot {
     by_id: BTreeMap<String, usize>,
     /// Prefix → index in `sources`.
     by_prefix: BTreeMap<String, usize>,
+    /// A person's confirmation policy per canonical id, over the author's
+    /// `requires_confirmation` (no entry: the author's choice).
+    confirmations: BTreeMap<String, Policy>,
 }
 
 impl Snapshot {
     /// Builds a snapshot. Two sources with one prefix, or one id, are an
     /// error naming both.
-    pub fn build(generation: u64, mut sources: Vec<Source>) -> Result<Arc<Self>, RoutingError> {
+    pub fn build(generation: u64, sources: Vec<Source>) -> Result<Arc<Self>, RoutingError> {
+        Self::build_with(generation, sources, BTreeMap::new())
+    }
+
+    /// [`Self::build`], with a person's confirmation policies by canonical
+    /// id ([`Self::asks`]).
+    pub fn build_with(
+        generation: u64,
+        mut sources: Vec<Source>,
+        confirmations: BTreeMap<String, Policy>,
+    ) -> Result<Arc<Self>, RoutingError> {
         sources.sort_by(|a, b| (a.kind != SourceKind::Builtin, &a.id).cmp(&(b.kind != SourceKind::Builtin, &b.id)));
         let mut by_id: BTreeMap<String, usize> = BTreeMap::new();
         let mut by_prefix: BTreeMap<String, usize> = BTreeMap::new();
@@ -160,7 +174,18 @@ impl Snapshot {
             by_model,
             by_id,
             by_prefix,
+            confirmations,
         }))
+    }
+
+    /// Whether a call of `tool` asks a person first: its author's choice,
+    /// unless the person said `ask` or `allow` for it.
+    pub fn asks(&self, tool: &PoolTool) -> bool {
+        self.confirmations
+            .get(&tool.canonical_id)
+            .copied()
+            .unwrap_or_default()
+            .asks(tool.def.requires_confirmation)
     }
 
     /// The source with this toolset or server id.

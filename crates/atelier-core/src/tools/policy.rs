@@ -184,13 +184,21 @@ impl Tools<'_> {
     }
 }
 
+impl Policy {
+    /// Whether a call asks first under this policy, its author having
+    /// asked for confirmation or not (outside chat allowances).
+    pub fn asks(self, author_requires_confirmation: bool) -> bool {
+        match self {
+            Policy::Default => author_requires_confirmation,
+            Policy::Ask => true,
+            Policy::Allow => false,
+        }
+    }
+}
+
 /// Whether `policy` makes a call of `tool` ask (outside chat allowances).
 fn asks(policy: Policy, tool: &ToolRecord) -> bool {
-    match policy {
-        Policy::Default => tool.requires_confirmation,
-        Policy::Ask => true,
-        Policy::Allow => false,
-    }
+    policy.asks(tool.requires_confirmation)
 }
 
 #[cfg(test)]
