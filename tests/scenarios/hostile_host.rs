@@ -1,6 +1,7 @@
 //! A hostile host: the CLI killed mid-call takes its Python worker and the
 //! tool with it; a file or folder the person cannot read keeps its last
-//! recorded version and the chat stays usable.
+//! recorded version and the chat stays usable; a data dir Atelier makes is
+//! its owner's alone.
 
 use crate::Env;
 
@@ -188,4 +189,27 @@ fn effective_uid() -> u32 {
         .and_then(|v| v.split_whitespace().nth(1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(u32::MAX)
+}
+
+/// A data dir Atelier makes is the person's alone: other local users could
+/// read every chat's files and blobs (written 0644 inside) through a 0755
+/// folder. One that exists (a `--data-dir` chosen to be shared) is left as
+/// it is.
+#[tokio::test]
+async fn a_data_dir_atelier_makes_is_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let fresh = env.data().join("home/.local/share/atelier");
+    atelier_core::Atelier::open(atelier_core::DataDir::new(&fresh))
+        .await
+        .expect("open");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode(&fresh), 0o700, "the data dir");
+    let shared = env.data().join("shared");
+    std::fs::create_dir(&shared).expect("mkdir");
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    atelier_core::Atelier::open(atelier_core::DataDir::new(&shared))
+        .await
+        .expect("open");
+    assert_eq!(mode(&shared), 0o755, "a folder that existed");
 }

@@ -10,7 +10,7 @@
 //! - [`integrity`]: missing and corrupt blobs, a crash between durable blobs
 //!   and the manifest row, two processes on one chat.
 //! - [`hostile_host`]: a CLI killed mid-call (its worker and tool go too),
-//!   files the person cannot read.
+//!   files the person cannot read, a new data dir only its owner reads.
 //! - [`branching`]: branches with different files, checkout back and forth,
 //!   hand edits never lost on a switch, diffs.
 //! - [`edits`]: changes made through the app: editor saves (branching at

@@ -135,9 +135,15 @@ impl Atelier {
     /// [`Atelier::open`] with explicit Python settings.
     pub async fn open_with(data: DataDir, python: PythonSettings) -> Result<Self> {
         let root = data.root().to_path_buf();
-        tokio::fs::create_dir_all(&root)
-            .await
-            .map_err(Error::io("create", &root))?;
+        // Owner-only when Atelier makes it: chats' files, blobs and the
+        // database are the person's, not every local user's (blobs are
+        // written 0644 inside). A folder that exists is left as it is.
+        let mut dir = std::fs::DirBuilder::new();
+        dir.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut dir, 0o700);
+        let made = root.clone();
+        blocking(move || dir.create(&made).map_err(Error::io("create", &made))).await?;
         let db = db::open(&data.db_path()).await?;
         tools::sync_builtins(&db).await?;
         // Imports a crash interrupted: the folders follow the database.
