@@ -5,7 +5,8 @@
 //! agent's allowlist give all their tools and those of the MCP servers they
 //! declare (an MCP server id gives that server's), its `tools` patterns add pool
 //! tools by exact name or glob, the sub-agent rule removes the coordination
-//! tools where they are not allowed, then filters and policies narrow the
+//! tools where they are not allowed (a sub-agent that does not name them,
+//! any run at its agent's `max_depth`), then filters and policies narrow the
 //! set. Names that match nothing are warnings, never errors; two tools under
 //! one model-facing name are an error naming both (never first-wins). The
 //! result is fixed for the run: [`ResolvedTools::route`] refuses anything
@@ -197,25 +198,28 @@ pub fn resolve(agent: &AgentTools, snapshot: &Snapshot, depth: u32) -> Result<Re
         }
     }
 
-    // Sub-agents keep coordination tools only by explicit opt-in, below
-    // their depth limit.
-    if depth > 0 {
-        for name in COORDINATION_TOOLS {
-            if picked.contains_key(name) {
-                let named = agent.tools.iter().any(|p| p == name);
-                if !named || depth >= agent.max_depth {
-                    picked.remove(name);
-                    warnings.push(if named {
-                        format!(
-                            "{name} removed: depth {depth} reached the agent's max_depth {}",
-                            agent.max_depth
-                        )
-                    } else {
-                        format!("{name} removed: a sub-agent keeps it only if its definition names it")
-                    });
-                }
-            }
+    // Sub-agents keep coordination tools only by explicit opt-in; no run
+    // keeps them at its depth limit, where every spawn would be refused
+    // (its children would run at depth + 1 > max_depth).
+    for name in COORDINATION_TOOLS {
+        if !picked.contains_key(name) {
+            continue;
         }
+        let named = agent.tools.iter().any(|p| p == name);
+        let why = if depth > 0 && !named {
+            format!("{name} removed: a sub-agent keeps it only if its definition names it")
+        } else if agent.max_depth == 0 {
+            format!("{name} removed: the agent's max_depth is 0, so it starts no sub-agents")
+        } else if depth >= agent.max_depth {
+            format!(
+                "{name} removed: depth {depth} reached the agent's max_depth {}",
+                agent.max_depth
+            )
+        } else {
+            continue;
+        };
+        picked.remove(name);
+        warnings.push(why);
     }
 
     let cx = Context { snapshot, depth };
@@ -400,11 +404,19 @@ mod tests {
             let r = resolve(&a, &snap, depth).expect("resolve");
             (r.route("spawn_agents").is_ok(), r.warnings.len())
         };
-        // Not named (a glob does not opt in): kept at depth 0 only.
+        // Not named (a glob does not opt in): kept at depth 0 only, and
+        // never by an agent that may start no sub-agents.
         assert_eq!(has_spawn(&["*"], 0, 2), (true, 0));
         assert!(!has_spawn(&["*"], 1, 2).0);
+        assert_eq!(
+            has_spawn(&["*"], 0, 0),
+            (false, 2),
+            "both coordination tools, each said"
+        );
         // Named: kept while depth < max_depth.
         for (depth, max_depth, kept) in [
+            (0, 0, false),
+            (1, 0, false),
             (0, 1, true),
             (1, 1, false),
             (2, 1, false),
