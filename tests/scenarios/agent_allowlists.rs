@@ -2,7 +2,7 @@
 //! agent brings the MCP servers it declares; names that match nothing are
 //! said on create and edit and logged by each run; an agent file's unknown
 //! keys are refused with a hint; the sub-agent policy follows the person's
-//! confirmation choices.
+//! confirmation choices; ids made from names keep accented letters.
 
 use atelier_llm::replay::ReplayServer;
 
@@ -185,4 +185,23 @@ async fn a_confirmation_policy_change_reaches_the_next_resolution_of_a_running_a
     assert_eq!(kept(app.agents().resolve("helper", 1).await.expect("resolve")), 0);
     env.ok(&["tool", "policy", "write_file", "default"]);
     assert_eq!(kept(app.agents().resolve("helper", 1).await.expect("resolve")), 1);
+}
+
+/// An agent's id made from its name keeps its accented letters as plain
+/// ones; a name with none an id can take asks for `--id`.
+#[test]
+fn an_id_made_from_a_name_keeps_accented_letters_and_asks_for_one_when_none_is_left() {
+    let env = Env::new();
+    env.ok(&["agent", "create", "Données Analyst"]);
+    assert_eq!(
+        env.json(&["agent", "show", "donnees-analyst"])["name"],
+        "Données Analyst"
+    );
+
+    let out = env.cli(&["agent", "create", "数据"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("\"数据\"") && err.contains("--id"), "{err}");
+    env.ok(&["agent", "create", "数据", "--id", "data"]);
+    assert_eq!(env.json(&["agent", "show", "data"])["name"], "数据");
 }

@@ -38,7 +38,7 @@
 //! - [`agent_allowlists`]: allowlists as a person writes them: a toolset
 //!   bringing its MCP servers, names that match nothing warned, agent
 //!   files' unknown keys refused, sub-agents and the person's confirmation
-//!   choices.
+//!   choices, ids from names with accents.
 //! - [`agents`]: agents and tool routing: the default Assistant, empty
 //!   allowlists, toolsets, names and globs, the router's refusals, the pool
 //!   following installs of other processes and MCP-like sources, exposure.

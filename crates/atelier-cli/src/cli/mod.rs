@@ -159,7 +159,7 @@ pub(crate) enum AgentCommand {
     Create {
         /// Its name, e.g. "Researcher".
         name: String,
-        /// Its id (models call it by this): default, the name in lower case with `-`.
+        /// Its id (models call it by this): default, the name in lower case with `-`, accents dropped.
         #[arg(long)]
         id: Option<String>,
         #[arg(long, default_value = "")]

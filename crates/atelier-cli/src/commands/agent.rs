@@ -30,7 +30,14 @@ pub(crate) async fn run(app: &Atelier, cmd: AgentCommand, json: bool) -> anyhow:
             toolsets,
             tools,
         } => {
-            let id = id.unwrap_or_else(|| slug(&name));
+            let id = match id {
+                Some(id) => id,
+                None => atelier_core::agents::id_from_name(&name).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "no id can be made from the name {name:?} (ids take a-z, 0-9 and -): give one with --id, e.g. --id analyst"
+                    )
+                })?,
+            };
             let mut spec = AgentSpec::new(&id, &name);
             spec.description = description;
             spec.system_prompt = system_prompt;
@@ -170,17 +177,4 @@ fn edit_list(list: &mut Vec<String>, add: Vec<String>, remove: &[String]) {
             list.push(a);
         }
     }
-}
-
-/// "Data Analyst" → "data-analyst".
-fn slug(name: &str) -> String {
-    let mut s = String::new();
-    for c in name.trim().chars().flat_map(char::to_lowercase) {
-        if c.is_ascii_alphanumeric() {
-            s.push(c);
-        } else if !s.ends_with('-') && !s.is_empty() {
-            s.push('-');
-        }
-    }
-    s.trim_end_matches('-').chars().take(64).collect()
 }

@@ -242,6 +242,30 @@ pub fn is_agent_id(s: &str) -> bool {
     crate::toolsets::validate::is_toolset_id(s)
 }
 
+/// The id a new agent gets from its name, as the app's form makes it:
+/// "Données Analyst" → `donnees-analyst` (accents dropped after NFKD, any
+/// other run of characters an id cannot take one `-`, at most 64).
+/// `None` when nothing is left ("数据"): the person gives one.
+pub fn id_from_name(name: &str) -> Option<String> {
+    use unicode_normalization::UnicodeNormalization;
+    use unicode_normalization::char::is_combining_mark;
+    let mut id = String::new();
+    for c in name
+        .nfkd()
+        .filter(|c| !is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+    {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            id.push(c);
+        } else if !id.is_empty() && !id.ends_with('-') {
+            id.push('-');
+        }
+    }
+    let id: String = id.chars().take(64).collect();
+    let id = id.trim_end_matches('-');
+    (!id.is_empty()).then(|| id.to_owned())
+}
+
 fn json<T: Serialize>(v: &T) -> Result<String> {
     serde_json::to_string(v).map_err(|e| Error::Internal(e.to_string()))
 }
@@ -444,5 +468,31 @@ impl Agents<'_> {
         let agent = self.get(id).await?;
         let snapshot = self.app.routing().snapshot().await?;
         Ok(resolve(&agent.tool_rules(), &snapshot, depth)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_from_a_name_keeps_its_letters_without_accents() {
+        for (name, id) in [
+            ("Data Analyst", Some("data-analyst")),
+            ("Données Analyst", Some("donnees-analyst")),
+            ("  Élève nº2 — Ωmega ", Some("eleve-no2-mega")),
+            ("Ångström", Some("angstrom")),
+            ("数据", None),
+            ("---", None),
+        ] {
+            let made = id_from_name(name);
+            assert_eq!(made.as_deref(), id, "{name:?}");
+            assert!(made.is_none_or(|m| is_agent_id(&m)), "{name:?}");
+        }
+        assert_eq!(id_from_name(&"a".repeat(70)).map(|i| i.len()), Some(64));
+        assert_eq!(
+            id_from_name(&format!("{} b", "a".repeat(63))).as_deref(),
+            Some(&*"a".repeat(63))
+        );
     }
 }
