@@ -205,6 +205,63 @@ async fn switching_to_a_branch_lands_on_its_newest_leaf() {
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).expect("a"), "a1");
 }
 
+/// A file a person writes while a switch runs, where the other branch has
+/// a folder, is kept (it was deleted without trace before), the folder's
+/// files are not made, and the rest of the switch goes through.
+#[tokio::test]
+async fn a_file_written_by_hand_where_a_folder_goes_is_kept_and_the_switch_goes_on() {
+    let env = Env::new();
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let ws = env.data().join("chats").join(&chat).join("workspace");
+    write(&ws, "notes/a.md", "from B");
+    write(&ws, "other.txt", "B");
+    let b = env.json(&["workspace", "snapshot", &chat])["message_id"]
+        .as_str()
+        .expect("B")
+        .to_owned();
+    std::fs::remove_dir_all(ws.join("notes")).expect("rm");
+    write(&ws, "notes", "a file on A");
+    write(&ws, "other.txt", "A");
+    env.ok(&["workspace", "snapshot", &chat]);
+
+    let flag = env.data().join("paused");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .arg("--data-dir")
+        .arg(env.data())
+        .args(["chat", "checkout", &chat, &b])
+        .env("ATELIER_FAILPOINT", "after-verify:pause")
+        .env("ATELIER_FAILPOINT_FLAG", &flag)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn checkout");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !flag.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the checkout never reached the failpoint"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    write(&ws, "notes", "IMPORTANT HAND EDIT");
+    std::fs::remove_file(&flag).expect("release the checkout");
+    let out = child.wait_with_output().expect("checkout");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("notes: changed by hand"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(ws.join("notes")).expect("kept"),
+        "IMPORTANT HAND EDIT"
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.join("other.txt")).expect("other"),
+        "B",
+        "the switch went on"
+    );
+    let s = env.json(&["workspace", "snapshot", &chat]);
+    assert_eq!(s["changed"], true, "the hand edit is recorded: {s}");
+}
+
 /// A person edits, creates and deletes files at the worst moment: after the
 /// checkout recorded the folder and verified its blobs, before it touches
 /// anything (the `after-verify:pause` failpoint holds it there). Every one

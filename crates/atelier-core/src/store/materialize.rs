@@ -181,8 +181,23 @@ pub fn apply(
 
     // Folders first (one thread: they depend on each other), then the files
     // on both threads.
+    // A file written by hand while this ran, where a folder goes, is kept,
+    // and the folder's files with it: the switch goes on around them.
+    let mut blocked: Vec<&str> = Vec::new();
+    let under = |path: &str, folder: &str| path.strip_prefix(folder).is_some_and(|rest| rest.starts_with('/'));
     for (path, _, _) in to_write.iter().filter(|(p, _, _)| !kept.contains(p)) {
-        ensure_parent(workspace, path, &mut real_dirs, &mut warnings)?;
+        if blocked.iter().any(|b| under(path, b)) {
+            continue;
+        }
+        if let Some(file) = ensure_parent(workspace, path, &mut real_dirs, &mut warnings)? {
+            warnings.push(format!("{file}: {KEPT}"));
+            blocked.push(folders_on_the_way(path).find(|f| *f == file).unwrap_or(path));
+        }
+    }
+    for (path, _, _) in &to_write {
+        if blocked.iter().any(|b| under(path, b)) {
+            kept.insert(path);
+        }
     }
     // One folder per task: two threads creating files in one folder contend
     // on its lock, two folders at once do not. (`to_write` is path-sorted,
@@ -413,9 +428,15 @@ fn parent_is_real(workspace: &Path, path: &str, real: &mut HashSet<String>) -> b
 }
 
 /// Creates the folders on the way to `path`, replacing any symlink or
-/// special file in the way (untracked: a snapshot just skipped them), and
-/// refusing to replace a regular file.
-fn ensure_parent(workspace: &Path, path: &str, real: &mut HashSet<String>, warnings: &mut Vec<String>) -> Result<()> {
+/// special file in the way (untracked: a snapshot just skipped them). A
+/// regular file in the way is never replaced: its path is returned, and
+/// nothing below it is made.
+fn ensure_parent(
+    workspace: &Path,
+    path: &str,
+    real: &mut HashSet<String>,
+    warnings: &mut Vec<String>,
+) -> Result<Option<String>> {
     for prefix in folders_on_the_way(path) {
         if real.contains(prefix) {
             continue;
@@ -426,13 +447,7 @@ fn ensure_parent(workspace: &Path, path: &str, real: &mut HashSet<String>, warni
             // A regular file here was written by hand while the checkout
             // ran (the files the switch removes are gone by now): it is a
             // person's work, never deleted to make room.
-            Ok(m) if m.is_file() => {
-                return Err(Error::InvalidPath {
-                    path: prefix.to_owned(),
-                    reason: "a file written while the branch switched is where a folder goes: it was kept; \
-                             move it away and switch again",
-                });
-            }
+            Ok(m) if m.is_file() => return Ok(Some(prefix.to_owned())),
             Ok(_) => {
                 warnings.push(format!(
                     "{prefix}: replaced an untracked symlink or special file with a folder"
@@ -444,7 +459,7 @@ fn ensure_parent(workspace: &Path, path: &str, real: &mut HashSet<String>, warni
         }
         real.insert(prefix.to_owned());
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Removes folders left empty by deletions, deepest first, walking up while
