@@ -8,13 +8,11 @@ fn main() -> ExitCode {
     atelier_app::startup::mark_start();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("ATELIER_LOG")
-                // rmcp's own lines name an HTTP MCP server's URL as
-                // resolved, which may hold a token; the errors we show say
-                // what failed, its secrets redacted.
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=off")),
-        )
+        // rmcp stays off unless ATELIER_LOG names it (its lines may carry a
+        // server URL's token; see atelier_core::logging).
+        .with_env_filter(tracing_subscriber::EnvFilter::new(
+            atelier_core::logging::filter_directives(std::env::var("ATELIER_LOG").ok().as_deref(), "warn"),
+        ))
         .init();
     let state = match atelier_core::DataDir::resolve(None)
         .map(|data| tauri::async_runtime::block_on(atelier_app::open_state(data)))

@@ -205,6 +205,11 @@ async fn a_data_dir_atelier_makes_is_readable_by_its_owner_only() {
         .expect("open");
     let mode = |p: &std::path::Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
     assert_eq!(mode(&fresh), 0o700, "the data dir");
+    assert_eq!(
+        mode(&env.data().join("home/.local/share")),
+        usual_dir_mode(),
+        "a folder on the way"
+    );
     let shared = env.data().join("shared");
     std::fs::create_dir(&shared).expect("mkdir");
     std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).expect("chmod");
@@ -212,4 +217,13 @@ async fn a_data_dir_atelier_makes_is_readable_by_its_owner_only() {
         .await
         .expect("open");
     assert_eq!(mode(&shared), 0o755, "a folder that existed");
+}
+
+/// The mode a folder made the usual way gets here (0777 less the umask).
+fn usual_dir_mode() -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    let probe = tempfile::tempdir().expect("tmp");
+    let dir = probe.path().join("probe");
+    std::fs::create_dir(&dir).expect("mkdir");
+    std::fs::metadata(&dir).expect("meta").permissions().mode() & 0o777
 }

@@ -556,6 +556,16 @@ fn secrets_in_an_http_servers_url_stay_out_of_its_errors() {
             "{said}"
         );
     }
+    // ATELIER_LOG=debug, which does not name rmcp, keeps rmcp's lines out.
+    let logged = on_bus_with(
+        &env,
+        DEAD_BUS,
+        &["--allow-file-secrets", "mcp", "restart", "remote-srv"],
+        None,
+        &[("ATELIER_LOG", "debug")],
+    );
+    assert_eq!(logged.status.code(), Some(1), "{}", text(&logged));
+    outputs.borrow_mut().push(logged);
     let listed: serde_json::Value = serde_json::from_str(&ok(&cli(&["--json", "mcp", "list"], None))).expect("json");
     let row = listed
         .as_array()

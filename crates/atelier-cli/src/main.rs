@@ -60,16 +60,15 @@ fn quiet_on_closed_stdout() {
 fn init_logging(verbose: u8) {
     use tracing_subscriber::EnvFilter;
     // sqlx warns of statements slower than a second (a busy disk, a big
-    // import): useful with -v, noise in a terminal otherwise. rmcp's own
-    // lines name an HTTP MCP server's URL as resolved, which may hold a
-    // token (our errors say what failed, its secrets redacted): only an
-    // ATELIER_LOG that names rmcp shows them.
+    // import): useful with -v, noise in a terminal otherwise. rmcp stays off
+    // unless ATELIER_LOG names it (see atelier_core::logging).
     let default = match verbose {
-        0 => "warn,sqlx=error,rmcp=off",
-        1 => "info,rmcp=off",
-        _ => "debug,rmcp=off",
+        0 => "warn,sqlx=error",
+        1 => "info",
+        _ => "debug",
     };
-    let filter = EnvFilter::try_from_env("ATELIER_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let from_env = std::env::var("ATELIER_LOG").ok();
+    let filter = EnvFilter::new(atelier_core::logging::filter_directives(from_env.as_deref(), default));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

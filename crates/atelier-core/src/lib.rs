@@ -64,6 +64,7 @@ mod environment;
 mod error;
 pub mod ids;
 pub mod lock;
+pub mod logging;
 pub mod mcp;
 mod messages;
 pub mod model;
@@ -137,13 +138,23 @@ impl Atelier {
         let root = data.root().to_path_buf();
         // Owner-only when Atelier makes it: chats' files, blobs and the
         // database are the person's, not every local user's (blobs are
-        // written 0644 inside). A folder that exists is left as it is.
-        let mut dir = std::fs::DirBuilder::new();
-        dir.recursive(true);
-        #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut dir, 0o700);
+        // written 0644 inside). A folder that exists is left as it is, and
+        // folders made on the way to it get the usual mode (a shared
+        // `/srv/team/atelier/<name>` stays open to the team).
         let made = root.clone();
-        blocking(move || dir.create(&made).map_err(Error::io("create", &made))).await?;
+        blocking(move || {
+            if let Some(parent) = made.parent() {
+                std::fs::create_dir_all(parent).map_err(Error::io("create", parent))?;
+            }
+            let mut dir = std::fs::DirBuilder::new();
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut dir, 0o700);
+            match dir.create(&made) {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(Error::io("create", &made)(e)),
+                _ => Ok(()),
+            }
+        })
+        .await?;
         let db = db::open(&data.db_path()).await?;
         tools::sync_builtins(&db).await?;
         // Imports a crash interrupted: the folders follow the database.
