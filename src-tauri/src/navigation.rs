@@ -11,9 +11,17 @@
 //! lets frames show (render frames, loopback, the origins the person
 //! allowed, [`crate::frames`]): one list, read from the same config the
 //! webview enforces. Everything else is refused and logged.
+//!
+//! That shared list lets a frame's origins (loopback, an allowed site) in
+//! the main frame too. So a second check watches the main frame alone
+//! (its page loads): a page that is not the app's is sent back to the app
+//! as soon as it starts loading.
+
+use std::sync::{Arc, Mutex};
 
 use tauri::plugin::{Builder, TauriPlugin};
 use tauri::utils::config::{Config, Csp, CspDirectiveSources};
+use tauri::webview::PageLoadEvent;
 use tauri::{Manager, Runtime, Url};
 
 /// One allowed destination, as a CSP source expression says it.
@@ -39,18 +47,9 @@ pub struct Destinations {
 impl Destinations {
     /// The app's own pages (`tauri://localhost`, and
     /// `http(s)://tauri.localhost` where custom schemes are mapped so, the
-    /// dev server when there is one), and the `frame-src` of `config`'s CSP.
+    /// dev server in a dev build), and the `frame-src` of `config`'s CSP.
     pub fn from_config(config: &Config) -> Self {
-        let mut sources = vec![
-            Source::Scheme("tauri".to_owned()),
-            origin("http", "tauri.localhost", None),
-            origin("https", "tauri.localhost", None),
-        ];
-        if let Some(dev) = config.build.dev_url.as_ref()
-            && let Some(host) = dev.host_str()
-        {
-            sources.push(origin(dev.scheme(), host, dev.port_or_known_default()));
-        }
+        let mut d = Self::app_pages(config);
         if let Some(Csp::DirectiveMap(map)) = config.app.security.csp.as_ref()
             && let Some(frame_src) = map.get("frame-src")
         {
@@ -58,7 +57,25 @@ impl Destinations {
                 CspDirectiveSources::List(l) => l.clone(),
                 CspDirectiveSources::Inline(s) => s.split_whitespace().map(str::to_owned).collect(),
             };
-            sources.extend(listed.iter().filter_map(|s| parse_source(s)));
+            d.sources.extend(listed.iter().filter_map(|s| parse_source(s)));
+        }
+        d
+    }
+
+    /// The app's own pages only: what the main frame may show.
+    pub fn app_pages(config: &Config) -> Self {
+        let mut sources = vec![
+            Source::Scheme("tauri".to_owned()),
+            origin("http", "tauri.localhost", None),
+            origin("https", "tauri.localhost", None),
+        ];
+        // The dev server only in a dev build: a release build serves its
+        // pages itself, and a page on that port would be anyone's.
+        if tauri::is_dev()
+            && let Some(dev) = config.build.dev_url.as_ref()
+            && let Some(host) = dev.host_str()
+        {
+            sources.push(origin(dev.scheme(), host, dev.port_or_known_default()));
         }
         Self { sources }
     }
@@ -117,10 +134,24 @@ fn parse_source(s: &str) -> Option<Source> {
     })
 }
 
+/// Where the app's window goes back to when its first page is not known
+/// yet (custom schemes are `http://<scheme>.localhost` on Windows).
+fn default_home() -> Url {
+    let home = if cfg!(windows) {
+        "http://tauri.localhost/"
+    } else {
+        "tauri://localhost/"
+    };
+    Url::parse(home).unwrap_or_else(|_| unreachable!("a fixed, valid URL"))
+}
+
 /// The plugin that refuses every navigation [`Destinations`] does not
 /// allow, read from the app's config (with the frame origins
-/// [`crate::frames::allow_in_csp`] added at start).
+/// [`crate::frames::allow_in_csp`] added at start), and sends the main
+/// frame back to the app's page if another page starts loading there.
 pub fn guard<R: Runtime>() -> TauriPlugin<R> {
+    // The app's page as it first loaded: where the window goes back to.
+    let home: Arc<Mutex<Option<Url>>> = Arc::default();
     Builder::new("navigation-guard")
         .on_navigation(|webview, url| {
             let allowed = Destinations::from_config(webview.config()).allows(url);
@@ -128,6 +159,23 @@ pub fn guard<R: Runtime>() -> TauriPlugin<R> {
                 tracing::warn!(%url, "refused a navigation away from the app");
             }
             allowed
+        })
+        .on_page_load(move |webview, payload| {
+            let url = payload.url();
+            let mut home = home.lock().unwrap_or_else(|p| p.into_inner());
+            if Destinations::app_pages(webview.config()).allows(url) {
+                if home.is_none() && url.as_str() != "about:blank" {
+                    *home = Some(url.clone());
+                }
+                return;
+            }
+            if payload.event() == PageLoadEvent::Started {
+                tracing::warn!(%url, "another page began to load in the app's window: back to the app");
+                let back = home.clone().unwrap_or_else(default_home);
+                if let Err(e) = webview.navigate(back) {
+                    tracing::error!("could not take the window back to the app: {e}");
+                }
+            }
         })
         .build()
 }
@@ -176,6 +224,21 @@ mod tests {
             "about:srcdoc",
         ] {
             assert!(!allows(&d, refused), "{refused} should be refused");
+        }
+    }
+
+    #[test]
+    fn the_main_frame_shows_the_app_only_not_what_frames_may_show() {
+        let d = Destinations::app_pages(&config(&["https://charts.example.com".to_owned()]));
+        assert!(allows(&d, "tauri://localhost/index.html"));
+        assert!(allows(&d, "http://tauri.localhost/"));
+        for other in [
+            "http://127.0.0.1:3000/",
+            "http://localhost:8765/app",
+            "https://charts.example.com/",
+            "atelier-render://localhost/0123abcd/index.html",
+        ] {
+            assert!(!allows(&d, other), "{other} in the main frame");
         }
     }
 
