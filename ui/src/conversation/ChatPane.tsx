@@ -134,9 +134,11 @@ export function ChatDock({ pane, children }: { pane: ChatPaneState; children?: R
           chat={runs.chat}
           inherited={agent?.model_settings ?? {}}
           onClose={() => setSettingsFor(null)}
-          onSaved={() => {
+          onSaved={(saved) => {
             chats.reload();
-            setSettingsFor(null);
+            // A save that ends after the person went to another chat
+            // closes nothing there.
+            setSettingsFor((open) => (open === saved.id ? null : open));
           }}
         />
       )}
