@@ -1,4 +1,4 @@
-// Generated from the Rust types by src-tauri/tests/bindings.rs (ts-rs). Do not edit:
+// Generated from the Rust types by src-tauri/tests/ipc/bindings.rs (ts-rs). Do not edit:
 // run `UPDATE_BINDINGS=1 cargo test -p atelier-app --test ipc bindings`.
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;

@@ -7,7 +7,7 @@ use ts_rs::{Config, TS};
 fn generate() -> String {
     let cfg = Config::new().with_large_int("number");
     let mut out = String::from(
-        "// Generated from the Rust types by src-tauri/tests/bindings.rs (ts-rs). Do not edit:\n\
+        "// Generated from the Rust types by src-tauri/tests/ipc/bindings.rs (ts-rs). Do not edit:\n\
          // run `UPDATE_BINDINGS=1 cargo test -p atelier-app --test ipc bindings`.\n\n\
          export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]?: JsonValue } | null;\n",
     );
