@@ -304,7 +304,10 @@ mod load {
                             read_only: t.read_only,
                         })
                         .collect(),
-                    declared_by: s.toolsets,
+                    // A server the person declared runs with their own
+                    // config and tokens: a toolset declaring the same one
+                    // does not bring it to an agent; its own id does.
+                    declared_by: if s.user_declared { Vec::new() } else { s.toolsets },
                 })
             })
             .collect())
