@@ -294,6 +294,29 @@ async fn a_plain_variable_answers_only_when_allowed_for_that_owner() {
     assert!(!said.contains(&path), "the error holds no value");
 }
 
+/// A variable of the name earlier versions read (`ATELIER_SECRET_<ID>_<KEY>`)
+/// is not read any more; the error names it and the name to use instead,
+/// never its value.
+#[test]
+fn a_variable_of_the_former_name_is_named_with_its_new_name() {
+    let env = Env::new();
+    let out = on_bus_with(
+        &env,
+        "unix:path=/nonexistent/atelier-test-bus",
+        &["secrets", "check", "toolset:csv-report", "API_KEY"],
+        None,
+        &[("ATELIER_SECRET_CSV_REPORT_API_KEY", "old-form-value-8812")],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let said = text(&out);
+    assert!(
+        said.contains("ATELIER_SECRET_CSV_REPORT_API_KEY is set")
+            && said.contains("rename it ATELIER_SECRET_TOOLSET_CSV_REPORT__API_KEY"),
+        "{said}"
+    );
+    assert!(!said.contains("old-form-value-8812"), "{said}");
+}
+
 /// `ATELIER_SECRET_…` names its owner's kind and ends the id with `__`: a
 /// provider's key set in the environment never reaches a toolset or an MCP
 /// server that happens to have the provider's id, even when the name older

@@ -307,17 +307,25 @@ impl<'a> Secrets<'a> {
                 return Ok((Secret::new(v), Source::AllowedEnv((*name).to_owned())));
             }
         }
+        let mut hint = match &var {
+            Some(var) => format!(", or the environment variable {var}"),
+            None => format!(
+                " (no environment variable stands for {owner}: only an id of lower-case letters, \
+                 digits and single `-`s has one)"
+            ),
+        };
+        let former = owner.former_env_var(key);
+        if std::env::var_os(&former).is_some() {
+            hint.push_str(&format!(
+                "; {former} is set, but that name is no longer read (it did not say whose key it was){}",
+                var.map(|v| format!(": rename it {v}")).unwrap_or_default()
+            ));
+        }
         Err(Error::SecretNotSet {
             reference: reference.to_owned(),
             owner: owner.to_string(),
             key: key.to_owned(),
-            hint: match var {
-                Some(var) => format!(", or the environment variable {var}"),
-                None => format!(
-                    " (no environment variable stands for {owner}: only an id of lower-case letters, \
-                     digits and single `-`s has one)"
-                ),
-            },
+            hint,
         })
     }
 }

@@ -64,6 +64,14 @@ impl Owner {
         (Self::from_env_var(&name).as_ref() == Some(self)).then_some(name)
     }
 
+    /// The name versions before the kind was added read for `key`
+    /// (`ATELIER_SECRET_<ID>_<KEY>`): no longer read, since it did not say
+    /// whose key it was, but named when it is set so the person can rename
+    /// it.
+    pub fn former_env_var(&self, key: &str) -> String {
+        format!("ATELIER_SECRET_{}_{}", shout(self.parts().1), shout(key))
+    }
+
     /// The owner an environment variable of [`Self::env_var`]'s form names
     /// (its kind, and the id up to the first `__`, lower-cased, `_` as `-`).
     fn from_env_var(name: &str) -> Option<Self> {
