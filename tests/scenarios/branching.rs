@@ -224,28 +224,9 @@ async fn a_file_written_by_hand_where_a_folder_goes_is_kept_and_the_switch_goes_
     write(&ws, "other.txt", "A");
     env.ok(&["workspace", "snapshot", &chat]);
 
-    let flag = env.data().join("paused");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
-        .arg("--data-dir")
-        .arg(env.data())
-        .args(["chat", "checkout", &chat, &b])
-        .env("ATELIER_FAILPOINT", "after-verify:pause")
-        .env("ATELIER_FAILPOINT_FLAG", &flag)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn checkout");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !flag.exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the checkout never reached the failpoint"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    write(&ws, "notes", "IMPORTANT HAND EDIT");
-    std::fs::remove_file(&flag).expect("release the checkout");
-    let out = child.wait_with_output().expect("checkout");
+    let out = checkout_paused(&env, &chat, &b, || {
+        write(&ws, "notes", "IMPORTANT HAND EDIT");
+    });
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("notes: changed by hand"), "{stderr}");
@@ -287,31 +268,12 @@ async fn hand_edits_made_while_a_checkout_runs_are_kept_and_recorded() {
     // Going back to `one`: replaced/deleted/plain get "one" again,
     // created.txt comes back, doomed.txt goes away.
 
-    let flag = env.data().join("paused");
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
-        .arg("--data-dir")
-        .arg(env.data())
-        .args(["chat", "checkout", &chat, &one])
-        .env("ATELIER_FAILPOINT", "after-verify:pause")
-        .env("ATELIER_FAILPOINT_FLAG", &flag)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn checkout");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !flag.exists() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the checkout never reached the failpoint"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    write(&ws, "replaced.txt", "edited by hand");
-    write(&ws, "doomed.txt", "saved by hand");
-    write(&ws, "created.txt", "made by hand");
-    std::fs::remove_file(ws.join("deleted.txt")).expect("delete by hand");
-    std::fs::remove_file(&flag).expect("release the checkout");
-    let out = child.wait_with_output().expect("checkout");
+    let out = checkout_paused(&env, &chat, &one, || {
+        write(&ws, "replaced.txt", "edited by hand");
+        write(&ws, "doomed.txt", "saved by hand");
+        write(&ws, "created.txt", "made by hand");
+        std::fs::remove_file(ws.join("deleted.txt")).expect("delete by hand");
+    });
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     for f in ["replaced.txt", "doomed.txt", "deleted.txt", "created.txt"] {
@@ -344,4 +306,32 @@ async fn hand_edits_made_while_a_checkout_runs_are_kept_and_recorded() {
         false,
         "recorded once"
     );
+}
+
+/// `atelier chat checkout chat target`, held at its `after-verify:pause`
+/// failpoint (the folder recorded and the blobs verified, nothing touched
+/// yet) while `meanwhile` does what a person would; then let go.
+fn checkout_paused(env: &Env, chat: &str, target: &str, meanwhile: impl FnOnce()) -> std::process::Output {
+    let flag = env.data().join("paused");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_atelier"))
+        .arg("--data-dir")
+        .arg(env.data())
+        .args(["chat", "checkout", chat, target])
+        .env("ATELIER_FAILPOINT", "after-verify:pause")
+        .env("ATELIER_FAILPOINT_FLAG", &flag)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn checkout");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !flag.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the checkout never reached the failpoint"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    meanwhile();
+    std::fs::remove_file(&flag).expect("release the checkout");
+    child.wait_with_output().expect("checkout")
 }
