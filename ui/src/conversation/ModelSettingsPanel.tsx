@@ -41,6 +41,18 @@ export function ModelSettingsButton({
   );
 }
 
+/** The settings typed as numbers, and what an empty one means. */
+const NUMBER_FIELDS: {
+  field: "temperature" | "maxTokens" | "contextWindow";
+  label: string;
+  mode: "decimal" | "numeric";
+  unset: string;
+}[] = [
+  { field: "temperature", label: "Temperature", mode: "decimal", unset: "model default" },
+  { field: "maxTokens", label: "Max tokens of an answer", mode: "numeric", unset: "provider default" },
+  { field: "contextWindow", label: "Context window", mode: "numeric", unset: "as the model reports" },
+];
+
 function inheritedText(v: string, what: string): string {
   return v === "" ? what : `agent's: ${v}`;
 }
@@ -99,39 +111,19 @@ export function ModelSettingsPanel({
       }}
     >
       <div className="model-settings-grid">
-        <label>
-          <span className="small">Temperature</span>
-          <input
-            className="input input-small"
-            inputMode="decimal"
-            value={draft.temperature}
-            placeholder={inheritedText(agent.temperature, "model default")}
-            aria-invalid={invalid("temperature")}
-            onChange={(e) => set({ temperature: e.target.value })}
-          />
-        </label>
-        <label>
-          <span className="small">Max tokens of an answer</span>
-          <input
-            className="input input-small"
-            inputMode="numeric"
-            value={draft.maxTokens}
-            placeholder={inheritedText(agent.maxTokens, "provider default")}
-            aria-invalid={invalid("maxTokens")}
-            onChange={(e) => set({ maxTokens: e.target.value })}
-          />
-        </label>
-        <label>
-          <span className="small">Context window</span>
-          <input
-            className="input input-small"
-            inputMode="numeric"
-            value={draft.contextWindow}
-            placeholder={inheritedText(agent.contextWindow, "as the model reports")}
-            aria-invalid={invalid("contextWindow")}
-            onChange={(e) => set({ contextWindow: e.target.value })}
-          />
-        </label>
+        {NUMBER_FIELDS.map(({ field, label, mode, unset }) => (
+          <label key={field}>
+            <span className="small">{label}</span>
+            <input
+              className="input input-small"
+              inputMode={mode}
+              value={draft[field]}
+              placeholder={inheritedText(agent[field], unset)}
+              aria-invalid={invalid(field)}
+              onChange={(e) => set({ [field]: e.target.value })}
+            />
+          </label>
+        ))}
         <label>
           <span className="small">Reasoning effort</span>
           <select
