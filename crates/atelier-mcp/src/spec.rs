@@ -13,8 +13,9 @@ pub enum ServerSpec {
     Http(HttpSpec),
 }
 
-/// A command speaking MCP on its stdin/stdout.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A command speaking MCP on its stdin/stdout. `Debug` names the
+/// environment's variables, never their values (secrets among them).
+#[derive(Clone, PartialEq, Eq)]
 pub struct StdioSpec {
     pub command: String,
     pub args: Vec<String>,
@@ -25,12 +26,40 @@ pub struct StdioSpec {
     pub cwd: PathBuf,
 }
 
-/// A streamable-HTTP endpoint.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A streamable-HTTP endpoint. `Debug` shows the URL's origin and the
+/// headers' names only (a token may be in either).
+#[derive(Clone, PartialEq, Eq)]
 pub struct HttpSpec {
     pub url: String,
     /// Sent with every request (`Authorization: Bearer …` among them).
     pub headers: Vec<(String, String)>,
+}
+
+fn names(pairs: &[(String, String)]) -> Vec<&str> {
+    pairs.iter().map(|(k, _)| k.as_str()).collect()
+}
+
+impl std::fmt::Debug for StdioSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StdioSpec")
+            .field("command", &self.command)
+            .field("args", &format_args!("<{} args>", self.args.len()))
+            .field("env", &names(&self.env))
+            .field("cwd", &self.cwd)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for HttpSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let origin = reqwest::Url::parse(&self.url)
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_else(|_| "<not a URL>".to_owned());
+        f.debug_struct("HttpSpec")
+            .field("origin", &origin)
+            .field("headers", &names(&self.headers))
+            .finish()
+    }
 }
 
 impl ServerSpec {
@@ -176,5 +205,30 @@ mod tests {
         h.learn(Instant::now(), false, false);
         h.learn(Instant::now(), true, true);
         assert!(!h.initialize_only(), "a timeout after a reset counts from one again");
+    }
+}
+
+#[cfg(test)]
+mod debug_tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_names_what_is_there_never_a_value() {
+        let http = HttpSpec {
+            url: "https://mcp.example.com/v1/tok-in-path-991?key=tok-in-query-992".into(),
+            headers: vec![("Authorization".into(), "Bearer tok-header-993".into())],
+        };
+        let stdio = StdioSpec {
+            command: "server".into(),
+            args: vec!["--token".into(), "tok-arg-994".into()],
+            env: vec![("API_KEY".into(), "tok-env-995".into())],
+            cwd: PathBuf::from("/tmp"),
+        };
+        let shown = format!("{:?} {:?}", ServerSpec::Http(http), ServerSpec::Stdio(stdio));
+        assert!(
+            shown.contains("https://mcp.example.com") && shown.contains("Authorization") && shown.contains("API_KEY"),
+            "{shown}"
+        );
+        assert!(!shown.contains("tok-"), "{shown}");
     }
 }
