@@ -55,6 +55,8 @@
 //! - [`toolset_secrets`]: a toolset's plain-text secrets moved to the
 //!   keychain (at import, and by the first start of an old data dir), its
 //!   settings, a tool and a server launch receiving them, nothing on disk.
+//! - [`server_secrets`]: `run-server` with the app's environment, secrets in
+//!   an HTTP server's URL kept out of errors, status, database and log.
 //! - [`conversation`]: the chat engine against a loopback model server: a
 //!   tool loop, branch isolation, pairing after a stop, hand runs, the step
 //!   limit, a stopped or failed stream kept.
@@ -117,6 +119,7 @@ mod run_control;
 mod runs;
 mod schema;
 mod secrets;
+mod server_secrets;
 mod settings;
 mod sub_agents;
 mod toolset_dev;
