@@ -3,6 +3,12 @@
 //! In memory a manifest is a flat sorted map; on disk it is a set of
 //! [trees](super::tree). Comparing two manifests gives the [`Change`]s that
 //! materialize applies and that diffs and change sets report.
+//!
+//! Modes are kept as git keeps them, plus one bit: whether a file is
+//! *private* (no group or other permission, like an SSH key or a `.env`
+//! made 0600). A file is written back as 0644 or 0755, or 0600 or 0700
+//! when private; any other mode is not recorded. Without that bit a 0600
+//! secret would come back readable by every local user after a checkout.
 
 use std::collections::BTreeMap;
 
@@ -13,8 +19,28 @@ use super::Hash;
 pub struct FileEntry {
     pub hash: Hash,
     pub size: u64,
-    /// The executable bit (the only mode bit we keep, like git).
+    /// The owner's executable bit (as git keeps it).
     pub executable: bool,
+    /// No group or other permission bit was set (`mode & 0o077 == 0`).
+    pub private: bool,
+}
+
+impl FileEntry {
+    /// The mode a file is written with: 0644 or 0755, 0600 or 0700 when
+    /// private.
+    pub fn mode(&self) -> u32 {
+        file_mode(self.executable, self.private)
+    }
+}
+
+/// The mode of a file with these two bits (see the module docs).
+pub fn file_mode(executable: bool, private: bool) -> u32 {
+    match (executable, private) {
+        (false, false) => 0o644,
+        (true, false) => 0o755,
+        (false, true) => 0o600,
+        (true, true) => 0o700,
+    }
 }
 
 /// The state of a workspace: workspace-relative path → file.
@@ -28,7 +54,7 @@ pub struct Manifest {
 pub enum Change {
     Added(FileEntry),
     Removed(FileEntry),
-    /// Content or executable bit changed.
+    /// Content or mode (executable or private) changed.
     Modified {
         from: FileEntry,
         to: FileEntry,
@@ -102,6 +128,7 @@ mod tests {
             hash: Hash::of(s.as_bytes()),
             size: s.len() as u64,
             executable,
+            private: false,
         }
     }
 
@@ -112,11 +139,19 @@ mod tests {
         a.files.insert("gone".into(), entry("g", false));
         a.files.insert("edit".into(), entry("1", false));
         a.files.insert("chmod".into(), entry("c", false));
+        a.files.insert("chmod600".into(), entry("s", false));
         let mut b = a.clone();
         b.files.remove("gone");
         b.files.insert("new".into(), entry("n", false));
         b.files.insert("edit".into(), entry("2", false));
         b.files.insert("chmod".into(), entry("c", true));
+        b.files.insert(
+            "chmod600".into(),
+            FileEntry {
+                private: true,
+                ..entry("s", false)
+            },
+        );
         let ch: Vec<_> = a.changes_to(&b).into_iter().map(|(p, c)| (p.to_owned(), c)).collect();
         let names: Vec<_> = ch
             .iter()
@@ -131,7 +166,24 @@ mod tests {
                 )
             })
             .collect();
-        assert_eq!(names, ["chmod:M", "edit:M", "gone:D", "new:A"]);
+        assert_eq!(names, ["chmod:M", "chmod600:M", "edit:M", "gone:D", "new:A"]);
         assert!(a.changes_to(&a).is_empty());
+    }
+
+    #[test]
+    fn modes_are_git_like_plus_private() {
+        let e = entry("k", false);
+        assert_eq!(e.mode(), 0o644);
+        assert_eq!(FileEntry { executable: true, ..e }.mode(), 0o755);
+        assert_eq!(FileEntry { private: true, ..e }.mode(), 0o600);
+        assert_eq!(
+            FileEntry {
+                executable: true,
+                private: true,
+                ..e
+            }
+            .mode(),
+            0o700
+        );
     }
 }

@@ -144,9 +144,8 @@ pub fn scan(workspace: &Path, store: &BlobStore, mut cache: StatCache, observer:
         manifest.files.insert(
             f.path.clone(),
             FileEntry {
-                hash: out.hash,
                 size: out.size,
-                executable: f.stat.executable(),
+                ..f.stat.entry(out.hash)
             },
         );
         if out.size == f.stat.size {
@@ -218,14 +217,7 @@ fn read_folder(
             };
             let stat = Stat::of(&md);
             match cache.lookup(&rel, &stat) {
-                Some(hash) => out.clean.push((
-                    rel,
-                    FileEntry {
-                        hash,
-                        size: stat.size,
-                        executable: stat.executable(),
-                    },
-                )),
+                Some(hash) => out.clean.push((rel, stat.entry(hash))),
                 None => out.dirty.push(Found {
                     path: rel,
                     abs: entry.path(),

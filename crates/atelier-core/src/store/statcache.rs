@@ -2,7 +2,8 @@
 //!
 //! A snapshot re-reads a file only if its stat (size, mtime, ctime, inode,
 //! mode) differs from the cached one, so "nothing changed" costs a walk of
-//! metadata. Git's "racily clean" rule applies: a file whose mtime or ctime
+//! metadata. The whole mode is compared, so a `chmod` alone (the x bit, or
+//! a file made private) is never hidden by the cache. Git's "racily clean" rule applies: a file whose mtime or ctime
 //! is not older than the cache file itself may have been changed in the same
 //! clock tick after it was hashed, so it is re-hashed.
 //!
@@ -44,6 +45,22 @@ impl Stat {
     /// The executable bit as the store keeps it (the owner's x bit).
     pub fn executable(&self) -> bool {
         self.mode & 0o100 != 0
+    }
+
+    /// Whether the store keeps the file as private: no group or other
+    /// permission bit is set.
+    pub fn private(&self) -> bool {
+        self.mode & 0o077 == 0
+    }
+
+    /// The manifest entry of a file with this stat and content `hash`.
+    pub fn entry(&self, hash: Hash) -> super::FileEntry {
+        super::FileEntry {
+            hash,
+            size: self.size,
+            executable: self.executable(),
+            private: self.private(),
+        }
     }
 }
 
@@ -87,11 +104,7 @@ impl StatCache {
     /// The last recorded version of `path` (whatever its stat is now), as a
     /// manifest entry: what a snapshot keeps for a file it cannot read.
     pub fn last_recorded(&self, path: &str) -> Option<super::FileEntry> {
-        self.entries.get(path).map(|(stat, hash)| super::FileEntry {
-            hash: *hash,
-            size: stat.size,
-            executable: stat.executable(),
-        })
+        self.entries.get(path).map(|(stat, hash)| stat.entry(*hash))
     }
 
     /// The recorded paths under the folder `prefix` (ending in `/`).

@@ -12,20 +12,44 @@
 //! size (u64 LE: the file's size, or the subtree's total). Empty directories
 //! are not recorded (like git): a tree with no entries is only ever the root
 //! of an empty workspace.
+//!
+//! Version 2 adds two kinds for private files (see [`super::manifest`]):
+//! `F` (0600) and `X` (0700). A tree is written as version 2 only when it
+//! holds a private file, so every tree without one keeps the bytes, and so
+//! the hash, that version 1 gave it: upgrading changes no stored manifest's
+//! identity, and an older Atelier meeting a new tree says "unknown format
+//! version 2" instead of calling it corrupt.
 
 use std::collections::{BTreeMap, HashMap};
 
 use super::{FileEntry, Hash, Manifest};
 
+/// The format of trees without a private file.
 const VERSION: u8 = 1;
+/// The format of trees with one (version 1 plus `F` and `X`).
+const VERSION_PRIVATE: u8 = 2;
 
 /// One entry of a decoded tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeEntry {
     pub name: String,
     pub kind: EntryKind,
+    /// A private file (kinds `F` and `X`); false for a folder.
+    pub private: bool,
     pub hash: Hash,
     pub size: u64,
+}
+
+impl TreeEntry {
+    /// The manifest entry of a file; `None` for a folder.
+    pub fn file(&self) -> Option<FileEntry> {
+        (self.kind != EntryKind::Dir).then_some(FileEntry {
+            hash: self.hash,
+            size: self.size,
+            executable: self.kind == EntryKind::Executable,
+            private: self.private,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,29 +98,27 @@ pub fn encode(manifest: &Manifest) -> EncodedTrees {
 fn encode_dir(dir: &Dir<'_>, out: &mut HashMap<Hash, Vec<u8>>) -> (Hash, u64) {
     // Merge files and subdirectories into one name-sorted list. A name can't
     // be both (the walk sees one or the other; manifests come from walks).
-    let mut entries: Vec<(&str, EntryKind, Hash, u64)> = Vec::with_capacity(dir.files.len() + dir.dirs.len());
+    let mut entries: Vec<(&str, u8, Hash, u64)> = Vec::with_capacity(dir.files.len() + dir.dirs.len());
     for (name, f) in &dir.files {
-        let kind = if f.executable {
-            EntryKind::Executable
-        } else {
-            EntryKind::File
+        let kind = match (f.executable, f.private) {
+            (false, false) => b'f',
+            (true, false) => b'x',
+            (false, true) => b'F',
+            (true, true) => b'X',
         };
         entries.push((name, kind, f.hash, f.size));
     }
     for (name, sub) in &dir.dirs {
         let (h, size) = encode_dir(sub, out);
-        entries.push((name, EntryKind::Dir, h, size));
+        entries.push((name, b'd', h, size));
     }
     entries.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     let mut data = Vec::with_capacity(1 + entries.len() * 60);
-    data.push(VERSION);
+    let private = dir.files.values().any(|f| f.private);
+    data.push(if private { VERSION_PRIVATE } else { VERSION });
     let mut total = 0u64;
     for (name, kind, hash, size) in entries {
-        data.push(match kind {
-            EntryKind::File => b'f',
-            EntryKind::Executable => b'x',
-            EntryKind::Dir => b'd',
-        });
+        data.push(kind);
         // Segment names come from directory entries (≤ 255 bytes on every
         // filesystem we run on); clamp defensively rather than panic.
         let len = u16::try_from(name.len()).unwrap_or(u16::MAX);
@@ -118,19 +140,23 @@ pub fn decode(hash: &Hash, data: &[u8]) -> Result<Vec<TreeEntry>, String> {
         return Err("corrupt: its content does not match its hash".into());
     }
     let (&version, mut rest) = data.split_first().ok_or("empty")?;
-    if version != VERSION {
+    if version != VERSION && version != VERSION_PRIVATE {
         return Err(format!("of unknown format version {version}"));
     }
+    let mut has_private = false;
     let mut out: Vec<TreeEntry> = Vec::new();
     while !rest.is_empty() {
         let truncated = || "truncated".to_string();
         let (&kind, r) = rest.split_first().ok_or_else(truncated)?;
-        let kind = match kind {
-            b'f' => EntryKind::File,
-            b'x' => EntryKind::Executable,
-            b'd' => EntryKind::Dir,
+        let (kind, private) = match kind {
+            b'f' => (EntryKind::File, false),
+            b'x' => (EntryKind::Executable, false),
+            b'd' => (EntryKind::Dir, false),
+            b'F' if version == VERSION_PRIVATE => (EntryKind::File, true),
+            b'X' if version == VERSION_PRIVATE => (EntryKind::Executable, true),
             other => return Err(format!("corrupt: unknown entry kind {other}")),
         };
+        has_private |= private;
         let (len, r) = r.split_first_chunk::<2>().ok_or_else(truncated)?;
         let len = usize::from(u16::from_le_bytes(*len));
         let (name, r) = r.split_at_checked(len).ok_or_else(truncated)?;
@@ -149,9 +175,15 @@ pub fn decode(hash: &Hash, data: &[u8]) -> Result<Vec<TreeEntry>, String> {
         out.push(TreeEntry {
             name: name.to_owned(),
             kind,
+            private,
             hash: Hash(*h),
             size: u64::from_le_bytes(*size),
         });
+    }
+    // One manifest, one encoding: a version 2 tree without a private file
+    // would be a second name for a version 1 tree.
+    if version == VERSION_PRIVATE && !has_private {
+        return Err("corrupt: a version 2 tree without a private file".into());
     }
     Ok(out)
 }
@@ -170,17 +202,10 @@ pub fn assemble(root: &Hash, trees: &HashMap<Hash, Vec<TreeEntry>>) -> Result<Ma
             } else {
                 format!("{prefix}/{}", e.name)
             };
-            match e.kind {
-                EntryKind::Dir => stack.push((path, e.hash)),
-                EntryKind::File | EntryKind::Executable => {
-                    manifest.files.insert(
-                        path,
-                        FileEntry {
-                            hash: e.hash,
-                            size: e.size,
-                            executable: e.kind == EntryKind::Executable,
-                        },
-                    );
+            match e.file() {
+                None => stack.push((path, e.hash)),
+                Some(file) => {
+                    manifest.files.insert(path, file);
                 }
             }
         }
@@ -206,6 +231,7 @@ mod tests {
                     hash: Hash::of(c.as_bytes()),
                     size: c.len() as u64,
                     executable: p.ends_with(".sh"),
+                    private: p.contains("secret"),
                 },
             );
         }
@@ -249,6 +275,57 @@ mod tests {
         assert_eq!(ea.trees.len(), 4);
         assert_eq!(shared, 2, "x and y are shared; z and the root differ");
         assert_ne!(ea.root, eb.root);
+    }
+
+    #[test]
+    fn a_tree_without_private_files_keeps_its_version_1_bytes_and_hash() {
+        // Written by hand from the version 1 format: the trees older
+        // versions stored must keep their names, or every manifest of every
+        // chat would look changed after an upgrade.
+        let m = manifest(&[("a.txt", "a"), ("run.sh", "x")]);
+        let mut v1 = vec![1u8];
+        for (kind, name, content) in [(b'f', "a.txt", "a"), (b'x', "run.sh", "x")] {
+            v1.push(kind);
+            v1.extend_from_slice(&u16::try_from(name.len()).unwrap_or(0).to_le_bytes());
+            v1.extend_from_slice(name.as_bytes());
+            v1.extend_from_slice(&Hash::of(content.as_bytes()).0);
+            v1.extend_from_slice(&1u64.to_le_bytes());
+        }
+        let enc = encode(&m);
+        assert_eq!(enc.trees, [(Hash::of(&v1), v1)]);
+        assert_eq!(
+            enc.root.to_hex(),
+            "0bd0d762f98e35231289dda0bf6b0324b598a7f4514bb095dd09744eddd5052e",
+            "the root hash version 1 gave this manifest"
+        );
+    }
+
+    #[test]
+    fn private_files_round_trip_in_version_2_trees_only_where_they_are() {
+        let m = manifest(&[("keys/secret", "k"), ("keys/secret.sh", "s"), ("pub/a.txt", "a")]);
+        assert_eq!(round_trip(&m), m);
+        let enc = encode(&m);
+        let versions: Vec<u8> = {
+            let mut v: Vec<u8> = enc.trees.iter().map(|(_, d)| d[0]).collect();
+            v.sort_unstable();
+            v
+        };
+        assert_eq!(versions, [1, 1, 2], "the root and pub/ stay version 1; keys/ is 2");
+        let (h, keys_tree) = enc.trees.iter().find(|(_, d)| d[0] == 2).expect("keys/");
+        let entries = decode(h, keys_tree).expect("decode");
+        let kinds: Vec<_> = entries.iter().map(|e| (e.kind, e.private)).collect();
+        assert_eq!(kinds, [(EntryKind::File, true), (EntryKind::Executable, true)]);
+        assert_eq!(m.files["keys/secret.sh"].mode(), 0o700);
+
+        // A private kind in a version 1 tree, or a version 2 tree without
+        // one, is not a tree this code writes.
+        let mut v1_private = keys_tree.clone();
+        v1_private[0] = 1;
+        assert!(decode(&Hash::of(&v1_private), &v1_private).is_err());
+        let pub_tree = enc.trees.iter().map(|(_, d)| d).find(|d| d.len() > 1 && d[1] == b'f');
+        let mut v2_plain = pub_tree.expect("pub/").clone();
+        v2_plain[0] = 2;
+        assert!(decode(&Hash::of(&v2_plain), &v2_plain).is_err());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use sqlx::{QueryBuilder, Row, Sqlite, SqliteConnection, SqlitePool};
 
 use crate::model::{ManifestSource, WorkspaceManifest};
 use crate::store::manifest::Change;
-use crate::store::{FileEntry, Hash, Manifest, tree};
+use crate::store::{Hash, Manifest, tree};
 use crate::{Error, Result, ids};
 
 /// A manifest row without its file map.
@@ -214,17 +214,6 @@ fn missing_tree(chat_id: &str, h: &Hash) -> Error {
     }
 }
 
-fn file_entry(e: &tree::TreeEntry) -> Option<FileEntry> {
-    match e.kind {
-        tree::EntryKind::Dir => None,
-        k => Some(FileEntry {
-            hash: e.hash,
-            size: e.size,
-            executable: k == tree::EntryKind::Executable,
-        }),
-    }
-}
-
 /// Compares one folder's entries (both sorted by name).
 fn diff_entries(
     prefix: &str,
@@ -260,7 +249,7 @@ fn diff_entries(
             j += 1;
         }
         let name = a.or(b).map(|e| e.name.as_str()).unwrap_or_default();
-        let (fa, fb) = (a.and_then(file_entry), b.and_then(file_entry));
+        let (fa, fb) = (a.and_then(tree::TreeEntry::file), b.and_then(tree::TreeEntry::file));
         match (fa, fb) {
             (Some(x), Some(y)) if x != y => changes.push((path(name), Change::Modified { from: x, to: y })),
             (Some(x), None) => changes.push((path(name), Change::Removed(x))),
