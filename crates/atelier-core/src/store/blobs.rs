@@ -226,13 +226,14 @@ impl BlobStore {
         Ok(total)
     }
 
-    /// Copies a blob to a new file `dest` (which must not exist), checking
-    /// its hash on the way; on a mismatch `dest` is removed.
-    pub fn copy_verified(&self, hash: &Hash, path: &str, dest: &Path, executable: bool) -> Result<()> {
+    /// Copies a blob to a new file `dest` (which must not exist) with
+    /// exactly `mode` (a [`super::FileEntry::mode`]: private files stay
+    /// 0600 or 0700), checking its hash on the way; on a mismatch `dest`
+    /// is removed.
+    pub fn copy_verified(&self, hash: &Hash, path: &str, dest: &Path, mode: u32) -> Result<()> {
         if !self.path_of(hash).exists() {
             return Err(self.missing(hash, path));
         }
-        let mode = if executable { 0o755 } else { 0o644 };
         let mut out = OpenOptions::new()
             .write(true)
             .create_new(true)

@@ -10,7 +10,12 @@
 //! 2. **Apply**: delete removed and replaced files, prune folders that became
 //!    empty, then create the new files (written straight from memory, or
 //!    renamed from staging — delete + create is cheaper than rename-over on
-//!    ext4) and fix executable bits.
+//!    ext4) and fix modes.
+//!
+//! Files get exactly the mode their entry names (0644, 0755, 0600, 0700:
+//! [`FileEntry::mode`]), whatever the umask: under `umask 077` a 0644 file
+//! would come out 0600, and the next snapshot would record it as made
+//! private (a change no one made).
 //!
 //! Every folder on the way to a path is lstat'ed: a symlink (which snapshots
 //! skip) is never followed, so nothing outside the workspace is written or
@@ -124,7 +129,7 @@ pub fn apply(
             Ready::Held(store.read_verified(&entry.hash, path)?)
         } else {
             let dest = staging.join(i.to_string());
-            store.copy_verified(&entry.hash, path, &dest, entry.executable)?;
+            store.copy_verified(&entry.hash, path, &dest, entry.mode())?;
             Ready::Staged(dest)
         };
         let files_done = done.fetch_add(1, Ordering::Relaxed) + 1;
@@ -217,7 +222,7 @@ pub fn apply(
         for ((path, entry, _), r) in group {
             let abs = workspace.join(path);
             let stat = match r {
-                Ready::Held(bytes) => create_with(&abs, path, bytes, entry.executable, &mut w)?,
+                Ready::Held(bytes) => create_with(&abs, path, bytes, entry.mode(), &mut w)?,
                 Ready::Staged(staged) => match clear_way(&abs, path, &mut w)? {
                     Cleared::Yes => {
                         fs::rename(staged, &abs).map_err(Error::io("write", &abs))?;
@@ -257,8 +262,8 @@ pub fn apply(
             kept.push((*path).to_owned());
             continue;
         }
-        let mode = if entry.executable { 0o755 } else { 0o644 };
-        fs::set_permissions(&abs, fs::Permissions::from_mode(mode)).map_err(Error::io("set permissions of", &abs))?;
+        fs::set_permissions(&abs, fs::Permissions::from_mode(entry.mode()))
+            .map_err(Error::io("set permissions of", &abs))?;
         let md = fs::symlink_metadata(&abs).map_err(Error::io("read", &abs))?;
         cache.insert((*path).to_owned(), Stat::of(&md), entry.hash);
     }
@@ -298,21 +303,15 @@ fn changed_by_hand(abs: &Path, path: &str, entry: &FileEntry, cache: &StatCache)
     // we could record either; replacing it loses nothing recorded.
     stat.size != entry.size
         || stat.executable() != entry.executable
+        || stat.private() != entry.private
         || super::blobs::hash_file(abs).is_ok_and(|h| h != entry.hash)
 }
 
-/// Creates `abs` (which should not exist) with `bytes`, returning its stat.
-/// Something untracked in the way (a symlink, a FIFO) is replaced; a
-/// regular file there was created by hand during the checkout and is kept
-/// (`None`).
-fn create_with(
-    abs: &Path,
-    path: &str,
-    bytes: &[u8],
-    executable: bool,
-    warnings: &mut Vec<String>,
-) -> Result<Option<Stat>> {
-    let mode = if executable { 0o755 } else { 0o644 };
+/// Creates `abs` (which should not exist) with `bytes` and exactly `mode`,
+/// returning its stat. Something untracked in the way (a symlink, a FIFO)
+/// is replaced; a regular file there was created by hand during the
+/// checkout and is kept (`None`).
+fn create_with(abs: &Path, path: &str, bytes: &[u8], mode: u32, warnings: &mut Vec<String>) -> Result<Option<Stat>> {
     let open = || OpenOptions::new().write(true).create_new(true).mode(mode).open(abs);
     let mut file = match open() {
         Ok(f) => f,
@@ -324,7 +323,14 @@ fn create_with(
     };
     file.write_all(bytes).map_err(Error::io("write", abs))?;
     // fstat after the last write: the mtime the next snapshot will see.
-    Ok(Some(Stat::of(&file.metadata().map_err(Error::io("read", abs))?)))
+    let mut md = file.metadata().map_err(Error::io("read", abs))?;
+    if md.permissions().mode() & 0o777 != mode {
+        // The umask took bits away (a 0644 file under `umask 077`).
+        file.set_permissions(fs::Permissions::from_mode(mode))
+            .map_err(Error::io("set permissions of", abs))?;
+        md = file.metadata().map_err(Error::io("read", abs))?;
+    }
+    Ok(Some(Stat::of(&md)))
 }
 
 /// What [`clear_way`] did.

@@ -3,9 +3,11 @@
 //! Every file is copied from the blob store with its hash checked (a
 //! missing or corrupt blob fails the export, naming the file) into a
 //! staging folder first, so a failed export never leaves half a folder or
-//! half a ZIP where the person asked for it. Folders and ZIPs keep
-//! executable bits; ZIP entries are dated when the node was recorded (a
-//! workspace has no file times of its own) and otherwise deterministic.
+//! half a ZIP where the person asked for it. A folder (or one saved file)
+//! keeps each file's mode as a checkout writes it, private files 0600 or
+//! 0700 included; a ZIP keeps executable bits only (see [`Workspace::export`]).
+//! ZIP entries are dated when the node was recorded (a workspace has no
+//! file times of its own) and otherwise deterministic.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -65,6 +67,11 @@ impl Workspace<'_> {
             dest.with_file_name(format!(".{name}.atelier-partial-{}", ids::new_id()))
         };
         let stamp = zip_time(&manifest.created_at);
+        // A ZIP's entries are 0644 or 0755 even for private files: the
+        // archive's bytes are exactly as readable as the archive file
+        // itself, so a 0600 inside it protects nothing until someone
+        // unpacks it; and `zipfile` keeps one mode rule for toolset and
+        // workspace exports, so the same contents give the same bytes.
         let executable: std::collections::BTreeSet<String> = manifest.executable.iter().cloned().collect();
         let (dest, obs) = (dest.to_path_buf(), observer.clone());
         blocking(move || {
@@ -81,7 +88,7 @@ impl Workspace<'_> {
                     if let Some(dir) = target.parent() {
                         fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
                     }
-                    store.copy_verified(&entry.hash, path, &target, entry.executable)?;
+                    store.copy_verified(&entry.hash, path, &target, entry.mode())?;
                     progress.files_done += 1;
                     progress.bytes_done += entry.size;
                     obs.progress(progress);
@@ -138,7 +145,7 @@ impl Workspace<'_> {
             let name = dest.file_name().and_then(|n| n.to_str()).unwrap_or("file");
             let partial = dest.with_file_name(format!(".{name}.atelier-partial-{}", ids::new_id()));
             let done = store
-                .copy_verified(&entry.hash, &path, &partial, entry.executable)
+                .copy_verified(&entry.hash, &path, &partial, entry.mode())
                 .and_then(|()| fs::rename(&partial, &dest).map_err(Error::io("save", &dest)));
             if done.is_err() {
                 let _ = fs::remove_file(&partial);

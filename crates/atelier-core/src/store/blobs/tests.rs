@@ -20,11 +20,16 @@ fn put_commit_read_and_detect_corruption() -> anyhow::Result<()> {
     assert_eq!(store.read_verified(&put.hash, "f")?, b"hello");
     assert_eq!(fs::read_dir(store.tmp_dir())?.count(), 0);
 
+    let private = dir.path().join("private");
+    store.copy_verified(&put.hash, "f", &private, 0o600)?;
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(fs::metadata(&private)?.permissions().mode() & 0o777, 0o600);
+
     fs::write(store.path_of(&put.hash), b"hellO")?;
     let err = store.read_verified(&put.hash, "f").err().map(|e| e.kind());
     assert_eq!(err, Some("corrupt_blob"));
     let dest = dir.path().join("out");
-    assert!(store.copy_verified(&put.hash, "f", &dest, false).is_err());
+    assert!(store.copy_verified(&put.hash, "f", &dest, 0o644).is_err());
     assert!(!dest.exists(), "a corrupt copy is removed");
     Ok(())
 }
