@@ -17,6 +17,7 @@
 use std::collections::HashSet;
 use std::fs;
 use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::path::normalize;
@@ -103,30 +104,51 @@ pub fn resolve_folder(root: &Path, raw: &str) -> Result<(String, PathBuf)> {
 }
 
 /// Writes a workspace file (creating folders; never through a symlink or
-/// over a folder), atomically. Returns the normalized path.
+/// over a folder), atomically. A file it replaces keeps its permissions (as
+/// `>` in a shell keeps them): an editor save or a tool's write never makes
+/// a 0600 `.env` readable by others, nor a script lose its x bit. Returns
+/// the normalized path.
 pub fn write_file(root: &Path, raw: &str, bytes: &[u8]) -> Result<String> {
+    write_file_as(root, raw, bytes, None)
+}
+
+/// [`write_file`] with exactly `mode` (a manifest entry's, for a file put
+/// back as a node had it), or the replaced file's permissions when `None`.
+pub fn write_file_as(root: &Path, raw: &str, bytes: &[u8], mode: Option<u32>) -> Result<String> {
     let (rel, abs) = resolve(root, raw)?;
     if let Some(dir) = abs.parent() {
         fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
     }
-    if fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink() || m.is_dir()) {
+    let existing = fs::symlink_metadata(&abs).ok();
+    if existing
+        .as_ref()
+        .is_some_and(|m| m.file_type().is_symlink() || m.is_dir())
+    {
         return Err(Error::InvalidPath {
             path: rel,
             reason: "it is a symlink or a folder",
         });
     }
-    write_atomic(&abs, bytes)?;
+    let mode = mode.or_else(|| existing.filter(fs::Metadata::is_file).map(|m| m.mode() & 0o777));
+    write_atomic(&abs, bytes, mode)?;
     Ok(rel)
 }
 
 /// Writes `bytes` to `abs` through a temp file and a rename, so a reader
 /// never sees half a file. The temp file is created new (`O_EXCL`, which
 /// also refuses a symlink planted at its name) under a fresh random name:
-/// nothing a tool left in the folder can redirect the write.
-fn write_atomic(abs: &Path, bytes: &[u8]) -> Result<()> {
+/// nothing a tool left in the folder can redirect the write. It is made
+/// with `mode` from the start (never wider for a moment), set again after
+/// the umask; without one, as the umask makes new files.
+fn write_atomic(abs: &Path, bytes: &[u8], mode: Option<u32>) -> Result<()> {
     let name = abs.file_name().and_then(|n| n.to_str()).unwrap_or("f");
-    let (mut f, tmp) = create_new_temp(abs, name)?;
-    let written = f.write_all(bytes).map_err(Error::io("write", &tmp));
+    let (mut f, tmp) = create_new_temp(abs, name, mode)?;
+    let mut written = f.write_all(bytes).map_err(Error::io("write", &tmp));
+    if let (Ok(()), Some(mode)) = (&written, mode) {
+        written = f
+            .set_permissions(fs::Permissions::from_mode(mode))
+            .map_err(Error::io("set permissions of", &tmp));
+    }
     drop(f);
     let done = written.and_then(|()| fs::rename(&tmp, abs).map_err(Error::io("write", abs)));
     if done.is_err() {
@@ -136,11 +158,16 @@ fn write_atomic(abs: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// A new file beside `abs`, named `.<name>.<random>.atelier-tmp`.
-fn create_new_temp(abs: &Path, name: &str) -> Result<(fs::File, PathBuf)> {
+fn create_new_temp(abs: &Path, name: &str, mode: Option<u32>) -> Result<(fs::File, PathBuf)> {
     let mut last = None;
     for _ in 0..8 {
         let tmp = abs.with_file_name(format!(".{name}.{}.atelier-tmp", crate::ids::new_id()));
-        match fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        if let Some(mode) = mode {
+            options.mode(mode);
+        }
+        match options.open(&tmp) {
             Ok(f) => return Ok((f, tmp)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some((e, tmp)),
             Err(e) => return Err(Error::io("write", &tmp)(e)),
@@ -155,7 +182,6 @@ fn create_new_temp(abs: &Path, name: &str) -> Result<(fs::File, PathBuf)> {
 /// forever, a device could be anything. Returns the normalized path, the
 /// open file and its size.
 pub fn open_regular(root: &Path, raw: &str) -> Result<(String, fs::File, u64)> {
-    use std::os::unix::fs::OpenOptionsExt;
     let (rel, abs) = resolve(root, raw)?;
     // O_NONBLOCK: opening a FIFO with no writer returns at once instead of
     // waiting; a regular file ignores the flag.
@@ -260,6 +286,22 @@ mod tests {
         assert_eq!(fs::read(root.join("notes.txt")).expect("read"), b"mine");
         assert!(!victim.exists(), "nothing was written outside the workspace");
         assert!(root.join("notes.txt").symlink_metadata().expect("stat").is_file());
+    }
+
+    #[test]
+    fn a_write_keeps_the_mode_of_the_file_it_replaces_or_sets_the_one_asked() {
+        let (ws, _outside) = setup();
+        let root = ws.path();
+        let mode = |rel: &str| fs::metadata(root.join(rel)).expect("stat").mode() & 0o777;
+        for (rel, m) in [(".env", 0o600), ("run.sh", 0o755), ("key", 0o700)] {
+            fs::write(root.join(rel), "old").expect("write");
+            fs::set_permissions(root.join(rel), fs::Permissions::from_mode(m)).expect("chmod");
+            write_file(root, rel, b"new").expect("save");
+            assert_eq!((rel, mode(rel)), (rel, m), "an editor save keeps the mode");
+        }
+        write_file_as(root, "run.sh", b"back", Some(0o600)).expect("restore");
+        assert_eq!(mode("run.sh"), 0o600, "a restore puts the node's mode back");
+        assert_eq!(fs::read(root.join("run.sh")).expect("read"), b"back");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::lock_chat;
 use crate::model::{ManifestSource, SnapshotOutcome};
-use crate::store::confine::{resolve as confined, write_file as write_confined};
+use crate::store::confine::{resolve as confined, write_file as write_confined, write_file_as as write_confined_as};
 use crate::store::{Observer, Progress};
 use crate::workspace::Workspace;
 use crate::{Atelier, Error, Result, blocking, ids};
@@ -110,14 +110,18 @@ impl Workspace<'_> {
     }
 
     /// Puts `path` back as it was at `from` (a message or manifest of the
-    /// chat) — or removes it when it did not exist there — as an `edit`
-    /// node under the active leaf.
+    /// chat), content and mode (a private file is 0600 again) — or removes
+    /// it when it did not exist there — as an `edit` node under the active
+    /// leaf.
     pub async fn restore_file(&self, chat_id: &str, path: &str, from: &str) -> Result<SnapshotOutcome> {
-        let change = match self.read_file(chat_id, path, Some(from)).await {
-            Ok(bytes) => {
-                let (rel, bytes) = (crate::store::path::normalize(path)?, bytes);
+        let change = match self.file_entry(chat_id, path, Some(from)).await {
+            Ok((rel, entry, store)) => {
+                let bytes = {
+                    let rel = rel.clone();
+                    blocking(move || store.read_verified(&entry.hash, &rel)).await?
+                };
                 let apply: Apply = Box::new(move |ws: &Path| {
-                    write_confined(ws, &rel, &bytes)?;
+                    write_confined_as(ws, &rel, &bytes, Some(entry.mode()))?;
                     Ok(Vec::new())
                 });
                 apply
