@@ -4,7 +4,7 @@ use atelier_core::model::{ContentPart, Role};
 
 use crate::{Env, snap, tree_of, write};
 
-fn text(t: &str) -> Vec<ContentPart> {
+pub(crate) fn text(t: &str) -> Vec<ContentPart> {
     vec![ContentPart::Text { text: t.to_owned() }]
 }
 

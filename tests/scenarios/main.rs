@@ -13,6 +13,9 @@
 //!   files the person cannot read, a new data dir only its owner reads.
 //! - [`branching`]: branches with different files, checkout back and forth,
 //!   hand edits never lost on a switch, diffs.
+//! - [`private_files`]: files with no group or other permission (keys,
+//!   `.env`) stay 0600/0700 through switches, checkouts under any umask,
+//!   editor saves, restores and exports; a chmod alone is a change.
 //! - [`edits`]: changes made through the app: editor saves (branching at
 //!   an older call), restoring a file, files dropped onto the workspace.
 //! - [`bundles`]: toolset ZIPs and folders: every rejection rule, bombs,
@@ -112,6 +115,7 @@ mod mcp_cli;
 mod mcp_cli_config;
 mod mcp_scopes;
 mod model_inputs;
+mod private_files;
 mod providers;
 mod python_checks;
 mod round_trips;

@@ -8,11 +8,11 @@ use atelier_core::Observer;
 
 use crate::{Env, paths, snap, tree_of, write};
 
-fn chmod(p: &std::path::Path, mode: u32) {
+pub(crate) fn chmod(p: &std::path::Path, mode: u32) {
     std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).expect("chmod");
 }
 
-fn mode(p: &std::path::Path) -> u32 {
+pub(crate) fn mode(p: &std::path::Path) -> u32 {
     std::fs::metadata(p).expect("stat").permissions().mode() & 0o777
 }
 
