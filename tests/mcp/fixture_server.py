@@ -32,6 +32,13 @@ Tools, and the client behaviour each one is there to test:
 - write_file(path, text) writes text (UTF-8) to path relative to the server's
   cwd, making parent folders; returns "wrote N bytes to PATH". For workspace
   snapshots of what a server changed.
+- huge(megabytes: float = 17) returns a text of that many MiB: its answer is
+  one stdout line over the client's 16 MiB limit. For a message too large to
+  read failing its call at once, the session going on.
+- garbage(megabytes: float = 17) writes one line of that many MiB that is not
+  JSON straight to stdout (after 0.5 s, for the SDK's own messages in flight
+  to go out first), then never answers. For an oversized line that answers
+  no request the client can tell.
 - whereami() returns {"cwd": ..., "token": $FIXTURE_TOKEN or null} (as
   structured content and as JSON text). For the cwd and env a client spawns
   a server with.
@@ -59,6 +66,7 @@ from typing import Any
 
 import anyio
 from mcp.server import NotificationOptions
+from mcp.server import stdio as mcp_stdio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.types import JSONRPCNotification, JSONRPCRequest
@@ -154,6 +162,35 @@ def write_file(path: str, text: str) -> str:
     data = text.encode()
     target.write_bytes(data)
     return f"wrote {len(data)} bytes to {path}"
+
+
+@server.tool()
+def huge(megabytes: float = 17) -> str:
+    """Returns a text of `megabytes` MiB (one answer line over 16 MiB by default)."""
+    return "h" * int(megabytes * 1024 * 1024)
+
+
+@server.tool()
+async def garbage(megabytes: float = 17) -> str:
+    """Writes a non-JSON line of `megabytes` MiB to stdout, then never answers."""
+    # While it serves, the SDK points fd 1 at stderr and writes to a
+    # duplicate of its own: write there, between its messages (each written
+    # and flushed whole). A message it writes meanwhile (the acknowledgement
+    # of a subscription opened at connection) would land inside the line:
+    # let those go out first.
+    await anyio.sleep(0.5)
+    claim = mcp_stdio._claims.get(1)
+    fd = claim.private_fd if claim is not None and claim.private_fd is not None else sys.stdout.fileno()
+    data = memoryview(b"g" * int(megabytes * 1024 * 1024) + b"\n")
+
+    def write() -> None:
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+
+    await anyio.to_thread.run_sync(write)
+    await anyio.sleep_forever()
+    return "never"
 
 
 @server.tool()

@@ -305,8 +305,46 @@ impl Connection {
         self.redact.lines(self.log.tail())
     }
 
-    /// Why a request failed: the process's exit if that is the cause.
+    /// Why its stdout could no longer be trusted and was closed (a message
+    /// over the limit that answers no request we can tell), once it was.
+    pub fn broken(&self) -> Option<String> {
+        self.process.as_ref().and_then(|p| p.broken.borrow().clone())
+    }
+
+    /// Resolves when its stdout is closed as [`Self::broken`] says, with
+    /// the error that says why (never, for HTTP).
+    pub async fn wait_broken(&self) -> McpError {
+        if let Some(p) = &self.process {
+            let mut rx = p.broken.clone();
+            if let Ok(why) = rx.wait_for(Option::is_some).await {
+                return self.broken_error(why.clone().unwrap_or_default());
+            }
+        }
+        std::future::pending().await
+    }
+
+    fn broken_error(&self, why: String) -> McpError {
+        self.redact.error(McpError::Protocol {
+            server: self.server.clone(),
+            message: why,
+        })
+    }
+
+    /// Why a request failed: the answer too large to read, a stdout that
+    /// could not be trusted, the process's exit if that is the cause.
     async fn failure(&self, e: &rmcp::ServiceError) -> McpError {
+        if let rmcp::ServiceError::McpError(data) = e
+            && let Some((bytes, limit)) = crate::oversize::is_too_large(data.data.as_ref())
+        {
+            return McpError::TooLarge {
+                server: self.server.clone(),
+                bytes,
+                limit,
+            };
+        }
+        if let Some(why) = self.broken() {
+            return self.broken_error(why);
+        }
         if let Some(p) = &self.process
             && let Some(how) = p.wait_exit(Duration::from_millis(500)).await
         {

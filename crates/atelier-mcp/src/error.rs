@@ -42,6 +42,19 @@ pub enum McpError {
     /// broke in a way that is not an exit.
     #[error("MCP server {server}: {message}")]
     Protocol { server: String, message: String },
+    /// A stdio server answered with a message longer than Atelier reads
+    /// (`bytes` when known): the answer was dropped, the request failed,
+    /// the server runs on.
+    #[error(
+        "MCP server {server} answered with a message of {}, over the {} a message from a server may be: the answer was dropped and the request failed",
+        bytes.map_or_else(|| format!("more than {}", crate::oversize::mib(*limit as u64)), crate::oversize::mib),
+        crate::oversize::mib(*limit as u64)
+    )]
+    TooLarge {
+        server: String,
+        bytes: Option<u64>,
+        limit: usize,
+    },
     /// Listing the server's tools failed: it never ended, or went on too
     /// long (pages, tools, time).
     #[error("MCP server {server} {message}")]
@@ -83,6 +96,7 @@ impl McpError {
             | McpError::Exited { server, .. }
             | McpError::NotRunning { server, .. }
             | McpError::Protocol { server, .. }
+            | McpError::TooLarge { server, .. }
             | McpError::ToolList { server, .. } => Some(server),
             McpError::Timeout { .. } | McpError::Cancelled => None,
         }

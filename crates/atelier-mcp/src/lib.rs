@@ -2,7 +2,8 @@
 //!
 //! A [`Connection`] is one live session with one server, over stdio (a
 //! child process we own: its own process group, its stderr kept, its exit
-//! status known) or streamable HTTP. It lists the server's tools (every
+//! status known; a message over 16 MiB on its stdout fails the request it
+//! answers at once) or streamable HTTP. It lists the server's tools (every
 //! page, within limits of pages, tools and time), calls them with progress, a timeout and cancellation (the
 //! protocol's `notifications/cancelled`), and stops cleanly: the
 //! protocol's close, then `SIGTERM`, then `SIGKILL` of the whole group.
@@ -24,6 +25,7 @@ mod handler;
 mod http;
 mod listing;
 mod notices;
+mod oversize;
 mod process;
 mod redact;
 mod spec;

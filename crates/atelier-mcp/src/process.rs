@@ -1,7 +1,8 @@
 //! A stdio server's process: started in a process group of its own (so a
 //! stop reaches whatever it started, `npx` wrappers included), its stderr
-//! read line by line into the tail, its exit status published as soon as
-//! it is reaped.
+//! read line by line into the tail, its stdout read through
+//! [`Guarded`] (a message over the limit), its exit status published as
+//! soon as it is reaped.
 
 use std::process::Stdio;
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 
 use crate::error::McpError;
+use crate::oversize::{Guarded, MAX_MESSAGE};
 use crate::spec::StdioSpec;
 use crate::stderr::StderrLog;
 
@@ -22,6 +24,8 @@ pub(crate) struct ServerProcess {
     pub(crate) pid: u32,
     /// `Some("code 3")` / `Some("signal 9")` once it has exited.
     pub(crate) exit: watch::Receiver<Option<String>>,
+    /// Why its stdout can no longer be trusted, once it cannot.
+    pub(crate) broken: watch::Receiver<Option<String>>,
 }
 
 impl Drop for ServerProcess {
@@ -39,7 +43,7 @@ pub(crate) fn spawn(
     server: &str,
     spec: &StdioSpec,
     log: &Arc<StderrLog>,
-) -> Result<(ServerProcess, ChildStdout, ChildStdin), McpError> {
+) -> Result<(ServerProcess, Guarded<ChildStdout>, ChildStdin), McpError> {
     let mut cmd = Command::new(&spec.command);
     cmd.args(&spec.args)
         .env_clear()
@@ -92,7 +96,8 @@ pub(crate) fn spawn(
         };
         let _ = tx.send(Some(how));
     });
-    Ok((ServerProcess { pid, exit }, stdout, stdin))
+    let (stdout, broken) = Guarded::new(stdout, MAX_MESSAGE, Arc::clone(log));
+    Ok((ServerProcess { pid, exit, broken }, stdout, stdin))
 }
 
 /// "code 3", "signal 9".

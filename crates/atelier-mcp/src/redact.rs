@@ -120,7 +120,8 @@ impl Redact {
                 server,
                 message: t(message),
             },
-            e @ (McpError::Timeout { .. } | McpError::Cancelled) => e,
+            // Sizes and the server's id: nothing of the spec.
+            e @ (McpError::TooLarge { .. } | McpError::Timeout { .. } | McpError::Cancelled) => e,
         }
     }
 }

@@ -12,6 +12,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use crate::error::McpError;
 use crate::handler::Handler;
 use crate::notices::InOrder;
+use crate::oversize::RMCP_LIMIT;
 use crate::process::{self, ServerProcess};
 use crate::spec::{ConnectOptions, StdioSpec};
 use crate::stderr::StderrLog;
@@ -79,7 +80,9 @@ pub(crate) async fn start_stdio(
     mode: ClientLifecycleMode,
 ) -> Result<(RunningService<RoleClient, Arc<Handler>>, Option<ServerProcess>), StdioStart> {
     let (proc, stdout, stdin) = process::spawn(server, spec, log).map_err(StdioStart::Failed)?;
-    let transport = InOrder::new(AsyncRwTransport::new_client(stdout, stdin), &handler.notices);
+    // Our guard cuts a line over the limit before rmcp would drop it.
+    let rw = AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(RMCP_LIMIT);
+    let transport = InOrder::new(rw, &handler.notices);
     let started = Arc::clone(handler).serve_with_lifecycle(transport, mode);
     let mut exit = proc.exit.clone();
     let exited = async move { exit.wait_for(Option::is_some).await.is_ok() };

@@ -2,7 +2,8 @@
 //! backoff after a crash, and fast failures while it is down.
 //!
 //! A supervisor connects, lists the tools, and then watches the process:
-//! when it exits, the status says how, calls fail at once with that, and
+//! when it exits (or its stdout is closed as untrustworthy, see
+//! `oversize`), the status says how, calls fail at once with that, and
 //! a new connection is tried after a backoff (1 s doubling to 30 s, back
 //! to 1 s once a connection stayed up a minute). A start error that a
 //! retry cannot fix — the command does not exist, the server wants a
@@ -215,9 +216,10 @@ impl Supervisor {
         match self.connection() {
             Some(c) => {
                 let done = c.call(tool, args, options).await;
-                if matches!(done, Err(McpError::Exited { .. })) {
-                    // The exit is noticed by the loop too: wait until the
-                    // status says so, so the next caller reads it.
+                if matches!(done, Err(McpError::Exited { .. })) || c.broken().is_some() {
+                    // The exit (or a closed stdout) is noticed by the loop
+                    // too: wait until the status says so, so the next
+                    // caller reads it.
                     let mut rx = self.inner.status.subscribe();
                     let _ = tokio::time::timeout(
                         Duration::from_secs(2),
@@ -324,6 +326,16 @@ async fn run(inner: Arc<Inner>) {
                                 let message = McpError::Exited { server: inner.server.clone(), how }.to_string();
                                 // Said before the connection goes: a call
                                 // that finds none reads why.
+                                inner.status.send_replace(Status::Error {
+                                    message: message.clone(),
+                                    retry_in: Some(backoff),
+                                });
+                                break Some(message);
+                            }
+                            // Its stdout could not be trusted and was
+                            // closed: the process runs on, unreachable.
+                            e = conn.wait_broken() => {
+                                let message = e.to_string();
                                 inner.status.send_replace(Status::Error {
                                     message: message.clone(),
                                     retry_in: Some(backoff),

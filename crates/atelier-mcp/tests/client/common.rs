@@ -1,6 +1,6 @@
 //! What the test files of real servers share: where the repository is,
-//! the environment a server gets, the hand-written legacy server, quick
-//! timings, a connection, a call's text.
+//! the environment a server gets, the fixture and the hand-written legacy
+//! server, quick timings, a connection, a call's text.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,6 +15,24 @@ pub(crate) fn repo() -> PathBuf {
 
 pub(crate) fn base_env() -> Vec<(String, String)> {
     vec![("PATH".into(), std::env::var("PATH").unwrap_or_default())]
+}
+
+/// `tests/mcp/fixture_server.py` (PyPI `mcp`) with `args`, in `cwd`.
+pub(crate) fn fixture(args: &[&str], cwd: &Path) -> ServerSpec {
+    let python = repo().join(".tools/mcp-venv/bin/python");
+    assert!(
+        python.is_file(),
+        "{} is missing: run scripts/install.sh",
+        python.display()
+    );
+    ServerSpec::Stdio(StdioSpec {
+        command: python.display().to_string(),
+        args: std::iter::once(repo().join("tests/mcp/fixture_server.py").display().to_string())
+            .chain(args.iter().map(|s| (*s).to_owned()))
+            .collect(),
+        env: base_env(),
+        cwd: cwd.to_owned(),
+    })
 }
 
 /// `tests/mcp/legacy_server.py` with `extra` flags, in `dir`.

@@ -7,6 +7,7 @@
 //! - [`legacy`]: servers of protocol 2024-11-05, hand-written.
 //! - [`listing`]: `tools/list` that never ends, never answers, or repeats.
 //! - [`notifications`]: progress and logs in the order sent.
+//! - [`oversize`]: a message over 16 MiB fails its request at once.
 //! - [`old_sse`]: an old HTTP+SSE address or a dead one, said in words.
 //! - [`conformance`]: the official client conformance suite against
 //!   `atelier-mcp-conformance`.
@@ -18,4 +19,5 @@ mod legacy;
 mod listing;
 mod notifications;
 mod old_sse;
+mod oversize;
 mod servers;

@@ -24,7 +24,7 @@ use atelier_mcp::{
 };
 use serde_json::json;
 
-use crate::common::{base_env, connect, quick, repo, text};
+use crate::common::{base_env, connect, fixture, quick, repo, text};
 
 fn node_server(package: &str, entry: &str, args: &[&str], cwd: &Path) -> ServerSpec {
     let script = repo()
@@ -46,25 +46,8 @@ fn node_server(package: &str, entry: &str, args: &[&str], cwd: &Path) -> ServerS
     })
 }
 
-fn fixture(args: &[&str], cwd: &Path) -> ServerSpec {
-    let python = repo().join(".tools/mcp-venv/bin/python");
-    assert!(
-        python.is_file(),
-        "{} is missing: run scripts/install.sh",
-        python.display()
-    );
-    ServerSpec::Stdio(StdioSpec {
-        command: python.display().to_string(),
-        args: std::iter::once(repo().join("tests/mcp/fixture_server.py").display().to_string())
-            .chain(args.iter().map(|s| (*s).to_owned()))
-            .collect(),
-        env: base_env(),
-        cwd: cwd.to_owned(),
-    })
-}
-
 /// Whether any process of the group `pgid` is alive.
-fn group_alive(pgid: u32) -> bool {
+pub(crate) fn group_alive(pgid: u32) -> bool {
     let pid = rustix::process::Pid::from_raw(i32::try_from(pgid).expect("pid")).expect("pid");
     rustix::process::test_kill_process_group(pid).is_ok()
 }
