@@ -5,6 +5,7 @@
 //! body is [`request`]'s.
 
 mod request;
+mod thinking;
 
 use serde_json::Value;
 

@@ -1,15 +1,13 @@
 //! The body of an Anthropic Messages request: our messages as content
 //! blocks in the order the API accepts, and extended thinking fitted to
-//! the output limit and tool choice so the request is never refused for
-//! its settings.
+//! the model, the output limit and the tool choice ([`super::thinking`])
+//! so the request is never refused for its settings.
 
 use serde_json::{Value, json};
 
+use super::thinking::{self, Ask};
 use super::tool_id;
-use crate::types::{DEFAULT_MAX_TOKENS, Message, Part, Request, Role, ToolChoice};
-
-/// The smallest thinking budget the API takes (`budget_tokens` ≥ 1024).
-const MIN_BUDGET: u32 = 1024;
+use crate::types::{Message, Part, Request, Role, ToolChoice};
 
 /// The body of `POST {base}/v1/messages`.
 pub(crate) fn body(req: &Request) -> Value {
@@ -40,11 +38,16 @@ pub(crate) fn body(req: &Request) -> Value {
             results_first(a);
         }
     }
-    let forced = !req.tools.is_empty() && matches!(req.tool_choice, ToolChoice::Tool(_));
-    let (max_tokens, budget) = thinking(req.max_tokens, req.reasoning_effort.as_deref(), forced);
+    let t = thinking::settings(&Ask {
+        model: &req.model,
+        max_tokens: req.max_tokens,
+        effort: req.reasoning_effort.as_deref(),
+        forced_tool: !req.tools.is_empty() && matches!(req.tool_choice, ToolChoice::Tool(_)),
+        mid_turn_without_thinking: thinking::mid_turn_without_thinking(&messages),
+    });
     let mut b = json!({
         "model": req.model,
-        "max_tokens": max_tokens,
+        "max_tokens": t.max_tokens,
         "messages": messages,
         "stream": true,
     });
@@ -63,38 +66,20 @@ pub(crate) fn body(req: &Request) -> Value {
             ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
         };
     }
-    match budget {
-        Some(budget) => b["thinking"] = json!({"type": "enabled", "budget_tokens": budget}),
-        // With thinking on the API takes no temperature but 1: none is sent.
-        None => {
-            if let Some(t) = req.temperature {
-                b["temperature"] = json!(t);
-            }
+    if let Some(thinking) = t.thinking {
+        b["thinking"] = thinking;
+    }
+    if let Some(config) = t.output_config {
+        b["output_config"] = config;
+    }
+    match req.temperature {
+        Some(temp) if t.temperature => b["temperature"] = json!(temp),
+        Some(_) if b.get("thinking").is_none() => {
+            tracing::debug!(model = %req.model, "temperature not sent: this model refuses it");
         }
+        _ => {}
     }
     b
-}
-
-/// `max_tokens` and the thinking budget (none: thinking off) for an
-/// effort. The API refuses `max_tokens` ≤ `budget_tokens`, a budget under
-/// 1024, and thinking together with a forced tool choice.
-fn thinking(max_tokens: Option<u32>, effort: Option<&str>, forced_tool: bool) -> (u32, Option<u32>) {
-    let Some(effort) = effort.filter(|_| !forced_tool) else {
-        return (max_tokens.unwrap_or(DEFAULT_MAX_TOKENS), None);
-    };
-    let budget = match effort {
-        "low" => MIN_BUDGET,
-        "high" => 16_384,
-        _ => 4096,
-    };
-    match max_tokens {
-        // Nobody set a limit: the answer gets the usual room after thinking.
-        None => (budget + DEFAULT_MAX_TOKENS, Some(budget)),
-        Some(m) if m > budget => (m, Some(budget)),
-        // A limit someone set is kept: thinking gets half of it, so the
-        // answer keeps the other half, or is off when that is under 1024.
-        Some(m) => (m, Some(m / 2).filter(|b| *b >= MIN_BUDGET)),
-    }
 }
 
 /// One message's parts as content blocks. Whitespace-only text is
@@ -173,7 +158,8 @@ mod tests {
 
     fn ask(effort: &str, max_tokens: Option<u32>) -> Request {
         Request {
-            model: "claude".into(),
+            // A generation with manual thinking (see `thinking` for the others).
+            model: "claude-sonnet-4-5".into(),
             messages: vec![Message::user("hi")],
             temperature: Some(0.2),
             max_tokens,
@@ -239,6 +225,51 @@ mod tests {
             (Some(4096), Some(0.2))
         );
         req.tool_choice = ToolChoice::Auto;
+        assert_eq!(body(&req)["thinking"]["budget_tokens"], 16_384);
+    }
+
+    #[test]
+    fn opus_4_7_gets_adaptive_thinking_and_no_temperature_whatever_is_set() {
+        let mut req = ask("high", None);
+        req.model = "claude-opus-4-7".into();
+        let b = body(&req);
+        assert_eq!(
+            (&b["thinking"], &b["output_config"]),
+            (&json!({"type": "adaptive"}), &json!({"effort": "high"}))
+        );
+        assert!(b.get("temperature").is_none(), "{b}");
+        req.reasoning_effort = None;
+        let b = body(&req);
+        assert!(b.get("thinking").is_none() && b.get("temperature").is_none(), "{b}");
+    }
+
+    #[test]
+    fn a_loop_that_began_with_a_forced_tool_goes_on_without_thinking() {
+        let mut req = ask("high", None);
+        req.messages = vec![
+            Message::user("write it"),
+            Message {
+                role: Role::Assistant,
+                parts: vec![Part::ToolCall {
+                    id: "toolu_1".into(),
+                    name: "write_file".into(),
+                    arguments: json!({}),
+                }],
+            },
+            Message {
+                role: Role::User,
+                parts: vec![result("toolu_1", "ok")],
+            },
+        ];
+        let b = body(&req);
+        assert!(b.get("thinking").is_none(), "{b}");
+        assert_eq!(b["temperature"], 0.2);
+        // The next question starts a new turn: thinking comes back.
+        req.messages.push(Message {
+            role: Role::Assistant,
+            parts: vec![Part::Text { text: "Done.".into() }],
+        });
+        req.messages.push(Message::user("and now?"));
         assert_eq!(body(&req)["thinking"]["budget_tokens"], 16_384);
     }
 
