@@ -456,3 +456,45 @@ async fn the_only_provider_answers_unnamed_and_a_second_one_must_be_chosen() {
     );
     assert_eq!(server.requests()[3].json()["model"], "big");
 }
+
+/// Ollama's address as people type it, without `/v1`: the model list is
+/// not found there, and the test says where the server does answer
+/// rather than "no model \"\"".
+#[tokio::test]
+async fn a_base_url_without_v1_is_named_as_the_fix() {
+    let env = Env::new();
+    let not_found = json!({"error": "404 page not found"});
+    let models = json!({"data": [{"id": "qwen2.5:0.5b"}]});
+    let server = ReplayServer::start(vec![
+        Reply::json(404, &not_found),
+        Reply::json(200, &models),
+        Reply::json(404, &not_found),
+        Reply::json(404, &not_found),
+    ])
+    .await
+    .expect("server");
+    let origin = server.url("");
+    let added = cli(&env, &["provider", "add", "ollama", "--base-url", &origin], &[]).await;
+    assert!(added.status.success(), "{}", said(&added));
+
+    let listed = cli(&env, &["provider", "models", "ollama"], &[]).await;
+    assert!(!listed.status.success(), "{}", said(&listed));
+    assert!(
+        said(&listed).contains(&format!(
+            "but the server answers at {origin}/v1: use that as the base URL"
+        )),
+        "{}",
+        said(&listed)
+    );
+    let paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(paths, ["/models", "/v1/models"]);
+
+    // A server that answers nowhere: the base URL is named, no model is.
+    let tested = cli(&env, &["--json", "provider", "test", "ollama"], &[]).await;
+    let t: serde_json::Value = serde_json::from_slice(&tested.stdout).expect("json");
+    let error = t["error"].as_str().unwrap_or_default();
+    assert!(
+        t["ok"] == false && error.contains(&format!("no model list at {origin} (404): check the base URL")),
+        "{t}"
+    );
+}

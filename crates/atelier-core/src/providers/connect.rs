@@ -82,8 +82,7 @@ impl Providers<'_> {
 
     /// The models the provider lists.
     pub async fn models(&self, id: &str) -> Result<Vec<String>> {
-        let client = self.client(id).await?;
-        client.models().await.map_err(|e| Error::Provider {
+        self.listing(id).await?.map_err(|e| Error::Provider {
             kind: e.kind.as_str(),
             message: e.message,
         })
@@ -91,8 +90,7 @@ impl Providers<'_> {
 
     /// Tries the provider (its model list): a report, not an error.
     pub async fn test(&self, id: &str) -> Result<ConnectionTest> {
-        let client = self.client(id).await?;
-        Ok(match client.models().await {
+        Ok(match self.listing(id).await? {
             Ok(models) => ConnectionTest {
                 provider_id: id.to_owned(),
                 ok: true,
@@ -110,10 +108,43 @@ impl Providers<'_> {
         })
     }
 
+    /// The provider's model list, or what its server answered. A 404 there
+    /// is no missing model (the client's reading of a 404) but a wrong base
+    /// URL, and the usual one is an OpenAI-compatible server given without
+    /// its `/v1` (`http://localhost:11434`): when the same server answers
+    /// under `/v1`, the error says so.
+    async fn listing(&self, id: &str) -> Result<std::result::Result<Vec<String>, atelier_llm::Error>> {
+        let rec = self.get(id).await?;
+        let base = rec.base_url.trim_end_matches('/').to_owned();
+        let with_v1 = (rec.kind == "openai" && without_path(&base)).then(|| ProviderRecord {
+            base_url: format!("{base}/v1"),
+            ..rec.clone()
+        });
+        let client = self.client_for(rec).await?;
+        let e = match client.models().await {
+            Err(e) if e.kind == atelier_llm::ErrorKind::ModelNotFound => e,
+            other => return Ok(other),
+        };
+        let mut message = format!("{id} has no model list at {base} (404): check the base URL");
+        if let Some(v1) = with_v1
+            && self.client_for(v1).await?.models().await.is_ok()
+        {
+            message = format!(
+                "{id} has no model list at {base} (404), but the server answers at {base}/v1: use that as the base URL"
+            );
+        }
+        Ok(Err(atelier_llm::Error { message, ..e }))
+    }
+
     /// Local servers at the presets' default ports that answer now.
     pub async fn detect(&self) -> Vec<Detected> {
         detect_at(PRESETS.iter().filter(|p| p.local).map(|p| (p, p.base_url.to_owned()))).await
     }
+}
+
+/// Whether `url` (no trailing `/`) is an origin alone, with no path.
+fn without_path(url: &str) -> bool {
+    url.split_once("://").is_some_and(|(_, rest)| !rest.contains('/'))
 }
 
 /// Probes each `(preset, base URL)` at once, briefly; those that list
