@@ -78,6 +78,28 @@ describe("a run's error", () => {
     expect(a).toHaveTextContent("offers: qwen2.5:7b");
   });
 
+  it("sends a base URL without /v1 to Settings rather than blaming the model", async () => {
+    chatBackend({
+      providers: [provider({ id: "ollama", preset: "ollama", base_url: "http://localhost:11434" })],
+      messages: failed("model_not_found", 'ollama has no model "qwen2.5:7b" (404): 404 page not found', {
+        provider_id: "ollama",
+        model: "qwen2.5:7b",
+      }),
+      extra: {
+        get_settings: () => ({ saved: { frame_origins: [] }, frame_origins_in_effect: [] }),
+      },
+    });
+    await openChat();
+    const a = await alert();
+    expect(a).toHaveTextContent(
+      "Ollama found nothing at http://localhost:11434: its base URL probably needs /v1 — open Settings to change it.",
+    );
+    // Once the URL is right, the same answer can be asked for again.
+    expect(within(a).getByRole("button", { name: "Retry" })).toBeInTheDocument();
+    await userEvent.click(within(a).getByRole("button", { name: "Open Settings" }));
+    expect(screen.getByRole("tab", { name: "Settings" })).toHaveAttribute("aria-selected", "true");
+  });
+
   it("says when the command itself was refused, in place", async () => {
     const b = chatBackend();
     const box = await openChat();

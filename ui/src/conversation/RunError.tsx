@@ -56,6 +56,15 @@ export function describeRunError(
         detail: message,
       };
     case "model_not_found":
+      // A bare origin (`http://localhost:11434`) is the usual cause for an
+      // OpenAI-compatible server: its API is under /v1, and every path
+      // without it is a 404 that reads as a missing model.
+      if (provider !== undefined && provider.kind === "openai" && bareOrigin(provider.base_url))
+        return {
+          text: `${name} found nothing at ${provider.base_url.replace(/\/+$/, "")}: its base URL probably needs /v1 — open Settings to change it.`,
+          fix: "settings",
+          detail: message,
+        };
       return {
         text: `${name} has no model ${model !== null ? `“${model}”` : "by that name"}: choose another in the Model menu below and send again.`,
         fix: "model",
@@ -81,6 +90,15 @@ export function describeRunError(
       return { text: `${name} refused the request: ${message}`, fix: "model", detail: null };
     default:
       return { text: message === "" ? "The answer failed." : message, fix: "retry", detail: null };
+  }
+}
+
+/** Whether `url` is an origin with no path (`http://localhost:11434/`). */
+function bareOrigin(url: string): boolean {
+  try {
+    return new URL(url).pathname.replace(/\/+$/, "") === "";
+  } catch {
+    return false;
   }
 }
 
