@@ -275,3 +275,37 @@ fn a_stdio_server_is_added_listed_called_restarted_disabled_and_removed() {
     assert_eq!(env.json(&["mcp", "list"]), serde_json::json!([]));
     assert!(failed(&env.cli(&["mcp", "show", "everything"])).contains("everything"));
 }
+
+/// A server listing one tool name twice: the first is kept, and the
+/// server's warnings say so, naming it and the tool, where a person looks
+/// (`mcp add`, `mcp show`, its JSON — what the app's settings show).
+#[test]
+fn a_tool_listed_twice_is_a_warning_of_its_server() {
+    let env = Env::new();
+    let legacy = repo().join("tests/mcp/legacy_server.py").display().to_string();
+    let cmd = vec!["python3".to_owned(), legacy, "--tools-list".into(), "duplicate".into()];
+    let warning =
+        "MCP server dup lists the tool \"shout\" more than once: the first one is kept, the others are left out";
+    let added = env.ok(&add_args("dup", &[], &cmd));
+    assert!(added.contains(&format!("\nwarning: {warning}")), "{added}");
+    let shown = env.ok(&["mcp", "show", "dup"]);
+    assert!(shown.contains(&format!("\nwarning: {warning}\n")), "{shown}");
+    let shown = env.json(&["mcp", "show", "dup"]);
+    assert_eq!(shown["server"]["warnings"], serde_json::json!([warning]), "{shown}");
+    let tools: Vec<(&str, &str)> = shown["server"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap_or(""),
+                t["description"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        [("shout", "Upper-cases its text."), ("whisper", "Lower-cases its text.")]
+    );
+    assert_none_left(&env, "mcp show");
+}

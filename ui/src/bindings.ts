@@ -647,7 +647,12 @@ tools: Array<McpTool> | null, server_name: string | null, server_version: string
 /**
  * Why the last connection failed, if it did.
  */
-last_error: string | null, };
+last_error: string | null, 
+/**
+ * What its last listing found wrong with its list (a tool listed
+ * twice: the first kept), each naming the server and the tool.
+ */
+warnings?: Array<string>, };
 
 export type ServerDetails = { server: ServerRecord, 
 /**

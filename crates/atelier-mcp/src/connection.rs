@@ -18,7 +18,7 @@ use crate::ToolsChanged;
 use crate::error::McpError;
 use crate::handler::Handler;
 use crate::http::start_http;
-use crate::listing::{self, ToolInfo};
+use crate::listing::{self, Listing};
 use crate::notices::ProgressSink;
 use crate::process::ServerProcess;
 use crate::redact::Redact;
@@ -366,8 +366,9 @@ impl Connection {
     }
 
     /// Every tool, all pages, within the limits of `listing` (pages,
-    /// tools, `ConnectOptions::list_timeout`).
-    pub async fn list_tools(&self) -> Result<Vec<ToolInfo>, McpError> {
+    /// tools, `ConnectOptions::list_timeout`), with what is wrong with the
+    /// list.
+    pub async fn list_tools(&self) -> Result<Listing, McpError> {
         listing::list_pages(&self.server, self.list_timeout, |cursor| async move {
             let params = PaginatedRequestParams::default().with_cursor(cursor);
             match self.peer.list_tools(Some(params)).await {

@@ -40,7 +40,7 @@ pub use connection::{CallOptions, CallResult, Connection, Progress, ServerInfo};
 /// handshake; a server that spoke an older one speaks only `initialize`.
 pub const DISCOVERY_VERSION: &str = "2026-07-28";
 pub use error::McpError;
-pub use listing::ToolInfo;
+pub use listing::{Listing, ToolInfo};
 pub use redact::{REDACTED, Redact};
 pub use spec::{ConnectOptions, Handshake, HttpSpec, LIST_TIMEOUT, ServerSpec, StdioSpec};
 pub use stderr::StderrLog;

@@ -9,9 +9,11 @@
 //! pages or more than [`MAX_TOOLS`] tools end the listing with an error
 //! naming the server, and the whole listing has a time limit
 //! (`ConnectOptions::list_timeout`; the spec's lifecycle asks for timeouts
-//! on all requests). A name listed twice is kept once, the first time, with
-//! a warning in the log: taken as it came, one part of the app would use
-//! one of the two and another part the other.
+//! on all requests). A name listed twice is kept once, the first time, and
+//! the listing's [`Listing::warnings`] say so, naming the tool and the
+//! server (the core keeps them with the server, where a person looks):
+//! taken as it came, one part of the app would use one of the two and
+//! another part the other.
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -59,9 +61,19 @@ impl From<&Tool> for ToolInfo {
     }
 }
 
+/// What one listing found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Listing {
+    /// Each name once, in the order listed.
+    pub tools: Vec<ToolInfo>,
+    /// What a person should know about the list (a name listed twice), in
+    /// the order found.
+    pub warnings: Vec<String>,
+}
+
 /// Every page of `server`'s tool list, `page(cursor)` fetching one, all
 /// within `within`.
-pub(crate) async fn list_pages<F, Fut>(server: &str, within: Duration, page: F) -> Result<Vec<ToolInfo>, McpError>
+pub(crate) async fn list_pages<F, Fut>(server: &str, within: Duration, page: F) -> Result<Listing, McpError>
 where
     F: FnMut(Option<String>) -> Fut,
     Fut: Future<Output = Result<ListToolsResult, McpError>>,
@@ -77,7 +89,7 @@ where
     }
 }
 
-async fn follow<F, Fut>(server: &str, mut page: F) -> Result<Vec<ToolInfo>, McpError>
+async fn follow<F, Fut>(server: &str, mut page: F) -> Result<Listing, McpError>
 where
     F: FnMut(Option<String>) -> Fut,
     Fut: Future<Output = Result<ListToolsResult, McpError>>,
@@ -87,6 +99,7 @@ where
         message,
     };
     let mut tools: Vec<ToolInfo> = Vec::new();
+    let mut warnings = Vec::new();
     // Counted as they came, duplicates too: it bounds what a listing holds.
     let mut received = 0;
     let mut names = HashSet::new();
@@ -105,16 +118,16 @@ where
             if names.insert(tool.name.clone()) {
                 tools.push(ToolInfo::from(tool));
             } else if twice.insert(tool.name.clone()) {
-                tracing::warn!(
-                    server = %server,
-                    tool = %tool.name,
-                    "MCP server {server} lists the tool {:?} more than once: the first one is kept",
-                    tool.name
+                let warning = format!(
+                    "MCP server {server} lists the tool {:?} more than once: the first one is kept, the others are left out",
+                    cut(&tool.name, 100)
                 );
+                tracing::warn!(server = %server, tool = %tool.name, "{warning}");
+                warnings.push(warning);
             }
         }
         let Some(next) = listed.next_cursor else {
-            return Ok(tools);
+            return Ok(Listing { tools, warnings });
         };
         if !seen.insert(next.clone()) {
             return Err(endless(format!(

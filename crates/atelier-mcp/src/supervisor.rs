@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::connection::{CallOptions, CallResult, Connection, ServerInfo};
 use crate::error::McpError;
-use crate::listing::ToolInfo;
+use crate::listing::{Listing, ToolInfo};
 use crate::spec::{ConnectOptions, ServerSpec};
 use crate::stderr::StderrLog;
 
@@ -87,7 +87,7 @@ impl Default for SupervisorOptions {
 
 /// Told when the server's tools were (re)listed: after each connection
 /// and after each `list_changed`.
-pub type ToolsListed = Arc<dyn Fn(&[ToolInfo]) + Send + Sync>;
+pub type ToolsListed = Arc<dyn Fn(&Listing) + Send + Sync>;
 
 struct Inner {
     server: String,
@@ -98,7 +98,7 @@ struct Inner {
     /// Why the last connection attempt failed (what `ready` answers).
     failure: Mutex<Option<McpError>>,
     conn: Mutex<Option<Arc<Connection>>>,
-    tools: Mutex<Option<Vec<ToolInfo>>>,
+    listing: Mutex<Option<Listing>>,
     relist: Notify,
     stop: CancellationToken,
     on_tools: Option<ToolsListed>,
@@ -134,7 +134,7 @@ impl Supervisor {
             status,
             failure: Mutex::default(),
             conn: Mutex::default(),
-            tools: Mutex::default(),
+            listing: Mutex::default(),
             relist: Notify::new(),
             stop: CancellationToken::new(),
             on_tools,
@@ -164,7 +164,16 @@ impl Supervisor {
 
     /// The tools of the last listing.
     pub fn tools(&self) -> Option<Vec<ToolInfo>> {
-        self.inner.tools.lock().unwrap_or_else(PoisonError::into_inner).clone()
+        self.listing().map(|l| l.tools)
+    }
+
+    /// The last listing: its tools and what is wrong with the list.
+    pub fn listing(&self) -> Option<Listing> {
+        self.inner
+            .listing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The process id of the current connection (stdio).
@@ -234,7 +243,7 @@ impl Supervisor {
     }
 
     /// Lists the tools again now (as after `list_changed`).
-    pub async fn relist(&self) -> Result<Vec<ToolInfo>, McpError> {
+    pub async fn relist(&self) -> Result<Listing, McpError> {
         let conn = self.connection().ok_or_else(|| self.down(&self.status()))?;
         list(&self.inner, &conn).await
     }
@@ -257,18 +266,18 @@ impl Supervisor {
     }
 }
 
-async fn list(inner: &Inner, conn: &Connection) -> Result<Vec<ToolInfo>, McpError> {
-    let tools = conn.list_tools().await?;
-    *inner.tools.lock().unwrap_or_else(PoisonError::into_inner) = Some(tools.clone());
+async fn list(inner: &Inner, conn: &Connection) -> Result<Listing, McpError> {
+    let listing = conn.list_tools().await?;
+    *inner.listing.lock().unwrap_or_else(PoisonError::into_inner) = Some(listing.clone());
     inner.status.send_modify(|s| {
         if let Status::Connected { tools: n, .. } = s {
-            *n = tools.len();
+            *n = listing.tools.len();
         }
     });
     if let Some(f) = &inner.on_tools {
-        f(&tools);
+        f(&listing);
     }
-    Ok(tools)
+    Ok(listing)
 }
 
 /// Connect, list, watch; restart after a crash.
@@ -303,11 +312,11 @@ async fn run(inner: Arc<Inner>) {
                 // Connected once the tools are known: a caller waiting in
                 // `ready` gets them.
                 let first = list(&inner, &conn).await;
-                if let Ok(tools) = &first {
+                if let Ok(listing) = &first {
                     *inner.failure.lock().unwrap_or_else(PoisonError::into_inner) = None;
                     inner.status.send_replace(Status::Connected {
                         info: conn.info().clone(),
-                        tools: tools.len(),
+                        tools: listing.tools.len(),
                     });
                 }
                 let ended = match first {

@@ -346,7 +346,8 @@ fn declared_by(s: &ServerRecord) -> String {
     who.join(", ")
 }
 
-/// "connected to NAME VERSION (protocol P), N tools: a, b, c".
+/// "connected to NAME VERSION (protocol P), N tools: a, b, c", and a line
+/// for each warning of the listing.
 fn connected(s: &ServerRecord) -> String {
     let tools = s.tools.as_deref().unwrap_or_default();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
@@ -360,8 +361,9 @@ fn connected(s: &ServerRecord) -> String {
         .as_deref()
         .map(|p| format!(" (protocol {p})"))
         .unwrap_or_default();
+    let warnings: String = s.warnings.iter().map(|w| format!("\nwarning: {w}")).collect();
     format!(
-        "connected to {who}{protocol}, {} tools: {}",
+        "connected to {who}{protocol}, {} tools: {}{warnings}",
         tools.len(),
         names.join(", ")
     )
@@ -407,6 +409,9 @@ fn show(d: &ServerDetails) {
         && d.message.as_deref() != Some(e)
     {
         println!("last error: {e}");
+    }
+    for w in &s.warnings {
+        println!("warning: {w}");
     }
     for i in &d.instances {
         println!(

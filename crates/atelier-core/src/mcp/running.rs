@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use atelier_mcp::{ConnectOptions, Connection, Handshake, Status, Supervisor, SupervisorOptions, ToolInfo};
+use atelier_mcp::{ConnectOptions, Connection, Handshake, Listing, Status, Supervisor, SupervisorOptions};
 
 use super::servers::{Instance, ServerDetails, ServerRecord};
 use super::{Mcp, McpSettings};
@@ -202,11 +202,11 @@ impl Mcp<'_> {
         let id = server.id.clone();
         // Every listing (after each connection, after `list_changed`)
         // refreshes the cached tools the pool is built from.
-        let on_tools: atelier_mcp::ToolsListed = Arc::new(move |tools: &[ToolInfo]| {
-            let (weak, id, tools) = (weak.clone(), id.clone(), tools.to_vec());
+        let on_tools: atelier_mcp::ToolsListed = Arc::new(move |listing: &Listing| {
+            let (weak, id, listing) = (weak.clone(), id.clone(), listing.clone());
             tokio::spawn(async move {
                 if let Some(app) = weak.upgrade()
-                    && let Err(e) = app.mcp().store_listing(&id, Ok((None, &tools))).await
+                    && let Err(e) = app.mcp().store_listing(&id, Ok((None, &listing))).await
                 {
                     tracing::warn!(server = %id, error = %e, "could not store the server's tools");
                 }
@@ -307,7 +307,7 @@ impl Mcp<'_> {
         }
         let listed = self.list_once(&server).await;
         match listed {
-            Ok((info, tools)) => self.store_listing(id, Ok((Some(&info), &tools))).await?,
+            Ok((info, listing)) => self.store_listing(id, Ok((Some(&info), &listing))).await?,
             Err(e) => {
                 self.store_listing(id, Err(e.to_string())).await?;
                 return Err(e);
@@ -354,10 +354,11 @@ impl Mcp<'_> {
         Ok(listed)
     }
 
-    async fn list_once(&self, server: &ServerRecord) -> Result<(atelier_mcp::ServerInfo, Vec<ToolInfo>)> {
+    async fn list_once(&self, server: &ServerRecord) -> Result<(atelier_mcp::ServerInfo, Listing)> {
         if server.scope == Scope::Shared {
             let sup = self.instance(server, "").await?.sup.clone();
-            let tools = sup.ready().await?;
+            sup.ready().await?;
+            let listing = sup.listing().unwrap_or_default();
             let info = match sup.status() {
                 Status::Connected { info, .. } => info,
                 other => {
@@ -368,7 +369,7 @@ impl Mcp<'_> {
                     .into());
                 }
             };
-            return Ok((info, tools));
+            return Ok((info, listing));
         }
         let launch = self.launch(server, None).await?;
         // A chat's instance is offered its workspace as its root, and some

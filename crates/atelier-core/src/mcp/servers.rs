@@ -89,6 +89,11 @@ pub struct ServerRecord {
     pub listed_at: Option<String>,
     /// Why the last connection failed, if it did.
     pub last_error: Option<String>,
+    /// What its last listing found wrong with its list (a tool listed
+    /// twice: the first kept), each naming the server and the tool.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<String>>", optional)]
+    pub warnings: Vec<String>,
 }
 
 /// A row with how it is running in this process.
@@ -217,6 +222,11 @@ impl Mcp<'_> {
             protocol_version: field("protocol_version"),
             listed_at: row.try_get("listed_at")?,
             last_error: row.try_get("last_error")?,
+            warnings: info
+                .as_ref()
+                .and_then(|i| i.get("warnings"))
+                .and_then(|w| serde_json::from_value(w.clone()).ok())
+                .unwrap_or_default(),
             id,
         })
     }
@@ -392,15 +402,16 @@ impl Mcp<'_> {
         self.get(id).await
     }
 
-    /// Stores what a listing found (or why it failed).
+    /// Stores what a listing found (or why it failed). Its warnings go
+    /// with the server's info, replacing the last listing's.
     pub(crate) async fn store_listing(
         &self,
         id: &str,
-        listed: std::result::Result<(Option<&atelier_mcp::ServerInfo>, &[atelier_mcp::ToolInfo]), String>,
+        listed: std::result::Result<(Option<&atelier_mcp::ServerInfo>, &atelier_mcp::Listing), String>,
     ) -> Result<()> {
         match listed {
-            Ok((info, tools)) => {
-                let tools: Vec<McpTool> = tools.iter().cloned().map(McpTool::from).collect();
+            Ok((info, listing)) => {
+                let tools: Vec<McpTool> = listing.tools.iter().cloned().map(McpTool::from).collect();
                 let info = info.map(|i| {
                     serde_json::json!({
                         "name": i.name, "version": i.version, "protocol_version": i.protocol_version,
@@ -408,11 +419,13 @@ impl Mcp<'_> {
                     .to_string()
                 });
                 sqlx::query(
-                    "UPDATE mcp_servers SET tools = ?, server_info = coalesce(?, server_info), listed_at = ?, \
+                    "UPDATE mcp_servers SET tools = ?, \
+                     server_info = json_set(coalesce(?, server_info, '{}'), '$.warnings', json(?)), listed_at = ?, \
                      last_error = NULL WHERE id = ?",
                 )
                 .bind(serde_json::to_string(&tools).map_err(|e| Error::Internal(e.to_string()))?)
                 .bind(info)
+                .bind(serde_json::to_string(&listing.warnings).map_err(|e| Error::Internal(e.to_string()))?)
                 .bind(ids::now())
                 .bind(id)
                 .execute(self.app.db())

@@ -4,18 +4,19 @@
 //! - [`a_tool_list_that_never_ends_is_cut_off`]: a cursor that comes back,
 //!   endless pages, endless tools: each ends in an error naming the server.
 //! - [`a_server_that_never_lists_its_tools_runs_out_of_time`]
-//! - [`a_tool_listed_twice_is_kept_once_the_first_time`]
+//! - [`a_tool_listed_twice_is_kept_once_the_first_time`], which the
+//!   listing's warnings say.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use atelier_mcp::{ConnectOptions, Connection, McpError, ToolInfo};
+use atelier_mcp::{ConnectOptions, Connection, Listing, McpError};
 
 use crate::common::{legacy_spec, quick};
 
 /// Connects to the legacy server in `mode` and lists its tools; a listing
 /// that has not ended after 30 s fails the test rather than hanging it.
-async fn list(mode: &str, options: &ConnectOptions) -> Result<Vec<ToolInfo>, McpError> {
+async fn list(mode: &str, options: &ConnectOptions) -> Result<Listing, McpError> {
     let dir = tempfile::tempdir().expect("temp dir");
     let spec = legacy_spec(dir.path(), &["--tools-list", mode]);
     let conn = Connection::connect("pager", &spec, options, Arc::default(), None)
@@ -61,8 +62,15 @@ async fn a_server_that_never_lists_its_tools_runs_out_of_time() {
 
 #[tokio::test]
 async fn a_tool_listed_twice_is_kept_once_the_first_time() {
-    let tools = list("duplicate", &quick()).await.expect("listed");
-    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    let listed = list("duplicate", &quick()).await.expect("listed");
+    let names: Vec<&str> = listed.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["shout", "whisper"]);
-    assert_eq!(tools[0].description, "Upper-cases its text.", "the first one is kept");
+    assert_eq!(
+        listed.tools[0].description, "Upper-cases its text.",
+        "the first one is kept"
+    );
+    assert_eq!(
+        listed.warnings,
+        ["MCP server pager lists the tool \"shout\" more than once: the first one is kept, the others are left out"]
+    );
 }

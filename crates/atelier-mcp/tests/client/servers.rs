@@ -67,8 +67,10 @@ async fn everything_over_stdio() {
         "{:?}",
         conn.info()
     );
-    let tools = conn.list_tools().await.expect("tools/list");
-    let echo = tools
+    let listed = conn.list_tools().await.expect("tools/list");
+    assert_eq!(listed.warnings, Vec::<String>::new());
+    let echo = listed
+        .tools
         .iter()
         .find(|t| t.name == "echo")
         .expect("server-everything has echo");
@@ -266,10 +268,10 @@ async fn list_changed_relists_the_tools() {
             connect: quick(),
             ..Default::default()
         },
-        Some(Arc::new(move |tools| {
+        Some(Arc::new(move |listed: &atelier_mcp::Listing| {
             sink.lock()
                 .expect("test")
-                .push(tools.iter().map(|t| t.name.clone()).collect());
+                .push(listed.tools.iter().map(|t| t.name.clone()).collect());
         })),
     );
     let tools = sup.ready().await.expect("starts");

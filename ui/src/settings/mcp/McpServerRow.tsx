@@ -35,7 +35,8 @@ export type RowBusy = "toggle" | "restart" | "remove" | null;
  * One MCP server: its status in words, transport, tool count and who
  * declared it, with its switch, Restart and (the person's servers only)
  * Remove; *Details* shows what it runs, its secrets' names, its tools,
- * its last error and the tail of its stderr. `error`: the last action's
+ * its last error and the tail of its stderr; what its last listing found
+ * wrong (a tool listed twice) is always shown. `error`: the last action's
  * failure, shown here.
  */
 export function McpServerRow({
@@ -121,6 +122,11 @@ export function McpServerRow({
           <strong>Last error:</strong> {problem}
         </p>
       )}
+      {(s.warnings ?? []).map((w) => (
+        <p key={w} className="mcp-problem small" role="status">
+          <strong>Warning:</strong> {w}
+        </p>
+      ))}
       {expanded && <McpServerDetails d={d} />}
       {confirming && (
         <ConfirmDialog
