@@ -1,6 +1,7 @@
 //! An MCP server's launch and its secrets, through the `atelier` binary:
 //! `atelier toolset run-server` gives a server the app's minimal
-//! environment, never the shell's; secrets interpolated into an HTTP
+//! environment, never the shell's, and starts it where the app does, its
+//! bundle's files by full path; secrets interpolated into an HTTP
 //! server's URL stay out of its errors, its status, the database and the
 //! log (rmcp's lines included, at any verbosity or `ATELIER_LOG`).
 
@@ -56,17 +57,77 @@ fn run_server_gives_the_server_the_apps_environment_not_the_shells() {
     assert!(by_cli.get("PATH").is_some(), "{by_cli}");
     let tmp = env.data().join("mcp/envy-srv/tmp");
     assert_eq!(by_cli["TMPDIR"], tmp.to_str().expect("path"));
-    // The app's own start of the same server gets the same environment,
-    // but for the folder it runs in (the CLI runs it in its toolset's
-    // folder; a pyenv shim as `python3` names that folder too).
+    // The app's own start of the same server gets the same environment
+    // (a pyenv shim as `python3` names the folder it runs in: the same).
     let by_app = run(&["--allow-file-secrets", "mcp", "restart", "envy-srv"]);
-    let but_folder = |mut v: serde_json::Value| {
-        for k in ["PWD", "PYENV_DIR", "OLDPWD"] {
-            v.as_object_mut().expect("object").remove(k);
-        }
-        v
+    assert_eq!(by_cli, by_app);
+}
+
+/// `atelier toolset run-server` starts a server where the app starts its
+/// shared instance, `<data>/mcp/<id>/`, not in the toolset's folder, and
+/// passes an argument naming a file of the bundle as its full path: an
+/// author's run by hand is the app's run.
+#[test]
+fn run_server_starts_the_server_where_the_app_does() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let saw = t.path().join("where.json");
+    let saw_s = saw.to_str().expect("path");
+    let manifest = format!(
+        "manifest_version: \"1\"\nid: where\nname: Where\nversion: \"1.0.0\"\n\
+         mcp_servers:\n  - id: where-srv\n    command: python3\n    \
+           args: [\"probe.py\", \"data/input.txt\", \"not-in-the-bundle.txt\", \"{saw_s}\"]\n"
+    );
+    let probe = "import json, os, sys\n\
+                 json.dump({'cwd': os.getcwd(), 'argv': sys.argv}, open(sys.argv[-1], 'w'))\n";
+    let zip = zip_of(
+        t.path(),
+        "where.zip",
+        &[
+            ("toolset.yaml", manifest.as_bytes()),
+            ("probe.py", probe.as_bytes()),
+            ("data/input.txt", b"input"),
+        ],
+    );
+    ok(&on_bus(
+        &env,
+        DEAD_BUS,
+        &["toolset", "import", zip.to_str().expect("path")],
+        None,
+    ));
+    let run = |args: &[&str]| -> serde_json::Value {
+        let _ = std::fs::remove_file(&saw);
+        let out = on_bus(&env, DEAD_BUS, args, None);
+        let text = std::fs::read_to_string(&saw).unwrap_or_else(|_| panic!("the server ran: {}", text(&out)));
+        serde_json::from_str(&text).expect("json")
     };
-    assert_eq!(but_folder(by_cli), but_folder(by_app));
+    let by_cli = run(&["toolset", "run-server", "where", "where-srv"]);
+    let own = env.data().join("mcp/where-srv").canonicalize().expect("its folder");
+    assert_eq!(by_cli["cwd"], own.to_str().expect("path"), "{by_cli}");
+    let bundle = env.data().join("toolsets/where").canonicalize().expect("bundle");
+    let full = |f: &str| bundle.join(f).display().to_string();
+    assert_eq!(
+        by_cli["argv"],
+        serde_json::json!([full("probe.py"), full("data/input.txt"), "not-in-the-bundle.txt", saw_s]),
+        "{by_cli}"
+    );
+    // What --dry-run says is where it runs.
+    let dry: serde_json::Value = serde_json::from_str(&ok(&on_bus(
+        &env,
+        DEAD_BUS,
+        &["--json", "toolset", "run-server", "where", "where-srv", "--dry-run"],
+        None,
+    )))
+    .expect("json");
+    assert_eq!(
+        std::path::Path::new(dry["dir"].as_str().expect("dir"))
+            .canonicalize()
+            .expect("dir"),
+        own
+    );
+    // The app's start of it (no MCP server: it writes and exits) is the same.
+    let by_app = run(&["mcp", "restart", "where-srv"]);
+    assert_eq!(by_cli, by_app);
 }
 
 /// Secrets interpolated into an HTTP server's URL (a sensitive setting in

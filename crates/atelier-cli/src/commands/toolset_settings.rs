@@ -9,6 +9,7 @@ use std::io::{IsTerminal, Read};
 use std::path::Path;
 
 use anyhow::Context;
+use atelier_core::mcp::ServerSpec;
 use atelier_core::secrets::Secret;
 use atelier_core::toolsets::ImportOptions;
 use atelier_core::toolsets::config::{Consent, ToolsetConfig};
@@ -217,57 +218,60 @@ pub(crate) fn print_consent(c: &Consent) {
     }
 }
 
-/// `atelier toolset run-server ID SERVER [--dry-run]`.
+/// `atelier toolset run-server ID SERVER [--dry-run]`: the server as the
+/// app starts its shared instance (the core's launch, one place): in
+/// `<data>/mcp/<id>/`, its bundle's files by full path, on the app's
+/// minimal environment.
 pub(crate) async fn run_server(app: &Atelier, id: &str, server: &str, dry_run: bool, json: bool) -> anyhow::Result<()> {
-    let spec = app.toolsets().launch_spec(id, server).await?;
-    for w in &spec.warnings {
+    let launch = app.mcp().toolset_launch(id, server).await?;
+    for w in &launch.warnings {
         eprintln!("warning: {w}");
     }
-    let set = |m: &BTreeMap<String, Secret>| -> BTreeMap<String, &'static str> {
-        m.keys().map(|k| (k.clone(), "<set>")).collect()
+    let set =
+        |keys: &[String]| -> BTreeMap<String, &'static str> { keys.iter().map(|k| (k.clone(), "<set>")).collect() };
+    let (command, args, cwd) = match &launch.spec {
+        ServerSpec::Stdio(s) => (Some(s.command.as_str()), s.args.len(), Some(&s.cwd)),
+        ServerSpec::Http(_) => (None, 0, None),
     };
     if dry_run {
+        let is_url = matches!(launch.spec, ServerSpec::Http(_));
         let shown = serde_json::json!({
-            "toolset_id": spec.toolset_id,
-            "server_id": spec.server_id,
-            "command": spec.command,
-            "args": spec.args.len(),
-            "env": set(&spec.env),
-            "url": spec.url.as_ref().map(|_| "<set>"),
-            "headers": set(&spec.headers),
-            "dir": spec.dir,
+            "toolset_id": launch.toolset_id,
+            "server_id": launch.server_id,
+            "command": command,
+            "args": args,
+            "env": set(&launch.env_keys),
+            "url": is_url.then_some("<set>"),
+            "headers": set(&launch.header_keys),
+            "dir": cwd,
         });
         if json {
             output::json(&shown)?;
         } else {
-            println!(
-                "{id} / {server}: {}",
-                spec.command
-                    .as_deref()
-                    .or(spec.url.as_deref().map(|_| "<url>"))
-                    .unwrap_or("-")
-            );
-            println!("  {} argument(s); run in {}", spec.args.len(), spec.dir.display());
-            for k in spec.env.keys() {
+            println!("{id} / {server}: {}", command.unwrap_or("<url>"));
+            if let Some(cwd) = cwd {
+                println!("  {args} argument(s); run in {}", cwd.display());
+            }
+            for k in &launch.env_keys {
                 println!("  env {k}=<set>");
             }
-            for k in spec.headers.keys() {
+            for k in &launch.header_keys {
                 println!("  header {k}: <set>");
             }
         }
         return Ok(());
     }
-    let Some(command) = &spec.command else {
+    let ServerSpec::Stdio(spec) = &launch.spec else {
         anyhow::bail!("MCP server {server:?} of {id} is a URL server: there is no process to start");
     };
-    let status = tokio::process::Command::new(command)
+    let status = tokio::process::Command::new(&spec.command)
         .args(&spec.args)
         .env_clear()
-        .envs(spec.environment().await?)
-        .current_dir(&spec.dir)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&spec.cwd)
         .status()
         .await
-        .with_context(|| format!("starting {command:?} (MCP server {server:?} of {id})"))?;
+        .with_context(|| format!("starting {:?} (MCP server {server:?} of {id})", spec.command))?;
     anyhow::ensure!(status.success(), "MCP server {server:?} of {id} exited with {status}");
     Ok(())
 }

@@ -25,6 +25,7 @@ use atelier_mcp::{HttpSpec, Redact, ServerSpec, StdioSpec};
 use super::Mcp;
 use super::servers::ServerRecord;
 use crate::secrets::{Owner, Secret};
+use crate::toolsets::config::LaunchSpec;
 use crate::{Error, Result};
 
 /// What starting one instance needs.
@@ -45,20 +46,69 @@ fn whole_reference(v: &str) -> Option<&str> {
         .filter(|n| !n.contains(['$', '{', '}']))
 }
 
+/// What a launch is made of before it is a spec: every reference
+/// resolved, and the bundle its files are in (a toolset's).
+struct Parts {
+    command: Option<String>,
+    args: Vec<String>,
+    url: Option<String>,
+    env: BTreeMap<String, Secret>,
+    headers: BTreeMap<String, Secret>,
+    bundle: Option<PathBuf>,
+    secrets: Vec<Secret>,
+}
+
+impl From<LaunchSpec> for Parts {
+    fn from(s: LaunchSpec) -> Self {
+        Self {
+            command: s.command,
+            args: s.args,
+            url: s.url,
+            env: s.env,
+            headers: s.headers,
+            bundle: Some(s.dir),
+            secrets: s.secrets,
+        }
+    }
+}
+
+/// A toolset's server as `atelier toolset run-server` starts it by hand:
+/// what the app starts for its shared instance.
+#[derive(Debug)]
+pub struct HandLaunch {
+    pub toolset_id: String,
+    pub server_id: String,
+    /// The command (its bundle's files by full path), its whole
+    /// environment and its folder; or the URL and headers.
+    pub spec: ServerSpec,
+    /// The `env` and `headers` it declares (the spec's environment has
+    /// the app's minimal variables too).
+    pub env_keys: Vec<String>,
+    pub header_keys: Vec<String>,
+    /// What the person should know (a local folder holding secrets).
+    pub warnings: Vec<String>,
+}
+
 impl Mcp<'_> {
     /// Where a server's own files go (its folder when shared, its tmp).
     pub(crate) fn server_dir(&self, id: &str) -> PathBuf {
         self.app.data_dir().mcp_server_dir(id)
     }
 
-    /// How to start `server` for `chat` (`None`: the shared instance, or a
-    /// listing outside any chat, whose caller chooses its roots).
-    pub(crate) async fn launch(&self, server: &ServerRecord, chat: Option<&str>) -> Result<Launch> {
-        let own = self.server_dir(&server.id);
+    /// `<data>/mcp/<id>/` and its `tmp`, made.
+    async fn own_dirs(&self, id: &str) -> Result<(PathBuf, PathBuf)> {
+        let own = self.server_dir(id);
         let tmp = own.join("tmp");
         tokio::fs::create_dir_all(&tmp)
             .await
             .map_err(Error::io("create", &tmp))?;
+        Ok((own, tmp))
+    }
+
+    /// How to start `server` for `chat` (`None`: the shared instance, or a
+    /// listing outside any chat, whose caller chooses its roots).
+    pub(crate) async fn launch(&self, server: &ServerRecord, chat: Option<&str>) -> Result<Launch> {
+        let (own, tmp) = self.own_dirs(&server.id).await?;
         let (cwd, roots) = match chat {
             Some(c) => {
                 let ws = self.app.workspace_dir(c);
@@ -66,56 +116,98 @@ impl Mcp<'_> {
             }
             None => (own, None),
         };
-        let (command, args, url, env, headers, dir, secrets) = if server.user_declared || server.toolsets.is_empty() {
-            let decl = self.decl(&server.id).await?;
-            let owner = Owner::Mcp(server.id.clone());
-            let mut maps = [BTreeMap::new(), BTreeMap::new()];
-            let mut secrets = Vec::new();
-            for (slot, (field, map)) in maps.iter_mut().zip([("env", &decl.env), ("headers", &decl.headers)]) {
-                for (k, v) in map {
-                    let value = match whole_reference(v) {
-                        Some(name) => {
-                            let what = format!("{field}.{k} of MCP server {:?}", server.id);
-                            let value = self.app.secrets().resolve(&owner, name, &[], &what).await?.0;
-                            secrets.push(value.clone());
-                            value
-                        }
-                        None => Secret::new(v.clone()),
-                    };
-                    slot.insert(k.clone(), value);
-                }
-            }
-            let [env, headers] = maps;
-            (decl.command, decl.args, decl.url, env, headers, None, secrets)
+        let parts = if server.user_declared || server.toolsets.is_empty() {
+            self.persons_parts(server).await?
         } else {
             // The first enabled toolset declaring it (they declare it alike).
             let toolset = &server.toolsets[0];
-            let s = self.app.toolsets().launch_spec(toolset, &server.id).await?;
-            (s.command, s.args, s.url, s.env, s.headers, Some(s.dir), s.secrets)
+            Parts::from(self.app.toolsets().launch_spec(toolset, &server.id).await?)
         };
-        let redact = Redact::new(secrets.iter().map(Secret::expose));
-        let spec = match (command, url) {
-            (Some(command), _) => ServerSpec::Stdio(StdioSpec {
-                command: in_bundle(&command, dir.as_deref()),
-                args: args.iter().map(|a| arg_in_bundle(a, dir.as_deref())).collect(),
-                env: crate::environment::with_declared(&tmp, env.iter().map(|(k, v)| (k.as_str(), v.expose()))),
-                cwd,
-            }),
-            (None, Some(url)) => ServerSpec::Http(HttpSpec {
-                url,
-                headers: headers
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.expose().to_owned()))
-                    .collect(),
-            }),
-            (None, None) => {
-                return Err(Error::InvalidData {
-                    what: "MCP server",
-                    reason: format!("server {:?} has neither a command nor a URL", server.id),
-                });
+        let redact = Redact::new(parts.secrets.iter().map(Secret::expose));
+        Ok(Launch {
+            spec: spec(&server.id, parts, cwd, &tmp)?,
+            roots,
+            redact,
+        })
+    }
+
+    /// Server `server_id` of toolset `toolset_id` as the app starts its
+    /// shared instance ([`Self::launch`] without a chat): in
+    /// `<data>/mcp/<id>/`, a file of its bundle named by its full path, on
+    /// the app's minimal environment. What `atelier toolset run-server`
+    /// starts, so that an author's run by hand is the app's.
+    pub async fn toolset_launch(&self, toolset_id: &str, server_id: &str) -> Result<HandLaunch> {
+        let s = self.app.toolsets().launch_spec(toolset_id, server_id).await?;
+        let (own, tmp) = self.own_dirs(server_id).await?;
+        let (env_keys, header_keys) = (s.env.keys().cloned().collect(), s.headers.keys().cloned().collect());
+        let warnings = s.warnings.clone();
+        Ok(HandLaunch {
+            toolset_id: toolset_id.to_owned(),
+            server_id: server_id.to_owned(),
+            spec: spec(server_id, Parts::from(s), own, &tmp)?,
+            env_keys,
+            header_keys,
+            warnings,
+        })
+    }
+
+    /// A server of the person's: its `${KEY}`s from the secret store.
+    async fn persons_parts(&self, server: &ServerRecord) -> Result<Parts> {
+        let decl = self.decl(&server.id).await?;
+        let owner = Owner::Mcp(server.id.clone());
+        let mut maps = [BTreeMap::new(), BTreeMap::new()];
+        let mut secrets = Vec::new();
+        for (slot, (field, map)) in maps.iter_mut().zip([("env", &decl.env), ("headers", &decl.headers)]) {
+            for (k, v) in map {
+                let value = match whole_reference(v) {
+                    Some(name) => {
+                        let what = format!("{field}.{k} of MCP server {:?}", server.id);
+                        let value = self.app.secrets().resolve(&owner, name, &[], &what).await?.0;
+                        secrets.push(value.clone());
+                        value
+                    }
+                    None => Secret::new(v.clone()),
+                };
+                slot.insert(k.clone(), value);
             }
-        };
-        Ok(Launch { spec, roots, redact })
+        }
+        let [env, headers] = maps;
+        Ok(Parts {
+            command: decl.command,
+            args: decl.args,
+            url: decl.url,
+            env,
+            headers,
+            bundle: None,
+            secrets,
+        })
+    }
+}
+
+/// The one place a launch becomes a spec: a stdio server works in `cwd`
+/// with its bundle's files by full path, on the minimal environment (its
+/// `TMPDIR` `tmp`) with its declared `env` on top.
+fn spec(id: &str, parts: Parts, cwd: PathBuf, tmp: &Path) -> Result<ServerSpec> {
+    let dir = parts.bundle.as_deref();
+    match (parts.command, parts.url) {
+        (Some(command), _) => Ok(ServerSpec::Stdio(StdioSpec {
+            command: in_bundle(&command, dir),
+            args: parts.args.iter().map(|a| arg_in_bundle(a, dir)).collect(),
+            env: crate::environment::with_declared(tmp, parts.env.iter().map(|(k, v)| (k.as_str(), v.expose()))),
+            cwd,
+        })),
+        (None, Some(url)) => Ok(ServerSpec::Http(HttpSpec {
+            url,
+            headers: parts
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), v.expose().to_owned()))
+                .collect(),
+        })),
+        (None, None) => Err(Error::InvalidData {
+            what: "MCP server",
+            reason: format!("server {id:?} has neither a command nor a URL"),
+        }),
     }
 }
 

@@ -8,7 +8,8 @@
 //! - [`launch`]: a row as an [`atelier_mcp::ServerSpec`]: the toolset's
 //!   launch (its references resolved for it alone) or the person's
 //!   settings (values from the secret store, owner `mcp:<id>`), on the
-//!   same minimal environment as Python workers.
+//!   same minimal environment as Python workers; `toolset run-server`'s
+//!   by the same code ([`HandLaunch`]).
 //! - [`running`]: the servers this process runs, one
 //!   [`atelier_mcp::Supervisor`] per (server, chat) for chat-scoped servers
 //!   and per server for shared ones; idle chat servers stop after
@@ -28,7 +29,9 @@ pub mod servers;
 
 use std::time::Duration;
 
+pub use atelier_mcp::{HttpSpec, ServerSpec, StdioSpec};
 pub use import::ImportCandidate;
+pub use launch::HandLaunch;
 pub use servers::{McpTool, NewServer, ServerDetails, ServerRecord, ServerTransport};
 
 use crate::Atelier;
