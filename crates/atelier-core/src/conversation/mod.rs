@@ -10,6 +10,7 @@
 
 mod branch;
 pub mod budget;
+mod calls;
 pub mod context;
 mod events;
 mod fork;

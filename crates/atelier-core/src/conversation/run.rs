@@ -2,24 +2,24 @@
 //! to its final answer (or the step limit, a stop, an error). Each model
 //! turn streams in memory (journaled, see [`super::journal`]) and is written
 //! as one `assistant` message when it ends; the calls it made run one
-//! after another through the one run flow, chained under it.
+//! after another ([`super::calls`]), chained under it.
 
 use std::collections::HashMap;
 
 use serde_json::json;
 
-use atelier_llm::{Event, Request, ToolChoice, ToolSpec};
+use atelier_llm::{Event, Request, ToolChoice};
 
 use super::branch::Begun;
 use super::budget;
+use super::calls::RunTools;
 use super::journal::Journal;
 use super::persist::{follow, reasoning_parts};
 use super::spawn::Parent;
 use super::{ChatEvent, Conversation, Registered, RunOutcome, RunStatus, SendOptions, Start, context};
 use crate::Result;
 use crate::model::{ContentPart, Message, Role};
-use crate::routing::exposure::{Exposure, expose};
-use crate::tools::{CallControl, ErrorKind, RunRequest};
+use crate::routing::exposure::Exposure;
 
 impl Conversation<'_> {
     pub(super) async fn run(
@@ -49,45 +49,8 @@ impl Conversation<'_> {
             atelier_llm::Kind::Anthropic => Exposure::Anthropic,
         };
         // The run's tools, fixed for the run, from the agent already read.
-        let resolved = crate::routing::resolve::resolve(&agent.tool_rules(), &snapshot, depth)?;
-        let exposed = expose(&resolved, exposure);
-        // Once per run: names that match nothing, tools a sub-agent loses,
-        // more tools than the provider takes (`warn`); how each tool's name
-        // or schema changes for the protocol (`debug`: one per tool).
-        let too_many = exposed.too_many_tools();
-        for w in resolved.warnings.iter().chain(&too_many) {
-            tracing::warn!(agent = %agent_id, depth, "{w}");
-        }
-        for w in exposed.warnings.iter().filter(|w| Some(*w) != too_many.as_ref()) {
-            tracing::debug!(agent = %agent_id, "{w}");
-        }
-        let tools: Vec<ToolSpec> = exposed
-            .tools
-            .iter()
-            .map(|t| ToolSpec {
-                name: t.wire_name.clone(),
-                description: t.description.clone(),
-                input_schema: t.input_schema.clone(),
-            })
-            .collect();
-        // A canonical id (hand runs in the history) → its wire name.
-        let wire_of_canonical: HashMap<String, String> = exposed
-            .tools
-            .iter()
-            .map(|t| (t.canonical_id.clone(), t.wire_name.clone()))
-            .collect();
-        // And back: the tool a wire name stands for (the UI's live cards).
-        let canonical_of_wire: HashMap<&str, &str> = exposed
-            .tools
-            .iter()
-            .map(|t| (t.wire_name.as_str(), t.canonical_id.as_str()))
-            .collect();
-        let wire_name = |id: &str| -> String {
-            wire_of_canonical
-                .get(id)
-                .cloned()
-                .unwrap_or_else(|| crate::routing::exposure::wire_names([id], exposure).remove(0))
-        };
+        let tools = RunTools::new(&agent, &snapshot, depth, exposure)?;
+        let wire_name = |id: &str| tools.wire_name(id);
         let settings = chat.model_settings.over(&agent.model_settings);
         let send_images = settings
             .images
@@ -107,17 +70,7 @@ impl Conversation<'_> {
         // A forced first call (the real-model lane: a tiny model will not
         // choose a tool by itself), by its model-facing name.
         let mut forced = match &opts.force_tool {
-            Some(name) => Some(
-                exposed
-                    .tools
-                    .iter()
-                    .find(|t| &t.model_name == name || &t.wire_name == name || &t.canonical_id == name)
-                    .map(|t| t.wire_name.clone())
-                    .ok_or_else(|| crate::Error::InvalidData {
-                        what: "tool to force",
-                        reason: format!("agent {agent_id} has no tool {name} in this run"),
-                    })?,
-            ),
+            Some(name) => Some(tools.forced(name, &agent_id)?),
             None => None,
         };
         on(&ChatEvent::RunStarted {
@@ -226,7 +179,7 @@ impl Conversation<'_> {
             let mut sized = None;
             if let Some(window) = window {
                 let reserve = budget::answer_reserve(settings.max_tokens, window);
-                let fixed = budget::fixed_tokens(system.as_deref(), &tools);
+                let fixed = budget::fixed_tokens(system.as_deref(), &tools.specs);
                 let room = u64::from(window).saturating_sub(reserve + fixed);
                 let fit = budget::fit(&mut messages, room, window);
                 sized = Some((fit.left, room, window));
@@ -241,11 +194,12 @@ impl Conversation<'_> {
                 model: choice.model.clone(),
                 system: system.clone(),
                 messages,
-                tools: tools.clone(),
+                tools: tools.specs.clone(),
                 tool_choice: forced.take().map_or(ToolChoice::Auto, ToolChoice::Tool),
                 temperature: settings.temperature,
                 max_tokens: settings.max_tokens,
                 reasoning_effort: settings.reasoning_effort.map(|e| e.as_str().to_owned()),
+                call_extras: context::call_extras(&branch, &choice.provider.id),
             };
             let journal = Journal::start(
                 self.app,
@@ -265,7 +219,7 @@ impl Conversation<'_> {
                 Event::ToolCallStart { id, name, .. } => on(&ChatEvent::ToolCallProposed {
                     call_id: id.clone(),
                     name: name.clone(),
-                    tool_id: canonical_of_wire.get(name.as_str()).map(|c| (*c).to_owned()),
+                    tool_id: tools.canonical_of(name),
                 }),
                 _ => {}
             };
@@ -315,6 +269,7 @@ impl Conversation<'_> {
                     call_id: c.id.clone(),
                     name: c.name.clone(),
                     arguments: c.arguments.clone().unwrap_or_else(|_| json!({})),
+                    extra: c.extra.clone(),
                 });
             }
             let status = match &failure {
@@ -344,7 +299,7 @@ impl Conversation<'_> {
             };
             // The first call's tool is read while the turn is written.
             let first = turn.tool_calls.first().filter(|_| failure.is_none());
-            let first_target = self.call_target(&chat.id, first, &exposed, &resolved);
+            let first_target = self.call_target(&chat.id, first, &tools.exposed, &tools.resolved);
             let (message, mut prefetched) = tokio::join!(saving, first_target);
             let message = message?;
             on(&ChatEvent::MessageSaved {
@@ -364,94 +319,30 @@ impl Conversation<'_> {
             if turn.tool_calls.is_empty() {
                 break;
             }
+            let parent = Parent {
+                chat: &chat,
+                agent: &agent,
+                depth,
+                choice: &choice,
+                opts: &opts,
+            };
             // One after another, in the order given: the workspace is one folder.
             for call in &turn.tool_calls {
                 if opts.cancel.is_cancelled() {
                     break;
                 }
-                // Read for the first call only, and only just now.
-                let target = prefetched.take();
-                let model_name = exposed
-                    .wire_to_model
-                    .get(&call.name)
-                    .cloned()
-                    .unwrap_or_else(|| call.name.clone());
-                // The call's events (its id, a confirmation it waits for,
-                // its output) reach the front door as they happen.
-                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-                let req = RunRequest {
-                    chat_id: chat.id.clone(),
-                    tool_id: model_name,
-                    args: call.arguments.clone().unwrap_or_else(|_| json!({})),
-                    parent_id: Some(leaf.clone()),
-                    approval: opts.approval.clone(),
-                    control: CallControl {
-                        cancel: opts.cancel.child_token(),
-                        events: Some(std::sync::Arc::new(move |e| {
-                            let _ = tx.send(e);
-                        })),
-                        ..Default::default()
-                    },
-                    model_call_id: Some(call.id.clone()),
+                let ahead = crate::tools::Known {
+                    // The message it runs under, as written.
+                    parent: known
+                        .as_deref()
+                        .and_then(<[Message]>::last)
+                        .filter(|m| m.id == leaf)
+                        .cloned(),
+                    // Read for the first call only, and only just now.
+                    target: prefetched.take(),
+                    mcp: None,
                 };
-                let coordination = resolved
-                    .route(&req.tool_id)
-                    .ok()
-                    .filter(|t| t.coordinates())
-                    .map(|t| t.model_name.clone());
-                // The call's record, and its `tool` message when the run
-                // flow handed it back (else read by the record's node).
-                let (record, written) = match (&call.arguments, coordination) {
-                    (Ok(_), Some(name)) => {
-                        // Sub-agents: their events reach `on` as they happen.
-                        let parent = Parent {
-                            chat: &chat,
-                            agent: &agent,
-                            depth,
-                            choice: &choice,
-                            opts: &opts,
-                        };
-                        (self.coordinate(&name, req, &parent, on).await?, None)
-                    }
-                    (arguments, _) => {
-                        let running = async {
-                            match arguments {
-                                Ok(_) => {
-                                    let known = crate::tools::Known {
-                                        // The message it runs under, as written.
-                                        parent: known
-                                            .as_deref()
-                                            .and_then(<[Message]>::last)
-                                            .filter(|m| m.id == leaf)
-                                            .cloned(),
-                                        target,
-                                        mcp: None,
-                                    };
-                                    self.app.routing().run_full(&resolved, req, known).await
-                                }
-                                Err(why) => self
-                                    .app
-                                    .tools()
-                                    .refuse(req, ErrorKind::InvalidArgs, why.clone())
-                                    .await
-                                    .map(|r| (r, None)),
-                            }
-                        };
-                        tokio::pin!(running);
-                        loop {
-                            tokio::select! {
-                                done = &mut running => break done?,
-                                Some(event) = rx.recv() => on(&ChatEvent::ToolCallEvent { model_call_id: call.id.clone(), event }),
-                            }
-                        }
-                    }
-                };
-                while let Ok(event) = rx.try_recv() {
-                    on(&ChatEvent::ToolCallEvent {
-                        model_call_id: call.id.clone(),
-                        event,
-                    });
-                }
+                let (record, written) = self.run_call(call, &parent, &tools, &leaf, ahead, on).await?;
                 if let Some(node) = &record.node_id {
                     leaf = node.clone();
                     let m = match written {
