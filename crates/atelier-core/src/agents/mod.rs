@@ -11,10 +11,16 @@
 //!
 //! Agents live in the database and travel as YAML files ([`file`]). Their
 //! tools for a run come from [`crate::routing::resolve`]; [`preview`] says
-//! what an unsaved definition's rules would give, as it is being edited.
+//! what an unsaved definition's rules would give, as it is being edited,
+//! and what a save has to tell about them; [`id`] holds the id rule and
+//! the id a name gives.
 
 pub mod file;
+mod id;
 pub mod preview;
+
+pub use id::{id_from_name, is_agent_id};
+pub use preview::SavedAgent;
 
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
@@ -236,36 +242,6 @@ fn rules(toolsets: &[String], tools: &[String], filters: &[Filter], policies: &[
     }
 }
 
-/// An agent id follows the toolset id rule: 1-64 of `a-z`, `0-9`, `-`,
-/// starting with a letter or digit.
-pub fn is_agent_id(s: &str) -> bool {
-    crate::toolsets::validate::is_toolset_id(s)
-}
-
-/// The id a new agent gets from its name, as the app's form makes it:
-/// "Données Analyst" → `donnees-analyst` (accents dropped after NFKD, any
-/// other run of characters an id cannot take one `-`, at most 64).
-/// `None` when nothing is left ("数据"): the person gives one.
-pub fn id_from_name(name: &str) -> Option<String> {
-    use unicode_normalization::UnicodeNormalization;
-    use unicode_normalization::char::is_combining_mark;
-    let mut id = String::new();
-    for c in name
-        .nfkd()
-        .filter(|c| !is_combining_mark(*c))
-        .flat_map(char::to_lowercase)
-    {
-        if c.is_ascii_lowercase() || c.is_ascii_digit() {
-            id.push(c);
-        } else if !id.is_empty() && !id.ends_with('-') {
-            id.push('-');
-        }
-    }
-    let id: String = id.chars().take(64).collect();
-    let id = id.trim_end_matches('-');
-    (!id.is_empty()).then(|| id.to_owned())
-}
-
 fn json<T: Serialize>(v: &T) -> Result<String> {
     serde_json::to_string(v).map_err(|e| Error::Internal(e.to_string()))
 }
@@ -305,13 +281,6 @@ fn agent_from_row(r: &sqlx::sqlite::SqliteRow) -> Result<Agent> {
     })
 }
 
-/// An agent just saved, and what its tool rules match nothing with now.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SavedAgent {
-    pub agent: Agent,
-    pub warnings: Vec<String>,
-}
-
 /// Agents: `app.agents()`. A view of the [`Atelier`] handle (cheap, `Copy`).
 #[derive(Debug, Clone, Copy)]
 pub struct Agents<'a> {
@@ -337,32 +306,25 @@ impl Agents<'_> {
         agent_from_row(&row)
     }
 
-    /// Creates an agent (its id must be new).
+    /// Creates an agent (its id must be new). A spec without an id gets
+    /// the one its name gives ([`id_from_name`]).
     pub async fn create(&self, spec: &AgentSpec) -> Result<Agent> {
+        if spec.id.is_empty() {
+            let id = id_from_name(&spec.name).ok_or_else(|| Error::InvalidData {
+                what: "agent",
+                reason: format!(
+                    "no id can be made from the name {:?} (ids take a-z, 0-9 and -): give the agent an id, e.g. analyst",
+                    spec.name.trim()
+                ),
+            })?;
+            return self.write(&AgentSpec { id, ..spec.clone() }, false).await;
+        }
         self.write(spec, false).await
     }
 
     /// Replaces an agent's definition (its id stays).
     pub async fn update(&self, spec: &AgentSpec) -> Result<Agent> {
         self.write(spec, true).await
-    }
-
-    /// Creates an agent (`replace` false) or replaces one's definition,
-    /// and says what its tool rules match nothing with in the current pool
-    /// (the warnings a run of it logs): `agent create` and `agent edit`.
-    pub async fn save(&self, spec: &AgentSpec, replace: bool) -> Result<SavedAgent> {
-        let agent = self.write(spec, replace).await?;
-        let warnings = self.warnings(&agent).await?;
-        Ok(SavedAgent { agent, warnings })
-    }
-
-    /// What an agent's tool rules match nothing with (or lose) in the
-    /// current pool, for a chat's own run of it.
-    pub(crate) async fn warnings(&self, agent: &Agent) -> Result<Vec<String>> {
-        let snapshot = self.app.routing().snapshot().await?;
-        Ok(resolve(&agent.tool_rules(), &snapshot, 0)
-            .map(|r| r.warnings)
-            .unwrap_or_else(|e| vec![e.to_string()]))
     }
 
     /// Writes `spec` as a new agent, or over an existing one.
@@ -468,31 +430,5 @@ impl Agents<'_> {
         let agent = self.get(id).await?;
         let snapshot = self.app.routing().snapshot().await?;
         Ok(resolve(&agent.tool_rules(), &snapshot, depth)?)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_id_from_a_name_keeps_its_letters_without_accents() {
-        for (name, id) in [
-            ("Data Analyst", Some("data-analyst")),
-            ("Données Analyst", Some("donnees-analyst")),
-            ("  Élève nº2 — Ωmega ", Some("eleve-no2-mega")),
-            ("Ångström", Some("angstrom")),
-            ("数据", None),
-            ("---", None),
-        ] {
-            let made = id_from_name(name);
-            assert_eq!(made.as_deref(), id, "{name:?}");
-            assert!(made.is_none_or(|m| is_agent_id(&m)), "{name:?}");
-        }
-        assert_eq!(id_from_name(&"a".repeat(70)).map(|i| i.len()), Some(64));
-        assert_eq!(
-            id_from_name(&format!("{} b", "a".repeat(63))).as_deref(),
-            Some(&*"a".repeat(63))
-        );
     }
 }
