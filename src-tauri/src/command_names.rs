@@ -87,4 +87,5 @@ pub const COMMANDS: &[&str] = &[
     "update_agent",
     "delete_agent",
     "preview_agent_tools",
+    "agent_id_from_name",
 ];

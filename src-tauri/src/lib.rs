@@ -144,6 +144,7 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             agent_commands::update_agent,
             agent_commands::delete_agent,
             agent_commands::preview_agent_tools,
+            agent_commands::agent_id_from_name,
         ])
 }
 

@@ -7,6 +7,7 @@ import type {
   Agent,
   AgentSpec,
   ProviderChanges,
+  SavedAgent,
   ToolsPreview,
   ArgProblem,
   BundleReport,
@@ -306,8 +307,11 @@ export const api = {
     invoke<ProviderRecord>("update_provider", { providerId, changes, key }),
   listAgents: () => invoke<Agent[]>("list_agents"),
   getAgent: (id: string) => invoke<Agent>("get_agent", { id }),
-  createAgent: (spec: AgentSpec) => invoke<Agent>("create_agent", { spec }),
-  updateAgent: (spec: AgentSpec) => invoke<Agent>("update_agent", { spec }),
+  /** An empty `spec.id` is the id the name gives; the answer has what to tell about its tools now. */
+  createAgent: (spec: AgentSpec) => invoke<SavedAgent>("create_agent", { spec }),
+  updateAgent: (spec: AgentSpec) => invoke<SavedAgent>("update_agent", { spec }),
+  /** The id a new agent with this name gets when none is typed (null: the name gives none). */
+  agentIdFromName: (name: string) => invoke<string | null>("agent_id_from_name", { name }),
   /** Rejects for the Assistant, which answers in chats without an agent. */
   deleteAgent: (id: string) => invoke<null>("delete_agent", { id }),
   /** What an unsaved definition's tool rules resolve to now, and the warnings. */

@@ -753,7 +753,9 @@ export type ToolsPreview = {
  */
 tools: Array<PreviewTool>, 
 /**
- * Names and toolsets on the allowlist that match nothing in the pool.
+ * Names and toolsets on the allowlist that match nothing in the pool,
+ * tools a run would lose, more tools than the provider takes, a
+ * provider that is not set up.
  */
 warnings: Array<string>, 
 /**
@@ -784,3 +786,10 @@ requires_confirmation: boolean,
  * this agent); none for the coordination tools, which never ask.
  */
 policy: Policy | null, };
+
+export type SavedAgent = { agent: Agent, 
+/**
+ * As the preview's, and two tools under one model-facing name (a run
+ * of it would fail).
+ */
+warnings: Array<string>, exposure: Exposure, feature_loss: Array<string>, };

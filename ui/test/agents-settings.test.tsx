@@ -1,12 +1,13 @@
 // Settings → Agents: the list, an agent's form with the live preview of
-// its tools, create, edit, delete (the Assistant's refusal in words), and
-// per-tool confirmation policies.
+// its tools, create (the id the core gives the name), edit, what a save
+// warns of, delete (the Assistant's refusal in words), and per-tool
+// confirmation policies.
 import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import type { Agent, AgentSpec, ServerDetails, ToolsPreview, ToolsetRecord } from "../src/bindings";
+import type { Agent, AgentSpec, SavedAgent, ServerDetails, ToolsPreview, ToolsetRecord } from "../src/bindings";
 import { AgentsSection } from "../src/settings/agents/AgentsSection";
-import { idFromName, patternsOf, specOf, draftOf } from "../src/settings/agents/agentForm";
+import { patternsOf, specOf, draftOf } from "../src/settings/agents/agentForm";
 import { agent } from "./fixtures";
 import { argsOf, mockCommands } from "./ipc";
 
@@ -53,6 +54,25 @@ function previewOf(spec: AgentSpec): ToolsPreview {
   };
 }
 
+/**
+ * The core's id for a name, as far as these tests need it: ß is spelled
+ * "ss" (a rule the UI must not know), nothing is left of "数据".
+ */
+function idOf(name: string): string | null {
+  const id = name
+    .toLowerCase()
+    .replaceAll("ß", "ss")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "");
+  return id === "" ? null : id;
+}
+
+/** What a save answers: the agent and the preview's words about its tools. */
+function savedOf(made: Agent): SavedAgent {
+  const { warnings, exposure, feature_loss } = previewOf(made);
+  return { agent: made, warnings, exposure, feature_loss };
+}
+
 function backend(agents: Agent[] = [ASSISTANT, ANALYST]) {
   let list = [...agents];
   return mockCommands({
@@ -81,17 +101,25 @@ function backend(agents: Agent[] = [ASSISTANT, ANALYST]) {
       error: null,
     }),
     preview_agent_tools: (a) => previewOf(a.spec as AgentSpec),
+    agent_id_from_name: (a) => idOf(String(a.name)),
     create_agent: (a) => {
       const spec = a.spec as AgentSpec;
-      const made = agent({ ...spec, id: spec.id });
+      const id = spec.id === "" ? idOf(spec.name) : spec.id;
+      if (id === null) {
+        throw {
+          kind: "invalid_data",
+          message: `invalid agent: no id can be made from the name "${spec.name}" (ids take a-z, 0-9 and -): give the agent an id, e.g. analyst`,
+        };
+      }
+      const made = agent({ ...spec, id });
       list = [...list, made];
-      return made;
+      return savedOf(made);
     },
     update_agent: (a) => {
       const spec = a.spec as AgentSpec;
       const made = agent({ ...spec, id: spec.id });
       list = list.map((x) => (x.id === spec.id ? made : x));
-      return made;
+      return savedOf(made);
     },
     delete_agent: (a) => {
       if (a.id === "assistant") {
@@ -158,7 +186,13 @@ describe("Settings → Agents", () => {
     await userEvent.clear(within(form).getByLabelText("System prompt"));
     await userEvent.type(within(form).getByLabelText("System prompt"), "Answer briefly.");
     await userEvent.click(within(form).getByRole("button", { name: "Save" }));
-    await screen.findByText("Saved Assistant.");
+    // The form and its preview close; the save says what its rules match nothing with.
+    const status = await screen.findByRole("status");
+    expect(status).toHaveTextContent("Saved Assistant — 1 warning about its tools:");
+    expect(within(status).getByRole("list", { name: "Warnings about Assistant" })).toHaveTextContent(
+      '"ghost.*" in the agent\'s tools matches no tool in the pool: skipped',
+    );
+    expect(screen.getAllByText(/"ghost\.\*" in the agent's tools/)).toHaveLength(1);
     const [saved] = argsOf(calls, "update_agent");
     expect(saved!.spec).toMatchObject({
       id: "assistant",
@@ -169,14 +203,14 @@ describe("Settings → Agents", () => {
     expect(screen.queryByRole("form")).toBeNull();
   });
 
-  it("creates an agent: its id follows the name, toolsets and MCP servers are ticked, the model chosen", async () => {
+  it("creates an agent: its id is the core's for the name, toolsets and MCP servers are ticked, the model chosen", async () => {
     const calls = backend();
     render(<AgentsSection active />);
     await rows();
     await userEvent.click(screen.getByRole("button", { name: "New agent" }));
     const form = screen.getByRole("form", { name: "New agent" });
-    await userEvent.type(within(form).getByLabelText("Name"), "Data Analyst");
-    expect(within(form).getByLabelText("Id")).toHaveValue("data-analyst");
+    await userEvent.type(within(form).getByLabelText("Name"), "Straße Analyst");
+    await waitFor(() => expect(within(form).getByLabelText("Id")).toHaveValue("strasse-analyst"));
 
     // Toolsets (a disabled one says so) and MCP servers, each with all its tools.
     expect(within(form).getByRole("group", { name: "Toolsets" })).toHaveTextContent(
@@ -210,16 +244,45 @@ describe("Settings → Agents", () => {
     await userEvent.type(within(form).getByLabelText("Max steps"), "5");
 
     await userEvent.click(within(form).getByRole("button", { name: "Create agent" }));
-    await screen.findByText("Saved Data Analyst.");
+    const status = await screen.findByRole("status");
+    expect(status).toHaveTextContent("Saved Straße Analyst.");
+    // No warning, but what the protocol changes is still told, folded.
+    expect(within(status).queryByRole("list", { name: /Warnings/ })).toBeNull();
+    expect(within(status).getByText("1 change for the OpenAI-compatible protocol")).toBeInTheDocument();
+    // The id followed the name: the core gives it on create.
     expect(argsOf(calls, "create_agent")[0]!.spec).toMatchObject({
-      id: "data-analyst",
-      name: "Data Analyst",
+      id: "",
+      name: "Straße Analyst",
       model: { provider: "local", model: "llama3.2:3b" },
       toolsets: ["csv-report", "everything"],
       tools: [],
       max_steps: 5,
     });
     await waitFor(async () => expect(await rows()).toHaveLength(3));
+    expect((await rows())[2]).toHaveTextContent("Straße Analyst strasse-analyst");
+  });
+
+  it("says when a name gives no id, and creates the agent under the id typed instead", async () => {
+    const calls = backend();
+    render(<AgentsSection active />);
+    await rows();
+    await userEvent.click(screen.getByRole("button", { name: "New agent" }));
+    const form = screen.getByRole("form", { name: "New agent" });
+    await userEvent.type(within(form).getByLabelText("Name"), "数据");
+    const id = within(form).getByLabelText("Id");
+    expect(await within(form).findByText("No id comes from this name: type one (a-z, 0-9 and -).")).toBeInTheDocument();
+    expect(id).toHaveValue("");
+    expect(id).toHaveAttribute("aria-invalid", "true");
+
+    // Saved anyway: the core's refusal, in words.
+    await userEvent.click(within(form).getByRole("button", { name: "Create agent" }));
+    expect(await within(form).findByRole("alert")).toHaveTextContent("give the agent an id");
+
+    await userEvent.type(id, "data");
+    expect(within(form).getByText("What other agents call it by: a-z, 0-9 and -.")).toBeInTheDocument();
+    await userEvent.click(within(form).getByRole("button", { name: "Create agent" }));
+    expect(await screen.findByRole("status")).toHaveTextContent("Saved 数据.");
+    expect(argsOf(calls, "create_agent").map((a) => (a.spec as AgentSpec).id)).toEqual(["", "data"]);
   });
 
   it("deletes an agent after asking, and says why the Assistant stays", async () => {
@@ -265,9 +328,7 @@ describe("Settings → Agents", () => {
 });
 
 describe("the agent form's words", () => {
-  it("makes ids from names, reads patterns and keeps what the form does not show", () => {
-    expect(idFromName("Data Analyst")).toBe("data-analyst");
-    expect(idFromName("  Ünïcode — Researcher 2!  ")).toBe("unicode-researcher-2");
+  it("reads patterns and keeps what the form does not show", () => {
     expect(patternsOf("read_file\n\n csv-report.* , read_file,*")).toEqual(["read_file", "csv-report.*", "*"]);
     const base = agent({
       id: "x",

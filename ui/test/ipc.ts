@@ -100,6 +100,7 @@ export type CommandAnswers = {
   update_agent: Answer<"updateAgent">;
   delete_agent: Answer<"deleteAgent">;
   preview_agent_tools: Answer<"previewAgentTools">;
+  agent_id_from_name: Answer<"agentIdFromName">;
 };
 
 export type Command = keyof CommandAnswers;

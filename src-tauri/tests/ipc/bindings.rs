@@ -116,6 +116,7 @@ fn generate() -> String {
         atelier_core::routing::Exposure,
         atelier_core::agents::preview::ToolsPreview,
         atelier_core::agents::preview::PreviewTool,
+        atelier_core::agents::preview::SavedAgent,
     );
     out
 }

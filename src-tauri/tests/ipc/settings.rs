@@ -1,7 +1,8 @@
 //! Settings through the commands the UI calls, on the real ACL and a real
 //! data dir. Agents: an unsaved definition previewed (its tools under
 //! model-facing names, the warnings), created, listed, edited and deleted;
-//! the Assistant refused deletion with a typed error. A provider's base
+//! a save's warnings, the id a name gives; the Assistant refused deletion
+//! with a typed error. A provider's base
 //! URL, default model and headers changed in place. A toolset's settings
 //! and secrets at import and later.
 
@@ -56,7 +57,7 @@ fn an_agent_is_previewed_created_edited_and_deleted_and_the_assistant_stays() {
     );
     assert_eq!(ids(&invoke(&h, "list_agents", json!({})).expect("list")), ["assistant"]);
 
-    let created = invoke(&h, "create_agent", json!({"spec": draft})).expect("create");
+    let created = &invoke(&h, "create_agent", json!({"spec": draft})).expect("create")["agent"];
     assert_eq!(
         (created["name"].as_str(), created["max_steps"].as_u64()),
         (Some("Reader"), Some(8))
@@ -66,7 +67,7 @@ fn an_agent_is_previewed_created_edited_and_deleted_and_the_assistant_stays() {
 
     let mut edited = spec("reader", "Careful reader", &["read_file", "list_files"]);
     edited["model"] = json!({"provider": "local", "model": "tiny"});
-    let updated = invoke(&h, "update_agent", json!({"spec": edited})).expect("update");
+    let updated = &invoke(&h, "update_agent", json!({"spec": edited})).expect("update")["agent"];
     assert_eq!(updated["name"], "Careful reader");
     assert_eq!(updated["model"]["model"], "tiny");
     assert_eq!(
@@ -89,6 +90,55 @@ fn an_agent_is_previewed_created_edited_and_deleted_and_the_assistant_stays() {
     assert_eq!(ids(&invoke(&h, "list_agents", json!({})).expect("list")), ["assistant"]);
     let gone = invoke(&h, "get_agent", json!({"id": "reader"})).expect_err("deleted");
     assert_eq!(gone["kind"], "agent_not_found", "{gone}");
+}
+
+/// What a save answers: the agent, and what its rules give now that the
+/// person should hear — the words the CLI prints after `agent create`.
+/// A new agent without an id gets the one its name gives, the rule the
+/// form's Id field shows as the name is typed.
+#[test]
+fn a_save_answers_its_warnings_and_an_agent_without_an_id_gets_the_one_its_name_gives() {
+    let h = harness();
+    let id_of = |name: &str| invoke(&h, "agent_id_from_name", json!({"name": name})).expect("id from a name");
+    assert_eq!(id_of("Straße Reader"), "strasse-reader");
+    assert_eq!(id_of("Guðrún Ørsted"), "gudrun-orsted");
+    assert_eq!(id_of("数据"), Value::Null);
+
+    let mut draft = spec("", "Straße Reader", &["read_file", "ghost.*"]);
+    draft["toolsets"] = json!(["gone"]);
+    draft["model"] = json!({"provider": "nowhere", "model": "tiny"});
+    let saved = invoke(&h, "create_agent", json!({"spec": draft})).expect("create");
+    assert_eq!(saved["agent"]["id"], "strasse-reader", "{saved}");
+    assert_eq!(saved["exposure"], "openai", "{saved}");
+    let warnings: Vec<&str> = saved["warnings"]
+        .as_array()
+        .expect("warnings")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(warnings.len(), 3, "{saved}");
+    assert!(warnings[0].contains("\"gone\"") && warnings[0].contains("not in the tool pool"));
+    assert!(warnings[1].contains("\"ghost.*\"") && warnings[1].contains("matches no tool"));
+    assert!(warnings[2].contains("\"nowhere\" is not set up"));
+    assert_eq!(
+        invoke(&h, "get_agent", json!({"id": "strasse-reader"})).expect("saved")["tools"],
+        json!(["read_file", "ghost.*"])
+    );
+
+    // Fixed: nothing to say.
+    let fixed = spec("strasse-reader", "Straße Reader", &["read_file"]);
+    let saved = invoke(&h, "update_agent", json!({"spec": fixed})).expect("update");
+    assert_eq!(saved["warnings"], json!([]), "{saved}");
+    assert_eq!(saved["feature_loss"], json!([]), "{saved}");
+
+    let none = invoke(&h, "create_agent", json!({"spec": spec("", "数据", &[])})).expect_err("no id");
+    assert_eq!(none["kind"], "invalid_data", "{none}");
+    assert!(
+        none["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("give the agent an id")),
+        "{none}"
+    );
 }
 
 #[test]

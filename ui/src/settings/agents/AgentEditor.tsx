@@ -1,17 +1,19 @@
 /**
  * One agent's form, new or existing: name (a new agent's id follows it
- * until typed), description, system prompt, model (a provider set up in
- * Settings and one of its models, or the chat's choice), step limit,
- * toolsets and MCP servers, tool patterns — with the live preview of the
- * tools these give. Saving is one core call; its refusal shows here.
+ * until typed: the id the core gives that name, shown as it is typed and
+ * given by the core on create), description, system prompt, model (a
+ * provider set up in Settings and one of its models, or the chat's
+ * choice), step limit, toolsets and MCP servers, tool patterns — with the
+ * live preview of the tools these give. Saving is one core call; its
+ * refusal shows here, its warnings where the agents are listed.
  */
-import { useState, type FormEvent, type ReactNode } from "react";
+import { useEffect, useState, type FormEvent, type ReactNode } from "react";
 import { api } from "../../api";
-import type { Agent, ProviderRecord, ServerDetails, ToolsetRecord } from "../../bindings";
+import type { Agent, ProviderRecord, SavedAgent, ServerDetails, ToolsetRecord } from "../../bindings";
 import { ErrorBox } from "../../components/feedback";
 import { FormActions } from "../../components/FormActions";
 import { AgentToolsPreview } from "./AgentToolsPreview";
-import { draftOf, idFromName, specOf, stepsOf, type AgentDraft } from "./agentForm";
+import { draftOf, specOf, stepsOf, type AgentDraft } from "./agentForm";
 import { ToolChoices } from "./ToolChoices";
 
 /** A labelled field of the form: its label above, its control (and help) below. */
@@ -54,6 +56,26 @@ function useProviderModels(provider: string): string[] {
   return models[provider] ?? [];
 }
 
+/**
+ * The id the core gives `name` while `following` (a new agent whose id was
+ * not typed): the last answer, for the name it answered (null: none).
+ */
+function useIdFromName(name: string, following: boolean): { name: string; id: string | null } {
+  const [answer, setAnswer] = useState<{ name: string; id: string | null }>({ name: "", id: null });
+  useEffect(() => {
+    if (!following) return;
+    let live = true;
+    api.agentIdFromName(name).then(
+      (id) => live && setAnswer({ name, id }),
+      () => live && setAnswer({ name, id: null }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [name, following]);
+  return answer;
+}
+
 export function AgentEditor({
   agent,
   sources,
@@ -63,7 +85,7 @@ export function AgentEditor({
   /** Null: a new agent. */
   agent: Agent | null;
   sources: EditorSources;
-  onSaved: (a: Agent) => void;
+  onSaved: (saved: SavedAgent) => void;
   onCancel: () => void;
 }) {
   const [draft, setDraft] = useState<AgentDraft>(() => draftOf(agent));
@@ -72,8 +94,13 @@ export function AgentEditor({
   const [error, setError] = useState<unknown>(null);
   const models = useProviderModels(draft.provider);
   const isNew = agent === null;
+  // A new agent's id follows its name until one is typed; then the core
+  // gives it on create (the id shown is the core's answer for the name).
+  const following = isNew && !idTyped;
+  const derived = useIdFromName(draft.name, following);
+  const noId = following && derived.name === draft.name && derived.id === null && draft.name.trim() !== "";
   const set = (patch: Partial<AgentDraft>) => setDraft((d) => ({ ...d, ...patch }));
-  const spec = specOf(draft, agent);
+  const spec = specOf(following ? { ...draft, id: "" } : draft, agent);
   const chosenProvider = sources.providers.find((p) => p.id === draft.provider) ?? null;
   const steps = stepsOf(draft.maxSteps);
   const field = (id: string) => `agent-${agent?.id ?? "new"}-${id}`;
@@ -105,20 +132,17 @@ export function AgentEditor({
             value={draft.name}
             required
             autoComplete="off"
-            onChange={(e) =>
-              set(
-                isNew && !idTyped ? { name: e.target.value, id: idFromName(e.target.value) } : { name: e.target.value },
-              )
-            }
+            onChange={(e) => set({ name: e.target.value })}
           />
         </Field>
         <Field id={field("id")} label="Id">
           <input
             id={field("id")}
             className="input mono"
-            value={draft.id}
-            required
+            value={following ? (derived.id ?? "") : draft.id}
+            required={!following}
             readOnly={!isNew}
+            aria-invalid={noId}
             spellCheck={false}
             autoComplete="off"
             aria-describedby={field("id-help")}
@@ -127,8 +151,12 @@ export function AgentEditor({
               set({ id: e.target.value });
             }}
           />
-          <p id={field("id-help")} className="field-help muted small">
-            {isNew ? "What other agents call it by: a-z, 0-9 and -." : "Fixed once created."}
+          <p id={field("id-help")} className={noId ? "field-error small" : "field-help muted small"}>
+            {!isNew
+              ? "Fixed once created."
+              : noId
+                ? "No id comes from this name: type one (a-z, 0-9 and -)."
+                : "What other agents call it by: a-z, 0-9 and -."}
           </p>
         </Field>
       </div>

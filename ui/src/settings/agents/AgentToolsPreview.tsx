@@ -2,12 +2,13 @@
  * The agent editor's live preview: what the toolsets and patterns being
  * edited resolve to now (asked of the core a moment after the last change,
  * nothing saved), each tool under the name the model calls it by with its
- * confirmation policy, then the warnings — names that match nothing, and
- * what the provider's protocol takes away (feature loss).
+ * confirmation policy, then the warnings — names that match nothing, more
+ * tools than the provider takes — and what the provider's protocol takes
+ * away (feature loss). The last two also say what a save answers.
  */
 import { useEffect, useEffectEvent, useState } from "react";
 import { api } from "../../api";
-import type { AgentSpec, PreviewTool, SourceKind, ToolsPreview } from "../../bindings";
+import type { AgentSpec, Exposure, PreviewTool, SourceKind, ToolsPreview } from "../../bindings";
 import { ErrorBox, Spinner } from "../../components/feedback";
 import { PolicySelect } from "../../tools/ConfirmationPolicy";
 
@@ -20,7 +21,7 @@ function source(t: PreviewTool): string {
   return t.source_id === null ? SOURCE[t.source_kind] : `${SOURCE[t.source_kind]} ${t.source_id}`;
 }
 
-const PROTOCOL = { openai: "OpenAI-compatible", anthropic: "Anthropic", mcp: "MCP" } as const;
+const PROTOCOL: Record<Exposure, string> = { openai: "OpenAI-compatible", anthropic: "Anthropic", mcp: "MCP" };
 
 export function AgentToolsPreview({ spec }: { spec: AgentSpec }) {
   // Only what changes the answer asks again: not the name or the prompt.
@@ -98,26 +99,37 @@ export function AgentToolsPreview({ spec }: { spec: AgentSpec }) {
         <p className="muted small">Confirmation settings apply to the tool in every agent and chat.</p>
       )}
       {/* A list, not alerts: it changes as the person types. */}
-      {preview !== null && preview.warnings.length > 0 && (
-        <ul className="agent-warnings" aria-label="Warnings">
-          {preview.warnings.map((w) => (
-            <li key={w}>{w}</li>
-          ))}
-        </ul>
-      )}
-      {preview !== null && preview.feature_loss.length > 0 && (
-        <details className="agent-loss">
-          <summary>
-            {preview.feature_loss.length} {preview.feature_loss.length === 1 ? "change" : "changes"} for the{" "}
-            {PROTOCOL[preview.exposure]} protocol
-          </summary>
-          <ul className="plain-list small" aria-label="Feature loss">
-            {preview.feature_loss.map((w) => (
-              <li key={w}>{w}</li>
-            ))}
-          </ul>
-        </details>
-      )}
+      {preview !== null && <ToolWarnings warnings={preview.warnings} />}
+      {preview !== null && <FeatureLoss exposure={preview.exposure} lost={preview.feature_loss} />}
     </section>
+  );
+}
+
+/** The core's warnings about an agent's tools, one per line (nothing when there are none). */
+export function ToolWarnings({ warnings, label = "Warnings" }: { warnings: string[]; label?: string }) {
+  if (warnings.length === 0) return null;
+  return (
+    <ul className="agent-warnings" aria-label={label}>
+      {warnings.map((w) => (
+        <li key={w}>{w}</li>
+      ))}
+    </ul>
+  );
+}
+
+/** What the provider's protocol takes away, folded under its count. */
+export function FeatureLoss({ exposure, lost }: { exposure: Exposure; lost: string[] }) {
+  if (lost.length === 0) return null;
+  return (
+    <details className="agent-loss">
+      <summary>
+        {lost.length} {lost.length === 1 ? "change" : "changes"} for the {PROTOCOL[exposure]} protocol
+      </summary>
+      <ul className="plain-list small" aria-label="Feature loss">
+        {lost.map((w) => (
+          <li key={w}>{w}</li>
+        ))}
+      </ul>
+    </details>
   );
 }

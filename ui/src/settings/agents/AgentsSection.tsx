@@ -3,16 +3,19 @@
  * what it is allowed in a few words; *Edit* opens its form in place, *New
  * agent* an empty one (a new agent has no tools until some are ticked);
  * *Delete* asks first, and what the core refuses (the Assistant, which
- * answers in every chat without an agent) is said on the agent's row.
+ * answers in every chat without an agent) is said on the agent's row. A
+ * save is said below the list with what the core warns of about the saved
+ * agent's tools (the form, and its live preview, are closed by then).
  * `active`: the page is shown (the lists are read again each time).
  */
 import { useState } from "react";
 import { api } from "../../api";
-import type { Agent } from "../../bindings";
+import type { Agent, SavedAgent } from "../../bindings";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorBox, Spinner } from "../../components/feedback";
 import { useLoad } from "../../lib/useLoad";
 import { AgentEditor, type EditorSources } from "./AgentEditor";
+import { FeatureLoss, ToolWarnings } from "./AgentToolsPreview";
 import { toolsSummary } from "./agentForm";
 
 /** The agents and what the form offers (providers, toolsets, MCP servers), read together. */
@@ -24,6 +27,21 @@ async function readAll(): Promise<{ agents: Agent[]; sources: EditorSources }> {
     api.listMcpServers().catch(() => []),
   ]);
   return { agents, sources: { providers, toolsets, servers } };
+}
+
+/** "Saved Analyst." — or with what its tools' rules match nothing with, or lose, now. */
+function SavedNote({ saved }: { saved: SavedAgent }) {
+  const n = saved.warnings.length;
+  return (
+    <div className="small" role="status">
+      <p>
+        Saved {saved.agent.name}
+        {n === 0 ? "." : ` — ${n} ${n === 1 ? "warning" : "warnings"} about its tools:`}
+      </p>
+      <ToolWarnings warnings={saved.warnings} label={`Warnings about ${saved.agent.name}`} />
+      <FeatureLoss exposure={saved.exposure} lost={saved.feature_loss} />
+    </div>
+  );
 }
 
 function modelText(a: Agent): string {
@@ -41,7 +59,7 @@ export function AgentsSection({ active }: { active: boolean }) {
   const [editing, setEditing] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Agent | null>(null);
   const [errors, setErrors] = useState<Record<string, unknown>>({});
-  const [saved, setSaved] = useState<string | null>(null);
+  const [saved, setSaved] = useState<SavedAgent | null>(null);
   const agents = load.data?.agents ?? [];
   const sources = load.data?.sources ?? { providers: [], toolsets: [], servers: [] };
 
@@ -61,9 +79,9 @@ export function AgentsSection({ active }: { active: boolean }) {
       const { [id]: _, ...rest } = m;
       return rest;
     });
-  const done = (a: Agent) => {
+  const done = (s: SavedAgent) => {
     setEditing(null);
-    setSaved(a.name);
+    setSaved(s);
     reload();
   };
 
@@ -123,11 +141,7 @@ export function AgentsSection({ active }: { active: boolean }) {
           ))}
         </ul>
       )}
-      {saved !== null && (
-        <p className="small" role="status">
-          Saved {saved}.
-        </p>
-      )}
+      {saved !== null && <SavedNote saved={saved} />}
       {editing === "" ? (
         <div className="agent-new">
           <h3 className="settings-subhead">New agent</h3>

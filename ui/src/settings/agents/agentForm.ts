@@ -54,21 +54,6 @@ export function stepsOf(text: string): number | null {
   return Number.isInteger(n) && n >= 1 && n <= 10_000 ? n : null;
 }
 
-/**
- * An id models can call the agent by, from its name: "Data Analyst" →
- * "data-analyst" (lower-case letters, digits and `-`, at most 64).
- */
-export function idFromName(name: string): string {
-  return name
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 64)
-    .replace(/-+$/, "");
-}
-
 /** The spec to save: the draft over what the form does not show of `base`. */
 export function specOf(draft: AgentDraft, base: Agent | null): AgentSpec {
   const model =
