@@ -1,6 +1,7 @@
 //! The chat engine against a loopback model server that records every
 //! request: a tool loop that writes files and ends in an answer, branch
-//! isolation (a sibling's text, calls and results never in a request),
+//! isolation (a sibling's text, calls and results never in a request), a
+//! tool turn's reasoning and call extras sent back (DeepSeek, Gemini 3),
 //! pairing after a stop cut a turn, hand runs in the history, the step
 //! limit, and a stopped stream kept. Shared helpers for every scenario
 //! with a scripted model.
@@ -178,6 +179,58 @@ async fn a_tool_loop_writes_files_and_ends_in_an_answer() {
     assert_eq!(msgs[3]["tool_call_id"], "call_a");
     assert_eq!(msgs[5]["tool_call_id"], "call_b");
     assert_eq!(msgs.len(), 6);
+}
+
+/// DeepSeek's thinking mode and Gemini 3 refuse the request after a tool
+/// call (400 "Missing `reasoning_content` field", "missing a
+/// thought_signature") unless the turn that made it comes back with its
+/// reasoning and each call with what the provider put on it: in the run's
+/// next request, and in a later run's, read back from the database.
+#[tokio::test]
+async fn a_tool_turn_s_reasoning_and_call_extras_go_back_to_the_model() {
+    let env = Env::new();
+    let signature = json!({"google": {"thought_signature": "EoYCCoMCARFNMg"}});
+    let tool_turn = Reply::sse(&[
+        chunk(
+            json!({"role": "assistant", "reasoning_content": "I should write a.txt."}),
+            None,
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_g", "type": "function", "function": {
+                "name": "write_file", "arguments": json!({"path": "a.txt", "content": "one"}).to_string()},
+                "extra_content": signature}]}),
+            None,
+        ),
+        chunk(json!({}), Some("tool_calls")),
+        "data: [DONE]".to_owned(),
+    ]);
+    let server = ReplayServer::start(vec![tool_turn, answer("Wrote a.txt."), answer("You are welcome.")])
+        .await
+        .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    let out = send(&app, &chat, "write a.txt", opts()).await;
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    let out = send(&app, &chat, "thanks", opts()).await;
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    for (i, r) in reqs.iter().enumerate().skip(1) {
+        let body = r.json();
+        let turn = &body["messages"][2];
+        assert_eq!(turn["tool_calls"][0]["id"], "call_g", "request {i}: {turn}");
+        assert_eq!(
+            turn["reasoning_content"], "I should write a.txt.",
+            "request {i}: {turn}"
+        );
+        assert_eq!(turn["tool_calls"][0]["extra_content"], signature, "request {i}: {turn}");
+    }
+    // The answer without calls goes back as it was.
+    let last = reqs[2].json();
+    assert_eq!(
+        last["messages"][4],
+        json!({"role": "assistant", "content": "Wrote a.txt."})
+    );
 }
 
 #[tokio::test]

@@ -183,6 +183,11 @@ pub enum ContentPart {
         name: String,
         #[ts(type = "unknown")]
         arguments: serde_json::Value,
+        /// What the provider put on the call besides its function (Gemini
+        /// 3's `extra_content`), sent back with it: opaque, never shown.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(skip)]
+        extra: Option<serde_json::Value>,
     },
 }
 

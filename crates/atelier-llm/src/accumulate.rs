@@ -2,11 +2,15 @@
 //! tool calls keyed by `index` (a new `id` at the same index starts a new
 //! call), `id`/`name` on the first chunk only or on every chunk, a whole
 //! call in one chunk, arguments split anywhere, calls interleaved, no
-//! `arguments` key, empty arguments meaning `{}`; and `<think>…</think>`
-//! in the text kept apart from the answer.
+//! `arguments` key, empty arguments meaning `{}`, fields beside `function`
+//! kept for the call's way back; and `<think>…</think>` in the text kept
+//! apart from the answer ([`think`]).
 
-use serde_json::Value;
+mod think;
 
+use serde_json::{Map, Value};
+
+use self::think::{Piece, Think};
 use crate::types::{Event, StopReason, ThinkingBlock, ToolCall, Turn, Usage};
 
 /// One call being streamed.
@@ -19,6 +23,8 @@ struct Open {
     id: String,
     name: String,
     args: String,
+    /// What the provider put on the call besides its function.
+    extra: Map<String, Value>,
 }
 
 /// Builds a [`Turn`] and emits the normalized [`Event`]s.
@@ -32,6 +38,8 @@ pub(crate) struct Builder<'a> {
     closed: Vec<(usize, ToolCall)>,
     /// Whether anything reached the person (no retry after that).
     pub(crate) streamed: bool,
+    /// The model refused (OpenAI's `refusal`): the turn ends so.
+    refused: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -51,6 +59,7 @@ impl<'a> Builder<'a> {
             think: Think::default(),
             closed: Vec::new(),
             streamed: false,
+            refused: false,
         }
     }
 
@@ -61,9 +70,29 @@ impl<'a> Builder<'a> {
 
     /// Answer text (may hold `<think>` tags).
     pub(crate) fn text(&mut self, delta: &str) {
-        for (reasoning, piece) in self.think.split(delta) {
-            self.piece(reasoning, piece);
+        for piece in self.think.split(delta) {
+            self.take(piece);
         }
+    }
+
+    fn take(&mut self, piece: Piece) {
+        match piece {
+            Piece::Text(t) => self.piece(false, t),
+            Piece::Reasoning(t) => self.piece(true, t),
+            // The text so far was reasoning, unless the turn's reasoning
+            // came otherwise or a call came first: then the tag is text.
+            Piece::Closed if self.turn.reasoning.is_empty() && self.started == 0 => {
+                self.turn.reasoning = std::mem::take(&mut self.turn.text);
+            }
+            Piece::Closed => self.piece(false, "</think>".to_owned()),
+        }
+    }
+
+    /// A refusal the model streamed instead of an answer (OpenAI's
+    /// `refusal`): shown as text, and the turn ends as refused.
+    pub(crate) fn refusal(&mut self, delta: &str) {
+        self.refused = true;
+        self.piece(false, delta.to_owned());
     }
 
     fn piece(&mut self, reasoning: bool, piece: String) {
@@ -123,8 +152,16 @@ impl<'a> Builder<'a> {
     }
 
     /// A tool-call fragment. `key`: the provider's index (none: the last
-    /// call, or a new one when an unseen id comes).
-    pub(crate) fn tool_delta(&mut self, key: Option<usize>, id: Option<&str>, name: Option<&str>, args: Option<&str>) {
+    /// call, or a new one when an unseen id comes); `extra`: fields beside
+    /// its function, kept for its way back (a later fragment's win).
+    pub(crate) fn tool_delta(
+        &mut self,
+        key: Option<usize>,
+        id: Option<&str>,
+        name: Option<&str>,
+        args: Option<&str>,
+        extra: Option<&Map<String, Value>>,
+    ) {
         let id = id.filter(|s| !s.is_empty());
         let name = name.filter(|s| !s.is_empty());
         let key = key.unwrap_or_else(|| match (id, self.open.last()) {
@@ -153,6 +190,7 @@ impl<'a> Builder<'a> {
                     id: id.unwrap_or_default().to_owned(),
                     name: name.unwrap_or_default().to_owned(),
                     args: String::new(),
+                    extra: Map::new(),
                 });
                 let o = self.open.last().map(|o| (o.index, o.id.clone(), o.name.clone()));
                 if let Some((index, id, name)) = o {
@@ -171,6 +209,9 @@ impl<'a> Builder<'a> {
             && let Some(name) = name
         {
             name.clone_into(&mut o.name);
+        }
+        if let Some(extra) = extra {
+            o.extra.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
         if let Some(a) = args.filter(|a| !a.is_empty()) {
             o.args.push_str(a);
@@ -202,6 +243,7 @@ impl<'a> Builder<'a> {
             name: o.name,
             arguments,
             raw_arguments: o.args,
+            extra: (!o.extra.is_empty()).then_some(Value::Object(o.extra)),
         };
         self.closed.push((o.index, call.clone()));
         self.send(Event::ToolCallEnd { index: o.index, call });
@@ -229,8 +271,8 @@ impl<'a> Builder<'a> {
     /// Everything still open is closed; tool calls mean `ToolUse` whatever
     /// the server said (`finish_reason: "stop"` with calls).
     pub(crate) fn finish(mut self) -> Turn {
-        for (reasoning, piece) in self.think.flush() {
-            self.piece(reasoning, piece);
+        for piece in self.think.flush() {
+            self.take(piece);
         }
         let open = std::mem::take(&mut self.open);
         for o in open {
@@ -239,6 +281,9 @@ impl<'a> Builder<'a> {
         self.take_calls();
         if !self.turn.tool_calls.is_empty() && !matches!(self.turn.stop, StopReason::MaxTokens | StopReason::Refused) {
             self.turn.stop = StopReason::ToolUse;
+        }
+        if self.refused && self.turn.tool_calls.is_empty() {
+            self.turn.stop = StopReason::Refused;
         }
         self.turn
     }
@@ -252,8 +297,8 @@ impl<'a> Builder<'a> {
     /// What streamed so far, for a failed or stopped turn.
     /// Calls that had not ended are dropped: they never ran.
     pub(crate) fn partial(mut self) -> Turn {
-        for (reasoning, piece) in self.think.flush() {
-            self.piece(reasoning, piece);
+        for piece in self.think.flush() {
+            self.take(piece);
         }
         self.take_calls();
         self.turn
@@ -269,64 +314,6 @@ fn parse_arguments(raw: &str) -> Result<Value, String> {
         Ok(v @ Value::Object(_)) => Ok(v),
         Ok(other) => Err(format!("arguments must be a JSON object, got {other}")),
         Err(e) => Err(format!("arguments were not valid JSON: {e}")),
-    }
-}
-
-const OPEN: &str = "<think>";
-const CLOSE: &str = "</think>";
-
-/// Splits text into answer and `<think>` reasoning, holding back a tail
-/// that could be the start of a tag split across deltas. A model that
-/// thinks this way opens with it: one block, before any answer. After the
-/// block closes, or once answer text came first, `<think>` is text (a model
-/// explaining the tag must not have the rest of its answer hidden).
-#[derive(Debug, Default)]
-struct Think {
-    inside: bool,
-    held: String,
-    /// No block can open any more.
-    done: bool,
-}
-
-impl Think {
-    fn split(&mut self, delta: &str) -> Vec<(bool, String)> {
-        let mut s = std::mem::take(&mut self.held);
-        s.push_str(delta);
-        let mut out = Vec::new();
-        loop {
-            if self.done && !self.inside {
-                out.push((false, s));
-                return out;
-            }
-            let tag = if self.inside { CLOSE } else { OPEN };
-            if let Some(at) = s.find(tag) {
-                if !self.inside && !s[..at].trim().is_empty() {
-                    self.done = true; // the answer came first
-                    continue;
-                }
-                out.push((self.inside, s[..at].to_owned()));
-                s = s[at + tag.len()..].to_owned();
-                self.done |= self.inside;
-                self.inside = !self.inside;
-                continue;
-            }
-            // Keep back the longest tail that starts the tag.
-            let keep = (1..tag.len())
-                .rev()
-                .find(|&n| s.len() >= n && s.is_char_boundary(s.len() - n) && tag.starts_with(&s[s.len() - n..]))
-                .unwrap_or(0);
-            let cut = s.len() - keep;
-            if !self.inside && !s[..cut].trim().is_empty() {
-                self.done = true;
-            }
-            out.push((self.inside, s[..cut].to_owned()));
-            self.held = s[cut..].to_owned();
-            return out;
-        }
-    }
-
-    fn flush(&mut self) -> Vec<(bool, String)> {
-        vec![(self.inside, std::mem::take(&mut self.held))]
     }
 }
 
@@ -385,10 +372,10 @@ mod tests {
         // Interleaved calls, id and name on every chunk (llama.cpp), a
         // chunk with no arguments (vLLM), an escape split in two.
         let (t, _) = run(|b| {
-            b.tool_delta(Some(0), Some("a"), Some("write"), Some("{\"path\": \"x\\"));
-            b.tool_delta(Some(1), Some("b"), Some("read"), None);
-            b.tool_delta(Some(0), Some("a"), Some("write"), Some("\"y\"}"));
-            b.tool_delta(Some(1), None, None, Some(""));
+            b.tool_delta(Some(0), Some("a"), Some("write"), Some("{\"path\": \"x\\"), None);
+            b.tool_delta(Some(1), Some("b"), Some("read"), None, None);
+            b.tool_delta(Some(0), Some("a"), Some("write"), Some("\"y\"}"), None);
+            b.tool_delta(Some(1), None, None, Some(""), None);
             b.stop(StopReason::EndTurn);
         });
         assert_eq!(t.stop, StopReason::ToolUse, "calls mean tool use even after `stop`");
@@ -399,13 +386,13 @@ mod tests {
         assert_eq!(read.arguments, Ok(serde_json::json!({})), "empty means {{}}");
         // A new id at the same index starts a new call.
         let (t, _) = run(|b| {
-            b.tool_delta(Some(0), Some("one"), Some("f"), Some("{}"));
-            b.tool_delta(Some(0), Some("two"), Some("g"), Some("{\"n\": 1}"));
+            b.tool_delta(Some(0), Some("one"), Some("f"), Some("{}"), None);
+            b.tool_delta(Some(0), Some("two"), Some("g"), Some("{\"n\": 1}"), None);
         });
         let names: Vec<&str> = t.tool_calls.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["f", "g"]);
         // Bad JSON is an error for the model, not a crash.
-        let (t, _) = run(|b| b.tool_delta(None, Some("c"), Some("f"), Some("{\"a\": ")));
+        let (t, _) = run(|b| b.tool_delta(None, Some("c"), Some("f"), Some("{\"a\": "), None));
         assert!(
             t.tool_calls[0]
                 .arguments

@@ -49,6 +49,7 @@ pub(crate) fn event(name: &str, data: &str, b: &mut Builder<'_>) -> Result<bool>
                     block.get("id").and_then(Value::as_str),
                     block.get("name").and_then(Value::as_str),
                     None,
+                    None,
                 ),
                 Some("text") => {
                     if let Some(t) = block.get("text").and_then(Value::as_str) {
@@ -70,7 +71,7 @@ pub(crate) fn event(name: &str, data: &str, b: &mut Builder<'_>) -> Result<bool>
             match d.get("type").and_then(Value::as_str) {
                 Some("text_delta") => b.text(d.get("text").and_then(Value::as_str).unwrap_or_default()),
                 Some("input_json_delta") => {
-                    b.tool_delta(index(), None, None, d.get("partial_json").and_then(Value::as_str))
+                    b.tool_delta(index(), None, None, d.get("partial_json").and_then(Value::as_str), None)
                 }
                 Some("thinking_delta") => b.thinking(d.get("thinking").and_then(Value::as_str).unwrap_or_default()),
                 Some("signature_delta") => b.signature(d.get("signature").and_then(Value::as_str).unwrap_or_default()),
@@ -84,13 +85,7 @@ pub(crate) fn event(name: &str, data: &str, b: &mut Builder<'_>) -> Result<bool>
         }
         "message_delta" => {
             if let Some(r) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
-                b.stop(match r {
-                    "end_turn" | "stop_sequence" => StopReason::EndTurn,
-                    "tool_use" => StopReason::ToolUse,
-                    "max_tokens" => StopReason::MaxTokens,
-                    "refusal" => StopReason::Refused,
-                    _ => StopReason::Other,
-                });
+                b.stop(stop_reason(r));
             }
             if let Some(o) = v.pointer("/usage/output_tokens").and_then(Value::as_u64) {
                 b.usage(None, Some(o));
@@ -115,6 +110,19 @@ pub(crate) fn event(name: &str, data: &str, b: &mut Builder<'_>) -> Result<bool>
         _ => {}
     }
     Ok(false)
+}
+
+/// A `stop_reason` as ours. `model_context_window_exceeded` (the
+/// model's whole window, not `max_tokens`, ran out) cut the answer just as
+/// the output limit does: not a complete answer.
+pub(crate) fn stop_reason(r: &str) -> StopReason {
+    match r {
+        "end_turn" | "stop_sequence" => StopReason::EndTurn,
+        "tool_use" => StopReason::ToolUse,
+        "max_tokens" | "model_context_window_exceeded" => StopReason::MaxTokens,
+        "refusal" => StopReason::Refused,
+        _ => StopReason::Other,
+    }
 }
 
 /// A call id as Anthropic takes it (`^[a-zA-Z0-9_-]+$`): ids another

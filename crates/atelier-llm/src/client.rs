@@ -1,7 +1,11 @@
 //! A provider and the HTTP client that talks to it: one streamed request
 //! becomes one [`Turn`], its events delivered as they arrive; transient
 //! failures are retried (exponential backoff, `Retry-After` honoured, at
-//! most [`MAX_TRIES`]) but never once something reached the person.
+//! most [`MAX_TRIES`]) but never once something reached the person. A
+//! reply that comes whole (`application/json`: a server that ignores
+//! `stream`, or an error under 200) is read as one ([`crate::whole`]); a
+//! field a strict server refuses is left out from then on
+//! ([`openai::OPTIONAL_FIELDS`]).
 
 use std::fmt;
 use std::time::Duration;
@@ -14,7 +18,7 @@ use crate::accumulate::Builder;
 use crate::error::{Error, ErrorKind, Result, from_status};
 use crate::sse::SseParser;
 use crate::types::{Event, Request, Turn};
-use crate::{anthropic, openai};
+use crate::{anthropic, openai, whole};
 
 /// How many times a transient failure is tried in all.
 pub const MAX_TRIES: u32 = 4;
@@ -216,10 +220,15 @@ impl Client {
         cancel: &CancellationToken,
         on: &mut (dyn FnMut(&Event) + Send),
     ) -> std::result::Result<Turn, Failed> {
-        let body = match self.provider.kind {
+        let mut body = match self.provider.kind {
             Kind::Openai => openai::body(req, openai::is_openai_itself(&self.provider.base_url)),
             Kind::Anthropic => anthropic::body(req),
         };
+        if self.provider.kind == Kind::Openai {
+            for field in openai::refused_before(&self.provider.base_url) {
+                openai::strip(&mut body, field);
+            }
+        }
         let path = match self.provider.kind {
             Kind::Openai => "chat/completions",
             Kind::Anthropic => "messages",
@@ -229,6 +238,19 @@ impl Client {
             tries += 1;
             let mut b = Builder::new(on);
             let result = self.once(path, &body, &req.model, cancel, &mut b).await;
+            // A field the server does not take: once more without it (a
+            // refusal costs nothing), and never again to this server.
+            let refused = match &result {
+                Err(e) if !b.streamed => self.refused_field(e, &body),
+                _ => None,
+            };
+            if let Some(field) = refused {
+                tracing::info!(provider = %self.provider.id, field, "the server refuses a field: sent again without it");
+                openai::remember_refused(&self.provider.base_url, field);
+                openai::strip(&mut body, field);
+                tries -= 1;
+                continue;
+            }
             match result {
                 Ok(()) => return Ok(b.finish()),
                 Err(e) if e.kind.is_transient() && !b.streamed && tries < MAX_TRIES => {
@@ -255,6 +277,14 @@ impl Client {
         }
     }
 
+    /// The optional field an OpenAI-compatible server refused, if `e` is
+    /// such a refusal.
+    fn refused_field(&self, e: &Error, body: &Value) -> Option<&'static str> {
+        (self.provider.kind == Kind::Openai)
+            .then(|| openai::refused_field(e.status, &e.message, body))
+            .flatten()
+    }
+
     async fn once(
         &self,
         path: &str,
@@ -274,15 +304,21 @@ impl Client {
         };
         let status = resp.status().as_u16();
         if !(200..300).contains(&status) {
-            let retry_after = resp
-                .headers()
-                .get(reqwest::header::RETRY_AFTER)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|s| s.trim().parse::<f64>().ok())
-                .filter(|s| s.is_finite() && *s >= 0.0)
-                .map(Duration::from_secs_f64);
+            let retry_after = retry_after(resp.headers());
             let text = resp.text().await.unwrap_or_default();
             return Err(from_status(status, &text, retry_after, &self.provider.id, model));
+        }
+        let whole = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.trim_start().to_ascii_lowercase().starts_with("application/json"));
+        if whole {
+            let text = tokio::select! {
+                t = resp.text() => t.map_err(|e| self.network(&e))?,
+                () = cancel.cancelled() => return Err(Error::cancelled()),
+            };
+            return whole::reply(self.provider.kind, &text, &self.provider.id, b);
         }
         let mut bytes = resp.bytes_stream();
         let mut sse = SseParser::new();
@@ -375,6 +411,21 @@ impl Client {
             )
         })
     }
+}
+
+/// How long a server asked to wait: OpenAI's `retry-after-ms`
+/// (milliseconds), else `Retry-After` in seconds (a date is not read).
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let number = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|s| s.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+    };
+    // `try_`: an absurd number is no wait asked, not a panic.
+    let ms = number("retry-after-ms").and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok());
+    ms.or_else(|| number("retry-after").and_then(|s| Duration::try_from_secs_f64(s).ok()))
 }
 
 /// How many pages of models are read at most (10,000 models at 1000 a page).

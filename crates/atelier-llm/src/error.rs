@@ -92,10 +92,20 @@ impl Error {
 
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// An error body as JSON: Gemini's OpenAI endpoint sends a list of one
+/// error (`[{"error": {…}}]`), read as that one.
+fn body_json(body: &str) -> Option<serde_json::Value> {
+    match serde_json::from_str(body).ok()? {
+        serde_json::Value::Array(mut list) if !list.is_empty() => Some(list.swap_remove(0)),
+        v => Some(v),
+    }
+}
+
 /// The provider's own words from an error body (`{"error": {"message"}}`,
-/// Anthropic's `{"error": {"type", "message"}}`, or the text itself).
+/// Anthropic's `{"error": {"type", "message"}}`, Gemini's list of one, or
+/// the text itself).
 pub(crate) fn body_message(body: &str) -> String {
-    let v: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let v = body_json(body);
     let msg = v.as_ref().and_then(|v| {
         v.pointer("/error/message")
             .or_else(|| v.get("message"))
@@ -105,6 +115,35 @@ pub(crate) fn body_message(body: &str) -> String {
     });
     let text = msg.unwrap_or_else(|| body.trim().to_owned());
     text.chars().take(400).collect()
+}
+
+/// The names an error body gives its error (`error.code`, `error.type`,
+/// or the body's own `code`, `type`), lowercase, space-separated.
+fn body_names(body: &str) -> String {
+    let Some(v) = body_json(body) else {
+        return String::new();
+    };
+    let err = v.get("error").filter(|e| e.is_object()).unwrap_or(&v);
+    ["code", "type"]
+        .iter()
+        .filter_map(|k| err.get(k).and_then(|c| c.as_str()))
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_ascii_lowercase()
+}
+
+/// Whether an error's names (its `code` or `type`) say the conversation is
+/// too long: OpenAI's `context_length_exceeded`, llama.cpp's
+/// `exceed_context_size_error`, Copilot's `model_max_prompt_tokens_exceeded`.
+pub(crate) fn names_context_length(names: &str) -> bool {
+    names.contains("context_length") || names.contains("context_size") || names.contains("max_prompt_tokens")
+}
+
+/// Whether an error's names say the key's account has no quota or credit
+/// left (OpenAI's 429 `insufficient_quota`): billing, not a rate limit —
+/// waiting does not help.
+pub(crate) fn names_no_quota(names: &str, said: &str) -> bool {
+    names.contains("insufficient_quota") || said.to_ascii_lowercase().contains("exceeded your current quota")
 }
 
 /// Whether the provider's words say the conversation is too long.
@@ -118,6 +157,19 @@ pub(crate) fn says_context_length(message: &str) -> bool {
         || m.contains("context window")
         // llama.cpp: "the request exceeds the available context size".
         || m.contains("exceeds the available context size")
+        // Kimi: "Your request exceeded model token limit: 262144 (requested: 269030)".
+        || m.contains("exceeded model token limit")
+        // Mistral: "Prompt contains 300000 tokens, too large for model with
+        // 131072 maximum context length".
+        || m.contains("too large for model with")
+        // Copilot: "prompt token count of 138898 exceeds the limit of 64000".
+        || (m.contains("prompt token count") && m.contains("exceeds the limit"))
+        // Gemini: "The input token count (1200293) exceeds the maximum
+        // number of tokens allowed (1048576)."
+        || (m.contains("input token count") && m.contains("exceeds the maximum"))
+        // A server with a context size of its own: "Prompt has 300,000
+        // tokens, but the configured context size is 131,072 tokens".
+        || m.contains("the configured context size")
 }
 
 /// An HTTP error reply as a typed error naming what it is about.
@@ -129,6 +181,7 @@ pub(crate) fn from_status(
     model: &str,
 ) -> Error {
     let said = body_message(body);
+    let names = body_names(body);
     let (kind, message) = match status {
         401 | 403 => (
             ErrorKind::Auth,
@@ -138,16 +191,25 @@ pub(crate) fn from_status(
             ErrorKind::ModelNotFound,
             format!("{provider} has no model {model:?} (404): {said}"),
         ),
+        429 if names_no_quota(&names, &said) => (
+            ErrorKind::InvalidRequest,
+            format!(
+                "the account of provider {provider}'s API key has no quota or credit left (429 insufficient_quota): \
+                 add credit or raise its limit in {provider}'s billing settings, or use another key — {said}"
+            ),
+        ),
         429 => (
             ErrorKind::RateLimited,
             format!("{provider} is rate limiting requests (429): {said}"),
         ),
         529 => (ErrorKind::Overloaded, format!("{provider} is overloaded (529): {said}")),
-        500 | 502 | 503 | 504 => (ErrorKind::Server, format!("{provider} failed ({status}): {said}")),
-        _ if says_context_length(&said) => (
+        // Before the server errors: llama.cpp builds answer a context
+        // overflow with 500, which another try would only repeat.
+        _ if says_context_length(&said) || names_context_length(&names) => (
             ErrorKind::ContextLength,
             format!("the conversation is longer than {model:?} takes: {said}"),
         ),
+        500 | 502 | 503 | 504 => (ErrorKind::Server, format!("{provider} failed ({status}): {said}")),
         _ => (
             ErrorKind::InvalidRequest,
             format!("{provider} refused the request ({status}): {said}"),
@@ -158,5 +220,35 @@ pub(crate) fn from_status(
         message,
         status: Some(status),
         retry_after,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ErrorKind, from_status};
+
+    #[test]
+    fn each_provider_s_words_for_a_long_conversation_are_a_context_error() {
+        // As each API words it (their issue trackers quote them).
+        let said = [
+            "Invalid request: Your request exceeded model token limit: 262144 (requested: 269030)",
+            "prompt token count of 138898 exceeds the limit of 64000",
+            "The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).",
+            "Prompt contains 300000 tokens, too large for model with 131072 maximum context length",
+        ];
+        for s in said {
+            let body = serde_json::json!({"error": {"message": s}}).to_string();
+            assert_eq!(
+                from_status(400, &body, None, "p", "m").kind,
+                ErrorKind::ContextLength,
+                "{s}"
+            );
+        }
+        // Copilot's code alone says it too.
+        let body = r#"{"error":{"message":"too big","code":"model_max_prompt_tokens_exceeded"}}"#;
+        assert_eq!(from_status(400, body, None, "p", "m").kind, ErrorKind::ContextLength);
+        // Gemini: in a list of one.
+        let body = r#"[{"error":{"code":400,"message":"The input token count (1054016) exceeds the maximum number of tokens allowed (1048576).","status":"INVALID_ARGUMENT"}}]"#;
+        assert_eq!(from_status(400, body, None, "p", "m").kind, ErrorKind::ContextLength);
     }
 }

@@ -9,7 +9,8 @@
 //! - `openai` / `anthropic`: the two wire formats (request bodies, stream
 //!   events); `accumulate`: tool calls and `<think>` text put together from
 //!   deltas, tolerant of what real servers send; [`sse`]: server-sent
-//!   events from raw bytes.
+//!   events from raw bytes; `whole`: a reply that came as one JSON body
+//!   instead of a stream.
 //! - [`error`]: [`Error`] with an [`ErrorKind`] a person can act on.
 //! - [`replay`]: a loopback server that replays recorded streams, for tests
 //!   and benchmarks.
@@ -28,6 +29,7 @@ mod openai;
 pub mod replay;
 pub mod sse;
 pub mod types;
+mod whole;
 
 pub use client::{Client, Failed, Kind, Provider, Retry};
 pub use error::{Error, ErrorKind, Result};

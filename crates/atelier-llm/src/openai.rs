@@ -1,7 +1,9 @@
 //! OpenAI-compatible chat completions (OpenAI, Ollama, LM Studio,
-//! llama.cpp, vLLM, OpenRouter…): the request body (what differs for
-//! OpenAI's own API, call ids as OpenAI takes them) and the model list;
-//! each streamed chunk is [`stream`]'s.
+//! llama.cpp, vLLM, OpenRouter, DeepSeek, Gemini's OpenAI endpoint…): the
+//! request body (what differs for OpenAI's own API and its reasoning
+//! models, call ids as OpenAI takes them, what a turn with calls must carry
+//! back), the fields a strict server may refuse, and the model list; each
+//! streamed chunk is [`stream`]'s.
 
 mod stream;
 
@@ -9,12 +11,40 @@ use serde_json::{Value, json};
 
 use crate::types::{Message, Part, Request, Role, ToolChoice};
 
+/// Fields this client adds that not every server takes: Mistral answers
+/// `stream_options` with 422 `extra_forbidden`, Azure AI Foundry with 400
+/// "Extra parameters ['stream_options'] are not allowed"; a strict server
+/// may refuse a message's `reasoning_content` or a call's `extra_content`
+/// likewise. Each can go without breaking the turn (usage, or what only
+/// DeepSeek and Gemini read), so a refusal naming one is retried without it
+/// ([`refused_field`], [`strip`]).
+pub(crate) const OPTIONAL_FIELDS: [&str; 3] = ["stream_options", "reasoning_content", "extra_content"];
+
 pub(crate) use stream::chunk;
 
 /// Whether `base_url` is OpenAI's own API (the `openai` preset's
 /// `https://api.openai.com/v1`), not another server speaking its format.
 pub(crate) fn is_openai_itself(base_url: &str) -> bool {
     reqwest::Url::parse(base_url).is_ok_and(|u| u.host_str() == Some("api.openai.com"))
+}
+
+/// Whether `model` is one of OpenAI's reasoning models (o1, o3, o4-mini,
+/// the GPT-5 family), under any prefix a gateway adds (`openai/o3`): they
+/// take `max_completion_tokens`, not `max_tokens`, on OpenAI, Azure and
+/// gateways alike.
+fn is_reasoning_model(model: &str) -> bool {
+    let id = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    let o_series = id
+        .strip_prefix('o')
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    o_series || id.starts_with("gpt-5")
+}
+
+/// Whether `model` refuses a temperature other than the default 1 ("Only
+/// the default (1) value is supported"): OpenAI's reasoning models but
+/// GPT-5's chat variant, and GPT-5.1 and later with reasoning turned off.
+fn takes_no_temperature(model: &str, effort: Option<&str>) -> bool {
+    is_reasoning_model(model) && !model.to_ascii_lowercase().contains("-chat") && effort != Some("none")
 }
 
 /// The body of `POST {base}/chat/completions`; `openai_itself`: the
@@ -25,7 +55,7 @@ pub(crate) fn body(req: &Request, openai_itself: bool) -> Value {
         messages.push(json!({"role": "system", "content": s}));
     }
     for m in &req.messages {
-        messages.extend(message(m));
+        messages.extend(message(m, req));
     }
     let mut b = json!({
         "model": req.model,
@@ -48,14 +78,19 @@ pub(crate) fn body(req: &Request, openai_itself: bool) -> Value {
             ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
         };
     }
-    if let Some(t) = req.temperature {
-        b["temperature"] = json!(t);
+    match req.temperature {
+        Some(t) if t != 1.0 && takes_no_temperature(&req.model, req.reasoning_effort.as_deref()) => {
+            tracing::info!(model = %req.model, temperature = t, "temperature left out: this model takes only the default");
+        }
+        Some(t) => b["temperature"] = json!(t),
+        None => {}
     }
     if let Some(n) = req.max_tokens {
         // OpenAI refuses `max_tokens` for o-series and GPT-5 models ("Use
-        // 'max_completion_tokens' instead") and takes the new name for all;
-        // the servers that copy its format know only the old one.
-        let field = if openai_itself {
+        // 'max_completion_tokens' instead"), on Azure and through gateways
+        // too, and takes the new name for all; the servers that copy its
+        // format know only the old one.
+        let field = if openai_itself || is_reasoning_model(&req.model) {
             "max_completion_tokens"
         } else {
             "max_tokens"
@@ -69,8 +104,13 @@ pub(crate) fn body(req: &Request, openai_itself: bool) -> Value {
 }
 
 /// One of our messages as OpenAI messages: tool results are messages of
-/// their own (`role: tool`), reasoning is not sent back.
-fn message(m: &Message) -> Vec<Value> {
+/// their own (`role: tool`). Reasoning goes back only on a turn that made
+/// calls, as `reasoning_content`: DeepSeek's thinking mode refuses such a
+/// turn without it ("Missing `reasoning_content` field in the assistant
+/// message"), while the reasoning of a turn without calls "should not" be
+/// sent (its docs, guides/thinking_mode). A call carries back what the
+/// provider put on it (`req.call_extras`: Gemini 3's `extra_content`).
+fn message(m: &Message, req: &Request) -> Vec<Value> {
     let mut out = Vec::new();
     match m.role {
         Role::Assistant => {
@@ -86,9 +126,27 @@ fn message(m: &Message) -> Vec<Value> {
                 .parts
                 .iter()
                 .filter_map(|p| match p {
-                    Part::ToolCall { id, name, arguments } => Some(json!({
-                        "id": call_id(id), "type": "function",
-                        "function": {"name": crate::names::tool_name(name), "arguments": arguments.to_string()}})),
+                    Part::ToolCall { id, name, arguments } => {
+                        let mut call = json!({
+                            "id": call_id(id), "type": "function",
+                            "function": {"name": crate::names::tool_name(name), "arguments": arguments.to_string()}});
+                        if let (Some(extra), Some(c)) =
+                            (req.call_extras.get(id).and_then(Value::as_object), call.as_object_mut())
+                        {
+                            for (k, v) in extra {
+                                c.entry(k.clone()).or_insert_with(|| v.clone());
+                            }
+                        }
+                        Some(call)
+                    }
+                    _ => None,
+                })
+                .collect();
+            let reasoning: String = m
+                .parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::Reasoning { text, .. } => Some(text.as_str()),
                     _ => None,
                 })
                 .collect();
@@ -97,6 +155,9 @@ fn message(m: &Message) -> Vec<Value> {
             let mut a = json!({"role": "assistant", "content": text});
             if !calls.is_empty() {
                 a["tool_calls"] = json!(calls);
+                if !reasoning.is_empty() {
+                    a["reasoning_content"] = json!(reasoning);
+                }
             }
             out.push(a);
         }
@@ -151,6 +212,79 @@ fn call_id(id: &str) -> String {
     format!("call_{hash:016x}")
 }
 
+/// The one of [`OPTIONAL_FIELDS`] in `body` a 400 or 422 refusal names as
+/// one the server does not take (pydantic's `extra_forbidden`, "Extra
+/// parameters … are not allowed", "Unrecognized request argument"…).
+pub(crate) fn refused_field(status: Option<u16>, said: &str, body: &Value) -> Option<&'static str> {
+    if !matches!(status, Some(400 | 422)) {
+        return None;
+    }
+    let m = said.to_ascii_lowercase();
+    let refusal = [
+        "extra",
+        "not allowed",
+        "not permitted",
+        "unrecognized",
+        "unknown",
+        "unsupported",
+        "not supported",
+    ]
+    .iter()
+    .any(|w| m.contains(w));
+    OPTIONAL_FIELDS
+        .into_iter()
+        .find(|f| refusal && m.contains(f) && has_field(body, f))
+}
+
+/// Whether `body` has `field` where [`strip`] would take it from.
+fn has_field(body: &Value, field: &str) -> bool {
+    let messages = body.get("messages").and_then(Value::as_array).into_iter().flatten();
+    body.get(field).is_some()
+        || messages.into_iter().any(|m| {
+            m.get(field).is_some()
+                || m.get("tool_calls")
+                    .and_then(Value::as_array)
+                    .is_some_and(|c| c.iter().any(|c| c.get(field).is_some()))
+        })
+}
+
+/// The servers (by base URL) that refused a field of [`OPTIONAL_FIELDS`]
+/// in this process: a client is made per run, the memory outlives it, so
+/// that only the first request to such a server is refused.
+static REFUSED: std::sync::Mutex<Vec<(String, &'static str)>> = std::sync::Mutex::new(Vec::new());
+
+/// The fields the server at `base_url` refused before.
+pub(crate) fn refused_before(base_url: &str) -> Vec<&'static str> {
+    REFUSED
+        .lock()
+        .map(|r| r.iter().filter(|(u, _)| u == base_url).map(|(_, f)| *f).collect())
+        .unwrap_or_default()
+}
+
+pub(crate) fn remember_refused(base_url: &str, field: &'static str) {
+    if let Ok(mut r) = REFUSED.lock()
+        && !r.iter().any(|(u, f)| u == base_url && *f == field)
+    {
+        r.push((base_url.to_owned(), field));
+    }
+}
+
+/// `body` without `field`, wherever this client puts it: the body's own
+/// fields, each message's, each call's.
+pub(crate) fn strip(body: &mut Value, field: &str) {
+    if let Some(b) = body.as_object_mut() {
+        b.remove(field);
+    }
+    let messages = body.get_mut("messages").and_then(Value::as_array_mut);
+    for m in messages.into_iter().flatten().filter_map(Value::as_object_mut) {
+        m.remove(field);
+        let calls = m.get_mut("tool_calls").and_then(Value::as_array_mut);
+        for c in calls.into_iter().flatten().filter_map(Value::as_object_mut) {
+            c.remove(field);
+        }
+    }
+}
+
 pub(crate) fn clip(s: &str) -> String {
     let mut out: String = s.chars().take(200).collect();
     if out.len() < s.len() {
@@ -201,11 +335,50 @@ mod tests {
             b["max_completion_tokens"] == 500 && b.get("max_tokens").is_none(),
             "{b}"
         );
-        let b = body(&req, false);
-        assert!(
-            b["max_tokens"] == 500 && b.get("max_completion_tokens").is_none(),
-            "{b}"
-        );
+        // The same model on Azure or behind a gateway takes the new name
+        // too; another model there, the old one.
+        let field = |model: &str| {
+            let b = body(
+                &Request {
+                    model: model.into(),
+                    ..req.clone()
+                },
+                false,
+            );
+            let set = |f: &str| b.get(f).is_some_and(|n| n == 500);
+            match (set("max_completion_tokens"), set("max_tokens")) {
+                (true, false) => "max_completion_tokens",
+                (false, true) => "max_tokens",
+                _ => "both or neither",
+            }
+        };
+        for model in ["gpt-5", "openai/o3-mini", "o1", "gpt-5.1-codex"] {
+            assert_eq!(field(model), "max_completion_tokens", "{model}");
+        }
+        for model in ["qwen3:8b", "openchat", "gpt-4o", "llama3.1:8b-o1"] {
+            assert_eq!(field(model), "max_tokens", "{model}");
+        }
+    }
+
+    #[test]
+    fn a_reasoning_model_gets_no_temperature_but_its_default() {
+        let ask = |model: &str, temperature: f64| {
+            body(
+                &Request {
+                    model: model.into(),
+                    temperature: Some(temperature),
+                    ..Default::default()
+                },
+                false,
+            )
+        };
+        // OpenAI: "Unsupported value: 'temperature' does not support 0.2
+        // with this model. Only the default (1) value is supported."
+        assert!(ask("o3", 0.2).get("temperature").is_none());
+        assert!(ask("azure/gpt-5-mini", 0.2).get("temperature").is_none());
+        assert_eq!(ask("o3", 1.0)["temperature"], 1.0);
+        assert_eq!(ask("gpt-5-chat-latest", 0.2)["temperature"], 0.2);
+        assert_eq!(ask("gpt-4o", 0.2)["temperature"], 0.2);
     }
 
     #[test]

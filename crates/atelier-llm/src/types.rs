@@ -1,6 +1,8 @@
 //! What a request says and what a stream gives back, the same for every
 //! provider: the conversation engine speaks only these types.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -98,6 +100,12 @@ pub struct Request {
     pub max_tokens: Option<u32>,
     /// `low`, `medium`, `high`, where the provider takes it.
     pub reasoning_effort: Option<String>,
+    /// What the provider put on a call of the history besides its id,
+    /// name and arguments, by call id ([`ToolCall::extra`]): sent back on
+    /// that call, as the provider requires (Gemini 3 refuses a call without
+    /// its `thought_signature`). Beside the messages rather than in
+    /// [`Part::ToolCall`]: only OpenAI-compatible servers send such fields.
+    pub call_extras: BTreeMap<String, Value>,
 }
 
 /// The output limit sent when neither the agent nor the chat sets one.
@@ -136,6 +144,11 @@ pub struct ToolCall {
     pub arguments: Result<Value, String>,
     /// The arguments as streamed.
     pub raw_arguments: String,
+    /// The fields the provider put on the call besides `index`, `id`,
+    /// `type` and `function` (Gemini 3's `extra_content` with its
+    /// `thought_signature`), as one JSON object: opaque here, kept with the
+    /// turn and sent back on this call ([`Request::call_extras`]).
+    pub extra: Option<Value>,
 }
 
 impl ToolCall {

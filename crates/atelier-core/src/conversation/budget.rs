@@ -237,6 +237,7 @@ mod tests {
                 arguments: serde_json::from_str::<serde_json::Value>(raw)
                     .map_err(|e| format!("arguments were not valid JSON: {e}")),
                 raw_arguments: raw.into(),
+                extra: None,
             }],
             usage: atelier_llm::Usage::default(),
             stop,

@@ -5,7 +5,7 @@
 //! by the user"), and a call a person ran by hand appears as a call and its
 //! result.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use atelier_llm::{Message as LlmMessage, Part, Role as LlmRole};
 use serde_json::Value;
@@ -188,6 +188,26 @@ pub(crate) fn foreign_reasoning(branch: &[Message], provider_id: &str) -> usize 
         .count()
 }
 
+/// What the provider put on each call of `branch` besides its function
+/// (Gemini 3's `extra_content`), by call id, for the request to send back
+/// on those calls; only the calls `provider_id` made (like reasoning,
+/// another provider's would mean nothing to it).
+pub(crate) fn call_extras(branch: &[Message], provider_id: &str) -> BTreeMap<String, Value> {
+    branch
+        .iter()
+        .filter(|m| m.role == Role::Assistant && same_provider(m, provider_id))
+        .flat_map(|m| &m.content)
+        .filter_map(|p| match p {
+            ContentPart::ModelCall {
+                call_id,
+                extra: Some(extra),
+                ..
+            } => Some((call_id.clone(), extra.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// What a transcript is made from besides the branch's messages.
 pub(crate) struct Inputs<'a> {
     /// The rows the branch's `tool` messages name.
@@ -309,6 +329,7 @@ pub(crate) fn transcript(branch: &[Message], inputs: &Inputs<'_>) -> Vec<LlmMess
                             call_id,
                             name,
                             arguments,
+                            ..
                         } => {
                             b.pending.push(call_id.clone());
                             parts.push(Part::ToolCall {

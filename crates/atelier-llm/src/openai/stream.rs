@@ -2,11 +2,11 @@
 //! and an error a server sends inside its 200 stream typed as the same
 //! error over HTTP would be, so that only transient ones are retried.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::clip;
 use crate::accumulate::Builder;
-use crate::error::{Error, ErrorKind, Result, body_message, says_context_length};
+use crate::error::{Error, ErrorKind, Result, body_message, names_context_length, names_no_quota, says_context_length};
 use crate::types::StopReason;
 
 /// One event of the stream. `Ok(true)`: the stream is done.
@@ -28,7 +28,8 @@ pub(crate) fn chunk(event: &str, data: &str, b: &mut Builder<'_>) -> Result<bool
             format!("the stream sent a line that is not JSON ({e}): {}", clip(data)),
         )
     })?;
-    if let Some(err) = v.get("error") {
+    // Some gateways put `"error": null` on every chunk.
+    if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
         return Err(failure(err));
     }
     if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
@@ -41,13 +42,21 @@ pub(crate) fn chunk(event: &str, data: &str, b: &mut Builder<'_>) -> Result<bool
         return Ok(false);
     };
     if let Some(d) = choice.get("delta").or_else(|| choice.get("message")) {
-        for key in ["reasoning_content", "reasoning"] {
-            if let Some(r) = d.get(key).and_then(Value::as_str) {
-                b.reasoning(r);
-            }
+        // Servers that fill both with the same text (StepFun) would show
+        // it twice: `reasoning` only stands in for a missing one.
+        let reasoning = d
+            .get("reasoning_content")
+            .and_then(Value::as_str)
+            .filter(|r| !r.is_empty())
+            .or_else(|| d.get("reasoning").and_then(Value::as_str));
+        if let Some(r) = reasoning {
+            b.reasoning(r);
         }
         if let Some(t) = d.get("content").and_then(Value::as_str) {
             b.text(t);
+        }
+        if let Some(r) = d.get("refusal").and_then(Value::as_str).filter(|r| !r.is_empty()) {
+            b.refusal(r);
         }
         if let Some(calls) = d.get("tool_calls").and_then(Value::as_array) {
             for c in calls {
@@ -59,6 +68,14 @@ pub(crate) fn chunk(event: &str, data: &str, b: &mut Builder<'_>) -> Result<bool
                     Some(Value::Null) | None => None,
                     Some(other) => Some(other.to_string()),
                 };
+                // Gemini 3's `extra_content` (its `thought_signature`), or
+                // any field a server adds: it wants them back on the call.
+                let extra: Option<Map<String, Value>> = c.as_object().map(|o| {
+                    o.iter()
+                        .filter(|(k, _)| !matches!(k.as_str(), "index" | "id" | "type" | "function"))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect()
+                });
                 b.tool_delta(
                     c.get("index")
                         .and_then(Value::as_u64)
@@ -66,6 +83,7 @@ pub(crate) fn chunk(event: &str, data: &str, b: &mut Builder<'_>) -> Result<bool
                     c.get("id").and_then(Value::as_str),
                     f.and_then(|f| f.get("name")).and_then(Value::as_str),
                     args_text.as_deref(),
+                    extra.as_ref().filter(|e| !e.is_empty()),
                 );
             }
         }
@@ -98,8 +116,10 @@ fn failure(err: &Value) -> Error {
         .join(" ")
         .to_ascii_lowercase();
     let named = |w: &str| names.contains(w);
-    let kind = if says_context_length(&said) || named("context_length") || named("context_size") {
+    let kind = if says_context_length(&said) || names_context_length(&names) {
         ErrorKind::ContextLength
+    } else if names_no_quota(&names, &said) {
+        ErrorKind::InvalidRequest
     } else if status == Some(429) || named("rate_limit") {
         ErrorKind::RateLimited
     } else if matches!(status, Some(401 | 403))

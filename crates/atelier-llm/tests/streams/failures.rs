@@ -237,3 +237,72 @@ async fn anthropic_models_are_read_page_after_page_up_to_a_bound() -> Result<()>
     ensure!(models.len() == 10 && endless.requests().len() == 10, "{models:?}");
     Ok(())
 }
+
+/// What an error body says decides its kind before its status does: a
+/// context overflow under 500 (llama.cpp) is not worth another try, nor is
+/// an account out of credit under 429 (OpenAI's `insufficient_quota`).
+#[tokio::test]
+async fn an_error_is_typed_by_what_it_says_not_only_by_its_status() -> Result<()> {
+    let ctx500 = ReplayServer::start(vec![Reply::json(
+        500,
+        &json!({"error": {"code": 500, "message": "the request exceeds the available context size, try increasing it", "type": "server_error"}}),
+    )])
+    .await?;
+    let e = error_of(&ctx500, "500").await?;
+    ensure!(
+        e.kind == ErrorKind::ContextLength && ctx500.requests().len() == 1,
+        "{e}"
+    );
+
+    // OpenAI names it by its code, in words that say nothing of context.
+    let coded = ReplayServer::start(vec![Reply::json(
+        400,
+        &json!({"error": {"message": "Input is too long for this model.", "type": "invalid_request_error", "code": "context_length_exceeded"}}),
+    )])
+    .await?;
+    ensure!(error_of(&coded, "coded").await?.kind == ErrorKind::ContextLength);
+
+    let quota = ReplayServer::start(vec![Reply::json(
+        429,
+        &json!({"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
+            "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}),
+    )])
+    .await?;
+    let e = error_of(&quota, "429").await?;
+    ensure!(
+        !e.kind.is_transient() && quota.requests().len() == 1,
+        "{e}: a billing error is not retried"
+    );
+    ensure!(
+        e.message.contains("no quota or credit left") && !e.message.contains("rate limiting"),
+        "{e}"
+    );
+
+    // OpenAI's own header, in milliseconds.
+    let limited = ReplayServer::start(vec![
+        Reply::json(
+            429,
+            &json!({"error": {"message": "Rate limit reached for gpt-4o", "type": "requests", "code": "rate_limit_exceeded"}}),
+        )
+        .header("retry-after-ms", "1500"),
+    ])
+    .await?;
+    let e = error_of(&limited, "limited").await?;
+    ensure!(
+        e.kind == ErrorKind::RateLimited && e.retry_after == Some(Duration::from_millis(1500)),
+        "{e:?}"
+    );
+
+    // Gemini's OpenAI endpoint: a list of one error.
+    let listed = ReplayServer::start(vec![Reply::json(
+        400,
+        &json!([{"error": {"code": 400, "message": "Request contains an invalid argument.", "status": "INVALID_ARGUMENT"}}]),
+    )])
+    .await?;
+    let e = error_of(&listed, "list").await?;
+    ensure!(
+        e.message.ends_with(": Request contains an invalid argument.") && !e.message.contains('['),
+        "{e}"
+    );
+    Ok(())
+}

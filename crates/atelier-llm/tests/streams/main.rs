@@ -1,11 +1,13 @@
 //! Streams replayed by a real loopback HTTP server, in the shapes real
 //! servers send: OpenAI, Ollama (a whole call in one chunk, `stop` with
 //! calls), llama.cpp (id and name repeated on every chunk), vLLM (deltas
-//! without `arguments`); Anthropic's in [`anthropic`]; and, in
-//! [`failures`], the failures a person meets.
+//! without `arguments`); Anthropic's in [`anthropic`]; particular
+//! servers' ways in [`quirks`]; and, in [`failures`], the failures a
+//! person meets.
 
 mod anthropic;
 mod failures;
+mod quirks;
 
 use std::time::Duration;
 
@@ -260,7 +262,7 @@ async fn a_conversation_with_tool_results_is_sent_in_each_format() -> Result<()>
     let body = sent_body(Kind::Openai, &req).await?;
     ensure!(
         body["messages"][2]
-            == json!({"role": "assistant", "content": "Sure.", "tool_calls": [
+            == json!({"role": "assistant", "content": "Sure.", "reasoning_content": "plan", "tool_calls": [
                 {"id": "c1", "type": "function", "function": {"name": "write_file", "arguments": "{\"path\":\"a.txt\"}"}}]}),
         "{}",
         body["messages"][2]
