@@ -32,7 +32,15 @@ export function App() {
   // `mcp-tools-listed`): their tools join the picker.
   useEvent<string[]>("mcp-tools-listed", toolsetsChanged);
   const [help, setHelp] = useState(false);
-  const openSettings = useCallback(() => setTab("settings"), []);
+  // Every way from a chat to Settings is about a provider (a key refused, a
+  // base URL to fix, none set up): land on that section, not the top.
+  const openSettings = useCallback(() => {
+    setTab("settings");
+    requestAnimationFrame(() => {
+      const heading = document.getElementById("providers-title");
+      if (heading !== null && typeof heading.scrollIntoView === "function") heading.scrollIntoView({ block: "start" });
+    });
+  }, []);
   useShortcutKeys();
   useShortcut("help", () => setHelp(true));
   useShortcut("new-chat", () => {

@@ -53,8 +53,18 @@ describe("a run's error", () => {
     expect(a).toHaveTextContent("The API key for OpenAI was refused — open Settings");
     // Once the key is right, the same answer can be asked for again.
     expect(within(a).getByRole("button", { name: "Retry" })).toBeInTheDocument();
-    await userEvent.click(within(a).getByRole("button", { name: "Open Settings" }));
-    expect(screen.getByRole("tab", { name: "Settings" })).toHaveAttribute("aria-selected", "true");
+    const shown: Element[] = [];
+    Element.prototype.scrollIntoView = function (this: Element) {
+      shown.push(this);
+    };
+    try {
+      await userEvent.click(within(a).getByRole("button", { name: "Open Settings" }));
+      expect(screen.getByRole("tab", { name: "Settings" })).toHaveAttribute("aria-selected", "true");
+      // Settings opens at the providers, where the key is given.
+      await waitFor(() => expect(shown.map((e) => e.id)).toContain("providers-title"));
+    } finally {
+      delete (Element.prototype as { scrollIntoView?: unknown }).scrollIntoView;
+    }
   });
 
   it("says the context is full and how to go on, without a Retry that would fail again", async () => {
