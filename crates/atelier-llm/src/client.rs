@@ -308,18 +308,14 @@ impl Client {
             let text = resp.text().await.unwrap_or_default();
             return Err(from_status(status, &text, retry_after, &self.provider.id, model));
         }
-        let whole = resp
+        let labelled_json = resp
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|t| t.trim_start().to_ascii_lowercase().starts_with("application/json"));
-        if whole {
-            let text = tokio::select! {
-                t = resp.text() => t.map_err(|e| self.network(&e))?,
-                () = cancel.cancelled() => return Err(Error::cancelled()),
-            };
-            return whole::reply(self.provider.kind, &text, &self.provider.id, b);
-        }
+        // Labelled JSON: a whole reply, gathered, unless its first byte
+        // says it is a stream after all (a proxy that mislabels SSE).
+        let mut json_body: Option<Vec<u8>> = labelled_json.then(Vec::new);
         let mut bytes = resp.bytes_stream();
         let mut sse = SseParser::new();
         loop {
@@ -328,12 +324,30 @@ impl Client {
                 () = cancel.cancelled() => return Err(Error::cancelled()),
             };
             let events = match next {
-                Some(Ok(chunk)) => sse.feed(chunk.as_ref()),
+                Some(Ok(chunk)) => match json_body.as_mut() {
+                    Some(body) => {
+                        body.extend_from_slice(&chunk);
+                        match body.iter().find(|c| !c.is_ascii_whitespace()) {
+                            Some(b'{' | b'[') | None => continue,
+                            Some(_) => sse.feed(&json_body.take().unwrap_or_default()),
+                        }
+                    }
+                    None => sse.feed(chunk.as_ref()),
+                },
                 Some(Err(e)) => {
                     return Err(Error::new(
                         ErrorKind::Network,
                         format!("the stream from {} broke off: {e}", self.provider.base_url),
                     ));
+                }
+                None if json_body.is_some() => {
+                    let body = json_body.take().unwrap_or_default();
+                    return whole::reply(
+                        self.provider.kind,
+                        &String::from_utf8_lossy(&body),
+                        &self.provider.id,
+                        b,
+                    );
                 }
                 None => {
                     // A stream that ends without its end marker was cut.

@@ -200,6 +200,13 @@ async fn a_reply_that_comes_whole_is_read_as_one() -> Result<()> {
     );
     ensure!(error.requests().len() == 1, "not tried again");
 
+    // A stream labelled JSON (a proxy's mistake) is still a stream.
+    let mut mislabelled = sse(&[full(json!({"content": "streamed"}), Some("stop"))]);
+    mislabelled.headers = vec![("content-type".into(), "application/json".into())];
+    let server = ReplayServer::start(vec![mislabelled.rechunk(3)]).await?;
+    let turn = run(&provider(&server, Kind::Openai), &request()).await.0?;
+    ensure!(turn.text == "streamed", "{turn:?}");
+
     let anthropic = ReplayServer::start(vec![Reply::json(
         200,
         &json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
