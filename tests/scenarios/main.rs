@@ -23,6 +23,9 @@
 //! - [`foreign_bundles`]: ZIPs as Windows, PowerShell, macOS and `zip -r`
 //!   write them (code pages, separators, decomposed names, executable
 //!   bits, `node_modules`), other methods, headers that contradict.
+//! - [`import_refusals`]: an upgrade refused after its secrets were
+//!   written (a running call, a failed commit) leaves the installed
+//!   version's secrets and no artifact.
 //! - [`consent`]: what the step before an install is told: description,
 //!   tools that ask first, server env without its plain values, downgrades.
 //! - [`toolset_lifecycle`]: upgrades and rollback, concurrent imports, shared
@@ -108,6 +111,7 @@ mod conversation;
 mod edits;
 mod foreign_bundles;
 mod hostile_host;
+mod import_refusals;
 mod integrity;
 mod mcp;
 mod mcp_calls;

@@ -344,3 +344,40 @@ fn what_the_source_cannot_tell_is_not_guessed_and_a_null_entrypoint_is_said() {
         "{told}"
     );
 }
+
+/// A ZIP import says what `validate` says of its Python: a signature that
+/// disagrees with the schema, and — with no worker to read it — that the
+/// Python was not checked.
+#[test]
+fn a_zip_import_warns_as_validate_does_of_its_python() {
+    let t = tempfile::tempdir().expect("tmp");
+    let manifest = "manifest_version: \"1\"\nid: py\nname: Py\nversion: \"1.0.0\"\ntools:\n  - id: a\n    \
+                    entrypoint: tools.m:pipes\n    \
+                    input_schema: {type: object, properties: {zzz: {type: string}}, required: [zzz]}\n";
+    let code = "from pathlib import Path\n\ndef pipes(workspace: Path, x: str = '') -> dict:\n    return {'x': x}\n";
+    let zip = crate::bundles::zip_of(
+        t.path(),
+        "py.zip",
+        &[("toolset.yaml", manifest.as_bytes()), ("tools/m.py", code.as_bytes())],
+    );
+    let zip = zip.to_str().expect("utf-8");
+    let mismatch = "input_schema.properties.zzz is not a parameter of the function";
+    let env = Env::new();
+    let validated = env.ok(&["toolset", "validate", zip]);
+    assert!(validated.contains(mismatch), "{validated}");
+    let imported = env.ok(&["toolset", "import", zip]);
+    assert!(
+        imported.contains("Warnings:")
+            && imported.contains(&format!("tools[0].input_schema: tools.m:pipes: {mismatch}")),
+        "{imported}"
+    );
+
+    let without = Env::new();
+    let out = without.cli_env(&["toolset", "import", zip], &[("ATELIER_WORKER", "/nonexistent")]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        said.contains("warning: the Python modules were not checked: could not start the Python worker"),
+        "{said}"
+    );
+}

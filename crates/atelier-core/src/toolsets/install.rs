@@ -5,7 +5,11 @@
 //! data dir and validated; then one `BEGIN IMMEDIATE` transaction replaces
 //! the toolset's rows, and inside it the staging folder is swapped into
 //! `toolsets/<id>/` by rename. If anything fails, the rows roll back, the
-//! previous folder is renamed back, and an installed version is untouched.
+//! previous folder is renamed back, and an installed version is untouched:
+//! the secrets written just before the transaction get their earlier values
+//! back and the artifacts it added go ([`super::undo`]). What can be refused
+//! without writing anything (the same version, a busy toolset, a taken
+//! prefix) is refused before any of it.
 //! The write lock serializes concurrent imports: one wins, the other sees
 //! its result (and is refused, or upgrades over it).
 
@@ -14,17 +18,20 @@ use std::path::Path;
 
 use serde_json::Value;
 use sqlx::Row;
-
-use super::servers::{check_namespace, ensure_idle, servers_declared_only_by, sync_server, to_json};
+use sqlx::sqlite::SqliteRow;
 
 use super::bundle;
-use super::load::Staging;
-use super::manifest::{RendererKind, ToolsetManifest};
+use super::config::import::Prepared;
+use super::load::{Loaded, Staging};
+use super::manifest::ToolsetManifest;
 use super::records::{
     EntryPoint, ImportAction, ImportReport, LaunchValue, ServerLaunch, SourceType, VersionChange, WillRun,
     toolset_from_row,
 };
-use super::validate::{MANIFEST_FILE, Severity};
+use super::rows::{Exported, Rows, artifact_paths};
+use super::servers::{check_namespace, ensure_idle, servers_declared_only_by, sync_server};
+use super::undo::Undo;
+use super::validate::{MANIFEST_FILE, Problem, Severity};
 use crate::store::Observer;
 use crate::toolsets::Toolsets;
 use crate::{Error, Result, db, ids};
@@ -52,18 +59,6 @@ pub struct ImportOptions {
 /// The canonical id of a toolset tool.
 pub fn tool_id(toolset_id: &str, tool: &str) -> String {
     format!("{toolset_id}:{tool}")
-}
-
-fn file_kind(path: &str, artifacts: &BTreeSet<String>) -> &'static str {
-    if path == MANIFEST_FILE || path == "requirements.txt" {
-        "config"
-    } else if path.ends_with(".py") {
-        "python"
-    } else if artifacts.contains(path) || (path.starts_with("artifacts/") && path.ends_with(".html")) {
-        "artifact"
-    } else {
-        "asset"
-    }
 }
 
 pub(crate) fn will_run(m: &ToolsetManifest) -> WillRun {
@@ -103,6 +98,27 @@ pub(crate) fn will_run(m: &ToolsetManifest) -> WillRun {
     }
 }
 
+/// What an import warns of: what `validate` says of the bundle (its
+/// manifest, and its Python read without running it), its settings, and
+/// the import check of a local folder — each once (a signature that
+/// disagrees with its schema is seen by both looks at the Python).
+fn warnings(loaded: &Loaded, python: &[Problem], settings: &[Problem], signatures: &[Problem]) -> Vec<Problem> {
+    let mut out: Vec<Problem> = Vec::new();
+    let all = loaded
+        .checked
+        .problems
+        .iter()
+        .chain(python)
+        .chain(settings)
+        .chain(signatures);
+    for p in all.filter(|p| p.severity == Severity::Warning) {
+        if !out.contains(p) {
+            out.push(p.clone());
+        }
+    }
+    out
+}
+
 /// The version installed again is refused unless forced (`--force`).
 fn same_version(installed: Option<&str>, m: &ToolsetManifest, force: bool) -> Result<()> {
     if installed == Some(m.version.as_str()) && !force {
@@ -112,16 +128,6 @@ fn same_version(installed: Option<&str>, m: &ToolsetManifest, force: bool) -> Re
         });
     }
     Ok(())
-}
-
-fn artifact_paths(m: &ToolsetManifest) -> BTreeSet<String> {
-    m.tools
-        .iter()
-        .filter_map(|t| t.renderer.as_ref())
-        .filter(|r| r.kind == RendererKind::Html)
-        .filter_map(|r| r.config.get("artifact").and_then(Value::as_str))
-        .map(|a| a.trim_start_matches("./").to_owned())
-        .collect()
 }
 
 impl Toolsets<'_> {
@@ -185,6 +191,9 @@ impl Toolsets<'_> {
                 .fetch_optional(&mut *conn)
                 .await?;
             same_version(installed.as_deref(), &manifest, options.force)?;
+            if installed.is_some() {
+                ensure_idle(&mut conn, &manifest.id).await?;
+            }
             check_namespace(&mut conn, &manifest).await?;
         }
         let artifacts = artifact_paths(&manifest);
@@ -210,190 +219,49 @@ impl Toolsets<'_> {
             Vec::new()
         };
         scratch.stop().await;
-        // Kept by content once every check has passed: a refused bundle
-        // leaves nothing in `artifacts/`, which is never cleaned.
-        self.app.keep_artifacts(&loaded, &artifacts).await?;
 
+        // From here on, what is written outside the transaction (secrets,
+        // kept artifacts) is taken back if the import does not commit.
         let id = manifest.id.clone();
-        prepared.store_secrets(self.app, &id).await?;
-        let final_dir = self.app.data_dir().toolsets_dir().join(&id);
-        let mut tx = db::begin_write(self.app.db()).await?;
-        let previous = sqlx::query("SELECT version, enabled, installed_at FROM toolsets WHERE id = ?")
-            .bind(&id)
-            .fetch_optional(&mut *tx)
-            .await?;
-        let previous_version: Option<String> = previous.as_ref().map(|r| r.try_get("version")).transpose()?;
-        let enabled: bool = previous
-            .as_ref()
-            .map(|r| r.try_get("enabled"))
-            .transpose()?
-            .unwrap_or(true);
-        let installed_at: String = previous
-            .as_ref()
-            .map(|r| r.try_get("installed_at"))
-            .transpose()?
-            .unwrap_or_else(ids::now);
-        same_version(previous_version.as_deref(), &manifest, options.force)?;
-        if previous.is_some() {
-            ensure_idle(&mut tx, &id).await?;
-        }
-        check_namespace(&mut tx, &manifest).await?;
-
-        // Replace the rows: the cascade removes tools, render configs, files
-        // and declarations; tool_calls keep their history (no foreign key).
-        let orphaned = servers_declared_only_by(&mut tx, &id).await?;
-        sqlx::query("DELETE FROM toolsets WHERE id = ?")
-            .bind(&id)
-            .execute(&mut *tx)
-            .await?;
-        let now = ids::now();
-        let source_ref = match (&options.source_ref, loaded.source_type) {
-            (Some(r), _) => r.clone(),
-            (None, SourceType::Local) => loaded.source.as_ref().unwrap_or(&loaded.root).display().to_string(),
-            (None, _) => std::fs::canonicalize(path)
-                .unwrap_or_else(|_| path.to_path_buf())
-                .display()
-                .to_string(),
-        };
-        sqlx::query(
-            "INSERT INTO toolsets (id, name, version, description, enabled, installed_at, updated_at, source_type, \
-             source_ref, manifest_version, author, homepage, icon, python_requirements, extra, tools_from, prefix, scope, \
-             user_config) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&id)
-        .bind(&manifest.name)
-        .bind(&manifest.version)
-        .bind(&manifest.description)
-        .bind(enabled)
-        .bind(&installed_at)
-        .bind(previous.as_ref().map(|_| now.clone()))
-        .bind(loaded.source_type.as_str())
-        .bind(&source_ref)
-        .bind(&manifest.manifest_version)
-        .bind(&manifest.author)
-        .bind(&manifest.homepage)
-        .bind(&manifest.icon)
-        .bind(to_json(&manifest.python.requirements)?)
-        .bind(to_json(&manifest.extra)?)
-        .bind(to_json(&manifest.tools_from)?)
-        .bind(&manifest.prefix)
-        .bind(manifest.scope.as_str())
-        .bind(to_json(&manifest.user_config)?)
-        .execute(&mut *tx)
-        .await?;
-        for (path, info) in &loaded.files {
-            let stored = match &loaded.source {
-                Some(dir) if path == MANIFEST_FILE => dir.join(path).display().to_string(),
-                _ => format!("toolsets/{id}/{path}"),
-            };
-            sqlx::query(
-                "INSERT INTO toolset_files (toolset_id, path, kind, sha256, size, stored_path) VALUES (?, ?, ?, ?, ?, ?)",
-            )
-            .bind(&id)
-            .bind(path)
-            .bind(file_kind(path, &artifacts))
-            .bind(info.sha256.to_hex())
-            .bind(i64::try_from(info.size).unwrap_or(i64::MAX))
-            .bind(stored)
-            .execute(&mut *tx)
-            .await?;
-        }
-        // Each row at its place in `tools:` (an exported tool that an entry
-        // adds to, at that entry's), the other exported tools after them:
-        // an export writes `tools:` back in the author's order.
-        let declared = manifest
-            .tools
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| !t.is_overlay())
-            .map(|(i, t)| (i, t, None, None));
-        let mut after = manifest.tools.len();
-        let exported_rows = exported.iter().map(|e| {
-            let at = manifest.tools.iter().position(|t| t.is_overlay() && t.id == e.decl.id);
-            let position = at.unwrap_or_else(|| {
-                after += 1;
-                after
-            });
-            (position, &e.decl, Some(e.module.as_str()), e.overlay.as_ref())
-        });
-        for (position, t, exported_from, overlay) in declared.chain(exported_rows) {
-            let tid = tool_id(&id, &t.id);
-            sqlx::query(
-                "INSERT INTO tools (tool_id, toolset_id, name, description, category, input_schema, \
-                 requires_confirmation, enabled, entrypoint, tags, timeout_s, extra, position, exported_from, overlay) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)",
-            )
-            .bind(&tid)
-            .bind(&id)
-            .bind(&t.name)
-            .bind(&t.description)
-            .bind(&t.category)
-            .bind(to_json(&t.input_schema)?)
-            .bind(t.requires_confirmation)
-            .bind(&t.entrypoint)
-            .bind(to_json(&t.tags)?)
-            .bind(t.timeout_s)
-            .bind(to_json(&t.extra)?)
-            .bind(i64::try_from(position).unwrap_or(i64::MAX))
-            .bind(exported_from)
-            .bind(overlay.map(to_json).transpose()?)
-            .execute(&mut *tx)
-            .await?;
-            if let Some(r) = &t.renderer {
-                sqlx::query(
-                    "INSERT INTO tool_render_configs (tool_id, renderer, config, priority) VALUES (?, ?, ?, 0)",
-                )
-                .bind(&tid)
-                .bind(r.kind.as_str())
-                .bind(to_json(&r.config)?)
-                .execute(&mut *tx)
-                .await?;
+        let mut undo = Undo::default();
+        let committed = match prepared.store_secrets(self.app, &id, &mut undo).await {
+            Ok(()) => {
+                let source_ref = match (&options.source_ref, loaded.source_type) {
+                    (Some(r), _) => r.clone(),
+                    (None, SourceType::Local) => loaded.source.as_ref().unwrap_or(&loaded.root).display().to_string(),
+                    (None, _) => std::fs::canonicalize(path)
+                        .unwrap_or_else(|_| path.to_path_buf())
+                        .display()
+                        .to_string(),
+                };
+                let exported: Vec<Exported> = exported
+                    .iter()
+                    .map(|e| Exported {
+                        decl: &e.decl,
+                        module: &e.module,
+                        overlay: e.overlay.as_ref(),
+                    })
+                    .collect();
+                let plan = Commit {
+                    manifest: &manifest,
+                    loaded: &loaded,
+                    exported: &exported,
+                    artifacts: &artifacts,
+                    prepared: &prepared,
+                    force: options.force,
+                    source_ref: &source_ref,
+                };
+                self.commit(&plan, &mut undo).await
             }
-        }
-        for (position, s) in manifest.mcp_servers.iter().enumerate() {
-            sync_server(&mut tx, &id, s, position).await?;
-        }
-        prepared.write_rows(&mut tx, &id).await?;
-        for server in orphaned {
-            if !manifest.mcp_servers.iter().any(|s| s.id == server) {
-                sqlx::query("DELETE FROM mcp_servers WHERE id = ? AND user_declared = 0")
-                    .bind(&server)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-        }
-
-        // Swap the folder in, inside the transaction: a failed commit puts
-        // the previous folder back.
-        let updated_at = previous.as_ref().map(|_| now.clone());
-        let swapped = match &loaded.staging {
-            Some(Staging(import)) => Some(import.swap_in(&import.staging(), &final_dir, &id, updated_at.as_deref())?),
-            None => None,
-        };
-        let record = match crate::store::failpoint::hit(crate::store::failpoint::IMPORT_BEFORE_COMMIT) {
-            Ok(()) => sqlx::query("SELECT * FROM toolsets WHERE id = ?")
-                .bind(&id)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(Error::from),
             Err(e) => Err(e),
         };
-        let committed = match record {
-            Ok(row) => tx.commit().await.map(|()| row).map_err(Error::from),
-            Err(e) => Err(e),
-        };
-        let row = match committed {
-            Ok(row) => row,
+        let (row, previous_version) = match committed {
+            Ok(done) => done,
             Err(e) => {
-                if let Some(s) = swapped {
-                    s.undo(&final_dir);
-                }
+                undo.roll_back(self.app).await;
                 return Err(e);
             }
         };
-        if let Some(s) = swapped {
-            s.finish();
-        }
         prepared.forget_stale(self.app, &id).await;
         self.app.toolset_changed(&id).await;
         let action = match previous_version.as_deref() {
@@ -416,17 +284,123 @@ impl Toolsets<'_> {
                 .chain(exported.iter().map(|e| &e.decl))
                 .map(|t| tool_id(&id, &t.id))
                 .collect(),
-            warnings: loaded
-                .checked
-                .problems
-                .iter()
-                .filter(|p| p.severity == Severity::Warning)
-                .chain(&prepared.warnings)
-                .chain(&signature_warnings)
-                .cloned()
-                .collect(),
+            warnings: warnings(&loaded, &python.problems, &prepared.warnings, &signature_warnings),
             secrets_moved: prepared.moved(),
             will_run: will_run(&manifest),
         })
+    }
+}
+
+/// What one import's transaction is given.
+struct Commit<'a> {
+    manifest: &'a ToolsetManifest,
+    loaded: &'a Loaded,
+    exported: &'a [Exported<'a>],
+    artifacts: &'a BTreeSet<String>,
+    prepared: &'a Prepared,
+    force: bool,
+    source_ref: &'a str,
+}
+
+impl Toolsets<'_> {
+    /// The import's transaction: the rules checked again (the state may
+    /// have moved since the first look), the rows replaced, the artifacts
+    /// kept and the folder swapped in. Returns the new `toolsets` row and
+    /// the version it replaced; on an error nothing of it stays but what
+    /// `undo` names.
+    async fn commit(&self, c: &Commit<'_>, undo: &mut Undo) -> Result<(SqliteRow, Option<String>)> {
+        let (manifest, loaded) = (c.manifest, c.loaded);
+        let id = &manifest.id;
+        let final_dir = self.app.data_dir().toolsets_dir().join(id);
+        let mut tx = db::begin_write(self.app.db()).await?;
+        let previous = sqlx::query("SELECT version, enabled, installed_at FROM toolsets WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let previous_version: Option<String> = previous.as_ref().map(|r| r.try_get("version")).transpose()?;
+        let enabled: bool = previous
+            .as_ref()
+            .map(|r| r.try_get("enabled"))
+            .transpose()?
+            .unwrap_or(true);
+        let installed_at: String = previous
+            .as_ref()
+            .map(|r| r.try_get("installed_at"))
+            .transpose()?
+            .unwrap_or_else(ids::now);
+        same_version(previous_version.as_deref(), manifest, c.force)?;
+        if previous.is_some() {
+            ensure_idle(&mut tx, id).await?;
+        }
+        check_namespace(&mut tx, manifest).await?;
+
+        // Replace the rows: the cascade removes tools, render configs, files
+        // and declarations; tool_calls keep their history (no foreign key).
+        let orphaned = servers_declared_only_by(&mut tx, id).await?;
+        sqlx::query("DELETE FROM toolsets WHERE id = ?")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        let updated_at = previous.as_ref().map(|_| ids::now());
+        Rows {
+            manifest,
+            loaded,
+            exported: c.exported,
+            artifacts: c.artifacts,
+            enabled,
+            installed_at: &installed_at,
+            updated_at: updated_at.as_deref(),
+            source_ref: c.source_ref,
+        }
+        .insert(&mut tx)
+        .await?;
+        for (position, s) in manifest.mcp_servers.iter().enumerate() {
+            sync_server(&mut tx, id, s, position).await?;
+        }
+        c.prepared.write_rows(&mut tx, id).await?;
+        for server in orphaned {
+            if !manifest.mcp_servers.iter().any(|s| s.id == server) {
+                sqlx::query("DELETE FROM mcp_servers WHERE id = ? AND user_declared = 0")
+                    .bind(&server)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        // Kept by content once every check has passed, under the write
+        // lock: an import that does not commit removes what it added.
+        self.app.keep_artifacts(loaded, c.artifacts, undo).await?;
+
+        // Swap the folder in, inside the transaction: a failed commit puts
+        // the previous folder back.
+        let swapped = match &loaded.staging {
+            Some(Staging(import)) => Some(import.swap_in(&import.staging(), &final_dir, id, updated_at.as_deref())?),
+            None => None,
+        };
+        let record = match crate::store::failpoint::hit(crate::store::failpoint::IMPORT_BEFORE_COMMIT) {
+            Ok(()) => sqlx::query("SELECT * FROM toolsets WHERE id = ?")
+                .bind(id)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(Error::from),
+            Err(e) => Err(e),
+        };
+        let committed = match record {
+            Ok(row) => tx.commit().await.map(|()| row).map_err(Error::from),
+            Err(e) => Err(e),
+        };
+        match committed {
+            Ok(row) => {
+                if let Some(s) = swapped {
+                    s.finish();
+                }
+                Ok((row, previous_version))
+            }
+            Err(e) => {
+                if let Some(s) = swapped {
+                    s.undo(&final_dir);
+                }
+                Err(e)
+            }
+        }
     }
 }

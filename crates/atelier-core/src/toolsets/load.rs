@@ -93,8 +93,15 @@ impl Atelier {
 
     /// HTML artifacts are also kept by content hash in `artifacts/`, never
     /// deleted, so renders of old tool calls keep working after an upgrade
-    /// or uninstall.
-    pub(super) async fn keep_artifacts(&self, loaded: &Loaded, artifacts: &BTreeSet<String>) -> Result<()> {
+    /// or uninstall. Each file added is named in `undo`: an import that
+    /// does not commit removes it (called under the import's write lock,
+    /// so no other import can have come to share it meanwhile).
+    pub(super) async fn keep_artifacts(
+        &self,
+        loaded: &Loaded,
+        artifacts: &BTreeSet<String>,
+        undo: &mut super::undo::Undo,
+    ) -> Result<()> {
         let dir = self.data_dir().root().join("artifacts");
         for a in artifacts {
             let Some(info) = loaded.files.get(a) else { continue };
@@ -114,6 +121,7 @@ impl Atelier {
             tokio::fs::rename(&tmp, &dest)
                 .await
                 .map_err(Error::io("store", &dest))?;
+            undo.artifacts.push(dest);
         }
         Ok(())
     }

@@ -7,7 +7,8 @@
 //! - [`interp`]: the interpolation grammar of renderer configs.
 //! - [`bundle`]: reading ZIPs and folders safely; deterministic ZIPs.
 //! - `load`: a bundle read from disk and checked (`check_bundle`);
-//!   [`install`]: import and upgrade; [`manage`]: listings, enable/disable,
+//!   [`install`]: import and upgrade (`rows`: the rows it writes; `undo`:
+//!   what a refused one takes back); [`manage`]: listings, enable/disable,
 //!   uninstall; `servers`: the rules they share.
 //! - [`export`]: regenerating `toolset.yaml` and packing bundles.
 //! - [`records`]: the records handed out.
@@ -31,9 +32,11 @@ pub mod locate;
 pub mod manage;
 pub mod manifest;
 pub mod records;
+mod rows;
 pub mod schema;
 mod servers;
 mod swap;
+mod undo;
 pub mod validate;
 pub(crate) use swap::recover as recover_imports;
 pub mod watch;

@@ -15,6 +15,7 @@ use super::values::{Planned, ToolsetConfig, check_value, form, plan, secret_key,
 use crate::diagnostics::{Problem, Severity};
 use crate::secrets::{Owner, StoreKind};
 use crate::toolsets::manifest::ToolsetManifest;
+use crate::toolsets::undo::Undo;
 use crate::{Atelier, Error, Result};
 
 /// A `${NAME}` a bundle's servers read that is neither a path helper nor a
@@ -213,12 +214,13 @@ pub(crate) async fn prepare(
 
 impl Prepared {
     /// Before the import's transaction: values into the secret store (it
-    /// may refuse: then nothing is installed).
-    pub(crate) async fn store_secrets(&self, app: &Atelier, id: &str) -> Result<()> {
-        literals::store(app, id, &self.literals).await?;
+    /// may refuse: then nothing is installed). What each replaces is kept
+    /// in `undo`, to be put back if the import does not commit.
+    pub(crate) async fn store_secrets(&self, app: &Atelier, id: &str, undo: &mut Undo) -> Result<()> {
+        literals::store(app, id, &self.literals, undo).await?;
         let owner = Owner::Toolset(id.to_owned());
         for (key, secret) in &self.planned.secrets {
-            app.secrets().set(&owner, &secret_key(key), secret.clone()).await?;
+            undo.set_secret(app, &owner, &secret_key(key), secret.clone()).await?;
         }
         Ok(())
     }

@@ -14,6 +14,7 @@ use sqlx::Row;
 use crate::secrets::{Owner, Secret};
 use crate::store::Hash;
 use crate::toolsets::manifest::{McpServerDecl, ToolsetManifest, is_literal, reference_name};
+use crate::toolsets::undo::Undo;
 use crate::{Atelier, Error, Result, db};
 
 /// A literal value found in a declaration, and the key it is stored under.
@@ -92,15 +93,16 @@ pub(crate) fn extract(servers: &mut [McpServerDecl]) -> Vec<Literal> {
     out
 }
 
-/// Stores extracted values for their toolset (one per key).
-pub(crate) async fn store(app: &Atelier, toolset: &str, literals: &[Literal]) -> Result<()> {
+/// Stores extracted values for their toolset (one per key), each value it
+/// replaces kept in `undo`.
+pub(crate) async fn store(app: &Atelier, toolset: &str, literals: &[Literal], undo: &mut Undo) -> Result<()> {
     let owner = Owner::Toolset(toolset.to_owned());
     let mut done: Vec<&str> = Vec::new();
     for l in literals {
         if done.contains(&l.key.as_str()) {
             continue;
         }
-        app.secrets().set(&owner, &l.key, l.value.clone()).await?;
+        undo.set_secret(app, &owner, &l.key, l.value.clone()).await?;
         done.push(&l.key);
     }
     Ok(())
@@ -145,7 +147,9 @@ pub(crate) async fn migrate(app: &Atelier) -> Result<usize> {
             continue;
         }
         let local = source == "local";
-        if !local && let Err(e) = store(app, &id, &literals).await {
+        // The rows still hold the values until the commit below: a value
+        // stored before a failure is stored again by the next start.
+        if !local && let Err(e) = store(app, &id, &literals, &mut Undo::default()).await {
             tracing::warn!(toolset = %id, error = %e, "could not move the toolset's plain-text secrets into the secret store; they stay where they are until the next start");
             return Ok(moved);
         }
