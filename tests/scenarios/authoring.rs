@@ -206,3 +206,62 @@ async fn export_keeps_the_authors_manifest_bytes_when_the_rows_say_the_same() {
         "{exported}"
     );
 }
+
+#[tokio::test]
+async fn a_timeout_is_a_day_at_most_and_an_old_huge_one_never_panics_a_call() {
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let with_timeout = |name: &str, t: &str| {
+        scaffold_with(src.path(), name, |y| {
+            y.replacen("    entrypoint:", &format!("    timeout_s: {t}\n    entrypoint:"), 1)
+        })
+    };
+    let refused = [
+        (".inf", "got .inf, which is not a number of seconds"),
+        (".NaN", "got .NaN, which is not a number of seconds"),
+        ("-.inf", "got -.inf, which is not a number of seconds"),
+        ("1e12", "got the number 1000000000000"),
+        ("1e308", "got the number 1e+308"),
+        ("0", "got the number 0"),
+    ];
+    for (i, (bad, got)) in refused.into_iter().enumerate() {
+        let dir = with_timeout(&format!("t{i}"), bad);
+        let out = env.cli(&["toolset", "validate", dir.to_str().expect("utf-8")]);
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{bad}: {said}");
+        let expected =
+            format!("tools[0].timeout_s: expected a number of seconds above 0 and at most 86400 (a day), {got}");
+        assert!(said.contains(&expected), "{bad}: {said}");
+    }
+    let day = with_timeout("day", "86400");
+    env.ok(&["toolset", "validate", day.to_str().expect("utf-8")]);
+    env.ok(&["toolset", "import", day.to_str().expect("utf-8")]);
+
+    // A data dir of a version that let any timeout in: the call runs.
+    sqlx::query("UPDATE tools SET timeout_s = 1e300")
+        .execute(env.app().await.db())
+        .await
+        .expect("old row");
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let args = r#"{"text": "a b a"}"#;
+    let call = env.json(&["run", "day:word_count", "--chat", &chat, "--args", args, "--quiet"]);
+    assert_eq!(call["status"], "success", "{call}");
+
+    // The same bound for a call's own limit, said before anything runs.
+    let out = env.cli(&[
+        "run",
+        "day:word_count",
+        "--chat",
+        &chat,
+        "--args",
+        args,
+        "--timeout",
+        "1e300",
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("--timeout must be a number of seconds above 0 and at most 86400 (a day), got"),
+        "{said}"
+    );
+}

@@ -39,9 +39,11 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
     let args: serde_json::Value = serde_json::from_str(&text).context("--args must be a JSON object")?;
     anyhow::ensure!(args.is_object(), "--args must be a JSON object, got {args}");
     let approval = if a.yes { Approval::Approved } else { Approval::NotGiven };
+    // The bound a manifest's `timeout_s` has: a day.
+    let max = atelier_core::toolsets::validate::MAX_TIMEOUT_S;
     let timeout = match a.timeout {
-        Some(t) if t.is_finite() && t > 0.0 => Some(std::time::Duration::from_secs_f64(t)),
-        Some(t) => anyhow::bail!("--timeout must be a positive number of seconds, got {t}"),
+        Some(t) if t > 0.0 && t <= max => std::time::Duration::try_from_secs_f64(t).ok(),
+        Some(t) => anyhow::bail!("--timeout must be a number of seconds above 0 and at most {max} (a day), got {t}"),
         None => None,
     };
     // Ctrl-C cancels the call (its worker is killed); the record says so.

@@ -20,6 +20,7 @@ use super::python::OutputListener;
 use super::status::ErrorKind;
 use crate::store::{Observer, throttled};
 use crate::toolsets::records::{ToolRecord, ToolsetRecord};
+use crate::toolsets::validate::MAX_TIMEOUT_S;
 use crate::{Atelier, Error, Result, blocking};
 
 /// Which captured stream output came from.
@@ -91,10 +92,16 @@ impl CallControl {
     }
 
     /// How long the call may run: the caller's override, else the tool's
-    /// `timeout_s`, else `default`.
+    /// `timeout_s`, else `default`. A `timeout_s` recorded before
+    /// validation bounded it counts as at most a day, and one that is no
+    /// duration at all (NaN, negative) as none.
     pub(crate) fn timeout_for(&self, tool: &ToolRecord, default: Duration) -> Duration {
         self.timeout
-            .or_else(|| tool.timeout_s.filter(|t| *t > 0.0).map(Duration::from_secs_f64))
+            .or_else(|| {
+                tool.timeout_s
+                    .filter(|t| *t > 0.0)
+                    .and_then(|t| Duration::try_from_secs_f64(t.min(MAX_TIMEOUT_S)).ok())
+            })
             .unwrap_or(default)
     }
 

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use saphyr_parser::{Event, Parser, Span, SpannedEventReceiver};
+use saphyr_parser::{Event, Parser, ScalarStyle, Span, SpannedEventReceiver};
 
 /// A 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +23,9 @@ pub struct Locations {
     /// Keys given twice in one mapping, where the second one is (a YAML
     /// reader keeps only one of them, silently).
     pub duplicates: Vec<(String, Pos)>,
+    /// Values written `.inf` or `.nan` (any case, any sign), as written:
+    /// read into JSON, which holds neither, they become null.
+    non_finite: HashMap<String, String>,
 }
 
 impl Locations {
@@ -48,6 +51,11 @@ impl Locations {
             let cut = p.rfind(['.', '['])?;
             p = &p[..cut];
         }
+    }
+
+    /// How the value at `path` was written, if it was an infinity or NaN.
+    pub fn non_finite(&self, path: &str) -> Option<&str> {
+        self.non_finite.get(path).map(String::as_str)
     }
 
     /// Where the key of `path` is (for "unknown key" messages).
@@ -110,8 +118,12 @@ impl<'input> SpannedEventReceiver<'input> for Builder {
     fn on_event(&mut self, ev: Event<'input>, span: Span) {
         let at = pos(&span);
         match ev {
-            Event::Scalar(value, ..) => {
+            Event::Scalar(value, style, ..) => {
                 if let Some(p) = self.value_path(Some(&value), at) {
+                    let bare = value.trim_start_matches(['+', '-']).to_ascii_lowercase();
+                    if style == ScalarStyle::Plain && matches!(bare.as_str(), ".inf" | ".nan") {
+                        self.out.non_finite.insert(p.clone(), value.to_string());
+                    }
                     self.out.values.entry(p).or_insert(at);
                 }
             }

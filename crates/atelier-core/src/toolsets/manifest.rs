@@ -146,8 +146,10 @@ pub struct ToolDecl {
     /// Ask the person before each call.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub requires_confirmation: bool,
-    /// Per-call time limit in seconds (the runtime's default otherwise).
+    /// Per-call time limit in seconds, above 0 and at most 86400 (a day);
+    /// the runtime's default otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 86400))]
     pub timeout_s: Option<f64>,
     /// How a call's result is shown.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -9,6 +9,11 @@ pub const MAX_MANIFEST_BYTES: usize = 1 << 20;
 /// The deepest nesting of mappings and sequences in a `toolset.yaml`
 /// (real manifests nest a handful of levels; JSON schemas a few more).
 pub const MAX_DEPTH: usize = 64;
+/// The longest `timeout_s` a tool may ask for: a day. A call is a step of a
+/// chat; longer work belongs in a process the tool starts and reports on.
+/// (Any more and a typo — `1e12` — would hold a worker for ever, and
+/// `.inf` is no duration at all.)
+pub const MAX_TIMEOUT_S: f64 = 86_400.0;
 
 /// Size and nesting limits, checked by a linear scan of the text before
 /// any YAML parser sees it (the parsers' own cost grows with depth squared:

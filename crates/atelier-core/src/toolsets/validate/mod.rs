@@ -15,7 +15,7 @@ use super::locate::Locations;
 use super::manifest::ToolsetManifest;
 pub(crate) use hints::did_you_mean;
 use limits::within_limits;
-pub use limits::{MAX_DEPTH, MAX_MANIFEST_BYTES};
+pub use limits::{MAX_DEPTH, MAX_MANIFEST_BYTES, MAX_TIMEOUT_S};
 
 pub use crate::diagnostics::{MANIFEST_FILE, Problem, Severity};
 

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Checker, Severity, describe, entrypoint_module_files, is_tool_id, is_toolset_id, join};
+use super::{Checker, MAX_TIMEOUT_S, Severity, describe, entrypoint_module_files, is_tool_id, is_toolset_id, join};
 use crate::toolsets::interp;
 use crate::toolsets::manifest::{ATELIER_CONFIG, McpServerDecl, RendererDecl, RendererKind, ToolDecl};
 
@@ -57,17 +57,7 @@ pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<T
     let category = c.string(t, path, "category", false);
     let tags = c.string_list(t, path, "tags");
     let requires_confirmation = c.bool(t, path, "requires_confirmation", false);
-    let timeout_s = match t.get("timeout_s") {
-        None | Some(Value::Null) => None,
-        Some(Value::Number(n)) if n.as_f64().is_some_and(|x| x > 0.0 && x.is_finite()) => n.as_f64(),
-        Some(other) => {
-            c.error(
-                &join(path, "timeout_s"),
-                format!("expected a positive number of seconds, got {}", describe(other)),
-            );
-            None
-        }
-    };
+    let timeout_s = timeout(c, &join(path, "timeout_s"), t.get("timeout_s"));
     let input_schema = if overlay {
         if t.get("input_schema").is_some_and(|v| !v.is_null()) {
             c.error(
@@ -436,6 +426,27 @@ fn string_map(
                 format!("expected a mapping of {names} to values, got {}", describe(other)),
             );
             BTreeMap::new()
+        }
+    }
+}
+
+/// A tool's `timeout_s`: seconds, above 0 and at most [`MAX_TIMEOUT_S`].
+/// YAML's `.inf` and `.nan` arrive as null (JSON holds neither): the
+/// document's own text says which it was.
+fn timeout(c: &mut Checker, path: &str, v: Option<&Value>) -> Option<f64> {
+    let expected = format!("expected a number of seconds above 0 and at most {MAX_TIMEOUT_S} (a day)");
+    match v {
+        None => None,
+        Some(Value::Null) => {
+            if let Some(raw) = c.locs.non_finite(path) {
+                c.error(path, format!("{expected}, got {raw}, which is not a number of seconds"));
+            }
+            None
+        }
+        Some(Value::Number(n)) if n.as_f64().is_some_and(|x| x > 0.0 && x <= MAX_TIMEOUT_S) => n.as_f64(),
+        Some(other) => {
+            c.error(path, format!("{expected}, got {}", describe(other)));
+            None
         }
     }
 }
