@@ -109,7 +109,10 @@ async fn making_a_file_private_is_recorded_and_checking_out_either_side_sets_the
     let d = serde_json::to_value(app.workspace().diff(&chat.id, &open, &private).await.expect("diff")).expect("json");
     assert_eq!(
         d["modified"],
-        serde_json::json!([{"path": "token.txt", "mode_only": true}, {"path": "tool.sh", "mode_only": true}])
+        serde_json::json!([
+            {"path": "token.txt", "mode_only": true, "mode_from": 0o644, "mode_to": 0o600},
+            {"path": "tool.sh", "mode_only": true, "mode_from": 0o755, "mode_to": 0o700},
+        ])
     );
     assert!(!snap(&app, &chat.id).await.changed, "and recorded once");
 

@@ -264,9 +264,14 @@ binary?: boolean,
  */
 too_large?: boolean, 
 /**
- * Set when only the executable bit changed.
+ * Set when only the mode changed (the executable bit, or whether the
+ * file is private: no group or other permission).
  */
-mode_only?: boolean, };
+mode_only?: boolean, 
+/**
+ * The mode before and after (0644, 0755, 0600 or 0700), when it changed.
+ */
+mode_from?: number | null, mode_to?: number | null, };
 
 export type WorkspaceFile = { path: string, size: number, sha256: string, 
 /**

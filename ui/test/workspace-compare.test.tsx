@@ -68,6 +68,7 @@ function diffOf({ from, to }: Args): WorkspaceDiff {
       modified: [
         { path: "notes.md", diff: "--- notes.md\n+++ notes.md\n@@ -1 +1 @@\n-draft\n+final" },
         { path: "logo.bin", binary: true },
+        { path: ".env", mode_only: true, mode_from: 0o644, mode_to: 0o600 },
       ],
     };
   }
@@ -101,12 +102,16 @@ describe("comparing two nodes", () => {
     const panel = await openCompare();
     const differences = await within(panel).findByRole("list", { name: "Differences" });
     expect(argsOf(calls, "diff_nodes")).toEqual([{ chatId: "chat-1", from: "b", to: "c" }]);
-    expect(within(panel).getByText("2 changed.")).toBeInTheDocument();
+    expect(within(panel).getByText("3 changed.")).toBeInTheDocument();
     expect(differences.querySelector(".diff-del")?.textContent).toBe("-draft\n");
     expect(differences.querySelector(".diff-add")?.textContent).toBe("+final\n");
     const binary = within(differences).getByText("logo.bin").closest("li")!;
     expect(binary).toHaveTextContent("(binary)");
     expect(binary.querySelector(".diff-view")).toBeNull();
+    // A chmod alone says which mode, in words.
+    expect(within(differences).getByText(".env").closest("li")!).toHaveTextContent(
+      "(only its mode changed: 0644 → 0600 (now private))",
+    );
 
     // Every node has a readable name: where it is, what it was, and which is current.
     const from = within(panel).getByLabelText("From");

@@ -206,8 +206,12 @@ pub(crate) fn diff(d: &WorkspaceDiff) {
         println!("D {p}");
     }
     for m in &d.modified {
+        let mode = match (m.mode_from, m.mode_to) {
+            (Some(a), Some(b)) => format!(" (mode {a:04o} → {b:04o})"),
+            _ => String::new(),
+        };
         let note = if m.mode_only {
-            " (executable bit)"
+            mode.as_str()
         } else if m.binary {
             " (binary)"
         } else if m.too_large {

@@ -373,7 +373,13 @@ pub struct ModifiedFile {
     /// Set for text files too large to diff.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub too_large: bool,
-    /// Set when only the executable bit changed.
+    /// Set when only the mode changed (the executable bit, or whether the
+    /// file is private: no group or other permission).
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub mode_only: bool,
+    /// The mode before and after (0644, 0755, 0600 or 0700), when it changed.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub mode_from: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub mode_to: Option<u32>,
 }

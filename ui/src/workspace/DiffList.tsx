@@ -28,11 +28,25 @@ export function UnifiedDiff({ diff }: { diff: string }) {
   );
 }
 
+/** ": 0644 → 0600 (now private)", or nothing when the mode is not known. */
+function modeChange(m: ModifiedFile): string {
+  if (m.mode_from == null || m.mode_to == null) return "";
+  const octal = (x: number) => x.toString(8).padStart(4, "0");
+  const group = (x: number) => (x & 0o077) !== 0;
+  const exec = (x: number) => (x & 0o100) !== 0;
+  const words: string[] = [];
+  if (group(m.mode_from) && !group(m.mode_to)) words.push("now private");
+  if (!group(m.mode_from) && group(m.mode_to)) words.push("no longer private");
+  if (!exec(m.mode_from) && exec(m.mode_to)) words.push("now executable");
+  if (exec(m.mode_from) && !exec(m.mode_to)) words.push("no longer executable");
+  return `: ${octal(m.mode_from)} → ${octal(m.mode_to)}${words.length > 0 ? ` (${words.join(", ")})` : ""}`;
+}
+
 /** Why a modified file has no diff to show, if it has none. */
 function noDiffReason(m: ModifiedFile): string | null {
   if (m.binary === true) return "binary";
   if (m.too_large === true) return "too large to show a diff";
-  if (m.mode_only === true) return "only the executable bit changed";
+  if (m.mode_only === true) return `only its mode changed${modeChange(m)}`;
   return null;
 }
 

@@ -38,6 +38,8 @@ impl Workspace<'_> {
                             binary: false,
                             too_large: false,
                             mode_only: from.hash == to.hash,
+                            mode_from: (from.mode() != to.mode()).then(|| from.mode()),
+                            mode_to: (from.mode() != to.mode()).then(|| to.mode()),
                         };
                         if !m.mode_only {
                             if from.size.max(to.size) > MAX_DIFF_BYTES {
