@@ -20,6 +20,8 @@
 //!   an older call), restoring a file, files dropped onto the workspace.
 //! - [`bundles`]: toolset ZIPs and folders: every rejection rule, bombs,
 //!   manifests with many errors.
+//! - [`bundle_words`]: symlinks where an import skips anyway skipped, a
+//!   manifest misplaced named with the way out, a bundle's text escaped.
 //! - [`foreign_bundles`]: ZIPs as Windows, PowerShell, macOS and `zip -r`
 //!   write them (code pages, separators, decomposed names, executable
 //!   bits, `node_modules`), other methods, headers that contradict.
@@ -102,6 +104,7 @@ mod approvals;
 mod authoring;
 mod branching;
 mod builtins;
+mod bundle_words;
 mod bundles;
 mod chat_actions;
 mod chat_engine;

@@ -19,7 +19,9 @@
 //! normalized to NFC (macOS writes decomposed accents) so they match the
 //! paths a manifest names. The executable bit is kept (a bundled server
 //! script). Folder import and ZIPs alike skip `.git`, `__pycache__`,
-//! dotfiles and macOS and Windows debris.
+//! dotfiles and macOS and Windows debris — whatever kind of entry they
+//! are: a symlink there (`.github/`, `node_modules/.bin/`) is skipped with
+//! them, once the rules on names, devices and duplicates have passed.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
@@ -157,12 +159,9 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
         if e.encrypted() {
             return Err(reject(zip_path, Some(&name), "encrypted entries are not supported"));
         }
-        if e.is_symlink() {
-            return Err(reject(zip_path, Some(&name), "symlinks are not allowed in bundles"));
-        }
         if let Some(mode) = e.unix_mode() {
             let kind = mode & 0o170000;
-            if kind != 0 && kind != 0o100000 && kind != 0o040000 {
+            if ![0, 0o100000, 0o040000, 0o120000].contains(&kind) {
                 return Err(reject(
                     zip_path,
                     Some(&name),
@@ -178,7 +177,16 @@ pub fn unpack_zip(zip_path: &Path, dest: &Path, observer: &Observer) -> Result<F
                 format!("duplicate entry name (another entry is also {name:?})"),
             ));
         }
-        if e.is_dir() || name.is_empty() || ignored_path(&name) {
+        // What is skipped anyway is never written, a symlink included
+        // (`git archive` keeps one under `.github/`; npm puts them in
+        // `node_modules/.bin/`), as a folder import skips it.
+        if ignored_path(&name) {
+            continue;
+        }
+        if e.is_symlink() {
+            return Err(reject(zip_path, Some(&name), "symlinks are not allowed in bundles"));
+        }
+        if e.is_dir() || name.is_empty() {
             continue;
         }
         check_method(zip_path, &name, e.compression())?;
@@ -319,7 +327,7 @@ fn root_prefix<'a>(bundle: &Path, names: impl Iterator<Item = &'a str> + Clone) 
     Err(reject(
         bundle,
         None,
-        format!("no {MANIFEST_FILE} at the top of the archive (or inside its one top-level folder)"),
+        super::not_found::explain(names, super::not_found::Place::Archive),
     ))
 }
 

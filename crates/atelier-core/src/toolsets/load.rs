@@ -74,6 +74,23 @@ impl Atelier {
                 label,
             });
         }
+        // The manifest itself, given for its folder: said, not read as a
+        // ZIP that is not one.
+        let named = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase());
+        if named.is_some_and(|n| n.ends_with(".yaml") || n.ends_with(".yml")) {
+            let folder = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            return Err(Error::Bundle {
+                bundle: label,
+                entry: None,
+                message: format!(
+                    "this is a manifest, not a bundle: give its folder ({}) or a ZIP",
+                    folder.display()
+                ),
+            });
+        }
         let import = ImportDir::begin(&self.data_dir().toolsets_dir())?;
         let staging_dir = import.staging();
         let staging = Staging(import);
@@ -185,7 +202,7 @@ async fn read_manifest(root: &Path, files: &Files, bundle: &Path) -> Result<Chec
         return Err(Error::Bundle {
             bundle: bundle.display().to_string(),
             entry: None,
-            message: format!("no {MANIFEST_FILE} at the top of the bundle"),
+            message: super::not_found::explain(files.keys().map(String::as_str), super::not_found::Place::Folder),
         });
     }
     let bundle = bundle.to_path_buf();

@@ -6,7 +6,8 @@
 //!   field path, line and column ([`locate`]).
 //! - [`interp`]: the interpolation grammar of renderer configs.
 //! - [`bundle`]: reading ZIPs and folders safely; deterministic ZIPs.
-//! - `load`: a bundle read from disk and checked (`check_bundle`);
+//! - `load`: a bundle read from disk and checked (`check_bundle`), and
+//!   `not_found`: what it holds where its manifest should be;
 //!   [`install`]: import and upgrade (`rows`: the rows it writes; `undo`:
 //!   what a refused one takes back); [`manage`]: listings, enable/disable,
 //!   uninstall; `servers`: the rules they share.
@@ -31,6 +32,7 @@ mod load;
 pub mod locate;
 pub mod manage;
 pub mod manifest;
+mod not_found;
 pub mod records;
 mod rows;
 pub mod schema;

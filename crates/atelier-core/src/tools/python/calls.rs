@@ -182,18 +182,22 @@ impl Atelier {
             entry: Some("toolset.yaml".into()),
             message: format!("tools_from[{i}] ({module}): {message}"),
         };
-        let (worker, limits) = scratch.get(venv).await?;
         let mut out: Vec<ExportedDecl> = Vec::new();
         for (i, module) in manifest.tools_from.iter().enumerate() {
             let req = Request::Describe {
                 id: crate::ids::new_id(),
                 module: module.clone(),
             };
+            let (worker, limits) = scratch.get(venv).await?;
             let call = to_outcome(worker.request(&req, limits).await);
-            let listed = call.result.map_err(|f| {
-                let detail = f.traceback.map(|t| format!("\n{t}")).unwrap_or_default();
-                fail(i, module, format!("{}{detail}", f.message))
-            })?;
+            let listed = match call.result {
+                Ok(listed) => listed,
+                Err(f) => {
+                    let detail = f.traceback.map(|t| format!("\n{t}")).unwrap_or_default();
+                    let said = scratch.as_bundle_paths(&format!("{}{detail}", f.message));
+                    return Err(fail(i, module, said));
+                }
+            };
             let listed: Vec<Exported> = serde_json::from_value(listed)
                 .map_err(|e| fail(i, module, format!("the worker described it oddly: {e}")))?;
             for t in listed {

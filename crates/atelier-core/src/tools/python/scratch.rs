@@ -140,6 +140,13 @@ impl Scratch<'_> {
         }
     }
 
+    /// What a message of the worker says of a file of the bundle, as the
+    /// author knows it: relative to the bundle, not to the staging copy the
+    /// worker was rooted at.
+    pub(super) fn as_bundle_paths(&self, text: &str) -> String {
+        text.replace(&format!("{}/", self.root.display()), "")
+    }
+
     pub(super) async fn stop_worker(&mut self) {
         if let Some((mut w, _)) = self.worker.take() {
             w.kill().await;
