@@ -203,4 +203,9 @@ async fn editor_saves_keep_a_private_files_mode_restores_and_exports_put_it_back
         .await
         .expect("save as");
     assert_eq!(mode(&out.join("saved.env")), 0o600, "one file saved elsewhere");
+    app.workspace()
+        .export(&chat.id, Some(&first), &out.join("all.zip"), &Observer::default())
+        .await
+        .expect("export zip");
+    assert_eq!(mode(&out.join("all.zip")), 0o600, "a ZIP holding a private file");
 }

@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::{Error, Result};
@@ -15,20 +16,29 @@ use crate::{Error, Result};
 /// permissions, no extra fields. `contents` maps bundle paths to bytes or to
 /// a file to copy.
 pub fn write_zip(out: &Path, contents: &BTreeMap<String, Content>) -> Result<()> {
-    write_zip_with(out, contents, zip::DateTime::default(), &BTreeSet::new())
+    write_zip_with(out, contents, zip::DateTime::default(), &BTreeSet::new(), false)
 }
 
 /// [`write_zip`] with every entry dated `modified`, and the paths in
-/// `executable` marked executable (0755).
+/// `executable` marked executable (0755). A `private` archive (it holds a
+/// file only its owner may read) is made 0600 from its first byte: its
+/// entries say 0644, and the archive's own mode is all that protects them.
 pub fn write_zip_with(
     out: &Path,
     contents: &BTreeMap<String, Content>,
     modified: zip::DateTime,
     executable: &BTreeSet<String>,
+    private: bool,
 ) -> Result<()> {
     let tmp = out.with_extension("zip.partial");
     let result = (|| {
-        let file = File::create(&tmp).map_err(Error::io("create", &tmp))?;
+        let file = fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(if private { 0o600 } else { 0o666 })
+            .open(&tmp)
+            .map_err(Error::io("create", &tmp))?;
         let mut zip = zip::ZipWriter::new(file);
         let options = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Deflated)

@@ -202,7 +202,7 @@ fn write(out: &Path, contents: &BTreeMap<String, Content>) -> Result<PackReport>
         })
         .map(|(name, _)| name.clone())
         .collect();
-    crate::zipfile::write_zip_with(out, contents, zip::DateTime::default(), &executable)?;
+    crate::zipfile::write_zip_with(out, contents, zip::DateTime::default(), &executable, false)?;
     let size = std::fs::metadata(out).map_err(Error::io("read", out))?.len();
     let bytes = std::fs::read(out).map_err(Error::io("read", out))?;
     Ok(PackReport {

@@ -72,7 +72,9 @@ impl Workspace<'_> {
         // itself, so a 0600 inside it protects nothing until someone
         // unpacks it; and `zipfile` keeps one mode rule for toolset and
         // workspace exports, so the same contents give the same bytes.
+        // So an archive holding a private file is itself 0600.
         let executable: std::collections::BTreeSet<String> = manifest.executable.iter().cloned().collect();
+        let private = files.files.values().any(|e| e.private);
         let (dest, obs) = (dest.to_path_buf(), observer.clone());
         blocking(move || {
             let result = (|| {
@@ -95,7 +97,7 @@ impl Workspace<'_> {
                     staged.insert(path.clone(), Content::File(target));
                 }
                 if zip {
-                    write_zip_with(&dest, &staged, stamp, &executable)?;
+                    write_zip_with(&dest, &staged, stamp, &executable, private)?;
                 } else {
                     if dest.exists() {
                         fs::remove_dir(&dest).map_err(Error::io("replace", &dest))?;
