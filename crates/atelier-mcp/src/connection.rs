@@ -82,6 +82,8 @@ pub struct Connection {
     /// Reads the list-change subscription (stateless protocol).
     listener: Option<tokio::task::JoinHandle<()>>,
     server: String,
+    /// An HTTP server's address (its 401 and 403 name it).
+    url: Option<String>,
     service: Mutex<Option<RunningService<RoleClient, Arc<Handler>>>>,
     peer: rmcp::service::Peer<RoleClient>,
     handler: Arc<Handler>,
@@ -258,6 +260,10 @@ impl Connection {
         Ok(Self {
             listener,
             server: server.to_owned(),
+            url: match spec {
+                ServerSpec::Http(h) => Some(h.url.clone()),
+                ServerSpec::Stdio(_) => None,
+            },
             service: Mutex::new(Some(service)),
             peer,
             handler,
@@ -353,11 +359,8 @@ impl Connection {
                 how,
             };
         }
-        if e.is_authorization_required() {
-            return McpError::Protocol {
-                server: self.server.clone(),
-                message: "the server answered 401 Unauthorized (its token was refused or expired)".to_owned(),
-            };
+        if let Some(e) = crate::http::auth_failure(&self.server, self.url.as_deref(), e) {
+            return e;
         }
         McpError::Protocol {
             server: self.server.clone(),

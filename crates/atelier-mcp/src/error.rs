@@ -27,11 +27,29 @@ pub enum McpError {
         message: String,
         stderr: Vec<String>,
     },
-    /// An HTTP server wants a sign-in.
-    #[error(
-        "MCP server {server} at {url} answered 401 Unauthorized: it needs a sign-in (OAuth), which Atelier does not support yet; if the server takes a token, set it as an Authorization header"
-    )]
-    Unauthorized { server: String, url: String },
+    /// An HTTP server wants a sign-in (none is kept, or the kept one was
+    /// refused and could not be refreshed).
+    /// `challenge` is its `WWW-Authenticate` (where its metadata is, the
+    /// scopes it wants), which the sign-in starts from.
+    #[error("MCP server {server} at {url} needs a sign-in (it answered 401 Unauthorized)")]
+    Unauthorized {
+        server: String,
+        url: String,
+        challenge: Option<String>,
+    },
+    /// The server wants a sign-in with more scopes than the kept one has
+    /// (a 403 `insufficient_scope`); `challenge` is its `WWW-Authenticate`,
+    /// which the next sign-in starts from.
+    #[error("MCP server {server} at {url} needs a new sign-in for more permissions{}", scope.as_ref().map(|s| format!(" ({s})")).unwrap_or_default())]
+    InsufficientScope {
+        server: String,
+        url: String,
+        scope: Option<String>,
+        challenge: String,
+    },
+    /// Signing in failed.
+    #[error("MCP server {server}: the sign-in failed: {message}")]
+    SignIn { server: String, message: String },
     /// The server process ended.
     #[error("MCP server {server} exited ({how})")]
     Exited { server: String, how: String },
@@ -86,6 +104,22 @@ fn tail(lines: &[String]) -> String {
 }
 
 impl McpError {
+    /// Whether the server wants the person to sign in (again): no retry
+    /// fixes it.
+    pub fn needs_sign_in(&self) -> bool {
+        matches!(self, McpError::Unauthorized { .. } | McpError::InsufficientScope { .. })
+    }
+
+    /// The server's `WWW-Authenticate` when it wants a sign-in: what
+    /// [`crate::oauth::sign_in`] starts from.
+    pub fn challenge(&self) -> Option<&str> {
+        match self {
+            McpError::Unauthorized { challenge, .. } => challenge.as_deref(),
+            McpError::InsufficientScope { challenge, .. } => Some(challenge),
+            _ => None,
+        }
+    }
+
     /// The id of the server it is about, when it names one.
     pub fn server(&self) -> Option<&str> {
         match self {
@@ -93,6 +127,8 @@ impl McpError {
             | McpError::HandshakeTimeout { server, .. }
             | McpError::Handshake { server, .. }
             | McpError::Unauthorized { server, .. }
+            | McpError::InsufficientScope { server, .. }
+            | McpError::SignIn { server, .. }
             | McpError::Exited { server, .. }
             | McpError::NotRunning { server, .. }
             | McpError::Protocol { server, .. }

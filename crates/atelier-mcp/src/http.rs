@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::auth::{AuthClient, WWWAuthenticateParams};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use tokio::time::error::Elapsed;
 
 use crate::error::McpError;
 use crate::handler::Handler;
@@ -35,10 +37,15 @@ pub(crate) async fn start_http(
     mode: ClientLifecycleMode,
 ) -> Result<(RunningService<RoleClient, Arc<Handler>>, Option<Duration>), McpError> {
     let after = options.handshake_timeout;
-    let transport = http_transport(server, spec, handler)?;
+    // A kept sign-in goes with every request (rmcp refreshes it).
+    let auth = match &options.oauth {
+        Some(o) => crate::oauth::manager_for(server, &spec.url, &o.store)
+            .await?
+            .map(|m| AuthClient::new(reqwest::Client::default(), m)),
+        None => None,
+    };
     let began = Instant::now();
-    let started = Arc::clone(handler).serve_with_lifecycle(transport, mode);
-    let mut result = tokio::time::timeout(after, started).await;
+    let mut result = attempt(server, spec, handler, auth.as_ref(), mode, after).await?;
     let mut first_took = Some(began.elapsed());
     // An older server that answers every method it does not know with an
     // empty result (instead of "method not found") answers
@@ -46,16 +53,28 @@ pub(crate) async fn start_http(
     // "legacy", so ask again with `initialize` alone (no session was opened).
     if let Ok(Err(ClientInitializeError::ExpectedInitResult(_))) = &result {
         first_took = None;
-        let transport = http_transport(server, spec, handler)?;
-        let started = Arc::clone(handler).serve_with_lifecycle(transport, ClientLifecycleMode::Initialize);
-        result = tokio::time::timeout(after, started).await;
+        result = attempt(
+            server,
+            spec,
+            handler,
+            auth.as_ref(),
+            ClientLifecycleMode::Initialize,
+            after,
+        )
+        .await?;
     }
     match result {
         Ok(Ok(service)) => Ok((service, first_took)),
         Ok(Err(e)) if e.is_authorization_required() => Err(McpError::Unauthorized {
             server: server.to_owned(),
             url: spec.url.clone(),
+            challenge: e.auth_challenge().map(str::to_owned),
         }),
+        Ok(Err(e)) if e.auth_challenge().is_some() => Err(insufficient_scope(
+            server,
+            &spec.url,
+            e.auth_challenge().unwrap_or_default(),
+        )),
         Ok(Err(e)) => Err(McpError::Handshake {
             server: server.to_owned(),
             message: refusal(spec, &words::handshake(&e)).await,
@@ -151,7 +170,7 @@ fn streamable_guess(url: &str) -> String {
     u.to_string()
 }
 
-fn headers(pairs: &[(String, String)]) -> Result<HashMap<HeaderName, HeaderValue>, String> {
+pub(crate) fn headers(pairs: &[(String, String)]) -> Result<HashMap<HeaderName, HeaderValue>, String> {
     let mut out = HashMap::new();
     for (k, v) in pairs {
         let name = HeaderName::from_bytes(k.as_bytes()).map_err(|_| format!("header {k:?} has an invalid name"))?;
@@ -161,20 +180,60 @@ fn headers(pairs: &[(String, String)]) -> Result<HashMap<HeaderName, HeaderValue
     Ok(out)
 }
 
-fn http_transport(
+type Started = Result<Result<RunningService<RoleClient, Arc<Handler>>, ClientInitializeError>, Elapsed>;
+
+/// One handshake over a new transport, with the kept sign-in if any.
+async fn attempt(
     server: &str,
     spec: &HttpSpec,
-    handler: &Handler,
-) -> Result<InOrder<StreamableHttpClientTransport<reqwest::Client>>, McpError> {
+    handler: &Arc<Handler>,
+    auth: Option<&AuthClient<reqwest::Client>>,
+    mode: ClientLifecycleMode,
+    after: Duration,
+) -> Result<Started, McpError> {
     let headers = headers(&spec.headers).map_err(|message| McpError::Protocol {
         server: server.to_owned(),
         message,
     })?;
     let config = StreamableHttpClientTransportConfig::with_uri(spec.url.clone()).custom_headers(headers);
-    Ok(InOrder::new(
-        StreamableHttpClientTransport::from_config(config),
-        &handler.notices,
-    ))
+    let handler = Arc::clone(handler);
+    Ok(match auth {
+        Some(auth) => {
+            let transport = StreamableHttpClientTransport::with_client(auth.clone(), config);
+            let transport = InOrder::new(transport, &handler.notices);
+            tokio::time::timeout(after, Arc::clone(&handler).serve_with_lifecycle(transport, mode)).await
+        }
+        None => {
+            let transport = InOrder::new(StreamableHttpClientTransport::from_config(config), &handler.notices);
+            tokio::time::timeout(after, Arc::clone(&handler).serve_with_lifecycle(transport, mode)).await
+        }
+    })
+}
+
+/// A 403 `insufficient_scope` (its `WWW-Authenticate` is `challenge`).
+pub(crate) fn insufficient_scope(server: &str, url: &str, challenge: &str) -> McpError {
+    let scope = reqwest::Url::parse(url)
+        .ok()
+        .and_then(|base| WWWAuthenticateParams::parse(challenge, &base).scope);
+    McpError::InsufficientScope {
+        server: server.to_owned(),
+        url: url.to_owned(),
+        scope,
+        challenge: challenge.to_owned(),
+    }
+}
+
+/// Why a request of a session failed, when the server wants a sign-in.
+pub(crate) fn auth_failure(server: &str, url: Option<&str>, e: &rmcp::ServiceError) -> Option<McpError> {
+    let url = url?;
+    if e.is_authorization_required() {
+        return Some(McpError::Unauthorized {
+            server: server.to_owned(),
+            url: url.to_owned(),
+            challenge: e.auth_challenge().map(str::to_owned),
+        });
+    }
+    e.auth_challenge().map(|c| insufficient_scope(server, url, c))
 }
 
 #[cfg(test)]

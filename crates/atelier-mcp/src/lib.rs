@@ -25,6 +25,7 @@ mod handler;
 mod http;
 mod listing;
 mod notices;
+pub mod oauth;
 mod oversize;
 mod process;
 mod redact;

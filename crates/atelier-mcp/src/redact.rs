@@ -106,7 +106,26 @@ impl Redact {
                 message: t(message),
                 stderr: self.lines(stderr),
             },
-            McpError::Unauthorized { server, url } => McpError::Unauthorized { server, url: t(url) },
+            McpError::Unauthorized { server, url, challenge } => McpError::Unauthorized {
+                server,
+                url: t(url),
+                challenge,
+            },
+            McpError::InsufficientScope {
+                server,
+                url,
+                scope,
+                challenge,
+            } => McpError::InsufficientScope {
+                server,
+                url: t(url),
+                scope,
+                challenge,
+            },
+            McpError::SignIn { server, message } => McpError::SignIn {
+                server,
+                message: t(message),
+            },
             McpError::Exited { server, how } => McpError::Exited { server, how: t(how) },
             McpError::NotRunning { server, status } => McpError::NotRunning {
                 server,

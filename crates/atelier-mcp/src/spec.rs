@@ -106,6 +106,8 @@ pub struct ConnectOptions {
     /// The secrets in the spec (resolved `env` and header values, tokens
     /// in the URL): taken out of every error, status and stderr line.
     pub redact: Redact,
+    /// Where an HTTP server's sign-in is kept (`None`: no sign-in is sent).
+    pub oauth: Option<crate::oauth::OAuth>,
 }
 
 /// Whether a server answers only `initialize`, learnt by its connections
@@ -174,6 +176,7 @@ impl Default for ConnectOptions {
             client_version: env!("CARGO_PKG_VERSION").to_owned(),
             handshake: Handshake::default(),
             redact: Redact::default(),
+            oauth: None,
         }
     }
 }

@@ -35,6 +35,11 @@ pub enum Status {
         message: String,
         retry_in: Option<Duration>,
     },
+    /// An HTTP server that wants the person to sign in (again): nothing
+    /// is retried until they have.
+    NeedsSignIn {
+        message: String,
+    },
     Stopped,
 }
 
@@ -44,6 +49,7 @@ impl Status {
             Status::Starting => "starting",
             Status::Connected { .. } => "connected",
             Status::Error { .. } => "error",
+            Status::NeedsSignIn { .. } => "needs sign-in",
             Status::Stopped => "stopped",
         }
     }
@@ -58,7 +64,7 @@ impl std::fmt::Display for Status {
             } => {
                 write!(f, "{message} (restarting in {} s)", d.as_secs_f64().ceil())
             }
-            Status::Error { message, .. } => f.write_str(message),
+            Status::Error { message, .. } | Status::NeedsSignIn { message } => f.write_str(message),
             other => f.write_str(other.label()),
         }
     }
@@ -365,9 +371,16 @@ async fn run(inner: Arc<Inner>) {
             }
             Err(e) => {
                 // Retrying cannot fix these.
-                let retry = !matches!(e, McpError::Spawn { .. } | McpError::Unauthorized { .. });
+                let retry = !matches!(e, McpError::Spawn { .. }) && !e.needs_sign_in();
                 let message = e.to_string();
+                let sign_in = e.needs_sign_in();
                 *inner.failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(e);
+                if sign_in {
+                    if !inner.stop.is_cancelled() {
+                        inner.status.send_replace(Status::NeedsSignIn { message });
+                    }
+                    return;
+                }
                 (message, retry)
             }
         };

@@ -5,15 +5,19 @@
 //! scenarios, JSON in `MCP_CONFORMANCE_CONTEXT`.
 //!
 //! Every scenario goes through what the app uses: a [`Supervisor`] of a
-//! `ServerSpec::Http`, its first listing, calls through it, its stop. There
-//! is no OAuth here because Atelier has none yet: an `auth/*` scenario ends
-//! with our 401 error (see `conformance-baseline.yaml`).
+//! `ServerSpec::Http`, its first listing, calls through it, its stop. An
+//! `auth/*` scenario signs in as the app does when the server needs it (a
+//! 401, or a 403 `insufficient_scope` for more scopes), with the headless
+//! authorizer in place of a browser (the suite's authorization server
+//! redirects at once), and connects again; at most three sign-ins.
 //!
 //! Exit status 0 when the scenario ran as we expect, 1 (the error on
 //! stderr) otherwise.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use atelier_mcp::oauth::{Headless, MemoryTokenStore, OAuth, SignInOptions, TokenStore, sign_in};
 use atelier_mcp::{
     CallOptions, ConnectOptions, HttpSpec, McpError, ServerSpec, Supervisor, SupervisorOptions, ToolInfo,
 };
@@ -47,7 +51,17 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(scenario: &str, url: &str, context: &Value) -> Result<(), String> {
-    let supervisor = Supervisor::start(
+    if scenario.starts_with("auth/") {
+        return signed_in(url, context).await;
+    }
+    let supervisor = supervise(url, None);
+    let result = scenario_steps(&supervisor, scenario, context).await;
+    supervisor.stop().await;
+    result
+}
+
+fn supervise(url: &str, oauth: Option<OAuth>) -> Supervisor {
+    Supervisor::start(
         "conformance",
         ServerSpec::Http(HttpSpec {
             url: url.to_owned(),
@@ -58,15 +72,83 @@ async fn run(scenario: &str, url: &str, context: &Value) -> Result<(), String> {
                 handshake_timeout: Duration::from_secs(20),
                 stop_grace: Duration::from_secs(1),
                 client_name: "atelier-mcp-conformance".to_owned(),
+                oauth,
                 ..ConnectOptions::default()
             },
             ..SupervisorOptions::default()
         },
         None,
-    );
-    let result = scenario_steps(&supervisor, scenario, context).await;
-    supervisor.stop().await;
-    result
+    )
+}
+
+/// The client metadata document URL the suite's `auth/basic-cimd` expects
+/// as the client id (SEP-991).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// How many times an `auth/*` scenario may sign in (the suite's
+/// `auth/scope-retry-limit` wants at most 3 authorizations).
+const MAX_SIGN_INS: usize = 3;
+
+/// Connect, list, call every tool; sign in (again) whenever the server
+/// says it needs it, then start over.
+async fn signed_in(url: &str, context: &Value) -> Result<(), String> {
+    let store: Arc<dyn TokenStore> = Arc::new(MemoryTokenStore::default());
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    let options = SignInOptions {
+        client_name: "atelier-mcp-conformance".to_owned(),
+        client_id: text("client_id"),
+        client_secret: text("client_secret"),
+        client_metadata_url: Some(CLIENT_METADATA_URL.to_owned()),
+        scopes: Vec::new(),
+    };
+    let spec = HttpSpec {
+        url: url.to_owned(),
+        headers: Vec::new(),
+    };
+    let mut sign_ins = 0;
+    loop {
+        let supervisor = supervise(
+            url,
+            Some(OAuth {
+                store: Arc::clone(&store),
+            }),
+        );
+        let outcome = every_tool(&supervisor).await;
+        supervisor.stop().await;
+        let challenge = match outcome {
+            Ok(()) => return Ok(()),
+            Err(e) if e.needs_sign_in() && sign_ins < MAX_SIGN_INS => {
+                eprintln!("{e}");
+                e.challenge().map(str::to_owned)
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        sign_ins += 1;
+        sign_in(
+            "conformance",
+            &spec,
+            Arc::clone(&store),
+            &Headless::default(),
+            &options,
+            challenge.as_deref(),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+        eprintln!("signed in ({sign_ins})");
+    }
+}
+
+async fn every_tool(supervisor: &Supervisor) -> Result<(), McpError> {
+    let tools = supervisor.ready().await?;
+    let options = CallOptions {
+        timeout: Some(Duration::from_secs(20)),
+        ..CallOptions::default()
+    };
+    for tool in &tools {
+        let result = supervisor.call(&tool.name, &arguments_for(tool), &options).await?;
+        eprintln!("{}: is_error {}", tool.name, result.is_error);
+    }
+    Ok(())
 }
 
 async fn scenario_steps(supervisor: &Supervisor, scenario: &str, context: &Value) -> Result<(), String> {
@@ -103,15 +185,6 @@ async fn scenario_steps(supervisor: &Supervisor, scenario: &str, context: &Value
         // does not declare the capability, so the server's request is
         // refused and the tool reports it.
         "elicitation-sep1034-client-defaults" => call(supervisor, "test_client_elicitation_defaults", &json!({})).await,
-        // OAuth is not Atelier's yet: these servers answer 401 and the
-        // connection above fails with our "needs a sign-in" error. One
-        // that lets us in and wants a token for its tools gets its calls.
-        auth if auth.starts_with("auth/") => {
-            for tool in &tools {
-                call(supervisor, &tool.name, &arguments_for(tool)).await?;
-            }
-            Ok(())
-        }
         other => Err(format!("unknown scenario {other:?}")),
     }
 }
