@@ -13,6 +13,9 @@ use zip::write::SimpleFileOptions;
 use crate::Env;
 use crate::bundles::{import_err, manifest, zip_of};
 
+/// A ZIP's entries: (name, bytes).
+type Entries<'a> = Vec<(&'a str, &'a [u8])>;
+
 const HELLO: &[u8] = b"def run(workspace, name='x'):\n    return {'text': name}\n";
 
 /// A ZIP of `files`, with `links` as symlink entries (name, target).
@@ -85,7 +88,7 @@ async fn a_manifest_not_where_it_belongs_is_named_with_the_way_out() {
     let m = manifest("where", "1.0.0", "");
     let inner = zip_of(t.path(), "inner.zip", &[("toolset.yaml", m.as_bytes())]);
     let inner_bytes = std::fs::read(&inner).expect("read");
-    let cases: [(&str, Vec<(&str, &[u8])>, &str); 5] = [
+    let cases: [(&str, Entries, &str); 5] = [
         (
             "yml.zip",
             vec![("toolset.yml", m.as_bytes()), ("tools/hello.py", HELLO)],
@@ -149,4 +152,42 @@ async fn a_manifest_not_where_it_belongs_is_named_with_the_way_out() {
     );
     let err = import_err(&env, &broken).await.to_string();
     assert!(err.contains("tools/text.py") && !err.contains(".staging-"), "{err}");
+}
+
+#[test]
+fn a_bundles_text_reaches_the_terminal_escaped() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    // `\e[8m` hides what follows on a terminal: a name, a key or a
+    // description holding it could hide "It will run, with your rights:".
+    let m = "manifest_version: \"1\"\nid: ansi\nname: \"Nice \\e[8m\"\nversion: \"1.0.0\"\n\
+             \"note\\e[8m\": 1\n\
+             tools:\n  - id: hello\n    name: \"Hello \\e[8m\"\n    description: \"says hi \\e[2J\"\n    \
+             entrypoint: tools.hello:run\n    input_schema: {type: object, properties: {name: {type: string}}}\n";
+    let zip = zip_of(
+        t.path(),
+        "ansi.zip",
+        &[("toolset.yaml", m.as_bytes()), ("tools/hello.py", HELLO)],
+    );
+    let zip = zip.to_str().expect("utf-8");
+    let imported = env.ok(&["toolset", "import", zip]);
+    assert!(
+        imported.contains("It will run, with your rights:") && imported.contains("ansi:hello"),
+        "{imported}"
+    );
+    assert!(
+        imported.contains("Nice \\u{1b}[8m"),
+        "the name is shown, escaped: {imported}"
+    );
+    for args in [
+        vec!["toolset", "import", zip, "--force"],
+        vec!["toolset", "validate", zip],
+        vec!["toolset", "list"],
+        vec!["toolset", "show", "ansi"],
+        vec!["tool", "list"],
+        vec!["tool", "show", "ansi:hello"],
+    ] {
+        let out = env.ok(&args);
+        assert!(!out.contains('\x1b'), "{args:?} printed an escape byte: {out:?}");
+    }
 }

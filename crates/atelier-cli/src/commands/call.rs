@@ -9,10 +9,16 @@ use atelier_core::tools::{CallControl, RunEvent};
 use crate::cli::{CallCommand, RunArgs};
 use crate::output;
 
+/// A call's record; its error and warnings are the tool's words, escaped
+/// (the result and plan are JSON, which escapes its own).
 pub(super) fn print_call(c: &ToolCallRecord) {
-    println!("{}  {}  {}", c.id, c.tool_id, c.status);
+    println!("{}  {}  {}", c.id, output::shown(&c.tool_id), c.status);
     if let Some(e) = &c.error {
-        println!("error ({}): {e}", c.error_kind.map_or("error", |k| k.as_str()));
+        println!(
+            "error ({}): {}",
+            c.error_kind.map_or("error", |k| k.as_str()),
+            super::toolset::shown_lines(e)
+        );
     }
     if let Some(r) = &c.result {
         println!("result: {r}");
@@ -20,7 +26,7 @@ pub(super) fn print_call(c: &ToolCallRecord) {
     if let Some(p) = &c.render_plan {
         println!("render: {} {}", p.renderer, p.config);
         for w in &p.warnings {
-            println!("warning: {w}");
+            println!("warning: {}", output::shown(w));
         }
     }
     println!(
@@ -119,11 +125,12 @@ pub(crate) async fn show(app: &Atelier, cmd: CallCommand, json: bool) -> anyhow:
                 for c in &calls {
                     let error = c.error.as_deref().and_then(|e| e.lines().next()).unwrap_or("");
                     println!(
-                        "{}  {}  {:<24} {:<11} {error}",
+                        "{}  {}  {:<24} {:<11} {}",
                         c.id,
                         c.started_at,
-                        c.tool_id,
-                        c.status.as_str()
+                        output::shown(&c.tool_id),
+                        c.status.as_str(),
+                        output::shown(error)
                     );
                 }
             }

@@ -4,7 +4,7 @@
 
 use atelier_core::Atelier;
 
-use super::toolset::print_tool;
+use super::toolset::{print_tool, shown_lines};
 use crate::cli::ToolCommand;
 use crate::output;
 
@@ -27,10 +27,10 @@ pub(crate) async fn run(app: &Atelier, cmd: ToolCommand, json: bool) -> anyhow::
             } else {
                 print_tool(&t);
                 if !t.description.is_empty() {
-                    println!("{}", t.description);
+                    println!("{}", shown_lines(&t.description));
                 }
                 if let Some(e) = &t.entrypoint {
-                    println!("entrypoint: {e}");
+                    println!("entrypoint: {}", output::shown(e));
                 }
                 println!("input schema: {}", serde_json::to_string_pretty(&t.input_schema)?);
                 if let Some(r) = &t.render_config {
@@ -56,7 +56,11 @@ pub(crate) async fn run(app: &Atelier, cmd: ToolCommand, json: bool) -> anyhow::
                 } else {
                     "runs without asking"
                 };
-                println!("{}: {} (its author's choice: {author}) — {now}", p.tool_id, p.policy);
+                println!(
+                    "{}: {} (its author's choice: {author}) — {now}",
+                    output::shown(&p.tool_id),
+                    p.policy
+                );
             }
         }
         ToolCommand::Allow { id, chat } => {

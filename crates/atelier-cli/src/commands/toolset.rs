@@ -47,9 +47,17 @@ fn progress(label: &'static str) -> (Observer, Option<indicatif::ProgressBar>) {
     (obs, Some(bar))
 }
 
+/// Text of a bundle that may run over lines (a problem showing a source
+/// line, a description, a traceback): each line escaped as [`output::shown`]
+/// escapes, the line breaks kept.
+pub(super) fn shown_lines(s: &str) -> String {
+    s.lines().map(output::shown).collect::<Vec<_>>().join("\n")
+}
+
+/// Problems name the bundle's keys and quote its text: escaped.
 pub(super) fn print_problems(problems: &[Problem]) {
     for p in problems {
-        println!("  {p}");
+        println!("  {}", shown_lines(&p.to_string()));
     }
 }
 
@@ -89,9 +97,14 @@ fn print_exported(toolset: &str, exported: &[atelier_core::toolsets::records::Ex
         let about = if t.description.is_empty() {
             String::new()
         } else {
-            format!(" — {}", t.description.lines().next().unwrap_or_default())
+            format!(" — {}", output::shown(t.description.lines().next().unwrap_or_default()))
         };
-        println!("  {toolset}:{}({}){about}", t.name, args.join(", "));
+        println!(
+            "  {}:{}({}){about}",
+            output::shown(toolset),
+            output::shown(&t.name),
+            output::shown(&args.join(", "))
+        );
     }
 }
 
@@ -129,9 +142,10 @@ fn print_will_run(w: &WillRun) {
 }
 
 pub(super) fn print_tool(t: &ToolRecord) {
+    use output::shown;
     let renderer = t.render_config.as_ref().map(|r| r.renderer.as_str()).unwrap_or("-");
     let confirm = if t.requires_confirmation { "  (asks first)" } else { "" };
-    println!("{:<36} {:<9} {}{confirm}", t.tool_id, renderer, t.name);
+    println!("{:<36} {:<9} {}{confirm}", shown(&t.tool_id), renderer, shown(&t.name));
 }
 
 pub(crate) async fn run(
@@ -239,17 +253,19 @@ pub(crate) async fn run(
             if json {
                 output::json(&report)?;
             } else {
+                // Every word of the bundle is escaped: a name holding an
+                // escape sequence could hide the list of what it will run.
+                use output::shown;
                 let t = &report.toolset;
+                let (id, version) = (shown(&t.id), shown(&t.version));
                 match &report.previous_version {
                     Some(v) if v != &t.version => {
-                        println!("{} {} {v} → {}", capitalize(report.action.as_str()), t.id, t.version)
+                        println!("{} {id} {} → {version}", capitalize(report.action.as_str()), shown(v))
                     }
                     _ => println!(
-                        "{} {} {} ({})",
+                        "{} {id} {version} ({})",
                         capitalize(report.action.as_str()),
-                        t.id,
-                        t.version,
-                        t.name
+                        shown(&t.name)
                     ),
                 }
                 print_will_run(&report.will_run);
@@ -263,14 +279,14 @@ pub(crate) async fn run(
                     println!("Warnings:");
                     print_problems(&report.warnings);
                 }
-                println!("Tools: {}", report.tools.join(", "));
+                println!("Tools: {}", shown(&report.tools.join(", ")));
                 // The app lists them after an install; here nothing is started.
                 if t.enabled && !report.will_run.mcp_servers.is_empty() {
                     for s in &report.will_run.mcp_servers {
                         println!(
                             "Its MCP server {0} is not started yet: `atelier mcp restart {0}` lists its tools \
                              (the app does when it next starts).",
-                            s.id
+                            shown(&s.id)
                         );
                     }
                 }
@@ -289,9 +305,13 @@ pub(crate) async fn run(
                 output::json(&report)?;
             } else {
                 match (&report.id, &report.version) {
-                    (Some(id), Some(v)) => {
-                        println!("{id} {v}: {} files, {} bytes", report.file_count, report.total_size)
-                    }
+                    (Some(id), Some(v)) => println!(
+                        "{} {}: {} files, {} bytes",
+                        output::shown(id),
+                        output::shown(v),
+                        report.file_count,
+                        report.total_size
+                    ),
                     _ => println!("{}: {} files", path.display(), report.file_count),
                 }
                 if report.problems.is_empty() {
@@ -329,11 +349,16 @@ pub(crate) async fn run(
             } else if list.is_empty() {
                 println!("No toolsets installed. Try `atelier toolset install-examples`.");
             } else {
+                use output::shown;
                 for t in list {
                     let state = if t.enabled { "enabled" } else { "disabled" };
                     println!(
                         "{:<24} {:<10} {:<9} {:<6} {}",
-                        t.id, t.version, state, t.source_type, t.name
+                        shown(&t.id),
+                        shown(&t.version),
+                        state,
+                        t.source_type,
+                        shown(&t.name)
                     );
                 }
             }
@@ -343,21 +368,26 @@ pub(crate) async fn run(
             if json {
                 output::json(&d)?;
             } else {
+                use output::shown;
                 let t = &d.toolset;
                 println!(
                     "{} {} — {}{}",
-                    t.id,
-                    t.version,
-                    t.name,
+                    shown(&t.id),
+                    shown(&t.version),
+                    shown(&t.name),
                     if t.enabled { "" } else { " (disabled)" }
                 );
                 if !t.description.is_empty() {
-                    println!("{}", t.description);
+                    println!("{}", shown_lines(&t.description));
                 }
-                println!("source: {} {}", t.source_type, t.source_ref.as_deref().unwrap_or(""));
+                println!(
+                    "source: {} {}",
+                    t.source_type,
+                    shown(t.source_ref.as_deref().unwrap_or(""))
+                );
                 println!(
                     "models call its tools {}.<tool>; one worker per {}",
-                    t.prefix,
+                    shown(&t.prefix),
                     match t.scope {
                         atelier_core::toolsets::manifest::Scope::Chat => "chat",
                         atelier_core::toolsets::manifest::Scope::Shared => "app (shared by every chat)",
@@ -368,7 +398,7 @@ pub(crate) async fn run(
                 if !d.mcp_servers.is_empty() {
                     println!("\nMCP servers:");
                     for s in &d.mcp_servers {
-                        println!("  {}  {}", s.server_id, s.config);
+                        println!("  {}  {}", shown(&s.server_id), s.config);
                     }
                 }
                 println!("\nFiles:");
@@ -445,7 +475,11 @@ async fn set_enabled(app: &Atelier, id: &str, enabled: bool, json: bool) -> anyh
     if json {
         output::json(&t)?;
     } else {
-        println!("{} {}", if enabled { "Enabled" } else { "Disabled" }, t.id);
+        println!(
+            "{} {}",
+            if enabled { "Enabled" } else { "Disabled" },
+            output::shown(&t.id)
+        );
     }
     Ok(())
 }
