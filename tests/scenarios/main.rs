@@ -95,6 +95,8 @@
 //!   would type them.
 //! - [`mcp_cli_config`]: `atelier mcp` values from stdin never stored,
 //!   config import, a missing command, an HTTP server with a header.
+//! - [`mcp_oauth`]: `atelier mcp login`/`logout` against an OAuth-protected
+//!   server on loopback, the browser a headless `curl -L`.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
@@ -120,6 +122,7 @@ mod mcp;
 mod mcp_calls;
 mod mcp_cli;
 mod mcp_cli_config;
+mod mcp_oauth;
 mod mcp_scopes;
 mod model_inputs;
 mod private_files;

@@ -43,6 +43,27 @@ could not connect (it stays added: fix it, then `atelier mcp restart ID`).")]
     /// Remove a server you added, with its secrets (a toolset's server goes
     /// with its toolset).
     Remove { id: String },
+    /// Sign in to an HTTP server that asks for it (OAuth): opens your
+    /// browser at its sign-in page and waits for it to come back.
+    #[command(after_help = "\
+The sign-in page's address is printed, and opened with `xdg-open` when a \
+display is there. After you approve, the browser comes back to a \
+listener on 127.0.0.1 that Atelier opened for this sign-in; Ctrl+C or \
+--timeout gives up. The tokens and the client Atelier registered go to \
+your secret store (owner `mcp:ID`), never the database; the server is \
+then connected to and listed.
+
+Test hook: ATELIER_BROWSER=\"COMMAND ARGS…\" runs that command with the \
+address appended instead of xdg-open (e.g. `curl -sL -o /dev/null` where \
+the authorization server redirects at once).")]
+    Login {
+        id: String,
+        /// How long to wait for the browser to come back, in seconds.
+        #[arg(long, default_value_t = 300)]
+        timeout: u64,
+    },
+    /// Forget a server's sign-in (its tokens and registered client).
+    Logout { id: String },
 }
 
 #[derive(Debug, Args)]

@@ -109,6 +109,17 @@ pub(crate) async fn run(app: &Atelier, cmd: McpCommand, json: bool) -> anyhow::R
                 println!("Disabled {id}: it is stopped and its tools left the tool list.");
             }
         }
+        McpCommand::Login { id, timeout } => login(app, &id, timeout, json).await?,
+        McpCommand::Logout { id } => {
+            let had = mcp.logout(&id).await?;
+            if json {
+                output::json(&serde_json::json!({ "id": id, "signed_out": had }))?;
+            } else if had {
+                println!("Signed out of {id}: its tokens are gone from your secret store.");
+            } else {
+                println!("{id} had no sign-in.");
+            }
+        }
         McpCommand::Remove { id } => {
             mcp.remove(&id).await?;
             if json {
@@ -304,6 +315,72 @@ fn print_preview(out: &mut dyn Write, chosen: &[&ImportCandidate]) -> anyhow::Re
         }
     }
     Ok(())
+}
+
+/// `mcp login`: the sign-in page printed and opened, the wait for the
+/// browser cut short by Ctrl+C or the timeout.
+async fn login(app: &Atelier, id: &str, timeout: u64, json: bool) -> anyhow::Result<()> {
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let stop = cancel.clone();
+    let ctrl_c = tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            stop.cancel();
+        }
+    });
+    let signed = app
+        .mcp()
+        .login(
+            id,
+            Box::new(open_browser),
+            std::time::Duration::from_secs(timeout),
+            cancel,
+        )
+        .await;
+    ctrl_c.abort();
+    let s = signed.with_context(|| format!("could not sign in to MCP server {id:?}"))?;
+    if json {
+        output::json(&s)?;
+    } else if s.active {
+        println!("Signed in to {id}: {}", connected(&s));
+    } else {
+        println!("Signed in to {id} (it is disabled: enable it to use its tools).");
+    }
+    Ok(())
+}
+
+/// Shows the sign-in page: printed, and opened with `$ATELIER_BROWSER`
+/// (a test hook: a command the address is appended to) or `xdg-open`.
+fn open_browser(url: &str) {
+    eprintln!("Sign in at:\n  {url}");
+    let (program, mut args) = match std::env::var("ATELIER_BROWSER") {
+        Ok(cmd) if !cmd.trim().is_empty() => {
+            let mut words = cmd.split_whitespace().map(str::to_owned);
+            let program = words.next().unwrap_or_default();
+            (program, words.collect::<Vec<_>>())
+        }
+        _ if std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some() => {
+            ("xdg-open".to_owned(), Vec::new())
+        }
+        _ => {
+            eprintln!("(no display: open it in a browser on this computer)");
+            return;
+        }
+    };
+    args.push(url.to_owned());
+    match std::process::Command::new(&program)
+        .args(&args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    {
+        // Reaped in the background: the wait is for the redirect, not it.
+        Ok(mut child) => {
+            std::thread::spawn(move || child.wait());
+            eprintln!("Waiting for the browser to come back (Ctrl+C to give up)…");
+        }
+        Err(e) => eprintln!("(could not run {program}: {e}; open the address yourself)"),
+    }
 }
 
 /// A future cut short by Ctrl-C (then `commands::run` stops what it started).

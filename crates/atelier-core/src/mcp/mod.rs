@@ -17,6 +17,9 @@
 //! - [`call`]: a tool call as the run flow needs it, and the default
 //!   render plan of MCP content.
 //! - [`import`]: `mcpServers` JSON (Claude Desktop, Cursor) as servers to add.
+//! - `signin`: an HTTP server's OAuth sign-in (`login`, `logout`), kept in
+//!   the secret store under `mcp:<id>`; a server that wants one has the
+//!   status "needs sign-in".
 //!
 //! Connections themselves are `atelier-mcp`'s; nothing here speaks the
 //! protocol.
@@ -26,6 +29,7 @@ pub mod import;
 pub(crate) mod launch;
 pub(crate) mod running;
 pub mod servers;
+mod signin;
 
 use std::time::Duration;
 

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use atelier_mcp::{ConnectOptions, Connection, Handshake, Listing, Status, Supervisor, SupervisorOptions};
 
-use super::servers::{Instance, ServerDetails, ServerRecord};
+use super::servers::{Instance, ServerDetails, ServerRecord, ServerTransport};
 use super::{Mcp, McpSettings};
 use crate::toolsets::manifest::Scope;
 use crate::{Atelier, Error, Result};
@@ -165,6 +165,7 @@ impl Mcp<'_> {
             stop_grace: s.stop_grace,
             handshake,
             redact,
+            oauth: (server.transport == ServerTransport::Http).then(|| self.oauth(&server.id)),
             ..Default::default()
         }
     }
@@ -430,13 +431,13 @@ impl Mcp<'_> {
         let rank = |s: &str| match s {
             "connected" => 0,
             "starting" => 1,
-            "error" => 2,
+            "error" | "needs sign-in" => 2,
             _ => 3,
         };
         let best = instances.iter().min_by_key(|(i, _)| rank(&i.status));
         let status = best.map_or("stopped", |(i, _)| i.status.as_str()).to_owned();
         let message = instances.iter().find_map(|(_, s)| match s.status() {
-            Status::Error { .. } => Some(s.status().to_string()),
+            Status::Error { .. } | Status::NeedsSignIn { .. } => Some(s.status().to_string()),
             _ => None,
         });
         let stderr = instances

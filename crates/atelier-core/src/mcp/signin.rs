@@ -1,0 +1,123 @@
+//! Signing in to an HTTP MCP server (OAuth, `atelier_mcp::oauth`): the
+//! sign-in — tokens, the registered client and its secret, the
+//! authorization server's metadata — is one secret under the server's
+//! owner `mcp:<id>`, key [`KEY`] (a key no `${NAME}` reference can name,
+//! so it never reaches a header or an environment). Never in the database,
+//! a log or an error. `login` takes the person through their browser and a
+//! loopback redirect; `logout` forgets it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use atelier_mcp::oauth::{Loopback, OAuth, Opener, SignInOptions, TokenStore};
+use tokio_util::sync::CancellationToken;
+
+use super::{Mcp, ServerRecord, ServerSpec};
+use crate::secrets::{Owner, Secret};
+use crate::{Atelier, Error, Result};
+
+/// The secret a server's sign-in is kept in.
+pub(crate) const KEY: &str = "oauth.sign-in";
+
+/// One server's kept sign-in in the secret store. atelier-mcp calls it off
+/// the async threads (a keychain blocks), so it waits on the core's async
+/// secret store there.
+struct Kept {
+    app: Atelier,
+    owner: Owner,
+}
+
+impl Kept {
+    async fn read(&self) -> Result<Option<String>> {
+        match self.app.secrets().resolve(&self.owner, KEY, &[], "its sign-in").await {
+            Ok((value, _)) => Ok(Some(value.expose().to_owned())),
+            Err(Error::SecretNotSet { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl TokenStore for Kept {
+    fn load(&self) -> std::result::Result<Option<String>, String> {
+        tokio::runtime::Handle::current()
+            .block_on(self.read())
+            .map_err(|e| e.to_string())
+    }
+
+    fn save(&self, value: &str) -> std::result::Result<(), String> {
+        tokio::runtime::Handle::current()
+            .block_on(self.app.secrets().set(&self.owner, KEY, Secret::new(value)))
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    fn clear(&self) -> std::result::Result<(), String> {
+        tokio::runtime::Handle::current()
+            .block_on(self.app.secrets().unset(&self.owner, KEY))
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl Mcp<'_> {
+    /// Where server `id`'s connections find its sign-in.
+    pub(crate) fn oauth(&self, id: &str) -> OAuth {
+        OAuth {
+            store: Arc::new(Kept {
+                app: self.app.clone(),
+                owner: Owner::Mcp(id.to_owned()),
+            }),
+        }
+    }
+
+    /// Signs in to HTTP server `id`: the authorization URL goes to `open`
+    /// (a browser; the CLI prints it too), the redirect comes back to a
+    /// listener on `127.0.0.1` within `wait` (or until `cancel`). Then the
+    /// server is connected to afresh and listed (when it is active).
+    pub async fn login(
+        &self,
+        id: &str,
+        open: Opener,
+        wait: Duration,
+        cancel: CancellationToken,
+    ) -> Result<ServerRecord> {
+        let server = self.get(id).await?;
+        let launch = self.launch(&server, None).await?;
+        let ServerSpec::Http(spec) = &launch.spec else {
+            return Err(Error::Conflict(format!(
+                "MCP server {id:?} is a command (stdio): there is nothing to sign in to"
+            )));
+        };
+        let store = self.oauth(id).store;
+        let before = {
+            let store = Arc::clone(&store);
+            tokio::task::spawn_blocking(move || atelier_mcp::oauth::previous_redirect(store.as_ref()))
+                .await
+                .ok()
+                .flatten()
+        };
+        let redirect = Loopback::bind(before.as_deref(), open, wait, cancel)
+            .await
+            .map_err(Error::io("listen for the sign-in's redirect on", "127.0.0.1"))?;
+        let options = SignInOptions {
+            client_name: "Atelier".to_owned(),
+            ..SignInOptions::default()
+        };
+        atelier_mcp::oauth::sign_in(id, spec, store, &redirect, &options, None)
+            .await
+            .map_err(|e| Error::Mcp(launch.redact.error(e)))?;
+        if server.active {
+            self.refresh(id).await
+        } else {
+            Ok(server)
+        }
+    }
+
+    /// Forgets server `id`'s sign-in (its instances stop: they held its
+    /// token); whether there was one.
+    pub async fn logout(&self, id: &str) -> Result<bool> {
+        self.get(id).await?;
+        self.stop_all(id).await;
+        self.app.secrets().unset(&Owner::Mcp(id.to_owned()), KEY).await
+    }
+}
