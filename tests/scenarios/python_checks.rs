@@ -381,3 +381,56 @@ fn a_zip_import_warns_as_validate_does_of_its_python() {
         "{said}"
     );
 }
+
+/// `tools_from` exports only tools: a class, or a helper without
+/// `workspace`, named by `__all__` or `TOOLS` is refused by name — read
+/// from the source by `validate`, found by the import when the list is
+/// computed — and `TOOLS` keeps a module's public `__all__` out of it.
+#[tokio::test]
+async fn tools_from_refuses_classes_and_helpers_by_name() {
+    let t = tempfile::tempdir().expect("tmp");
+    let manifest = "manifest_version: \"1\"\nid: tf\nname: TF\nversion: \"1.0.0\"\ntools_from: [tools.text]\n";
+    let module = |exports: &str| {
+        format!(
+            "from enum import Enum\nfrom pathlib import Path\n\nclass Color(Enum):\n    RED = 'red'\n\n\
+             def slugify(text: str) -> str:\n    return text.lower()\n\n\
+             def upper(workspace: Path, text: str) -> dict:\n    \"\"\"Upper.\"\"\"\n    return {{'t': slugify(text)}}\n\n{exports}\n"
+        )
+    };
+    let zip = |name: &str, exports: &str| {
+        let code = module(exports);
+        let z = crate::bundles::zip_of(
+            t.path(),
+            name,
+            &[
+                ("toolset.yaml", manifest.as_bytes()),
+                ("tools/text.py", code.as_bytes()),
+            ],
+        );
+        z.to_str().expect("utf-8").to_owned()
+    };
+    let env = Env::new();
+    let listed = zip("all.zip", "__all__ = ['upper', 'slugify', 'Color']");
+    let out = env.cli(&["toolset", "validate", &listed]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(
+            "tools_from[0]: tools.text.__all__ names what cannot be a tool (a function that takes `workspace`): \
+             slugify (a function without a `workspace` parameter), Color (a class); if __all__ is the module's \
+             public API, list its tools in TOOLS instead"
+        ),
+        "{said}"
+    );
+    let computed = zip("computed.zip", "TOOLS = list((upper, slugify))");
+    let out = env.cli(&["toolset", "import", &computed]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("tools.text.TOOLS names what cannot be a tool") && said.contains("slugify (a function without"),
+        "{said}"
+    );
+    let tools = zip("tools.zip", "__all__ = ['upper', 'slugify', 'Color']\nTOOLS = [upper]");
+    let imported = env.json(&["toolset", "import", &tools]);
+    assert_eq!(imported["tools"], serde_json::json!(["tf:upper"]), "{imported}");
+}

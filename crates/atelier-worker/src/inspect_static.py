@@ -184,6 +184,25 @@ def parameters(sig):
     }
 
 
+def not_tools(module, source, wrong):
+    """What a `tools_from:` module whose explicit exports name things that
+    cannot be tools is told (seed 002: wrong kinds fail clearly, naming
+    them), the same at `validate` (read from the source) and at import
+    (the module imported). `wrong`: [(name, why)]."""
+    listed = ", ".join(f"{name} ({why})" for name, why in wrong)
+    hint = (
+        ""
+        if source == "TOOLS"
+        else "; if __all__ is the module's public API, list its tools in TOOLS instead (TOOLS wins over __all__)"
+    )
+    return f"{module}.{source} names what cannot be a tool (a function that takes `workspace`): {listed}{hint}"
+
+
+def takes_workspace(sig):
+    """Whether every call can give the function `workspace`."""
+    return any(p.name == "workspace" or p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
+
+
 def _exported_names(tree):
     """The literal `TOOLS` (list of names or dict of name → function) or
     `__all__` of a module: [(tool name, function name)], or None when it is
@@ -229,7 +248,9 @@ def _exported_names(tree):
             except Exception:  # noqa: BLE001 - computed: unknown
                 all_ = False
     chosen = tools if tools is not None else all_
-    return chosen or None
+    if not chosen:
+        return None
+    return chosen, ("TOOLS" if tools is not None else "__all__")
 
 
 def inspect_bundle(req, root, make_tool):
@@ -266,14 +287,30 @@ def inspect_bundle(req, root, make_tool):
         else:
             entrypoints[ep] = {"found": "missing", "functions": sorted(functions)}
 
-    tools_from = {}
+    tools_from, wrong_kinds = {}, {}
     for module in req.get("tools_from", []):
         tree = tree_of(module)
-        names = None if tree is None else _exported_names(tree)
-        if names is None:
+        exported = None if tree is None else _exported_names(tree)
+        if exported is None:
             tools_from[module] = None
             continue
+        names, source = exported
         functions, _, _ = _top_level(tree)
+        classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+        wrong = []
+        for tool_name, fn_name in names:
+            if fn_name in classes and fn_name not in functions:
+                wrong.append((tool_name, "a class"))
+            elif fn_name in functions:
+                try:
+                    if not takes_workspace(_signature(functions[fn_name])):
+                        wrong.append((tool_name, "a function without a `workspace` parameter"))
+                except Exception:  # noqa: BLE001 - an odd signature: the import decides
+                    pass
+        if wrong:
+            wrong_kinds[module] = not_tools(module, source, wrong)
+            tools_from[module] = None
+            continue
         tools = []
         for tool_name, fn_name in names:
             fn = functions.get(fn_name)
@@ -287,4 +324,4 @@ def inspect_bundle(req, root, make_tool):
                 tools = None
                 break
         tools_from[module] = tools
-    return {"syntax": syntax, "entrypoints": entrypoints, "tools_from": tools_from}
+    return {"syntax": syntax, "entrypoints": entrypoints, "tools_from": tools_from, "not_tools": wrong_kinds}

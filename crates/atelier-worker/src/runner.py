@@ -113,9 +113,23 @@ def _import(module_name):
         raise _Fail("import", f"could not import {module_name}: {_type_name(type(e))}: {e}", e) from e
 
 
-def _exports(module):
+def _wrong_kind(fn):
+    """Why `fn` cannot be a tool, or None (a callable without a signature
+    to read is left to its call)."""
+    if inspect.isclass(fn):
+        return "a class"
+    sig = _signature(fn)
+    if sig is not None and not _static.takes_workspace(sig):
+        return "a function without a `workspace` parameter"
+    return None
+
+
+def _exports(module, kinds=False):
     """Seed 002's explicit exports: TOOLS (dict or list) wins, else __all__.
-    Returns {name: callable}; raises on duplicates, non-callables, or none."""
+    Returns {name: callable}; raises on duplicates, non-callables, or none,
+    and with `kinds` (an import listing them) on what cannot be a tool — a
+    class, a helper without `workspace` — naming each. A call resolves its
+    own tool only: the import already refused the rest."""
     name = module.__name__
     if hasattr(module, "TOOLS"):
         table = module.TOOLS
@@ -145,6 +159,9 @@ def _exports(module):
         raise _Fail("entrypoint", f"{name}.{source} names these tools twice: {', '.join(sorted(set(dupes)))}")
     if bad:
         raise _Fail("entrypoint", f"{name}.{source} lists entries that are not callable: {', '.join(bad)}")
+    wrong = [(n, why) for n, why in ((n, _wrong_kind(fn)) for n, fn in seen.items()) if why] if kinds else []
+    if wrong:
+        raise _Fail("entrypoint", _static.not_tools(name, source, wrong))
     return seen
 
 
@@ -413,7 +430,7 @@ def _describe(req):
     module_name = req["module"]
     module = _import(module_name)
     tools = []
-    for name, fn in _exports(module).items():
+    for name, fn in _exports(module, kinds=True).items():
         tools.append(_tool(module_name, name, _signature(fn), inspect.getdoc(fn) or ""))
     return tools
 

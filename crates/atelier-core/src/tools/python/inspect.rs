@@ -37,6 +37,10 @@ struct Answer {
     syntax: Vec<SyntaxError>,
     entrypoints: BTreeMap<String, Entrypoint>,
     tools_from: BTreeMap<String, Option<Vec<super::calls::Exported>>>,
+    /// Modules whose exports name what cannot be a tool, and what they are
+    /// told (the import says the same).
+    #[serde(default)]
+    not_tools: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -181,6 +185,10 @@ fn judge(manifest: &ToolsetManifest, answer: Answer) -> Inspection {
     // can an entry that adds to an export be said to name none.
     let mut all_known = true;
     for (i, module) in manifest.tools_from.iter().enumerate() {
+        if let Some(why) = answer.not_tools.get(module) {
+            out.problems
+                .push(Problem::at(Severity::Error, format!("tools_from[{i}]"), why.clone()));
+        }
         let Some(Some(listed)) = answer.tools_from.get(module) else {
             all_known = false;
             continue;
