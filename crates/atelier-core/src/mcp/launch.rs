@@ -123,7 +123,12 @@ impl Mcp<'_> {
             let toolset = &server.toolsets[0];
             Parts::from(self.app.toolsets().launch_spec(toolset, &server.id).await?)
         };
-        let redact = Redact::new(parts.secrets.iter().map(Secret::expose));
+        let mut redact_values: Vec<String> = parts.secrets.iter().map(|s| s.expose().to_owned()).collect();
+        if parts.url.is_some() {
+            // Its kept sign-in's tokens and client secret, out of its errors too.
+            redact_values.extend(self.sign_in_secrets(&server.id).await?);
+        }
+        let redact = Redact::new(redact_values);
         Ok(Launch {
             spec: spec(&server.id, parts, cwd, &tmp)?,
             roots,

@@ -70,6 +70,19 @@ impl Mcp<'_> {
         }
     }
 
+    /// The secret values of server `id`'s kept sign-in (none without one).
+    pub(crate) async fn sign_in_secrets(&self, id: &str) -> Result<Vec<String>> {
+        let kept = Kept {
+            app: self.app.clone(),
+            owner: Owner::Mcp(id.to_owned()),
+        };
+        Ok(kept
+            .read()
+            .await?
+            .map(|v| atelier_mcp::oauth::secret_values(&v))
+            .unwrap_or_default())
+    }
+
     /// Signs in to HTTP server `id`: the authorization URL goes to `open`
     /// (a browser; the CLI prints it too), the redirect comes back to a
     /// listener on `127.0.0.1` within `wait` (or until `cancel`). Then the

@@ -53,6 +53,21 @@ pub fn previous_redirect(store: &dyn TokenStore) -> Option<String> {
     Saved::load(store).ok().flatten().map(|s| s.redirect_uri)
 }
 
+/// The secret values in a kept sign-in (the tokens, the client's secret),
+/// for the caller's [`crate::Redact`]: the server's errors never show them.
+pub fn secret_values(kept: &str) -> Vec<String> {
+    let Ok(saved) = serde_json::from_str::<Saved>(kept) else {
+        return Vec::new();
+    };
+    let tokens = serde_json::to_value(&saved.credentials).unwrap_or_default();
+    let mut out: Vec<String> = ["access_token", "refresh_token"]
+        .iter()
+        .filter_map(|k| tokens["token_response"][k].as_str().map(str::to_owned))
+        .collect();
+    out.extend(saved.client_secret);
+    out
+}
+
 /// rmcp's credential store over a [`TokenStore`]: what rmcp saves (after
 /// the code exchange, after each refresh) goes with the client it was
 /// made for.
@@ -98,5 +113,28 @@ impl CredentialStore for Kept {
             .await
             .map_err(|e| store_error(e.to_string()))?
             .map_err(store_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::secret_values;
+
+    #[test]
+    fn the_secret_values_of_a_kept_sign_in_are_its_tokens_and_client_secret() {
+        let kept = serde_json::json!({
+            "client_id": "client-1",
+            "client_secret": "cs-7d41c2",
+            "redirect_uri": "http://127.0.0.1:4000/callback",
+            "metadata": {"authorization_endpoint": "https://a/authorize", "token_endpoint": "https://a/token"},
+            "credentials": {
+                "client_id": "client-1",
+                "token_response": {"access_token": "at-91be0f", "token_type": "bearer", "refresh_token": "rt-5a7e33"},
+            },
+        });
+        let mut got = secret_values(&kept.to_string());
+        got.sort();
+        assert_eq!(got, ["at-91be0f", "cs-7d41c2", "rt-5a7e33"]);
+        assert!(secret_values("not json").is_empty());
     }
 }
