@@ -110,6 +110,12 @@ impl McpError {
         matches!(self, McpError::Unauthorized { .. } | McpError::InsufficientScope { .. })
     }
 
+    /// Whether `message` (an error's text, as kept with a server's last
+    /// listing) is one of [`Self::needs_sign_in`]'s.
+    pub fn says_sign_in_needed(message: &str) -> bool {
+        message.contains(" needs a sign-in (it answered 401") || message.contains(" needs a new sign-in for more")
+    }
+
     /// The server's `WWW-Authenticate` when it wants a sign-in: what
     /// [`crate::oauth::sign_in`] starts from.
     pub fn challenge(&self) -> Option<&str> {
@@ -150,6 +156,25 @@ mod tests {
             after: Duration::from_millis(1500),
             stderr: (1..=7).map(|i| format!("line {i}")).collect(),
         };
+        for e in [
+            McpError::Unauthorized {
+                server: "s".into(),
+                url: "http://h/mcp".into(),
+                challenge: None,
+            },
+            McpError::InsufficientScope {
+                server: "s".into(),
+                url: "http://h/mcp".into(),
+                scope: Some("write".into()),
+                challenge: "Bearer".into(),
+            },
+        ] {
+            assert!(
+                e.needs_sign_in() && McpError::says_sign_in_needed(&e.to_string()),
+                "{e}"
+            );
+        }
+        assert!(!McpError::says_sign_in_needed(&e.to_string()));
         let text = e.to_string();
         assert!(
             text.starts_with("MCP server slow did not answer the handshake within 1.5 s"),

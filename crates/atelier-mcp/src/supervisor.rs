@@ -231,6 +231,11 @@ impl Supervisor {
         match self.connection() {
             Some(c) => {
                 let done = c.call(tool, args, options).await;
+                if let (Err(McpError::InsufficientScope { scope: Some(s), .. }), Some(o)) =
+                    (&done, &self.inner.options.connect.oauth)
+                {
+                    crate::oauth::remember_wanted(&o.store, s).await;
+                }
                 if matches!(done, Err(McpError::Exited { .. })) || c.broken().is_some() {
                     // The exit (or a closed stdout) is noticed by the loop
                     // too: wait until the status says so, so the next

@@ -435,7 +435,17 @@ impl Mcp<'_> {
             _ => 3,
         };
         let best = instances.iter().min_by_key(|(i, _)| rank(&i.status));
-        let status = best.map_or("stopped", |(i, _)| i.status.as_str()).to_owned();
+        // Stopped after a sign-in was refused (its last listing says so):
+        // what the person can do about it is sign in.
+        let signed_out = server
+            .last_error
+            .as_deref()
+            .is_some_and(atelier_mcp::McpError::says_sign_in_needed);
+        let status = match best {
+            Some((i, _)) => i.status.clone(),
+            None if server.active && signed_out => "needs sign-in".to_owned(),
+            None => "stopped".to_owned(),
+        };
         let message = instances.iter().find_map(|(_, s)| match s.status() {
             Status::Error { .. } | Status::NeedsSignIn { .. } => Some(s.status().to_string()),
             _ => None,
@@ -446,7 +456,11 @@ impl Mcp<'_> {
             .max_by_key(Vec::len)
             .unwrap_or_default();
         Ok(ServerDetails {
-            message: message.or_else(|| (status == "stopped").then(|| server.last_error.clone()).flatten()),
+            message: message.or_else(|| {
+                matches!(status.as_str(), "stopped" | "needs sign-in")
+                    .then(|| server.last_error.clone())
+                    .flatten()
+            }),
             server,
             status,
             instances: instances.into_iter().map(|(i, _)| i).collect(),

@@ -86,14 +86,7 @@ pub async fn sign_in(
     // what was granted before (a step-up keeps what worked).
     let mut scopes = options.scopes.clone();
     if scopes.is_empty() {
-        scopes = manager.select_initial_scopes(&[]).await;
-        if let Some(b) = &before {
-            for s in b.granted_scopes() {
-                if !scopes.contains(&s) {
-                    scopes.push(s);
-                }
-            }
-        }
+        scopes = with_kept_scopes(manager.select_initial_scopes(&[]).await, before.as_ref());
     }
     let scope_refs: Vec<&str> = scopes.iter().map(String::as_str).collect();
 
@@ -148,6 +141,7 @@ pub async fn sign_in(
             redirect_uri,
             metadata,
             credentials: None,
+            wanted_scopes: Vec::new(),
         },
     });
     let redirect = authorizer
@@ -168,6 +162,19 @@ pub async fn sign_in(
         .await
         .map_err(|e| said(server, "exchanging the code for a token", &e))?;
     Ok(())
+}
+
+/// `scopes` plus those the kept sign-in was granted and those a 403 asked
+/// for since, each once.
+fn with_kept_scopes(mut scopes: Vec<String>, before: Option<&Saved>) -> Vec<String> {
+    if let Some(b) = before {
+        for s in b.granted_scopes().into_iter().chain(b.wanted_scopes.iter().cloned()) {
+            if !scopes.contains(&s) {
+                scopes.push(s);
+            }
+        }
+    }
+    scopes
 }
 
 /// The `WWW-Authenticate` a server answers an unsigned handshake with
@@ -238,4 +245,38 @@ pub(crate) async fn manager_for(
         .configure_client(config)
         .map_err(|e| said(server, "reading its kept sign-in", &e))?;
     Ok(Some(manager))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::saved::{Saved, remember_wanted};
+    use super::super::{MemoryTokenStore, TokenStore};
+    use super::with_kept_scopes;
+
+    #[tokio::test]
+    async fn a_403s_scopes_are_kept_and_asked_for_with_those_granted_at_the_next_sign_in() {
+        let kept = serde_json::json!({
+            "client_id": "c1",
+            "redirect_uri": "http://127.0.0.1:4000/callback",
+            "metadata": {"authorization_endpoint": "https://a/authorize", "token_endpoint": "https://a/token"},
+            "credentials": {
+                "client_id": "c1",
+                "token_response": {"access_token": "at", "token_type": "bearer"},
+                "granted_scopes": ["read"],
+            },
+        });
+        let memory = MemoryTokenStore::default();
+        memory.save(&kept.to_string()).expect("saved");
+        let store: Arc<dyn TokenStore> = Arc::new(memory);
+        remember_wanted(&store, "write admin").await;
+        remember_wanted(&store, "write").await;
+        let before = Saved::load(store.as_ref()).expect("loads");
+        assert_eq!(
+            with_kept_scopes(vec!["read".into(), "offline_access".into()], before.as_ref()),
+            ["read", "offline_access", "write", "admin"]
+        );
+        assert_eq!(with_kept_scopes(vec!["x".into()], None), ["x"]);
+    }
 }

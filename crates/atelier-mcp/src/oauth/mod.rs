@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 pub use authorize::{Authorizer, Headless, Loopback, Opener};
 pub(crate) use flow::manager_for;
 pub use flow::{SignInOptions, sign_in};
+pub(crate) use saved::remember_wanted;
 pub use saved::{previous_redirect, secret_values};
 
 /// Where one server's sign-in is kept: tokens, the registered client (its

@@ -22,6 +22,10 @@ pub(crate) struct Saved {
     pub metadata: AuthorizationMetadata,
     #[serde(default)]
     pub credentials: Option<StoredCredentials>,
+    /// Scopes a 403 `insufficient_scope` asked for since: the next
+    /// sign-in asks for them too (it starts with none).
+    #[serde(default)]
+    pub wanted_scopes: Vec<String>,
 }
 
 impl Saved {
@@ -45,6 +49,29 @@ impl Saved {
             .map(|c| c.granted_scopes.clone())
             .unwrap_or_default()
     }
+}
+
+/// Keeps the scopes of a server's 403 `insufficient_scope` with its
+/// sign-in, for the next one (a sign-in by a person may come much later,
+/// without the challenge at hand). Best effort: a store that fails loses
+/// them, and the next 403 says them again.
+pub(crate) async fn remember_wanted(store: &Arc<dyn TokenStore>, scope: &str) {
+    let store = Arc::clone(store);
+    let scope = scope.to_owned();
+    let _ = tokio::task::spawn_blocking(move || {
+        let Ok(Some(mut saved)) = Saved::load(store.as_ref()) else {
+            return;
+        };
+        for s in scope.split_whitespace() {
+            if !saved.wanted_scopes.iter().any(|w| w == s) {
+                saved.wanted_scopes.push(s.to_owned());
+            }
+        }
+        if let Ok(text) = serde_json::to_string(&saved) {
+            let _ = store.save(&text);
+        }
+    })
+    .await;
 }
 
 /// The redirect URI the kept client was registered with, so that a
