@@ -80,6 +80,7 @@ pub const COMMANDS: &[&str] = &[
     "list_mcp_server",
     "preview_mcp_config",
     "import_mcp_config",
+    "sign_in_mcp_server",
     "update_provider",
     "list_agents",
     "get_agent",

@@ -1,4 +1,5 @@
-//! Hand-offs to the desktop: opening a folder in the system file manager.
+//! Hand-offs to the desktop: opening a folder in the system file manager,
+//! a page in the browser.
 
 use std::io;
 use std::path::Path;
@@ -7,14 +8,31 @@ use std::process::{Command, Stdio};
 /// Opens `dir` with the platform's opener (`xdg-open`, `open`, `explorer`),
 /// detached: the file manager outlives nothing of ours.
 pub(crate) fn reveal(dir: &Path) -> io::Result<()> {
-    let opener = if cfg!(target_os = "macos") {
+    reveal_with(platform_opener(), dir)
+}
+
+/// The platform's opener of folders and pages.
+fn platform_opener() -> &'static str {
+    if cfg!(target_os = "macos") {
         "open"
     } else if cfg!(windows) {
         "explorer"
     } else {
         "xdg-open"
-    };
-    reveal_with(opener, dir)
+    }
+}
+
+/// Opens `url` in the person's browser with the platform's opener,
+/// detached (a sign-in page: the person approves there).
+pub(crate) fn open_url(url: &str) -> io::Result<()> {
+    let mut child = Command::new(platform_opener())
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()?;
+    std::thread::spawn(move || child.wait());
+    Ok(())
 }
 
 /// Opens `dir` with `opener`. A missing opener is said as such, not as a

@@ -2,7 +2,8 @@
 //! add (stdio or URL, its env and header values to the secret store),
 //! remove, enable/disable, restart (connect once and list the tools), and
 //! the import of a Claude Desktop / Cursor `mcpServers` config with its
-//! preview; and, once at start, the listing of servers never listed
+//! preview; sign-in to an HTTP server (OAuth: the browser opened, the page's
+//! address sent as [`SIGN_IN_PAGE`] too); and, once at start, the listing of servers never listed
 //! ([`list_unlisted_at_start`]). Like [`crate::commands`]: typed arguments, one core call,
 //! `{kind, message}`. Values of env and headers arrive as plain strings and
 //! become [`Secret`]s here, before anything else sees them; they are never
@@ -22,6 +23,13 @@ use crate::error::IpcResult;
 /// The event that says servers' tools were listed (their ids): the tool
 /// picker reads its catalog again.
 pub const TOOLS_LISTED: &str = "mcp-tools-listed";
+
+/// The event that carries a sign-in page's address (`{id, url}`) while
+/// [`sign_in_mcp_server`] waits: shown in case no browser opened.
+pub const SIGN_IN_PAGE: &str = "mcp-sign-in-page";
+
+/// How long a sign-in waits for the browser to come back.
+const SIGN_IN_WAIT: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Lists, in the background, the servers never listed (a toolset imported
 /// by the CLI), then tells the UI.
@@ -150,4 +158,26 @@ pub async fn import_mcp_config(
     only: Option<Vec<String>>,
 ) -> IpcResult<Vec<ServerRecord>> {
     Ok(state.app.mcp().import_config(&text, only.as_deref()).await?)
+}
+
+/// Signs in to an HTTP server that wants it (OAuth): its sign-in page opens
+/// in the browser (its address is also sent as [`SIGN_IN_PAGE`]) and this
+/// answers once the browser came back and the server was listed, or with
+/// why not (5 minutes without an answer gives up).
+#[tauri::command]
+pub async fn sign_in_mcp_server<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    id: String,
+) -> IpcResult<ServerRecord> {
+    let events = app.clone();
+    let server = id.clone();
+    let open: atelier_core::mcp::Opener = Box::new(move |url: &str| {
+        let _ = events.emit(SIGN_IN_PAGE, serde_json::json!({ "id": server, "url": url }));
+        if let Err(e) = crate::desktop::open_url(url) {
+            tracing::warn!(error = %e, "could not open the browser for a sign-in");
+        }
+    });
+    let cancel = atelier_core::mcp::CancellationToken::new();
+    Ok(state.app.mcp().login(&id, open, SIGN_IN_WAIT, cancel).await?)
 }

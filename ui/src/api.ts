@@ -300,6 +300,8 @@ export const api = {
   previewMcpConfig: (text: string) => invoke<ImportCandidate[]>("preview_mcp_config", { text }),
   /** Adds the servers of a config named in `only` (every one that can be added: null). */
   importMcpConfig: (text: string, only: string[] | null) => invoke<ServerRecord[]>("import_mcp_config", { text, only }),
+  /** Signs in to an HTTP server (OAuth): its page opens in the browser (also sent as `mcp-sign-in-page`); resolves once the browser came back and the server was listed. */
+  signInMcpServer: (id: string) => invoke<ServerRecord>("sign_in_mcp_server", { id }),
   /** Restarts the app (saved frame origins apply at start). */
   restartApp: () => invoke<null>("restart_app"),
   /** Changes a provider's base URL, default model and plain headers, and its key when one is given, in one step: a key the store refuses leaves the provider as it was. */

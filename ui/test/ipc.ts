@@ -93,6 +93,7 @@ export type CommandAnswers = {
   list_mcp_server: Answer<"listMcpServer">;
   preview_mcp_config: Answer<"previewMcpConfig">;
   import_mcp_config: Answer<"importMcpConfig">;
+  sign_in_mcp_server: Answer<"signInMcpServer">;
   update_provider: Answer<"updateProvider">;
   list_agents: Answer<"listAgents">;
   get_agent: Answer<"getAgent">;

@@ -1,11 +1,12 @@
 import { act, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { emit } from "@tauri-apps/api/event";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { ImportCandidate, ServerDetails, ServerRecord } from "../src/bindings";
 import { McpServersSection } from "../src/settings/mcp/McpServersSection";
 import { shellLine, shellWords } from "../src/settings/mcp/shellWords";
 import { mcpServer as record } from "./fixtures";
-import { argsOf, mockCommands } from "./ipc";
+import { argsOf, deferred, mockCommands } from "./ipc";
 
 function details(server: ServerRecord, over: Partial<ServerDetails> = {}): ServerDetails {
   return { server, status: "stopped", message: null, instances: [], stderr: [], ...over };
@@ -44,7 +45,7 @@ const THREE: ServerDetails[] = [
       url: "https://api.example.invalid/mcp",
       header_keys: ["Authorization"],
       tools: null,
-      last_error: 'MCP server "github": 401 Unauthorized: the server wants a token (OAuth is not supported yet)',
+      last_error: 'MCP server "github": 401 Unauthorized: the token in its Authorization header was refused',
     }),
     { status: "error", message: 'MCP server "github": 401 Unauthorized' },
   ),
@@ -134,6 +135,68 @@ describe("MCP servers in settings", () => {
     await userEvent.click(within(screen.getByRole("alertdialog")).getByRole("button", { name: "Remove" }));
     await waitFor(() => expect(argsOf(calls, "remove_mcp_server")).toEqual([{ id: "everything" }]));
     await waitFor(() => expect(within(list).queryByRole("listitem", { name: "everything" })).toBeNull());
+  });
+
+  it("signs in to a server that needs it: its page's address is shown while it waits, then it is listed", async () => {
+    const url = "https://mcp.linear.invalid/mcp";
+    const waiting = record({ id: "linear", transport: "http", command: null, args: [], url, tools: null });
+    let servers = [
+      details(
+        { ...waiting, last_error: `MCP server linear at ${url} needs a sign-in (it answered 401 Unauthorized)` },
+        { status: "needs sign-in", message: `MCP server linear at ${url} needs a sign-in` },
+      ),
+      // A stdio server never has Sign in.
+      details(record({ id: "files" }), { status: "error", message: "MCP server files exited (code 1)" }),
+    ];
+    const signed = deferred<ServerRecord>();
+    const calls = mockCommands({
+      list_mcp_servers: () => servers,
+      sign_in_mcp_server: () => signed.promise,
+    });
+    const changed = vi.fn();
+    render(<McpServersSection active onChanged={changed} />);
+    const list = await screen.findByRole("list", { name: "MCP servers" });
+    const row = (name: string) => within(list).getByRole("listitem", { name });
+    expect(row("linear")).toHaveTextContent("needs sign-in");
+    expect(within(row("files")).queryByRole("button", { name: "Sign in" })).toBeNull();
+
+    await userEvent.click(within(row("linear")).getByRole("button", { name: "Sign in" }));
+    await waitFor(() => expect(argsOf(calls, "sign_in_mcp_server")).toEqual([{ id: "linear" }]));
+    expect(within(row("linear")).getByRole("button", { name: "Waiting for the browser…" })).toBeDisabled();
+    const page = "https://auth.linear.invalid/authorize?client_id=c1";
+    await act(() => emit("mcp-sign-in-page", { id: "linear", url: page }));
+    expect(row("linear")).toHaveTextContent(`If no browser opened, go to: ${page}`);
+
+    const listed = record({ ...waiting, tools: [ECHO] });
+    servers = [details(listed, { status: "connected" }), servers[1]!];
+    await act(async () => signed.resolve(listed));
+    await waitFor(() => expect(row("linear")).toHaveTextContent("connected"));
+    expect(row("linear")).toHaveTextContent("HTTP · 1 tool");
+    expect(within(row("linear")).queryByRole("button", { name: "Sign in" })).toBeNull();
+    expect(row("linear")).not.toHaveTextContent("If no browser opened");
+    expect(changed).toHaveBeenCalled();
+  });
+
+  it("a sign-in that fails says why on its row, and Sign in stays", async () => {
+    const url = "https://mcp.example.invalid/mcp";
+    mockCommands({
+      list_mcp_servers: () => [
+        details(record({ id: "remote", transport: "http", command: null, args: [], url, tools: null }), {
+          status: "needs sign-in",
+        }),
+      ],
+      sign_in_mcp_server: () => {
+        throw {
+          kind: "mcp",
+          message: "MCP server remote: the sign-in failed: no answer from the browser within 300 s",
+        };
+      },
+    });
+    render(<McpServersSection active onChanged={() => {}} />);
+    const row = await screen.findByRole("listitem", { name: "remote" });
+    await userEvent.click(within(row).getByRole("button", { name: "Sign in" }));
+    expect(await within(row).findByRole("alert")).toHaveTextContent("no answer from the browser within 300 s");
+    expect(within(row).getByRole("button", { name: "Sign in" })).toBeEnabled();
   });
 
   it("enabling a server connects it once to list its tools, and the tool picker hears of it", async () => {

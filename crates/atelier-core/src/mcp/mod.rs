@@ -33,10 +33,13 @@ mod signin;
 
 use std::time::Duration;
 
+pub use atelier_mcp::oauth::Opener;
 pub use atelier_mcp::{HttpSpec, ServerSpec, StdioSpec};
 pub use import::ImportCandidate;
 pub use launch::HandLaunch;
 pub use servers::{McpTool, NewServer, ServerDetails, ServerRecord, ServerTransport};
+/// What cuts a sign-in's wait short (`Mcp::login`).
+pub use tokio_util::sync::CancellationToken;
 
 use crate::Atelier;
 

@@ -7,7 +7,13 @@ import { shellLine } from "./shellWords";
 
 /** A status as words and a dot: the dot's colour never says it alone. */
 export function StatusDot({ status, enabled }: { status: string; enabled: boolean }) {
-  const known = ["connected", "starting", "error", "stopped"].includes(status) ? status : "stopped";
+  // "needs sign-in": an HTTP server that wants the person to sign in (OAuth).
+  const known =
+    status === "needs sign-in"
+      ? "signin"
+      : ["connected", "starting", "error", "stopped"].includes(status)
+        ? status
+        : "stopped";
   const words = !enabled ? "disabled" : status;
   return (
     <span className={`mcp-status mcp-status-${enabled ? known : "disabled"}`}>
@@ -29,15 +35,17 @@ export function runsText(d: ServerDetails): string {
   return s.command !== null ? shellLine([s.command, ...s.args]) : (s.url ?? "");
 }
 
-export type RowBusy = "toggle" | "restart" | "remove" | null;
+export type RowBusy = "toggle" | "restart" | "remove" | "signin" | null;
 
 /**
  * One MCP server: its status in words, transport, tool count and who
  * declared it, with its switch, Restart and (the person's servers only)
  * Remove; *Details* shows what it runs, its secrets' names, its tools,
  * its last error and the tail of its stderr; what its last listing found
- * wrong (a tool listed twice) is always shown. `error`: the last action's
- * failure, shown here.
+ * wrong (a tool listed twice) is always shown. An HTTP server that needs a
+ * sign-in has *Sign in*: its page opens in the browser, and `signInPage`
+ * (its address) is shown while the row waits, in case none opened.
+ * `error`: the last action's failure, shown here.
  */
 export function McpServerRow({
   details: d,
@@ -48,6 +56,8 @@ export function McpServerRow({
   onToggle,
   onRestart,
   onRemove,
+  onSignIn,
+  signInPage,
   onDismiss,
 }: {
   details: ServerDetails;
@@ -58,12 +68,15 @@ export function McpServerRow({
   onToggle: () => void;
   onRestart: () => void;
   onRemove: () => void;
+  onSignIn: () => void;
+  signInPage: string | null;
   onDismiss: () => void;
 }) {
   const [confirming, setConfirming] = useState(false);
   const s = d.server;
   const problem = error === null ? (d.message ?? (d.status === "stopped" ? s.last_error : null)) : null;
   const shownStatus = busy === "restart" ? "starting" : d.status;
+  const wantsSignIn = s.transport === "http" && (d.status === "needs sign-in" || busy === "signin");
   return (
     <li className={s.enabled ? "mcp-row" : "mcp-row mcp-row-disabled"} aria-label={s.id}>
       <div className="mcp-main">
@@ -95,6 +108,17 @@ export function McpServerRow({
           >
             {expanded ? "Hide details" : "Details"}
           </button>
+          {wantsSignIn && (
+            <button
+              type="button"
+              className="btn btn-small btn-primary"
+              disabled={busy !== null}
+              title="Sign in to it in your browser"
+              onClick={onSignIn}
+            >
+              {busy === "signin" ? "Waiting for the browser…" : "Sign in"}
+            </button>
+          )}
           <button
             type="button"
             className="btn btn-small"
@@ -116,6 +140,11 @@ export function McpServerRow({
           )}
         </div>
       </div>
+      {busy === "signin" && signInPage !== null && (
+        <p className="small" role="status">
+          Approve Atelier in your browser. If no browser opened, go to: <code>{signInPage}</code>
+        </p>
+      )}
       {error !== null && <ErrorBox error={error} onDismiss={onDismiss} />}
       {problem !== null && (
         <p className="mcp-problem small" role="status">

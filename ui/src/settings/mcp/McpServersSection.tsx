@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { api } from "../../api";
 import { ErrorBox, Notice, Spinner } from "../../components/feedback";
+import { useEvent } from "../../lib/useEvent";
 import { useLoad } from "../../lib/useLoad";
 import { McpAddForm } from "./McpAddForm";
 import { McpImport } from "./McpImport";
@@ -31,6 +32,9 @@ export function McpServersSection({ active, onChanged }: { active: boolean; onCh
   const [panel, setPanel] = useState<"add" | "import" | null>(null);
   const [done, setDone] = useState<{ text: string; tone: "info" | "success" | "warning" } | null>(null);
   const servers = load.data ?? [];
+  // A sign-in page's address, by server, while its sign-in waits.
+  const [pages, setPages] = useState<Record<string, string>>({});
+  useEvent<{ id: string; url: string }>("mcp-sign-in-page", (p) => setPages((m) => ({ ...m, [p.id]: p.url })));
 
   const starting = active && servers.some((d) => d.status === "starting");
   useEffect(() => {
@@ -64,6 +68,15 @@ export function McpServersSection({ active, onChanged }: { active: boolean; onCh
   };
 
   const connect = (id: string) => act(id, "restart", () => api.restartMcpServer(id));
+
+  const signIn = (id: string) =>
+    act(id, "signin", async () => {
+      try {
+        await api.signInMcpServer(id);
+      } finally {
+        setPages(({ [id]: _, ...rest }) => rest);
+      }
+    });
 
   const toggle = (id: string, enabled: boolean) =>
     act(id, "toggle", async () => {
@@ -134,6 +147,8 @@ export function McpServersSection({ active, onChanged }: { active: boolean; onCh
                 }
                 onToggle={() => void toggle(id, !d.server.enabled)}
                 onRestart={() => void connect(id)}
+                onSignIn={() => void signIn(id)}
+                signInPage={pages[id] ?? null}
                 onRemove={() => void act(id, "remove", () => api.removeMcpServer(id))}
                 onDismiss={() => setRow(id, null)}
               />
