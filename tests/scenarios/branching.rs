@@ -151,7 +151,7 @@ async fn binary_and_mode_changes_are_reported_as_such() {
     );
     assert_eq!(
         d["modified"][1],
-        serde_json::json!({"path": "tool.sh", "mode_only": true})
+        serde_json::json!({"path": "tool.sh", "mode_only": true, "mode_from": 0o644, "mode_to": 0o755})
     );
 }
 
