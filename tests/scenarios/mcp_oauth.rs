@@ -82,6 +82,8 @@ fn a_server_that_needs_sign_in_says_so_then_login_signs_in_and_logout_forgets() 
     let shown = cli(&["--json", "mcp", "show", "guarded"]);
     let shown: Value = serde_json::from_slice(&shown.stdout).expect("json");
     assert_eq!(shown["status"], "needs sign-in", "{shown}");
+    let listed = cli(&["mcp", "list"]);
+    assert!(text(&listed).contains("sign-in"), "{}", text(&listed));
     assert!(
         shown["server"]["last_error"]
             .as_str()

@@ -402,6 +402,7 @@ fn state(s: &ServerRecord) -> &'static str {
     match (s.enabled, s.active, &s.last_error) {
         (false, _, _) => "disabled",
         (true, false, _) => "inactive",
+        (true, true, Some(_)) if s.needs_sign_in() => "sign-in",
         (true, true, Some(_)) => "error",
         (true, true, None) if s.tools.is_none() => "unlisted",
         _ => "ok",

@@ -437,13 +437,9 @@ impl Mcp<'_> {
         let best = instances.iter().min_by_key(|(i, _)| rank(&i.status));
         // Stopped after a sign-in was refused (its last listing says so):
         // what the person can do about it is sign in.
-        let signed_out = server
-            .last_error
-            .as_deref()
-            .is_some_and(atelier_mcp::McpError::says_sign_in_needed);
         let status = match best {
             Some((i, _)) => i.status.clone(),
-            None if server.active && signed_out => "needs sign-in".to_owned(),
+            None if server.active && server.needs_sign_in() => "needs sign-in".to_owned(),
             None => "stopped".to_owned(),
         };
         let message = instances.iter().find_map(|(_, s)| match s.status() {

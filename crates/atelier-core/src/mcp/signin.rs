@@ -59,6 +59,16 @@ impl TokenStore for Kept {
     }
 }
 
+impl ServerRecord {
+    /// Whether its last connection failed because it wants a sign-in
+    /// (again): what the person can do about it is `login`.
+    pub fn needs_sign_in(&self) -> bool {
+        self.last_error
+            .as_deref()
+            .is_some_and(atelier_mcp::McpError::says_sign_in_needed)
+    }
+}
+
 impl Mcp<'_> {
     /// Where server `id`'s connections find its sign-in.
     pub(crate) fn oauth(&self, id: &str) -> OAuth {
