@@ -162,6 +162,7 @@ fn a_bundles_text_reaches_the_terminal_escaped() {
     // description holding it could hide "It will run, with your rights:".
     let m = "manifest_version: \"1\"\nid: ansi\nname: \"Nice \\e[8m\"\nversion: \"1.0.0\"\n\
              \"note\\e[8m\": 1\n\
+             user_config:\n  region: {type: string, title: \"Region \\e[8m\", default: \"eu\\e[8m\"}\n\
              tools:\n  - id: hello\n    name: \"Hello \\e[8m\"\n    description: \"says hi \\e[2J\"\n    \
              entrypoint: tools.hello:run\n    input_schema: {type: object, properties: {name: {type: string}}}\n";
     let zip = zip_of(
@@ -186,8 +187,27 @@ fn a_bundles_text_reaches_the_terminal_escaped() {
         vec!["toolset", "show", "ansi"],
         vec!["tool", "list"],
         vec!["tool", "show", "ansi:hello"],
+        vec!["toolset", "config", "ansi"],
+        vec![
+            "agent",
+            "create",
+            "Evil \x1b[8m",
+            "--id",
+            "evil",
+            "--description",
+            "hides \x1b[2J",
+        ],
+        vec!["agent", "list"],
+        vec!["agent", "show", "evil"],
     ] {
         let out = env.ok(&args);
         assert!(!out.contains('\x1b'), "{args:?} printed an escape byte: {out:?}");
     }
+    // An error quoting what it was given: escaped too.
+    let out = env.cli(&["tool", "show", "ansi:\x1b[8mhello"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && !err.contains('\x1b') && err.contains("\\u{1b}[8m"),
+        "{err:?}"
+    );
 }

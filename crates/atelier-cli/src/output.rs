@@ -54,6 +54,14 @@ pub(crate) fn arg(a: &str) -> String {
 /// The error and its causes on one line, each said once: the core's I/O
 /// errors already end with their OS error ("could not read x: No such
 /// file…"), which the chain would repeat.
+/// Text of several lines (a problem list, a description, a traceback, an
+/// error): each line escaped as [`shown`], the line breaks kept.
+pub(crate) fn shown_lines(s: &str) -> String {
+    s.lines().map(shown).collect::<Vec<_>>().join("\n")
+}
+
+/// An error and its causes on one line, each said once; what a bundle, a
+/// server or a model put in it reaches the terminal escaped ([`shown`]).
 pub(crate) fn error_line(e: &anyhow::Error) -> String {
     let mut line = String::new();
     for cause in e.chain() {
@@ -65,7 +73,7 @@ pub(crate) fn error_line(e: &anyhow::Error) -> String {
             line.push_str(&text);
         }
     }
-    line
+    shown_lines(&line)
 }
 
 /// Whether the error is a write to a closed pipe (`atelier … | head`).

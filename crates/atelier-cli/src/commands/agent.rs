@@ -18,7 +18,12 @@ pub(crate) async fn run(app: &Atelier, cmd: AgentCommand, json: bool) -> anyhow:
                 return output::json(&list);
             }
             for a in &list {
-                println!("{:<20} {:<24} {}", a.id, a.name, allowlist(a));
+                println!(
+                    "{:<20} {:<24} {}",
+                    output::shown(&a.id),
+                    output::shown(&a.name),
+                    output::shown(&allowlist(a))
+                );
             }
         }
         AgentCommand::Show { id } => show(&agents.get(&id).await?, json)?,
@@ -90,7 +95,7 @@ pub(crate) async fn run(app: &Atelier, cmd: AgentCommand, json: bool) -> anyhow:
             let text = std::fs::read_to_string(&file).with_context(|| format!("could not read {}", file.display()))?;
             let imported = agents.import(&text, &file.display().to_string(), replace).await?;
             for w in &imported.warnings {
-                eprintln!("warning: {w}");
+                eprintln!("warning: {}", output::shown_lines(&w.to_string()));
             }
             if json {
                 return output::json(&imported);
@@ -114,19 +119,25 @@ pub(crate) async fn run(app: &Atelier, cmd: AgentCommand, json: bool) -> anyhow:
                 return output::json(&serde_json::json!({"resolved": resolved, "exposed": exposed}));
             }
             for w in resolved.warnings.iter().chain(exposed.iter().flat_map(|e| &e.warnings)) {
-                eprintln!("warning: {w}");
+                eprintln!("warning: {}", output::shown_lines(&w.to_string()));
             }
             if resolved.tools.is_empty() {
                 println!("Agent {id} gets no tools (allow some with `atelier agent edit {id} --add-tool …`).");
             }
             for t in &resolved.tools {
+                // Names come from toolsets and MCP servers: escaped.
                 let wire = exposed
                     .as_ref()
                     .and_then(|e| e.tools.iter().find(|x| x.canonical_id == t.canonical_id))
-                    .map(|x| format!("  as {}", x.wire_name))
+                    .map(|x| format!("  as {}", output::shown(&x.wire_name)))
                     .unwrap_or_default();
                 let source = t.source_id.as_deref().unwrap_or("builtin");
-                println!("{:<40} {:<12} {}{wire}", t.model_name, source, t.canonical_id);
+                println!(
+                    "{:<40} {:<12} {}{wire}",
+                    output::shown(&t.model_name),
+                    output::shown(source),
+                    output::shown(&t.canonical_id)
+                );
             }
         }
     }
@@ -137,11 +148,11 @@ fn show(a: &Agent, json: bool) -> anyhow::Result<()> {
     if json {
         return output::json(a);
     }
-    println!("{}  {}", a.id, a.name);
+    println!("{}  {}", output::shown(&a.id), output::shown(&a.name));
     if !a.description.is_empty() {
-        println!("  {}", a.description);
+        println!("  {}", output::shown_lines(&a.description).replace('\n', "\n  "));
     }
-    println!("  allowed: {}", allowlist(a));
+    println!("  allowed: {}", output::shown(&allowlist(a)));
     println!("  max depth {}, max steps {}", a.max_depth, a.max_steps);
     Ok(())
 }
@@ -149,7 +160,7 @@ fn show(a: &Agent, json: bool) -> anyhow::Result<()> {
 /// An agent just created or edited, after what its rules match nothing with.
 fn saved(s: &SavedAgent, json: bool) -> anyhow::Result<()> {
     for w in &s.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", output::shown_lines(&w.to_string()));
     }
     show(&s.agent, json)
 }

@@ -17,7 +17,7 @@ pub(super) fn print_call(c: &ToolCallRecord) {
         println!(
             "error ({}): {}",
             c.error_kind.map_or("error", |k| k.as_str()),
-            super::toolset::shown_lines(e)
+            output::shown_lines(e)
         );
     }
     if let Some(r) = &c.result {

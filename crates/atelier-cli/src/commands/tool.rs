@@ -4,9 +4,10 @@
 
 use atelier_core::Atelier;
 
-use super::toolset::{print_tool, shown_lines};
+use super::toolset::print_tool;
 use crate::cli::ToolCommand;
 use crate::output;
+use crate::output::shown_lines;
 
 pub(crate) async fn run(app: &Atelier, cmd: ToolCommand, json: bool) -> anyhow::Result<()> {
     match cmd {

@@ -47,17 +47,10 @@ fn progress(label: &'static str) -> (Observer, Option<indicatif::ProgressBar>) {
     (obs, Some(bar))
 }
 
-/// Text of a bundle that may run over lines (a problem showing a source
-/// line, a description, a traceback): each line escaped as [`output::shown`]
-/// escapes, the line breaks kept.
-pub(super) fn shown_lines(s: &str) -> String {
-    s.lines().map(output::shown).collect::<Vec<_>>().join("\n")
-}
-
 /// Problems name the bundle's keys and quote its text: escaped.
 pub(super) fn print_problems(problems: &[Problem]) {
     for p in problems {
-        println!("  {}", shown_lines(&p.to_string()));
+        println!("  {}", output::shown_lines(&p.to_string()));
     }
 }
 
@@ -378,7 +371,7 @@ pub(crate) async fn run(
                     if t.enabled { "" } else { " (disabled)" }
                 );
                 if !t.description.is_empty() {
-                    println!("{}", shown_lines(&t.description));
+                    println!("{}", output::shown_lines(&t.description));
                 }
                 println!(
                     "source: {} {}",

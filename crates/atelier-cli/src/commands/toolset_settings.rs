@@ -120,21 +120,22 @@ fn shown(f: &atelier_core::toolsets::config::ConfigField) -> String {
 
 fn print_config(c: &ToolsetConfig) {
     if c.fields.is_empty() {
-        println!("{} has no settings.", c.toolset_id);
+        println!("{} has no settings.", output::shown(&c.toolset_id));
         return;
     }
     for f in &c.fields {
         let req = if f.decl.required { "*" } else { " " };
+        // Keys, titles and default values are the bundle's words: escaped.
         println!(
             "{req}{:<22} {:<9} {:<28} {}",
-            f.key,
+            output::shown(&f.key),
             f.decl.kind.as_str(),
-            shown(f),
-            f.decl.title
+            output::shown(&shown(f)),
+            output::shown(&f.decl.title)
         );
     }
     if !c.missing.is_empty() {
-        println!("Required and not set: {}", c.missing.join(", "));
+        println!("Required and not set: {}", output::shown(&c.missing.join(", ")));
     }
 }
 
@@ -197,7 +198,12 @@ pub(crate) fn print_consent(c: &Consent) {
             }
         );
         for v in &c.secret_values {
-            println!("  {}  {}.{}", v.server_id, v.field, v.name);
+            println!(
+                "  {}  {}.{}",
+                output::shown(&v.server_id),
+                output::shown(&v.field),
+                output::shown(&v.name)
+            );
         }
     }
     if let Some(s) = &c.settings {
@@ -214,7 +220,11 @@ pub(crate) fn print_consent(c: &Consent) {
         } else {
             "not set".to_owned()
         };
-        println!("Reads ${{{}}} ({}): {state}", r.name, r.server_ids.join(", "));
+        println!(
+            "Reads ${{{}}} ({}): {state}",
+            output::shown(&r.name),
+            output::shown(&r.server_ids.join(", "))
+        );
     }
 }
 
