@@ -81,6 +81,7 @@ pub const COMMANDS: &[&str] = &[
     "preview_mcp_config",
     "import_mcp_config",
     "sign_in_mcp_server",
+    "cancel_mcp_sign_in",
     "update_provider",
     "list_agents",
     "get_agent",

@@ -138,6 +138,7 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             mcp_commands::preview_mcp_config,
             mcp_commands::import_mcp_config,
             mcp_commands::sign_in_mcp_server,
+            mcp_commands::cancel_mcp_sign_in,
             llm_commands::update_provider,
             agent_commands::list_agents,
             agent_commands::get_agent,

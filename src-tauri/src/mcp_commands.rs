@@ -10,9 +10,11 @@
 //! logged or sent back.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use atelier_core::agents::ASSISTANT;
-use atelier_core::mcp::{ImportCandidate, NewServer, ServerDetails, ServerRecord};
+use atelier_core::mcp::{CancellationToken, ImportCandidate, NewServer, ServerDetails, ServerRecord};
 use atelier_core::secrets::Secret;
 use serde::Deserialize;
 use tauri::{AppHandle, Emitter, Manager, Runtime, State};
@@ -178,6 +180,34 @@ pub async fn sign_in_mcp_server<R: Runtime>(
             tracing::warn!(error = %e, "could not open the browser for a sign-in");
         }
     });
-    let cancel = atelier_core::mcp::CancellationToken::new();
-    Ok(state.app.mcp().login(&id, open, SIGN_IN_WAIT, cancel).await?)
+    let cancel = CancellationToken::new();
+    let mine = NEXT.fetch_add(1, Ordering::Relaxed);
+    if let Some((_, before)) = waiting().insert(id.clone(), (mine, cancel.clone())) {
+        // A second Sign in replaces the first, which gives up.
+        before.cancel();
+    }
+    let signed = state.app.mcp().login(&id, open, SIGN_IN_WAIT, cancel).await;
+    let mut map = waiting();
+    if map.get(&id).is_some_and(|(n, _)| *n == mine) {
+        map.remove(&id);
+    }
+    drop(map);
+    Ok(signed?)
+}
+
+/// The sign-ins waiting for their browser, by server (each numbered, so
+/// that one ending never forgets the one that replaced it).
+static WAITING: Mutex<BTreeMap<String, (u64, CancellationToken)>> = Mutex::new(BTreeMap::new());
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+fn waiting() -> MutexGuard<'static, BTreeMap<String, (u64, CancellationToken)>> {
+    WAITING.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Gives up the sign-in of server `id` waiting for its browser (it then
+/// fails with "cancelled"); whether one was waiting.
+#[tauri::command]
+pub async fn cancel_mcp_sign_in(id: String) -> IpcResult<bool> {
+    let waited = waiting().remove(&id);
+    Ok(waited.map(|(_, c)| c.cancel()).is_some())
 }

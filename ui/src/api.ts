@@ -302,6 +302,8 @@ export const api = {
   importMcpConfig: (text: string, only: string[] | null) => invoke<ServerRecord[]>("import_mcp_config", { text, only }),
   /** Signs in to an HTTP server (OAuth): its page opens in the browser (also sent as `mcp-sign-in-page`); resolves once the browser came back and the server was listed. */
   signInMcpServer: (id: string) => invoke<ServerRecord>("sign_in_mcp_server", { id }),
+  /** Gives up a sign-in waiting for its browser (it then rejects); whether one was waiting. */
+  cancelMcpSignIn: (id: string) => invoke<boolean>("cancel_mcp_sign_in", { id }),
   /** Restarts the app (saved frame origins apply at start). */
   restartApp: () => invoke<null>("restart_app"),
   /** Changes a provider's base URL, default model and plain headers, and its key when one is given, in one step: a key the store refuses leaves the provider as it was. */

@@ -94,6 +94,7 @@ export type CommandAnswers = {
   preview_mcp_config: Answer<"previewMcpConfig">;
   import_mcp_config: Answer<"importMcpConfig">;
   sign_in_mcp_server: Answer<"signInMcpServer">;
+  cancel_mcp_sign_in: Answer<"cancelMcpSignIn">;
   update_provider: Answer<"updateProvider">;
   list_agents: Answer<"listAgents">;
   get_agent: Answer<"getAgent">;

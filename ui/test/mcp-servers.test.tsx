@@ -177,6 +177,31 @@ describe("MCP servers in settings", () => {
     expect(changed).toHaveBeenCalled();
   });
 
+  it("a sign-in given up with Cancel ends without an error, and Sign in stays", async () => {
+    const url = "https://mcp.example.invalid/mcp";
+    const signed = deferred<ServerRecord>();
+    const calls = mockCommands({
+      list_mcp_servers: () => [
+        details(record({ id: "remote", transport: "http", command: null, args: [], url, tools: null }), {
+          status: "needs sign-in",
+        }),
+      ],
+      sign_in_mcp_server: () => signed.promise,
+      cancel_mcp_sign_in: () => {
+        signed.reject({ kind: "mcp", message: "MCP server remote: the sign-in failed: cancelled" });
+        return true;
+      },
+    });
+    render(<McpServersSection active onChanged={() => {}} />);
+    const row = await screen.findByRole("listitem", { name: "remote" });
+    await userEvent.click(within(row).getByRole("button", { name: "Sign in" }));
+    await userEvent.click(await within(row).findByRole("button", { name: "Cancel" }));
+    expect(argsOf(calls, "cancel_mcp_sign_in")).toEqual([{ id: "remote" }]);
+    expect(await within(row).findByRole("button", { name: "Sign in" })).toBeEnabled();
+    expect(within(row).queryByRole("alert")).toBeNull();
+    expect(within(row).queryByRole("button", { name: "Cancel" })).toBeNull();
+  });
+
   it("a sign-in that fails says why on its row, and Sign in stays", async () => {
     const url = "https://mcp.example.invalid/mcp";
     mockCommands({

@@ -57,6 +57,7 @@ export function McpServerRow({
   onRestart,
   onRemove,
   onSignIn,
+  onCancelSignIn,
   signInPage,
   onDismiss,
 }: {
@@ -69,6 +70,7 @@ export function McpServerRow({
   onRestart: () => void;
   onRemove: () => void;
   onSignIn: () => void;
+  onCancelSignIn: () => void;
   signInPage: string | null;
   onDismiss: () => void;
 }) {
@@ -117,6 +119,11 @@ export function McpServerRow({
               onClick={onSignIn}
             >
               {busy === "signin" ? "Waiting for the browser…" : "Sign in"}
+            </button>
+          )}
+          {busy === "signin" && (
+            <button type="button" className="btn btn-small btn-ghost" onClick={onCancelSignIn}>
+              Cancel
             </button>
           )}
           <button

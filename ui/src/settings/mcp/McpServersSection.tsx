@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api } from "../../api";
 import { ErrorBox, Notice, Spinner } from "../../components/feedback";
 import { useEvent } from "../../lib/useEvent";
@@ -69,14 +69,23 @@ export function McpServersSection({ active, onChanged }: { active: boolean; onCh
 
   const connect = (id: string) => act(id, "restart", () => api.restartMcpServer(id));
 
+  // Sign-ins the person gave up: their "cancelled" is no error to show.
+  const givenUp = useRef(new Set<string>());
   const signIn = (id: string) =>
     act(id, "signin", async () => {
+      givenUp.current.delete(id);
       try {
         await api.signInMcpServer(id);
+      } catch (e) {
+        if (!givenUp.current.has(id)) throw e;
       } finally {
         setPages(({ [id]: _, ...rest }) => rest);
       }
     });
+  const cancelSignIn = (id: string) => {
+    givenUp.current.add(id);
+    void api.cancelMcpSignIn(id);
+  };
 
   const toggle = (id: string, enabled: boolean) =>
     act(id, "toggle", async () => {
@@ -148,6 +157,7 @@ export function McpServersSection({ active, onChanged }: { active: boolean; onCh
                 onToggle={() => void toggle(id, !d.server.enabled)}
                 onRestart={() => void connect(id)}
                 onSignIn={() => void signIn(id)}
+                onCancelSignIn={() => cancelSignIn(id)}
                 signInPage={pages[id] ?? null}
                 onRemove={() => void act(id, "remove", () => api.removeMcpServer(id))}
                 onDismiss={() => setRow(id, null)}
