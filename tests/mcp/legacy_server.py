@@ -5,10 +5,15 @@ notifications) and answers every other request with an empty result `{}`
 instead of "method not found" — as some servers written before 2026 do. A
 client probing with `server/discover` first must still end up speaking
 `initialize` to it. With `--silent` it answers them not at all, as others
-do. Each request's method goes to stderr, so a test can tell which
-handshake it was offered.
+do; with `--not-found` it answers them "method not found", as most do. Each
+request's method goes to stderr, so a test can tell which handshake it was
+offered.
 
-    python3 tests/mcp/legacy_server.py [--silent] [--tools-list MODE] [--protocol-version V]
+    python3 tests/mcp/legacy_server.py [--silent | --not-found] [--start-after S] [--tools-list MODE] [--protocol-version V]
+
+`--start-after` sleeps S seconds before it reads anything, as a server does
+that `npx -y` or `uvx` is still fetching, or a container still starting:
+the client's first requests wait in the pipe.
 
 `--protocol-version` answers `initialize` with V instead of 2024-11-05,
 whatever the client asked for (a version a client may not know).
@@ -26,6 +31,7 @@ whatever the client asked for (a version a client may not know).
 import argparse
 import json
 import sys
+import time
 
 TOOLS = [
     {
@@ -83,10 +89,13 @@ def tools_page(mode, cursor):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--silent", action="store_true", help="no answer to unknown requests")
+    parser.add_argument("--not-found", action="store_true", help="'method not found' to unknown requests")
+    parser.add_argument("--start-after", type=float, default=0, help="seconds asleep before reading")
     parser.add_argument("--tools-list", choices=["endless", "repeat", "huge", "silent", "duplicate"], help="misbehave listing")
     parser.add_argument("--protocol-version", default="2024-11-05", help="the version initialize answers")
     args = parser.parse_args()
     silent = args.silent
+    time.sleep(args.start_after)
     for line in sys.stdin:
         try:
             msg = json.loads(line)
@@ -116,6 +125,10 @@ def main():
         elif method == "tools/call":
             text = str((params.get("arguments") or {}).get("text", ""))
             answer(msg["id"], {"content": [{"type": "text", "text": text.upper()}]})
+        elif args.not_found:
+            error = {"code": -32601, "message": f"Method not found: {method}"}
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "error": error}) + "\n")
+            sys.stdout.flush()
         elif not silent:
             answer(msg["id"], {})
 

@@ -143,8 +143,9 @@ impl Connection {
         let connected = Self::connect_inner(server, spec, options, log, tools_changed).await;
         match &connected {
             Ok(c) => options.handshake.learn(began, c.initialize_only, c.probe_timed_out),
-            // It may have been upgraded: the next connection probes again.
-            Err(_) => options.handshake.learn(began, false, false),
+            Err(McpError::Handshake { .. }) => options.handshake.refused(),
+            // A crash, a slow start timing out: nothing learnt of its protocol.
+            Err(_) => {}
         }
         connected.map_err(|e| options.redact.error(e))
     }

@@ -23,6 +23,7 @@ mod connection;
 mod error;
 mod handler;
 mod http;
+mod late_probe;
 mod listing;
 mod notices;
 pub mod oauth;

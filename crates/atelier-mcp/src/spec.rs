@@ -122,9 +122,9 @@ pub struct ConnectOptions {
 /// been slow to start (`npx` fetching it), and would then be greeted the
 /// old way for good; a connection that times out the same way and began
 /// after the first one ended is learnt (two that began together, while
-/// the server was being fetched, count once). A connection that fails
-/// forgets it all (the server may have been upgraded), so the next one
-/// probes again.
+/// the server was being fetched, count once). A server that refuses the
+/// `initialize` greeting is forgotten (it may have been upgraded), so the
+/// next connection probes again; other failures keep what was learnt.
 #[derive(Debug, Clone, Default)]
 pub struct Handshake(Arc<Mutex<Learnt>>);
 
@@ -141,7 +141,7 @@ enum Learnt {
 impl Handshake {
     /// What an earlier process learnt (the record of its last connection
     /// says the server spoke an older protocol): greet with `initialize`
-    /// at once. A connection that fails forgets it, as any learnt answer.
+    /// at once. A refused greeting forgets it, as any learnt answer.
     pub fn learnt_old() -> Self {
         Self(Arc::new(Mutex::new(Learnt::InitializeOnly)))
     }
@@ -149,6 +149,15 @@ impl Handshake {
     /// Whether connections greet the server with `initialize` at once.
     pub fn initialize_only(&self) -> bool {
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) == Learnt::InitializeOnly
+    }
+
+    /// After a refused handshake: a server greeted the old way may have
+    /// been upgraded, so the next connection probes again.
+    pub(crate) fn refused(&self) {
+        let mut learnt = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if *learnt == Learnt::InitializeOnly {
+            *learnt = Learnt::Unknown;
+        }
     }
 
     /// After a connection that began at `began`: `legacy`, it spoke

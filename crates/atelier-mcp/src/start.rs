@@ -11,6 +11,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 
 use crate::error::McpError;
 use crate::handler::Handler;
+use crate::late_probe::LateProbe;
 use crate::notices::InOrder;
 use crate::oversize::RMCP_LIMIT;
 use crate::process::{self, ServerProcess};
@@ -41,8 +42,14 @@ impl StdioStart {
             StdioStart::Failed(e) => e,
             StdioStart::Exited(how) => handshake(format!("it exited ({how}) before the handshake ended")),
             StdioStart::Refused(proc, e) => {
-                // A closed pipe usually means it exited: say how.
-                let message = match proc.wait_exit(Duration::from_millis(500)).await {
+                // A closed pipe usually means it exited: say how. Any other
+                // refusal is rmcp's, and it dropped the pipes: an exit now
+                // (code 0 on end of input) is our doing, not the cause.
+                let exited = match pipe_closed(&e) {
+                    true => proc.wait_exit(Duration::from_millis(500)).await,
+                    false => None,
+                };
+                let message = match exited {
                     Some(how) => format!("it exited ({how}) before the handshake ended"),
                     None => words::handshake(&e).to_string(),
                 };
@@ -70,6 +77,15 @@ impl StdioStart {
     }
 }
 
+/// The handshake failed on a closed pipe, not on what the server said.
+fn pipe_closed(e: &ClientInitializeError) -> bool {
+    match e {
+        ClientInitializeError::LegacyFallbackFailed { fallback, .. } => pipe_closed(fallback),
+        ClientInitializeError::ConnectionClosed(_) | ClientInitializeError::TransportError { .. } => true,
+        _ => false,
+    }
+}
+
 /// Spawns a stdio server and does the handshake `mode` asks for.
 pub(crate) async fn start_stdio(
     server: &str,
@@ -82,7 +98,7 @@ pub(crate) async fn start_stdio(
     let (proc, stdout, stdin) = process::spawn(server, spec, log).map_err(StdioStart::Failed)?;
     // Our guard cuts a line over the limit before rmcp would drop it.
     let rw = AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(RMCP_LIMIT);
-    let transport = InOrder::new(rw, &handler.notices);
+    let transport = LateProbe::new(InOrder::new(rw, &handler.notices));
     let started = Arc::clone(handler).serve_with_lifecycle(transport, mode);
     let mut exit = proc.exit.clone();
     let exited = async move { exit.wait_for(Option::is_some).await.is_ok() };

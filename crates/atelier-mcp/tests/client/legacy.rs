@@ -6,6 +6,8 @@
 //! - [`an_old_server_is_greeted_with_initialize_once_a_connection_learnt_it`]
 //!   and [`a_server_that_ignores_the_probe_is_greeted_the_old_way_after_two_waits`]:
 //!   the `Handshake` memory.
+//! - [`a_server_slow_to_start_connects_though_the_probe_is_answered_late`]:
+//!   `npx -y` fetching it, a container starting.
 //! - [`a_server_answering_a_protocol_version_we_do_not_know_is_refused`]
 
 use std::sync::Arc;
@@ -89,6 +91,43 @@ async fn an_old_server_that_answers_anything_with_an_empty_result() {
         .await
         .expect("shout");
     assert_eq!(text(&out), "QUIET");
+    conn.stop().await;
+}
+
+#[tokio::test]
+async fn a_server_slow_to_start_connects_though_the_probe_is_answered_late() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Asleep past rmcp's 10 s probe wait: it reads `server/discover` and
+    // the `initialize` sent meanwhile together, and answers the probe
+    // first — "method not found" (most servers) or `{}` — a reply that
+    // used to fail the handshake.
+    tokio::join!(
+        slow_start(legacy_spec(dir.path(), &["--start-after", "11", "--not-found"])),
+        slow_start(legacy_spec(dir.path(), &["--start-after", "11"])),
+    );
+}
+
+async fn slow_start(spec: ServerSpec) {
+    let log = Arc::new(StderrLog::default());
+    let options = quick();
+    let conn = Connection::connect("slow", &spec, &options, Arc::clone(&log), None)
+        .await
+        .unwrap_or_else(|e| panic!("the slow server starts: {e}"));
+    assert_eq!(conn.info().protocol_version, "2024-11-05");
+    let out = conn
+        .call("shout", &json!({"text": "late"}), &CallOptions::default())
+        .await
+        .expect("shout");
+    assert_eq!(text(&out), "LATE");
+    let seen = requests_until(&log, "tools/call").await;
+    assert_eq!(
+        seen,
+        ["request server/discover", "request initialize", "request tools/call"]
+    );
+    assert!(
+        !options.handshake.initialize_only(),
+        "one late probe is a slow start, not an old server"
+    );
     conn.stop().await;
 }
 
