@@ -106,6 +106,8 @@ fn a_claude_desktop_config_is_previewed_then_imported_with_yes() {
     let config = serde_json::json!({"mcpServers": {
         "fixture": {"command": cmd[0], "args": [cmd[1]]},
         "old": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+        // Cline's and Windsurf's way to keep a server and not start it.
+        "resting": {"command": cmd[0], "args": [cmd[1]], "disabled": true},
     }});
     let file = env.data().join("claude_desktop_config.json");
     std::fs::write(&file, config.to_string()).expect("write config");
@@ -128,11 +130,16 @@ fn a_claude_desktop_config_is_previewed_then_imported_with_yes() {
     );
     assert_eq!(env.json(&["mcp", "list"]), serde_json::json!([]));
 
+    assert!(preview.contains("added turned off"), "{preview}");
     let imported = env.ok(&["mcp", "import-config", &file, "--yes"]);
     assert!(
-        imported.contains("Added fixture: connected to atelier-fixture"),
+        imported.contains("Added fixture: connected to atelier-fixture")
+            && imported.contains("Added resting (turned off)"),
         "{imported}"
     );
+    let resting = env.json(&["mcp", "show", "resting"]);
+    assert_eq!(resting["server"]["enabled"], false, "{resting}");
+    env.ok(&["mcp", "remove", "resting"]);
     let list = env.json(&["mcp", "list"]);
     assert_eq!(list.as_array().map(Vec::len), Some(1), "{list}");
     let names: Vec<&str> = list[0]["tools"]

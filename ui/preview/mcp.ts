@@ -120,6 +120,7 @@ function candidates(text: string): ImportCandidate[] {
     env_keys: Object.keys(s.env ?? {}),
     header_keys: [],
     problem: servers.some((d) => d.server.id === id) ? `an MCP server "${id}" already exists` : null,
+    note: null,
   }));
 }
 

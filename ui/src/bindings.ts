@@ -702,9 +702,15 @@ export type ImportCandidate = { id: string,
  */
 runs: string, env_keys: Array<string>, header_keys: Array<string>, 
 /**
- * Why it cannot be added, if it cannot (an id in use, SSE).
+ * Why it cannot be added, if it cannot (an id in use, SSE, a
+ * variable that is not set).
  */
-problem: string | null, };
+problem: string | null, 
+/**
+ * What adding it does beyond the above (added turned off, paths made
+ * absolute against its `cwd`).
+ */
+note: string | null, };
 
 export type ProviderChanges = { base_url: string, 
 /**

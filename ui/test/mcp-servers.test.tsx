@@ -347,6 +347,7 @@ describe("MCP servers in settings", () => {
         env_keys: [],
         header_keys: [],
         problem: null,
+        note: null,
       },
       {
         id: "github",
@@ -354,6 +355,15 @@ describe("MCP servers in settings", () => {
         env_keys: ["GITHUB_TOKEN"],
         header_keys: [],
         problem: null,
+        note: null,
+      },
+      {
+        id: "off",
+        runs: "uvx some-server",
+        env_keys: [],
+        header_keys: [],
+        problem: null,
+        note: "turned off in the config: added turned off",
       },
       {
         id: "old",
@@ -361,6 +371,7 @@ describe("MCP servers in settings", () => {
         env_keys: [],
         header_keys: [],
         problem: "SSE servers are not supported: use streamable HTTP",
+        note: null,
       },
     ];
     const calls = mockCommands({
@@ -368,7 +379,7 @@ describe("MCP servers in settings", () => {
         if (a.text === "{") throw { kind: "invalid_data", message: "invalid MCP config: not JSON: EOF while parsing" };
         return preview;
       },
-      import_mcp_config: () => [record({ id: "github" })],
+      import_mcp_config: () => [record({ id: "github" }), record({ id: "off", enabled: false })],
       restart_mcp_server: (a) => record({ id: String(a.id) }),
     });
     render(<McpServersSection active onChanged={() => {}} />);
@@ -387,11 +398,15 @@ describe("MCP servers in settings", () => {
     expect(listed).toHaveTextContent("Cannot be added: SSE servers are not supported");
     expect(within(listed).getByRole("checkbox", { name: "Import old" })).toBeDisabled();
     expect(within(panel).getByRole("alert")).toHaveTextContent("Import only servers you trust");
+    expect(listed).toHaveTextContent("turned off in the config: added turned off");
     await userEvent.click(within(listed).getByRole("checkbox", { name: "Import files" }));
-    await userEvent.click(within(panel).getByRole("button", { name: "Import selected (1)" }));
+    await userEvent.click(within(panel).getByRole("button", { name: "Import selected (2)" }));
+    // The one the config turns off is added turned off, and not started.
     await waitFor(() => expect(argsOf(calls, "restart_mcp_server")).toEqual([{ id: "github" }]));
-    expect(argsOf(calls, "import_mcp_config")).toEqual([{ text, only: ["github"] }]);
-    expect(await screen.findByText("Added github: connected, its tools listed.")).toBeInTheDocument();
+    expect(argsOf(calls, "import_mcp_config")).toEqual([{ text, only: ["github", "off"] }]);
+    expect(
+      await screen.findByText("Added github: connected, its tools listed. Added off turned off, as in the config."),
+    ).toBeInTheDocument();
   });
 
   it("reads a config from a chosen file", async () => {

@@ -270,6 +270,14 @@ async fn import(app: &Atelier, file: &std::path::Path, yes: bool, only: &[String
     let mut records = Vec::new();
     let mut failed = Vec::new();
     for s in added {
+        // One the config turns off is added turned off: not started.
+        if !s.enabled {
+            if !json {
+                println!("Added {} (turned off)", s.id);
+            }
+            records.push(s);
+            continue;
+        }
         match interruptible(app.mcp().refresh(&s.id)).await {
             Ok(listed) => {
                 if !json {
@@ -300,16 +308,21 @@ async fn import(app: &Atelier, file: &std::path::Path, yes: bool, only: &[String
 fn print_preview(out: &mut dyn Write, chosen: &[&ImportCandidate]) -> anyhow::Result<()> {
     writeln!(out, "Each server would run, with your rights:")?;
     for c in chosen {
+        let (id, runs) = (output::shown(&c.id), output::shown(&c.runs));
         match &c.problem {
-            None => writeln!(out, "  {:<20} {}", c.id, c.runs)?,
-            Some(p) => writeln!(out, "  {:<20} {}  — skipped: {p}", c.id, c.runs)?,
+            None => writeln!(out, "  {id:<20} {runs}")?,
+            Some(p) => writeln!(out, "  {id:<20} {runs}  — skipped: {}", output::shown(p))?,
+        }
+        if let Some(note) = &c.note {
+            writeln!(out, "  {:<20}   ({})", "", output::shown(note))?;
         }
         for (what, keys) in [("env", &c.env_keys), ("header", &c.header_keys)] {
             for k in keys {
                 writeln!(
                     out,
-                    "  {:<20}   {what} {k} = (a value is set; it goes to your secret store)",
-                    ""
+                    "  {:<20}   {what} {} = (a value is set; it goes to your secret store)",
+                    "",
+                    output::shown(k)
                 )?;
             }
         }

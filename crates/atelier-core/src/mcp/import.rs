@@ -1,7 +1,17 @@
-//! `mcpServers` JSON — the config files of Claude Desktop, Cursor, VS Code
-//! (`servers`) — as servers to add. The preview says what each would run
-//! before anything is added, as the toolset consent step does; values of
-//! `env` and `headers` go to the secret store like any added server's.
+//! `mcpServers` JSON — the config files of Claude Desktop, Claude Code,
+//! Cursor, Cline, Windsurf, VS Code (`servers`) — as servers to add. The
+//! preview says what each would run before anything is added, as the
+//! toolset consent step does; values of `env` and `headers` go to the
+//! secret store like any added server's.
+//!
+//! What those apps do when they start a server is done once, here, so the
+//! server is the one they would have run: `${VAR}` and `${VAR:-default}`
+//! are expanded from this environment (Claude Code, Cursor), a relative
+//! path in `command` or `args` is made absolute against the entry's `cwd`,
+//! and `"disabled": true` (Cline, Windsurf) adds the server turned off.
+//! What cannot be done (a variable that is not set, VS Code's
+//! `${input:…}` prompts, two names that make one id) is the entry's
+//! problem, said before anything is added.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -19,8 +29,22 @@ pub struct ImportCandidate {
     pub runs: String,
     pub env_keys: Vec<String>,
     pub header_keys: Vec<String>,
-    /// Why it cannot be added, if it cannot (an id in use, SSE).
+    /// Why it cannot be added, if it cannot (an id in use, SSE, a
+    /// variable that is not set).
     pub problem: Option<String>,
+    /// What adding it does beyond the above (added turned off, paths made
+    /// absolute against its `cwd`).
+    pub note: Option<String>,
+}
+
+/// One entry of a config, as it would be added.
+#[derive(Debug)]
+pub struct Entry {
+    pub server: NewServer,
+    pub problem: Option<String>,
+    pub note: Option<String>,
+    /// `"disabled": true`: added turned off.
+    pub disabled: bool,
 }
 
 fn bad(reason: String) -> Error {
@@ -45,22 +69,82 @@ fn strings(v: Option<&Value>, at: &str) -> Result<Vec<String>> {
     }
 }
 
-fn pairs(v: Option<&Value>, at: &str) -> Result<Vec<(String, Secret)>> {
+fn pairs(v: Option<&Value>, at: &str) -> Result<Vec<(String, String)>> {
     match v {
         None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Object(m)) => m
+        Some(Value::Object(m)) => Ok(m
             .iter()
             .map(|(k, x)| match x {
-                Value::String(s) => Ok((k.clone(), Secret::new(s.clone()))),
-                other => Ok((k.clone(), Secret::new(other.to_string()))),
+                Value::String(s) => (k.clone(), s.clone()),
+                other => (k.clone(), other.to_string()),
             })
-            .collect(),
+            .collect()),
         Some(_) => Err(bad(format!("{at} must be an object of strings"))),
     }
 }
 
+/// `text` with `${VAR}` and `${VAR:-default}` replaced from `var`, as the
+/// apps that write these configs expand them when they start a server; the
+/// reason it cannot be, naming `at`.
+fn expand(text: &str, at: &str, var: &dyn Fn(&str) -> Option<String>) -> std::result::Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let Some(len) = rest[start + 2..].find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let inner = &rest[start + 2..start + 2 + len];
+        if inner.starts_with("input:") {
+            return Err(format!(
+                "{at} asks for ${{{inner}}} when VS Code starts the server: add the server by hand with its value"
+            ));
+        }
+        let (name, default) = match inner.split_once(":-") {
+            Some((n, d)) => (n, Some(d)),
+            None => (inner, None),
+        };
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            // Not a variable reference (`${workspaceFolder}` is one, but of
+            // another app's): kept as written.
+            out.push_str(&rest[start..start + 3 + len]);
+        } else {
+            match (var(name), default) {
+                (Some(v), _) => out.push_str(&v),
+                (None, Some(d)) => out.push_str(d),
+                (None, None) => {
+                    return Err(format!(
+                        "{at} uses ${{{name}}}, which is not set here: set it and import again, or add the server by hand"
+                    ));
+                }
+            }
+        }
+        rest = &rest[start + 3 + len..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// `p` made absolute against `cwd` when it is a relative path to
+/// something there (`./server.py`, `dist/index.js`); anything else (a
+/// flag, a package name, a word) is kept.
+fn under(cwd: &std::path::Path, p: &str) -> Option<String> {
+    let path = std::path::Path::new(p);
+    if p.starts_with('-') || path.is_absolute() || !p.contains(['/', '.']) {
+        return None;
+    }
+    let full = cwd.join(path);
+    full.exists().then(|| full.display().to_string())
+}
+
 /// The servers of a config text, each with what it would run.
-pub fn parse(text: &str) -> Result<Vec<(NewServer, Option<String>)>> {
+pub fn parse(text: &str) -> Result<Vec<Entry>> {
+    parse_with(text, &|name| std::env::var(name).ok())
+}
+
+/// [`parse`] with variables read from `var`.
+pub fn parse_with(text: &str, var: &dyn Fn(&str) -> Option<String>) -> Result<Vec<Entry>> {
     let root: Value = serde_json::from_str(text).map_err(|e| bad(format!("not JSON: {e}")))?;
     let servers = root
         .get("mcpServers")
@@ -68,7 +152,8 @@ pub fn parse(text: &str) -> Result<Vec<(NewServer, Option<String>)>> {
         .unwrap_or(&root)
         .as_object()
         .ok_or_else(|| bad("expected an object with \"mcpServers\" (or \"servers\")".to_owned()))?;
-    let mut out = Vec::new();
+    let mut out: Vec<Entry> = Vec::new();
+    let mut named: std::collections::BTreeMap<String, String> = std::collections::BTreeMap::new();
     for (name, entry) in servers {
         let at = format!("mcpServers.{name}");
         let id: String = name
@@ -83,26 +168,102 @@ pub fn parse(text: &str) -> Result<Vec<(NewServer, Option<String>)>> {
             .collect();
         let kind = entry.get("type").and_then(Value::as_str).unwrap_or_default();
         let mut problem = check_id(&id).err().map(|e| e.to_string());
+        if let Some(first) = named.get(&id) {
+            problem = Some(format!(
+                "{at} makes the id {id:?}, as {first} does: rename one of them in the config"
+            ));
+        } else {
+            named.insert(id.clone(), at.clone());
+        }
         if kind == "sse" {
             problem =
                 Some("the old SSE transport is not supported: use the server's streamable HTTP address".to_owned());
         }
-        let new = NewServer {
-            id,
-            command: entry.get("command").and_then(Value::as_str).map(str::to_owned),
-            args: strings(entry.get("args"), &format!("{at}.args"))?,
-            url: entry
-                .get("url")
-                .or_else(|| entry.get("serverUrl"))
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-            env: pairs(entry.get("env"), &format!("{at}.env"))?,
-            headers: pairs(entry.get("headers"), &format!("{at}.headers"))?,
+        let mut notes = Vec::new();
+        let disabled = entry.get("disabled").and_then(Value::as_bool).unwrap_or(false);
+        if disabled {
+            notes.push("turned off in the config: added turned off".to_owned());
+        }
+        // What the app that wrote the config would expand when it starts
+        // the server; the first thing that cannot be is the problem.
+        let mut unexpandable: Option<String> = None;
+        let mut ex = |text: String, at: String| match expand(&text, &at, var) {
+            Ok(t) => t,
+            Err(why) => {
+                unexpandable.get_or_insert(why);
+                text
+            }
         };
+        let command = entry
+            .get("command")
+            .and_then(Value::as_str)
+            .map(|c| ex(c.to_owned(), format!("{at}.command")));
+        let args: Vec<String> = strings(entry.get("args"), &format!("{at}.args"))?
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| ex(a, format!("{at}.args[{i}]")))
+            .collect();
+        let url = entry
+            .get("url")
+            .or_else(|| entry.get("serverUrl"))
+            .and_then(Value::as_str)
+            .map(|u| ex(u.to_owned(), format!("{at}.url")));
+        let secret = |v: Option<&Value>,
+                      field: &str,
+                      ex: &mut dyn FnMut(String, String) -> String|
+         -> Result<Vec<(String, Secret)>> {
+            Ok(pairs(v, &format!("{at}.{field}"))?
+                .into_iter()
+                .map(|(k, x)| {
+                    let x = ex(x, format!("{at}.{field}.{k}"));
+                    (k, Secret::new(x))
+                })
+                .collect())
+        };
+        let env = secret(entry.get("env"), "env", &mut ex)?;
+        let headers = secret(entry.get("headers"), "headers", &mut ex)?;
+        let mut new = NewServer {
+            id,
+            command,
+            args,
+            url,
+            env,
+            headers,
+        };
+        if let Some(why) = unexpandable {
+            problem = problem.or(Some(why));
+        }
+        // Relative paths are the entry's `cwd`'s: Atelier starts every
+        // server in a folder of its own.
+        if let Some(cwd) = entry.get("cwd").and_then(Value::as_str) {
+            let cwd = std::path::PathBuf::from(cwd);
+            let mut changed = false;
+            if let Some(full) = new.command.as_deref().and_then(|c| under(&cwd, c)) {
+                new.command = Some(full);
+                changed = true;
+            }
+            for a in &mut new.args {
+                if let Some(full) = under(&cwd, a) {
+                    *a = full;
+                    changed = true;
+                }
+            }
+            if changed {
+                notes.push(format!(
+                    "relative paths made absolute against its cwd {}",
+                    cwd.display()
+                ));
+            }
+        }
         if new.command.is_none() && new.url.is_none() {
             problem = Some(format!("{at} has neither \"command\" nor \"url\""));
         }
-        out.push((new, problem));
+        out.push(Entry {
+            server: new,
+            problem,
+            note: (!notes.is_empty()).then(|| notes.join("; ")),
+            disabled,
+        });
     }
     Ok(out)
 }
@@ -124,32 +285,39 @@ impl Mcp<'_> {
         let existing: Vec<String> = self.list().await?.into_iter().map(|s| s.id).collect();
         Ok(parse(text)?
             .into_iter()
-            .map(|(s, problem)| ImportCandidate {
-                problem: problem.or_else(|| {
+            .map(|e| ImportCandidate {
+                problem: e.problem.or_else(|| {
                     existing
-                        .contains(&s.id)
-                        .then(|| format!("an MCP server {:?} already exists", s.id))
+                        .contains(&e.server.id)
+                        .then(|| format!("an MCP server {:?} already exists", e.server.id))
                 }),
-                runs: describe(&s),
-                env_keys: s.env.iter().map(|(k, _)| k.clone()).collect(),
-                header_keys: s.headers.iter().map(|(k, _)| k.clone()).collect(),
-                id: s.id,
+                note: e.note,
+                runs: describe(&e.server),
+                env_keys: e.server.env.iter().map(|(k, _)| k.clone()).collect(),
+                header_keys: e.server.headers.iter().map(|(k, _)| k.clone()).collect(),
+                id: e.server.id,
             })
             .collect())
     }
 
     /// Adds the servers of `text` that can be added (see
-    /// [`Mcp::preview_config`]), or only those named in `only`.
+    /// [`Mcp::preview_config`]), or only those named in `only`; one the
+    /// config turns off is added turned off.
     pub async fn import_config(&self, text: &str, only: Option<&[String]>) -> Result<Vec<ServerRecord>> {
         let mut added = Vec::new();
-        for (server, problem) in parse(text)? {
-            if problem.is_some() || only.is_some_and(|o| !o.contains(&server.id)) {
+        for e in parse(text)? {
+            if e.problem.is_some() || only.is_some_and(|o| !o.contains(&e.server.id)) {
                 continue;
             }
-            if self.get(&server.id).await.is_ok() {
+            if self.get(&e.server.id).await.is_ok() {
                 continue;
             }
-            added.push(self.add(server).await?);
+            let id = e.server.id.clone();
+            let mut record = self.add(e.server).await?;
+            if e.disabled {
+                record = self.set_enabled(&id, false).await?;
+            }
+            added.push(record);
         }
         Ok(added)
     }
@@ -169,18 +337,75 @@ mod tests {
         }}"#;
         let got = parse(text).expect("parses");
         assert_eq!(got.len(), 4);
-        let files = &got.iter().find(|(s, _)| s.id == "files").expect("files").0;
+        let files = &got.iter().find(|e| e.server.id == "files").expect("files").server;
         assert_eq!(describe(files), "npx -y @modelcontextprotocol/server-filesystem /tmp");
-        let remote = got.iter().find(|(s, _)| s.id == "remote-api").expect("id made safe");
-        assert_eq!(remote.0.headers[0].0, "Authorization");
+        let remote = got.iter().find(|e| e.server.id == "remote-api").expect("id made safe");
+        assert_eq!(remote.server.headers[0].0, "Authorization");
         assert!(
             got.iter()
-                .any(|(s, p)| s.id == "old" && p.as_deref().is_some_and(|p| p.contains("SSE")))
+                .any(|e| e.server.id == "old" && e.problem.as_deref().is_some_and(|p| p.contains("SSE")))
         );
         assert_eq!(
             parse(r#"{"servers": {"a": {"command": "x"}}}"#).expect("vs code").len(),
             1
         );
         assert!(parse("[1]").is_err());
+    }
+
+    #[test]
+    fn what_the_writing_app_would_do_at_start_is_done_or_said() {
+        let dir = tempfile::tempdir().expect("tmp");
+        std::fs::create_dir_all(dir.path().join("srv")).expect("mkdir");
+        std::fs::write(dir.path().join("srv/main.py"), "").expect("write");
+        let cwd = dir.path().display().to_string();
+        let text = serde_json::json!({"mcpServers": {
+            "gh": {"command": "docker", "args": ["run", "-e", "TOKEN"],
+                   "env": {"TOKEN": "${GITHUB_TOKEN}", "LEVEL": "${LEVEL:-info}", "URL": "https://h/${GITHUB_TOKEN}/x"}},
+            "asks": {"command": "x", "env": {"KEY": "${input:api-key}"}},
+            "unset": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${NOT_SET_HERE}"}},
+            "my server": {"command": "a"},
+            "my-server": {"command": "b"},
+            "off": {"command": "c", "disabled": true},
+            "rel": {"command": "python3", "args": ["srv/main.py", "-v", "pkg.module"], "cwd": cwd},
+        }})
+        .to_string();
+        let var = |n: &str| (n == "GITHUB_TOKEN").then(|| "ghp_1".to_owned());
+        let got = parse_with(&text, &var).expect("parses");
+        let of = |id: &str| got.iter().find(|e| e.server.id == id).expect(id);
+        let gh = of("gh");
+        let env: Vec<(&str, &str)> = gh.server.env.iter().map(|(k, v)| (k.as_str(), v.expose())).collect();
+        assert_eq!(
+            env,
+            [("TOKEN", "ghp_1"), ("LEVEL", "info"), ("URL", "https://h/ghp_1/x")]
+        );
+        assert!(gh.problem.is_none(), "{:?}", gh.problem);
+        assert!(
+            of("asks")
+                .problem
+                .as_deref()
+                .is_some_and(|p| p.contains("${input:api-key}") && p.contains("VS Code"))
+        );
+        assert!(
+            of("unset")
+                .problem
+                .as_deref()
+                .is_some_and(|p| p.contains("mcpServers.unset.headers.Authorization uses ${NOT_SET_HERE}")),
+            "{:?}",
+            of("unset").problem
+        );
+        let twins: Vec<&Entry> = got.iter().filter(|e| e.server.id == "my-server").collect();
+        assert_eq!(twins.len(), 2);
+        assert!(
+            twins.iter().filter(|e| e.problem.is_some()).count() == 1,
+            "one of the two is refused"
+        );
+        let off = of("off");
+        assert!(off.disabled && off.note.as_deref().is_some_and(|n| n.contains("added turned off")));
+        let rel = of("rel");
+        assert_eq!(
+            rel.server.args,
+            [format!("{cwd}/srv/main.py"), "-v".to_owned(), "pkg.module".to_owned()]
+        );
+        assert!(rel.note.as_deref().is_some_and(|n| n.contains("against its cwd")));
     }
 }

@@ -17,10 +17,17 @@ function fileText(file: File): Promise<string> {
  * "Import from config…": the `mcpServers` JSON of Claude Desktop, Cursor
  * or VS Code, pasted or read from a file, previewed (what each server
  * would run, the names of its secret values, why one cannot be added)
- * before the chosen ones are added. `onImported` gets the added ids;
+ * before the chosen ones are added. `onImported` gets the added ids to
+ * connect, then those added turned off;
  * connecting them is the caller's.
  */
-export function McpImport({ onImported, onCancel }: { onImported: (ids: string[]) => void; onCancel: () => void }) {
+export function McpImport({
+  onImported,
+  onCancel,
+}: {
+  onImported: (ids: string[], off: string[]) => void;
+  onCancel: () => void;
+}) {
   const ids = useId();
   const [text, setText] = useState("");
   const [preview, setPreview] = useState<ImportCandidate[] | null>(null);
@@ -59,7 +66,11 @@ export function McpImport({ onImported, onCancel }: { onImported: (ids: string[]
     setError(null);
     try {
       const added = await api.importMcpConfig(text, [...chosen]);
-      onImported(added.map((s) => s.id));
+      // One the config turns off is added turned off: not connected.
+      onImported(
+        added.filter((s) => s.enabled).map((s) => s.id),
+        added.filter((s) => !s.enabled).map((s) => s.id),
+      );
     } catch (e) {
       setError(e);
     } finally {
@@ -129,8 +140,12 @@ export function McpImport({ onImported, onCancel }: { onImported: (ids: string[]
             Import only servers you trust.
           </Notice>
           <ul className="plain-list mcp-candidates" aria-label="Servers in the config">
-            {preview.map((c) => (
-              <li key={c.id} className={c.problem === null ? "mcp-candidate" : "mcp-candidate mcp-candidate-refused"}>
+            {preview.map((c, i) => (
+              // Two names of a config can make one id (the second is refused): keyed by place too.
+              <li
+                key={`${i}:${c.id}`}
+                className={c.problem === null ? "mcp-candidate" : "mcp-candidate mcp-candidate-refused"}
+              >
                 <label>
                   <input
                     type="checkbox"
@@ -148,6 +163,7 @@ export function McpImport({ onImported, onCancel }: { onImported: (ids: string[]
                     <span className="muted"> — a value is set (goes to the secret store, not shown)</span>
                   </div>
                 ))}
+                {c.note !== null && <p className="small muted">{c.note}</p>}
                 {c.problem !== null && <p className="field-error">Cannot be added: {c.problem}</p>}
               </li>
             ))}

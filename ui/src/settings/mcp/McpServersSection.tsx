@@ -97,9 +97,10 @@ export function McpServersSection({ active, onChanged }: { active: boolean; onCh
       }
     });
 
-  const added = async (ids: string[]) => {
+  const added = async (ids: string[], off: string[] = []) => {
     setPanel(null);
     reload();
+    const offNote = off.length > 0 ? ` Added ${off.join(", ")} turned off, as in the config.` : "";
     const failed: string[] = [];
     for (const id of ids) {
       if (!(await connect(id))) {
@@ -107,10 +108,10 @@ export function McpServersSection({ active, onChanged }: { active: boolean; onCh
         setExpanded((s) => new Set(s).add(id));
       }
     }
-    if (ids.length === 0) setDone({ text: "Nothing was imported.", tone: "info" });
+    if (ids.length === 0) setDone({ text: off.length > 0 ? offNote.trim() : "Nothing was imported.", tone: "info" });
     else if (failed.length === 0)
       setDone({
-        text: `Added ${ids.join(", ")}: connected, ${ids.length === 1 ? "its" : "their"} tools listed.`,
+        text: `Added ${ids.join(", ")}: connected, ${ids.length === 1 ? "its" : "their"} tools listed.${offNote}`,
         tone: "success",
       });
     else
@@ -118,7 +119,7 @@ export function McpServersSection({ active, onChanged }: { active: boolean; onCh
         text:
           `Added ${ids.join(", ")}. ${failed.join(", ")} could not connect: the error is on ` +
           (failed.length === 1 ? "its row above; it stays" : "their rows above; they stay") +
-          ", and Restart tries again.",
+          `, and Restart tries again.${offNote}`,
         tone: "warning",
       });
   };
@@ -196,7 +197,9 @@ export function McpServersSection({ active, onChanged }: { active: boolean; onCh
         </div>
       )}
       {panel === "add" && <McpAddForm onAdded={(id) => void added([id])} onCancel={() => setPanel(null)} />}
-      {panel === "import" && <McpImport onImported={(ids) => void added(ids)} onCancel={() => setPanel(null)} />}
+      {panel === "import" && (
+        <McpImport onImported={(ids, off) => void added(ids, off)} onCancel={() => setPanel(null)} />
+      )}
     </section>
   );
 }
