@@ -40,10 +40,33 @@ const PASSED: &[&str] = &[
     "NODE_EXTRA_CA_CERTS",
 ];
 
+/// The person's desktop session, passed to MCP servers only: where the
+/// display, the session bus and the SSH agent are (a headed browser, a
+/// keyring-backed login, git over ssh-agent need them) and the login
+/// shell (the TS SDK passes it; servers that run commands use it).
+/// Addresses, not secrets: a server is a program the person chose to run,
+/// with their rights. Python tools stay headless: a plotting library that
+/// sees a display opens windows from a worker thread.
+const SESSION: &[&str] = &[
+    "SHELL",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "XAUTHORITY",
+    "XDG_RUNTIME_DIR",
+    "XDG_SESSION_TYPE",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "SSH_AUTH_SOCK",
+];
+
 /// The environment of one tool instance: the passed variables, `LC_*`, and
 /// `TMPDIR` (with `TMP`, `TEMP`) set to `tmp`, its own folder.
 pub(crate) fn minimal(tmp: &Path) -> Vec<(OsString, OsString)> {
-    let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
+    minimal_of(tmp, std::env::vars_os())
+}
+
+/// [`minimal`] out of `vars` (the app's environment).
+fn minimal_of(tmp: &Path, vars: impl Iterator<Item = (OsString, OsString)>) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = vars
         .filter(|(k, _)| k.to_str().is_some_and(|k| PASSED.contains(&k) || k.starts_with("LC_")))
         .collect();
     for k in ["TMPDIR", "TMP", "TEMP"] {
@@ -55,8 +78,9 @@ pub(crate) fn minimal(tmp: &Path) -> Vec<(OsString, OsString)> {
     env
 }
 
-/// The whole environment of a server's process: [`minimal`] with the
-/// variables it declares on top (a declared one replaces a passed one).
+/// The whole environment of a server's process: [`minimal`] and the
+/// desktop session ([`SESSION`]), with the variables it declares on top (a
+/// declared one replaces a passed one).
 /// Atelier's MCP servers and `atelier toolset run-server` start with it.
 /// A variable that is not UTF-8 is left out (a server's environment is
 /// text).
@@ -64,12 +88,27 @@ pub(crate) fn with_declared<'a>(
     tmp: &Path,
     declared: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Vec<(String, String)> {
+    with_declared_of(tmp, declared, std::env::vars_os().collect())
+}
+
+/// [`with_declared`] out of `vars` (the app's environment).
+fn with_declared_of<'a>(
+    tmp: &Path,
+    declared: impl IntoIterator<Item = (&'a str, &'a str)>,
+    vars: Vec<(OsString, OsString)>,
+) -> Vec<(String, String)> {
     let declared: Vec<(String, String)> = declared
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
-    let mut env: Vec<(String, String)> = minimal(tmp)
+    let session: Vec<(OsString, OsString)> = vars
+        .iter()
+        .filter(|(k, _)| k.to_str().is_some_and(|k| SESSION.contains(&k)))
+        .cloned()
+        .collect();
+    let mut env: Vec<(String, String)> = minimal_of(tmp, vars.into_iter())
         .into_iter()
+        .chain(session)
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
         .filter(|(k, _)| !declared.iter().any(|(d, _)| d == k))
         .collect();
@@ -95,6 +134,32 @@ mod tests {
         assert_eq!(get("API_KEY"), ["k"]);
         assert_eq!(get("TMPDIR"), ["/t"]);
         assert!(get("CARGO_PKG_NAME").is_empty(), "{env:?}");
+    }
+
+    #[test]
+    fn servers_see_the_desktop_session_and_python_tools_do_not() {
+        let app: Vec<(OsString, OsString)> = [
+            ("PATH", "/usr/bin"),
+            ("DISPLAY", ":42"),
+            ("SSH_AUTH_SOCK", "/run/user/1000/ssh-agent.sock"),
+            ("OPENAI_API_KEY", "sk-1"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+        let server = with_declared_of(Path::new("/t"), [], app.clone());
+        for (k, v) in [("DISPLAY", ":42"), ("SSH_AUTH_SOCK", "/run/user/1000/ssh-agent.sock")] {
+            assert!(server.iter().any(|(a, b)| a == k && b == v), "{k} in {server:?}");
+        }
+        assert!(!server.iter().any(|(k, _)| k == "OPENAI_API_KEY"), "{server:?}");
+        let tool = minimal_of(Path::new("/t"), app.into_iter());
+        let keys: Vec<&OsString> = tool.iter().map(|(k, _)| k).collect();
+        assert!(
+            !keys
+                .iter()
+                .any(|k| *k == "DISPLAY" || *k == "SSH_AUTH_SOCK" || *k == "OPENAI_API_KEY"),
+            "{keys:?}"
+        );
     }
 
     #[test]
