@@ -17,6 +17,7 @@ use tokio::time::error::Elapsed;
 
 use crate::error::McpError;
 use crate::handler::Handler;
+use crate::lost_session::LostSession;
 use crate::notices::InOrder;
 use crate::spec::{ConnectOptions, HttpSpec};
 use crate::stderr::StderrLog;
@@ -199,12 +200,16 @@ async fn attempt(
     let handler = Arc::clone(handler);
     Ok(match auth {
         Some(auth) => {
-            let transport = StreamableHttpClientTransport::with_client(auth.clone(), config);
+            let transport = StreamableHttpClientTransport::with_client(LostSession(auth.clone()), config);
             let transport = InOrder::new(transport, &handler.notices);
             tokio::time::timeout(after, Arc::clone(&handler).serve_with_lifecycle(transport, mode)).await
         }
         None => {
-            let transport = InOrder::new(StreamableHttpClientTransport::from_config(config), &handler.notices);
+            let client = LostSession(crate::lost_session::http_client());
+            let transport = InOrder::new(
+                StreamableHttpClientTransport::with_client(client, config),
+                &handler.notices,
+            );
             tokio::time::timeout(after, Arc::clone(&handler).serve_with_lifecycle(transport, mode)).await
         }
     })

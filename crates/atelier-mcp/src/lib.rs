@@ -25,6 +25,7 @@ mod handler;
 mod http;
 mod late_probe;
 mod listing;
+mod lost_session;
 mod notices;
 pub mod oauth;
 mod oversize;

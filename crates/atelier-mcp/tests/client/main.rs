@@ -8,6 +8,7 @@
 //! - [`listing`]: `tools/list` that never ends, never answers, or repeats.
 //! - [`notifications`]: progress and logs in the order sent.
 //! - [`oversize`]: a message over 16 MiB fails its request at once.
+//! - [`http_restart`]: a streamable-HTTP server that lost the session.
 //! - [`old_sse`]: an old HTTP+SSE address or a dead one, said in words.
 //! - [`conformance`]: the official client conformance suite against
 //!   `atelier-mcp-conformance`.
@@ -15,6 +16,7 @@
 
 mod common;
 mod conformance;
+mod http_restart;
 mod legacy;
 mod listing;
 mod notifications;
