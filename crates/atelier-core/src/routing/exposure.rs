@@ -12,8 +12,11 @@
 //!
 //! Input schemas lose what a provider does not take — `$ref` (inlined from
 //! local `$defs`/`definitions` where possible), top-level `oneOf`/`anyOf`/
-//! `allOf`, `format`, over-long descriptions — and every change is a
-//! feature-loss warning naming the tool and what changed.
+//! `allOf` (their branches' parameters merged into the one object, so the
+//! model is still told of every one), `format` (said in the parameter's
+//! description instead, as the call still checks it), over-long
+//! descriptions — and every change is a feature-loss warning naming the
+//! tool and what changed.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -204,8 +207,16 @@ fn adapt_schema(schema: &Value, lost: &mut Vec<String>) -> Value {
     let mut out = schema.clone();
     if let Some(obj) = out.as_object_mut() {
         for key in ["oneOf", "anyOf", "allOf"] {
-            if obj.remove(key).is_some() {
-                lost.push(format!("top-level {key} removed (the arguments must be one object)"));
+            if let Some(branches) = obj.remove(key) {
+                merge_branches(obj, key, &branches, &defs);
+                lost.push(format!(
+                    "top-level {key} merged into one object (the arguments must be one object): every parameter of its branches is offered{}",
+                    if key == "allOf" {
+                        ", with what each requires"
+                    } else {
+                        ", none required (the tool checks which combination it takes)"
+                    }
+                ));
             }
         }
         for key in ["$defs", "definitions", "$schema", "$id"] {
@@ -229,6 +240,46 @@ fn adapt_schema(schema: &Value, lost: &mut Vec<String>) -> Value {
     out
 }
 
+/// A top-level combinator's branches folded into `obj`: their properties
+/// added (a property `obj` has wins), and for `allOf` their `required`
+/// (every branch holds, so each one's requirements do; for `oneOf`/`anyOf`
+/// no single branch's do). A branch may be a local `$ref`.
+fn merge_branches(obj: &mut Map<String, Value>, key: &str, branches: &Value, defs: &Map<String, Value>) {
+    let resolve = |b: &Value| -> Option<Value> {
+        match b.get("$ref").and_then(Value::as_str) {
+            Some(r) => defs.get(r.rsplit('/').next().unwrap_or_default()).cloned(),
+            None => Some(b.clone()),
+        }
+    };
+    let mut props = match obj.remove("properties") {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    let mut required: Vec<Value> = obj
+        .get("required")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for branch in branches.as_array().into_iter().flatten().filter_map(resolve) {
+        if let Some(p) = branch.get("properties").and_then(Value::as_object) {
+            for (name, schema) in p {
+                props.entry(name.clone()).or_insert_with(|| schema.clone());
+            }
+        }
+        if key == "allOf" {
+            for r in branch.get("required").and_then(Value::as_array).into_iter().flatten() {
+                if !required.contains(r) {
+                    required.push(r.clone());
+                }
+            }
+        }
+    }
+    obj.insert("properties".into(), Value::Object(props));
+    if !required.is_empty() {
+        obj.insert("required".into(), Value::Array(required));
+    }
+}
+
 fn walk(v: &mut Value, defs: &Map<String, Value>, lost: &mut Vec<String>, seen: &mut BTreeSet<String>, depth: usize) {
     match v {
         Value::Object(obj) => {
@@ -250,7 +301,13 @@ fn walk(v: &mut Value, defs: &Map<String, Value>, lost: &mut Vec<String>, seen: 
                 }
             }
             if let Some(Value::String(f)) = obj.remove("format") {
-                lost.push(format!("format {f:?} removed"));
+                // The call still checks it: the model is told in words.
+                let said = match obj.get("description").and_then(Value::as_str) {
+                    Some(d) if !d.is_empty() => format!("{d} (format: {f})"),
+                    _ => format!("Format: {f}."),
+                };
+                obj.insert("description".into(), Value::String(said));
+                lost.push(format!("format {f:?} removed (said in the description)"));
             }
             for (_, child) in obj.iter_mut() {
                 walk(child, defs, lost, seen, depth + 1);
@@ -334,6 +391,28 @@ mod tests {
         for what in ["oneOf", "format \"date-time\"", "remote.json"] {
             assert!(said.contains(what), "{said}");
         }
+        assert_eq!(out["properties"]["when"]["description"], "Format: date-time.");
+
+        // A schema that is all combinator: its parameters are still offered.
+        let split = json!({
+            "allOf": [
+                {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]},
+                {"$ref": "#/$defs/more"}
+            ],
+            "$defs": {"more": {"properties": {"b": {"type": "string", "format": "uri", "description": "Where"}},
+                               "required": ["b"]}}
+        });
+        let mut lost = Vec::new();
+        let out = adapt_schema(&split, &mut lost);
+        assert_eq!(out["properties"]["a"]["type"], "integer");
+        assert_eq!(out["properties"]["b"]["description"], "Where (format: uri)");
+        assert_eq!(out["required"], json!(["a", "b"]));
+        let either = json!({"anyOf": [{"properties": {"x": {"type": "string"}}, "required": ["x"]},
+                                      {"properties": {"y": {"type": "string"}}, "required": ["y"]}]});
+        let out = adapt_schema(&either, &mut lost);
+        assert_eq!(out["properties"].as_object().map(|m| m.len()), Some(2));
+        assert!(out.get("required").is_none(), "{out}");
+
         let mut none = Vec::new();
         let plain = json!({"type": "object", "properties": {"a": {"type": "string"}}});
         assert_eq!(adapt_schema(&plain, &mut none), plain);
