@@ -161,7 +161,7 @@ async fn a_pasted_image_becomes_a_file_the_message_sends_and_anything_else_is_re
         (
             base64::engine::general_purpose::STANDARD.encode(vec![0u8; 6 * 1024 * 1024]),
             "image/png",
-            "images up to 5 MB",
+            "images up to 3.75 MiB",
         ),
     ] {
         let err = app.stage_pasted_image(&data, media_type).await.expect_err("refused");

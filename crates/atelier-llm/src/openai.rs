@@ -163,18 +163,35 @@ fn message(m: &Message, req: &Request) -> Vec<Value> {
         }
         Role::User => {
             let mut content = Vec::new();
+            // The call whose result the parts follow: its images are said to
+            // be its (a tool message takes no image, so they come after all
+            // the results, in a user message of their own).
+            let (mut after, mut labelled) = (None, None);
             for p in &m.parts {
                 match p {
                     Part::ToolResult {
                         call_id,
                         content: c,
                         is_error,
-                    } => out.push(json!({
+                    } => {
+                        after = Some(call_id);
+                        out.push(json!({
                         "role": "tool", "tool_call_id": self::call_id(call_id),
-                        "content": if *is_error { format!("Error: {c}") } else { c.clone() }})),
-                    Part::Text { text } => content.push(json!({"type": "text", "text": text})),
-                    Part::Image { media_type, data } => content.push(json!({
-                        "type": "image_url", "image_url": {"url": format!("data:{media_type};base64,{data}")}})),
+                        "content": if *is_error { format!("Error: {c}") } else { c.clone() }}));
+                    }
+                    Part::Text { text } => {
+                        after = None;
+                        content.push(json!({"type": "text", "text": text}));
+                    }
+                    Part::Image { media_type, data } => {
+                        if let Some(id) = after.filter(|id| labelled != Some(*id)) {
+                            labelled = Some(id);
+                            let label = format!("(The images below came from tool call {}.)", self::call_id(id));
+                            content.push(json!({"type": "text", "text": label}));
+                        }
+                        content.push(json!({
+                        "type": "image_url", "image_url": {"url": format!("data:{media_type};base64,{data}")}}));
+                    }
                     Part::Reasoning { .. } | Part::RedactedReasoning { .. } | Part::ToolCall { .. } => {}
                 }
             }

@@ -357,7 +357,8 @@ pub(crate) fn transcript(branch: &[Message], inputs: &Inputs<'_>) -> Vec<LlmMess
                 }) else {
                     continue;
                 };
-                let (content, is_error) = result_text(row);
+                let (mut content, is_error) = result_text(row);
+                let shown = images.after_result(&row.id, &mut content);
                 match row.model_call_id.as_ref().filter(|c| b.pending.contains(c)) {
                     Some(call_id) => {
                         b.pending.retain(|c| c != call_id);
@@ -387,10 +388,9 @@ pub(crate) fn transcript(branch: &[Message], inputs: &Inputs<'_>) -> Vec<LlmMess
                         });
                     }
                 }
-                // An image the call returned follows the results.
-                if let Some(loaded) = images.of_call(&row.id) {
-                    b.results.push(image_part(Some(loaded), images.send, &row.tool_id));
-                }
+                // The images the call returned follow its result (Anthropic
+                // puts them inside it, OpenAI after the results, labelled).
+                b.results.extend(shown);
             }
         }
     }

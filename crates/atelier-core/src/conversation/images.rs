@@ -12,11 +12,21 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use super::context::CallRow;
+use atelier_llm::Part;
+
 use crate::model::{ContentPart, Message};
 use crate::{Atelier, Error, Result};
 
-/// The most bytes of one image sent (Anthropic's limit; OpenAI's is higher).
-pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
+/// The most bytes of one image sent. Anthropic refuses an image whose
+/// base64 is over 5 MiB ("image exceeds 5 MB maximum") — and with it the
+/// whole request —, so three quarters of that in bytes; OpenAI's is higher.
+pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024 / 4 * 3;
+
+/// [`MAX_IMAGE_BYTES`] in words.
+const MAX_IMAGE_WORDS: &str = "3.75 MiB";
+
+/// The media types of images every provider takes.
+const TAKEN: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
 
 /// The media type of an image file models take, by its name.
 pub fn media_type(path: &str) -> Option<&'static str> {
@@ -28,6 +38,25 @@ pub fn media_type(path: &str) -> Option<&'static str> {
         "webp" => "image/webp",
         _ => return None,
     })
+}
+
+/// Whether an image (`what`, said in the answer) of `media_type` and
+/// `bytes` can go to a model, else why not. One check for a person's
+/// images and a tool's: a provider refuses the whole request for one
+/// image it does not take, and every later turn of the branch with it.
+pub(crate) fn check_image(what: &str, media_type: &str, bytes: u64) -> std::result::Result<(), String> {
+    if !TAKEN.contains(&media_type) {
+        return Err(format!(
+            "{what} is {media_type}, not a PNG, JPEG, GIF or WebP image, which models take"
+        ));
+    }
+    if bytes > MAX_IMAGE_BYTES {
+        return Err(format!(
+            "{what} is {}; images up to {MAX_IMAGE_WORDS} are sent to models",
+            crate::toolsets::bundle::human_bytes(bytes)
+        ));
+    }
+    Ok(())
 }
 
 /// Whether a model takes images, judged by its name (families known to).
@@ -60,8 +89,10 @@ pub(crate) type Loaded = std::result::Result<(String, String), String>;
 pub(crate) struct Images {
     /// Whether the model takes them.
     pub send: bool,
-    /// By `<message id>/<path>` for a person's images, by call id for a tool's.
+    /// By `<message id>/<path>`: a person's images.
     pub by_key: HashMap<String, Loaded>,
+    /// By call id: every image a tool's call returned, in order.
+    pub by_call: HashMap<String, Vec<Loaded>>,
 }
 
 impl Images {
@@ -69,8 +100,42 @@ impl Images {
         self.by_key.get(&format!("{message_id}/{path}"))
     }
 
-    pub(crate) fn of_call(&self, call_id: &str) -> Option<&Loaded> {
-        self.by_key.get(call_id)
+    pub(crate) fn of_call(&self, call_id: &str) -> &[Loaded] {
+        self.by_call.get(call_id).map_or(&[], Vec::as_slice)
+    }
+
+    /// The images a call returned, as parts to follow its result. One left
+    /// out is said at the end of the result itself — a text part of its own
+    /// would sit between two results, which Anthropic refuses —, with why:
+    /// the model knows what it did not see.
+    pub(crate) fn after_result(&self, call_id: &str, result: &mut String) -> Vec<Part> {
+        let loaded = self.of_call(call_id);
+        if loaded.is_empty() {
+            return Vec::new();
+        }
+        if !self.send {
+            let n = loaded.len();
+            let what = if n == 1 {
+                "an image".to_owned()
+            } else {
+                format!("{n} images")
+            };
+            result.push_str(&format!(
+                "\n\n(The call returned {what}, left out: this model does not take images.)"
+            ));
+            return Vec::new();
+        }
+        let mut parts = Vec::new();
+        for l in loaded {
+            match l {
+                Ok((media_type, data)) => parts.push(Part::Image {
+                    media_type: media_type.clone(),
+                    data: data.clone(),
+                }),
+                Err(why) => result.push_str(&format!("\n\n(An image the call returned was not sent: {why}.)")),
+            }
+        }
+        parts
     }
 }
 
@@ -78,19 +143,55 @@ fn encode(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-/// The image a tool's call returned, if its render plan shows one: where
-/// it is (a workspace path at the call's state) or the image itself.
-fn tool_image(plan: &Value) -> Option<std::result::Result<String, (String, String)>> {
-    if plan.get("renderer").and_then(Value::as_str) != Some("image") {
-        return None;
+/// An image a tool's call returned: a workspace path (at the call's
+/// state) or the image itself.
+#[derive(Debug, PartialEq)]
+enum Found {
+    File(String),
+    Data { media_type: String, data: String },
+}
+
+/// The images a call's render plan shows, in order: an image plan's, or
+/// each image block of a `blocks` plan (MCP content of several blocks).
+fn tool_images(plan: &Value) -> Vec<Found> {
+    let one = |p: &Value| -> Option<Found> {
+        if p.get("renderer").and_then(Value::as_str) != Some("image") {
+            return None;
+        }
+        let config = p.get("config")?;
+        if let Some(url) = config.get("url").and_then(Value::as_str) {
+            let (head, data) = url.strip_prefix("data:")?.split_once(";base64,")?;
+            // `data:image/png;name=a.png;base64,…`: the type is the first field.
+            let media_type = head.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+            return Some(Found::Data {
+                media_type,
+                data: data.to_owned(),
+            });
+        }
+        config
+            .get("file")
+            .and_then(Value::as_str)
+            .map(|f| Found::File(f.to_owned()))
+    };
+    match plan.get("renderer").and_then(Value::as_str) {
+        Some("blocks") => plan
+            .pointer("/config/blocks")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(one)
+            .collect(),
+        _ => one(plan).into_iter().collect(),
     }
-    let config = plan.get("config")?;
-    if let Some(url) = config.get("url").and_then(Value::as_str) {
-        let rest = url.strip_prefix("data:")?;
-        let (media_type, data) = rest.split_once(";base64,")?;
-        return Some(Err((media_type.to_owned(), data.to_owned())));
-    }
-    config.get("file").and_then(Value::as_str).map(|f| Ok(f.to_owned()))
+}
+
+/// How many bytes `data` (base64) decodes to.
+fn decoded_len(data: &str) -> u64 {
+    let digits = data
+        .bytes()
+        .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
+        .count();
+    digits as u64 * 3 / 4
 }
 
 impl Atelier {
@@ -100,12 +201,10 @@ impl Atelier {
             return Err(format!("{path} is not a PNG, JPEG, GIF or WebP image"));
         };
         match self.workspace().read_file(chat_id, path, Some(at)).await {
-            Ok(bytes) if bytes.len() as u64 > MAX_IMAGE_BYTES => Err(format!(
-                "{path} is {} MB; images up to {} MB are sent",
-                bytes.len() / (1024 * 1024),
-                MAX_IMAGE_BYTES / (1024 * 1024)
-            )),
-            Ok(bytes) => Ok((media_type.to_owned(), encode(&bytes))),
+            Ok(bytes) => {
+                check_image(path, media_type, bytes.len() as u64)?;
+                Ok((media_type.to_owned(), encode(&bytes)))
+            }
             Err(e) => Err(format!("{path} could not be read: {e}")),
         }
     }
@@ -121,7 +220,7 @@ impl Atelier {
     ) -> Result<Images> {
         let mut images = Images {
             send,
-            by_key: HashMap::new(),
+            ..Images::default()
         };
         for m in branch {
             for p in &m.content {
@@ -136,18 +235,24 @@ impl Atelier {
             }
         }
         for row in calls.values() {
-            let Some(found) = row.render_plan.as_ref().and_then(tool_image) else {
-                continue;
-            };
-            let loaded = match (found, send) {
-                (_, false) => Err(String::new()),
-                (Err((media_type, data)), true) => Ok((media_type, data)),
-                (Ok(path), true) => match &row.post_manifest_id {
-                    Some(at) => self.load_image(chat_id, &path, at).await,
-                    None => Err(format!("{path}: the call left no workspace state")),
-                },
-            };
-            images.by_key.insert(row.id.clone(), loaded);
+            let found = row.render_plan.as_ref().map(tool_images).unwrap_or_default();
+            let mut loaded = Vec::new();
+            for f in found {
+                loaded.push(match (f, send) {
+                    (_, false) => Err(String::new()),
+                    (Found::Data { media_type, data }, true) => {
+                        check_image("an image the tool returned", &media_type, decoded_len(&data))
+                            .map(|()| (media_type, data))
+                    }
+                    (Found::File(path), true) => match &row.post_manifest_id {
+                        Some(at) => self.load_image(chat_id, &path, at).await,
+                        None => Err(format!("{path}: the call left no workspace state")),
+                    },
+                });
+            }
+            if !loaded.is_empty() {
+                images.by_call.insert(row.id.clone(), loaded);
+            }
         }
         Ok(images)
     }
@@ -156,24 +261,14 @@ impl Atelier {
 /// Checks a file a person attaches: an image type models take, not too big.
 pub fn check_attachment(path: &std::path::Path) -> Result<()> {
     let name = path.display().to_string();
-    if media_type(&name).is_none() {
+    let Some(media_type) = media_type(&name) else {
         return Err(Error::InvalidData {
             what: "image",
             reason: format!("{name}: models take PNG, JPEG, GIF and WebP images"),
         });
-    }
+    };
     let size = std::fs::metadata(path).map_err(Error::io("read", path))?.len();
-    if size > MAX_IMAGE_BYTES {
-        return Err(Error::InvalidData {
-            what: "image",
-            reason: format!(
-                "{name} is {} MB; images up to {} MB are sent to models",
-                size / (1024 * 1024),
-                MAX_IMAGE_BYTES / (1024 * 1024)
-            ),
-        });
-    }
-    Ok(())
+    check_image(&name, media_type, size).map_err(|reason| Error::InvalidData { what: "image", reason })
 }
 
 /// Whether `bytes` begin as an image of `media_type` does; the extension
@@ -206,16 +301,11 @@ impl Atelier {
                 what: "pasted image",
                 reason: format!("its data is not base64: {e}"),
             })?;
-        if bytes.len() as u64 > MAX_IMAGE_BYTES {
-            return Err(Error::InvalidData {
-                what: "pasted image",
-                reason: format!(
-                    "it is {} MB; images up to {} MB are sent to models",
-                    bytes.len() / (1024 * 1024),
-                    MAX_IMAGE_BYTES / (1024 * 1024)
-                ),
-            });
-        }
+        // The type is judged from the bytes below.
+        check_image("it", "image/png", bytes.len() as u64).map_err(|reason| Error::InvalidData {
+            what: "pasted image",
+            reason,
+        })?;
         let ext = sniff(&bytes, media_type).ok_or_else(|| Error::InvalidData {
             what: "pasted image",
             reason: format!("it is not a PNG, JPEG, GIF or WebP image (the clipboard said {media_type})"),
@@ -284,16 +374,41 @@ mod tests {
     #[test]
     fn an_image_renderers_file_or_data_url_is_the_calls_image() {
         let file = json!({"renderer": "image", "config": {"file": "plots/a.png"}});
-        assert_eq!(tool_image(&file), Some(Ok("plots/a.png".to_owned())));
+        assert_eq!(tool_images(&file), vec![Found::File("plots/a.png".to_owned())]);
         let data = json!({"renderer": "image", "config": {"url": "data:image/png;base64,iVBO"}});
+        let png = || Found::Data {
+            media_type: "image/png".to_owned(),
+            data: "iVBO".to_owned(),
+        };
+        assert_eq!(tool_images(&data), vec![png()]);
         assert_eq!(
-            tool_image(&data),
-            Some(Err(("image/png".to_owned(), "iVBO".to_owned())))
+            tool_images(&json!({"renderer": "code", "config": {"file": "a.png"}})),
+            vec![]
         );
-        assert_eq!(
-            tool_image(&json!({"renderer": "code", "config": {"file": "a.png"}})),
-            None
-        );
+        // Every image of several blocks, a repeated one too, in order.
+        let blocks = json!({"renderer": "blocks", "config": {"blocks": [
+            {"renderer": "document", "config": {"content": "two charts"}},
+            data, data,
+            {"renderer": "image", "config": {"url": "data:image/svg+xml;base64,PHN2Zy8+"}},
+        ]}});
+        let svg = Found::Data {
+            media_type: "image/svg+xml".to_owned(),
+            data: "PHN2Zy8+".to_owned(),
+        };
+        assert_eq!(tool_images(&blocks), vec![png(), png(), svg]);
+    }
+
+    #[test]
+    fn an_image_models_refuse_is_said_why_by_type_or_size() {
+        assert_eq!(check_image("a.png", "image/png", 1000), Ok(()));
+        let svg = check_image("an image the tool returned", "image/svg+xml", 100).expect_err("svg");
+        assert!(svg.contains("is image/svg+xml, not a PNG, JPEG, GIF or WebP"), "{svg}");
+        // Anthropic counts the base64: 4 MiB of bytes is 5.3 MiB of it.
+        let big = check_image("a.png", "image/png", 4 * 1024 * 1024).expect_err("too big");
+        assert!(big.contains("is 4 MiB; images up to 3.75 MiB"), "{big}");
+        assert_eq!(check_image("a.png", "image/png", MAX_IMAGE_BYTES), Ok(()));
+        assert!(MAX_IMAGE_BYTES.div_ceil(3) * 4 <= 5 * 1024 * 1024);
+        assert_eq!(decoded_len("iVBORw0KGgo="), 8);
     }
 
     #[test]
@@ -315,5 +430,35 @@ mod tests {
         assert!(!takes_images_by_name("qwen2.5:0.5b") && !takes_images_by_name("tiny"));
         assert_eq!(media_type("a/B.JPG"), Some("image/jpeg"));
         assert_eq!(media_type("notes.txt"), None);
+    }
+
+    #[test]
+    fn a_calls_images_follow_its_result_and_one_left_out_is_said_in_it() {
+        let mut images = Images {
+            send: true,
+            ..Images::default()
+        };
+        images.by_call.insert(
+            "c1".into(),
+            vec![
+                Ok(("image/png".into(), "iVBO".into())),
+                Err("an image the tool returned is image/svg+xml, not a PNG, JPEG, GIF or WebP image".into()),
+                Ok(("image/png".into(), "iVBO".into())),
+            ],
+        );
+        let mut text = "two charts".to_owned();
+        let parts = images.after_result("c1", &mut text);
+        assert_eq!(parts.len(), 2, "both PNGs, the same one twice");
+        assert_eq!(
+            text,
+            "two charts\n\n(An image the call returned was not sent: an image the tool returned is image/svg+xml, not a PNG, JPEG, GIF or WebP image.)"
+        );
+        images.send = false;
+        let mut text = String::new();
+        assert!(images.after_result("c1", &mut text).is_empty());
+        assert!(
+            text.contains("returned 3 images, left out: this model does not take images"),
+            "{text}"
+        );
     }
 }
