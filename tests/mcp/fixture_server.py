@@ -39,6 +39,13 @@ Tools, and the client behaviour each one is there to test:
   JSON straight to stdout (after 0.5 s, for the SDK's own messages in flight
   to go out first), then never answers. For an oversized line that answers
   no request the client can tell.
+- mixed(big_kib: int = 0) returns content of every kind, in this order: the
+  text "two charts", a 1x1 PNG, the same PNG again (byte-identical), an
+  image/svg+xml image, the text "after the charts", an embedded text
+  resource (file:///data.json, application/json), an embedded blob resource
+  that is the PNG again (demo://pixel.png, image/png), a resource link
+  (demo://more, "more") and, when big_kib > 0, a PNG of that many KiB. For
+  showing every block in order and sending a model every image it takes.
 - whereami() returns {"cwd": ..., "token": $FIXTURE_TOKEN or null} (as
   structured content and as JSON text). For the cwd and env a client spawns
   a server with.
@@ -59,6 +66,7 @@ Flags:
 from __future__ import annotations
 
 import argparse
+import base64
 import os
 import sys
 from pathlib import Path
@@ -70,6 +78,15 @@ from mcp.server import stdio as mcp_stdio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.types import JSONRPCNotification, JSONRPCRequest
+from mcp_types import (
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
 
 server = MCPServer("atelier-fixture", version="1.0.0", log_level="WARNING")
 
@@ -191,6 +208,37 @@ async def garbage(megabytes: float = 17) -> str:
     await anyio.to_thread.run_sync(write)
     await anyio.sleep_forever()
     return "never"
+
+
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQAY3Y2wAAAAAElFTkSuQmCC"
+)
+
+
+@server.tool()
+def mixed(big_kib: int = 0) -> CallToolResult:
+    """Text, images (one twice, one SVG), resources and a link, in order."""
+    svg = base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg"/>').decode()
+    content: list[Any] = [
+        TextContent(type="text", text="two charts"),
+        ImageContent(type="image", data=PIXEL, mime_type="image/png"),
+        ImageContent(type="image", data=PIXEL, mime_type="image/png"),
+        ImageContent(type="image", data=svg, mime_type="image/svg+xml"),
+        TextContent(type="text", text="after the charts"),
+        EmbeddedResource(
+            type="resource",
+            resource=TextResourceContents(uri="file:///data.json", mime_type="application/json", text='{"n": 1}'),
+        ),
+        EmbeddedResource(
+            type="resource",
+            resource=BlobResourceContents(uri="demo://pixel.png", mime_type="image/png", blob=PIXEL),
+        ),
+        ResourceLink(type="resource_link", uri="demo://more", name="more"),
+    ]
+    if big_kib > 0:
+        big = b"\x89PNG\r\n\x1a\n" + b"\0" * (big_kib * 1024 - 8)
+        content.append(ImageContent(type="image", data=base64.b64encode(big).decode(), mime_type="image/png"))
+    return CallToolResult(content=content)
 
 
 @server.tool()

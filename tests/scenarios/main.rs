@@ -91,6 +91,8 @@
 //!   stderr or grow the tool list; HTTP; a model calling a server's tool.
 //! - [`mcp_scopes`]: toolset-declared servers per chat in its workspace,
 //!   stopped with the chat, when idle or no longer needed; a root used.
+//! - [`mcp_content`]: MCP content of several blocks: every block shown in
+//!   order, every image a model takes sent, one it would refuse a note.
 //! - [`mcp_cli`]: `atelier mcp …` and `atelier run SERVER:TOOL` as a person
 //!   would type them.
 //! - [`mcp_cli_config`]: `atelier mcp` values from stdin never stored,
@@ -122,6 +124,7 @@ mod mcp;
 mod mcp_calls;
 mod mcp_cli;
 mod mcp_cli_config;
+mod mcp_content;
 mod mcp_oauth;
 mod mcp_scopes;
 mod model_inputs;

@@ -2,8 +2,8 @@
 //! `scripts/install.sh` (`tests/mcp/`): server-everything over stdio
 //! through the pool and the run flow (results, plans, progress,
 //! confirmation, disable, remove), and start errors kept with the server.
-//! The helpers here are shared by [`crate::mcp_calls`] and
-//! [`crate::mcp_scopes`]; every test ends with no server process left.
+//! The helpers here are shared by [`crate::mcp_calls`],
+//! [`crate::mcp_content`] and [`crate::mcp_scopes`]; every test ends with no server process left.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -79,6 +79,43 @@ pub(crate) async fn run(app: &Atelier, chat: &str, tool: &str, args: Value, cont
         })
         .await
         .expect("the call is recorded")
+}
+
+/// A model (an OpenAI-compatible replay, provider `local`) that calls
+/// `tool` (its wire name) with `arguments` and then says `answers`, one a
+/// turn; and agent `agent`, whose allowlist is MCP server `server` (all its
+/// tools).
+pub(crate) async fn calling_model(
+    app: &Atelier,
+    (tool, arguments): (&str, &str),
+    answers: &[&str],
+    (agent, server): (&str, &str),
+) -> atelier_llm::replay::ReplayServer {
+    use crate::conversation::{answer, chunk};
+    let call = atelier_llm::replay::Reply::sse(&[
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_m", "type": "function",
+                "function": {"name": tool, "arguments": arguments}}]}),
+            None,
+        ),
+        chunk(json!({}), Some("tool_calls")),
+        "data: [DONE]".to_owned(),
+    ]);
+    let replies = std::iter::once(call).chain(answers.iter().map(|a| answer(a))).collect();
+    let model = atelier_llm::replay::ReplayServer::start(replies).await.expect("model");
+    app.providers()
+        .add(&atelier_core::providers::ProviderSpec {
+            id: "local".into(),
+            base_url: Some(model.url("/v1")),
+            default_model: Some("tiny".into()),
+            ..Default::default()
+        })
+        .await
+        .expect("provider");
+    let mut spec = atelier_core::agents::AgentSpec::new(agent, agent);
+    spec.toolsets = vec![server.into()];
+    app.agents().create(&spec).await.expect("agent");
+    model
 }
 
 /// Whether a process is alive (a zombie is not).
@@ -216,7 +253,8 @@ async fn server_everything_over_stdio_joins_the_pool_and_runs_through_the_run_fl
         seen.lock().expect("test")
     );
 
-    // An image in the content: the image plan, with the text as caption.
+    // Text and an image: both shown, in order (the text was once hidden
+    // in the image's alt).
     let annotated = run(
         &app,
         &chat,
@@ -226,14 +264,17 @@ async fn server_everything_over_stdio_joins_the_pool_and_runs_through_the_run_fl
     )
     .await;
     let plan = annotated.render_plan.as_ref().expect("plan");
-    assert_eq!(plan.renderer, "image", "{plan:?}");
+    assert_eq!(plan.renderer, "blocks", "{plan:?}");
+    let blocks = plan.config["blocks"].as_array().expect("blocks");
+    assert_eq!(blocks.len(), 2, "{blocks:?}");
+    assert_eq!(blocks[0]["config"]["content"], "Error: Operation failed");
     assert!(
-        plan.config["url"]
+        blocks[1]["config"]["url"]
             .as_str()
             .is_some_and(|u| u.starts_with("data:image/png;base64,"))
     );
-    assert_eq!(plan.config["alt"], "Error: Operation failed");
-    // An embedded resource: code, by its MIME type.
+    // An embedded resource between two texts: code (by its MIME type)
+    // between them.
     let resource = run(
         &app,
         &chat,
@@ -243,13 +284,13 @@ async fn server_everything_over_stdio_joins_the_pool_and_runs_through_the_run_fl
     )
     .await;
     let plan = resource.render_plan.as_ref().expect("plan");
-    assert_eq!(plan.renderer, "code");
-    assert_eq!(plan.config["path"], "demo://resource/dynamic/text/1");
-    assert!(
-        plan.config["content"]
-            .as_str()
-            .is_some_and(|t| t.starts_with("Resource 1:"))
-    );
+    assert_eq!(plan.renderer, "blocks", "{plan:?}");
+    let blocks = plan.config["blocks"].as_array().expect("blocks");
+    let renderers: Vec<&str> = blocks.iter().filter_map(|b| b["renderer"].as_str()).collect();
+    assert_eq!(renderers, ["document", "code", "document"], "{blocks:?}");
+    let code = &blocks[1]["config"];
+    assert_eq!(code["path"], "demo://resource/dynamic/text/1");
+    assert!(code["content"].as_str().is_some_and(|t| t.starts_with("Resource 1:")));
     // Structured content is the result (`$return`).
     let structured = run(
         &app,

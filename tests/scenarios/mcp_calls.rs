@@ -12,7 +12,9 @@ use atelier_core::tools::call::{CallControl, RunEvent};
 use serde_json::json;
 
 use crate::Env;
-use crate::mcp::{HttpEverything, alive, app, everything, fixture, pids, python, run, stdio, text_of, wait_until};
+use crate::mcp::{
+    HttpEverything, alive, app, calling_model, everything, fixture, pids, python, run, stdio, text_of, wait_until,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn crashes_timeouts_and_cancels_end_calls_like_python_ones() {
@@ -149,12 +151,7 @@ async fn server_everything_over_streamable_http() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_model_calls_an_mcp_tool_and_reads_its_text() {
-    use atelier_core::agents::AgentSpec;
     use atelier_core::conversation::{RunStatus, SendOptions};
-    use atelier_core::providers::ProviderSpec;
-    use atelier_llm::replay::ReplayServer;
-
-    use crate::conversation::{answer, chunk};
 
     let env = Env::new();
     let app = app(&env).await;
@@ -164,31 +161,14 @@ async fn a_model_calls_an_mcp_tool_and_reads_its_text() {
         .await
         .expect("add");
     app.mcp().refresh("everything").await.expect("lists");
-    let call = atelier_llm::replay::Reply::sse(&[
-        chunk(
-            json!({"tool_calls": [{"index": 0, "id": "call_e", "type": "function", "function": {
-                "name": "everything__echo", "arguments": "{\"message\": \"from the model\"}"}}]}),
-            None,
-        ),
-        chunk(json!({}), Some("tool_calls")),
-        "data: [DONE]".to_owned(),
-    ]);
-    let model = ReplayServer::start(vec![call, answer("It said: Echo: from the model.")])
-        .await
-        .expect("model");
-    app.providers()
-        .add(&ProviderSpec {
-            id: "local".into(),
-            base_url: Some(model.url("/v1")),
-            default_model: Some("tiny".into()),
-            ..Default::default()
-        })
-        .await
-        .expect("provider");
     // The server's id on the allowlist gives the agent all its tools.
-    let mut spec = AgentSpec::new("echoer", "Echoer");
-    spec.toolsets = vec!["everything".into()];
-    app.agents().create(&spec).await.expect("agent");
+    let model = calling_model(
+        &app,
+        ("everything__echo", "{\"message\": \"from the model\"}"),
+        &["It said: Echo: from the model."],
+        ("echoer", "everything"),
+    )
+    .await;
     let chat = app.chats().create(Some("Test")).await.expect("chat").id;
     let out = app
         .conversation()

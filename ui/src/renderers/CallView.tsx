@@ -1,6 +1,7 @@
-import type { JsonValue, ToolCallRecord } from "../bindings";
+import type { JsonValue, RenderPlan, ToolCallRecord } from "../bindings";
 import { Notice } from "../components/feedback";
 import { asObject, pretty, str, type JsonObject } from "../lib/json";
+import { BlocksRenderer } from "./BlocksRenderer";
 import { CodeRenderer } from "./CodeRenderer";
 import { DocumentRenderer } from "./DocumentRenderer";
 import { ErrorView, type ErrorInfo } from "./ErrorView";
@@ -27,6 +28,30 @@ function errorFromConfig(c: JsonObject): ErrorInfo {
   };
 }
 
+/** One plan's renderer; a `blocks` plan's parts are plans of their own. */
+function PlanBody({ call, plan }: { call: ToolCallRecord; plan: RenderPlan }) {
+  const config = asObject(plan.config);
+  const props = { call, plan, config };
+  switch (plan.renderer) {
+    case "code":
+      return <CodeRenderer {...props} />;
+    case "document":
+      return <DocumentRenderer {...props} />;
+    case "html":
+      return <HtmlRenderer {...props} />;
+    case "frame":
+      return <FrameRenderer {...props} />;
+    case "image":
+      return <ImageRenderer {...props} />;
+    case "blocks":
+      return <BlocksRenderer {...props} part={(p) => <PlanBody call={call} plan={p} />} />;
+    case "error":
+      return <ErrorView info={errorFromConfig(config)} />;
+    default:
+      return <JsonView value={call.result} note={`Unknown renderer “${plan.renderer}”: showing the result as JSON.`} />;
+  }
+}
+
 /** A call, shown by its render plan (the file views use the plan's manifest). */
 export function CallView({ call }: { call: ToolCallRecord }) {
   const plan = call.render_plan;
@@ -47,31 +72,7 @@ export function CallView({ call }: { call: ToolCallRecord }) {
     if (call.result === null) return <p className="muted">No result yet ({call.status.replace(/_/g, " ")}).</p>;
     return <JsonView value={call.result} />;
   }
-  const config = asObject(plan.config);
-  const props = { call, plan, config };
-  let body;
-  switch (plan.renderer) {
-    case "code":
-      body = <CodeRenderer {...props} />;
-      break;
-    case "document":
-      body = <DocumentRenderer {...props} />;
-      break;
-    case "html":
-      body = <HtmlRenderer {...props} />;
-      break;
-    case "frame":
-      body = <FrameRenderer {...props} />;
-      break;
-    case "image":
-      body = <ImageRenderer {...props} />;
-      break;
-    case "error":
-      body = <ErrorView info={errorFromConfig(config)} />;
-      break;
-    default:
-      body = <JsonView value={call.result} note={`Unknown renderer “${plan.renderer}”: showing the result as JSON.`} />;
-  }
+  const body = <PlanBody call={call} plan={plan} />;
   return (
     <>
       {plan.warnings.length > 0 && (

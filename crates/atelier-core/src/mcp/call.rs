@@ -156,53 +156,88 @@ pub fn content_text(content: &[Value]) -> String {
         .join("\n\n")
 }
 
-/// The renderer and config of MCP content with no declared renderer: an
-/// image → the image renderer (the text beside it as its caption), else an
-/// embedded resource → code (language by MIME type), else a document of
-/// the text with resource links as links.
+/// The renderer and config of MCP content with no declared renderer:
+/// every block in order — text and links as a document (neighbours
+/// joined), an image as an image, an embedded resource as code (language
+/// by MIME type) or, a binary one, as an image or a note. One such part is
+/// its own plan; several are a `blocks` plan (`{"blocks": [{renderer,
+/// config}, …]}`), so nothing a server said is hidden in an image's `alt`.
 pub fn default_plan(content: &[Value]) -> (String, Value) {
-    let kind_of = |c: &Value| c.get("type").and_then(Value::as_str).unwrap_or_default().to_owned();
     let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
-    let others = |skip: &Value| -> Vec<Value> { content.iter().filter(|c| *c != skip).cloned().collect() };
-    if let Some(image) = content.iter().find(|c| kind_of(c) == "image") {
-        let url = format!("data:{};base64,{}", str_of(image, "mimeType"), str_of(image, "data"));
-        return (
-            "image".to_owned(),
-            json!({"url": url, "alt": content_text(&others(image))}),
-        );
-    }
-    if let Some(res) = content.iter().find(|c| kind_of(c) == "resource") {
-        let r = res.get("resource").cloned().unwrap_or_default();
-        let mime = str_of(&r, "mimeType");
-        let body = match r.get("text").and_then(Value::as_str) {
-            Some(t) => t.to_owned(),
-            None => format!("(binary resource {}, {mime})", str_of(&r, "uri")),
-        };
-        return (
-            "code".to_owned(),
-            json!({"content": body, "language": language_of(&mime), "path": str_of(&r, "uri")}),
-        );
-    }
-    let text: Vec<String> = content
-        .iter()
-        .filter_map(|c| match kind_of(c).as_str() {
+    let mut parts: Vec<(String, Value)> = Vec::new();
+    let mut words: Vec<String> = Vec::new();
+    let flush = |words: &mut Vec<String>, parts: &mut Vec<(String, Value)>| {
+        if !words.is_empty() {
+            parts.push(("document".to_owned(), json!({"content": words.join("\n\n")})));
+            words.clear();
+        }
+    };
+    for c in content {
+        match c.get("type").and_then(Value::as_str).unwrap_or_default() {
+            "image" => {
+                flush(&mut words, &mut parts);
+                let url = format!("data:{};base64,{}", str_of(c, "mimeType"), str_of(c, "data"));
+                parts.push(("image".to_owned(), json!({"url": url})));
+            }
+            "resource" => {
+                flush(&mut words, &mut parts);
+                parts.push(resource_plan(&c.get("resource").cloned().unwrap_or_default()));
+            }
             "resource_link" => {
                 let uri = str_of(c, "uri");
                 let name = c.get("name").and_then(Value::as_str).unwrap_or(&uri).to_owned();
-                Some(format!("[{name}]({uri})"))
+                words.push(format!("[{name}]({uri})"));
             }
             _ => {
                 let t = content_text(std::slice::from_ref(c));
-                (!t.is_empty()).then_some(t)
+                if !t.is_empty() {
+                    words.push(t);
+                }
             }
-        })
-        .collect();
-    let text = if text.is_empty() {
-        "(no content)".to_owned()
+        }
+    }
+    flush(&mut words, &mut parts);
+    match parts.len() {
+        0 => ("document".to_owned(), json!({"content": "(no content)"})),
+        1 => parts.remove(0),
+        _ => {
+            let blocks: Vec<Value> = parts
+                .into_iter()
+                .map(|(renderer, config)| json!({"renderer": renderer, "config": config}))
+                .collect();
+            ("blocks".to_owned(), json!({"blocks": blocks}))
+        }
+    }
+}
+
+/// An embedded resource's plan: its text as code, a binary image as the
+/// image, another binary as a note of what it is.
+fn resource_plan(r: &Value) -> (String, Value) {
+    let str_of = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let (uri, mime) = (str_of("uri"), str_of("mimeType"));
+    if let Some(text) = r.get("text").and_then(Value::as_str) {
+        return (
+            "code".to_owned(),
+            json!({"content": text, "language": language_of(&mime), "path": uri}),
+        );
+    }
+    let blob = str_of("blob");
+    if mime.starts_with("image/") && !blob.is_empty() {
+        return (
+            "image".to_owned(),
+            json!({"url": format!("data:{mime};base64,{blob}"), "alt": uri}),
+        );
+    }
+    let size = crate::toolsets::bundle::human_bytes(blob.len() as u64 * 3 / 4);
+    let kind = if mime.is_empty() {
+        String::new()
     } else {
-        text.join("\n\n")
+        format!(", {mime}")
     };
-    ("document".to_owned(), json!({"content": text}))
+    (
+        "document".to_owned(),
+        json!({"content": format!("(binary resource `{uri}`{kind}, {size}, not shown)")}),
+    )
 }
 
 /// A code renderer language for a MIME type.
@@ -247,14 +282,11 @@ mod tests {
     }
 
     #[test]
-    fn default_plans_follow_the_first_block() {
-        let (r, c) = default_plan(&[
-            json!({"type": "image", "data": "iVBO", "mimeType": "image/png"}),
-            json!({"type": "text", "text": "a chart"}),
-        ]);
+    fn one_kind_of_content_keeps_its_own_plan() {
+        let (r, c) = default_plan(&[json!({"type": "image", "data": "iVBO", "mimeType": "image/png"})]);
         assert_eq!(
-            (r.as_str(), c["url"].as_str(), c["alt"].as_str()),
-            ("image", Some("data:image/png;base64,iVBO"), Some("a chart"))
+            (r.as_str(), c["url"].as_str()),
+            ("image", Some("data:image/png;base64,iVBO"))
         );
         let (r, c) = default_plan(&[
             json!({"type": "resource", "resource": {"uri": "file:///a.json", "mimeType": "application/json", "text": "{}"}}),
@@ -270,5 +302,41 @@ mod tests {
             json!({"type": "text", "text": "b"}),
         ]);
         assert_eq!((r.as_str(), c["content"].as_str()), ("document", Some("a\n\nb")));
+        assert_eq!(default_plan(&[]).1["content"], "(no content)");
+    }
+
+    #[test]
+    fn several_kinds_of_content_are_every_block_in_order() {
+        let png = json!({"type": "image", "data": "iVBO", "mimeType": "image/png"});
+        let (r, c) = default_plan(&[
+            json!({"type": "text", "text": "two charts"}),
+            png.clone(),
+            png,
+            json!({"type": "text", "text": "after"}),
+            json!({"type": "resource_link", "uri": "demo://more", "name": "more"}),
+            json!({"type": "resource", "resource": {"uri": "demo://p.png", "mimeType": "image/png", "blob": "iVBO"}}),
+            json!({"type": "resource", "resource": {"uri": "demo://b", "mimeType": "application/zip", "blob": "UEsDBA=="}}),
+            json!({"type": "resource", "resource": {"uri": "file:///x.py", "mimeType": "text/x-python", "text": "1"}}),
+        ]);
+        assert_eq!(r, "blocks");
+        let blocks = c["blocks"].as_array().expect("blocks");
+        let renderers: Vec<&str> = blocks.iter().filter_map(|b| b["renderer"].as_str()).collect();
+        assert_eq!(
+            renderers,
+            ["document", "image", "image", "document", "image", "document", "code"]
+        );
+        assert_eq!(blocks[0]["config"]["content"], "two charts");
+        // The same image twice is shown twice.
+        assert_eq!(blocks[1], blocks[2]);
+        assert_eq!(blocks[3]["config"]["content"], "after\n\n[more](demo://more)");
+        assert_eq!(blocks[4]["config"]["url"], "data:image/png;base64,iVBO");
+        assert!(
+            blocks[5]["config"]["content"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("(binary resource `demo://b`, application/zip, 6")),
+            "{}",
+            blocks[5]
+        );
+        assert_eq!(blocks[6]["config"]["language"], "python");
     }
 }

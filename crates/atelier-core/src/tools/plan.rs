@@ -16,7 +16,9 @@ use crate::toolsets::records::RenderConfigRecord;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RenderPlan {
-    /// `code`, `document`, `html`, `frame`, `image`, or `error`.
+    /// `code`, `document`, `html`, `frame`, `image`, `error`, or `blocks`
+    /// (MCP content of several parts: `{"blocks": [{renderer, config}, …]}`,
+    /// each one of the others but `html`, `frame` and `blocks`).
     pub renderer: String,
     pub config: Value,
     /// The workspace state a `file` refers to.
@@ -62,6 +64,16 @@ fn finish(
 ) -> RenderPlan {
     if renderer == "image" {
         keep_only_safe_image_url(&mut config, &mut warnings);
+    }
+    // Each image of a `blocks` plan (MCP content) is held to the same rule.
+    if renderer == "blocks"
+        && let Some(blocks) = config.get_mut("blocks").and_then(Value::as_array_mut)
+    {
+        for b in blocks.iter_mut().filter(|b| b["renderer"] == "image") {
+            if let Some(c) = b.get_mut("config") {
+                keep_only_safe_image_url(c, &mut warnings);
+            }
+        }
     }
     RenderPlan {
         renderer,
@@ -203,5 +215,17 @@ mod tests {
             assert_eq!(warnings.is_empty(), kept, "{url}: {warnings:?}");
             assert_eq!(config["alt"], "a chart");
         }
+        // An image among MCP content's blocks too.
+        let content = [
+            json!({"type": "text", "text": "see"}),
+            json!({"type": "resource", "resource": {"uri": "https://x.example/p.png", "mimeType": "image/png", "blob": "iVBO"}}),
+        ];
+        let mut p = mcp_plan(&content, "m1");
+        assert_eq!(p.renderer, "blocks");
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        p.config["blocks"][1]["config"]["url"] = json!("https://tracker.example.com/p.gif");
+        let p = finish(p.renderer, p.config, Vec::new(), "m1", None);
+        assert!(p.config["blocks"][1]["config"].get("url").is_none(), "{:?}", p.config);
+        assert_eq!(p.warnings.len(), 1);
     }
 }
