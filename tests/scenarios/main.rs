@@ -97,6 +97,8 @@
 //!   would type them.
 //! - [`mcp_cli_config`]: `atelier mcp` values from stdin never stored,
 //!   config import, a missing command, an HTTP server with a header.
+//! - [`mcp_signals`]: no server outlives a CLI ended by SIGTERM, SIGHUP or
+//!   SIGKILL.
 //! - [`mcp_oauth`]: `atelier mcp login`/`logout` against an OAuth-protected
 //!   server on loopback, the browser a headless `curl -L`.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
@@ -127,6 +129,7 @@ mod mcp_cli_config;
 mod mcp_content;
 mod mcp_oauth;
 mod mcp_scopes;
+mod mcp_signals;
 mod model_inputs;
 mod private_files;
 mod providers;

@@ -8,6 +8,7 @@
 
 mod cli;
 mod commands;
+mod interrupt;
 mod output;
 
 use std::process::ExitCode;

@@ -35,6 +35,7 @@ mod spec;
 mod start;
 mod stderr;
 mod supervisor;
+mod watchdog;
 mod words;
 
 pub use connection::{CallOptions, CallResult, Connection, Progress, ServerInfo};

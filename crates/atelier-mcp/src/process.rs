@@ -2,7 +2,8 @@
 //! stop reaches whatever it started, `npx` wrappers included), its stderr
 //! read line by line into the tail, its stdout read through
 //! [`Guarded`] (a message over the limit), its exit status published as
-//! soon as it is reaped.
+//! soon as it is reaped, its group watched by a [`Watchdog`] in case we
+//! die without stopping it.
 
 use std::process::Stdio;
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use crate::error::McpError;
 use crate::oversize::{Guarded, MAX_MESSAGE};
 use crate::spec::StdioSpec;
 use crate::stderr::StderrLog;
+use crate::watchdog::Watchdog;
 
 /// A started server process.
 #[derive(Debug)]
@@ -26,6 +28,8 @@ pub(crate) struct ServerProcess {
     pub(crate) exit: watch::Receiver<Option<String>>,
     /// Why its stdout can no longer be trusted, once it cannot.
     pub(crate) broken: watch::Receiver<Option<String>>,
+    /// Stops the group if we die first.
+    watchdog: Watchdog,
 }
 
 impl Drop for ServerProcess {
@@ -97,7 +101,17 @@ pub(crate) fn spawn(
         let _ = tx.send(Some(how));
     });
     let (stdout, broken) = Guarded::new(stdout, MAX_MESSAGE, Arc::clone(log));
-    Ok((ServerProcess { pid, exit, broken }, stdout, stdin))
+    let watchdog = Watchdog::start(pid);
+    Ok((
+        ServerProcess {
+            pid,
+            exit,
+            broken,
+            watchdog,
+        },
+        stdout,
+        stdin,
+    ))
 }
 
 /// "code 3", "signal 9".
@@ -149,5 +163,6 @@ impl ServerProcess {
         self.signal_group(Signal::TERM);
         tokio::time::sleep(Duration::from_millis(20)).await;
         self.signal_group(Signal::KILL);
+        self.watchdog.dismiss();
     }
 }

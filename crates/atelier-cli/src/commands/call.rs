@@ -52,13 +52,13 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
         Some(t) => anyhow::bail!("--timeout must be a number of seconds above 0 and at most {max} (a day), got {t}"),
         None => None,
     };
-    // Ctrl-C cancels the call (its worker is killed); the record says so.
+    // Ctrl-C (or SIGTERM, SIGHUP) cancels the call (its worker is killed);
+    // the record says so.
     let cancel = tokio_util::sync::CancellationToken::new();
     let on_ctrl_c = cancel.clone();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_ctrl_c.cancel();
-        }
+        crate::interrupt::interrupted().await;
+        on_ctrl_c.cancel();
     });
     // The tool's output, live, on stderr: stdout stays the record.
     let mut control = if a.quiet {

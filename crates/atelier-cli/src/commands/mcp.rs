@@ -336,9 +336,8 @@ async fn login(app: &Atelier, id: &str, timeout: u64, json: bool) -> anyhow::Res
     let cancel = tokio_util::sync::CancellationToken::new();
     let stop = cancel.clone();
     let ctrl_c = tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            stop.cancel();
-        }
+        crate::interrupt::interrupted().await;
+        stop.cancel();
     });
     let signed = app
         .mcp()
@@ -396,11 +395,11 @@ fn open_browser(url: &str) {
     }
 }
 
-/// A future cut short by Ctrl-C (then `commands::run` stops what it started).
+/// A future cut short by Ctrl-C, SIGTERM or SIGHUP (then `commands::run` stops what it started).
 async fn interruptible<T>(fut: impl std::future::Future<Output = atelier_core::Result<T>>) -> anyhow::Result<T> {
     tokio::select! {
         r = fut => Ok(r?),
-        _ = tokio::signal::ctrl_c() => anyhow::bail!("interrupted"),
+        () = crate::interrupt::interrupted() => anyhow::bail!("interrupted"),
     }
 }
 

@@ -67,9 +67,8 @@ pub(crate) async fn run(
     };
     let cancel = opts.cancel.clone();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            cancel.cancel();
-        }
+        crate::interrupt::interrupted().await;
+        cancel.cancel();
     });
     let mut midline = false;
     let mut on = |e: &ChatEvent| {

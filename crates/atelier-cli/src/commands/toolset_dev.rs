@@ -31,7 +31,7 @@ pub(super) async fn dev(
     let cancel = tokio_util::sync::CancellationToken::new();
     let stop = cancel.clone();
     tokio::spawn(async move {
-        let _ = tokio::signal::ctrl_c().await;
+        crate::interrupt::interrupted().await;
         stop.cancel();
     });
     println!("Watching {} (Ctrl-C to stop)", dir.display());
