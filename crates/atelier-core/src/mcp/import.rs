@@ -86,7 +86,16 @@ fn pairs(v: Option<&Value>, at: &str) -> Result<Vec<(String, String)>> {
 /// `text` with `${VAR}` and `${VAR:-default}` replaced from `var`, as the
 /// apps that write these configs expand them when they start a server; the
 /// reason it cannot be, naming `at`.
-fn expand(text: &str, at: &str, var: &dyn Fn(&str) -> Option<String>) -> std::result::Result<String, String> {
+/// With `shown` (a command, an argument, a URL: kept in the database and
+/// shown as written), only [`PLAIN`] variables are filled in: any other
+/// may hold a secret, which goes to the secret store through `env` or
+/// `headers` and never into the row.
+fn expand(
+    text: &str,
+    at: &str,
+    shown: bool,
+    var: &dyn Fn(&str) -> Option<String>,
+) -> std::result::Result<String, String> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -105,6 +114,15 @@ fn expand(text: &str, at: &str, var: &dyn Fn(&str) -> Option<String>) -> std::re
             Some((n, d)) => (n, Some(d)),
             None => (inner, None),
         };
+        if shown
+            && !name.is_empty()
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            && !PLAIN.contains(&name)
+        {
+            return Err(format!(
+                "{at} uses ${{{name}}}, and a command line or address is kept and shown as written: pass it in the server's env or headers instead, or add the server by hand"
+            ));
+        }
         if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
             // Not a variable reference (`${workspaceFolder}` is one, but of
             // another app's): kept as written.
@@ -125,6 +143,21 @@ fn expand(text: &str, at: &str, var: &dyn Fn(&str) -> Option<String>) -> std::re
     out.push_str(rest);
     Ok(out)
 }
+
+/// Variables that name a place or a person, never a secret: filled in
+/// where a value is kept as written.
+const PLAIN: &[&str] = &[
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "PWD",
+    "TMPDIR",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "XDG_RUNTIME_DIR",
+];
 
 /// `p` made absolute against `cwd` when it is a relative path to
 /// something there (`./server.py`, `dist/index.js`); anything else (a
@@ -187,7 +220,7 @@ pub fn parse_with(text: &str, var: &dyn Fn(&str) -> Option<String>) -> Result<Ve
         // What the app that wrote the config would expand when it starts
         // the server; the first thing that cannot be is the problem.
         let mut unexpandable: Option<String> = None;
-        let mut ex = |text: String, at: String| match expand(&text, &at, var) {
+        let mut ex = |text: String, at: String, shown: bool| match expand(&text, &at, shown, var) {
             Ok(t) => t,
             Err(why) => {
                 unexpandable.get_or_insert(why);
@@ -197,25 +230,25 @@ pub fn parse_with(text: &str, var: &dyn Fn(&str) -> Option<String>) -> Result<Ve
         let command = entry
             .get("command")
             .and_then(Value::as_str)
-            .map(|c| ex(c.to_owned(), format!("{at}.command")));
+            .map(|c| ex(c.to_owned(), format!("{at}.command"), true));
         let args: Vec<String> = strings(entry.get("args"), &format!("{at}.args"))?
             .into_iter()
             .enumerate()
-            .map(|(i, a)| ex(a, format!("{at}.args[{i}]")))
+            .map(|(i, a)| ex(a, format!("{at}.args[{i}]"), true))
             .collect();
         let url = entry
             .get("url")
             .or_else(|| entry.get("serverUrl"))
             .and_then(Value::as_str)
-            .map(|u| ex(u.to_owned(), format!("{at}.url")));
+            .map(|u| ex(u.to_owned(), format!("{at}.url"), true));
         let secret = |v: Option<&Value>,
                       field: &str,
-                      ex: &mut dyn FnMut(String, String) -> String|
+                      ex: &mut dyn FnMut(String, String, bool) -> String|
          -> Result<Vec<(String, Secret)>> {
             Ok(pairs(v, &format!("{at}.{field}"))?
                 .into_iter()
                 .map(|(k, x)| {
-                    let x = ex(x, format!("{at}.{field}.{k}"));
+                    let x = ex(x, format!("{at}.{field}.{k}"), false);
                     (k, Secret::new(x))
                 })
                 .collect())
@@ -367,9 +400,15 @@ mod tests {
             "my-server": {"command": "b"},
             "off": {"command": "c", "disabled": true},
             "rel": {"command": "python3", "args": ["srv/main.py", "-v", "pkg.module"], "cwd": cwd},
+            "home": {"command": "node", "args": ["${HOME}/srv/index.js"]},
+            "leaky": {"command": "srv", "args": ["--token", "${GITHUB_TOKEN}"]},
         }})
         .to_string();
-        let var = |n: &str| (n == "GITHUB_TOKEN").then(|| "ghp_1".to_owned());
+        let var = |n: &str| match n {
+            "GITHUB_TOKEN" => Some("ghp_1".to_owned()),
+            "HOME" => Some("/home/ada".to_owned()),
+            _ => None,
+        };
         let got = parse_with(&text, &var).expect("parses");
         let of = |id: &str| got.iter().find(|e| e.server.id == id).expect(id);
         let gh = of("gh");
@@ -407,5 +446,18 @@ mod tests {
             [format!("{cwd}/srv/main.py"), "-v".to_owned(), "pkg.module".to_owned()]
         );
         assert!(rel.note.as_deref().is_some_and(|n| n.contains("against its cwd")));
+        // A command line is kept and shown as written: a place is filled
+        // in, a token never is.
+        assert_eq!(of("home").server.args, ["/home/ada/srv/index.js"]);
+        let leaky = of("leaky");
+        assert!(
+            leaky
+                .problem
+                .as_deref()
+                .is_some_and(|p| p.contains("args[1] uses ${GITHUB_TOKEN}") && p.contains("env")),
+            "{:?}",
+            leaky.problem
+        );
+        assert!(!leaky.server.args.iter().any(|a| a.contains("ghp_1")));
     }
 }
