@@ -25,6 +25,7 @@ pub mod filters;
 pub mod names;
 pub mod pool;
 pub mod resolve;
+mod schema;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
