@@ -95,6 +95,7 @@ fn expand(
     at: &str,
     shown: bool,
     var: &dyn Fn(&str) -> Option<String>,
+    read: &mut Vec<String>,
 ) -> std::result::Result<String, String> {
     let mut out = String::new();
     let mut rest = text;
@@ -114,6 +115,17 @@ fn expand(
             Some((n, d)) => (n, Some(d)),
             None => (inner, None),
         };
+        // VS Code's and Cursor's way to say the same: `${env:NAME}`; their
+        // `${userHome}` is HOME.
+        let name = match name {
+            "userHome" => "HOME",
+            n => n.strip_prefix("env:").unwrap_or(n),
+        };
+        if EDITOR.contains(&name) {
+            return Err(format!(
+                "{at} uses ${{{name}}}, a variable of the editor that wrote the config: give the path it stands for instead"
+            ));
+        }
         if shown
             && !name.is_empty()
             && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
@@ -129,7 +141,12 @@ fn expand(
             out.push_str(&rest[start..start + 3 + len]);
         } else {
             match (var(name), default) {
-                (Some(v), _) => out.push_str(&v),
+                (Some(v), _) => {
+                    if !read.iter().any(|r| r == name) {
+                        read.push(name.to_owned());
+                    }
+                    out.push_str(&v);
+                }
                 (None, Some(d)) => out.push_str(d),
                 (None, None) => {
                     return Err(format!(
@@ -157,6 +174,20 @@ const PLAIN: &[&str] = &[
     "XDG_CACHE_HOME",
     "XDG_STATE_HOME",
     "XDG_RUNTIME_DIR",
+];
+
+/// Variables an editor fills in for itself (VS Code's predefined ones):
+/// nothing here can stand for them.
+const EDITOR: &[&str] = &[
+    "workspaceFolder",
+    "workspaceFolderBasename",
+    "workspaceRoot",
+    "cwd",
+    "file",
+    "fileDirname",
+    "fileBasename",
+    "relativeFile",
+    "pathSeparator",
 ];
 
 /// `p` made absolute against `cwd` when it is a relative path to
@@ -220,7 +251,8 @@ pub fn parse_with(text: &str, var: &dyn Fn(&str) -> Option<String>) -> Result<Ve
         // What the app that wrote the config would expand when it starts
         // the server; the first thing that cannot be is the problem.
         let mut unexpandable: Option<String> = None;
-        let mut ex = |text: String, at: String, shown: bool| match expand(&text, &at, shown, var) {
+        let mut read: Vec<String> = Vec::new();
+        let mut ex = |text: String, at: String, shown: bool| match expand(&text, &at, shown, var, &mut read) {
             Ok(t) => t,
             Err(why) => {
                 unexpandable.get_or_insert(why);
@@ -255,6 +287,12 @@ pub fn parse_with(text: &str, var: &dyn Fn(&str) -> Option<String>) -> Result<Ve
         };
         let env = secret(entry.get("env"), "env", &mut ex)?;
         let headers = secret(entry.get("headers"), "headers", &mut ex)?;
+        // A pasted config can ask for any variable of this environment (an
+        // API key of another service) into a header sent to its URL: said.
+        if !read.is_empty() {
+            let names: Vec<String> = read.iter().map(|n| format!("${n}")).collect();
+            notes.push(format!("reads {} from this environment", names.join(", ")));
+        }
         let mut new = NewServer {
             id,
             command,
@@ -357,107 +395,4 @@ impl Mcp<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn claude_desktop_and_vs_code_configs_parse() {
-        let text = r#"{"mcpServers": {
-            "files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]},
-            "github": {"command": "docker", "args": ["run"], "env": {"GITHUB_TOKEN": "ghp_x"}},
-            "remote api": {"url": "https://example.invalid/mcp", "headers": {"Authorization": "Bearer t"}},
-            "old": {"type": "sse", "url": "https://example.invalid/sse"}
-        }}"#;
-        let got = parse(text).expect("parses");
-        assert_eq!(got.len(), 4);
-        let files = &got.iter().find(|e| e.server.id == "files").expect("files").server;
-        assert_eq!(describe(files), "npx -y @modelcontextprotocol/server-filesystem /tmp");
-        let remote = got.iter().find(|e| e.server.id == "remote-api").expect("id made safe");
-        assert_eq!(remote.server.headers[0].0, "Authorization");
-        assert!(
-            got.iter()
-                .any(|e| e.server.id == "old" && e.problem.as_deref().is_some_and(|p| p.contains("SSE")))
-        );
-        assert_eq!(
-            parse(r#"{"servers": {"a": {"command": "x"}}}"#).expect("vs code").len(),
-            1
-        );
-        assert!(parse("[1]").is_err());
-    }
-
-    #[test]
-    fn what_the_writing_app_would_do_at_start_is_done_or_said() {
-        let dir = tempfile::tempdir().expect("tmp");
-        std::fs::create_dir_all(dir.path().join("srv")).expect("mkdir");
-        std::fs::write(dir.path().join("srv/main.py"), "").expect("write");
-        let cwd = dir.path().display().to_string();
-        let text = serde_json::json!({"mcpServers": {
-            "gh": {"command": "docker", "args": ["run", "-e", "TOKEN"],
-                   "env": {"TOKEN": "${GITHUB_TOKEN}", "LEVEL": "${LEVEL:-info}", "URL": "https://h/${GITHUB_TOKEN}/x"}},
-            "asks": {"command": "x", "env": {"KEY": "${input:api-key}"}},
-            "unset": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${NOT_SET_HERE}"}},
-            "my server": {"command": "a"},
-            "my-server": {"command": "b"},
-            "off": {"command": "c", "disabled": true},
-            "rel": {"command": "python3", "args": ["srv/main.py", "-v", "pkg.module"], "cwd": cwd},
-            "home": {"command": "node", "args": ["${HOME}/srv/index.js"]},
-            "leaky": {"command": "srv", "args": ["--token", "${GITHUB_TOKEN}"]},
-        }})
-        .to_string();
-        let var = |n: &str| match n {
-            "GITHUB_TOKEN" => Some("ghp_1".to_owned()),
-            "HOME" => Some("/home/ada".to_owned()),
-            _ => None,
-        };
-        let got = parse_with(&text, &var).expect("parses");
-        let of = |id: &str| got.iter().find(|e| e.server.id == id).expect(id);
-        let gh = of("gh");
-        let env: Vec<(&str, &str)> = gh.server.env.iter().map(|(k, v)| (k.as_str(), v.expose())).collect();
-        assert_eq!(
-            env,
-            [("TOKEN", "ghp_1"), ("LEVEL", "info"), ("URL", "https://h/ghp_1/x")]
-        );
-        assert!(gh.problem.is_none(), "{:?}", gh.problem);
-        assert!(
-            of("asks")
-                .problem
-                .as_deref()
-                .is_some_and(|p| p.contains("${input:api-key}") && p.contains("VS Code"))
-        );
-        assert!(
-            of("unset")
-                .problem
-                .as_deref()
-                .is_some_and(|p| p.contains("mcpServers.unset.headers.Authorization uses ${NOT_SET_HERE}")),
-            "{:?}",
-            of("unset").problem
-        );
-        let twins: Vec<&Entry> = got.iter().filter(|e| e.server.id == "my-server").collect();
-        assert_eq!(twins.len(), 2);
-        assert!(
-            twins.iter().filter(|e| e.problem.is_some()).count() == 1,
-            "one of the two is refused"
-        );
-        let off = of("off");
-        assert!(off.disabled && off.note.as_deref().is_some_and(|n| n.contains("added turned off")));
-        let rel = of("rel");
-        assert_eq!(
-            rel.server.args,
-            [format!("{cwd}/srv/main.py"), "-v".to_owned(), "pkg.module".to_owned()]
-        );
-        assert!(rel.note.as_deref().is_some_and(|n| n.contains("against its cwd")));
-        // A command line is kept and shown as written: a place is filled
-        // in, a token never is.
-        assert_eq!(of("home").server.args, ["/home/ada/srv/index.js"]);
-        let leaky = of("leaky");
-        assert!(
-            leaky
-                .problem
-                .as_deref()
-                .is_some_and(|p| p.contains("args[1] uses ${GITHUB_TOKEN}") && p.contains("env")),
-            "{:?}",
-            leaky.problem
-        );
-        assert!(!leaky.server.args.iter().any(|a| a.contains("ghp_1")));
-    }
-}
+mod tests;
