@@ -142,23 +142,24 @@ async fn server_filesystem_works_in_the_workspace_it_is_given_as_root() {
     app.mcp().refresh("files").await.expect("lists");
     let chat = app.chats().create(None).await.expect("chat").id;
     let ws = app.workspace_dir(&chat).canonicalize().expect("ws");
-    // The root arrives after the handshake: ask until the server has it.
-    wait_until("the workspace is the server's root", || async {
-        let listed = run(
-            &app,
-            &chat,
-            "files:list_allowed_directories",
-            json!({}),
-            CallControl::default(),
-        )
-        .await;
-        // Its answer has structured content: the result is that object.
+    // The server asks for its roots only after the handshake: the first
+    // call waits for that (before, it usually found no root at all).
+    let listed = run(
+        &app,
+        &chat,
+        "files:list_allowed_directories",
+        json!({}),
+        CallControl::default(),
+    )
+    .await;
+    // Its answer has structured content: the result is that object.
+    assert!(
         listed
             .result
             .as_ref()
-            .is_some_and(|r| r.to_string().contains(&ws.display().to_string()))
-    })
-    .await;
+            .is_some_and(|r| r.to_string().contains(&ws.display().to_string())),
+        "the first call finds the workspace as its root: {listed:?}"
+    );
     let path = ws.join("notes.md").display().to_string();
     let wrote = run(
         &app,

@@ -165,8 +165,7 @@ impl Connection {
             tools_changed,
             Arc::clone(&log),
         ));
-        // How long the first attempt's handshake took, when it went through
-        // with rmcp's own fallback (a second attempt means a definite answer).
+        // The first attempt's handshake time (a second means a definite answer).
         let probed = !options.handshake.initialize_only();
         let mut first_took = None;
         let (service, process) = match spec {
@@ -258,6 +257,7 @@ impl Connection {
             }
             _ => None,
         };
+        crate::roots_wait::settle(&peer, &handler, initialize_only).await;
         Ok(Self {
             listener,
             server: server.to_owned(),

@@ -90,6 +90,8 @@ impl ClientHandler for Handler {
                 }
             })
             .collect();
+        // rmcp sends it as we return: the first call may go (`roots_wait`).
+        crate::roots_wait::mark(&self.notices.roots, crate::roots_wait::RootsAsked::Answered);
         Ok(ListRootsResult::new(roots))
     }
 

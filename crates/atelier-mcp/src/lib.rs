@@ -31,6 +31,7 @@ pub mod oauth;
 mod oversize;
 mod process;
 mod redact;
+mod roots_wait;
 mod spec;
 mod start;
 mod stderr;

@@ -10,7 +10,8 @@
 //! A call learns its progress token only once rmcp has sent the request,
 //! and a quick server's first progress can be read before the call has
 //! said where it goes: the last few notifications nobody watched are kept,
-//! and a call that starts watching gets its own first.
+//! and a call that starts watching gets its own first. A server's
+//! `roots/list` is noted here too, in order (see `roots_wait`).
 // Logging is deprecated by SEP-2577 (protocol 2026-07-28), but servers on
 // older versions still log.
 #![allow(deprecated)]
@@ -21,11 +22,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
     JsonRpcMessage, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken, ServerNotification,
+    ServerRequest,
 };
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 
 use crate::connection::Progress;
+use crate::roots_wait::{RootsAsked, mark};
 use crate::stderr::StderrLog;
 use crate::words::cut;
 
@@ -43,6 +46,8 @@ const UNWATCHED_MESSAGE: usize = 1000;
 pub(crate) struct Notices {
     progress: Mutex<Progressing>,
     log: Arc<StderrLog>,
+    /// Whether the server asked for roots, seen as it is read (in order).
+    pub(crate) roots: tokio::sync::watch::Sender<RootsAsked>,
 }
 
 #[derive(Default)]
@@ -64,6 +69,7 @@ impl Notices {
         Self {
             progress: Mutex::default(),
             log,
+            roots: tokio::sync::watch::Sender::new(RootsAsked::No),
         }
     }
 
@@ -177,8 +183,12 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrder<T> {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let message = self.inner.receive().await;
-        if let Some(JsonRpcMessage::Notification(n)) = &message {
-            self.notices.take(&n.notification);
+        match &message {
+            Some(JsonRpcMessage::Notification(n)) => self.notices.take(&n.notification),
+            Some(JsonRpcMessage::Request(r)) if matches!(r.request, ServerRequest::ListRootsRequest(_)) => {
+                mark(&self.notices.roots, RootsAsked::Asked);
+            }
+            _ => {}
         }
         message
     }
