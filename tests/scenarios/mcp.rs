@@ -291,6 +291,25 @@ async fn server_everything_over_stdio_joins_the_pool_and_runs_through_the_run_fl
     let code = &blocks[1]["config"];
     assert_eq!(code["path"], "demo://resource/dynamic/text/1");
     assert!(code["content"].as_str().is_some_and(|t| t.starts_with("Resource 1:")));
+    // A binary one: a note among the two texts, which stay.
+    let blob = run(
+        &app,
+        &chat,
+        "everything:get-resource-reference",
+        json!({"resourceType": "Blob", "resourceId": 1}),
+        CallControl::default(),
+    )
+    .await;
+    let plan = blob.render_plan.as_ref().expect("plan");
+    let text = plan.config["content"].as_str().unwrap_or_default();
+    assert_eq!(plan.renderer, "document", "{plan:?}");
+    for said in [
+        "Returning resource reference for Resource 1:",
+        "(binary resource `demo://resource/dynamic/blob/1`",
+        "You can access this resource using the URI",
+    ] {
+        assert!(text.contains(said), "{said:?} in {text}");
+    }
     // Structured content is the result (`$return`).
     let structured = run(
         &app,

@@ -159,9 +159,10 @@ pub fn content_text(content: &[Value]) -> String {
 /// The renderer and config of MCP content with no declared renderer:
 /// every block in order — text and links as a document (neighbours
 /// joined), an image as an image, an embedded resource as code (language
-/// by MIME type) or, a binary one, as an image or a note. One such part is
-/// its own plan; several are a `blocks` plan (`{"blocks": [{renderer,
-/// config}, …]}`), so nothing a server said is hidden in an image's `alt`.
+/// by MIME type) or, a binary one, as the image or a note among the text.
+/// One such part is its own plan; several are a `blocks` plan
+/// (`{"blocks": [{renderer, config}, …]}`), so nothing a server said is
+/// hidden in an image's `alt`.
 pub fn default_plan(content: &[Value]) -> (String, Value) {
     let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
     let mut parts: Vec<(String, Value)> = Vec::new();
@@ -179,10 +180,16 @@ pub fn default_plan(content: &[Value]) -> (String, Value) {
                 let url = format!("data:{};base64,{}", str_of(c, "mimeType"), str_of(c, "data"));
                 parts.push(("image".to_owned(), json!({"url": url})));
             }
-            "resource" => {
-                flush(&mut words, &mut parts);
-                parts.push(resource_plan(&c.get("resource").cloned().unwrap_or_default()));
-            }
+            "resource" => match resource_plan(&c.get("resource").cloned().unwrap_or_default()) {
+                // A binary's note reads with the text around it.
+                (renderer, config) if renderer == "document" => {
+                    words.push(config["content"].as_str().unwrap_or_default().to_owned());
+                }
+                plan => {
+                    flush(&mut words, &mut parts);
+                    parts.push(plan);
+                }
+            },
             "resource_link" => {
                 let uri = str_of(c, "uri");
                 let name = c.get("name").and_then(Value::as_str).unwrap_or(&uri).to_owned();
@@ -315,28 +322,32 @@ mod tests {
             json!({"type": "text", "text": "after"}),
             json!({"type": "resource_link", "uri": "demo://more", "name": "more"}),
             json!({"type": "resource", "resource": {"uri": "demo://p.png", "mimeType": "image/png", "blob": "iVBO"}}),
-            json!({"type": "resource", "resource": {"uri": "demo://b", "mimeType": "application/zip", "blob": "UEsDBA=="}}),
             json!({"type": "resource", "resource": {"uri": "file:///x.py", "mimeType": "text/x-python", "text": "1"}}),
         ]);
         assert_eq!(r, "blocks");
         let blocks = c["blocks"].as_array().expect("blocks");
         let renderers: Vec<&str> = blocks.iter().filter_map(|b| b["renderer"].as_str()).collect();
-        assert_eq!(
-            renderers,
-            ["document", "image", "image", "document", "image", "document", "code"]
-        );
+        assert_eq!(renderers, ["document", "image", "image", "document", "image", "code"]);
         assert_eq!(blocks[0]["config"]["content"], "two charts");
         // The same image twice is shown twice.
         assert_eq!(blocks[1], blocks[2]);
         assert_eq!(blocks[3]["config"]["content"], "after\n\n[more](demo://more)");
         assert_eq!(blocks[4]["config"]["url"], "data:image/png;base64,iVBO");
-        assert!(
-            blocks[5]["config"]["content"]
-                .as_str()
-                .is_some_and(|t| t.starts_with("(binary resource `demo://b`, application/zip, 6")),
-            "{}",
-            blocks[5]
+        // A binary that is not an image: a note among the text around it.
+        let (r, c) = default_plan(&[
+            json!({"type": "text", "text": "Here it is:"}),
+            json!({"type": "resource", "resource": {"uri": "demo://b", "mimeType": "application/zip", "blob": "UEsDBA=="}}),
+            json!({"type": "text", "text": "Read it with unzip."}),
+        ]);
+        assert_eq!(
+            (r.as_str(), c["content"].as_str()),
+            (
+                "document",
+                Some(
+                    "Here it is:\n\n(binary resource `demo://b`, application/zip, 6 bytes, not shown)\n\nRead it with unzip."
+                )
+            )
         );
-        assert_eq!(blocks[6]["config"]["language"], "python");
+        assert_eq!(blocks[5]["config"]["language"], "python");
     }
 }
