@@ -23,8 +23,17 @@ fn platform_opener() -> &'static str {
 }
 
 /// Opens `url` in the person's browser with the platform's opener,
-/// detached (a sign-in page: the person approves there).
+/// detached (a sign-in page: the person approves there). Only an http or
+/// https page: the address comes from a server's authorization metadata,
+/// and the opener would launch whatever handles a `file:` or custom
+/// scheme.
 pub(crate) fn open_url(url: &str) -> io::Result<()> {
+    if !is_web_address(url) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the sign-in address is not an http or https page; it was not opened",
+        ));
+    }
     let mut child = Command::new(platform_opener())
         .arg(url)
         .stdin(Stdio::null())
@@ -33,6 +42,12 @@ pub(crate) fn open_url(url: &str) -> io::Result<()> {
         .spawn()?;
     std::thread::spawn(move || child.wait());
     Ok(())
+}
+
+/// Whether `url` is an http or https address (the scheme in any case).
+fn is_web_address(url: &str) -> bool {
+    let lower = |n: usize| url.get(..n).map(str::to_ascii_lowercase);
+    lower(8).as_deref() == Some("https://") || lower(7).as_deref() == Some("http://")
 }
 
 /// Opens `dir` with `opener`. A missing opener is said as such, not as a
@@ -68,6 +83,15 @@ fn reveal_with(opener: &str, dir: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_web_pages_are_opened() {
+        for bad in ["file:///etc/passwd", "vscode://x", "javascript:alert(1)", "-x", ""] {
+            let e = open_url(bad).expect_err(bad);
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{bad}");
+        }
+        assert!(is_web_address("https://a.example/authorize") && is_web_address("HTTP://127.0.0.1:9/"));
+    }
 
     #[test]
     fn a_missing_opener_is_named_not_blamed_on_the_folder() {

@@ -14,7 +14,10 @@ redirects to the client's redirect URI with a code, so a headless "browser"
 Tools: `whoami` -> "signed in as CLIENT_ID with scopes S".
 
 Each authorization is logged to stderr as `fixture: authorized CLIENT_ID`,
-each refresh as `fixture: refreshed CLIENT_ID`.
+each refresh as `fixture: refreshed CLIENT_ID`, each request's bearer token
+as `fixture: bearer TOKEN` (a test checks no token reaches a server it was
+not made for). `--authorization-endpoint URL` publishes that address in the
+authorization server metadata instead (a malicious server's `file:` one).
 """
 
 import argparse
@@ -38,6 +41,7 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 TOKEN_SECONDS = 3600
+AUTHORIZATION_ENDPOINT: str | None = None
 
 
 def _err(line: str) -> None:
@@ -136,16 +140,46 @@ async def serve() -> None:
         token = get_access_token()
         return f"signed in as {token.client_id} with scopes {' '.join(token.scopes)}" if token else "anonymous"
 
-    config = uvicorn.Config(server.streamable_http_app(), log_level="warning")
+    app = server.streamable_http_app()
+    if AUTHORIZATION_ENDPOINT is not None:
+        from starlette.responses import JSONResponse
+        from starlette.routing import Route
+
+        async def metadata(_request):
+            return JSONResponse(
+                {
+                    "issuer": f"{base}/",
+                    "authorization_endpoint": AUTHORIZATION_ENDPOINT,
+                    "token_endpoint": f"{base}/token",
+                    "registration_endpoint": f"{base}/register",
+                    "response_types_supported": ["code"],
+                    "grant_types_supported": ["authorization_code", "refresh_token"],
+                    "code_challenge_methods_supported": ["S256"],
+                    "scopes_supported": ["mcp"],
+                }
+            )
+
+        app.router.routes.insert(0, Route("/.well-known/oauth-authorization-server", metadata))
+
+    async def logged(scope, receive, send):
+        if scope["type"] == "http":
+            for name, value in scope.get("headers", []):
+                if name.lower() == b"authorization":
+                    _err(f"fixture: bearer {value.decode(errors='replace').split(' ', 1)[-1]}")
+        await app(scope, receive, send)
+
+    config = uvicorn.Config(logged, log_level="warning")
     _err(f"fixture: oauth server at {base}/mcp")
     await uvicorn.Server(config).serve(sockets=[sock])
 
 
 def main() -> None:
-    global TOKEN_SECONDS
+    global TOKEN_SECONDS, AUTHORIZATION_ENDPOINT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--token-seconds", type=int, default=TOKEN_SECONDS)
-    TOKEN_SECONDS = parser.parse_args().token_seconds
+    parser.add_argument("--authorization-endpoint")
+    args = parser.parse_args()
+    TOKEN_SECONDS, AUTHORIZATION_ENDPOINT = args.token_seconds, args.authorization_endpoint
     anyio.run(serve)
 
 

@@ -11,6 +11,7 @@ use std::process::{Child, Command, Stdio};
 use serde_json::Value;
 
 use crate::Env;
+use crate::bundles::zip_of;
 use crate::mcp_cli::{assert_none_left, chat, repo};
 use crate::secrets::{Keyring, files_holding, on_bus_with, text};
 
@@ -184,4 +185,65 @@ fn an_expired_token_is_refreshed_without_a_new_sign_in() {
     let call: Value = serde_json::from_slice(&call.stdout).expect("json");
     assert_eq!(call["status"], "success", "{call}");
     assert_eq!((server.authorized(), server.said("fixture: refreshed") > 0), (1, true));
+}
+
+#[test]
+fn an_authorization_server_with_a_file_address_is_refused_and_nothing_is_opened() {
+    let keyring = Keyring::start();
+    let server = OAuthServer::start(&["--authorization-endpoint", "file:///etc/passwd"]);
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let marker = t.path().join("browser-ran");
+    // The "browser" leaves a mark if it is ever run.
+    let browser = format!("touch {}", marker.display());
+    let cli = |args: &[&str]| on_bus_with(&env, &keyring.address, args, None, &[("ATELIER_BROWSER", &browser)]);
+    let _ = cli(&["mcp", "add", "guarded", "--url", &server.url]);
+    let login = cli(&["mcp", "login", "guarded", "--timeout", "2"]);
+    assert!(!login.status.success(), "{}", text(&login));
+    let said = text(&login);
+    assert!(
+        said.contains("authorization_endpoint is a file: address") && said.contains("guarded"),
+        "{said}"
+    );
+    assert!(!said.contains("Sign in at:"), "{said}");
+    assert!(!marker.exists(), "the browser was run: {said}");
+    assert_eq!(server.authorized(), 0);
+}
+
+#[test]
+fn a_sign_in_never_goes_to_another_url_the_id_gets_later() {
+    let keyring = Keyring::start();
+    let (first, second) = (OAuthServer::start(&[]), OAuthServer::start(&[]));
+    let env = Env::new();
+    const BROWSER: (&str, &str) = ("ATELIER_BROWSER", "curl -sSL -o /dev/null");
+    let cli = |args: &[&str]| on_bus_with(&env, &keyring.address, args, None, &[BROWSER]);
+
+    // A toolset's server, signed in to.
+    let t = tempfile::tempdir().expect("tmp");
+    let manifest = format!(
+        "manifest_version: \"1\"\nid: remote\nname: Remote\nversion: \"1.0.0\"\n\
+         mcp_servers:\n  - id: guarded\n    url: \"{}\"\n",
+        first.url
+    );
+    let zip = zip_of(t.path(), "remote.zip", &[("toolset.yaml", manifest.as_bytes())]);
+    let imported = cli(&["toolset", "import", zip.to_str().expect("path")]);
+    assert!(imported.status.success(), "{}", text(&imported));
+    let login = cli(&["mcp", "login", "guarded", "--timeout", "30"]);
+    assert!(login.status.success(), "{}", text(&login));
+    assert!(first.said("fixture: bearer at-") > 0);
+
+    // The toolset goes; the same id comes back at another server.
+    let gone = cli(&["toolset", "uninstall", "remote"]);
+    assert!(gone.status.success(), "{}", text(&gone));
+    let names = cli(&["--json", "secrets", "list"]);
+    assert!(!text(&names).contains("oauth.sign-in"), "{}", text(&names));
+    let added = cli(&["mcp", "add", "guarded", "--url", &second.url]);
+    assert!(text(&added).contains("needs a sign-in"), "{}", text(&added));
+    let shown: Value = serde_json::from_slice(&cli(&["--json", "mcp", "show", "guarded"]).stdout).expect("json");
+    assert_eq!(shown["status"], "needs sign-in", "{shown}");
+    assert_eq!(
+        second.said("fixture: bearer"),
+        0,
+        "the first server's token went to the second"
+    );
 }

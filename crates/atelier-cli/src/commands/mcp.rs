@@ -109,17 +109,8 @@ pub(crate) async fn run(app: &Atelier, cmd: McpCommand, json: bool) -> anyhow::R
                 println!("Disabled {id}: it is stopped and its tools left the tool list.");
             }
         }
-        McpCommand::Login { id, timeout } => login(app, &id, timeout, json).await?,
-        McpCommand::Logout { id } => {
-            let had = mcp.logout(&id).await?;
-            if json {
-                output::json(&serde_json::json!({ "id": id, "signed_out": had }))?;
-            } else if had {
-                println!("Signed out of {id}: its tokens are gone from your secret store.");
-            } else {
-                println!("{id} had no sign-in.");
-            }
-        }
+        McpCommand::Login { id, timeout } => super::mcp_login::login(app, &id, timeout, json).await?,
+        McpCommand::Logout { id } => super::mcp_login::logout(app, &id, json).await?,
         McpCommand::Remove { id } => {
             mcp.remove(&id).await?;
             if json {
@@ -330,71 +321,6 @@ fn print_preview(out: &mut dyn Write, chosen: &[&ImportCandidate]) -> anyhow::Re
     Ok(())
 }
 
-/// `mcp login`: the sign-in page printed and opened, the wait for the
-/// browser cut short by Ctrl+C or the timeout.
-async fn login(app: &Atelier, id: &str, timeout: u64, json: bool) -> anyhow::Result<()> {
-    let cancel = tokio_util::sync::CancellationToken::new();
-    let stop = cancel.clone();
-    let ctrl_c = tokio::spawn(async move {
-        crate::interrupt::interrupted().await;
-        stop.cancel();
-    });
-    let signed = app
-        .mcp()
-        .login(
-            id,
-            Box::new(open_browser),
-            std::time::Duration::from_secs(timeout),
-            cancel,
-        )
-        .await;
-    ctrl_c.abort();
-    let s = signed.with_context(|| format!("could not sign in to MCP server {id:?}"))?;
-    if json {
-        output::json(&s)?;
-    } else if s.active {
-        println!("Signed in to {id}: {}", connected(&s));
-    } else {
-        println!("Signed in to {id} (it is disabled: enable it to use its tools).");
-    }
-    Ok(())
-}
-
-/// Shows the sign-in page: printed, and opened with `$ATELIER_BROWSER`
-/// (a test hook: a command the address is appended to) or `xdg-open`.
-fn open_browser(url: &str) {
-    eprintln!("Sign in at:\n  {url}");
-    let (program, mut args) = match std::env::var("ATELIER_BROWSER") {
-        Ok(cmd) if !cmd.trim().is_empty() => {
-            let mut words = cmd.split_whitespace().map(str::to_owned);
-            let program = words.next().unwrap_or_default();
-            (program, words.collect::<Vec<_>>())
-        }
-        _ if std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some() => {
-            ("xdg-open".to_owned(), Vec::new())
-        }
-        _ => {
-            eprintln!("(no display: open it in a browser on this computer)");
-            return;
-        }
-    };
-    args.push(url.to_owned());
-    match std::process::Command::new(&program)
-        .args(&args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-    {
-        // Reaped in the background: the wait is for the redirect, not it.
-        Ok(mut child) => {
-            std::thread::spawn(move || child.wait());
-            eprintln!("Waiting for the browser to come back (Ctrl+C to give up)…");
-        }
-        Err(e) => eprintln!("(could not run {program}: {e}; open the address yourself)"),
-    }
-}
-
 /// A future cut short by Ctrl-C, SIGTERM or SIGHUP (then `commands::run` stops what it started).
 async fn interruptible<T>(fut: impl std::future::Future<Output = atelier_core::Result<T>>) -> anyhow::Result<T> {
     tokio::select! {
@@ -438,7 +364,7 @@ fn declared_by(s: &ServerRecord) -> String {
 
 /// "connected to NAME VERSION (protocol P), N tools: a, b, c", and a line
 /// for each warning of the listing.
-fn connected(s: &ServerRecord) -> String {
+pub(super) fn connected(s: &ServerRecord) -> String {
     let tools = s.tools.as_deref().unwrap_or_default();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let who = match (&s.server_name, &s.server_version) {

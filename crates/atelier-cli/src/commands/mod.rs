@@ -5,6 +5,7 @@ mod call;
 mod chat;
 mod demo;
 mod mcp;
+mod mcp_login;
 mod provider;
 mod secrets;
 mod send;

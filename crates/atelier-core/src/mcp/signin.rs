@@ -136,6 +136,30 @@ impl Mcp<'_> {
         }
     }
 
+    /// Forgets the sign-in of each of `before`'s HTTP servers (id, URL)
+    /// that is gone or now has another URL: a toolset's upgrade or
+    /// uninstall changes rows without `remove`, and a token must never go
+    /// to a server it was not made for. Only the sign-in: a toolset's
+    /// other secrets are its own. Best effort, said in the log.
+    pub(crate) async fn forget_moved_sign_ins(&self, before: &[(String, Option<String>)]) {
+        for (id, url) in before {
+            let Some(url) = url else { continue };
+            let now: Option<Option<String>> =
+                sqlx::query_scalar("SELECT json_extract(config, '$.url') FROM mcp_servers WHERE id = ?")
+                    .bind(id)
+                    .fetch_optional(self.app.db())
+                    .await
+                    .unwrap_or(None);
+            if now.flatten().as_deref() == Some(url.as_str()) {
+                continue;
+            }
+            self.stop_all(id).await;
+            if let Err(e) = self.app.secrets().unset(&Owner::Mcp(id.clone()), KEY).await {
+                tracing::warn!(server = %id, error = %e, "could not forget the sign-in of a server whose URL changed or that went");
+            }
+        }
+    }
+
     /// Forgets server `id`'s sign-in (its instances stop: they held its
     /// token); whether there was one.
     pub async fn logout(&self, id: &str) -> Result<bool> {

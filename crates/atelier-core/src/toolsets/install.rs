@@ -251,11 +251,16 @@ impl Toolsets<'_> {
                     force: options.force,
                     source_ref: &source_ref,
                 };
-                self.commit(&plan, &mut undo).await
+                // Read before the swap: whose URL changes decides whose
+                // sign-in goes after it.
+                match self.declared_urls(&manifest.id).await {
+                    Ok(urls) => self.commit(&plan, &mut undo).await.map(|done| (done, urls)),
+                    Err(e) => Err(e),
+                }
             }
             Err(e) => Err(e),
         };
-        let (row, previous_version) = match committed {
+        let ((row, previous_version), urls) = match committed {
             Ok(done) => done,
             Err(e) => {
                 undo.roll_back(self.app).await;
@@ -263,6 +268,7 @@ impl Toolsets<'_> {
             }
         };
         prepared.forget_stale(self.app, &id).await;
+        self.app.mcp().forget_moved_sign_ins(&urls).await;
         self.app.toolset_changed(&id).await;
         let action = match previous_version.as_deref() {
             None => ImportAction::Installed,
@@ -308,6 +314,12 @@ impl Toolsets<'_> {
     /// kept and the folder swapped in. Returns the new `toolsets` row and
     /// the version it replaced; on an error nothing of it stays but what
     /// `undo` names.
+    /// [`super::servers::declared_urls`] on a connection of its own.
+    async fn declared_urls(&self, id: &str) -> Result<Vec<(String, Option<String>)>> {
+        let mut conn = self.app.db().acquire().await?;
+        super::servers::declared_urls(&mut conn, id).await
+    }
+
     async fn commit(&self, c: &Commit<'_>, undo: &mut Undo) -> Result<(SqliteRow, Option<String>)> {
         let (manifest, loaded) = (c.manifest, c.loaded);
         let id = &manifest.id;

@@ -123,6 +123,7 @@ impl Toolsets<'_> {
         }
         ensure_idle(&mut tx, id).await?;
         let orphaned = servers_declared_only_by(&mut tx, id).await?;
+        let urls = super::servers::declared_urls(&mut tx, id).await?;
         sqlx::query("DELETE FROM toolsets WHERE id = ?")
             .bind(id)
             .execute(&mut *tx)
@@ -141,6 +142,7 @@ impl Toolsets<'_> {
             sqlx::query(delete).bind(id).execute(&mut *tx).await?;
         }
         tx.commit().await?;
+        self.app.mcp().forget_moved_sign_ins(&urls).await;
         let owner = crate::secrets::Owner::Toolset(id.to_owned());
         for name in self.app.secrets().list(Some(&owner)).await? {
             if let Err(e) = self.app.secrets().unset(&owner, &name.key).await {

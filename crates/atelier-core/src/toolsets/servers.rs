@@ -121,6 +121,19 @@ pub(super) async fn servers_declared_only_by(conn: &mut SqliteConnection, id: &s
     .await?)
 }
 
+/// Each server `toolset` declares and the URL it has now (`None`: a
+/// command), to tell after an upgrade or uninstall whose sign-in must go.
+pub(crate) async fn declared_urls(conn: &mut SqliteConnection, toolset: &str) -> Result<Vec<(String, Option<String>)>> {
+    let rows = sqlx::query(
+        "SELECT m.id, json_extract(m.config, '$.url') AS url FROM mcp_servers m \
+         JOIN toolset_mcp_servers d ON d.server_id = m.id WHERE d.toolset_id = ?",
+    )
+    .bind(toolset)
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter().map(|r| Ok((r.try_get("id")?, r.try_get("url")?))).collect()
+}
+
 /// Records a declaration and syncs it into `mcp_servers`, where servers
 /// from toolsets and from settings share one id namespace.
 pub(super) async fn sync_server(

@@ -10,8 +10,8 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
 use rmcp::transport::auth::{
-    AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest, AuthorizationSession,
-    OAuthClientConfig,
+    AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationMetadata, AuthorizationRequest,
+    AuthorizationSession, OAuthClientConfig,
 };
 
 use super::saved::{Kept, Saved};
@@ -79,6 +79,11 @@ pub async fn sign_in(
         .await
         .map_err(|e| said(server, "finding its authorization server", &e))?;
     let metadata = found.metadata;
+    // The authorization page goes to the person's browser (the OS opener)
+    // and the tokens to these endpoints: a malicious server's metadata
+    // must not make us launch `file:` or a custom scheme, or send a code
+    // in the clear across the network.
+    check_endpoints(server, &metadata)?;
     manager.set_metadata(metadata.clone());
     let redirect_uri = authorizer.redirect_uri();
 
@@ -136,6 +141,7 @@ pub async fn sign_in(
     session.auth_manager.set_credential_store(Kept {
         store,
         client: Saved {
+            resource: Some(spec.url.clone()),
             client_id,
             client_secret,
             redirect_uri,
@@ -162,6 +168,44 @@ pub async fn sign_in(
         .await
         .map_err(|e| said(server, "exchanging the code for a token", &e))?;
     Ok(())
+}
+
+/// Refuses authorization server metadata whose authorization, token or
+/// registration endpoint is not `https` (or `http` on this computer's
+/// loopback, as a local authorization server is).
+fn check_endpoints(server: &str, metadata: &AuthorizationMetadata) -> Result<(), McpError> {
+    let endpoints = [
+        ("authorization_endpoint", Some(&metadata.authorization_endpoint)),
+        ("token_endpoint", Some(&metadata.token_endpoint)),
+        ("registration_endpoint", metadata.registration_endpoint.as_ref()),
+    ];
+    for (name, url) in endpoints {
+        if let Some(url) = url
+            && let Err(why) = safe_endpoint(url)
+        {
+            return Err(failed(
+                server,
+                format!("its authorization server's {name} {why}; refused, nothing was opened"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Why `url` may not be an OAuth endpoint, in words naming its scheme
+/// (never the whole address: it may carry a query).
+fn safe_endpoint(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|_| "is not a URL".to_owned())?;
+    // `host_str` is lowercased, and an IPv6 host comes in brackets.
+    let host = parsed.host_str().unwrap_or_default();
+    let loopback =
+        host == "localhost" || host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback()) || host == "[::1]";
+    match parsed.scheme() {
+        "https" if !host.is_empty() => Ok(()),
+        "http" if loopback => Ok(()),
+        "http" => Err("is plain http to another computer (https is needed)".to_owned()),
+        other => Err(format!("is a {other}: address, not https")),
+    }
 }
 
 /// `scopes` plus those the kept sign-in was granted and those a 403 asked
@@ -206,6 +250,12 @@ async fn kept(server: &str, store: &Arc<dyn TokenStore>) -> Result<Option<Saved>
         .map_err(|e| failed(server, format!("its kept sign-in could not be read: {e}")))
 }
 
+/// Whether `saved` holds a token made for `url`: a token goes only to the
+/// server it was signed in to, never to whatever URL the id has now.
+fn usable_for(saved: &Saved, url: &str) -> bool {
+    saved.signed_in() && saved.resource.as_deref() == Some(url)
+}
+
 /// The manager a connection sends its token with, when `store` keeps a
 /// sign-in for `url` (`None`: send nothing, a 401 says sign in).
 pub(crate) async fn manager_for(
@@ -214,7 +264,7 @@ pub(crate) async fn manager_for(
     store: &Arc<dyn TokenStore>,
 ) -> Result<Option<AuthorizationManager>, McpError> {
     let saved = kept(server, store).await?;
-    let Some(saved) = saved.filter(Saved::signed_in) else {
+    let Some(saved) = saved.filter(|s| usable_for(s, url)) else {
         return Ok(None);
     };
     let mut manager = AuthorizationManager::new_allowing_private_addresses(url)
@@ -253,7 +303,56 @@ mod tests {
 
     use super::super::saved::{Saved, remember_wanted};
     use super::super::{MemoryTokenStore, TokenStore};
-    use super::with_kept_scopes;
+    use super::{manager_for, safe_endpoint, with_kept_scopes};
+
+    #[tokio::test]
+    async fn a_kept_sign_in_goes_only_to_the_url_it_was_made_for() {
+        let record = |resource: Option<&str>| {
+            let mut kept = serde_json::json!({
+                "client_id": "c1",
+                "redirect_uri": "http://127.0.0.1:4000/callback",
+                "metadata": {"authorization_endpoint": "https://a/authorize", "token_endpoint": "https://a/token"},
+                "credentials": {"client_id": "c1", "token_response": {"access_token": "at", "token_type": "bearer"}},
+            });
+            if let Some(r) = resource {
+                kept["resource"] = r.into();
+            }
+            let memory = MemoryTokenStore::default();
+            memory.save(&kept.to_string()).expect("saved");
+            Arc::new(memory) as Arc<dyn TokenStore>
+        };
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let first = "http://127.0.0.1:1/mcp";
+        let manager = manager_for("s", first, &record(Some(first))).await.expect("reads");
+        assert!(manager.is_some());
+        // Another URL under the same id, or a record that does not say
+        // which URL it was for: no token is sent.
+        for (store, url) in [(record(Some(first)), "http://127.0.0.1:2/mcp"), (record(None), first)] {
+            assert!(manager_for("s", url, &store).await.expect("reads").is_none(), "{url}");
+        }
+    }
+
+    #[test]
+    fn only_https_or_loopback_http_endpoints_are_taken() {
+        for ok in [
+            "https://auth.example.com/authorize",
+            "http://127.0.0.1:8080/authorize",
+            "http://localhost/token",
+            "http://[::1]:9/register",
+        ] {
+            assert_eq!(safe_endpoint(ok), Ok(()), "{ok}");
+        }
+        for (bad, why) in [
+            ("file:///etc/passwd", "is a file: address"),
+            ("vscode://x/y", "is a vscode: address"),
+            ("javascript:alert(1)", "is a javascript: address"),
+            ("http://auth.example.com/authorize", "plain http to another computer"),
+            ("not a url", "is not a URL"),
+        ] {
+            let e = safe_endpoint(bad).expect_err(bad);
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
 
     #[tokio::test]
     async fn a_403s_scopes_are_kept_and_asked_for_with_those_granted_at_the_next_sign_in() {

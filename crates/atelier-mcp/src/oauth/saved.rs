@@ -15,6 +15,11 @@ use super::TokenStore;
 /// What a [`TokenStore`] holds for one server.
 #[derive(Clone, Serialize, Deserialize)]
 pub(crate) struct Saved {
+    /// The server's URL the sign-in was made for: its tokens go to that
+    /// one only (an id whose URL changed, or a record kept before this
+    /// was, needs a new sign-in).
+    #[serde(default)]
+    pub resource: Option<String>,
     pub client_id: String,
     #[serde(default)]
     pub client_secret: Option<String>,
