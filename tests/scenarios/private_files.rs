@@ -124,24 +124,24 @@ async fn making_a_file_private_is_recorded_and_checking_out_either_side_sets_the
     assert!(!snap(&app, &chat.id).await.changed);
 }
 
-#[tokio::test]
-async fn a_checkout_under_umask_077_writes_the_recorded_modes_and_records_no_change() {
+/// A checkout by a CLI process under `umask`: the modes the two files got,
+/// and whether the next snapshot saw a change.
+async fn checkout_under(umask: &str) -> (Vec<(String, String)>, bool) {
     let env = Env::new();
     let app = env.app().await;
     let chat = app.chats().create(None).await.expect("chat");
     let ws = app.workspace_dir(&chat.id);
     write(&ws, "notes.md", "shared with the group");
     write(&ws, ".env", "TOKEN=1");
+    chmod(&ws.join("notes.md"), 0o644);
     chmod(&ws.join(".env"), 0o600);
     let first = snap(&app, &chat.id).await.message_id.expect("first");
     std::fs::remove_file(ws.join("notes.md")).expect("rm");
     std::fs::remove_file(ws.join(".env")).expect("rm");
     let empty = snap(&app, &chat.id).await.message_id.expect("emptied");
     assert_ne!(first, empty);
-
-    // The checkout in a process whose umask takes every group and other bit.
     let out = std::process::Command::new("sh")
-        .args(["-c", "umask 077 && exec \"$0\" \"$@\""])
+        .args(["-c", &format!("umask {umask} && exec \"$0\" \"$@\"")])
         .arg(env!("CARGO_BIN_EXE_atelier"))
         .arg("--data-dir")
         .arg(env.data())
@@ -150,14 +150,26 @@ async fn a_checkout_under_umask_077_writes_the_recorded_modes_and_records_no_cha
         .output()
         .expect("run atelier");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(
-        modes(&ws, &["notes.md", ".env"]),
-        expect(&[("notes.md", 0o644), (".env", 0o600)])
-    );
-    assert!(
-        !snap(&app, &chat.id).await.changed,
-        "a file the umask made 0600 would look made private"
-    );
+    let got = modes(&ws, &["notes.md", ".env"]);
+    (got, snap(&app, &chat.id).await.changed)
+}
+
+#[tokio::test]
+async fn a_checkout_under_umask_077_writes_the_recorded_modes_and_records_no_change() {
+    // A umask that takes every group and other bit: a shared file made
+    // 0600 would look made private.
+    let (got, changed) = checkout_under("077").await;
+    assert_eq!(got, expect(&[("notes.md", 0o644), (".env", 0o600)]));
+    assert!(!changed, "a file the umask made 0600 would look made private");
+}
+
+#[tokio::test]
+async fn a_checkout_under_umask_027_keeps_the_others_out_as_any_new_file() {
+    // A hardened umask: what the store writes is narrowed as any program's
+    // new file is, never widened to every local user.
+    let (got, changed) = checkout_under("027").await;
+    assert_eq!(got, expect(&[("notes.md", 0o640), (".env", 0o600)]));
+    assert!(!changed, "0640 is still a shared file: nothing changed");
 }
 
 #[tokio::test]

@@ -26,11 +26,45 @@ pub struct FileEntry {
 }
 
 impl FileEntry {
-    /// The mode a file is written with: 0644 or 0755, 0600 or 0700 when
+    /// The mode the entry records: 0644 or 0755, 0600 or 0700 when
     /// private.
     pub fn mode(&self) -> u32 {
         file_mode(self.executable, self.private)
     }
+
+    /// The mode a file is written with: [`Self::mode`] narrowed by the
+    /// umask as any program's new file is (under 027 a shared file is
+    /// 0640, as it was before it went through the store), but never so far
+    /// that a file recorded as shared reads as private (under 077 it would
+    /// be 0600, and the next snapshot would record a change nobody made)
+    /// or that its owner cannot read and write it.
+    pub fn written_mode(&self) -> u32 {
+        let mode = self.mode();
+        let narrowed = mode & !umask();
+        let looks_private = narrowed & 0o077 == 0;
+        if narrowed & 0o600 != 0o600 || (looks_private && !self.private) {
+            mode
+        } else {
+            narrowed
+        }
+    }
+}
+
+/// This process's umask, read once (`/proc/self/status`: reading it with
+/// `umask(2)` means setting it, which races with every thread creating a
+/// file); 022 where it cannot be read.
+fn umask() -> u32 {
+    static UMASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *UMASK.get_or_init(|| {
+        std::fs::read_to_string("/proc/self/status")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("Umask:"))
+                    .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+            })
+            .unwrap_or(0o022)
+    })
 }
 
 /// The mode of a file with these two bits (see the module docs).

@@ -129,7 +129,7 @@ pub fn apply(
             Ready::Held(store.read_verified(&entry.hash, path)?)
         } else {
             let dest = staging.join(i.to_string());
-            store.copy_verified(&entry.hash, path, &dest, entry.mode())?;
+            store.copy_verified(&entry.hash, path, &dest, entry.written_mode())?;
             Ready::Staged(dest)
         };
         let files_done = done.fetch_add(1, Ordering::Relaxed) + 1;
@@ -222,7 +222,7 @@ pub fn apply(
         for ((path, entry, _), r) in group {
             let abs = workspace.join(path);
             let stat = match r {
-                Ready::Held(bytes) => create_with(&abs, path, bytes, entry.mode(), &mut w)?,
+                Ready::Held(bytes) => create_with(&abs, path, bytes, entry.written_mode(), &mut w)?,
                 Ready::Staged(staged) => match clear_way(&abs, path, &mut w)? {
                     Cleared::Yes => {
                         fs::rename(staged, &abs).map_err(Error::io("write", &abs))?;
@@ -262,7 +262,7 @@ pub fn apply(
             kept.push((*path).to_owned());
             continue;
         }
-        fs::set_permissions(&abs, fs::Permissions::from_mode(entry.mode()))
+        fs::set_permissions(&abs, fs::Permissions::from_mode(entry.written_mode()))
             .map_err(Error::io("set permissions of", &abs))?;
         let md = fs::symlink_metadata(&abs).map_err(Error::io("read", &abs))?;
         cache.insert((*path).to_owned(), Stat::of(&md), entry.hash);

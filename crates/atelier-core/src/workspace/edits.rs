@@ -121,7 +121,7 @@ impl Workspace<'_> {
                     blocking(move || store.read_verified(&entry.hash, &rel)).await?
                 };
                 let apply: Apply = Box::new(move |ws: &Path| {
-                    write_confined_as(ws, &rel, &bytes, Some(entry.mode()))?;
+                    write_confined_as(ws, &rel, &bytes, Some(entry.written_mode()))?;
                     Ok(Vec::new())
                 });
                 apply

@@ -90,7 +90,7 @@ impl Workspace<'_> {
                     if let Some(dir) = target.parent() {
                         fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
                     }
-                    store.copy_verified(&entry.hash, path, &target, entry.mode())?;
+                    store.copy_verified(&entry.hash, path, &target, entry.written_mode())?;
                     progress.files_done += 1;
                     progress.bytes_done += entry.size;
                     obs.progress(progress);
@@ -147,7 +147,7 @@ impl Workspace<'_> {
             let name = dest.file_name().and_then(|n| n.to_str()).unwrap_or("file");
             let partial = dest.with_file_name(format!(".{name}.atelier-partial-{}", ids::new_id()));
             let done = store
-                .copy_verified(&entry.hash, &path, &partial, entry.mode())
+                .copy_verified(&entry.hash, &path, &partial, entry.written_mode())
                 .and_then(|()| fs::rename(&partial, &dest).map_err(Error::io("save", &dest)));
             if done.is_err() {
                 let _ = fs::remove_file(&partial);
