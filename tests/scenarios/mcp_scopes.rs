@@ -286,9 +286,16 @@ async fn each_chat_greets_an_old_server_the_way_its_listing_learnt() {
     let details = app.mcp().details("old").await.expect("details");
     assert_eq!(details.instances.len(), 2, "{details:?}");
     let requests: Vec<&String> = details.stderr.iter().filter(|l| l.starts_with("request ")).collect();
+    // The ping: a chat's server is offered roots, and asked whether it
+    // wants them before the first call (`roots_wait`).
     assert_eq!(
         requests,
-        ["request initialize", "request tools/list", "request tools/call"],
+        [
+            "request initialize",
+            "request ping",
+            "request tools/list",
+            "request tools/call"
+        ],
         "{details:?}"
     );
     app.mcp().stop_everything().await;
@@ -303,7 +310,12 @@ async fn each_chat_greets_an_old_server_the_way_its_listing_learnt() {
     let requests: Vec<&String> = details.stderr.iter().filter(|l| l.starts_with("request ")).collect();
     assert_eq!(
         requests,
-        ["request initialize", "request tools/list", "request tools/call"],
+        [
+            "request initialize",
+            "request ping",
+            "request tools/list",
+            "request tools/call"
+        ],
         "{details:?}"
     );
     next.mcp().stop_everything().await;
