@@ -11,7 +11,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 /// Takes the person through an authorization URL.
@@ -120,47 +120,91 @@ impl Loopback {
         })
     }
 
-    /// Takes requests until one is for `/callback`; answers each.
+    /// Takes requests until one is for `/callback`; answers each. Each
+    /// connection is read in a task of its own: a browser's preconnect
+    /// that sends nothing must not hold up the redirect behind it.
     async fn callback(&self) -> Result<String, String> {
+        let (found, mut taken) = tokio::sync::mpsc::channel::<String>(1);
+        // Dropped with this future: no reader outlives the wait.
+        let mut readers = tokio::task::JoinSet::new();
         loop {
-            let (mut socket, _) = self.listener.accept().await.map_err(|e| e.to_string())?;
-            let mut buf = vec![0u8; 8192];
-            let mut read = 0;
-            // The request line and headers; the body (none) is not read.
-            while read < buf.len() {
-                let n = match tokio::time::timeout(Duration::from_secs(5), socket.read(&mut buf[read..])).await {
-                    Ok(Ok(n)) => n,
-                    _ => 0,
-                };
-                read += n;
-                if n == 0 || buf[..read].windows(4).any(|w| w == b"\r\n\r\n") {
-                    break;
+            tokio::select! {
+                accepted = self.listener.accept() => {
+                    let (socket, _) = accepted.map_err(|e| e.to_string())?;
+                    readers.spawn(serve(socket, found.clone()));
+                }
+                Some(target) = taken.recv() => {
+                    return Ok(format!("http://127.0.0.1:{}{target}", self.port));
                 }
             }
-            let head = String::from_utf8_lossy(&buf[..read]);
-            let target = head
-                .lines()
-                .next()
-                .and_then(|l| l.strip_prefix("GET "))
-                .and_then(|l| l.split(' ').next())
-                .unwrap_or_default()
-                .to_owned();
-            if !target.starts_with("/callback") {
-                let _ = socket.write_all(&answer("404 Not Found", "Not here.")).await;
-                continue;
-            }
-            let failed = reqwest::Url::parse(&format!("http://127.0.0.1{target}"))
-                .ok()
-                .and_then(|u| u.query_pairs().find(|(k, _)| k == "error").map(|(_, v)| v.into_owned()));
-            let page = match &failed {
-                Some(e) => format!("Sign-in failed ({e}). You can close this tab."),
-                None => "Signed in to Atelier. You can close this tab.".to_owned(),
-            };
-            let _ = socket.write_all(&answer("200 OK", &page)).await;
-            let _ = socket.shutdown().await;
-            return Ok(format!("http://127.0.0.1:{}{target}", self.port));
+            while readers.try_join_next().is_some() {}
         }
     }
+}
+
+/// Reads one request and answers it; a `/callback` one's target goes to
+/// `found`.
+async fn serve(mut socket: TcpStream, found: tokio::sync::mpsc::Sender<String>) {
+    let mut buf = vec![0u8; 8192];
+    let mut read = 0;
+    // The request line and headers; the body (none) is not read.
+    while read < buf.len() {
+        let n = match tokio::time::timeout(Duration::from_secs(5), socket.read(&mut buf[read..])).await {
+            Ok(Ok(n)) => n,
+            _ => 0,
+        };
+        read += n;
+        if n == 0 || buf[..read].windows(4).any(|w| w == b"\r\n\r\n") {
+            break;
+        }
+    }
+    let head = String::from_utf8_lossy(&buf[..read]);
+    let target = head
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("GET "))
+        .and_then(|l| l.split(' ').next())
+        .unwrap_or_default()
+        .to_owned();
+    let Some(page) = callback_page(&target) else {
+        let _ = socket.write_all(&answer("404 Not Found", "Not here.")).await;
+        return;
+    };
+    let _ = socket.write_all(&answer("200 OK", &page)).await;
+    let _ = socket.shutdown().await;
+    let _ = found.send(target).await;
+}
+
+/// The page a request for `target` gets when it is the redirect (its path
+/// exactly `/callback`), in HTML: the authorization server's `error` is
+/// escaped, since the page is on our loopback origin.
+fn callback_page(target: &str) -> Option<String> {
+    let path = target.split_once('?').map_or(target, |(p, _)| p);
+    if path != "/callback" {
+        return None;
+    }
+    let failed = reqwest::Url::parse(&format!("http://127.0.0.1{target}"))
+        .ok()
+        .and_then(|u| u.query_pairs().find(|(k, _)| k == "error").map(|(_, v)| v.into_owned()));
+    Some(match &failed {
+        Some(e) => format!("Sign-in failed ({}). You can close this tab.", html_escaped(e)),
+        None => "Signed in to Atelier. You can close this tab.".to_owned(),
+    })
+}
+
+fn html_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn answer(status: &str, text: &str) -> Vec<u8> {
@@ -194,6 +238,55 @@ impl Authorizer for Loopback {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_redirect_is_only_callback_and_its_error_is_escaped() {
+        assert!(callback_page("/callbackX?code=1").is_none());
+        assert!(callback_page("/callback/x").is_none());
+        assert!(callback_page("/callback?code=1").is_some_and(|p| p.contains("Signed in")));
+        assert!(callback_page("/callback").is_some());
+        let page = callback_page("/callback?error=%3Cscript%3Ealert(1)%3C/script%3E%22%27&x=1").expect("page");
+        assert!(!page.contains('<') && !page.contains('"'), "{page}");
+        assert!(
+            page.contains("&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;"),
+            "{page}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_silent_connection_does_not_hold_up_the_redirect() {
+        let lb = Loopback::bind(
+            None,
+            Box::new(|_| {}),
+            Duration::from_secs(10),
+            CancellationToken::new(),
+        )
+        .await
+        .expect("binds");
+        let redirect = lb.redirect_uri();
+        let addr = redirect
+            .trim_start_matches("http://")
+            .trim_end_matches("/callback")
+            .to_owned();
+        let browser = tokio::spawn(async move {
+            // A preconnect that never sends, then the redirect.
+            let silent = TcpStream::connect(&addr).await.expect("connects");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let mut s = TcpStream::connect(&addr).await.expect("connects");
+            s.write_all(b"GET /callback?code=c1&state=s1 HTTP/1.1\r\nHost: x\r\n\r\n")
+                .await
+                .expect("sends");
+            let mut page = String::new();
+            let _ = s.read_to_string(&mut page).await;
+            drop(silent);
+            page
+        });
+        let started = std::time::Instant::now();
+        let got = lb.authorize("https://auth.example/a").await.expect("answers");
+        assert_eq!(got, format!("{redirect}?code=c1&state=s1"));
+        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+        assert!(browser.await.expect("answers").contains("Signed in"));
+    }
 
     #[tokio::test]
     async fn the_loopback_listener_takes_the_callback_and_reuses_a_free_port() {

@@ -139,6 +139,7 @@ pub async fn sign_in(
         .await
         .map_err(|(_, e)| said(server, "starting the authorization", &e))?;
     session.auth_manager.set_credential_store(Kept {
+        server: server.to_owned(),
         store,
         client: Saved {
             resource: Some(spec.url.clone()),
@@ -272,6 +273,7 @@ pub(crate) async fn manager_for(
         .map_err(|e| said(server, "the server's address", &e))?;
     manager.set_metadata(saved.metadata.clone());
     manager.set_credential_store(Kept {
+        server: server.to_owned(),
         store: Arc::clone(store),
         client: Saved {
             credentials: None,

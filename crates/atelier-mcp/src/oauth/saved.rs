@@ -5,9 +5,12 @@
 //! JSON in a [`TokenStore`]; and the adapter rmcp's `AuthorizationManager`
 //! reads and writes them through.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
-use rmcp::transport::auth::{AuthError, AuthorizationMetadata, CredentialStore, StoredCredentials};
+use rmcp::transport::auth::{
+    AuthError, AuthorizationMetadata, CredentialRefreshGuard, CredentialStore, StoredCredentials,
+};
 use serde::{Deserialize, Serialize};
 
 use super::TokenStore;
@@ -104,10 +107,19 @@ pub fn secret_values(kept: &str) -> Vec<String> {
 /// the code exchange, after each refresh) goes with the client it was
 /// made for.
 pub(crate) struct Kept {
+    /// The server's id: its refreshes take turns (see [`REFRESHING`]).
+    pub server: String,
     pub store: Arc<dyn TokenStore>,
     /// Everything but the credentials.
     pub client: Saved,
 }
+
+/// One lock a server, for the whole process: a refresh token is good for
+/// one use, so two connections to a server (two instances, a sign-in and
+/// a connection) refreshing at once would have the second refused. The
+/// second waits, then loads the tokens the first saved. Other processes
+/// (a CLI beside the app) are not coordinated.
+static REFRESHING: LazyLock<Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>> = LazyLock::new(Mutex::default);
 
 fn store_error(e: String) -> AuthError {
     AuthError::CredentialStoreError(e)
@@ -127,16 +139,40 @@ impl CredentialStore for Kept {
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
-        let record = Saved {
+        let mut record = Saved {
             credentials: Some(credentials),
             ..self.client.clone()
         };
-        let text = serde_json::to_string(&record).map_err(|e| store_error(e.to_string()))?;
         let store = Arc::clone(&self.store);
-        tokio::task::spawn_blocking(move || store.save(&text))
-            .await
-            .map_err(|e| store_error(e.to_string()))?
-            .map_err(store_error)
+        tokio::task::spawn_blocking(move || {
+            // Scopes a 403 asked for since this connection began
+            // (`remember_wanted`) are kept, not undone by its refresh.
+            if let Ok(Some(now)) = Saved::load(store.as_ref())
+                && now.client_id == record.client_id
+            {
+                for s in now.wanted_scopes {
+                    if !record.wanted_scopes.contains(&s) {
+                        record.wanted_scopes.push(s);
+                    }
+                }
+            }
+            let text = serde_json::to_string(&record).map_err(|e| e.to_string())?;
+            store.save(&text)
+        })
+        .await
+        .map_err(|e| store_error(e.to_string()))?
+        .map_err(store_error)
+    }
+
+    async fn acquire_refresh_guard(&self) -> Result<Option<CredentialRefreshGuard>, AuthError> {
+        let lock = Arc::clone(
+            REFRESHING
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(self.server.clone())
+                .or_default(),
+        );
+        Ok(Some(CredentialRefreshGuard::new(lock.lock_owned().await)))
     }
 
     async fn clear(&self) -> Result<(), AuthError> {
@@ -150,7 +186,69 @@ impl CredentialStore for Kept {
 
 #[cfg(test)]
 mod tests {
-    use super::secret_values;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use rmcp::transport::auth::CredentialStore;
+
+    use super::super::{MemoryTokenStore, TokenStore};
+    use super::{Kept, Saved, remember_wanted, secret_values};
+
+    fn kept(server: &str, store: &Arc<dyn TokenStore>) -> Kept {
+        let client = serde_json::from_value::<Saved>(serde_json::json!({
+            "client_id": "c1",
+            "redirect_uri": "http://127.0.0.1:4000/callback",
+            "metadata": {"authorization_endpoint": "https://a/authorize", "token_endpoint": "https://a/token"},
+        }))
+        .expect("a record");
+        Kept {
+            server: server.to_owned(),
+            store: Arc::clone(store),
+            client,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_refresh_keeps_the_scopes_a_403_asked_for_since_the_connection_began() {
+        let store: Arc<dyn TokenStore> = Arc::new(MemoryTokenStore::default());
+        let k = kept("s", &store);
+        let credentials = |token: &str| {
+            serde_json::from_value(serde_json::json!({
+                "client_id": "c1",
+                "token_response": {"access_token": token, "token_type": "bearer"},
+            }))
+            .expect("credentials")
+        };
+        k.save(credentials("at-1")).await.expect("saves");
+        remember_wanted(&store, "write").await;
+        k.save(credentials("at-2")).await.expect("saves");
+        let now = Saved::load(store.as_ref()).expect("loads").expect("kept");
+        assert_eq!(now.wanted_scopes, ["write"]);
+        assert!(serde_json::to_string(&now.credentials).expect("json").contains("at-2"));
+    }
+
+    #[tokio::test]
+    async fn refreshes_of_one_server_take_turns() {
+        let store: Arc<dyn TokenStore> = Arc::new(MemoryTokenStore::default());
+        let (a, b, other) = (
+            kept("turns", &store),
+            kept("turns", &store),
+            kept("turns-other", &store),
+        );
+        let first = a.acquire_refresh_guard().await.expect("guard").expect("a guard");
+        let waited = tokio::time::timeout(Duration::from_millis(100), b.acquire_refresh_guard()).await;
+        assert!(
+            waited.is_err(),
+            "the second refresh went ahead while the first held the lock"
+        );
+        let _theirs = tokio::time::timeout(Duration::from_millis(100), other.acquire_refresh_guard())
+            .await
+            .expect("another server does not wait");
+        drop(first);
+        let _second = tokio::time::timeout(Duration::from_millis(100), b.acquire_refresh_guard())
+            .await
+            .expect("its turn came");
+    }
 
     #[test]
     fn the_secret_values_of_a_kept_sign_in_are_its_tokens_and_client_secret() {
