@@ -217,33 +217,63 @@ fn a_sign_in_never_goes_to_another_url_the_id_gets_later() {
     let env = Env::new();
     const BROWSER: (&str, &str) = ("ATELIER_BROWSER", "curl -sSL -o /dev/null");
     let cli = |args: &[&str]| on_bus_with(&env, &keyring.address, args, None, &[BROWSER]);
+    let t = tempfile::tempdir().expect("tmp");
+    let import = |version: &str, url: &str| import_remote(&cli, t.path(), version, url);
+    let kept = || text(&cli(&["--json", "secrets", "list"])).contains("oauth.sign-in");
+    let needs_sign_in = || {
+        let shown: Value = serde_json::from_slice(&cli(&["--json", "mcp", "show", "guarded"]).stdout).expect("json");
+        assert_eq!(shown["status"], "needs sign-in", "{shown}");
+    };
 
     // A toolset's server, signed in to.
-    let t = tempfile::tempdir().expect("tmp");
-    let manifest = format!(
-        "manifest_version: \"1\"\nid: remote\nname: Remote\nversion: \"1.0.0\"\n\
-         mcp_servers:\n  - id: guarded\n    url: \"{}\"\n",
-        first.url
-    );
-    let zip = zip_of(t.path(), "remote.zip", &[("toolset.yaml", manifest.as_bytes())]);
-    let imported = cli(&["toolset", "import", zip.to_str().expect("path")]);
-    assert!(imported.status.success(), "{}", text(&imported));
+    import("1.0.0", &first.url);
     let login = cli(&["mcp", "login", "guarded", "--timeout", "30"]);
     assert!(login.status.success(), "{}", text(&login));
     assert!(first.said("fixture: bearer at-") > 0);
 
-    // The toolset goes; the same id comes back at another server.
-    let gone = cli(&["toolset", "uninstall", "remote"]);
-    assert!(gone.status.success(), "{}", text(&gone));
-    let names = cli(&["--json", "secrets", "list"]);
-    assert!(!text(&names).contains("oauth.sign-in"), "{}", text(&names));
-    let added = cli(&["mcp", "add", "guarded", "--url", &second.url]);
-    assert!(text(&added).contains("needs a sign-in"), "{}", text(&added));
-    let shown: Value = serde_json::from_slice(&cli(&["--json", "mcp", "show", "guarded"]).stdout).expect("json");
-    assert_eq!(shown["status"], "needs sign-in", "{shown}");
+    // An upgrade that keeps the server's URL keeps its sign-in; one that
+    // moves it does not, and the new server never sees the token.
+    import("1.0.1", &first.url);
+    assert!(kept());
+    import("1.0.2", &second.url);
+    assert!(!kept());
+    let _ = cli(&["mcp", "restart", "guarded"]);
+    needs_sign_in();
     assert_eq!(
         second.said("fixture: bearer"),
         0,
         "the first server's token went to the second"
     );
+
+    // Signed in at the second; the toolset goes and the same id comes back
+    // at the first: the second's token stays with the second.
+    let login = cli(&["mcp", "login", "guarded", "--timeout", "30"]);
+    assert!(login.status.success(), "{}", text(&login));
+    let before = first.said("fixture: bearer");
+    let gone = cli(&["toolset", "uninstall", "remote"]);
+    assert!(gone.status.success(), "{}", text(&gone));
+    assert!(!kept());
+    let added = cli(&["mcp", "add", "guarded", "--url", &first.url]);
+    assert!(text(&added).contains("needs a sign-in"), "{}", text(&added));
+    needs_sign_in();
+    assert_eq!(
+        first.said("fixture: bearer"),
+        before,
+        "the second server's token went to the first"
+    );
+}
+
+/// Imports toolset `remote` at `version`, its one server `guarded` at `url`.
+fn import_remote(cli: &dyn Fn(&[&str]) -> std::process::Output, dir: &std::path::Path, version: &str, url: &str) {
+    let manifest = format!(
+        "manifest_version: \"1\"\nid: remote\nname: Remote\nversion: \"{version}\"\n\
+         mcp_servers:\n  - id: guarded\n    url: \"{url}\"\n"
+    );
+    let zip = zip_of(
+        dir,
+        &format!("remote-{version}.zip"),
+        &[("toolset.yaml", manifest.as_bytes())],
+    );
+    let out = cli(&["toolset", "import", zip.to_str().expect("path")]);
+    assert!(out.status.success(), "{}", text(&out));
 }
