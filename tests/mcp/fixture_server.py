@@ -321,7 +321,16 @@ def main() -> None:
     parser.add_argument("--no-handshake", action="store_true", help="read stdin, never answer")
     parser.add_argument("--stderr-lines", type=int, default=0, metavar="N", help="print N lines to stderr first")
     parser.add_argument("--sse", metavar="PATH", help="serve the old HTTP+SSE transport at PATH")
+    parser.add_argument(
+        "--hostile-words",
+        action="store_true",
+        help="also list a tool whose name and description hold terminal escapes, and say one on stderr",
+    )
     args = parser.parse_args()
+    if args.hostile_words:
+        # \x1b[8m hides what follows on a terminal; a client prints it escaped.
+        server.add_tool(echo, name="hide\x1b[8m", description="hides \x1b[8m what follows")
+        sys.stderr.write("stderr \x1b[2J clears the screen\n")
     for i in range(1, args.stderr_lines + 1):
         sys.stderr.write(f"fixture stderr line {i}\n")
     sys.stderr.flush()

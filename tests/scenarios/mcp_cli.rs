@@ -309,3 +309,19 @@ fn a_tool_listed_twice_is_a_warning_of_its_server() {
     );
     assert_none_left(&env, "mcp show");
 }
+
+/// A server's words — its tools' names and descriptions, its stderr —
+/// reach the terminal escaped: `\e[8m` would hide what follows.
+#[test]
+fn what_a_server_says_reaches_the_terminal_escaped() {
+    let env = Env::new();
+    let mut cmd = fixture();
+    cmd.push("--hostile-words".into());
+    for args in [add_args("loud", &[], &cmd), vec!["mcp", "show", "loud"]] {
+        let out = env.ok(&args);
+        assert!(!out.contains('\x1b'), "{args:?} printed an escape byte: {out:?}");
+        assert!(out.contains("hide\\u{1b}[8m"), "{args:?}: {out}");
+    }
+    env.ok(&["mcp", "remove", "loud"]);
+    assert_none_left(&env, "mcp show");
+}

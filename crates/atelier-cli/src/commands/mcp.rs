@@ -366,18 +366,24 @@ fn declared_by(s: &ServerRecord) -> String {
 /// for each warning of the listing.
 pub(super) fn connected(s: &ServerRecord) -> String {
     let tools = s.tools.as_deref().unwrap_or_default();
-    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    // What a server says of itself (its name, its tools' names) reaches
+    // the terminal escaped.
+    let names: Vec<String> = tools.iter().map(|t| output::shown(&t.name).into_owned()).collect();
     let who = match (&s.server_name, &s.server_version) {
-        (Some(n), Some(v)) => format!("{n} {v}"),
-        (Some(n), None) => n.clone(),
+        (Some(n), Some(v)) => format!("{} {}", output::shown(n), output::shown(v)),
+        (Some(n), None) => output::shown(n).into_owned(),
         _ => "it".to_owned(),
     };
     let protocol = s
         .protocol_version
         .as_deref()
-        .map(|p| format!(" (protocol {p})"))
+        .map(|p| format!(" (protocol {})", output::shown(p)))
         .unwrap_or_default();
-    let warnings: String = s.warnings.iter().map(|w| format!("\nwarning: {w}")).collect();
+    let warnings: String = s
+        .warnings
+        .iter()
+        .map(|w| format!("\nwarning: {}", output::shown_lines(w)))
+        .collect();
     format!(
         "connected to {who}{protocol}, {} tools: {}{warnings}",
         tools.len(),
@@ -402,7 +408,7 @@ fn show(d: &ServerDetails) {
         s.scope.as_str(),
         declared_by(s)
     );
-    println!("runs: {}", runs(s));
+    println!("runs: {}", output::shown(&runs(s)));
     for (what, keys) in [("env", &s.env_keys), ("header", &s.header_keys)] {
         for k in keys {
             println!("  {what} {k} = <set in the secret store>");
@@ -411,23 +417,26 @@ fn show(d: &ServerDetails) {
     if let Some(at) = &s.listed_at {
         println!(
             "server: {} {} (protocol {}), listed {at}",
-            s.server_name.as_deref().unwrap_or("?"),
-            s.server_version.as_deref().unwrap_or(""),
-            s.protocol_version.as_deref().unwrap_or("?")
+            output::shown(s.server_name.as_deref().unwrap_or("?")),
+            output::shown(s.server_version.as_deref().unwrap_or("")),
+            output::shown(s.protocol_version.as_deref().unwrap_or("?"))
         );
     }
     println!(
         "status: {}{}",
         d.status,
-        d.message.as_deref().map(|m| format!(" — {m}")).unwrap_or_default()
+        d.message
+            .as_deref()
+            .map(|m| format!(" — {}", output::shown_lines(m)))
+            .unwrap_or_default()
     );
     if let Some(e) = &s.last_error
         && d.message.as_deref() != Some(e)
     {
-        println!("last error: {e}");
+        println!("last error: {}", output::shown_lines(e));
     }
     for w in &s.warnings {
-        println!("warning: {w}");
+        println!("warning: {}", output::shown_lines(w));
     }
     for i in &d.instances {
         println!(
@@ -458,8 +467,8 @@ fn print_tools(server: &str, tools: &[McpTool]) {
         } else {
             ""
         };
-        let about = t.description.lines().next().unwrap_or_default();
-        println!("  {server}:{:<32} {about}{hint}", t.name);
+        let about = output::shown(t.description.lines().next().unwrap_or_default());
+        println!("  {server}:{:<32} {about}{hint}", output::shown(&t.name));
     }
 }
 
@@ -469,7 +478,9 @@ fn print_stderr_tail(lines: &[String]) {
     }
     let tail = &lines[lines.len().saturating_sub(20)..];
     println!("stderr (last {} lines):", tail.len());
+    // A server's own output: its colour codes and control bytes escaped,
+    // as everything else it says.
     for l in tail {
-        println!("  | {l}");
+        println!("  | {}", output::shown(l));
     }
 }
