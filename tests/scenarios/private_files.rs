@@ -215,6 +215,9 @@ async fn editor_saves_keep_a_private_files_mode_restores_and_exports_put_it_back
         .await
         .expect("save as");
     assert_eq!(mode(&out.join("saved.env")), 0o600, "one file saved elsewhere");
+    // A partial file a killed export left behind, readable by all.
+    std::fs::write(out.join("all.zip.partial"), "half").expect("leftover");
+    chmod(&out.join("all.zip.partial"), 0o644);
     app.workspace()
         .export(&chat.id, Some(&first), &out.join("all.zip"), &Observer::default())
         .await

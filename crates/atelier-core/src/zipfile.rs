@@ -39,6 +39,13 @@ pub fn write_zip_with(
             .mode(if private { 0o600 } else { 0o666 })
             .open(&tmp)
             .map_err(Error::io("create", &tmp))?;
+        // A partial file left by a killed export keeps its old mode when
+        // opened again: a private archive is made 0600 whatever it was.
+        if private {
+            use std::os::unix::fs::PermissionsExt;
+            file.set_permissions(fs::Permissions::from_mode(0o600))
+                .map_err(Error::io("set permissions of", &tmp))?;
+        }
         let mut zip = zip::ZipWriter::new(file);
         let options = zip::write::SimpleFileOptions::default()
             .compression_method(zip::CompressionMethod::Deflated)
