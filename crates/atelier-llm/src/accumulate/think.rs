@@ -41,6 +41,13 @@ pub(crate) struct Think {
     seen: bool,
     /// The text given out so far ends a line (or there is none).
     line_start: bool,
+    /// The text given out so far is inside a ``` code block.
+    fenced: bool,
+    /// Its last two characters: a fence split across deltas still counts.
+    tail: String,
+    /// A `<think>` went out as answer text: the answer talks about the
+    /// tags, so a later `</think>` is quoted, not a template's close.
+    quoted: bool,
 }
 
 impl Default for Think {
@@ -51,6 +58,9 @@ impl Default for Think {
             done: false,
             seen: false,
             line_start: true,
+            fenced: false,
+            tail: String::new(),
+            quoted: false,
         }
     }
 }
@@ -113,20 +123,35 @@ impl Think {
         }
     }
 
-    /// Where a `</think>` at the start of a line is in `s`, if one is.
+    /// Where a `</think>` at the start of a line is in `s`, if one is: not
+    /// inside a code block, nor after a `<think>` the answer quoted (an
+    /// answer showing what such output looks like).
     fn orphan_close(&self, s: &str) -> Option<usize> {
+        if self.quoted {
+            return None;
+        }
         s.match_indices(CLOSE).map(|(at, _)| at).find(|&at| {
-            if at == 0 {
+            let before = &s[..at];
+            let line = if at == 0 {
                 self.line_start
             } else {
-                s[..at].ends_with('\n')
-            }
+                before.ends_with('\n')
+            };
+            let fences = format!("{}{before}", self.tail).matches("```").count();
+            line && !(self.fenced ^ (fences % 2 == 1)) && !before.contains(OPEN)
         })
     }
 
     fn text(&mut self, out: &mut Vec<Piece>, text: &str) {
         if !text.is_empty() {
             self.line_start = text.ends_with('\n');
+            let joined = format!("{}{text}", self.tail);
+            if joined.matches("```").count() % 2 == 1 {
+                self.fenced = !self.fenced;
+            }
+            let keep = joined.char_indices().rev().nth(1).map_or(0, |(i, _)| i);
+            self.tail = joined[keep..].to_owned();
+            self.quoted |= text.contains(OPEN);
             out.push(Piece::Text(text.to_owned()));
         }
     }
@@ -207,7 +232,15 @@ mod tests {
 
     #[test]
     fn a_close_inside_a_line_or_after_a_block_is_text() {
-        for text in ["Write </think> to close.", "<think>a</think>b\n</think>c", "`</think>`"] {
+        for text in [
+            "Write </think> to close.",
+            "<think>a</think>b\n</think>c",
+            "`</think>`",
+            // An answer showing what such output looks like: quoted.
+            "R1 writes:\n```\n<think>\nplan\n</think>\n```\nthen answers.",
+            "Its output ends the block with\n```\n</think>\n```\nas here.",
+            "First <think> is text here,\n</think>\nand so is this.",
+        ] {
             each_cut(text, |cut, pieces| {
                 assert!(!pieces.contains(&Piece::Closed), "{text:?} cut {cut}: {pieces:?}");
             });
