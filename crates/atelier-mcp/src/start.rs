@@ -45,9 +45,10 @@ impl StdioStart {
                 // A closed pipe usually means it exited: say how. Any other
                 // refusal is rmcp's, and it dropped the pipes: an exit now
                 // (code 0 on end of input) is our doing, not the cause.
-                let exited = match pipe_closed(&e) {
-                    true => proc.wait_exit(Duration::from_millis(500)).await,
-                    false => None,
+                let exited = if pipe_closed(&e) {
+                    proc.wait_exit(Duration::from_millis(500)).await
+                } else {
+                    None
                 };
                 let message = match exited {
                     Some(how) => format!("it exited ({how}) before the handshake ended"),
