@@ -180,6 +180,9 @@ async fn editor_saves_keep_a_private_files_mode_restores_and_exports_put_it_back
     let ws = app.workspace_dir(&chat.id);
     write(&ws, ".env", "TOKEN=1");
     chmod(&ws.join(".env"), 0o600);
+    write(&ws, "run.sh", "#!/bin/sh\n");
+    chmod(&ws.join("run.sh"), 0o700);
+    write(&ws, "notes.md", "shared");
     let first = snap(&app, &chat.id).await.message_id.expect("first");
 
     let save = |text: &str| {
@@ -223,4 +226,12 @@ async fn editor_saves_keep_a_private_files_mode_restores_and_exports_put_it_back
         .await
         .expect("export zip");
     assert_eq!(mode(&out.join("all.zip")), 0o600, "a ZIP holding a private file");
+    // Unpacked elsewhere, each file gets its mode back from its entry.
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(out.join("all.zip")).expect("open")).expect("zip");
+    let entry_mode = |zip: &mut zip::ZipArchive<std::fs::File>, name: &str| {
+        zip.by_name(name).expect("entry").unix_mode().map(|m| m & 0o777)
+    };
+    assert_eq!(entry_mode(&mut zip, ".env"), Some(0o600), "a private file's entry");
+    assert_eq!(entry_mode(&mut zip, "run.sh"), Some(0o700), "a private script's entry");
+    assert_eq!(entry_mode(&mut zip, "notes.md"), Some(0o644), "a shared file's entry");
 }

@@ -4,7 +4,7 @@
 //! Used by toolset export and workspace export; reading (untrusted) ZIPs is
 //! the bundle reader's job, with its own safety rules.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -16,20 +16,22 @@ use crate::{Error, Result};
 /// permissions, no extra fields. `contents` maps bundle paths to bytes or to
 /// a file to copy.
 pub fn write_zip(out: &Path, contents: &BTreeMap<String, Content>) -> Result<()> {
-    write_zip_with(out, contents, zip::DateTime::default(), &BTreeSet::new(), false)
+    write_zip_with(out, contents, zip::DateTime::default(), &BTreeMap::new())
 }
 
-/// [`write_zip`] with every entry dated `modified`, and the paths in
-/// `executable` marked executable (0755). A `private` archive (it holds a
-/// file only its owner may read) is made 0600 from its first byte: its
-/// entries say 0644, and the archive's own mode is all that protects them.
+/// [`write_zip`] with every entry dated `modified`, and the entries named in
+/// `modes` given that mode (0755 for a script, 0600 for a private file);
+/// the others say 0644. An archive holding an entry only its owner may read
+/// is itself made 0600 from its first byte: until someone unpacks it (and
+/// the entry's mode is put back), the archive's mode is all that protects
+/// that entry's bytes.
 pub fn write_zip_with(
     out: &Path,
     contents: &BTreeMap<String, Content>,
     modified: zip::DateTime,
-    executable: &BTreeSet<String>,
-    private: bool,
+    modes: &BTreeMap<String, u32>,
 ) -> Result<()> {
+    let private = modes.values().any(|m| m & 0o077 == 0);
     let tmp = out.with_extension("zip.partial");
     let result = (|| {
         let file = fs::OpenOptions::new()
@@ -53,7 +55,7 @@ pub fn write_zip_with(
             .unix_permissions(0o644);
         for (name, content) in contents {
             let zerr = |e: zip::result::ZipError| Error::io("write", &tmp)(std::io::Error::other(e));
-            let mode = if executable.contains(name) { 0o755 } else { 0o644 };
+            let mode = modes.get(name).copied().unwrap_or(0o644);
             // ZIP64 only where an entry needs it (4 GiB and more): the zip
             // crate refuses to write past 4 GiB into an entry without it,
             // and small entries keep the plain, widely read form.

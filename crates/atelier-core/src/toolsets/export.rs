@@ -191,7 +191,7 @@ impl Toolsets<'_> {
 fn write(out: &Path, contents: &BTreeMap<String, Content>) -> Result<PackReport> {
     // A script a server runs (`command: ${__dirname}/run.sh`) stays
     // executable in the ZIP, as `zip -r` keeps it.
-    let executable: BTreeSet<String> = contents
+    let executable: BTreeMap<String, u32> = contents
         .iter()
         .filter(|(_, c)| match c {
             Content::File(p) => {
@@ -200,9 +200,9 @@ fn write(out: &Path, contents: &BTreeMap<String, Content>) -> Result<PackReport>
             }
             Content::Bytes(_) => false,
         })
-        .map(|(name, _)| name.clone())
+        .map(|(name, _)| (name.clone(), 0o755))
         .collect();
-    crate::zipfile::write_zip_with(out, contents, zip::DateTime::default(), &executable, false)?;
+    crate::zipfile::write_zip_with(out, contents, zip::DateTime::default(), &executable)?;
     let size = std::fs::metadata(out).map_err(Error::io("read", out))?.len();
     let bytes = std::fs::read(out).map_err(Error::io("read", out))?;
     Ok(PackReport {

@@ -5,7 +5,8 @@
 //! staging folder first, so a failed export never leaves half a folder or
 //! half a ZIP where the person asked for it. A folder (or one saved file)
 //! keeps each file's mode as a checkout writes it, private files 0600 or
-//! 0700 included; a ZIP keeps executable bits only (see [`Workspace::export`]).
+//! 0700 included; a ZIP's entries say 0644, 0755 for a script, and 0600 or
+//! 0700 for a private file, so unpacking it puts the modes back.
 //! ZIP entries are dated when the node was recorded (a workspace has no
 //! file times of its own) and otherwise deterministic.
 
@@ -67,14 +68,18 @@ impl Workspace<'_> {
             dest.with_file_name(format!(".{name}.atelier-partial-{}", ids::new_id()))
         };
         let stamp = zip_time(&manifest.created_at);
-        // A ZIP's entries are 0644 or 0755 even for private files: the
-        // archive's bytes are exactly as readable as the archive file
-        // itself, so a 0600 inside it protects nothing until someone
-        // unpacks it; and `zipfile` keeps one mode rule for toolset and
-        // workspace exports, so the same contents give the same bytes.
-        // So an archive holding a private file is itself 0600.
-        let executable: std::collections::BTreeSet<String> = manifest.executable.iter().cloned().collect();
-        let private = files.files.values().any(|e| e.private);
+        // Each entry says the mode a checkout gives the file (not narrowed
+        // by this umask: the ZIP is read on other machines), so `unzip`
+        // makes a private `.env` 0600 again; `zipfile` makes the archive
+        // itself 0600 when it holds one.
+        let modes: BTreeMap<String, u32> = files
+            .files
+            .iter()
+            .filter_map(|(path, e)| {
+                let mode = e.mode();
+                (mode != 0o644).then(|| (path.clone(), mode))
+            })
+            .collect();
         let (dest, obs) = (dest.to_path_buf(), observer.clone());
         blocking(move || {
             let result = (|| {
@@ -97,7 +102,7 @@ impl Workspace<'_> {
                     staged.insert(path.clone(), Content::File(target));
                 }
                 if zip {
-                    write_zip_with(&dest, &staged, stamp, &executable, private)?;
+                    write_zip_with(&dest, &staged, stamp, &modes)?;
                 } else {
                     if dest.exists() {
                         fs::remove_dir(&dest).map_err(Error::io("replace", &dest))?;
