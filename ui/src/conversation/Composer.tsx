@@ -165,37 +165,41 @@ export function Composer({
         }}
       />
       <div className="composer-bar">
-        {switchers}
-        <span className="composer-spacer" />
-        {note !== null && (
-          <span
-            className={note.error ? "composer-note small run-error-detail" : "composer-note muted small"}
-            role="status"
-          >
-            {note.text}
-          </span>
-        )}
-        {running ? (
-          <button
-            type="button"
-            className="btn btn-small btn-danger"
-            aria-label="Stop"
-            title="Stop the answer (what streamed stays)"
-            disabled={stopping}
-            onClick={onStop}
-          >
-            {stopping ? "Stopping…" : "Stop"}
-          </button>
-        ) : (
-          <button
-            type="submit"
-            className="btn btn-small btn-primary"
-            disabled={empty || !canSend}
-            title={canSend ? "Send (Enter)" : "A call is running in this chat: wait for it to end"}
-          >
-            Send
-          </button>
-        )}
+        <div className="composer-left">
+          {switchers}
+          {note !== null && (
+            <span
+              className={note.error ? "composer-note small run-error-detail" : "composer-note muted small"}
+              role="status"
+            >
+              {note.text}
+            </span>
+          )}
+        </div>
+        {/* Send/Stop keeps its place on the right, however the rest wraps. */}
+        <div className="composer-send">
+          {running ? (
+            <button
+              type="button"
+              className="btn btn-small btn-danger"
+              aria-label="Stop"
+              title="Stop the answer (what streamed stays)"
+              disabled={stopping}
+              onClick={onStop}
+            >
+              {stopping ? "Stopping…" : "Stop"}
+            </button>
+          ) : (
+            <button
+              type="submit"
+              className="btn btn-small btn-primary"
+              disabled={empty || !canSend}
+              title={canSend ? "Send (Enter)" : "A call is running in this chat: wait for it to end"}
+            >
+              Send
+            </button>
+          )}
+        </div>
       </div>
     </form>
   );
