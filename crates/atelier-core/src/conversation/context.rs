@@ -11,10 +11,10 @@ use atelier_llm::{Message as LlmMessage, Part, Role as LlmRole};
 use serde_json::Value;
 
 use super::images::Images;
+use super::results::result_text;
 use crate::model::{ContentPart, Message, Role};
 
-/// The most characters of one tool result sent back.
-pub const MAX_RESULT_CHARS: usize = 16_000;
+pub use super::results::MAX_RESULT_CHARS;
 
 /// What a `tool` message ran, as the transcript needs it.
 #[derive(Debug, Clone)]
@@ -29,100 +29,6 @@ pub(crate) struct CallRow {
     pub model_call_id: Option<String>,
     pub render_plan: Option<Value>,
     pub post_manifest_id: Option<String>,
-}
-
-/// A call's result as the model reads it; whether it is an error.
-pub(crate) fn result_text(row: &CallRow) -> (String, bool) {
-    if row.status == "success" {
-        // A text result (an MCP tool's content) is sent as the text, not
-        // as a quoted JSON string.
-        let text = match row.result.as_ref().map(without_bytes) {
-            Some(Value::String(s)) => s,
-            Some(v) => v.to_string(),
-            None => "{}".to_owned(),
-        };
-        let n = text.chars().count();
-        if n > MAX_RESULT_CHARS {
-            let cut: String = text.chars().take(MAX_RESULT_CHARS).collect();
-            return (
-                format!("{cut}\n[cut: the result is {n} characters; the first {MAX_RESULT_CHARS} are above]"),
-                false,
-            );
-        }
-        return (text, false);
-    }
-    match row.error_kind.as_deref() {
-        Some("denied") => ("the user denied this call".to_owned(), true),
-        Some("cancelled") => ("cancelled by the user".to_owned(), true),
-        kind => (
-            format!(
-                "Error ({}): {}",
-                kind.unwrap_or("error"),
-                row.error.as_deref().unwrap_or("the call failed")
-            ),
-            true,
-        ),
-    }
-}
-
-/// The shortest string read as bytes in a result rather than words.
-const BYTES_FROM: usize = 1024;
-
-/// A result with its bytes left out: an MCP image, audio or blob block's
-/// base64, a `data:` URL or any long run of base64 becomes a note of what
-/// it was and how big. Sent as text they cost a model thousands of tokens
-/// of noise and crowd out the 16,000 characters kept; an image still
-/// reaches a model that takes images, as an image (see `images`).
-pub(crate) fn without_bytes(v: &Value) -> Value {
-    match v {
-        // An MCP block's bytes, whatever their size.
-        Value::Object(m)
-            if matches!(m.get("type").and_then(Value::as_str), Some("image" | "audio"))
-                && m.get("data").is_some_and(Value::is_string) =>
-        {
-            let mut m = m.clone();
-            if let Some(Value::String(data)) = m.get("data") {
-                let note = format!(
-                    "[{} of base64 data, not sent as text]",
-                    crate::toolsets::bundle::human_bytes(data.len() as u64 * 3 / 4)
-                );
-                m.insert("data".into(), Value::String(note));
-            }
-            Value::Object(m)
-        }
-        Value::String(s) if s.len() >= BYTES_FROM && looks_like_bytes(s) => {
-            let media = s
-                .strip_prefix("data:")
-                .and_then(|r| r.split_once(";base64,"))
-                .map(|(m, _)| format!("{m}, "))
-                .unwrap_or_default();
-            Value::String(format!(
-                "[{media}{} of base64 data, not sent as text]",
-                crate::toolsets::bundle::human_bytes(s.len() as u64 * 3 / 4)
-            ))
-        }
-        Value::Array(a) => Value::Array(a.iter().map(without_bytes).collect()),
-        Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), without_bytes(x))).collect()),
-        other => other.clone(),
-    }
-}
-
-/// A `data:` URL, or one unbroken run of the base64 alphabet mixing upper
-/// and lower case and digits — not words, hex hashes, DNA or a column of
-/// ids one a line, which are data a model should read.
-fn looks_like_bytes(s: &str) -> bool {
-    if let Some((_, body)) = s.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) {
-        return body
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
-    }
-    let alphabet = s
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_'));
-    alphabet
-        && s.bytes().any(|b| b.is_ascii_uppercase())
-        && s.bytes().any(|b| b.is_ascii_lowercase())
-        && s.bytes().any(|b| b.is_ascii_digit())
 }
 
 struct Builder {
@@ -404,64 +310,4 @@ pub(crate) fn transcript(branch: &[Message], inputs: &Inputs<'_>) -> Vec<LlmMess
         );
     }
     b.out
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::{Value, json};
-
-    use super::{CallRow, result_text};
-
-    fn row(result: Value) -> CallRow {
-        CallRow {
-            id: "c1".into(),
-            tool_id: "srv:chart".into(),
-            args: json!({}),
-            result: Some(result),
-            status: "success".into(),
-            error_kind: None,
-            error: None,
-            model_call_id: Some("call_1".into()),
-            render_plan: None,
-            post_manifest_id: None,
-        }
-    }
-
-    #[test]
-    fn an_mcp_image_or_a_data_url_reaches_the_model_as_a_note_not_base64() {
-        let png = "iVBORw0KGgoAAAANSUhEUg".repeat(300);
-        let blocks =
-            json!([{"type": "text", "text": "A chart"}, {"type": "image", "data": png, "mimeType": "image/png"}]);
-        let (text, error) = result_text(&row(blocks));
-        assert!(!error);
-        assert!(!text.contains("iVBORw0KGgo"), "{text}");
-        assert!(
-            text.contains("A chart") && text.contains("4.8 KiB of base64 data, not sent as text"),
-            "{text}"
-        );
-        let (text, _) = result_text(&row(
-            json!({"chart": format!("data:image/png;base64,{png}"), "rows": 3}),
-        ));
-        assert!(text.contains("[image/png, ") && text.contains("\"rows\":3"), "{text}");
-        // Data a model should read stays, however long: a hex hash list,
-        // ids one a line, DNA.
-        for kept in [
-            "0123456789abcdef".repeat(100),
-            "1f3a8d1\n".repeat(200),
-            "ACGT".repeat(400),
-        ] {
-            assert_eq!(result_text(&row(json!({"x": kept}))).0, json!({"x": kept}).to_string());
-        }
-        // A small MCP image is still bytes.
-        let (text, _) = result_text(&row(
-            json!([{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]),
-        ));
-        assert!(text.contains("of base64 data, not sent as text"), "{text}");
-        // Words stay words, however long.
-        let prose = "word ".repeat(400);
-        assert_eq!(
-            result_text(&row(json!({"text": prose}))).0,
-            json!({"text": prose}).to_string()
-        );
-    }
 }

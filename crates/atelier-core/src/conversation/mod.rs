@@ -17,6 +17,7 @@ mod fork;
 pub mod images;
 mod journal;
 mod persist;
+mod results;
 mod run;
 mod spawn;
 mod title;

@@ -132,8 +132,9 @@ pub fn result_value(result: &atelier_mcp::CallResult) -> Value {
     }
 }
 
-/// The text of a result's content, for an error view or a model.
-pub fn content_text(content: &[Value]) -> String {
+/// The text of content blocks as the default plan shows it among the
+/// document's words (a model reads [`super::content::model_text`]).
+fn content_text(content: &[Value]) -> String {
     content
         .iter()
         .filter_map(|c| match c.get("type").and_then(Value::as_str) {

@@ -16,6 +16,8 @@
 //!   [`McpSettings::idle`].
 //! - [`call`]: a tool call as the run flow needs it, and the default
 //!   render plan of MCP content.
+//! - [`content`]: MCP content as a model reads it (words, not the JSON of
+//!   its blocks).
 //! - [`import`]: `mcpServers` JSON (Claude Desktop, Cursor) as servers to add.
 //! - `signin`: an HTTP server's OAuth sign-in (`login`, `logout`), kept in
 //!   the secret store under `mcp:<id>`; a server that wants one has the
@@ -25,6 +27,7 @@
 //! protocol.
 
 pub mod call;
+pub mod content;
 pub mod import;
 pub(crate) mod launch;
 pub(crate) mod running;

@@ -11,7 +11,8 @@ use serde_json::Value;
 use super::call::{CallControl, Failure, Outcome, RunEvent};
 use super::status::ErrorKind;
 use crate::Atelier;
-use crate::mcp::call::{content_text, result_value};
+use crate::mcp::call::result_value;
+use crate::mcp::content::error_text;
 use crate::toolsets::records::ToolRecord;
 
 pub(super) async fn call(
@@ -35,6 +36,7 @@ pub(super) async fn call(
         timeout: Some(timeout),
         cancel: control.cancel.clone(),
         progress,
+        ..Default::default()
     };
     // The schema is read while the server works.
     let mcp = app.mcp();
@@ -51,15 +53,7 @@ pub(super) async fn call(
         Ok(r) => {
             let stderr = (!r.stderr.is_empty()).then(|| r.stderr.join("\n"));
             let result = if r.is_error {
-                let text = content_text(&r.content);
-                Err(fail(
-                    ErrorKind::Exception,
-                    if text.is_empty() {
-                        "the tool reported an error".to_owned()
-                    } else {
-                        text
-                    },
-                ))
+                Err(fail(ErrorKind::Exception, error_text(&r)))
             } else if let Some(Err(why)) = schema.as_ref().map(|s| check_structured(s, &r)) {
                 let server = tool.tool_id.split_once(':').map_or(tool.tool_id.as_str(), |(s, _)| s);
                 Err(fail(ErrorKind::BadReturn, format!("MCP server {server}: {why}")))

@@ -1,0 +1,206 @@
+//! A call's result as a model reads it: the result's text (MCP content of
+//! several kinds as words, see [`crate::mcp::content`]), bytes left out as
+//! a note of what they were, cut to [`MAX_RESULT_CHARS`]; a failure as an
+//! error result saying why.
+
+use serde_json::Value;
+
+use super::context::CallRow;
+
+/// The most characters of one tool result sent back.
+pub const MAX_RESULT_CHARS: usize = 16_000;
+
+/// A call's result as the model reads it; whether it is an error.
+pub(crate) fn result_text(row: &CallRow) -> (String, bool) {
+    if row.status == "success" {
+        // A text result (an MCP tool's content) is sent as the text, not
+        // as a quoted JSON string; MCP content of several kinds as words
+        // (its images follow as images, see `images`).
+        let text = match row.result.as_ref() {
+            Some(v @ Value::Array(blocks)) if crate::mcp::content::is_blocks(v) => {
+                crate::mcp::content::model_text(blocks)
+            }
+            Some(v) => match without_bytes(v) {
+                Value::String(s) => s,
+                v => v.to_string(),
+            },
+            None => "{}".to_owned(),
+        };
+        return (cut_result(text), false);
+    }
+    match row.error_kind.as_deref() {
+        Some("denied") => ("the user denied this call".to_owned(), true),
+        Some("cancelled") => ("cancelled by the user".to_owned(), true),
+        kind => (
+            cut_result(format!(
+                "Error ({}): {}",
+                kind.unwrap_or("error"),
+                row.error.as_deref().unwrap_or("the call failed")
+            )),
+            true,
+        ),
+    }
+}
+
+/// `text` cut to [`MAX_RESULT_CHARS`], saying so.
+fn cut_result(text: String) -> String {
+    let n = text.chars().count();
+    if n <= MAX_RESULT_CHARS {
+        return text;
+    }
+    let cut: String = text.chars().take(MAX_RESULT_CHARS).collect();
+    format!("{cut}\n[cut: the result is {n} characters; the first {MAX_RESULT_CHARS} are above]")
+}
+
+/// The shortest string read as bytes in a result rather than words.
+const BYTES_FROM: usize = 1024;
+
+/// A result with its bytes left out: an MCP image, audio or blob block's
+/// base64, a `data:` URL or any long run of base64 becomes a note of what
+/// it was and how big. Sent as text they cost a model thousands of tokens
+/// of noise and crowd out the 16,000 characters kept; an image still
+/// reaches a model that takes images, as an image (see `images`).
+pub(crate) fn without_bytes(v: &Value) -> Value {
+    match v {
+        // An MCP block's bytes, whatever their size.
+        Value::Object(m)
+            if matches!(m.get("type").and_then(Value::as_str), Some("image" | "audio"))
+                && m.get("data").is_some_and(Value::is_string) =>
+        {
+            let mut m = m.clone();
+            if let Some(Value::String(data)) = m.get("data") {
+                let note = format!(
+                    "[{} of base64 data, not sent as text]",
+                    crate::toolsets::bundle::human_bytes(data.len() as u64 * 3 / 4)
+                );
+                m.insert("data".into(), Value::String(note));
+            }
+            Value::Object(m)
+        }
+        Value::String(s) if s.len() >= BYTES_FROM && looks_like_bytes(s) => {
+            let media = s
+                .strip_prefix("data:")
+                .and_then(|r| r.split_once(";base64,"))
+                .map(|(m, _)| format!("{m}, "))
+                .unwrap_or_default();
+            Value::String(format!(
+                "[{media}{} of base64 data, not sent as text]",
+                crate::toolsets::bundle::human_bytes(s.len() as u64 * 3 / 4)
+            ))
+        }
+        Value::Array(a) => Value::Array(a.iter().map(without_bytes).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), without_bytes(x))).collect()),
+        other => other.clone(),
+    }
+}
+
+/// A `data:` URL, or one unbroken run of the base64 alphabet mixing upper
+/// and lower case and digits — not words, hex hashes, DNA or a column of
+/// ids one a line, which are data a model should read.
+fn looks_like_bytes(s: &str) -> bool {
+    if let Some((_, body)) = s.strip_prefix("data:").and_then(|r| r.split_once(";base64,")) {
+        return body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
+    }
+    let alphabet = s
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_'));
+    alphabet
+        && s.bytes().any(|b| b.is_ascii_uppercase())
+        && s.bytes().any(|b| b.is_ascii_lowercase())
+        && s.bytes().any(|b| b.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::result_text;
+    use crate::conversation::context::CallRow;
+
+    fn row(result: Value) -> CallRow {
+        CallRow {
+            id: "c1".into(),
+            tool_id: "srv:chart".into(),
+            args: json!({}),
+            result: Some(result),
+            status: "success".into(),
+            error_kind: None,
+            error: None,
+            model_call_id: Some("call_1".into()),
+            render_plan: None,
+            post_manifest_id: None,
+        }
+    }
+
+    #[test]
+    fn an_mcp_image_or_a_data_url_reaches_the_model_as_a_note_not_base64() {
+        let png = "iVBORw0KGgoAAAANSUhEUg".repeat(300);
+        let blocks =
+            json!([{"type": "text", "text": "A chart"}, {"type": "image", "data": png, "mimeType": "image/png"}]);
+        let (text, error) = result_text(&row(blocks));
+        assert!(!error);
+        assert!(!text.contains("iVBORw0KGgo"), "{text}");
+        assert_eq!(text, "A chart\n\n[image (image/png, 4.8 KiB)]");
+        let (text, _) = result_text(&row(
+            json!({"chart": format!("data:image/png;base64,{png}"), "rows": 3}),
+        ));
+        assert!(text.contains("[image/png, ") && text.contains("\"rows\":3"), "{text}");
+        // Data a model should read stays, however long: a hex hash list,
+        // ids one a line, DNA.
+        for kept in [
+            "0123456789abcdef".repeat(100),
+            "1f3a8d1\n".repeat(200),
+            "ACGT".repeat(400),
+        ] {
+            assert_eq!(result_text(&row(json!({"x": kept}))).0, json!({"x": kept}).to_string());
+        }
+        // A small MCP image is still bytes.
+        let (text, _) = result_text(&row(
+            json!([{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]),
+        ));
+        assert_eq!(text, "[image (image/png, 9 bytes)]");
+        // Bytes anywhere else in a result are a note.
+        let (text, _) = result_text(&row(json!({"blocks": [{"type": "image", "data": "iVBORw0KGgo="}]})));
+        assert!(text.contains("of base64 data, not sent as text"), "{text}");
+        // Words stay words, however long.
+        let prose = "word ".repeat(400);
+        assert_eq!(
+            result_text(&row(json!({"text": prose}))).0,
+            json!({"text": prose}).to_string()
+        );
+    }
+
+    #[test]
+    fn mcp_content_of_several_kinds_reaches_the_model_as_words_not_the_json_of_its_blocks() {
+        let blocks = json!([
+            {"type": "text", "text": "Found it:"},
+            {"type": "resource", "resource": {"uri": "file:///a.txt", "mimeType": "text/plain", "text": "alpha"}},
+            {"type": "resource_link", "uri": "file:///b.txt", "name": "b.txt"},
+        ]);
+        let (text, error) = result_text(&row(blocks));
+        assert!(!error);
+        assert_eq!(
+            text,
+            "Found it:\n\n[resource file:///a.txt (text/plain)]\nalpha\n\n[resource link file:///b.txt (\"b.txt\")]"
+        );
+    }
+
+    #[test]
+    fn a_long_error_is_cut_like_a_long_result() {
+        let mut r = row(Value::Null);
+        r.result = None;
+        r.status = "error".into();
+        r.error_kind = Some("exception".into());
+        r.error = Some("x".repeat(super::MAX_RESULT_CHARS * 2));
+        let (text, error) = result_text(&r);
+        assert!(error);
+        assert!(
+            text.starts_with("Error (exception): xxx") && text.contains("[cut: the result is"),
+            "{}",
+            &text[..40]
+        );
+        assert!(text.chars().count() < super::MAX_RESULT_CHARS + 200);
+    }
+}
