@@ -41,10 +41,11 @@ async fn crashes_timeouts_and_cancels_end_calls_like_python_ones() {
     let again = run(&app, &chat, "fx:echo", json!({"text": "back"}), CallControl::default()).await;
     assert_eq!(text_of(&again), "back");
 
+    // No progress (a call that reports some is given more time).
     let timed = run(
         &app,
         &chat,
-        "fx:slow",
+        "fx:stubborn",
         json!({"seconds": 30}),
         CallControl {
             timeout: Some(Duration::from_millis(400)),

@@ -1,25 +1,19 @@
 //! One live session with one server: connect (spawn or reach it, then the
-//! handshake, new or old protocol), list tools, call one, stop.
+//! handshake, new or old protocol), list tools, stop; a call is `call`'s.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, PaginatedRequestParams, ProtocolVersion, ServerNotification,
-    ServerResult, SubscriptionFilter,
-};
-use rmcp::service::{ClientLifecycleMode, PeerRequestOptions, RoleClient, RunningService};
+use rmcp::model::{PaginatedRequestParams, ProtocolVersion, ServerNotification, SubscriptionFilter};
+use rmcp::service::{ClientLifecycleMode, RoleClient, RunningService};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tokio::sync::Mutex;
-use tokio_util::sync::CancellationToken;
 
 use crate::ToolsChanged;
 use crate::error::McpError;
 use crate::handler::Handler;
 use crate::http::start_http;
 use crate::listing::{self, Listing};
-use crate::notices::ProgressSink;
 use crate::process::ServerProcess;
 use crate::redact::Redact;
 use crate::spec::{ConnectOptions, Handshake, ServerSpec};
@@ -36,62 +30,21 @@ pub struct ServerInfo {
     pub instructions: Option<String>,
 }
 
-/// A progress notification of a running call.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Progress {
-    pub progress: f64,
-    pub total: Option<f64>,
-    pub message: Option<String>,
-}
-
-/// How to make one call.
-#[derive(Clone, Default)]
-pub struct CallOptions {
-    /// No answer in this time: the server is told to cancel, the call
-    /// ends [`McpError::Timeout`].
-    pub timeout: Option<Duration>,
-    /// Cancelled: the server is told, the call ends [`McpError::Cancelled`].
-    pub cancel: CancellationToken,
-    /// Told about each progress notification of this call.
-    pub progress: Option<Arc<dyn Fn(Progress) + Send + Sync>>,
-}
-
-impl std::fmt::Debug for CallOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CallOptions")
-            .field("timeout", &self.timeout)
-            .field("cancelled", &self.cancel.is_cancelled())
-            .finish_non_exhaustive()
-    }
-}
-
-/// What a call returned, as plain JSON.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallResult {
-    /// MCP content blocks (`{"type": "text", "text": …}`, images, …).
-    pub content: Vec<Value>,
-    pub structured: Option<Value>,
-    /// The tool reported a failure (`isError: true`).
-    pub is_error: bool,
-    /// What the server wrote to stderr during the call (the kept part).
-    pub stderr: Vec<String>,
-}
-
 /// A connected server.
 pub struct Connection {
     /// Reads the list-change subscription (stateless protocol).
     listener: Option<tokio::task::JoinHandle<()>>,
-    server: String,
+    pub(crate) server: String,
     /// An HTTP server's address (its 401 and 403 name it).
     url: Option<String>,
     service: Mutex<Option<RunningService<RoleClient, Arc<Handler>>>>,
-    peer: rmcp::service::Peer<RoleClient>,
-    handler: Arc<Handler>,
+    pub(crate) peer: rmcp::service::Peer<RoleClient>,
+    pub(crate) handler: Arc<Handler>,
     info: ServerInfo,
     process: Option<ServerProcess>,
-    log: Arc<StderrLog>,
+    pub(crate) log: Arc<StderrLog>,
     /// The spec's secrets, out of every error and stderr line handed out.
-    redact: Redact,
+    pub(crate) redact: Redact,
     grace: Duration,
     list_timeout: Duration,
     /// The server spoke `initialize` (an older protocol than 2026-07-28).
@@ -339,7 +292,7 @@ impl Connection {
 
     /// Why a request failed: the answer too large to read, a stdout that
     /// could not be trusted, the process's exit if that is the cause.
-    async fn failure(&self, e: &rmcp::ServiceError) -> McpError {
+    pub(crate) async fn failure(&self, e: &rmcp::ServiceError) -> McpError {
         if let rmcp::ServiceError::McpError(data) = e
             && let Some((bytes, limit)) = crate::oversize::is_too_large(data.data.as_ref())
         {
@@ -384,98 +337,6 @@ impl Connection {
         .map_err(|e| self.redact.error(e))
     }
 
-    /// Calls `tool`. A tool that reports a failure (`isError`) is a
-    /// result, not an error; an error is the call not ending normally.
-    pub async fn call(&self, tool: &str, args: &Value, options: &CallOptions) -> Result<CallResult, McpError> {
-        match self.call_inner(tool, args, options).await {
-            Ok(r) => Ok(CallResult {
-                stderr: self.redact.lines(r.stderr),
-                ..r
-            }),
-            Err(e) => Err(self.redact.error(e)),
-        }
-    }
-
-    async fn call_inner(&self, tool: &str, args: &Value, options: &CallOptions) -> Result<CallResult, McpError> {
-        let mark = self.log.mark();
-        let mut params = CallToolRequestParams::new(tool.to_owned());
-        match args {
-            Value::Object(map) => params = params.with_arguments(map.clone()),
-            Value::Null => {}
-            other => {
-                return Err(McpError::Protocol {
-                    server: self.server.clone(),
-                    message: format!("tool arguments must be a JSON object, not {other}"),
-                });
-            }
-        }
-        // The 2026-07-28 protocol logs only at the level a request asks for
-        // (SEP-2575); older servers ignore the key. Logging is deprecated
-        // there (SEP-2577), but servers built on today's SDKs still log this
-        // way, and their lines are the call's output a person reads.
-        let mut meta = rmcp::model::RequestMetaObject::new();
-        #[allow(deprecated)]
-        meta.set_log_level(rmcp::model::LoggingLevel::Info);
-        params.meta = Some(meta);
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let mut handle = match self
-            .peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-        {
-            Ok(h) => h,
-            Err(e) => return Err(self.failure(&e).await),
-        };
-        let token = handle.progress_token.clone();
-        let notices = &self.handler.notices;
-        if let Some(sink) = &options.progress {
-            notices.watch_progress(token.clone(), Arc::clone(sink) as ProgressSink);
-        }
-        let timeout = options.timeout.unwrap_or(Duration::MAX);
-        let ended = tokio::select! {
-            biased;
-            () = options.cancel.cancelled() => Err(McpError::Cancelled),
-            () = sleep_for(timeout) => Err(McpError::Timeout { after: timeout }),
-            r = &mut handle.rx => Ok(r),
-        };
-        // Progress is taken as the transport reads it, in order: what the
-        // server sent before its answer has been delivered by now.
-        notices.unwatch_progress(&token);
-        let answer = match ended {
-            Ok(answer) => answer,
-            Err(stop) => {
-                let reason = stop.to_string();
-                // `notifications/cancelled`; the server may ignore it, but
-                // the call is over for us either way.
-                let _ = handle.cancel(Some(reason)).await;
-                return Err(stop);
-            }
-        };
-        let result = match answer {
-            Ok(Ok(ServerResult::CallToolResult(r))) => r,
-            Ok(Ok(_)) => {
-                return Err(McpError::Protocol {
-                    server: self.server.clone(),
-                    message: format!("answered tools/call for {tool} with something that is not a tool result"),
-                });
-            }
-            Ok(Err(e)) => return Err(self.failure(&e).await),
-            Err(_closed) => return Err(self.failure(&rmcp::ServiceError::TransportClosed).await),
-        };
-        let (stderr, _) = self.log.since(mark);
-        let content = result
-            .content
-            .iter()
-            .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
-            .collect();
-        Ok(CallResult {
-            content,
-            structured: result.structured_content.clone(),
-            is_error: result.is_error.unwrap_or(false),
-            stderr,
-        })
-    }
-
     /// Stops the session: the protocol's close, then the process group
     /// (SIGTERM, then SIGKILL), and waits until it is reaped.
     pub async fn stop(&self) {
@@ -488,13 +349,5 @@ impl Connection {
         if let Some(p) = &self.process {
             p.stop(self.grace).await;
         }
-    }
-}
-
-async fn sleep_for(d: Duration) {
-    // `Duration::MAX` would overflow the timer: no timeout is no timer.
-    match tokio::time::Instant::now().checked_add(d) {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
     }
 }

@@ -4,8 +4,8 @@
 //! child process we own: its own process group, its stderr kept, its exit
 //! status known; a message over 16 MiB on its stdout fails the request it
 //! answers at once) or streamable HTTP. It lists the server's tools (every
-//! page, within limits of pages, tools and time), calls them with progress, a timeout and cancellation (the
-//! protocol's `notifications/cancelled`), and stops cleanly: the
+//! page, within limits of pages, tools and time), calls them with progress, a timeout (reset by the
+//! call's progress, under a ceiling) and cancellation (the protocol's `notifications/cancelled`), and stops cleanly: the
 //! protocol's close, then `SIGTERM`, then `SIGKILL` of the whole group.
 //! A [`Supervisor`] keeps one server up: it restarts a crashed server
 //! with backoff and answers calls with the server's status while it is
@@ -19,6 +19,7 @@
 //! of it are secrets ([`Redact`]): no error, status or stderr line handed
 //! out shows them.
 
+mod call;
 mod connection;
 mod error;
 mod handler;
@@ -39,7 +40,8 @@ mod supervisor;
 mod watchdog;
 mod words;
 
-pub use connection::{CallOptions, CallResult, Connection, Progress, ServerInfo};
+pub use call::{CallOptions, CallResult, Progress, ceiling};
+pub use connection::{Connection, ServerInfo};
 
 /// The first protocol version with the stateless `server/discover`
 /// handshake; a server that spoke an older one speaks only `initialize`.

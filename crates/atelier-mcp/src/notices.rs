@@ -27,7 +27,7 @@ use rmcp::model::{
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 
-use crate::connection::Progress;
+use crate::call::Progress;
 use crate::roots_wait::{RootsAsked, mark};
 use crate::stderr::StderrLog;
 use crate::words::cut;

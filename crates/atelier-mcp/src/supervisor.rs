@@ -16,7 +16,8 @@ use serde_json::Value;
 use tokio::sync::{Notify, watch};
 use tokio_util::sync::CancellationToken;
 
-use crate::connection::{CallOptions, CallResult, Connection, ServerInfo};
+use crate::call::{CallOptions, CallResult};
+use crate::connection::{Connection, ServerInfo};
 use crate::error::McpError;
 use crate::listing::{Listing, ToolInfo};
 use crate::spec::{ConnectOptions, ServerSpec};

@@ -105,22 +105,60 @@ async fn progress_timeout_and_cancel() {
     assert!(seen.len() >= 3, "progress notifications: {seen:?}");
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
 
+    // A call that keeps reporting progress outlives its timeout (each
+    // progress starts it again)…
     let timed = CallOptions {
-        timeout: Some(Duration::from_millis(300)),
+        timeout: Some(Duration::from_millis(600)),
         ..Default::default()
+    };
+    let done = conn
+        .call("slow", &json!({"seconds": 1.5}), &timed)
+        .await
+        .expect("progress every 0.2 s keeps a 0.6 s timeout from firing");
+    assert_eq!(text(&done), "done");
+    // …up to its ceiling.
+    let capped = CallOptions {
+        max_total: Some(Duration::from_secs(1)),
+        ..timed.clone()
     };
     let t0 = Instant::now();
     let err = conn
-        .call("slow", &json!({"seconds": 30}), &timed)
+        .call("slow", &json!({"seconds": 30}), &capped)
+        .await
+        .expect_err("times out at the ceiling");
+    assert_eq!(
+        err,
+        McpError::Timeout {
+            after: Duration::from_secs(1)
+        }
+    );
+    assert!(t0.elapsed() < Duration::from_secs(3));
+    // A call with no news times out at its timeout, and the server is told.
+    let t0 = Instant::now();
+    let err = conn
+        .call("stubborn", &json!({"seconds": 30}), &timed)
         .await
         .expect_err("times out");
     assert_eq!(
         err,
         McpError::Timeout {
-            after: Duration::from_millis(300)
+            after: Duration::from_millis(600)
         }
     );
     assert!(t0.elapsed() < Duration::from_secs(3));
+    let told = Instant::now();
+    while !conn
+        .stderr()
+        .iter()
+        .any(|l| l.contains("stubborn ignores cancellation"))
+    {
+        assert!(
+            told.elapsed() < Duration::from_secs(5),
+            "no notifications/cancelled: {:?}",
+            conn.stderr()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 
     let cancel = CallOptions::default();
     let token = cancel.cancel.clone();

@@ -1,0 +1,222 @@
+//! One `tools/call` on a connection: its own progress token (progress goes
+//! to that call only), a timeout and a cancel, both of which send the
+//! server `notifications/cancelled`.
+//!
+//! The timeout is the time allowed without news, as the MCP spec puts it
+//! ("Timeouts"): each progress notification of the call resets it, so a
+//! long job that keeps saying how far it got is not cut at the timeout; a
+//! ceiling ([`CallOptions::max_total`], by default ten times the timeout
+//! but at most an hour, never under the timeout) ends it anyway, as the
+//! spec says a client should.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
+use rmcp::service::PeerRequestOptions;
+use serde_json::Value;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::connection::Connection;
+use crate::error::McpError;
+use crate::notices::ProgressSink;
+
+/// A progress notification of a running call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub progress: f64,
+    pub total: Option<f64>,
+    pub message: Option<String>,
+}
+
+/// How to make one call.
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    /// No answer and no progress in this time: the server is told to
+    /// cancel, the call ends [`McpError::Timeout`]. Each progress
+    /// notification of the call starts it again.
+    pub timeout: Option<Duration>,
+    /// The most a call may take however much progress it reports; `None`:
+    /// [`ceiling`] of the timeout.
+    pub max_total: Option<Duration>,
+    /// Cancelled: the server is told, the call ends [`McpError::Cancelled`].
+    pub cancel: CancellationToken,
+    /// Told about each progress notification of this call.
+    pub progress: Option<Arc<dyn Fn(Progress) + Send + Sync>>,
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("timeout", &self.timeout)
+            .field("max_total", &self.max_total)
+            .field("cancelled", &self.cancel.is_cancelled())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The longest a call with `timeout` runs while it reports progress: ten
+/// times the timeout, at most an hour, never less than the timeout.
+pub fn ceiling(timeout: Duration) -> Duration {
+    timeout.saturating_mul(10).min(Duration::from_secs(3600)).max(timeout)
+}
+
+/// What a call returned, as plain JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallResult {
+    /// MCP content blocks (`{"type": "text", "text": …}`, images, …).
+    pub content: Vec<Value>,
+    pub structured: Option<Value>,
+    /// The tool reported a failure (`isError: true`).
+    pub is_error: bool,
+    /// What the server wrote to stderr during the call (the kept part).
+    pub stderr: Vec<String>,
+}
+
+impl Connection {
+    /// Calls `tool`. A tool that reports a failure (`isError`) is a
+    /// result, not an error; an error is the call not ending normally.
+    pub async fn call(&self, tool: &str, args: &Value, options: &CallOptions) -> Result<CallResult, McpError> {
+        match self.call_inner(tool, args, options).await {
+            Ok(r) => Ok(CallResult {
+                stderr: self.redact.lines(r.stderr),
+                ..r
+            }),
+            Err(e) => Err(self.redact.error(e)),
+        }
+    }
+
+    async fn call_inner(&self, tool: &str, args: &Value, options: &CallOptions) -> Result<CallResult, McpError> {
+        let mark = self.log.mark();
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        match args {
+            Value::Object(map) => params = params.with_arguments(map.clone()),
+            Value::Null => {}
+            other => {
+                return Err(McpError::Protocol {
+                    server: self.server.clone(),
+                    message: format!("tool arguments must be a JSON object, not {other}"),
+                });
+            }
+        }
+        // The 2026-07-28 protocol logs only at the level a request asks for
+        // (SEP-2575); older servers ignore the key. Logging is deprecated
+        // there (SEP-2577), but servers built on today's SDKs still log this
+        // way, and their lines are the call's output a person reads.
+        let mut meta = rmcp::model::RequestMetaObject::new();
+        #[allow(deprecated)]
+        meta.set_log_level(rmcp::model::LoggingLevel::Info);
+        params.meta = Some(meta);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let began = Instant::now();
+        let mut handle = match self
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(h) => h,
+            Err(e) => return Err(self.failure(&e).await),
+        };
+        let token = handle.progress_token.clone();
+        let notices = &self.handler.notices;
+        // Every progress of the call is news: it starts the timeout again.
+        let news = Arc::new(Notify::new());
+        let sink: ProgressSink = {
+            let (news, caller) = (Arc::clone(&news), options.progress.clone());
+            Arc::new(move |p| {
+                news.notify_one();
+                if let Some(caller) = &caller {
+                    caller(p);
+                }
+            })
+        };
+        notices.watch_progress(token.clone(), sink);
+        let ceiling_at = options
+            .timeout
+            .map(|t| options.max_total.unwrap_or_else(|| ceiling(t)))
+            .and_then(|c| began.checked_add(c).map(|at| (at, c)));
+        let ended = loop {
+            let (at, after) = deadline(options.timeout, ceiling_at);
+            tokio::select! {
+                biased;
+                () = options.cancel.cancelled() => break Err(McpError::Cancelled),
+                () = sleep_until(at) => break Err(McpError::Timeout { after }),
+                r = &mut handle.rx => break Ok(r),
+                () = news.notified() => {}
+            }
+        };
+        // Progress is taken as the transport reads it, in order: what the
+        // server sent before its answer has been delivered by now.
+        notices.unwatch_progress(&token);
+        let answer = match ended {
+            Ok(answer) => answer,
+            Err(stop) => {
+                let reason = stop.to_string();
+                // `notifications/cancelled`; the server may ignore it, but
+                // the call is over for us either way.
+                let _ = handle.cancel(Some(reason)).await;
+                return Err(stop);
+            }
+        };
+        let result = match answer {
+            Ok(Ok(ServerResult::CallToolResult(r))) => r,
+            Ok(Ok(_)) => {
+                return Err(McpError::Protocol {
+                    server: self.server.clone(),
+                    message: format!("answered tools/call for {tool} with something that is not a tool result"),
+                });
+            }
+            Ok(Err(e)) => return Err(self.failure(&e).await),
+            Err(_closed) => return Err(self.failure(&rmcp::ServiceError::TransportClosed).await),
+        };
+        let (stderr, _) = self.log.since(mark);
+        let content = result
+            .content
+            .iter()
+            .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
+            .collect();
+        Ok(CallResult {
+            content,
+            structured: result.structured_content.clone(),
+            is_error: result.is_error.unwrap_or(false),
+            stderr,
+        })
+    }
+}
+
+/// When the call times out from now, and the limit that is: the timeout
+/// from now, or the ceiling when that comes first. `None`: never.
+fn deadline(timeout: Option<Duration>, ceiling_at: Option<(Instant, Duration)>) -> (Option<Instant>, Duration) {
+    let Some(timeout) = timeout else {
+        return (None, Duration::MAX);
+    };
+    match (Instant::now().checked_add(timeout), ceiling_at) {
+        (Some(idle), Some((at, limit))) if at <= idle => (Some(at), limit),
+        (Some(idle), _) => (Some(idle), timeout),
+        (None, Some((at, limit))) => (Some(at), limit),
+        (None, None) => (None, timeout),
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    // A timeout too long for the timer is no timer.
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ceiling_is_ten_timeouts_at_most_an_hour_never_under_the_timeout() {
+        assert_eq!(ceiling(Duration::from_secs(60)), Duration::from_secs(600));
+        assert_eq!(ceiling(Duration::from_secs(600)), Duration::from_secs(3600));
+        assert_eq!(ceiling(Duration::from_secs(7200)), Duration::from_secs(7200));
+        assert_eq!(ceiling(Duration::MAX), Duration::MAX);
+    }
+}
