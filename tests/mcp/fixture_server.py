@@ -46,6 +46,8 @@ Tools, and the client behaviour each one is there to test:
   that is the PNG again (demo://pixel.png, image/png), a resource link
   (demo://more, "more") and, when big_kib > 0, a PNG of that many KiB. For
   showing every block in order and sending a model every image it takes.
+- fails(text) returns `text` as a tool error (isError: true). For a
+  failure reaching a model as an error result with its words.
 - whereami() returns {"cwd": ..., "token": $FIXTURE_TOKEN or null} (as
   structured content and as JSON text). For the cwd and env a client spawns
   a server with.
@@ -56,6 +58,10 @@ Flags:
   initialize). For the handshake timeout.
 - --stderr-lines N: print "fixture stderr line 1" .. "line N" to stderr at
   start, before serving. For capturing a server's stderr.
+- --instructions TEXT: give TEXT as the server's `instructions` in its
+  initialize answer. For giving them to a model.
+- --instructions-kib N: instructions of N KiB ("instruction 1. …" lines).
+  For cutting them to the size a model is given.
 - --sse PATH: serve the old HTTP+SSE transport (2024-11-05) instead of stdio:
   GET PATH opens the event stream (POST to it answers 405), messages go to
   /messages/. It listens on 127.0.0.1, on a free port, and prints
@@ -242,6 +248,12 @@ def mixed(big_kib: int = 0) -> CallToolResult:
 
 
 @server.tool()
+def fails(text: str) -> CallToolResult:
+    """Reports a failure (isError) saying `text`."""
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+@server.tool()
 def whereami() -> dict[str, str | None]:
     """The server's cwd and the env var FIXTURE_TOKEN (null when unset)."""
     return {"cwd": os.getcwd(), "token": os.environ.get("FIXTURE_TOKEN")}
@@ -326,7 +338,19 @@ def main() -> None:
         action="store_true",
         help="also list a tool whose name and description hold terminal escapes, and say one on stderr",
     )
+    parser.add_argument("--instructions", metavar="TEXT", help="the server's instructions (initialize)")
+    parser.add_argument("--instructions-kib", type=int, default=0, metavar="N", help="instructions of N KiB")
     args = parser.parse_args()
+    if args.instructions is not None:
+        server._lowlevel_server.instructions = args.instructions
+    if args.instructions_kib > 0:
+        lines, size, i = [], 0, 0
+        while size < args.instructions_kib * 1024:
+            i += 1
+            line = f"instruction {i}. Use the tools with care."
+            lines.append(line)
+            size += len(line) + 1
+        server._lowlevel_server.instructions = "\n".join(lines)[: args.instructions_kib * 1024]
     if args.hostile_words:
         # \x1b[8m hides what follows on a terminal; a client prints it escaped.
         server.add_tool(echo, name="hide\x1b[8m", description="hides \x1b[8m what follows")

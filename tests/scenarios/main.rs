@@ -127,6 +127,7 @@ mod mcp_calls;
 mod mcp_cli;
 mod mcp_cli_config;
 mod mcp_content;
+mod mcp_model_view;
 mod mcp_oauth;
 mod mcp_scopes;
 mod mcp_signals;

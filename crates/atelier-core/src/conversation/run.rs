@@ -4,7 +4,7 @@
 //! as one `assistant` message when it ends; the calls it made run one
 //! after another ([`super::calls`]), chained under it.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use serde_json::json;
 
@@ -20,6 +20,7 @@ use super::{ChatEvent, Conversation, Registered, RunOutcome, RunStatus, SendOpti
 use crate::Result;
 use crate::model::{ContentPart, Message, Role};
 use crate::routing::exposure::Exposure;
+use crate::routing::pool::SourceKind;
 
 impl Conversation<'_> {
     pub(super) async fn run(
@@ -106,7 +107,16 @@ impl Conversation<'_> {
             }
         };
 
-        let system = (!agent.system_prompt.trim().is_empty()).then(|| agent.system_prompt.clone());
+        // The agent's prompt, then what the MCP servers whose tools the run
+        // offers say about them (`mcp::instructions`).
+        let servers: BTreeSet<String> = tools
+            .resolved
+            .tools
+            .iter()
+            .filter(|t| t.source_kind == SourceKind::Mcp)
+            .filter_map(|t| t.source_id.clone())
+            .collect();
+        let system = self.app.mcp().system_prompt(&agent.system_prompt, &servers).await?;
         let mut steps = 0;
         // The rows of the calls on `known`, while it is known: the run adds
         // those it makes from their records.

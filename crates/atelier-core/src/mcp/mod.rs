@@ -18,6 +18,8 @@
 //!   render plan of MCP content.
 //! - [`content`]: MCP content as a model reads it (words, not the JSON of
 //!   its blocks).
+//! - [`instructions`]: what a server says about its tools, in the system
+//!   prompt of a run that offers them, framed as the server's words.
 //! - [`import`]: `mcpServers` JSON (Claude Desktop, Cursor) as servers to add.
 //! - `signin`: an HTTP server's OAuth sign-in (`login`, `logout`), kept in
 //!   the secret store under `mcp:<id>`; a server that wants one has the
@@ -29,6 +31,7 @@
 pub mod call;
 pub mod content;
 pub mod import;
+pub mod instructions;
 pub(crate) mod launch;
 pub(crate) mod running;
 pub mod servers;

@@ -415,6 +415,8 @@ impl Mcp<'_> {
                 let info = info.map(|i| {
                     serde_json::json!({
                         "name": i.name, "version": i.version, "protocol_version": i.protocol_version,
+                        // What a run's system prompt says of it (`instructions`).
+                        "instructions": i.instructions,
                     })
                     .to_string()
                 });
