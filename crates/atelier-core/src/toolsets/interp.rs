@@ -3,10 +3,13 @@
 //!
 //! ```text
 //! template := ( literal | "$$" | expr | "${" expr "}" )*
-//! expr     := root ( "." segment )*
+//! expr     := root ( "." segment | "[" digits "]" )*
 //! root     := "args" | "return" | "chat_id" | "workspace" | "toolset"
 //! segment  := identifier | digits          (digits index into an array)
 //! ```
+//! `$return.items[0].name` and `$return.items.0.name` are the same path. A
+//! `[` right after an expression must be such an index: anything else is a
+//! syntax error, never text that silently follows the expression.
 //! Unbraced, an identifier is `[A-Za-z_][A-Za-z0-9_]*`; inside braces a
 //! segment may also contain `-` (JSON keys often do), and the braces end the
 //! expression so text can follow (`${args.name}.txt`). `$$` is a literal `$`.
@@ -71,7 +74,7 @@ impl fmt::Display for Expr {
         for s in &self.path {
             match s {
                 Segment::Key(k) => write!(f, ".{k}")?,
-                Segment::Index(i) => write!(f, ".{i}")?,
+                Segment::Index(i) => write!(f, "[{i}]")?,
             }
         }
         Ok(())
@@ -149,12 +152,27 @@ pub fn parse(s: &str) -> Result<Template, SyntaxError> {
                         .map_or(s.len(), |n| from + n)
                 };
                 let mut end = ident_end(start);
-                while s[end..].starts_with('.') {
-                    let seg_end = ident_end(end + 1);
-                    if seg_end == end + 1 {
-                        break; // a `.` that ends a sentence, not a path
+                loop {
+                    if s[end..].starts_with('.') {
+                        let seg_end = ident_end(end + 1);
+                        if seg_end == end + 1 {
+                            break; // a `.` that ends a sentence, not a path
+                        }
+                        end = seg_end;
+                    } else if s[end..].starts_with('[') {
+                        // An index; `parse_expr` says what is wrong with one
+                        // that is not a number.
+                        let close = s[end..].find(']').ok_or_else(|| SyntaxError {
+                            offset: end,
+                            message: format!(
+                                "unclosed `[` after `${}`: an array index is written like `[0]`",
+                                &s[start..end]
+                            ),
+                        })?;
+                        end += close + 1;
+                    } else {
+                        break;
                     }
-                    end = seg_end;
                 }
                 let expr = parse_expr(&s[start..end], start, false)?;
                 while it.peek().is_some_and(|&(j, _)| j < end) {
@@ -184,34 +202,61 @@ fn flush(text: &mut String, parts: &mut Vec<Part>) {
 }
 
 fn parse_expr(src: &str, offset: usize, braced: bool) -> Result<Expr, SyntaxError> {
-    let mut segs = src.split('.');
-    let root_name = segs.next().unwrap_or_default();
+    let root_len = src.find(['.', '[']).unwrap_or(src.len());
+    let root_name = &src[..root_len];
     let root = Root::parse(root_name).ok_or_else(|| SyntaxError {
         // Point at the `$` (or `${`) that starts the expression.
         offset: offset.saturating_sub(if braced { 2 } else { 1 }),
         message: format!("unknown variable `${root_name}`: use $args, $return, $chat_id, $workspace or $toolset"),
     })?;
     let mut path = Vec::new();
-    let mut pos = offset + root_name.len();
-    for seg in segs {
-        pos += 1;
-        if seg.is_empty() || !seg.chars().all(|c| is_ident(c, braced)) {
-            return Err(SyntaxError {
-                offset: pos,
-                message: format!("invalid path segment {seg:?} in `${src}`"),
-            });
-        }
+    let mut rest = &src[root_len..];
+    let mut pos = offset + root_len;
+    while !rest.is_empty() {
         if matches!(root, Root::ChatId | Root::Workspace | Root::Toolset) {
             return Err(SyntaxError {
                 offset: pos,
                 message: format!("`${}` has no fields", root.name()),
             });
         }
-        path.push(match seg.parse::<usize>() {
-            Ok(i) if seg.chars().all(|c| c.is_ascii_digit()) => Segment::Index(i),
-            _ => Segment::Key(seg.to_owned()),
-        });
-        pos += seg.len();
+        let used = if let Some(after) = rest.strip_prefix('[') {
+            let close = after.find(']').ok_or_else(|| SyntaxError {
+                offset: pos,
+                message: format!("unclosed `[` in `${src}`: an array index is written like `[0]`"),
+            })?;
+            let inner = &after[..close];
+            let index = inner
+                .parse::<usize>()
+                .ok()
+                .filter(|_| inner.bytes().all(|b| b.is_ascii_digit()));
+            let Some(i) = index else {
+                return Err(SyntaxError {
+                    offset: pos,
+                    message: format!(
+                        "`[{inner}]` in `${src}` is not an array index: write a number like `[0]`, and a key as `.key`"
+                    ),
+                });
+            };
+            path.push(Segment::Index(i));
+            close + 2
+        } else {
+            // Starts with `.` (the root and every step end at `.` or `[`).
+            let after = &rest[1..];
+            let seg = &after[..after.find(['.', '[']).unwrap_or(after.len())];
+            if seg.is_empty() || !seg.chars().all(|c| is_ident(c, braced)) {
+                return Err(SyntaxError {
+                    offset: pos + 1,
+                    message: format!("invalid path segment {seg:?} in `${src}`"),
+                });
+            }
+            path.push(match seg.parse::<usize>() {
+                Ok(i) if seg.chars().all(|c| c.is_ascii_digit()) => Segment::Index(i),
+                _ => Segment::Key(seg.to_owned()),
+            });
+            seg.len() + 1
+        };
+        pos += used;
+        rest = &rest[used..];
     }
     Ok(Expr { root, path })
 }
@@ -349,6 +394,55 @@ mod tests {
             Some(3)
         );
         assert!(parse("${return.my-key}").is_ok());
+    }
+
+    #[test]
+    fn bracket_indices_are_the_same_path_as_dotted_ones() {
+        let dotted = parse("$return.items.0.name").expect("parse");
+        for src in ["$return.items[0].name", "${return.items[0].name}"] {
+            assert_eq!(parse(src).expect("parse"), dotted, "{src}");
+        }
+        let args = json!({"list": ["a", "b", "c"]});
+        let ret = json!({"items": [{"name": "first"}, {"name": "second"}], "grid": [[1, 2], [3, 4]]});
+        let mut w = Vec::new();
+        let out = render(
+            &json!({
+                "name": "$return.items[1].name",
+                "third": "$args.list[2]",
+                "cell": "$return.grid[1][0]",
+                "title": "Top: ${return.items[0].name}!",
+                "inline": "see $return.items[0].name.",
+                "whole": "$return.items[0]"
+            }),
+            &ctx(&args, &ret),
+            &mut w,
+        );
+        assert_eq!(out["name"], "second");
+        assert_eq!(out["third"], "c");
+        assert_eq!(out["cell"], 3);
+        assert_eq!(out["title"], "Top: first!");
+        assert_eq!(out["inline"], "see first.");
+        assert_eq!(out["whole"], json!({"name": "first"}));
+        assert!(w.is_empty(), "{w:?}");
+        render(&json!("$return.items[5].name"), &ctx(&args, &ret), &mut w);
+        assert_eq!(w, ["$return.items[5].name did not resolve; using null"]);
+    }
+
+    #[test]
+    fn a_bracket_that_is_not_an_index_is_an_error_not_text() {
+        for bad in [
+            "$return.items[x].name",
+            "$return.items[0",
+            "${return.items[-1]}",
+            "$args.list[]",
+            "${return.items['a']}",
+            "$chat_id[0]",
+        ] {
+            let e = parse(bad).expect_err(bad);
+            assert!(!e.message.is_empty(), "{bad}");
+        }
+        let e = parse("$return.items[key]").expect_err("key");
+        assert!(e.message.contains("[0]") && e.message.contains(".key"), "{e}");
     }
 
     #[test]
