@@ -6,6 +6,7 @@ import { memo, useState, type ReactNode } from "react";
 import type { ContentPart, Message, MessageNode } from "../bindings";
 import type { Move, Step } from "../calls/StepItem";
 import { api, errorText } from "../api";
+import { clampAttrs, ClampToggle, useClamp } from "../components/Clamp";
 import { turnOutcome } from "../chats/mapLabels";
 import { useLoad } from "../lib/useLoad";
 import { CopyButton } from "./CopyButton";
@@ -110,6 +111,7 @@ function UserBody({ message, locked }: { message: Message; locked: boolean }) {
   const images = message.content.filter((p) => p.type === "image");
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(text);
+  const [box, clamp] = useClamp();
   const send = () => {
     if (draft.trim() === "" || conv === null) return;
     setEditing(false);
@@ -150,7 +152,10 @@ function UserBody({ message, locked }: { message: Message; locked: boolean }) {
     );
   return (
     <>
-      <div className="message-body user-text">{text}</div>
+      <div ref={box} {...clampAttrs(clamp, "message-body user-text clamp-message")}>
+        {text}
+      </div>
+      <ClampToggle clamp={clamp} more="Show more" less="Show less" />
       {images.length > 0 && (
         <ul className="message-images" aria-label="Attached images">
           {images.map((p) => (

@@ -1,4 +1,5 @@
 import { useMemo, useState, type MouseEvent } from "react";
+import { clampAttrs, ClampToggle, useClamp } from "../components/Clamp";
 import { bool } from "../lib/json";
 import { CodeEditor } from "./CodeEditor";
 import { saverFor, useSaveControls, type Save } from "./SaveControls";
@@ -13,9 +14,21 @@ function stayHere(e: MouseEvent<HTMLDivElement>) {
   if (e.target instanceof Element && e.target.closest("a") !== null) e.preventDefault();
 }
 
+/** A tool's document, cut at the code view's height (480px) with Expand/Collapse when longer. */
 export function MarkdownView({ source }: { source: string }) {
   const html = useMemo(() => renderMarkdown(source), [source]);
-  return <div className="markdown-body" onClick={stayHere} dangerouslySetInnerHTML={{ __html: html }} />;
+  const [box, clamp] = useClamp();
+  return (
+    <>
+      <div
+        ref={box}
+        {...clampAttrs(clamp, "markdown-body clamp-doc")}
+        onClick={stayHere}
+        dangerouslySetInnerHTML={{ __html: html }}
+      />
+      <ClampToggle clamp={clamp} more="Expand" less="Collapse" />
+    </>
+  );
 }
 
 const MARKDOWN = languageFor("markdown", null);
