@@ -62,6 +62,10 @@ Flags:
   initialize answer. For giving them to a model.
 - --instructions-kib N: instructions of N KiB ("instruction 1. …" lines).
   For cutting them to the size a model is given.
+- --odd-schemas: also list a tool `scalar` whose inputSchema is
+  {"type": "string"} (not an object schema) and a tool `broken` whose
+  inputSchema is not valid JSON Schema (a property of type 5).
+  For the warnings a listing gives.
 - --sse PATH: serve the old HTTP+SSE transport (2024-11-05) instead of stdio:
   GET PATH opens the event stream (POST to it answers 405), messages go to
   /messages/. It listens on 127.0.0.1, on a free port, and prints
@@ -304,13 +308,42 @@ class _IgnoreStubbornCancels:
         await self._inner.aclose()
 
 
+# `--odd-schemas`: the SDK refuses to list a schema whose type is not
+# "object", so `scalar`'s is changed on its way out.
+_odd_schemas: list[bool] = []
+
+
+class _OddSchemas:
+    """Wraps the stdio write stream: lists `scalar` with {"type": "string"}."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def send(self, item: Any) -> None:
+        result = getattr(getattr(item, "message", None), "result", None)
+        if _odd_schemas and isinstance(result, dict):
+            for tool in result.get("tools") or []:
+                if tool.get("name") == "scalar":
+                    tool["inputSchema"] = {"type": "string"}
+        await self._inner.send(item)
+
+    async def __aenter__(self) -> _OddSchemas:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._inner.aclose()
+
+
 async def serve() -> None:
     # MCPServer.run_stdio_async would advertise tools.listChanged = false;
     # the low-level server under it takes the notification options.
     lowlevel = server._lowlevel_server
     options = lowlevel.create_initialization_options(NotificationOptions(tools_changed=True))
     async with stdio_server() as (read_stream, write_stream):
-        await lowlevel.run(_IgnoreStubbornCancels(read_stream), write_stream, options)
+        await lowlevel.run(_IgnoreStubbornCancels(read_stream), _OddSchemas(write_stream), options)
 
 
 async def serve_sse(path: str) -> None:
@@ -340,7 +373,13 @@ def main() -> None:
     )
     parser.add_argument("--instructions", metavar="TEXT", help="the server's instructions (initialize)")
     parser.add_argument("--instructions-kib", type=int, default=0, metavar="N", help="instructions of N KiB")
+    parser.add_argument("--odd-schemas", action="store_true", help="also list tools with odd input schemas")
     args = parser.parse_args()
+    if args.odd_schemas:
+        server.add_tool(echo, name="scalar", description="scalar input schema")
+        server.add_tool(echo, name="broken", description="broken input schema")
+        server._tool_manager.get_tool("broken").parameters = {"type": "object", "properties": {"a": {"type": 5}}}
+        _odd_schemas.append(True)
     if args.instructions is not None:
         server._lowlevel_server.instructions = args.instructions
     if args.instructions_kib > 0:

@@ -3,8 +3,9 @@
 //! blocks, not base64), a tool's own failure as an error result with its
 //! words, the server's `instructions` in the system prompt of a run that
 //! offers its tools (framed as the server's words, cut to 8 KiB) and of no
-//! other run; and a long call that keeps reporting progress is not cut at
-//! its timeout.
+//! other run; a long call that keeps reporting progress is not cut at
+//! its timeout; and a tool whose input schema a model cannot go by (not an
+//! object schema, not valid JSON Schema) is a warning of its server.
 
 use std::time::Duration;
 
@@ -180,5 +181,23 @@ async fn a_call_reporting_progress_outlives_its_timeout() {
     let stubborn = run(&app, &chat, "fx:stubborn", json!({"seconds": 30}), control()).await;
     assert_eq!(stubborn.status, CallStatus::Error);
     assert_eq!(stubborn.error.as_deref(), Some("timed out after 0.8 s"));
+    app.mcp().stop_everything().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_whose_input_schema_is_odd_is_a_warning_naming_it() {
+    let env = Env::new();
+    let app = with_fx(&env, &["--odd-schemas"]).await;
+    let server = app.mcp().get("fx").await.expect("fx");
+    let named = |tool: &str, why: &str| {
+        server.warnings.iter().any(|w| {
+            w.starts_with(&format!(
+                "MCP server fx lists the tool \"{tool}\" with an inputSchema that {why}"
+            ))
+        })
+    };
+    assert!(named("scalar", "is not an object schema"), "{:?}", server.warnings);
+    assert!(named("broken", "is not valid JSON Schema"), "{:?}", server.warnings);
+    assert_eq!(server.warnings.len(), 2, "{:?}", server.warnings);
     app.mcp().stop_everything().await;
 }

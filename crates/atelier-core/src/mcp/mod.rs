@@ -20,6 +20,8 @@
 //!   its blocks).
 //! - [`instructions`]: what a server says about its tools, in the system
 //!   prompt of a run that offers them, framed as the server's words.
+//! - `schemas`: a listed tool's input schema that is not an object schema
+//!   or not valid JSON Schema, as a warning of its server.
 //! - [`import`]: `mcpServers` JSON (Claude Desktop, Cursor) as servers to add.
 //! - `signin`: an HTTP server's OAuth sign-in (`login`, `logout`), kept in
 //!   the secret store under `mcp:<id>`; a server that wants one has the
@@ -34,6 +36,7 @@ pub mod import;
 pub mod instructions;
 pub(crate) mod launch;
 pub(crate) mod running;
+mod schemas;
 pub mod servers;
 mod signin;
 

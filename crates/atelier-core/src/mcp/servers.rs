@@ -402,8 +402,9 @@ impl Mcp<'_> {
         self.get(id).await
     }
 
-    /// Stores what a listing found (or why it failed). Its warnings go
-    /// with the server's info, replacing the last listing's.
+    /// Stores what a listing found (or why it failed). Its warnings — and
+    /// those of its tools' input schemas (`schemas`) — go with the
+    /// server's info, replacing the last listing's.
     pub(crate) async fn store_listing(
         &self,
         id: &str,
@@ -412,6 +413,8 @@ impl Mcp<'_> {
         match listed {
             Ok((info, listing)) => {
                 let tools: Vec<McpTool> = listing.tools.iter().cloned().map(McpTool::from).collect();
+                let mut warnings = listing.warnings.clone();
+                warnings.extend(super::schemas::warnings(id, &listing.tools));
                 let info = info.map(|i| {
                     serde_json::json!({
                         "name": i.name, "version": i.version, "protocol_version": i.protocol_version,
@@ -427,7 +430,7 @@ impl Mcp<'_> {
                 )
                 .bind(serde_json::to_string(&tools).map_err(|e| Error::Internal(e.to_string()))?)
                 .bind(info)
-                .bind(serde_json::to_string(&listing.warnings).map_err(|e| Error::Internal(e.to_string()))?)
+                .bind(serde_json::to_string(&warnings).map_err(|e| Error::Internal(e.to_string()))?)
                 .bind(ids::now())
                 .bind(id)
                 .execute(self.app.db())
