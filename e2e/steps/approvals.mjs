@@ -117,9 +117,9 @@ export function register(step) {
     },
   );
 
-  step('Allow in this chat: the next call of the tool here runs without a question', async () => {
+  step('Allow for this chat: the next call of the tool here runs without a question', async () => {
     let { before, group } = await run();
-    await clickIn(group, 'Allow in this chat');
+    await clickIn(group, 'Allow for this chat');
     let live = await liveWith('running');
     await clickIn(live, 'Cancel');
     await finishedWith(before, 'cancelled');

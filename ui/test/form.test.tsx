@@ -206,7 +206,7 @@ describe("running a tool", () => {
     await runAgain("call-3");
     const asked = screen.getByRole("group", { name: "Approval" });
     expect(asked).toHaveTextContent("lets delete_file run without asking in this chat");
-    await userEvent.click(within(asked).getByRole("button", { name: "Allow in this chat" }));
+    await userEvent.click(within(asked).getByRole("button", { name: "Allow for this chat" }));
     expect(argsOf(calls, "answer_approval_for_chat")).toEqual([{ callId: "call-3" }]);
     expect(argsOf(calls, "answer_approval")).toHaveLength(2);
     expect(screen.getByRole("article", { name: "Call of delete_file" })).toHaveTextContent("running");

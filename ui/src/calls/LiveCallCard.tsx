@@ -27,19 +27,14 @@ function useNow(everyMs: number): number {
   return now;
 }
 
+/** The third answer to a call that asks, in a chat or a hand run alike. */
+const ALLOW = "Allow for this chat";
+
 /**
  * `onAnswer`: how a model's call is answered (a hand run's goes through
- * the runs of this window); `allowLabel` names the third choice there.
+ * the runs of this window).
  */
-export function LiveCallCard({
-  call,
-  onAnswer,
-  allowLabel = "Allow in this chat",
-}: {
-  call: LiveCall;
-  onAnswer?: (decision: Decision) => Promise<void>;
-  allowLabel?: string;
-}) {
+export function LiveCallCard({ call, onAnswer }: { call: LiveCall; onAnswer?: (decision: Decision) => Promise<void> }) {
   const runs = useRuns();
   const answer = onAnswer ?? ((d: Decision) => runs.answer(call.key, d));
   const now = useNow(1000);
@@ -87,7 +82,7 @@ export function LiveCallCard({
         <div className="approval" role="group" aria-label="Approval">
           <p>
             This tool asks for your approval before it runs. <strong>Approve</strong> runs it with the arguments above;{" "}
-            <strong>{allowLabel}</strong> also lets {call.toolId} run without asking in this chat from now on;{" "}
+            <strong>{ALLOW}</strong> also lets {call.toolId} run without asking in this chat from now on;{" "}
             <strong>Deny</strong> records the call as denied and runs nothing.
           </p>
           <div className="panel-actions">
@@ -95,7 +90,7 @@ export function LiveCallCard({
               Approve
             </button>
             <button type="button" className="btn" disabled={answering} onClick={() => decide("chat")}>
-              {allowLabel}
+              {ALLOW}
             </button>
             <button type="button" className="btn" disabled={answering} onClick={() => decide("deny")}>
               Deny

@@ -18,9 +18,7 @@ import { isIpcError, errorText } from "../api";
 
 function ToolCard({ tool, chatId }: { tool: LiveTool; chatId: string }) {
   if (tool.record !== null) return <CallCard call={tool.record} />;
-  return (
-    <LiveCallCard call={tool} allowLabel="Allow for this chat" onAnswer={(d) => answerTool(chatId, tool.key, d)} />
-  );
+  return <LiveCallCard call={tool} onAnswer={(d) => answerTool(chatId, tool.key, d)} />;
 }
 
 /** Whether the branch list already shows this tool's call. */
