@@ -200,6 +200,8 @@ describe("a step's changes", () => {
     await waitFor(() => expect(screen.getAllByRole("listitem").length).toBeGreaterThanOrEqual(3));
     expect(argsOf(calls, "diff_nodes")).toEqual([]); // nothing read until opened
     const first = screen.getAllByText("Files changed by this step")[0]!;
+    // Part of the call's card, at its foot (not hanging under it).
+    expect(first.closest("article.call-card")).toHaveAccessibleName("Call of " + a.tool_id);
     await userEvent.click(first);
     const changed = await screen.findByRole("list", { name: "Changed files" });
     expect(argsOf(calls, "diff_nodes")).toEqual([{ chatId: "chat-1", from: "root", to: "a" }]);

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useLayoutEffect, useRef } from "react";
+import { lazy, Suspense, useLayoutEffect, useRef, type ReactNode } from "react";
 import type { ToolCallRecord } from "../bindings";
 import { Badge, Spinner } from "../components/feedback";
 import { formatTime } from "../lib/format";
@@ -29,16 +29,19 @@ const bodyHeights = new Map<string, number>();
  * A finished call: status, arguments, and its renderer. `deferBody` (a
  * long list scrolling past) puts a placeholder of the body's last height
  * where the renderer goes: editors and frames are built once the list
- * stops, so scrolling never waits for them.
+ * stops, so scrolling never waits for them. `footer` goes at the card's
+ * foot, part of it (the files the step changed).
  */
 export function CallCard({
   call,
   onRerun,
   deferBody = false,
+  footer,
 }: {
   call: ToolCallRecord;
   onRerun?: Rerun;
   deferBody?: boolean;
+  footer?: ReactNode;
 }) {
   const body = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
@@ -83,6 +86,7 @@ export function CallCard({
           </Suspense>
         </div>
       )}
+      {footer !== undefined && footer !== null && footer !== false && <footer className="call-footer">{footer}</footer>}
     </article>
   );
 }

@@ -57,6 +57,11 @@ export const StepItem = memo(function StepItem({
   deferBody = false,
 }: Props) {
   const { node, call, index, siblings } = step;
+  // The files the step changed, at the foot of its card. A denied call ran
+  // nothing and changed no file.
+  const changes = node.parent_id !== null && (call === null || shownStatus(call) !== "denied") && (
+    <StepChanges chatId={chatId} from={node.parent_id} to={node.id} onRestored={onRestored} />
+  );
   return (
     <>
       <div className="step-bar">
@@ -100,13 +105,12 @@ export const StepItem = memo(function StepItem({
         )}
       </div>
       {call !== null ? (
-        <CallCard call={call} onRerun={onRerun} deferBody={deferBody} />
+        <CallCard call={call} onRerun={onRerun} deferBody={deferBody} footer={changes} />
       ) : (
-        <p className="edit-node muted">{editSummary(node)}</p>
-      )}
-      {/* A denied call ran nothing and changed no file. */}
-      {node.parent_id !== null && (call === null || shownStatus(call) !== "denied") && (
-        <StepChanges chatId={chatId} from={node.parent_id} to={node.id} onRestored={onRestored} />
+        <>
+          <p className="edit-node muted">{editSummary(node)}</p>
+          {changes}
+        </>
       )}
     </>
   );
