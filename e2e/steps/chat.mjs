@@ -360,7 +360,7 @@ export function register(step) {
   });
 
   step("Chat: the chat's model settings go with its next request", async () => {
-    await s.click(await composerButton('Settings'));
+    await s.click(await composerButton('Model options'));
     const panel = 'form#model-settings';
     const input = (label) =>
       waitEl(
@@ -375,7 +375,7 @@ export function register(step) {
     await shot('chat-model-settings');
     await clickButton(panel, 'Save');
     await waitFor(() => s.exec(`return document.querySelector(arguments[0]) === null;`, [panel]), 'the panel to close');
-    await composerButton('Settings · 2');
+    await composerButton('Model options · 2 changed');
     const from = llm.requests.length;
     llm.queue({ text: 'Short and cool.', rate: 200 });
     await send('Answer briefly.');

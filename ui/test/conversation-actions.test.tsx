@@ -254,7 +254,7 @@ describe("a chat's model settings", () => {
       },
     });
     await openChat();
-    const button = await screen.findByRole("button", { name: "Settings" });
+    const button = await screen.findByRole("button", { name: "Model options" });
     await waitFor(() => expect(button).toBeEnabled());
     await userEvent.click(button);
     const panel = await screen.findByRole("form", { name: "This chat's model settings" });
@@ -272,16 +272,19 @@ describe("a chat's model settings", () => {
     );
     // Closed, and the bar counts the chat's own settings.
     await waitFor(() => expect(screen.queryByRole("form", { name: "This chat's model settings" })).toBeNull());
-    expect(await screen.findByRole("button", { name: "Settings · 3" })).toHaveAttribute("aria-expanded", "false");
+    expect(await screen.findByRole("button", { name: "Model options · 3 changed" })).toHaveAttribute(
+      "aria-expanded",
+      "false",
+    );
 
-    await userEvent.click(screen.getByRole("button", { name: "Settings · 3" }));
+    await userEvent.click(screen.getByRole("button", { name: "Model options · 3 changed" }));
     const again = await screen.findByRole("form", { name: "This chat's model settings" });
     expect(within(again).getByRole("textbox", { name: "Max tokens of an answer" })).toHaveValue("2048");
-    await userEvent.click(within(again).getByRole("button", { name: "Use the agent's" }));
+    await userEvent.click(within(again).getByRole("button", { name: "Reset to the agent's defaults" }));
     await waitFor(() =>
       expect(argsOf(b.calls, "set_chat_model_settings").at(-1)).toEqual({ chatId: CHAT, settings: {} }),
     );
-    expect(await screen.findByRole("button", { name: "Settings" })).toBeInTheDocument();
+    expect(await screen.findByRole("button", { name: "Model options" })).toBeInTheDocument();
   });
 
   it("names a value that is not a number before saving, and shows the core's refusal of one out of range", async () => {
@@ -297,7 +300,7 @@ describe("a chat's model settings", () => {
       },
     });
     await openChat();
-    const button = await screen.findByRole("button", { name: "Settings" });
+    const button = await screen.findByRole("button", { name: "Model options" });
     await waitFor(() => expect(button).toBeEnabled());
     await userEvent.click(button);
     const panel = await screen.findByRole("form", { name: "This chat's model settings" });

@@ -9,7 +9,10 @@ import { api, errorText } from "../api";
 import type { Chat, ModelSettings } from "../bindings";
 import { draftOf, EMPTY_DRAFT, setCount, settingsOf, type DraftField, type SettingsDraft } from "./modelSettings";
 
-/** The composer bar's button: opens the panel, and counts the chat's own settings. */
+/**
+ * The composer bar's button: opens the panel, and counts the chat's own
+ * settings. "Model options", not "Settings": the app has a Settings tab.
+ */
 export function ModelSettingsButton({
   chat,
   open,
@@ -36,7 +39,7 @@ export function ModelSettingsButton({
       }
       onClick={onToggle}
     >
-      {count > 0 ? `Settings · ${count}` : "Settings"}
+      {count > 0 ? `Model options · ${count} changed` : "Model options"}
     </button>
   );
 }
@@ -170,7 +173,7 @@ export function ModelSettingsPanel({
             save(EMPTY_DRAFT);
           }}
         >
-          Use the agent's
+          Reset to the agent's defaults
         </button>
         <button type="button" className="btn btn-small" onClick={onClose}>
           Close
