@@ -175,9 +175,16 @@ fn message(m: &Message, req: &Request) -> Vec<Value> {
                         is_error,
                     } => {
                         after = Some(call_id);
+                        // OpenAI's tool message has no error flag: a failed
+                        // call says so in words, once (the core's own words
+                        // may already open with "Error").
+                        let said = if *is_error && !c.starts_with("Error") {
+                            format!("Error: {c}")
+                        } else {
+                            c.clone()
+                        };
                         out.push(json!({
-                        "role": "tool", "tool_call_id": self::call_id(call_id),
-                        "content": if *is_error { format!("Error: {c}") } else { c.clone() }}));
+                        "role": "tool", "tool_call_id": self::call_id(call_id), "content": said}));
                     }
                     Part::Text { text } => {
                         after = None;
@@ -464,5 +471,30 @@ mod tests {
         let b = body(&req, true);
         assert_eq!(b["messages"][0]["tool_calls"][0]["id"], json!(short));
         assert_eq!(b["messages"][1]["tool_call_id"], json!(short));
+    }
+    #[test]
+    fn a_failed_call_says_error_once() {
+        let result = |content: &str| Message {
+            role: Role::User,
+            parts: vec![Part::ToolResult {
+                call_id: "c1".into(),
+                content: content.into(),
+                is_error: true,
+            }],
+        };
+        let req = Request {
+            model: "gpt-4o".into(),
+            messages: vec![
+                result("Error (exception): ValueError: no such row"),
+                result("the user denied this call"),
+            ],
+            ..Default::default()
+        };
+        let b = body(&req, true);
+        assert_eq!(
+            b["messages"][0]["content"],
+            json!("Error (exception): ValueError: no such row")
+        );
+        assert_eq!(b["messages"][1]["content"], json!("Error: the user denied this call"));
     }
 }
