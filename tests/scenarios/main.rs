@@ -101,6 +101,9 @@
 //!   SIGKILL.
 //! - [`mcp_oauth`]: `atelier mcp login`/`logout` against an OAuth-protected
 //!   server on loopback, the browser a headless `curl -L`.
+//! - [`spec_bundles`]: bundles written from seed 004 by someone else: ids
+//!   with `_`, numeric versions, an MCP-only toolset named after its
+//!   server, entry points relative to `tools/`, tools turned off.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
@@ -142,6 +145,7 @@ mod schema;
 mod secrets;
 mod server_secrets;
 mod settings;
+mod spec_bundles;
 mod sub_agents;
 mod toolset_dev;
 mod toolset_lifecycle;

@@ -1,4 +1,5 @@
-//! Identifiers and timestamps: the one place they are made.
+//! Identifiers and timestamps: the one place they are made, and the one
+//! rule of the ids people and bundles choose that share a namespace.
 //!
 //! Row ids are UUIDv7 (time-ordered, so ids sort roughly by creation and
 //! B-tree inserts stay local); timestamps are ISO-8601 UTC with milliseconds,
@@ -26,6 +27,31 @@ pub fn timestamp(t: OffsetDateTime) -> String {
         .unwrap_or_else(|_| unreachable_format())
 }
 
+/// The rule of ids that share one namespace: a toolset's id, its `prefix`
+/// and the ids of the MCP servers a toolset declares — 1-64 of `a-z`,
+/// `0-9`, `-` and `_`, starting with a letter or digit. Lower-case only, so
+/// two ids that differ only in case never name two toolsets (or two data-dir
+/// folders on a case-insensitive disk).
+pub fn is_namespace_id(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 64
+        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, b'-' | b'_'))
+}
+
+/// What to do about `id`, which is not an [`is_namespace_id`]: the
+/// lower-cased id when capitals are all that is wrong, else the rule.
+pub fn namespace_id_advice(id: &str) -> String {
+    let lower = id.to_ascii_lowercase();
+    if lower != id && is_namespace_id(&lower) {
+        format!("ids are lower-case: use {lower:?}")
+    } else {
+        "use 1-64 of a-z, 0-9, `-` and `_`, starting with a letter or digit".to_owned()
+    }
+}
+
 // Formatting a valid UTC date with a fixed description only fails for years
 // outside 0..=9999, which `now_utc` never gives.
 #[cold]
@@ -44,6 +70,18 @@ mod tests {
         assert_ne!(a, b);
         assert!(a < b, "{a} should sort before {b}");
         assert_eq!(uuid::Uuid::parse_str(&a).map(|u| u.get_version_num()).ok(), Some(7));
+    }
+
+    #[test]
+    fn namespace_ids_take_underscores_but_not_capitals() {
+        for ok in ["my_tools", "my-tools", "a", "0x", "my__x", &"a".repeat(64)] {
+            assert!(is_namespace_id(ok), "{ok}");
+        }
+        for bad in ["", "_x", "-x", "My_Tools", "a.b", "a:b", "a b", "é", &"a".repeat(65)] {
+            assert!(!is_namespace_id(bad), "{bad}");
+        }
+        assert_eq!(namespace_id_advice("My_Tools"), "ids are lower-case: use \"my_tools\"");
+        assert!(namespace_id_advice("a.b").contains("1-64 of a-z, 0-9, `-` and `_`"));
     }
 
     #[test]

@@ -54,7 +54,8 @@ impl Owner {
     /// No two owners share a name: the kind is in it, `__` ends the id,
     /// and only an id the name gives back exactly has one — lower-case
     /// letters and digits in words joined by single `-`s (every provider's
-    /// and toolset's id; an MCP server's unless it has capitals or `_`).
+    /// id; a toolset's unless it has `_`; an MCP server's unless it has
+    /// capitals or `_`).
     /// Any other id has none (`None`): `my_srv` would read `my-srv`'s
     /// variable, `Files` `files`'s. Keys of one owner that differ only in
     /// case or punctuation share a name: they are that owner's own.
@@ -192,8 +193,11 @@ mod tests {
             "mcp:files",
             "toolset:csv",
             "toolset:csv-report",
+            "toolset:csv_report",
             "toolset:csv--report",
             "toolset:csv-",
+            "toolset:my__x",
+            "toolset:my",
             "mcp:a.b",
             "mcp:a-b",
         ];
@@ -212,6 +216,8 @@ mod tests {
         // The ids a name would not give back exactly have none.
         for o in [
             "mcp:my_srv",
+            "toolset:my_tools",
+            "toolset:my__x",
             "mcp:Files",
             "toolset:csv--report",
             "toolset:csv-",

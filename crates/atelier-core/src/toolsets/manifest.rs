@@ -28,8 +28,8 @@ pub struct ToolsetManifest {
     /// The manifest format: "1".
     #[schemars(schema_with = "super::schema::manifest_version")]
     pub manifest_version: String,
-    /// The toolset's id: lowercase letters, digits and `-` (`word-tools`), at most 64.
-    #[schemars(regex(pattern = r"^[a-z0-9][a-z0-9-]{0,63}$"))]
+    /// The toolset's id: lowercase letters, digits, `-` and `_` (`word-tools`), at most 64.
+    #[schemars(regex(pattern = r"^[a-z0-9][a-z0-9_-]{0,63}$"))]
     pub id: String,
     /// The name people see.
     pub name: String,
@@ -47,8 +47,9 @@ pub struct ToolsetManifest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icon: Option<String>,
     /// The namespace of its tools in model-facing names (`<prefix>.<tool>`);
-    /// none: its id.
+    /// none: its id. The rule of ids.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[a-z0-9][a-z0-9_-]{0,63}$"))]
     pub prefix: Option<String>,
     /// One Python worker per chat (`chat`, the default) or one for all.
     #[serde(default, skip_serializing_if = "Scope::is_default")]
@@ -257,7 +258,9 @@ pub struct RendererDecl {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct McpServerDecl {
-    /// The server's id in the toolset; its tools are named after it.
+    /// The server's id in the toolset (the rule of toolset ids, with which
+    /// it shares a namespace); its tools are named after it.
+    #[schemars(regex(pattern = r"^[a-z0-9][a-z0-9_-]{0,63}$"))]
     pub id: String,
     /// The program of a stdio server (`npx`, `uvx`, a path in the bundle).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -68,15 +68,6 @@ pub(crate) use config::CONFIG_KEYS;
 #[cfg(test)]
 pub(crate) use parts::{SERVER_KEYS, TOOL_KEYS};
 
-pub(crate) fn is_toolset_id(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.len() <= 64
-        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-}
-
 pub(crate) fn is_tool_id(s: &str) -> bool {
     !s.is_empty() && s.len() <= 64 && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
 }

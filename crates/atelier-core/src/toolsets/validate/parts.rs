@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Checker, MAX_TIMEOUT_S, Severity, describe, entrypoint_module_files, is_tool_id, is_toolset_id, join};
+use super::{Checker, MAX_TIMEOUT_S, Severity, describe, entrypoint_module_files, is_tool_id, join};
 use crate::toolsets::interp;
 use crate::toolsets::manifest::{ATELIER_CONFIG, McpServerDecl, RendererDecl, RendererKind, ToolDecl};
 
@@ -353,11 +353,14 @@ pub(super) fn check_server(c: &mut Checker<'_>, path: &str, v: &Value) -> Option
     };
     let id = c.string(s, path, "id", true);
     if let Some(id) = &id
-        && !is_toolset_id(id)
+        && !crate::ids::is_namespace_id(id)
     {
         c.error(
             &join(path, "id"),
-            format!("{id:?} is not a valid server id: use 1-64 of a-z, 0-9 and `-`"),
+            format!(
+                "{id:?} is not a valid server id (the rule of toolset ids): {}",
+                crate::ids::namespace_id_advice(id)
+            ),
         );
     }
     let command = c.string(s, path, "command", false);

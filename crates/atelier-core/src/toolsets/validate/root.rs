@@ -7,7 +7,8 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::parts::{check_server, check_tool};
-use super::{Checker, PYTHON_KEYS, TOP_KEYS, config, describe, entrypoint_module_files, is_toolset_id, join};
+use super::{Checker, PYTHON_KEYS, TOP_KEYS, config, describe, entrypoint_module_files, join};
+use crate::ids::{is_namespace_id, namespace_id_advice};
 use crate::toolsets::manifest::{MANIFEST_VERSION, PythonSection, Scope, ToolsetManifest};
 
 pub(super) fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetManifest> {
@@ -25,22 +26,20 @@ pub(super) fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Optio
     }
     let id = c.string(obj, "", "id", true);
     if let Some(id) = &id
-        && !is_toolset_id(id)
+        && !is_namespace_id(id)
     {
         c.error(
             "id",
-            format!("{id:?} is not a valid toolset id: use 1-64 of a-z, 0-9 and `-`, starting with a letter or digit"),
+            format!("{id:?} is not a valid toolset id: {}", namespace_id_advice(id)),
         );
     }
     let prefix = c.string(obj, "", "prefix", false);
     if let Some(p) = &prefix
-        && !is_toolset_id(p)
+        && !is_namespace_id(p)
     {
         c.error(
             "prefix",
-            format!(
-                "{p:?} is not a valid prefix: like an id, use 1-64 of a-z, 0-9 and `-`, starting with a letter or digit"
-            ),
+            format!("{p:?} is not a valid prefix (the rule of ids): {}", namespace_id_advice(p)),
         );
     }
     let scope = match c.string(obj, "", "scope", false) {
