@@ -3,10 +3,10 @@
 //! `--id`, the app form's Id field (which shows it as the name is typed)
 //! and a create that names no id all use [`id_from_name`].
 
-/// An agent id follows the toolset id rule: 1-64 of `a-z`, `0-9`, `-`,
-/// starting with a letter or digit.
+/// An agent id follows the toolset id rule without `_`: 1-64 of `a-z`,
+/// `0-9`, `-`, starting with a letter or digit.
 pub fn is_agent_id(s: &str) -> bool {
-    crate::toolsets::validate::is_toolset_id(s)
+    crate::ids::is_namespace_id(s) && !s.contains('_')
 }
 
 /// The id a new agent gets from its name: "Données Analyst" →
