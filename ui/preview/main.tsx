@@ -228,6 +228,15 @@ const handlers: Record<string, (a: Args) => unknown> = {
       secrets_moved: 1,
     };
   },
+  // An installed toolset's server is started once to list its tools: the
+  // preview's fails the way one with an unset secret does.
+  list_mcp_server: async (a) => {
+    await new Promise((r) => setTimeout(r, 400));
+    throw {
+      kind: "mcp",
+      message: `\${GITEA_TOKEN} in env.GITEA_TOKEN of MCP server "${String(a.id)}" has no value for toolset:git-tools: set it with \`atelier secrets set toolset:git-tools GITEA_TOKEN\`, or the environment variable ATELIER_SECRET_TOOLSET_GIT_TOOLS__GITEA_TOKEN`,
+    };
+  },
   pick_export_path: (a) => `/home/me/${String(a.suggestedName)}`,
   export_toolset: () => null,
   uninstall_toolset: (a) => {

@@ -169,8 +169,40 @@ describe("the MCP servers of a toolset just installed", () => {
       expect(servers).toHaveTextContent('MCP server broken could not start: MCP server "broken" exited (code 1)'),
     );
     expect(screen.getByRole("region", { name: "Installed" })).toHaveTextContent("Restart tries again");
+    // Not a success card: a warning that says so.
+    expect(screen.getByRole("heading", { name: "Installed, but 1 of its 2 servers didn't start" })).toBeVisible();
+    expect(screen.getByRole("region", { name: "Installed" })).toHaveClass("panel-warning");
     expect(argsOf(calls, "list_mcp_server")).toEqual([{ id: "files" }, { id: "broken" }]);
     expect(onChanged).toHaveBeenCalledTimes(2); // and the listing
+  });
+
+  it("one that cannot start makes the result a warning, its command in code with Copy", async () => {
+    const { check, report } = declaring(["forecast"]);
+    mockCommands({
+      list_toolsets: () => [],
+      pick_bundle: () => "/home/me/csv-report.zip",
+      check_bundle: () => check,
+      import_toolset: () => report,
+      list_mcp_server: () => {
+        throw {
+          kind: "mcp",
+          message:
+            "env.REGION has no value: set it with `atelier secrets set toolset:csv-report REGION`, or the variable",
+        };
+      },
+    });
+    render(<ToolsetManager active onChanged={vi.fn()} />);
+    await userEvent.click(await screen.findByRole("button", { name: "Import…" }));
+    await userEvent.click(await screen.findByRole("button", { name: "Install" }));
+    const done = await screen.findByRole("region", { name: "Installed" });
+    expect(await within(done).findByRole("heading", { name: "Installed, but its server didn't start" })).toBeVisible();
+    expect(done).toHaveClass("panel-warning");
+    expect(done).not.toHaveClass("panel-success");
+    const command = within(done).getByText("atelier secrets set toolset:csv-report REGION");
+    expect(command.tagName).toBe("CODE");
+    expect(
+      within(done).getByRole("button", { name: "Copy the command: atelier secrets set toolset:csv-report REGION" }),
+    ).toBeInTheDocument();
   });
 
   it("are not started for a toolset installed disabled", async () => {

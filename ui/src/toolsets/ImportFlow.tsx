@@ -6,7 +6,7 @@ import { baseName } from "../lib/format";
 import { ConsentPanel } from "./ConsentPanel";
 import { ImportProgressBar } from "./ImportProgressBar";
 import { ProblemList } from "./ProblemList";
-import { listServers, ServerListing, type Listing } from "./ServerListing";
+import { failedCount, listServers, ServerListing, type Listing } from "./ServerListing";
 import { importSettings, initialChoices, type ConsentChoices } from "./settings/choices";
 
 type Phase =
@@ -169,8 +169,16 @@ export function ImportFlow({
         result.action === "upgraded" || result.action === "downgraded"
           ? `${result.action} from ${result.previous_version ?? "?"} to`
           : result.action;
+      const failed = failedCount(phase.servers);
       return (
-        <section className="panel panel-success" aria-label="Installed">
+        <section className={failed > 0 ? "panel panel-warning" : "panel panel-success"} aria-label="Installed">
+          {failed > 0 && (
+            <h3 className="panel-title">
+              {phase.servers.length === 1
+                ? "Installed, but its server didn't start"
+                : `Installed, but ${failed} of its ${phase.servers.length} servers didn't start`}
+            </h3>
+          )}
           <p role="status">
             <strong>{result.toolset.name}</strong> {verb} {result.toolset.version}: {result.tools.length}{" "}
             {result.tools.length === 1 ? "tool" : "tools"}.

@@ -7,6 +7,7 @@
 // it up, and the list goes on while the person reads the result.
 
 import { api, errorText } from "../api";
+import { CodeText } from "../components/CodeText";
 import { Spinner } from "../components/feedback";
 
 export type Listing = { state: "listing" } | { state: "listed"; tools: number } | { state: "failed"; error: unknown };
@@ -22,6 +23,9 @@ export async function listServers(ids: string[], report: (id: string, listing: L
     }
   }
 }
+
+/** How many of the servers could not start. */
+export const failedCount = (servers: [string, Listing][]) => servers.filter(([, l]) => l.state === "failed").length;
 
 export function ServerListing({ servers }: { servers: [string, Listing][] }) {
   if (servers.length === 0) return null;
@@ -39,7 +43,7 @@ export function ServerListing({ servers }: { servers: [string, Listing][] }) {
             )}
             {l.state === "failed" && (
               <span className="field-error">
-                MCP server <code>{id}</code> could not start: {errorText(l.error)}
+                MCP server <code>{id}</code> could not start: <CodeText text={errorText(l.error)} />
               </span>
             )}
           </li>
