@@ -80,7 +80,7 @@ function sentSince(from) {
 
 const wireNames = (body) => (body.tools ?? []).map((t) => t.function.name);
 
-/** Adds a provider in Settings → Providers: "Other (OpenAI-compatible URL)". */
+/** Adds a provider in Settings → Providers: "OpenAI-compatible" (any URL). */
 async function addProviderInSettings(baseUrl, key) {
   await openTab('settings');
   const form = `${PROVIDERS} form[aria-label="Add a provider"]`;

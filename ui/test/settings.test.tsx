@@ -24,6 +24,15 @@ describe("settings panel", () => {
     expect(screen.queryByText(/apply when Atelier starts again/)).toBeNull();
   });
 
+  it("puts model providers first and the pages tools may show after the MCP servers", async () => {
+    mockCommands({ get_settings: () => view([], []) });
+    showPanel();
+    await screen.findByText("No other origins are allowed.");
+    const titles = screen.getAllByRole("heading", { level: 2 }).map((h) => h.textContent);
+    expect(titles[0]).toBe("Model providers");
+    expect(titles.indexOf("Pages tools may show")).toBeGreaterThan(titles.indexOf("MCP servers"));
+  });
+
   it("adds an origin, shows the backend's refusal in place, and asks for a restart", async () => {
     let saved: string[] = [];
     const calls = mockCommands({

@@ -269,7 +269,7 @@ export function ProvidersSection({ active }: { active: boolean }) {
       )}
       <h3 className="settings-subhead">Add a provider</h3>
       <form className="provider-form" aria-label="Add a provider" onSubmit={(e) => void add(e)}>
-        <label>
+        <label className="provider-form-kind">
           Provider
           <select className="input" value={preset} onChange={(e) => setPreset(e.target.value)}>
             {presets.map((p) => (
@@ -277,23 +277,30 @@ export function ProvidersSection({ active }: { active: boolean }) {
                 {p.title}
               </option>
             ))}
-            <option value="">Other (OpenAI-compatible URL)</option>
+            <option value="">OpenAI-compatible</option>
           </select>
         </label>
-        <label>
+        <label className="provider-form-url">
           Base URL
           <input
             className="input"
             type="url"
             value={baseUrl}
             placeholder={chosen?.base_url ?? "http://host:8000/v1"}
+            title="The API's base URL, up to /v1"
             required={chosen === null}
             onChange={(e) => setBaseUrl(e.target.value)}
           />
         </label>
         <label>
           Default model
-          <input className="input" value={model} onChange={(e) => setModel(e.target.value)} />
+          <input
+            className="input"
+            value={model}
+            placeholder="optional"
+            spellCheck={false}
+            onChange={(e) => setModel(e.target.value)}
+          />
         </label>
         {chosen?.local !== true && (
           <label>
@@ -303,14 +310,16 @@ export function ProvidersSection({ active }: { active: boolean }) {
               type="password"
               autoComplete="off"
               value={key}
-              placeholder={chosen?.key_env != null ? `or set $${chosen.key_env}` : ""}
+              placeholder={chosen?.key_env != null ? `or $${chosen.key_env}` : "if it needs one"}
               onChange={(e) => setKey(e.target.value)}
             />
           </label>
         )}
-        <button type="submit" className="btn" disabled={busy}>
-          Add provider
-        </button>
+        <div className="provider-form-actions">
+          <button type="submit" className="btn btn-primary" disabled={busy}>
+            Add provider
+          </button>
+        </div>
       </form>
       {error !== null && <ErrorBox error={error} title="Not done." onDismiss={() => setError(null)} />}
     </section>

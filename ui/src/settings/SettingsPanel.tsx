@@ -8,8 +8,9 @@ import { SecretsSection } from "./SecretsSection";
 import { useSettings } from "./useSettings";
 
 /**
- * App settings: the web origins frame renderers may show, model providers,
- * agents, MCP servers, and where secrets are kept. `active`: the page is shown;
+ * App settings: model providers first (what a chat needs), agents, MCP
+ * servers, the web origins frame renderers may show, and where secrets are
+ * kept. `active`: the page is shown;
  * `onToolsChanged`: MCP servers changed the tools on offer.
  */
 export function SettingsPanel({ active = true, onToolsChanged }: { active?: boolean; onToolsChanged?: () => void }) {
@@ -54,6 +55,9 @@ export function SettingsPanel({ active = true, onToolsChanged }: { active?: bool
           </p>
         </div>
       </header>
+      <ProvidersSection active={active} />
+      <AgentsSection active={active} />
+      <McpServersSection active={active} onChanged={onToolsChanged ?? (() => {})} />
       <section className="settings-section" aria-labelledby="frame-origins-title">
         <h2 id="frame-origins-title">Pages tools may show</h2>
         <p className="muted">
@@ -108,9 +112,6 @@ export function SettingsPanel({ active = true, onToolsChanged }: { active?: bool
           </div>
         )}
       </section>
-      <ProvidersSection active={active} />
-      <AgentsSection active={active} />
-      <McpServersSection active={active} onChanged={onToolsChanged ?? (() => {})} />
       <SecretsSection active={active} />
     </div>
   );
