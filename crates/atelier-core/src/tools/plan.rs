@@ -161,11 +161,28 @@ pub fn script_json(data: &Value) -> String {
 /// doctype, else prepended — always before `</head>`. Comments, attribute
 /// values and the text of `<script>`, `<style>`, `<title>` and `<textarea>`
 /// are skipped: a `<head>` written there is not the document's.
+///
+/// The same script makes the frame as tall as the document: it posts the
+/// `atelier:resize` message the app's frame accepts (clamped there) when the
+/// root element's height changes, so a three-line report is not a 320 px
+/// box and a long one needs no inner scrollbar. It measures the root
+/// element's own box, which follows the content and not the frame (a page
+/// styled `height: 100%` keeps the frame's height instead of growing it
+/// without end). A page may still post its own `atelier:resize`.
 pub fn html_document(artifact: &str, data: &Value) -> String {
-    let script = format!("<script>window.__TOOL_DATA__ = {};</script>", script_json(data));
+    let script = format!(
+        "<script>window.__TOOL_DATA__ = {};{FIT_FRAME}</script>",
+        script_json(data)
+    );
     let at = injection_point(artifact);
     format!("{}{script}{}", &artifact[..at], &artifact[at..])
 }
+
+/// Posts the root element's height to the app whenever it changes (see
+/// [`html_document`]); nothing in a top-level window.
+const FIT_FRAME: &str = "(function(){if(window.parent===window||typeof ResizeObserver!=='function')return;\
+var last=-1;new ResizeObserver(function(){var h=Math.ceil(document.documentElement.getBoundingClientRect().height);\
+if(h!==last){last=h;window.parent.postMessage({type:'atelier:resize',height:h},'*');}}).observe(document.documentElement);})();";
 
 /// The byte offset [`html_document`] puts the data script at (always at an
 /// ASCII byte, so a char boundary).
@@ -260,6 +277,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_frame_is_fitted_to_the_page_before_the_pages_own_scripts() {
+        let doc = html_document("<head><script src=app.js></script></head><p>3 lines</p>", &json!({}));
+        let fit = doc.find("atelier:resize").expect("the page reports its height");
+        assert!(fit < doc.find("app.js").unwrap_or(0), "{doc}");
+        assert!(doc.contains("ResizeObserver") && doc.contains("document.documentElement.getBoundingClientRect()"));
+        assert_eq!(doc.matches("<script>").count(), 1, "one injected script: {doc}");
+    }
+
+    #[test]
     fn hostile_data_cannot_close_the_script() {
         let data = json!({"x": "</script><script>alert(1)</script>", "ls": "\u{2028}\u{2029}", "amp": "a&b"});
         let doc = html_document("<html><head><title>t</title></head><body>hi</body></html>", &data);
@@ -269,8 +295,10 @@ mod tests {
         assert!(doc.find("__TOOL_DATA__") < doc.find("</head>"));
         // The escaped JSON is still the same data.
         let start = doc.find("= ").map(|i| i + 2).unwrap_or(0);
-        let end = doc.find(";</script>").unwrap_or(0);
-        assert_eq!(serde_json::from_str::<Value>(&doc[start..end]).ok(), Some(data));
+        let read = serde_json::Deserializer::from_str(&doc[start..])
+            .into_iter::<Value>()
+            .next();
+        assert_eq!(read.and_then(Result::ok), Some(data));
     }
 
     /// Where the script landed relative to `marker` (a later text).
@@ -318,7 +346,9 @@ mod tests {
     fn injection_falls_back_to_body_then_to_the_start() {
         let d = json!(1);
         assert!(html_document("<BODY class=x><p>", &d).starts_with("<BODY class=x><script>"));
-        assert!(html_document("<p>bare</p>", &d).starts_with("<script>window.__TOOL_DATA__ = 1;</script><p>"));
+        let bare = html_document("<p>bare</p>", &d);
+        assert!(bare.starts_with("<script>window.__TOOL_DATA__ = 1;"), "{bare}");
+        assert!(bare.ends_with("</script><p>bare</p>"), "{bare}");
     }
 
     #[test]
