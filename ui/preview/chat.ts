@@ -205,7 +205,14 @@ export function seedChat(
       "u2",
       "assistant",
       [],
-      turn("failed", null, "error sending request for url (http://localhost:11434/v1/chat/completions)", "network"),
+      new URLSearchParams(location.search).get("chat") === "refused"
+        ? // ?chat=refused: the key of a hosted provider was refused (Open Settings goes to its row).
+          {
+            ...turn("failed", null, "401 Unauthorized: Incorrect API key provided: sk-wrong", "auth"),
+            provider_id: "openai",
+            model: "gpt-4o-mini",
+          }
+        : turn("failed", null, "error sending request for url (http://localhost:11434/v1/chat/completions)", "network"),
     ),
   ];
   let leaf = "a3";
@@ -320,6 +327,23 @@ export function seedChat(
     };
     handlers.chat_tree = (a) =>
       a.chatId === "chat-new" ? [{ ...tree()[0]!, chat_id: "chat-new", children: [], latest_leaf: "r" }] : tree();
+  } else if (mode === "refused") {
+    // Several providers, the one whose key was refused last (far down Settings).
+    const at = (id: string, base_url: string, default_model: string, key_from: string | null = null) => ({
+      ...ollama,
+      id,
+      preset: id,
+      base_url,
+      default_model,
+      key_from,
+    });
+    handlers.list_providers = () => [
+      ollama,
+      at("lmstudio", "http://localhost:1234/v1", "qwen2.5-7b-instruct"),
+      at("llamacpp", "http://localhost:8080/v1", "scripted-model"),
+      at("vllm", "http://localhost:8000/v1", "Qwen/Qwen2.5-7B-Instruct"),
+      at("openai", "https://api.openai.com/v1", "gpt-4o-mini", "OPENAI_API_KEY"),
+    ];
   } else handlers.list_providers = () => [ollama];
 
   /** Streams STREAMED as a model would, ~40 tokens a second per word group. */

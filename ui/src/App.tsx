@@ -7,6 +7,7 @@ import { ConversationMap } from "./chats/ConversationMap";
 import { MovedContext } from "./chats/moved";
 import { RunsProvider } from "./calls/runs";
 import { useChats } from "./chats/useChats";
+import type { ProviderFocus } from "./settings/ProvidersSection";
 import { SettingsPanel } from "./settings/SettingsPanel";
 import { SettingsProvider } from "./settings/useSettings";
 import { ToolsetManager } from "./toolsets/ToolsetManager";
@@ -34,8 +35,15 @@ export function App() {
   const [help, setHelp] = useState(false);
   // Every way from a chat to Settings is about a provider (a key refused, a
   // base URL to fix, none set up): land on that section, not the top.
-  const openSettings = useCallback(() => {
+  // With a provider named (its key was refused), at that provider's row,
+  // marked for a moment: ProvidersSection scrolls to it.
+  const [providerFocus, setProviderFocus] = useState<ProviderFocus | null>(null);
+  const openSettings = useCallback((providerId?: string | null) => {
     setTab("settings");
+    if (providerId != null) {
+      setProviderFocus((f) => ({ id: providerId, seq: (f?.seq ?? 0) + 1 }));
+      return;
+    }
     requestAnimationFrame(() => {
       const heading = document.getElementById("providers-title");
       if (heading !== null && typeof heading.scrollIntoView === "function") heading.scrollIntoView({ block: "start" });
@@ -119,7 +127,11 @@ export function App() {
                 <WorkspaceView chats={chats} active={tab === "workspace"} />
               </div>
               <div role="tabpanel" id="panel-settings" aria-labelledby="tab-settings" hidden={tab !== "settings"}>
-                <SettingsPanel active={tab === "settings"} onToolsChanged={toolsetsChanged} />
+                <SettingsPanel
+                  active={tab === "settings"}
+                  onToolsChanged={toolsetsChanged}
+                  providerFocus={providerFocus}
+                />
               </div>
             </main>
             {help && <HelpOverlay onClose={() => setHelp(false)} />}

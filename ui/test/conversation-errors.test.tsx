@@ -60,8 +60,16 @@ describe("a run's error", () => {
     try {
       await userEvent.click(within(a).getByRole("button", { name: "Open Settings" }));
       expect(screen.getByRole("tab", { name: "Settings" })).toHaveAttribute("aria-selected", "true");
-      // Settings opens at the providers, where the key is given.
-      await waitFor(() => expect(shown.map((e) => e.id)).toContain("providers-title"));
+      // Settings opens at the provider whose key was refused, marked for a moment.
+      const row = await waitFor(() => {
+        const r = document.querySelector<HTMLElement>('#panel-settings li.provider-row[data-provider-id="openai"]');
+        expect(r).not.toBeNull();
+        return r!;
+      });
+      await waitFor(() => expect(shown).toContain(row));
+      expect(row).toHaveClass("provider-row-marked");
+      expect(row).toHaveAttribute("aria-current", "true");
+      await waitFor(() => expect(row).not.toHaveClass("provider-row-marked"), { timeout: 4000 });
     } finally {
       delete (Element.prototype as { scrollIntoView?: unknown }).scrollIntoView;
     }

@@ -38,7 +38,7 @@ export function useChatPane({
 }: {
   chats: Chats;
   active: boolean;
-  onOpenSettings: () => void;
+  onOpenSettings: (providerId?: string | null) => void;
   onRunEnd: () => void;
   /** The active branch's messages, root first. */
   branch: MessageNode[];

@@ -220,7 +220,7 @@ function TurnEnd({ message, locked }: { message: Message; locked: boolean }) {
       <RunErrorView
         described={d}
         onRetry={conv === null || locked ? undefined : () => conv.retry(message.id)}
-        onOpenSettings={conv?.openSettings}
+        onOpenSettings={conv === null ? undefined : () => conv.openSettings(meta.provider_id)}
       />
     );
   }

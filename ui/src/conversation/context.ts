@@ -11,7 +11,8 @@ export type ConversationActions = {
   /** Whether the core kept the edit (false: nothing was sent; the editor keeps the text). */
   edit: (messageId: string, text: string) => Promise<boolean>;
   fork: (messageId: string) => Promise<void>;
-  openSettings: () => void;
+  /** Settings → Model providers, at the given provider's row (highlighted) when there is one. */
+  openSettings: (providerId?: string | null) => void;
   providers: ProviderRecord[];
   presets: Preset[];
 };

@@ -32,7 +32,7 @@ export function useChatRuns({
 }: {
   chats: Chats;
   info: ProviderInfo;
-  onOpenSettings: () => void;
+  onOpenSettings: (providerId?: string | null) => void;
   /** A run ended: its calls are recorded. */
   onRunEnd: (chatId: string) => void;
 }): ChatRuns {

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 import { api } from "../api";
 import type { ConnectionTest, Detected, Preset, ProviderRecord } from "../bindings";
 import { Badge, ErrorBox, Spinner } from "../components/feedback";
@@ -69,6 +69,12 @@ function TestResult({
   );
 }
 
+/** A provider to bring into view and mark; `seq` tells two requests for the same one apart. */
+export type ProviderFocus = { id: string; seq: number };
+
+/** How long a provider brought into view stays marked. */
+const MARK_MS = 2500;
+
 /**
  * LLM providers: the ones set up (with *Test connection*, which lists the
  * provider's models and lets one be made the default, *Edit* in place and
@@ -76,7 +82,7 @@ function TestResult({
  * one), and a form to add one from a preset or any OpenAI-compatible URL,
  * with its API key going to the secret store. `active`: the page is shown.
  */
-export function ProvidersSection({ active }: { active: boolean }) {
+export function ProvidersSection({ active, focus = null }: { active: boolean; focus?: ProviderFocus | null }) {
   const [load, reload] = useLoad(() => api.listProviders(), "providers");
   const [presetsLoad] = useLoad(() => api.providerPresets(), "provider-presets");
   const [found, setFound] = useState<Detected[] | null>(null);
@@ -88,6 +94,30 @@ export function ProvidersSection({ active }: { active: boolean }) {
       void api.detectProviders().then(setFound, () => setFound([]));
     }
   }
+  // A chat's error named this provider: its row is scrolled to (once the
+  // list has it) and marked for a moment.
+  const [marked, setMarked] = useState<ProviderFocus | null>(null);
+  const [seen, setSeen] = useState(0);
+  if (focus !== null && active && focus.seq !== seen) {
+    setSeen(focus.seq);
+    setMarked(focus);
+  }
+  const list = useRef<HTMLUListElement>(null);
+  const scrolled = useRef(0);
+  useEffect(() => {
+    if (marked === null || scrolled.current === marked.seq) return;
+    const row = [...(list.current?.querySelectorAll<HTMLElement>("li.provider-row") ?? [])].find(
+      (li) => li.dataset.providerId === marked.id,
+    );
+    if (row === undefined) return; // not listed yet: again when the list comes
+    scrolled.current = marked.seq;
+    if (typeof row.scrollIntoView === "function") row.scrollIntoView({ block: "center" });
+  });
+  useEffect(() => {
+    if (marked === null) return;
+    const t = setTimeout(() => setMarked(null), MARK_MS);
+    return () => clearTimeout(t);
+  }, [marked]);
   const [tests, setTests] = useState<Record<string, ConnectionTest | "testing">>({});
   const [editing, setEditing] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -194,11 +224,16 @@ export function ProvidersSection({ active }: { active: boolean }) {
       {load.data === null && load.state === "loading" && <Spinner label="Loading providers…" />}
       {load.data !== null && providers.length === 0 && <p className="empty-inline">No provider is set up yet.</p>}
       {providers.length > 0 && (
-        <ul className="provider-list" aria-label="Providers">
+        <ul className="provider-list" aria-label="Providers" ref={list}>
           {providers.map((p) => {
             const t = tests[p.id];
             return (
-              <li key={p.id} className="provider-row">
+              <li
+                key={p.id}
+                className={marked?.id === p.id ? "provider-row provider-row-marked" : "provider-row"}
+                data-provider-id={p.id}
+                aria-current={marked?.id === p.id ? "true" : undefined}
+              >
                 <div className="provider-main">
                   <strong>{p.id}</strong> <span className="muted small">{p.preset ?? p.kind}</span>
                   <div className="small">

@@ -3,7 +3,7 @@ import { ErrorBox, Notice, Spinner } from "../components/feedback";
 import { RestartButton } from "../renderers/FrameRenderer";
 import { AgentsSection } from "./agents/AgentsSection";
 import { McpServersSection } from "./mcp/McpServersSection";
-import { ProvidersSection } from "./ProvidersSection";
+import { ProvidersSection, type ProviderFocus } from "./ProvidersSection";
 import { SecretsSection } from "./SecretsSection";
 import { useSettings } from "./useSettings";
 
@@ -13,7 +13,16 @@ import { useSettings } from "./useSettings";
  * kept. `active`: the page is shown;
  * `onToolsChanged`: MCP servers changed the tools on offer.
  */
-export function SettingsPanel({ active = true, onToolsChanged }: { active?: boolean; onToolsChanged?: () => void }) {
+export function SettingsPanel({
+  active = true,
+  onToolsChanged,
+  providerFocus = null,
+}: {
+  active?: boolean;
+  onToolsChanged?: () => void;
+  /** A provider to bring into view and mark (a chat's error about it). */
+  providerFocus?: ProviderFocus | null;
+}) {
   const { load, allowFrameOrigin, forbidFrameOrigin, reload } = useSettings();
   const [draft, setDraft] = useState("");
   const [error, setError] = useState<unknown>(null);
@@ -55,7 +64,7 @@ export function SettingsPanel({ active = true, onToolsChanged }: { active?: bool
           </p>
         </div>
       </header>
-      <ProvidersSection active={active} />
+      <ProvidersSection active={active} focus={providerFocus} />
       <AgentsSection active={active} />
       <McpServersSection active={active} onChanged={onToolsChanged ?? (() => {})} />
       <section className="settings-section" aria-labelledby="frame-origins-title">

@@ -34,7 +34,7 @@ export function ToolsView({
   toolsVersion: number;
   /** The tab is shown (dropped files are for this chat). */
   active?: boolean;
-  onOpenSettings?: () => void;
+  onOpenSettings?: (providerId?: string | null) => void;
 }) {
   const [catalog, reloadCatalog] = useLoad(async () => {
     const [tools, toolsets] = await Promise.all([api.getAvailableTools(), api.listToolsets()]);
