@@ -3,11 +3,24 @@
 //! named after its one server, entry points relative to `tools/`, tools
 //! turned off in the manifest, numbers a person sets kept as integers.
 
-use crate::Env;
-use crate::bundles::toolset_zip;
+use std::path::{Path, PathBuf};
 
-fn path(p: &std::path::Path) -> &str {
+use crate::Env;
+use crate::bundles::{manifest, toolset_zip, zip_of};
+
+fn path(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
+}
+
+const HELLO_PY: &[u8] = b"def run(workspace, name='x'):\n    return {'text': 'hi ' + name}\n";
+
+/// A bundle of `toolset.yaml` and `tools/hello.py`.
+fn bundle(dir: &Path, name: &str, manifest: &str) -> PathBuf {
+    zip_of(
+        dir,
+        name,
+        &[("toolset.yaml", manifest.as_bytes()), ("tools/hello.py", HELLO_PY)],
+    )
 }
 
 /// A real bundle's ids have `_` (`my_tools`); they share the namespace of
@@ -71,4 +84,44 @@ fn ids_with_underscores_install_and_route_and_capitals_are_refused_with_the_lowe
             "{said}"
         );
     }
+}
+
+/// `manifest_version: 1.0` once led, through "quote it", to "unsupported
+/// version \"1.0\""; a numeric or two-number `version` was refused.
+#[test]
+fn numeric_and_short_versions_are_read_as_what_they_mean_and_still_upgrade() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let text = |mv: &str, v: &str| {
+        manifest("nums", "1.0.0", "")
+            .replace("manifest_version: \"1\"", &format!("manifest_version: {mv}"))
+            .replace("version: \"1.0.0\"", &format!("version: {v}"))
+    };
+    for (i, mv) in ["1", "\"1\"", "1.0", "\"1.0\""].into_iter().enumerate() {
+        let zip = bundle(t.path(), &format!("v{i}.zip"), &text(mv, "1.0"));
+        let out = env.cli(&["toolset", "validate", path(&zip)]);
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "manifest_version: {mv}\n{said}");
+        assert!(said.contains("version: read as \"1.0.0\""), "{said}");
+    }
+    for mv in ["2", "\"1.1\"", "one"] {
+        let zip = bundle(t.path(), "bad.zip", &text(mv, "\"1.0.0\""));
+        let out = env.cli(&["toolset", "validate", path(&zip)]);
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{said}");
+        assert!(
+            said.contains("this Atelier reads \"1\"") && !said.contains("quote it"),
+            "{said}"
+        );
+    }
+
+    let first = bundle(t.path(), "first.zip", &text("1.0", "1.0"));
+    env.ok(&["toolset", "import", path(&first)]);
+    assert_eq!(env.json(&["toolset", "show", "nums"])["version"], "1.0.0");
+    let next = bundle(t.path(), "next.zip", &text("1", "\"1.1\""));
+    env.ok(&["toolset", "import", path(&next)]);
+    assert_eq!(env.json(&["toolset", "show", "nums"])["version"], "1.1.0");
+    let older = bundle(t.path(), "older.zip", &text("1", "1"));
+    let said = env.json(&["toolset", "import", path(&older)]).to_string();
+    assert!(said.contains("downgraded"), "1.0.0 after 1.1.0 is a downgrade: {said}");
 }

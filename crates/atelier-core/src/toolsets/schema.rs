@@ -38,11 +38,12 @@ pub fn manifest_schema_text() -> String {
     text
 }
 
-/// `manifest_version:` — "1", or the number 1, which the validator takes too.
+/// `manifest_version:` — "1", or what the validator takes for it too (1,
+/// 1.0, "1.0").
 pub(super) fn manifest_version(_: &mut SchemaGenerator) -> Schema {
     json_schema!({
         "description": "The manifest format: \"1\".",
-        "enum": [super::manifest::MANIFEST_VERSION, 1]
+        "enum": [super::manifest::MANIFEST_VERSION, 1, "1.0"]
     })
 }
 

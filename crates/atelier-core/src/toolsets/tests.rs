@@ -105,9 +105,9 @@ mcp_servers:
     let msgs = assert_problems(
         &c,
         &[
-            "toolset.yaml:1:19 manifest_version: unsupported version \"2\"",
+            "toolset.yaml:1:19 manifest_version: unsupported manifest_version \"2\": this Atelier reads \"1\"",
             "toolset.yaml:2:5 id: \"../Evil\" is not a valid toolset id",
-            "toolset.yaml:4:10 version: expected a string, got the number 1.0: quote it",
+            "toolset.yaml:4:10 warning version: read as \"1.0.0\"; written as the number 1.0",
             "future_field: unknown key",
             "python.requirements[0]: \"--index-url http://evil\" is not a requirement",
             "toolset.yaml:10:17 tools[0].entrypoint: expected \"module.path:function\", got \"tools.a\"",
@@ -130,7 +130,10 @@ mcp_servers:
         ],
     );
     let warnings = c.problems.iter().filter(|p| p.severity == Severity::Warning).count();
-    assert_eq!(warnings, 2, "unknown keys are warnings only: {msgs:#?}");
+    assert_eq!(
+        warnings, 3,
+        "unknown keys and a numeric version are warnings only: {msgs:#?}"
+    );
 }
 
 #[test]

@@ -162,13 +162,6 @@ impl Checker<'_> {
                 self.error(&p, format!("`{key}` is required"));
                 None
             }
-            Some(Value::Number(n)) if key == "version" || key == "manifest_version" => {
-                self.error(
-                    &p,
-                    format!("expected a string, got the number {n}: quote it, e.g. \"{n}\""),
-                );
-                None
-            }
             Some(other) => {
                 self.error(&p, format!("expected a string, got {}", describe(other)));
                 None

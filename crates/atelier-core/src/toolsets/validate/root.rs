@@ -7,23 +7,84 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::parts::{check_server, check_tool};
-use super::{Checker, PYTHON_KEYS, TOP_KEYS, config, describe, entrypoint_module_files, join};
+use super::{Checker, PYTHON_KEYS, Severity, TOP_KEYS, config, describe, entrypoint_module_files, join};
 use crate::ids::{is_namespace_id, namespace_id_advice};
 use crate::toolsets::manifest::{MANIFEST_VERSION, PythonSection, Scope, ToolsetManifest};
 
-pub(super) fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetManifest> {
-    let manifest_version = match obj.get("manifest_version") {
-        Some(Value::Number(n)) if n.as_u64() == Some(1) => Some(MANIFEST_VERSION.to_owned()),
-        _ => c.string(obj, "", "manifest_version", true),
+/// `manifest_version`: "1" as the seed writes it, and what an author means
+/// by it — `1`, `1.0`, `"1.0"` —; anything else is refused saying what this
+/// Atelier reads.
+fn check_manifest_version(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<String> {
+    let given = match obj.get("manifest_version") {
+        None | Some(Value::Null) => {
+            c.error(
+                "manifest_version",
+                format!("`manifest_version` is required: write manifest_version: \"{MANIFEST_VERSION}\""),
+            );
+            return None;
+        }
+        Some(Value::Number(n)) if n.as_f64() == Some(1.0) => return Some(MANIFEST_VERSION.to_owned()),
+        Some(Value::String(s)) if matches!(s.trim(), "1" | "1.0") => return Some(MANIFEST_VERSION.to_owned()),
+        Some(Value::String(s)) => format!("{s:?}"),
+        Some(Value::Number(n)) => n.to_string(),
+        Some(other) => describe(other),
     };
-    if let Some(v) = &manifest_version
-        && v != MANIFEST_VERSION
-    {
-        c.error(
-            "manifest_version",
-            format!("unsupported version {v:?}: this Atelier reads \"{MANIFEST_VERSION}\""),
-        );
+    c.error(
+        "manifest_version",
+        format!("unsupported manifest_version {given}: this Atelier reads \"{MANIFEST_VERSION}\" (also written 1 or \"1.0\")"),
+    );
+    None
+}
+
+/// `version`: a semantic version. One with fewer than three numbers (`1`,
+/// `"1.0"`, a YAML number) or a leading `v` is read as the semantic version
+/// it stands for (`1.0.0`), with a warning, so upgrades still compare.
+fn check_version(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<String> {
+    let (text, number) = match obj.get("version") {
+        Some(Value::Number(n)) => (n.to_string(), true),
+        _ => (c.string(obj, "", "version", true)?, false),
+    };
+    if !number && semver::Version::parse(&text).is_ok() {
+        return Some(text);
     }
+    let digits = text.trim().strip_prefix(['v', 'V']).unwrap_or(text.trim());
+    let parts: Vec<&str> = digits.split('.').collect();
+    let numeric = parts.len() <= 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let full = numeric.then(|| {
+        let mut full: Vec<String> = parts.iter().map(|p| p.trim_start_matches('0').to_owned()).collect();
+        full.iter_mut().filter(|p| p.is_empty()).for_each(|p| p.push('0'));
+        full.resize(3, "0".to_owned());
+        full.join(".")
+    });
+    match full.filter(|f| semver::Version::parse(f).is_ok()) {
+        Some(full) => {
+            let why = if number {
+                format!("written as the number {text} (YAML reads `1.10` as 1.1): quote it, e.g. version: \"{full}\"")
+            } else {
+                format!("a semantic version has three numbers: write version: \"{full}\"")
+            };
+            c.push(Severity::Warning, "version", format!("read as {full:?}; {why}"), false);
+            Some(full)
+        }
+        None => {
+            let why = semver::Version::parse(&text)
+                .err()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default();
+            c.error(
+                "version",
+                format!("{text:?} is not a semantic version like \"1.2.0\"{why}"),
+            );
+            None
+        }
+    }
+}
+
+pub(super) fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Option<ToolsetManifest> {
+    let manifest_version = check_manifest_version(c, obj);
     let id = c.string(obj, "", "id", true);
     if let Some(id) = &id
         && !is_namespace_id(id)
@@ -39,7 +100,10 @@ pub(super) fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Optio
     {
         c.error(
             "prefix",
-            format!("{p:?} is not a valid prefix (the rule of ids): {}", namespace_id_advice(p)),
+            format!(
+                "{p:?} is not a valid prefix (the rule of ids): {}",
+                namespace_id_advice(p)
+            ),
         );
     }
     let scope = match c.string(obj, "", "scope", false) {
@@ -53,15 +117,7 @@ pub(super) fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Optio
         }),
     };
     let name = c.string(obj, "", "name", true);
-    let version = c.string(obj, "", "version", true);
-    if let Some(v) = &version
-        && let Err(e) = semver::Version::parse(v)
-    {
-        c.error(
-            "version",
-            format!("{v:?} is not a semantic version like \"1.2.0\" ({e})"),
-        );
-    }
+    let version = check_version(c, obj);
     let description = c.string(obj, "", "description", false).unwrap_or_default();
     let author = c.string(obj, "", "author", false);
     let homepage = c.string(obj, "", "homepage", false);
