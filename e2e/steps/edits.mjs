@@ -27,7 +27,7 @@ export const EDITED_FILE = 'branch.txt';
 
 /** Registers these steps, in order. */
 export function register(step) {
-  step('Edit in the code renderer: Save… shows the diff, then a new edit node with that change', async () => {
+  step('Edit in the code renderer: Save… shows the diff, then a new edit step with that change', async () => {
     await openTab('tools');
     // The write_file call that made branch.txt, on the active branch.
     const card = await waitEl(
@@ -71,7 +71,7 @@ export function register(step) {
     await shot('save-edit-diff');
     await clickButton('.modal[role=alertdialog] .modal-actions', 'Save');
 
-    await s.waitText('#panel-tools article.call-card .code-renderer', 'Saved as a new edit node after this call');
+    await s.waitText('#panel-tools article.call-card .code-renderer', 'Saved as a new edit step after this call');
     // The branch now ends with the edit, after the write_file call.
     const item = await waitFor(async () => {
       const last = (await branchItems()).at(-1);

@@ -88,7 +88,7 @@ export function register(step) {
       `for (const b of document.querySelectorAll('ul[aria-label="Chat list"] .chat-title')) if (b.textContent === 'A chat with a branch') return b; return null;`,
       'a click on the chat with a branch',
     );
-    await s.waitText('section[aria-label="Conversation map"] .map-count', '12 nodes');
+    await s.waitText('section[aria-label="Conversation map"] .map-count', '12 steps');
     // The straight part of the main line is folded ("⋯ 4 steps"): open it.
     await s.click(
       await s.execEl(`return document.querySelector('section[aria-label="Conversation map"] .map-run .map-shape');`),

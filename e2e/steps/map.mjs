@@ -24,7 +24,7 @@ import {
 /** Picks the option of the select labelled `label` in the compare panel whose text matches `re`; returns its text. */
 async function pick(label, re) {
   const option = await waitEl(
-    `for (const l of document.querySelectorAll('section[aria-label="Compare two nodes"] label.compare-pick'))
+    `for (const l of document.querySelectorAll('section[aria-label="Compare two steps"] label.compare-pick'))
        if (l.querySelector('.field-label')?.textContent === arguments[0])
          for (const o of l.querySelectorAll('option')) if (new RegExp(arguments[1]).test(o.textContent)) return o;
      return null;`,
@@ -51,12 +51,12 @@ export function register(step) {
     await shot('map-jump-first-step');
 
     await clickButton('#panel-workspace .header-actions', 'Compare…');
-    const panel = await s.find('section[aria-label="Compare two nodes"]');
+    const panel = await s.find('section[aria-label="Compare two steps"]');
     const from = await pick('From', /^Step 1 · write_file · /);
     const to = await pick('To', / · edit: 1 changed · /);
     log(`compare: ${from} → ${to}`);
-    await s.waitText('section[aria-label="Compare two nodes"] .compare-summary', '1 added.');
-    const diff = await s.text(await s.find('section[aria-label="Compare two nodes"] ul[aria-label="Differences"]'));
+    await s.waitText('section[aria-label="Compare two steps"] .compare-summary', '1 added.');
+    const diff = await s.text(await s.find('section[aria-label="Compare two steps"] ul[aria-label="Differences"]'));
     assert(
       diff.toLowerCase().includes(`added ${EDITED_FILE}`),
       `the comparison does not list ${EDITED_FILE} as added: ${diff}`,

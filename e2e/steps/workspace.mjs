@@ -13,7 +13,7 @@ export function register(step) {
       hint: 'Drop to add',
       hoverShot: 'workspace-drag-over',
     });
-    await s.waitText('#panel-workspace', 'Added as a new upload node: 1 new');
+    await s.waitText('#panel-workspace', 'Added as a new upload step: 1 new');
     const list = await fileList('dropped-notes.md');
     const item = await waitEl(
       `for (const b of arguments[0].querySelectorAll('.file-item')) if (b.dataset.path === 'dropped-notes.md') return b; return null;`,

@@ -214,7 +214,7 @@ describe("a step's changes", () => {
       "Remove from current",
     );
     await userEvent.click(within(changed).getByRole("button", { name: "Restore this version: a.txt" }));
-    expect(await screen.findByText("a.txt is back as it was after this step (a new edit node).")).toBeInTheDocument();
+    expect(await screen.findByText("a.txt is back as it was after this step (a new edit step).")).toBeInTheDocument();
     expect(argsOf(calls, "restore_file")).toEqual([{ chatId: "chat-1", path: "a.txt", from: "a" }]);
     expect(onSwitched).toHaveBeenCalled();
   });

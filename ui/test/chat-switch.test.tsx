@@ -124,7 +124,7 @@ describe("changing chats", () => {
     await userEvent.click(await screen.findByRole("tab", { name: "Workspace" }));
     expect(await within(workspace()).findByText("alpha-b.txt")).toBeInTheDocument();
     await userEvent.click(within(workspace()).getByRole("button", { name: "Compare…" }));
-    expect(await screen.findByRole("region", { name: "Compare two nodes" })).toBeInTheDocument();
+    expect(await screen.findByRole("region", { name: "Compare two steps" })).toBeInTheDocument();
     // Alt+←: the branch view (Tools tab, mounted) switches A to its other version.
     await waitFor(() =>
       expect(screen.getByRole("group", { name: "Other versions of this step", hidden: true })).toBeTruthy(),
@@ -139,7 +139,7 @@ describe("changing chats", () => {
     expect(await within(workspace()).findByText("The workspace is empty")).toBeInTheDocument();
     expect(within(workspace()).queryByText(/could not be read/)).toBeNull();
     expect(within(workspace()).queryByText("alpha-a.txt")).toBeNull();
-    expect(screen.queryByRole("region", { name: "Compare two nodes" })).toBeNull();
+    expect(screen.queryByRole("region", { name: "Compare two steps" })).toBeNull();
   });
 
   it("never shows the old chat's files or calls while the new chat's reads are in flight", async () => {
@@ -158,7 +158,7 @@ describe("changing chats", () => {
     // B's answers have not come: nothing of A's is shown meanwhile.
     expect(within(workspace()).queryByText("alpha-b.txt")).toBeNull();
     expect(within(workspace()).getByText("Reading the workspace…")).toBeInTheDocument();
-    expect(screen.queryByRole("region", { name: "Compare two nodes" })).toBeNull();
+    expect(screen.queryByRole("region", { name: "Compare two steps" })).toBeNull();
     expect(within(workspace()).queryByText(/Alpha/)).toBeNull();
     await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
     expect(screen.queryByRole("article", { name: "Call of tool_s1" })).toBeNull();

@@ -171,7 +171,7 @@ describe("branches", () => {
     await waitFor(() => expect(articles("assistant")).toHaveLength(1));
     const select = screen.getByRole("combobox", { name: "Model" });
     await waitFor(() =>
-      expect(within(select).getByRole("option", { name: "ollama · llama3.2:3b" })).toBeInTheDocument(),
+      expect(within(select).getByRole("option", { name: "llama3.2:3b · ollama" })).toBeInTheDocument(),
     );
     await userEvent.selectOptions(select, "ollama/llama3.2:3b");
     await userEvent.click(within(articles("assistant")[0]!).getByRole("button", { name: "Retry" }));
@@ -212,7 +212,7 @@ describe("the model switcher", () => {
     const box = await openChat();
     const select = screen.getByRole("combobox", { name: "Model" });
     await waitFor(() =>
-      expect(within(select).getByRole("option", { name: "ollama · llama3.2:3b" })).toBeInTheDocument(),
+      expect(within(select).getByRole("option", { name: "llama3.2:3b · ollama" })).toBeInTheDocument(),
     );
     await userEvent.selectOptions(select, "ollama/llama3.2:3b");
     await userEvent.type(box, "hi{Enter}");
@@ -238,7 +238,7 @@ describe("the agent switcher", () => {
     expect(select).toHaveValue("assistant");
     await userEvent.selectOptions(select, "researcher");
     // The chat has no model of its own: the agent's is the default.
-    expect(screen.getByRole("combobox", { name: "Model" })).toHaveTextContent("Agent's · ollama · llama3.2:3b");
+    expect(screen.getByRole("combobox", { name: "Model" })).toHaveTextContent("llama3.2:3b · ollama (agent's)");
     await userEvent.type(box, "find sources{Enter}");
     await waitFor(() => expect(b.runs).toHaveLength(1));
     expect(b.run().args.options).toMatchObject({ agent_id: "researcher", provider_id: null, model: null });

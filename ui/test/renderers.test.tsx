@@ -86,7 +86,7 @@ describe("code renderer", () => {
 });
 
 describe("saving an editable code view", () => {
-  it("shows the diff first, then saves the file as an edit node after the call", async () => {
+  it("shows the diff first, then saves the file as an edit step after the call", async () => {
     const calls = mockCommands({
       get_workspace_file: () => ({ path: "sales.csv", size: 8, sha256: "ab", text: "a,b\n1,2" }),
       diff_text: editDiff,
@@ -113,7 +113,7 @@ describe("saving an editable code view", () => {
     expect(argsOf(calls, "diff_text")).toEqual([{ path: "sales.csv", before: "a,b\n1,2", after: "a,b\n1,3" }]);
     expect(within(dialog).getByLabelText("Changes").textContent).toContain("-1,2\n+1,3\n");
     act(() => within(dialog).getByRole("button", { name: "Save" }).click());
-    expect(await screen.findByText(/Saved as a new edit node after this call/)).toBeInTheDocument();
+    expect(await screen.findByText(/Saved as a new edit step after this call/)).toBeInTheDocument();
     expect(argsOf(calls, "save_edit")).toEqual([
       { chatId: "chat-1", at: "node-7", changes: [{ op: "write", path: "sales.csv", text: "a,b\n1,3" }] },
     ]);
@@ -145,7 +145,7 @@ describe("saving an editable code view", () => {
     act(() => screen.getByRole("button", { name: "Save…" }).click());
     const dialog = await screen.findByRole("alertdialog", { name: "Save README.md?" });
     act(() => within(dialog).getByRole("button", { name: "Save" }).click());
-    expect(await screen.findByText(/Saved as a new edit node/)).toBeInTheDocument();
+    expect(await screen.findByText(/Saved as a new edit step/)).toBeInTheDocument();
     expect(argsOf(calls, "save_edit")).toEqual([
       { chatId: "chat-1", at: "node-8", changes: [{ op: "write", path: "README.md", text: "# Title\n\nMore." }] },
     ]);

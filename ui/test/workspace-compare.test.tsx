@@ -93,7 +93,7 @@ async function openCompare() {
   render(<WorkspaceView chats={chats()} active />);
   await screen.findByRole("tree", { name: "Workspace files" });
   await userEvent.click(screen.getByRole("button", { name: "Compare…" }));
-  return screen.findByRole("region", { name: "Compare two nodes" });
+  return screen.findByRole("region", { name: "Compare two steps" });
 }
 
 describe("comparing two nodes", () => {
@@ -134,7 +134,7 @@ describe("comparing two nodes", () => {
     expect(within(panel).getByLabelText("To")).toHaveValue("c");
   });
 
-  it("restores one file into the workspace as it is in the From node", async () => {
+  it("restores one file into the workspace as it is in the From step", async () => {
     const calls = mockCommands({
       get_workspace_manifest: (a) => manifest(typeof a.manifestId === "string" ? a.manifestId : "man-c", "edit"),
       chat_tree: () => chatTree(),
@@ -153,7 +153,7 @@ describe("comparing two nodes", () => {
     const panel = await openCompare();
     await within(panel).findByRole("list", { name: "Differences" });
     await userEvent.click(within(panel).getByRole("button", { name: "Restore the From version of notes.md" }));
-    expect(await within(panel).findByText("Restored (a new edit node).")).toBeInTheDocument();
+    expect(await within(panel).findByText("Restored (a new edit step).")).toBeInTheDocument();
     expect(argsOf(calls, "restore_file")).toEqual([{ chatId: "chat-1", path: "notes.md", from: "b" }]);
   });
 
@@ -172,7 +172,7 @@ describe("comparing two nodes", () => {
       "Remove from current",
     );
 
-    await userEvent.click(within(panel).getByRole("button", { name: "Swap the two nodes" }));
+    await userEvent.click(within(panel).getByRole("button", { name: "Swap the two steps" }));
     expect(await within(panel).findByText("2 removed.")).toBeInTheDocument();
     expect(argsOf(calls, "diff_nodes").at(-1)).toEqual({ chatId: "chat-1", from: "c", to: "root" });
     expect(within(panel).getByLabelText("From")).toHaveValue("c");
@@ -180,11 +180,11 @@ describe("comparing two nodes", () => {
     // The same node on both sides asks for another, without asking the backend.
     const asked = argsOf(calls, "diff_nodes").length;
     await userEvent.selectOptions(within(panel).getByLabelText("To"), "c");
-    expect(within(panel).getByText(/Both sides are the same node/)).toBeInTheDocument();
+    expect(within(panel).getByText(/Both sides are the same step/)).toBeInTheDocument();
     expect(argsOf(calls, "diff_nodes")).toHaveLength(asked);
 
     await userEvent.click(within(panel).getByRole("button", { name: "Close" }));
-    expect(screen.queryByRole("region", { name: "Compare two nodes" })).toBeNull();
+    expect(screen.queryByRole("region", { name: "Compare two steps" })).toBeNull();
   });
 
   it("says so when two nodes have the same files", async () => {
@@ -193,6 +193,6 @@ describe("comparing two nodes", () => {
     await within(panel).findByRole("list", { name: "Differences" });
     await userEvent.selectOptions(within(panel).getByLabelText("From"), "a");
     await userEvent.selectOptions(within(panel).getByLabelText("To"), "b2");
-    expect(await within(panel).findByText("The two nodes have the same files.")).toBeInTheDocument();
+    expect(await within(panel).findByText("The two steps have the same files.")).toBeInTheDocument();
   });
 });

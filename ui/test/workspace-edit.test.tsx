@@ -76,10 +76,10 @@ describe("the Workspace tab", () => {
     act(() => screen.getByRole("button", { name: "Save…" }).click());
     const dialog = await screen.findByRole("alertdialog", { name: "Save notes.md?" });
     expect(
-      await within(dialog).findByText(/\+1 −1 lines\. The change is saved as a new edit node after the current step/),
+      await within(dialog).findByText(/\+1 −1 lines\. The change is saved as a new edit step after the current step/),
     );
     act(() => within(dialog).getByRole("button", { name: "Save" }).click());
-    expect(await screen.findByText(/Saved as a new edit node after the current step/)).toBeInTheDocument();
+    expect(await screen.findByText(/Saved as a new edit step after the current step/)).toBeInTheDocument();
     expect(argsOf(calls, "save_edit")).toEqual([
       { chatId: "chat-1", at: "b2", changes: [{ op: "write", path: "notes.md", text: "# Hi there\n" }] },
     ]);

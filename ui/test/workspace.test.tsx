@@ -101,7 +101,7 @@ describe("workspace browser", () => {
       emit("tauri://drag-drop", { paths: ["/home/me/report.csv", "/home/me/photos"], position: { x: 1, y: 1 } }),
     );
     expect(
-      await screen.findByText(/Added as a new upload node: 1 new, 0 changed\. Skipped: photos\/link/),
+      await screen.findByText(/Added as a new upload step: 1 new, 0 changed\. Skipped: photos\/link/),
     ).toBeInTheDocument();
     expect(argsOf(calls, "upload_files").map(({ onProgress: _c, ...a }) => a)).toEqual([
       { chatId: "chat-1", paths: ["/home/me/report.csv", "/home/me/photos"], dest: "" },

@@ -34,8 +34,8 @@ export function NodeChanges({
       setNote(
         out.changed
           ? removedHere.has(path)
-            ? `${path} is removed from the current workspace (a new edit node).`
-            : `${path} is back as it was after this step (a new edit node).`
+            ? `${path} is removed from the current workspace (a new edit step).`
+            : `${path} is back as it was after this step (a new edit step).`
           : `${path} is already like that.`,
       );
       onRestored();
@@ -52,8 +52,8 @@ export function NodeChanges({
         aria-label={`${label}: ${path}`}
         title={
           removedHere.has(path)
-            ? "This step removed the file: remove it from the current workspace too (a new edit node)"
-            : "Bring the file as it was after this step into the current workspace (a new edit node)"
+            ? "This step removed the file: remove it from the current workspace too (a new edit step)"
+            : "Bring the file as it was after this step into the current workspace (a new edit step)"
         }
         onClick={() => restore(path)}
       >

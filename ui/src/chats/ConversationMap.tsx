@@ -120,7 +120,7 @@ export function ConversationMap({ chats }: { chats: Chats }) {
         <span>Conversation</span>
         {data != null && (
           <span className="map-count">
-            {data.tree.length.toLocaleString()} {data.tree.length === 1 ? "node" : "nodes"}
+            {data.tree.length.toLocaleString()} {data.tree.length === 1 ? "step" : "steps"}
           </span>
         )}
       </div>

@@ -1,4 +1,4 @@
-// Beside the composer: the model (provider · model) and the agent a chat
+// Beside the composer: the model (model · provider) and the agent a chat
 // talks to. A model chosen here goes with the next message, which makes it
 // the chat's choice (the core records it); until then it is kept per chat
 // in this window.
@@ -78,22 +78,22 @@ export function ModelSwitcher({
       {choice === null && (
         <option value="">
           {agentModel !== null
-            ? `Agent's · ${agentModel.provider} · ${agentModel.model}`
+            ? `${agentModel.model} · ${agentModel.provider} (agent's)`
             : fallback !== undefined
-              ? `Default · ${fallback.id} · ${fallback.default_model}`
+              ? `${fallback.default_model} · ${fallback.id} (default)`
               : "Choose a model"}
         </option>
       )}
       {choice !== null && !listed.has(value) && (
         <option value={value}>
-          {choice.providerId} · {choice.model}
+          {choice.model} · {choice.providerId}
         </option>
       )}
       {providers.map((p) => (
         <optgroup key={p.id} label={providerTitle(p, presets, p.id)}>
           {(models[p.id] ?? []).map((m) => (
             <option key={m} value={`${p.id}/${m}`}>
-              {p.id} · {m}
+              {m} · {p.id}
             </option>
           ))}
         </optgroup>

@@ -68,7 +68,7 @@ export function useSaveControls({
       {saved !== null && !dirty && (
         <Notice tone="success">
           {saved.changed
-            ? `Saved as a new edit node after ${after} (a new branch if the chat had gone on from here).`
+            ? `Saved as a new edit step after ${after} (a new branch if the chat had gone on from here).`
             : "Nothing to save: the file already had this text."}
         </Notice>
       )}

@@ -31,7 +31,7 @@ export function SaveDialog({
       ) : (
         <>
           <p>
-            +{change.data.added} −{change.data.removed} lines. The change is saved as a new edit node after {where};
+            +{change.data.added} −{change.data.removed} lines. The change is saved as a new edit step after {where};
             later steps of the chat stay as they are.
           </p>
           <div aria-label="Changes">

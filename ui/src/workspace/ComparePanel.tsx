@@ -59,8 +59,8 @@ function RestoreFrom({ chatId, node, path, absent }: { chatId: string; node: str
           busy: false,
           note: out.changed
             ? absent
-              ? "Removed (a new edit node)."
-              : "Restored (a new edit node)."
+              ? "Removed (a new edit step)."
+              : "Restored (a new edit step)."
             : "Already like that.",
           error: null,
         });
@@ -75,12 +75,12 @@ function RestoreFrom({ chatId, node, path, absent }: { chatId: string; node: str
         type="button"
         className="btn btn-small btn-ghost"
         aria-label={
-          absent ? `Remove ${path} from current (it is not in the From node)` : `Restore the From version of ${path}`
+          absent ? `Remove ${path} from current (it is not in the From step)` : `Restore the From version of ${path}`
         }
         title={
           absent
-            ? "The From node does not have this file: remove it from the current workspace (a new edit node)"
-            : "Bring this file into the current workspace as it is in the From node (a new edit node)"
+            ? "The From step does not have this file: remove it from the current workspace (a new edit step)"
+            : "Bring this file into the current workspace as it is in the From step (a new edit step)"
         }
         disabled={state.busy}
         onClick={restore}
@@ -100,9 +100,9 @@ function CompareResult({ chatId, from, to }: { chatId: string; from: string; to:
     `${chatId}:${from}:${to}`,
     chatId,
   );
-  if (from === to) return <p className="muted">Both sides are the same node: pick another one to compare.</p>;
+  if (from === to) return <p className="muted">Both sides are the same step: pick another one to compare.</p>;
   if (load.state === "error")
-    return <ErrorBox error={load.error} title="The two nodes could not be compared." onRetry={reload} />;
+    return <ErrorBox error={load.error} title="The two steps could not be compared." onRetry={reload} />;
   if (load.state === "loading" || load.data === null) return <Spinner label="Comparing…" />;
   const d = load.data;
   // Added going From → To: the From node does not have it.
@@ -110,7 +110,7 @@ function CompareResult({ chatId, from, to }: { chatId: string; from: string; to:
   return (
     <div className="compare-result" aria-live="polite">
       <p className="compare-summary">
-        {diffSize(d) === 0 ? "The two nodes have the same files." : `${diffSummary(d)}.`}
+        {diffSize(d) === 0 ? "The two steps have the same files." : `${diffSummary(d)}.`}
       </p>
       {diffSize(d) > 0 && (
         <DiffList
@@ -170,7 +170,7 @@ export function ComparePanel({ chatId, revision, onClose }: { chatId: string; re
             <button
               type="button"
               className="btn btn-small btn-ghost compare-swap"
-              aria-label="Swap the two nodes"
+              aria-label="Swap the two steps"
               title="Swap"
               onClick={() => setPicked({ from: pair.to, to: pair.from })}
             >
@@ -191,13 +191,13 @@ export function ComparePanel({ chatId, revision, onClose }: { chatId: string; re
   return (
     <section
       className="panel compare-panel"
-      aria-label="Compare two nodes"
+      aria-label="Compare two steps"
       onKeyDown={(e) => {
         if (e.key === "Escape") onClose();
       }}
     >
       <div className="compare-head">
-        <h2 className="panel-title">Compare two nodes</h2>
+        <h2 className="panel-title">Compare two steps</h2>
         <button type="button" className="btn btn-small btn-ghost" onClick={onClose}>
           Close
         </button>

@@ -139,7 +139,7 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
       return {
         tone: out.warnings.length > 0 ? "warning" : "success",
         text: out.changed
-          ? `Added as a new upload node: ${out.added} new, ${out.modified} changed.${warn}`
+          ? `Added as a new upload step: ${out.added} new, ${out.modified} changed.${warn}`
           : `Nothing changed: the workspace already had these files.${warn}`,
       };
     });
