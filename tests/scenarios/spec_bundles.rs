@@ -125,3 +125,64 @@ fn numeric_and_short_versions_are_read_as_what_they_mean_and_still_upgrade() {
     let said = env.json(&["toolset", "import", path(&older)]).to_string();
     assert!(said.contains("downgraded"), "1.0.0 after 1.1.0 is a downgrade: {said}");
 }
+
+/// The most natural MCP-only bundle wraps one server under the toolset's
+/// own id. Its `echo:<tool>` can only be the server's: it installs, runs
+/// under both names, upgrades and uninstalls with its server; a toolset
+/// with tools of its own may not take its server's id.
+#[test]
+fn an_mcp_only_toolset_may_share_its_servers_id() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let text = |version: &str| {
+        format!(
+            "manifest_version: \"1\"\nid: echo\nname: Echo\nversion: \"{version}\"\n\
+             mcp_servers:\n  - id: echo\n    command: {:?}\n    args: [{:?}]\n",
+            crate::mcp::python(),
+            crate::mcp::fixture()
+        )
+    };
+    let first = zip_of(t.path(), "echo.zip", &[("toolset.yaml", text("1.0.0").as_bytes())]);
+    env.ok(&["toolset", "import", path(&first), "--agent", "assistant"]);
+    // A toolset's server is listed when it first starts (as any other).
+    env.ok(&["mcp", "restart", "echo"]);
+
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let args = r#"{"text": "hello"}"#;
+    for name in ["echo:echo", "echo.echo"] {
+        let mut cmd = vec!["run", name, "--chat", &chat, "--args", args, "--yes", "--quiet"];
+        if name.contains('.') {
+            cmd.extend(["--agent", "assistant"]);
+        }
+        let c = env.json(&cmd);
+        assert_eq!(
+            (c["status"].as_str(), c["tool_id"].as_str()),
+            (Some("success"), Some("echo:echo")),
+            "{name}: {c}"
+        );
+        assert!(c.to_string().contains("hello"), "{c}");
+    }
+    let tools = env.json(&["tool", "list"]).to_string();
+    assert_eq!(tools.matches("\"echo:echo\"").count(), 1, "listed once: {tools}");
+
+    let next = zip_of(t.path(), "echo2.zip", &[("toolset.yaml", text("1.1.0").as_bytes())]);
+    env.ok(&["toolset", "import", path(&next)]);
+    assert_eq!(env.json(&["toolset", "show", "echo"])["version"], "1.1.0");
+    env.ok(&["toolset", "uninstall", "echo"]);
+    let listed = env.json(&["mcp", "list"]).to_string();
+    assert!(
+        !listed.contains("\"echo\""),
+        "the server goes with its toolset: {listed}"
+    );
+
+    // With a tool of its own, `echo:<tool>` could be either: refused.
+    let both = manifest("echo", "1.0.0", "mcp_servers:\n  - id: echo\n    command: npx\n");
+    let zip = bundle(t.path(), "both.zip", &both);
+    let out = env.cli(&["toolset", "validate", path(&zip)]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("mcp_servers[0].id: an MCP server cannot share the id of a toolset that has tools"),
+        "{said}"
+    );
+}

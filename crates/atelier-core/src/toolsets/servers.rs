@@ -33,12 +33,15 @@ pub(super) async fn ensure_idle(conn: &mut SqliteConnection, id: &str) -> Result
 
 /// Toolset ids and MCP server ids share one namespace; a server declared by
 /// two toolsets (or by the user) must be declared the same way.
+/// A toolset of no tools of its own may wrap a server named like itself
+/// (validation refuses one with tools); that server is then checked as any
+/// server it declares.
 pub(super) async fn check_namespace(conn: &mut SqliteConnection, m: &ToolsetManifest) -> Result<()> {
     let clash: Option<String> = sqlx::query_scalar("SELECT id FROM mcp_servers WHERE id = ?")
         .bind(&m.id)
         .fetch_optional(&mut *conn)
         .await?;
-    if clash.is_some() {
+    if clash.is_some() && !m.mcp_servers.iter().any(|s| s.id == m.id) {
         return Err(Error::Conflict(format!(
             "toolset id {:?} is already used by an MCP server (toolsets and MCP servers share one namespace)",
             m.id

@@ -212,10 +212,16 @@ pub(super) fn check_root(c: &mut Checker<'_>, obj: &Map<String, Value>) -> Optio
                     if !seen.insert(server.id.clone()) {
                         c.error(&join(&path, "id"), format!("duplicate MCP server id {:?}", server.id));
                     }
-                    if id.as_deref() == Some(server.id.as_str()) {
+                    // A toolset of no tools of its own may wrap one server
+                    // under its own id: `<id>:<tool>` can only be the
+                    // server's. With tools of its own, both would be
+                    // `<id>:<tool>`, and one could shadow the other.
+                    if id.as_deref() == Some(server.id.as_str()) && !(tools.is_empty() && tools_from.is_empty()) {
                         c.error(
                             &join(&path, "id"),
-                            "an MCP server cannot share the toolset's id (they share one namespace of tool prefixes)",
+                            "an MCP server cannot share the id of a toolset that has tools of its own (their tools \
+                             would share the names `<id>:<tool>`): give the server another id, or move the toolset's \
+                             tools to a toolset of their own",
                         );
                     } else if prefix.as_deref() == Some(server.id.as_str()) {
                         c.error(
