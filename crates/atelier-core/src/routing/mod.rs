@@ -106,8 +106,17 @@ impl Routing<'_> {
             cache.version
         };
         let mut sources = vec![load::builtins(self.app).await?];
-        sources.extend(load::toolsets(self.app).await?);
-        sources.extend(load::mcp_servers(self.app).await?);
+        let servers = load::mcp_servers(self.app).await?;
+        // A toolset of no tools of its own that wraps a server under its
+        // own id (the one case validation allows) is that server here: its
+        // id on an allowlist brings the server's tools.
+        let toolsets = load::toolsets(self.app).await?;
+        sources.extend(
+            toolsets
+                .into_iter()
+                .filter(|t| !(t.tools.is_empty() && servers.iter().any(|s| s.id == t.id))),
+        );
+        sources.extend(servers);
         let confirmations = self.app.tools().policies().await?;
         let mut cache = self.cache();
         sources.extend(cache.extra.values().cloned());
