@@ -68,6 +68,14 @@ describe("code renderer", () => {
     expect(container.querySelector(".cm-content")).toHaveAttribute("contenteditable", "true");
   });
 
+  it("says No output for empty content instead of an editor with a lone line 1", async () => {
+    mockCommands({});
+    const { container } = show(call({ render_plan: plan("code", { content: "", language: "auto" }) }));
+    expect(await screen.findByText("No output")).toBeInTheDocument();
+    expect(container.querySelector(".cm-editor")).toBeNull();
+    expect(screen.queryByText("Plain text")).toBeNull();
+  });
+
   it("says so for a binary file, and shows read errors where they happened", async () => {
     mockCommands({ get_workspace_file: () => ({ path: "x.bin", size: 2048, sha256: "ab", text: null }) });
     show(call({ render_plan: plan("code", { file: "x.bin" }) }));

@@ -4,7 +4,7 @@ import { emit } from "@tauri-apps/api/event";
 import { describe, expect, it } from "vitest";
 import type { WorkspaceManifest } from "../src/bindings";
 import type { Chats } from "../src/chats/useChats";
-import { chatsStub } from "./fixtures";
+import { chatsStub, node } from "./fixtures";
 import { WorkspaceView } from "../src/workspace/WorkspaceView";
 import { argsOf, mockCommands } from "./ipc";
 
@@ -70,6 +70,17 @@ describe("workspace browser", () => {
     expect((await screen.findByRole("img", { name: "data/chart.png" })).getAttribute("src")).toBe(
       "atelier-render://localhost/0123/chart.png",
     );
+  });
+
+  it("keeps Compare… off until the chat has two steps, and says why", async () => {
+    mockCommands({
+      get_workspace_manifest: () => manifest({ "a.txt": "aa" }),
+      chat_tree: () => [node("root", null), node("s1", "root")],
+    });
+    render(<WorkspaceView chats={chats()} active />);
+    const compare = await screen.findByRole("button", { name: "Compare…" });
+    await waitFor(() => expect(compare).toBeDisabled());
+    expect(compare).toHaveAttribute("title", "Compare needs two steps: this chat has one yet");
   });
 
   it("adds dropped files as an upload node and reloads", async () => {

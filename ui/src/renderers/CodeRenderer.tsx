@@ -23,21 +23,27 @@ function CodeBody({
   const lang = languageFor(language, path);
   const [draft, setDraft] = useState(text);
   const { bar, below } = useSaveControls({ path, text, draft, setDraft, save });
+  // Nothing to show (and nothing to edit): said, not an editor with a lone "1".
+  const empty = !editable && text.trim() === "";
   return (
     <div className="code-renderer">
       <div className="renderer-bar">
         {path !== null && <code className="renderer-path">{path}</code>}
-        <span className="muted small">{lang?.name ?? "Plain text"}</span>
+        {!empty && <span className="muted small">{lang?.name ?? "Plain text"}</span>}
         {editable && bar}
       </div>
       {below}
-      <CodeEditor
-        text={editable ? draft : text}
-        language={lang}
-        editable={editable}
-        label={path ?? "Tool output"}
-        onChange={setDraft}
-      />
+      {empty ? (
+        <p className="code-empty muted">{path === null ? "No output" : "Empty file"}</p>
+      ) : (
+        <CodeEditor
+          text={editable ? draft : text}
+          language={lang}
+          editable={editable}
+          label={path ?? "Tool output"}
+          onChange={setDraft}
+        />
+      )}
     </div>
   );
 }

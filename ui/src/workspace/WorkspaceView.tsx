@@ -67,6 +67,8 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
     () => (chatId === null || nodes.data == null ? null : chatPosition(chatId, nodes.data)),
     [chatId, nodes.data],
   );
+  // The steps after the start: Compare needs two of them.
+  const steps = nodes.data == null ? null : Math.max(0, nodes.data.length - 1);
   const [selected, setSelected] = useState<string | null>(null);
   const [comparing, setComparing] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
@@ -239,7 +241,12 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
           <button
             type="button"
             className="btn"
-            disabled={chatId === null}
+            disabled={chatId === null || (steps !== null && steps < 2 && !comparing)}
+            title={
+              steps !== null && steps < 2
+                ? `Compare needs two steps: this chat has ${steps === 0 ? "none" : "one"} yet`
+                : "Compare the files of two steps"
+            }
             aria-expanded={comparing}
             onClick={() => setComparing((c) => !c)}
           >
