@@ -186,3 +186,32 @@ fn an_mcp_only_toolset_may_share_its_servers_id() {
         "{said}"
     );
 }
+
+/// A number setting a person sets to `3` reaches Python as `3`, not `3.0`
+/// (`round(x, 3.0)` and `range(3.0)` raise); `2.5` stays a float, and an
+/// integer default stays an integer.
+#[test]
+fn an_integer_setting_reaches_python_as_an_integer() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let text = manifest("cfg", "1.0.0", "")
+        + "user_config:\n  decimals: {type: number, title: Decimals, min: 0, max: 6}\n  \
+           scale: {type: number, title: Scale}\n  steps: {type: number, title: Steps, default: 4}\n";
+    let py: &[u8] = b"def run(workspace, atelier_config, name='x'):\n    c = atelier_config\n    \
+        return {'text': str(round(3.14159, c['decimals'])), 'range': len(range(c['steps'])),\n            \
+        'types': [type(c[k]).__name__ for k in ('decimals', 'scale', 'steps')]}\n";
+    let zip = zip_of(
+        t.path(),
+        "cfg.zip",
+        &[("toolset.yaml", text.as_bytes()), ("tools/hello.py", py)],
+    );
+    env.ok(&["toolset", "import", path(&zip)]);
+    env.ok(&["toolset", "config", "cfg", "decimals", "3"]);
+    env.ok(&["toolset", "config", "cfg", "scale", "2.5"]);
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let c = env.json(&["run", "cfg:hello", "--chat", &chat, "--quiet"]);
+    assert_eq!(c["status"], "success", "{c}");
+    assert_eq!(c["result"]["text"], "3.142", "{c}");
+    assert_eq!(c["result"]["range"], 4);
+    assert_eq!(c["result"]["types"], serde_json::json!(["int", "float", "int"]));
+}

@@ -37,11 +37,13 @@ pub fn check_value(decl: &UserConfigDecl, v: &Value) -> std::result::Result<Valu
             other => Err(expect("true or false", other)),
         },
         ConfigType::Number => {
-            let n = match v {
-                Value::String(s) => s.trim().parse::<f64>().ok().filter(|n| n.is_finite()),
-                other => other.as_f64(),
+            let typed = match v {
+                Value::String(s) => parse_number(s),
+                Value::Number(_) => Some(v.clone()),
+                _ => None,
             }
             .ok_or_else(|| expect("a number", v))?;
+            let n = typed.as_f64().ok_or_else(|| expect("a number", v))?;
             let range = match (decl.min, decl.max) {
                 (Some(lo), Some(hi)) => format!("a number from {lo} to {hi}"),
                 (Some(lo), None) => format!("a number of at least {lo}"),
@@ -51,10 +53,7 @@ pub fn check_value(decl: &UserConfigDecl, v: &Value) -> std::result::Result<Valu
             if decl.min.is_some_and(|lo| n < lo) || decl.max.is_some_and(|hi| n > hi) {
                 return Err(expect(&range, v));
             }
-            Ok(match v {
-                Value::Number(_) => v.clone(),
-                _ => serde_json::Number::from_f64(n).map_or(Value::Null, Value::Number),
-            })
+            Ok(typed)
         }
         ConfigType::Directory | ConfigType::File => {
             let what = if decl.kind == ConfigType::File {
@@ -77,6 +76,23 @@ pub fn check_value(decl: &UserConfigDecl, v: &Value) -> std::result::Result<Valu
             }
         }
     }
+}
+
+/// A number typed as text (a form field, the command line, a quoted
+/// default): `3` stays an integer — Python gets `3`, which `range()` and
+/// `round(x, n)` take, not `3.0` —, `2.5` or `1e3` a float.
+fn parse_number(text: &str) -> Option<Value> {
+    let t = text.trim();
+    if !t.contains(['.', 'e', 'E']) {
+        if let Ok(i) = t.parse::<i64>() {
+            return Some(Value::from(i));
+        }
+        if let Ok(u) = t.parse::<u64>() {
+            return Some(Value::from(u));
+        }
+    }
+    let f = t.parse::<f64>().ok().filter(|f| f.is_finite())?;
+    serde_json::Number::from_f64(f).map(Value::Number)
 }
 
 /// `~` and `${HOME}` at the start of a path, as MCPB defaults write them.
@@ -124,9 +140,11 @@ pub(crate) fn check_exists(decl: &UserConfigDecl, v: &Value) -> std::result::Res
     Ok(())
 }
 
-/// A stored or default value with `~` / `${HOME}` expanded in paths.
+/// A stored or default value with `~` / `${HOME}` expanded in paths, and
+/// a number default written as text (`default: "3"`) as the number.
 pub(crate) fn expand_value(decl: &UserConfigDecl, v: &Value) -> Value {
     match (decl.kind, v) {
+        (ConfigType::Number, Value::String(s)) => parse_number(s).unwrap_or_else(|| v.clone()),
         (ConfigType::Directory | ConfigType::File, Value::String(s)) => Value::String(expand_home(s)),
         (ConfigType::Directory | ConfigType::File, Value::Array(a)) => Value::Array(
             a.iter()

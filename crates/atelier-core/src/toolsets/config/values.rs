@@ -384,10 +384,24 @@ mod tests {
         let mut n = decl(ConfigType::Number);
         n.min = Some(1.0);
         n.max = Some(10.0);
-        assert_eq!(
-            check_value(&n, &serde_json::json!("3")).expect("3"),
-            serde_json::json!(3.0)
-        );
+        // Typed as an integer, it stays one (Python's `range()` refuses 3.0).
+        for (typed, kept) in [
+            (serde_json::json!("3"), serde_json::json!(3)),
+            (serde_json::json!(" -2 "), serde_json::json!(-2)),
+            (serde_json::json!("2.5"), serde_json::json!(2.5)),
+            (serde_json::json!("3.0"), serde_json::json!(3.0)),
+            (serde_json::json!("1e1"), serde_json::json!(10.0)),
+            (serde_json::json!(7), serde_json::json!(7)),
+        ] {
+            n.min = (typed != serde_json::json!(" -2 ")).then_some(1.0);
+            let v = check_value(&n, &typed).expect("a number");
+            assert_eq!(
+                (&v, v.is_i64() || v.is_u64()),
+                (&kept, kept.is_i64() || kept.is_u64()),
+                "{typed}"
+            );
+        }
+        n.min = Some(1.0);
         assert_eq!(check_value(&n, &serde_json::json!(4)).expect("4"), serde_json::json!(4));
         let e = check_value(&n, &serde_json::json!("11")).expect_err("range");
         assert!(e.contains("from 1 to 10"), "{e}");
