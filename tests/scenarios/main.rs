@@ -39,6 +39,10 @@
 //! - [`python_checks`]: a toolset's Python read before anything runs or
 //!   installs: syntax errors, missing functions, signatures against
 //!   schemas, `tools_from` tools derived from the source.
+//! - [`python_reuse`]: Python written to be reused (seed 002) and laid out
+//!   as a Python project: tools imported inside the bundle, what only the
+//!   import can tell said so, entry points without `input_schema`, a root
+//!   `requirements.txt`.
 //! - [`runs`]: the run flow with builtin tools: records, plans, validation,
 //!   confirmation, confinement, branching.
 //! - [`builtins`]: builtin tools under hostile input: big files capped,
@@ -138,6 +142,7 @@ mod model_inputs;
 mod private_files;
 mod providers;
 mod python_checks;
+mod python_reuse;
 mod round_trips;
 mod run_control;
 mod runs;

@@ -382,12 +382,14 @@ fn a_zip_import_warns_as_validate_does_of_its_python() {
     );
 }
 
-/// `tools_from` exports only tools: a class, or a helper without
-/// `workspace`, named by `__all__` or `TOOLS` is refused by name — read
-/// from the source by `validate`, found by the import when the list is
-/// computed — and `TOOLS` keeps a module's public `__all__` out of it.
+/// `tools_from` exports only tools: a class named by `__all__` or `TOOLS`
+/// is refused by name — read from the source by `validate`, found by the
+/// import when the list is computed (which `validate` says it cannot read)
+/// — while a plain function without `workspace` is a tool (seed 002: reuse
+/// existing functions unchanged); `TOOLS` keeps a module's public `__all__`
+/// out of it.
 #[tokio::test]
-async fn tools_from_refuses_classes_and_helpers_by_name() {
+async fn tools_from_refuses_classes_by_name_and_takes_plain_functions() {
     let t = tempfile::tempdir().expect("tmp");
     let manifest = "manifest_version: \"1\"\nid: tf\nname: TF\nversion: \"1.0.0\"\ntools_from: [tools.text]\n";
     let module = |exports: &str| {
@@ -416,21 +418,35 @@ async fn tools_from_refuses_classes_and_helpers_by_name() {
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(
         said.contains(
-            "tools_from[0]: tools.text.__all__ names what cannot be a tool (a function that takes `workspace`): \
-             slugify (a function without a `workspace` parameter), Color (a class); if __all__ is the module's \
-             public API, list its tools in TOOLS instead"
+            "tools_from[0]: tools.text.__all__ names what cannot be a tool: Color (a class) (a tool is a function, \
+             sync or async); if __all__ is the module's public API, list its tools in TOOLS instead"
         ),
         "{said}"
     );
-    let computed = zip("computed.zip", "TOOLS = list((upper, slugify))");
+    let computed = zip("computed.zip", "TOOLS = list((upper, Color))");
+    let out = env.cli(&["toolset", "validate", &computed]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains(
+            "warning tools_from[0]: tools.text.TOOLS is computed: its tools are checked when the toolset is imported"
+        ) && !said.contains("No problems found"),
+        "{said}"
+    );
     let out = env.cli(&["toolset", "import", &computed]);
     let said = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(
-        said.contains("tools.text.TOOLS names what cannot be a tool") && said.contains("slugify (a function without"),
+        said.contains("tools.text.TOOLS names what cannot be a tool: Color (a class)"),
         "{said}"
     );
+    let plain = zip("plain.zip", "TOOLS = list((upper, slugify))");
+    let imported = env.json(&["toolset", "import", &plain]);
+    assert_eq!(
+        imported["tools"],
+        serde_json::json!(["tf:upper", "tf:slugify"]),
+        "{imported}"
+    );
     let tools = zip("tools.zip", "__all__ = ['upper', 'slugify', 'Color']\nTOOLS = [upper]");
-    let imported = env.json(&["toolset", "import", &tools]);
+    let imported = env.json(&["toolset", "import", "--force", &tools]);
     assert_eq!(imported["tools"], serde_json::json!(["tf:upper"]), "{imported}");
 }

@@ -370,7 +370,13 @@ export type WillRun = {
 /**
  * `(tool id, module.path:function)`.
  */
-python_entrypoints: Array<EntryPoint>, requirements: Array<string>, mcp_servers: Array<ServerLaunch>, };
+python_entrypoints: Array<EntryPoint>, requirements: Array<string>, 
+/**
+ * The file `requirements` were read from when the manifest lists
+ * none (`requirements.txt` at the bundle's root); none: the manifest's
+ * `python.requirements`.
+ */
+requirements_file?: string, mcp_servers: Array<ServerLaunch>, };
 
 export type EntryPoint = { tool_id: string, entrypoint: string, 
 /**
@@ -416,7 +422,13 @@ consent: Consent,
  * The tools its `tools_from:` modules export, with the input schemas
  * derived from their signatures (read from the source, nothing run).
  */
-exported: Array<ExportedTool>, };
+exported: Array<ExportedTool>, 
+/**
+ * The `tools:` entries that give no `input_schema`, whose arguments
+ * come from their function's signature as an exported tool's do (read
+ * from the source; the import takes them from the imported function).
+ */
+derived?: Array<ExportedTool>, };
 
 export type ExportedTool = { module: string, name: string, entrypoint: string, description: string, input_schema: unknown, 
 /**

@@ -48,7 +48,9 @@ pub struct WorkerConfig {
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Request {
     /// Call `entrypoint` (`module.path:function`) with
-    /// `workspace=Path(workspace)` and `args` as keyword arguments.
+    /// `workspace=Path(workspace)` and `args` as keyword arguments (an
+    /// exported function gets `workspace` only if it names it, and may
+    /// return any JSON value; an entry point returns an object).
     Call {
         id: String,
         entrypoint: String,
@@ -68,17 +70,22 @@ pub enum Request {
     Describe { id: String, module: String },
     /// Import the module of `entrypoint` and find its function without
     /// calling it — a new version's check before it replaces a running one.
-    /// The value: `{"parameters": [{"name", "required"}], "var_keyword"}`
-    /// (whether it takes `**kwargs`).
+    /// The value: `{"parameters": [{"name", "required"}], "var_keyword",
+    /// "tool"}` (whether it takes `**kwargs`; the tool its signature and
+    /// docstring make, as Describe lists one: the input schema of an entry
+    /// that gives none).
     Check { id: String, entrypoint: String },
     /// Read the toolset's Python without running any of it (its
-    /// requirements may not be installed yet): compile `files`, find each of
-    /// `entrypoints` among its module's top-level functions, derive the tools
-    /// of each `tools_from` module whose exports are written as a literal.
+    /// requirements may not be installed yet): compile `files` (and find
+    /// the imports inside the bundle that fail), find each of `entrypoints`'
+    /// function (following imports inside the bundle), derive the tools of
+    /// each `tools_from` module from its `TOOLS` / `__all__`.
     /// The value: `{"syntax": [{"file", "line", "column", "message",
     /// "text"}], "entrypoints": {ep: {"found": "def" | "missing" |
-    /// "unknown", "parameters"?, "var_keyword"?, "functions"?}},
-    /// "tools_from": {module: [tool as Describe lists it] | null}}`.
+    /// "unknown", "parameters"?, "var_keyword"?, "tool"?, "functions"?}},
+    /// "tools_from": {module: [tool as Describe lists it] | null},
+    /// "not_tools": {module: what the import would refuse},
+    /// "computed": {module: why only the import can tell its tools}}`.
     Inspect {
         id: String,
         files: Vec<String>,

@@ -30,9 +30,12 @@ const RUNNER: &str = include_str!("runner.py");
 /// The checks that read a toolset's Python without running it; `runner.py`
 /// imports it as `_atelier_static`.
 const STATIC: &str = include_str!("inspect_static.py");
-/// What a tool's return value may hold; `runner.py` imports it as
+/// What a tool's return value may hold; the others import it as
 /// `_atelier_values`.
 const VALUES: &str = include_str!("values.py");
+/// A function's input schema and its arguments' conversion; the others
+/// import it as `_atelier_schemas`.
+const SCHEMAS: &str = include_str!("schemas.py");
 
 fn main() -> ExitCode {
     let probe = std::env::args().nth(1).as_deref() == Some("--probe");
@@ -185,14 +188,17 @@ fn start_python(config: &WorkerConfig) -> Result<(Py<PyModule>, String, String),
     let code = CString::new(RUNNER)?;
     let static_code = CString::new(STATIC)?;
     let values_code = CString::new(VALUES)?;
+    let schemas_code = CString::new(SCHEMAS)?;
     let config_json = serde_json::to_string(config)?;
     Ok(Python::attach(|py| -> PyResult<_> {
         // Registered in sys.modules by its name, where runner.py imports it.
         // File names in angle brackets: a traceback never looks for their
         // source lines on disk, where a bundle's folder (on sys.path, the
         // current directory) could supply a file of that name.
-        PyModule::from_code(py, &static_code, c"<atelier-inspect-static>", c"_atelier_static")?;
+        // In the order they import each other.
         PyModule::from_code(py, &values_code, c"<atelier-values>", c"_atelier_values")?;
+        PyModule::from_code(py, &schemas_code, c"<atelier-schemas>", c"_atelier_schemas")?;
+        PyModule::from_code(py, &static_code, c"<atelier-inspect-static>", c"_atelier_static")?;
         let module = PyModule::from_code(py, &code, c"<atelier-runner>", c"_atelier_runner")?;
         let (version, prefix): (String, String) = module.call_method1("setup", (config_json,))?.extract()?;
         Ok((module.unbind(), version, prefix))

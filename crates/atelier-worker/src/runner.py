@@ -20,10 +20,11 @@ import traceback
 import unicodedata  # noqa: F401
 from pathlib import Path
 
-# inspect_static.py, loaded by the worker before this module.
+# schemas.py and inspect_static.py, loaded by the worker before this module.
+import _atelier_schemas as _schemas
 import _atelier_static as _static
-from _atelier_static import UNKNOWN as _UNKNOWN
 from _atelier_values import json_problem as _json_problem
+from _atelier_values import jsonable as _jsonable
 from _atelier_values import plain as _plain
 from _atelier_values import type_name as _type_name
 
@@ -106,60 +107,92 @@ class _Fail(Exception):
         self.kind, self.message, self.exc = kind, message, exc
 
 
+def _missing_hint(e):
+    """What a ModuleNotFoundError is told when the module is neither the
+    standard library's nor the bundle's: a requirement the manifest does
+    not list (a root requirements.txt is read only when it lists none)."""
+    if not isinstance(e, ModuleNotFoundError) or not e.name:
+        return ""
+    top = e.name.split(".")[0]
+    if top in getattr(sys, "stdlib_module_names", ()):
+        return ""
+    root = _config.get("toolset_dir", "")
+    for base in (root, os.path.join(root, "tools")):
+        if os.path.isfile(os.path.join(base, top + ".py")) or os.path.isdir(os.path.join(base, top)):
+            return ""
+    return " — list it under python.requirements in toolset.yaml"
+
+
 def _import(module_name):
     try:
         return importlib.import_module(module_name)
     except Exception as e:  # noqa: BLE001 - any import failure is reported
-        raise _Fail("import", f"could not import {module_name}: {_type_name(type(e))}: {e}", e) from e
+        raise _Fail("import", f"could not import {module_name}: {_type_name(type(e))}: {e}{_missing_hint(e)}", e) from e
 
 
-def _wrong_kind(fn):
-    """Why `fn` cannot be a tool, or None (a callable without a signature
-    to read is left to its call)."""
-    if inspect.isclass(fn):
-        return "a class"
-    sig = _signature(fn)
-    if sig is not None and not _static.takes_workspace(sig):
-        return "a function without a `workspace` parameter"
-    return None
+# An `__all__` name the module does not define.
+_NOT_DEFINED = object()
 
 
-def _exports(module, kinds=False):
+def _as_tool(obj):
+    """What an explicit export stands for: (function, description or None),
+    or (None, why it cannot be a tool). A plain callable is a tool (sync or
+    async, with or without `workspace`); so is a pydantic_ai `Tool` (its
+    function, name and description) whose function takes no RunContext."""
+    if obj is _NOT_DEFINED:
+        return None, "not defined in the module"
+    if inspect.isclass(obj):
+        return None, "a class"
+    if inspect.ismodule(obj):
+        return None, "a module"
+    function = getattr(obj, "function", None)
+    if not callable(obj) and callable(function) and isinstance(getattr(obj, "name", None), str):
+        if getattr(obj, "takes_ctx", False):
+            return None, "a Tool whose function takes a RunContext, which Atelier does not give"
+        return function, getattr(obj, "description", None)
+    if not callable(obj):
+        return None, f"not callable: {_static.kind_of(obj)}"
+    return obj, None
+
+
+def _export_name(obj):
+    name = getattr(obj, "name", None) if not callable(obj) else None
+    return name if isinstance(name, str) else getattr(obj, "__name__", repr(obj))
+
+
+def _exports(module):
     """Seed 002's explicit exports: TOOLS (dict or list) wins, else __all__.
-    Returns {name: callable}; raises on duplicates, non-callables, or none,
-    and with `kinds` (an import listing them) on what cannot be a tool — a
-    class, a helper without `workspace` — naming each. A call resolves its
-    own tool only: the import already refused the rest."""
+    Returns {name: (function, description or None)}; raises on none, on
+    duplicates, and on what cannot be a tool (a class, a module, a value
+    that is not callable), naming each."""
     name = module.__name__
     if hasattr(module, "TOOLS"):
         table = module.TOOLS
         if isinstance(table, dict):
             items = list(table.items())
         elif isinstance(table, (list, tuple)):
-            items = [(getattr(f, "__name__", repr(f)), f) for f in table]
+            items = [(_export_name(f), f) for f in table]
         else:
-            raise _Fail("entrypoint", f"{name}.TOOLS must be a dict or a list, not {_type_name(type(table))}")
+            raise _Fail("entrypoint", _static.not_a_table(name, _type_name(type(table))))
         source = "TOOLS"
     elif hasattr(module, "__all__"):
-        items = [(n, getattr(module, n, None)) for n in module.__all__]
+        items = [(n, getattr(module, n, _NOT_DEFINED)) for n in module.__all__]
         source = "__all__"
     else:
-        raise _Fail("entrypoint", f"{name} exports no tools: define TOOLS (a dict or list) or __all__")
-    seen, dupes, bad = {}, [], []
-    for tool_name, fn in items:
+        raise _Fail("entrypoint", _static.no_exports(name))
+    seen, dupes, wrong = {}, [], []
+    for tool_name, obj in items:
         if not isinstance(tool_name, str) or not tool_name:
-            bad.append(repr(tool_name))
+            wrong.append((repr(tool_name), "not a tool name"))
             continue
         if tool_name in seen:
             dupes.append(tool_name)
-        if not callable(fn):
-            bad.append(tool_name)
-        seen[tool_name] = fn
+        fn, said = _as_tool(obj)
+        if fn is None:
+            wrong.append((tool_name, said))
+        seen[tool_name] = (fn, said)
     if dupes:
-        raise _Fail("entrypoint", f"{name}.{source} names these tools twice: {', '.join(sorted(set(dupes)))}")
-    if bad:
-        raise _Fail("entrypoint", f"{name}.{source} lists entries that are not callable: {', '.join(bad)}")
-    wrong = [(n, why) for n, why in ((n, _wrong_kind(fn)) for n, fn in seen.items()) if why] if kinds else []
+        raise _Fail("entrypoint", _static.twice(name, source, dupes))
     if wrong:
         raise _Fail("entrypoint", _static.not_tools(name, source, wrong))
     return seen
@@ -174,7 +207,7 @@ def _resolve(entrypoint, exported):
         table = _exports(module)
         if attr not in table:
             raise _Fail("entrypoint", f"{module_name} does not export a tool named {attr!r} (it exports: {', '.join(table) or 'nothing'})")
-        return table[attr]
+        return table[attr][0]
     fn = module
     for part in attr.split("."):
         if not hasattr(fn, part):
@@ -194,80 +227,83 @@ def _declares(fn, name):
 
 
 def _bind(fn, entrypoint, kwargs):
+    """The call's positional and keyword arguments: a positional-only
+    parameter (`def add(a, b, /)`) is given its argument by position."""
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
-        return  # builtins without a signature: let the call decide
+        return [], kwargs  # builtins without a signature: let the call decide
+    kwargs = dict(kwargs)
+    positional = []
+    for p in sig.parameters.values():
+        if p.kind != p.POSITIONAL_ONLY or p.name not in kwargs:
+            break
+        positional.append(kwargs.pop(p.name))
     try:
-        sig.bind(**kwargs)
+        sig.bind(*positional, **kwargs)
     except TypeError as e:
         params = ", ".join(p for p in sig.parameters)
         raise _Fail("invalid_args", f"{entrypoint} cannot be called with these arguments: {e} (its parameters: {params})") from None
+    return positional, kwargs
 
 
 def _converted(fn, entrypoint, kwargs):
     """The arguments as the function's annotations ask for them: JSON has
-    strings where a parameter says `Path` or an `Enum`; the tool gets a
-    Path and the Enum's member, as a direct call would give it."""
-    import enum
-    import typing
-
+    strings where a parameter says `Path` or an `Enum`, objects where it
+    says a dataclass; the tool gets a Path, the Enum's member, the
+    dataclass, as a direct call would give it (see `_atelier_schemas`)."""
     sig = _signature(fn)
     if sig is None:
         return kwargs
     out = dict(kwargs)
     for name, value in kwargs.items():
         p = sig.parameters.get(name)
-        if p is None or value is None or p.annotation is inspect.Parameter.empty or name == "workspace":
+        if p is None or name == "workspace":
             continue
-        ann = p.annotation
-        origin = typing.get_origin(ann)
-        if origin is typing.Annotated:
-            ann = typing.get_args(ann)[0]
-            origin = typing.get_origin(ann)
-        if origin is typing.Union or (origin is not None and getattr(origin, "__name__", "") == "UnionType"):
-            inner = [a for a in typing.get_args(ann) if a is not type(None)]
-            if len(inner) != 1:
-                continue
-            ann = inner[0]
-        if not isinstance(ann, type):
-            continue
-        if issubclass(ann, enum.Enum) and not isinstance(value, ann):
-            try:
-                out[name] = ann(value)
-            except ValueError:
-                allowed = ", ".join(repr(m.value) for m in ann)
-                raise _Fail("invalid_args", f"{entrypoint}: {name} must be one of {allowed}, not {value!r}") from None
-        elif issubclass(ann, os.PathLike) and isinstance(value, str):
-            out[name] = ann(value) if ann is not os.PathLike else Path(value)
+        try:
+            out[name] = _schemas.convert(p.annotation, value)
+        except _schemas.Invalid as e:
+            raise _Fail("invalid_args", f"{entrypoint}: {name} {e}") from None
     return out
 
 
 def _call(req):
     entrypoint = req["entrypoint"]
-    fn = _resolve(entrypoint, req.get("exported", False))
+    exported = req.get("exported", False)
+    fn = _resolve(entrypoint, exported)
     args = req.get("args") or {}
     if "workspace" in args:
         raise _Fail("invalid_args", "'workspace' is given by Atelier and cannot be an argument")
     if "atelier_config" in args:
         raise _Fail("invalid_args", "'atelier_config' is given by Atelier and cannot be an argument")
     workspace = Path(req["workspace"])
-    kwargs = {"workspace": workspace, **args}
+    kwargs = dict(args)
+    # An entry point's contract is `run(workspace, **kwargs)`; an exported
+    # function gets `workspace` only if it names it (a plain function
+    # written for other callers is called with its own arguments only).
+    if not exported or _declares(fn, "workspace"):
+        kwargs["workspace"] = workspace
     if _declares(fn, "atelier_config"):
         kwargs["atelier_config"] = dict(req.get("config") or {})
-    _bind(fn, entrypoint, kwargs)
     kwargs = _converted(fn, entrypoint, kwargs)
+    positional, kwargs = _bind(fn, entrypoint, kwargs)
     os.chdir(workspace)
     try:
-        value = fn(**kwargs)
-        if inspect.iscoroutine(value):
+        value = fn(*positional, **kwargs)
+        if inspect.isawaitable(value):
             # An `async def` tool: run to its end on a loop of its own.
             import asyncio
 
-            value = asyncio.run(value)
+            async def awaited():
+                return await value
+
+            value = asyncio.run(awaited())
     except BaseException as e:  # noqa: BLE001 - SystemExit and KeyboardInterrupt are tool failures too
-        raise _Fail("exception", f"{_type_name(type(e))}: {e}", e) from e
-    if not isinstance(value, dict):
+        raise _Fail("exception", f"{_type_name(type(e))}: {e}{_missing_hint(e)}", e) from e
+    if exported:
+        # Any JSON value: a dataclass or a pydantic model as its fields.
+        value = _jsonable(value)
+    elif not isinstance(value, dict):
         raise _Fail("bad_return", f"{entrypoint} must return a dict (a JSON object), not {_type_name(type(value))}")
     problem = _json_problem(value, "$return")
     if problem:
@@ -275,148 +311,13 @@ def _call(req):
     return value
 
 
-def _nullable(schema):
-    """`schema`, also accepting null (an Optional, or a default of None)."""
-    t = schema.get("type")
-    if isinstance(t, str):
-        return {**schema, "type": [t, "null"]}
-    if isinstance(t, list):
-        return schema if "null" in t else {**schema, "type": [*t, "null"]}
-    if "anyOf" in schema:
-        return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
-    if "enum" in schema:
-        return schema if None in schema["enum"] else {**schema, "enum": [*schema["enum"], None]}
-    return schema  # no type: anything, null included
-
-
-def _schema_of(annotation):
-    import typing
-
-    if annotation is inspect.Parameter.empty:
-        return {}
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin is typing.Annotated:
-        # Annotated[int, "the count"]: the text is the description.
-        schema = _schema_of(args[0])
-        notes = [a for a in args[1:] if isinstance(a, str)]
-        if notes:
-            schema["description"] = " ".join(notes)
-        return schema
-    if origin is typing.Union or (origin is not None and getattr(origin, "__name__", "") == "UnionType"):
-        inner = [a for a in args if a is not type(None)]
-        schema = _schema_of(inner[0]) if len(inner) == 1 else {"anyOf": [_schema_of(a) for a in inner]}
-        return _nullable(schema) if len(inner) < len(args) else schema
-    if origin is typing.Literal:
-        return {"enum": list(args)}
-    simple = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object", Path: "string"}
-    if isinstance(annotation, type) and annotation in simple:
-        return {"type": simple[annotation]}
-    import enum
-
-    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
-        # The values are what a model sends (see `_converted`).
-        values = [m.value for m in annotation]
-        if all(isinstance(v, (str, int, float, bool)) for v in values):
-            return {"enum": values}
-        return {}
-    if isinstance(annotation, type) and issubclass(annotation, os.PathLike):
-        return {"type": "string"}
-    if annotation is list or origin in (list, tuple, set):
-        out = {"type": "array"}
-        if origin is list and args:
-            out["items"] = _schema_of(args[0])
-        return out
-    if origin is dict:
-        return {"type": "object"}
-    return {}
-
-
-def _param_docs(doc):
-    """Parameter descriptions from a docstring's `Args:` (Google) or
-    `Parameters` + dashes (NumPy) section: {name: text}."""
-    lines = doc.splitlines()
-    out, i = {}, 0
-    while i < len(lines):
-        head = lines[i].strip()
-        numpy = head in ("Parameters", "Params") and i + 1 < len(lines) and set(lines[i + 1].strip()) == {"-"}
-        google = head in ("Args:", "Arguments:", "Parameters:", "Params:")
-        if not (numpy or google):
-            i += 1
-            continue
-        i += 2 if numpy else 1
-        indent, name = None, None
-        while i < len(lines):
-            line = lines[i]
-            if not line.strip():
-                i += 1
-                if numpy:
-                    name = None
-                continue
-            depth = len(line) - len(line.lstrip())
-            if indent is None:
-                indent = depth
-            if depth < indent or (numpy and depth == indent and set(line.strip()) == {"-"}):
-                break
-            text = line.strip()
-            if depth == indent:
-                if google:
-                    key, _, rest = text.partition(":")
-                else:
-                    key, rest = text.partition(":")[0], ""
-                name = key.split("(")[0].strip()
-                out[name] = rest.strip()
-            elif name is not None:
-                out[name] = (out[name] + " " + text).strip()
-            i += 1
-            if numpy and i < len(lines) and lines[i].strip() and set(lines[i].strip()) == {"-"}:
-                break
-        break
-    return {k: v for k, v in out.items() if k and v}
-
-
-def _tool(module_name, name, sig, doc):
-    """A `tools_from` tool: its input schema from the signature `sig` (an
-    inspect.Signature, or None when there is none) and docstring `doc`."""
-    props, required = {}, []
-    described = _param_docs(doc)
-    for p in (sig.parameters.values() if sig else []):
-        # Given by Atelier, never by the model.
-        if p.name in ("workspace", "atelier_config") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        schema = _schema_of(p.annotation)
-        if p.default is inspect.Parameter.empty:
-            required.append(p.name)
-        elif p.default is not _UNKNOWN:
-            if p.default is None:
-                # `x: int = None` means "may be left out or null".
-                schema = _nullable(schema)
-            if _json_problem(p.default, "") is None:
-                schema["default"] = p.default
-        if "description" not in schema and p.name in described:
-            schema["description"] = described[p.name]
-        props[p.name] = schema
-    input_schema = {"type": "object", "properties": props}
-    if required:
-        input_schema["required"] = required
-    takes_more = sig is not None and any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
-    if not takes_more:
-        input_schema["additionalProperties"] = False
-    return {
-        "name": name,
-        "entrypoint": f"{module_name}:{name}",
-        "description": doc.split("\n\n")[0].strip(),
-        "input_schema": input_schema,
-    }
-
-
 def _signature(fn):
     """`fn`'s signature with its annotations as types, also in a module with
-    `from __future__ import annotations` (where they are strings); as
-    strings when they cannot be evaluated (a name imported only under
-    TYPE_CHECKING); None for a callable without one."""
+    `from __future__ import annotations` (where they are strings, a quoted
+    one twice); as strings when they cannot be evaluated (a name imported
+    only under TYPE_CHECKING); None for a callable without one."""
     try:
-        return inspect.signature(fn, eval_str=True)
+        sig = inspect.signature(fn, eval_str=True)
     except (TypeError, ValueError):
         return None
     except Exception:  # noqa: BLE001 - an annotation that fails to evaluate
@@ -424,24 +325,40 @@ def _signature(fn):
             return inspect.signature(fn)
         except (TypeError, ValueError):
             return None
+    scope = getattr(inspect.unwrap(fn), "__globals__", None)
+    if scope is None or not any(isinstance(p.annotation, str) for p in sig.parameters.values()):
+        return sig
+    params = []
+    for p in sig.parameters.values():
+        if isinstance(p.annotation, str):
+            try:
+                p = p.replace(annotation=eval(p.annotation, scope))  # noqa: S307 - as eval_str does
+            except Exception:  # noqa: BLE001 - left as the string
+                pass
+        params.append(p)
+    return sig.replace(parameters=params)
 
 
 def _describe(req):
     module_name = req["module"]
     module = _import(module_name)
-    tools = []
-    for name, fn in _exports(module, kinds=True).items():
-        tools.append(_tool(module_name, name, _signature(fn), inspect.getdoc(fn) or ""))
-    return tools
+    return [
+        _schemas.tool(module_name, name, _signature(fn), inspect.getdoc(fn) or "", description)
+        for name, (fn, description) in _exports(module).items()
+    ]
 
 
 def _check(req):
-    fn = _resolve(req["entrypoint"], False)
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
+    """An entry point's parameters, and the tool its signature and
+    docstring make (the input schema of an entry without one)."""
+    entrypoint = req["entrypoint"]
+    fn = _resolve(entrypoint, False)
+    sig = _signature(fn)
+    if sig is None:
         return {"parameters": None, "var_keyword": True}
-    return _static.parameters(sig)
+    module_name, _, attr = entrypoint.partition(":")
+    made = _schemas.tool(module_name, attr, sig, inspect.getdoc(fn) or "")
+    return {**_static.parameters(sig), "tool": made}
 
 
 def _root(toolset_dir):
@@ -470,7 +387,7 @@ def handle(request_json):
         elif op == "root":
             value = _root(req["toolset_dir"])
         elif op == "inspect":
-            value = _static.inspect_bundle(req, _config["toolset_dir"], _tool)
+            value = _static.inspect_bundle(req, _config["toolset_dir"])
         else:
             return _error("entrypoint", f"unknown request {op!r}")
         text = json.dumps({"status": "ok", "value": value}, allow_nan=False, default=_plain)

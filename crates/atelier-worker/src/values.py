@@ -1,12 +1,15 @@
 """The values a tool returns, as JSON takes them: what json.dumps would
-refuse (found before it is tried, with where in the value), and what it
-is given for the two kinds a typed tool hands back from its own
-arguments — a `Path` (its text) and an `Enum` member (its value), since
-runner.py gives a tool those for parameters annotated so.
+refuse (found before it is tried, with where in the value), what it is
+given for the two kinds a typed tool hands back from its own arguments — a
+`Path` (its text) and an `Enum` member (its value), since runner.py gives a
+tool those for parameters annotated so — and, before either, the records a
+function written for other callers returns (`jsonable`: a dataclass, a
+pydantic model, a set) as the JSON they stand for.
 
 Loaded by the worker as `_atelier_values`, before runner.py.
 """
 
+import dataclasses
 import enum
 import json
 import math
@@ -29,6 +32,55 @@ def plain(v):
     if isinstance(v, enum.Enum):
         return v.value
     raise TypeError(f"Object of type {type_name(type(v))} is not JSON serializable")
+
+
+def jsonable(value):
+    """`value` with the records JSON has no word for but stand for one
+    turned into it: a dataclass instance into an object of its fields, a
+    pydantic model into what its `model_dump(mode="json")` gives, a tuple
+    into a list, a set into a list (sorted when its items sort). What is
+    left unchanged is returned as itself (no copy); what JSON cannot hold
+    is left for `json_problem` to name, as is a value deeper than
+    MAX_DEPTH or one that holds itself."""
+    return _jsonable(value, set(), 0)
+
+
+def _jsonable(v, inside, depth):
+    if v is None or isinstance(v, (str, int, float, bool, enum.Enum, os.PathLike)):
+        return v
+    if depth > MAX_DEPTH or id(v) in inside:
+        return v  # json_problem says what it is
+    if isinstance(v, type):
+        return v
+    dump = getattr(type(v), "model_dump", None)
+    if dump is not None and callable(dump):
+        try:
+            return _jsonable(v.model_dump(mode="json"), inside, depth)
+        except Exception:  # noqa: BLE001 - not a pydantic v2 model after all
+            return v
+    if dataclasses.is_dataclass(v):
+        inside.add(id(v))
+        try:
+            return {f.name: _jsonable(getattr(v, f.name), inside, depth + 1) for f in dataclasses.fields(v)}
+        finally:
+            inside.discard(id(v))
+    if isinstance(v, (dict, list, tuple, set, frozenset)):
+        inside.add(id(v))
+        try:
+            if isinstance(v, dict):
+                items = {k: _jsonable(x, inside, depth + 1) for k, x in v.items()}
+                same = all(items[k] is x for k, x in v.items())
+                return v if same else items
+            items = [_jsonable(x, inside, depth + 1) for x in v]
+            if isinstance(v, (set, frozenset)):
+                try:
+                    return sorted(items)
+                except TypeError:
+                    return items
+            return v if all(a is b for a, b in zip(items, v)) else items
+        finally:
+            inside.discard(id(v))
+    return v
 
 
 def json_problem(value, path):

@@ -202,3 +202,73 @@ async fn a_requirement_that_cannot_be_installed_fails_the_import_naming_it_and_i
         .unwrap_or_default();
     assert!(venvs.is_empty(), "no half-made venv is left: {venvs:?}");
 }
+
+/// A bundle whose manifest lists no requirements keeps them where Python
+/// projects do: its root `requirements.txt` is read as `python.requirements`
+/// (and said to be); one that lists none at all is told, when a tool
+/// imports what is not installed, where to list it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_root_requirements_txt_is_installed_when_the_manifest_lists_none() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let wheels = tmp.path().join("wheels");
+    std::fs::create_dir_all(&wheels).expect("mkdir");
+    build_wheel(&wheels);
+    let app = app(&tmp.path().join("data"), &wheels).await;
+    let src = toolset(tmp.path(), "fromtxt", "x");
+    let manifest = std::fs::read_to_string(src.join("toolset.yaml")).expect("read");
+    let without = manifest.replace("python:\n  requirements: [\"x\"]\n", "");
+    assert_ne!(without, manifest);
+    std::fs::write(src.join("toolset.yaml"), &without).expect("write");
+    std::fs::write(
+        src.join("requirements.txt"),
+        "# what the tool imports\ntinyfmt==1.0.0  # pinned\n\n",
+    )
+    .expect("write");
+
+    let report = app
+        .toolsets()
+        .check_bundle(&src, &Observer::default())
+        .await
+        .expect("validate");
+    assert!(report.valid && report.problems.is_empty(), "{:?}", report.problems);
+    assert_eq!(report.will_run.requirements, ["tinyfmt==1.0.0"]);
+    assert_eq!(report.will_run.requirements_file.as_deref(), Some("requirements.txt"));
+    let imported = app
+        .toolsets()
+        .import(&src, &ImportOptions::default())
+        .await
+        .expect("import with requirements.txt");
+    assert_eq!(imported.will_run.requirements_file.as_deref(), Some("requirements.txt"));
+    assert_eq!(imported.toolset.python_requirements, ["tinyfmt==1.0.0"]);
+    let chat = app.chats().create(None).await.expect("chat");
+    let run = |tool: &str| RunRequest {
+        chat_id: chat.id.clone(),
+        tool_id: tool.into(),
+        args: json!({"text": "hi"}),
+        ..Default::default()
+    };
+    let call = app.tools().run(run("fromtxt:shout")).await.expect("run");
+    assert_eq!(call.result.expect("result")["said"], "HI!");
+
+    // Without it, the module's import fails (a local folder's import
+    // imports every entry point), saying what to do.
+    std::fs::remove_file(src.join("requirements.txt")).expect("rm");
+    let err = app
+        .toolsets()
+        .import(
+            &src,
+            &ImportOptions {
+                force: true,
+                ..Default::default()
+            },
+        )
+        .await
+        .expect_err("tinyfmt is not installed")
+        .to_string();
+    assert!(
+        err.contains("No module named 'tinyfmt' — list it under python.requirements in toolset.yaml"),
+        "{err}"
+    );
+    let call = app.tools().run(run("fromtxt:shout")).await.expect("run");
+    assert_eq!(call.result.expect("the last good version still runs")["said"], "HI!");
+}

@@ -54,13 +54,13 @@ pub(super) fn print_problems(problems: &[Problem]) {
     }
 }
 
-/// The tools of `tools_from:` modules with their derived arguments:
+/// Tools with arguments derived from their signatures, under `heading`:
 /// `t:count_lines(path: string, top?: integer|null) — Counts lines.`
-fn print_exported(toolset: &str, exported: &[atelier_core::toolsets::records::ExportedTool]) {
+fn print_exported(heading: &str, toolset: &str, exported: &[atelier_core::toolsets::records::ExportedTool]) {
     if exported.is_empty() {
         return;
     }
-    println!("Tools its tools_from modules export (arguments derived from their signatures):");
+    println!("{heading}");
     for t in exported {
         let schema = &t.input_schema;
         let required: Vec<&str> = schema["required"]
@@ -110,6 +110,12 @@ fn print_will_run(w: &WillRun) {
     for e in &w.python_entrypoints {
         let asks = if e.requires_confirmation { "  (asks first)" } else { "" };
         println!("  python  {:<32} {}{asks}", shown(&e.tool_id), shown(&e.entrypoint));
+    }
+    if let Some(file) = &w.requirements_file {
+        println!(
+            "  (its requirements, read from {}: the manifest lists none)",
+            shown(file)
+        );
     }
     for r in &w.requirements {
         println!("  pip     {}", shown(r));
@@ -313,7 +319,17 @@ pub(crate) async fn run(
                     print_problems(&report.problems);
                 }
                 if report.valid {
-                    print_exported(report.id.as_deref().unwrap_or("?"), &report.exported);
+                    let id = report.id.as_deref().unwrap_or("?");
+                    print_exported(
+                        "Tools its tools_from modules export (arguments derived from their signatures):",
+                        id,
+                        &report.exported,
+                    );
+                    print_exported(
+                        "Tools without an input_schema (arguments derived from their functions' signatures):",
+                        id,
+                        &report.derived,
+                    );
                     print_will_run(&report.will_run);
                     settings::print_consent(&report.consent);
                 }

@@ -18,6 +18,7 @@ use sqlx::Row;
 use super::bundle;
 use super::manifest::{McpServerDecl, PythonSection, RendererDecl, RendererKind, ToolDecl, ToolsetManifest};
 use super::records::json_col;
+use super::validate::requirement::{self, REQUIREMENTS_TXT};
 use super::validate::{self, MANIFEST_FILE};
 use crate::store::Observer;
 use crate::toolsets::Toolsets;
@@ -179,8 +180,17 @@ impl Toolsets<'_> {
                 .and_then(|b| validate::text::decode(&b).ok()),
             _ => None,
         };
+        // Its requirements may come from its requirements.txt.
+        let requirements_txt = match contents.get(REQUIREMENTS_TXT) {
+            Some(Content::File(path)) => tokio::fs::read(path).await.ok(),
+            _ => None,
+        };
         let yaml = original
-            .filter(|text| validate::check(text, &names).manifest.as_ref() == Some(&manifest))
+            .filter(|text| {
+                let mut checked = validate::check(text, &names);
+                requirement::apply_requirements_txt(&mut checked, requirements_txt.as_deref());
+                checked.manifest.as_ref() == Some(&manifest)
+            })
             .unwrap_or_else(|| manifest.to_yaml());
         contents.insert(MANIFEST_FILE.to_owned(), Content::Bytes(yaml.into_bytes()));
         let out = out.to_path_buf();
@@ -222,6 +232,13 @@ pub fn pack_folder(dir: &Path, out: &Path, observer: &Observer, allow_warnings: 
     let text = validate::text::read(&manifest_path, dir)?;
     let names: BTreeSet<String> = files.keys().cloned().collect();
     let mut checked = validate::check(&text, &names);
+    let requirements_txt = if files.contains_key(REQUIREMENTS_TXT) {
+        let path = dir.join(REQUIREMENTS_TXT);
+        Some(std::fs::read(&path).map_err(Error::io("read", &path))?)
+    } else {
+        None
+    };
+    let from_file = requirement::apply_requirements_txt(&mut checked, requirements_txt.as_deref());
     if !allow_warnings {
         validate::strict(&mut checked.problems);
     }
@@ -234,7 +251,10 @@ pub fn pack_folder(dir: &Path, out: &Path, observer: &Observer, allow_warnings: 
     let contents: BTreeMap<String, Content> = files.keys().map(|p| (p.clone(), Content::File(dir.join(p)))).collect();
     Ok(Packed {
         report: write(out, &contents)?,
-        will_run: super::install::will_run(manifest),
+        will_run: super::records::WillRun {
+            requirements_file: from_file.then(|| REQUIREMENTS_TXT.to_owned()),
+            ..super::install::will_run(manifest)
+        },
         warnings: checked.problems,
     })
 }

@@ -80,6 +80,7 @@ pub(crate) fn will_run(m: &ToolsetManifest) -> WillRun {
             }))
             .collect(),
         requirements: m.python.requirements.clone(),
+        requirements_file: None,
         mcp_servers: m
             .mcp_servers
             .iter()
@@ -210,14 +211,19 @@ impl Toolsets<'_> {
             .describe_exports(&manifest, &mut scratch, venv.as_deref(), &loaded.label)
             .await?;
         // A local folder is an author's work in progress: a version whose
-        // Python does not import never replaces the one that runs.
-        let signature_warnings = if local {
-            self.app
-                .check_entrypoints(&manifest, &mut scratch, &loaded.root, venv.as_deref(), &loaded.label)
-                .await?
-        } else {
-            Vec::new()
-        };
+        // Python does not import never replaces the one that runs. A tool
+        // without an `input_schema` takes its function's arguments here.
+        let signature_warnings = self
+            .app
+            .check_entrypoints(
+                &mut manifest,
+                &mut scratch,
+                &loaded.root,
+                venv.as_deref(),
+                &loaded.label,
+                local,
+            )
+            .await?;
         scratch.stop().await;
 
         // From here on, what is written outside the transaction (secrets,
@@ -292,7 +298,10 @@ impl Toolsets<'_> {
                 .collect(),
             warnings: warnings(&loaded, &python.problems, &prepared.warnings, &signature_warnings),
             secrets_moved: prepared.moved(),
-            will_run: will_run(&manifest),
+            will_run: WillRun {
+                requirements_file: loaded.requirements_file.clone(),
+                ..will_run(&manifest)
+            },
         })
     }
 }

@@ -10,6 +10,7 @@ use super::bundle::{self, Files};
 use super::install::will_run;
 use super::records::{BundleReport, SourceType, VersionChange};
 use super::swap::ImportDir;
+use super::validate::requirement::{self, REQUIREMENTS_TXT};
 use super::validate::{self, Checked, MANIFEST_FILE, Severity};
 use crate::store::Observer;
 use crate::toolsets::Toolsets;
@@ -28,6 +29,8 @@ pub(super) struct Loaded {
     pub(super) files: Files,
     pub(super) checked: Checked,
     pub(super) label: String,
+    /// Its requirements were read from its root `requirements.txt`.
+    pub(super) requirements_file: Option<String>,
 }
 
 /// A ZIP's import: its lock and names (the staging folder is removed when
@@ -47,7 +50,7 @@ impl Atelier {
             let dir = tokio::fs::canonicalize(path).await.map_err(Error::io("open", path))?;
             let d = dir.clone();
             let files = blocking(move || bundle::scan_folder(&d, &obs)).await?;
-            let checked = read_manifest(&dir, &files, path).await?;
+            let (checked, requirements_file) = read_manifest(&dir, &files, path).await?;
             if !install {
                 return Ok(Loaded {
                     source_type: SourceType::Local,
@@ -57,6 +60,7 @@ impl Atelier {
                     files,
                     checked,
                     label,
+                    requirements_file,
                 });
             }
             // Runs from a copy (see `bundle::copy_folder`).
@@ -72,6 +76,7 @@ impl Atelier {
                 files,
                 checked,
                 label,
+                requirements_file,
             });
         }
         // The manifest itself, given for its folder: said, not read as a
@@ -96,7 +101,7 @@ impl Atelier {
         let staging = Staging(import);
         let (zip, dest) = (path.to_path_buf(), staging_dir.clone());
         let files = blocking(move || bundle::unpack_zip(&zip, &dest, &obs)).await?;
-        let checked = read_manifest(&staging_dir, &files, path).await?;
+        let (checked, requirements_file) = read_manifest(&staging_dir, &files, path).await?;
         Ok(Loaded {
             source_type: SourceType::Zip,
             root: staging_dir,
@@ -105,6 +110,7 @@ impl Atelier {
             files,
             checked,
             label,
+            requirements_file,
         })
     }
 
@@ -163,6 +169,9 @@ impl Toolsets<'_> {
             None => Default::default(),
         };
         problems.extend(python.problems);
+        problems.extend(python.unread);
+        let mut will_run = m.map(will_run).unwrap_or_default();
+        will_run.requirements_file = loaded.requirements_file.clone();
         let installed_version: Option<String> = match m {
             Some(m) => {
                 sqlx::query_scalar("SELECT version FROM toolsets WHERE id = ?")
@@ -183,7 +192,8 @@ impl Toolsets<'_> {
             valid: problems.iter().all(|p| p.severity != Severity::Error),
             problems,
             exported: python.exported,
-            will_run: m.map(will_run).unwrap_or_default(),
+            derived: python.derived,
+            will_run,
             file_count: loaded.files.len(),
             total_size: loaded.files.values().map(|f| f.size).sum(),
             consent: match m {
@@ -194,9 +204,11 @@ impl Toolsets<'_> {
     }
 }
 
-/// Reads and checks `toolset.yaml` of an unpacked or local bundle;
-/// `bundle`: the ZIP or folder the person named (errors name it).
-async fn read_manifest(root: &Path, files: &Files, bundle: &Path) -> Result<Checked> {
+/// Reads and checks `toolset.yaml` of an unpacked or local bundle, with
+/// its root `requirements.txt` when the manifest lists no requirements
+/// (then named in the answer); `bundle`: the ZIP or folder the person named
+/// (errors name it).
+async fn read_manifest(root: &Path, files: &Files, bundle: &Path) -> Result<(Checked, Option<String>)> {
     let path = root.join(MANIFEST_FILE);
     if !files.contains_key(MANIFEST_FILE) {
         return Err(Error::Bundle {
@@ -208,7 +220,20 @@ async fn read_manifest(root: &Path, files: &Files, bundle: &Path) -> Result<Chec
     let bundle = bundle.to_path_buf();
     let text = blocking(move || validate::text::read(&path, &bundle)).await?;
     let names: BTreeSet<String> = files.keys().cloned().collect();
-    Ok(validate::check(&text, &names))
+    let mut checked = validate::check(&text, &names);
+    let from_file = with_requirements_txt(&mut checked, root, files).await?;
+    Ok((checked, from_file))
+}
+
+/// [`requirement::apply_requirements_txt`] with the bundle's file, if it
+/// has one; the file's name when its requirements are the bundle's.
+async fn with_requirements_txt(checked: &mut Checked, root: &Path, files: &Files) -> Result<Option<String>> {
+    if !files.contains_key(REQUIREMENTS_TXT) {
+        return Ok(None);
+    }
+    let path = root.join(REQUIREMENTS_TXT);
+    let bytes = tokio::fs::read(&path).await.map_err(Error::io("read", &path))?;
+    Ok(requirement::apply_requirements_txt(checked, Some(&bytes)).then(|| REQUIREMENTS_TXT.to_owned()))
 }
 
 /// How `version` stands to the `installed` one: semantic versions compared

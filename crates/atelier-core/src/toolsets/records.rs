@@ -95,6 +95,12 @@ pub struct WillRun {
     /// `(tool id, module.path:function)`.
     pub python_entrypoints: Vec<EntryPoint>,
     pub requirements: Vec<String>,
+    /// The file `requirements` were read from when the manifest lists
+    /// none (`requirements.txt` at the bundle's root); none: the manifest's
+    /// `python.requirements`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub requirements_file: Option<String>,
     pub mcp_servers: Vec<ServerLaunch>,
 }
 
@@ -199,9 +205,16 @@ pub struct BundleReport {
     /// The tools its `tools_from:` modules export, with the input schemas
     /// derived from their signatures (read from the source, nothing run).
     pub exported: Vec<ExportedTool>,
+    /// The `tools:` entries that give no `input_schema`, whose arguments
+    /// come from their function's signature as an exported tool's do (read
+    /// from the source; the import takes them from the imported function).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<ExportedTool>>", optional)]
+    pub derived: Vec<ExportedTool>,
 }
 
-/// A tool a `tools_from:` module exports.
+/// A tool a `tools_from:` module exports (or a `tools:` entry without an
+/// `input_schema`, its arguments derived the same way).
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct ExportedTool {
     pub module: String,

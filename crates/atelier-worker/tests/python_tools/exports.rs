@@ -76,9 +76,16 @@ async fn modules_named_in_tools_from_export_tools_through_tools_then_all() -> Re
         report.tools
     );
 
-    // Schemas come from signatures; the summary from the docstring.
+    // Schemas come from signatures; the description from the docstring,
+    // all of it but its sections on parameters and the return value.
     let shout = env.app.toolsets().tool("texty:shout").await?;
-    ensure!(shout.description == "Upper-cases text.", "{}", shout.description);
+    ensure!(
+        shout.description == "Upper-cases text.\n\nMore words that are not the summary.",
+        "{}",
+        shout.description
+    );
+    let count = env.app.toolsets().tool("texty:count").await?;
+    ensure!(count.description == "Counts the items.", "{}", count.description);
     ensure!(
         shout.input_schema
             == json!({"type": "object", "properties": {"text": {"type": "string"},
@@ -94,7 +101,6 @@ async fn modules_named_in_tools_from_export_tools_through_tools_then_all() -> Re
         "atelier_config is no argument: {}",
         quiet.input_schema
     );
-    let count = env.app.toolsets().tool("texty:count").await?;
     let props = &count.input_schema["properties"];
     ensure!(
         props["items"] == json!({"type": "array", "items": {"type": "string"}, "description": "The things to count."}),

@@ -40,6 +40,13 @@
 //! - `exports::postponed_annotations_give_the_same_schemas`,
 //!   `exports::path_and_enum_parameters_arrive_as_a_path_and_a_member`,
 //!   `exports::a_path_or_an_enum_handed_back_is_written_as_its_text_and_value`
+//! - `reuse::plain_functions_exported_through_an_import_are_tools_returning_any_json`:
+//!   seed 002's plain callables (no `workspace`, async, a dataclass in and
+//!   out, `None`), exported through imports, read by `validate` as the
+//!   import derives them.
+//! - `reuse::an_export_that_is_no_function_is_refused_by_name_before_and_at_import`
+//! - `reuse::an_entry_point_without_an_input_schema_takes_its_arguments_from_its_signature`:
+//!   also in a ZIP's import; an explicit schema is still checked.
 //! - `workers::toolsets_with_the_same_module_names_do_not_share_modules`
 //! - `workers::chats_run_in_parallel_while_calls_of_one_chat_take_turns`
 //! - `workers::module_state_stays_warm_per_chat`
@@ -55,6 +62,7 @@ mod examples;
 mod exports;
 mod failures;
 mod returns;
+mod reuse;
 mod workers;
 
 use std::path::PathBuf;

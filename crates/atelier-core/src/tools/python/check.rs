@@ -7,6 +7,9 @@
 //! serving calls. A signature that disagrees with the tool's
 //! `input_schema` (a property it does not take, a parameter without a
 //! default the schema does not require) only may fail a call: a warning.
+//! A tool that gives no `input_schema` takes the one its signature and
+//! docstring make (as a `tools_from:` module's tools do); this is the one
+//! check a ZIP's import makes too.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -20,75 +23,98 @@ use crate::toolsets::validate::{Problem, Severity};
 use crate::{Atelier, Error, Result};
 
 impl Atelier {
-    /// Checks every `entrypoint:` of `manifest` against the files in `root`
-    /// (see the module docs). `bundle` names the bundle in errors. What
+    /// Checks the `entrypoint:`s of `manifest` against the files in `root`
+    /// (see the module docs): every one when `all` (a local folder, an
+    /// author's work in progress), else only those whose tools give no
+    /// `input_schema`, which take it from the imported function here (see
+    /// [`derives_arguments`]). `bundle` names the bundle in errors. What
     /// only may fail a call (a signature that disagrees with the tool's
     /// `input_schema`) comes back as warnings.
     pub(crate) async fn check_entrypoints(
         &self,
-        manifest: &ToolsetManifest,
+        manifest: &mut ToolsetManifest,
         scratch: &mut Scratch<'_>,
         root: &Path,
         venv: Option<&Path>,
         bundle: &str,
+        all: bool,
     ) -> Result<Vec<Problem>> {
         // Each entrypoint once, with the first tool that names it.
         let mut seen = BTreeSet::new();
-        let targets: Vec<(usize, &str)> = manifest
+        let targets: Vec<(usize, String)> = manifest
             .tools
             .iter()
             .enumerate()
-            .filter(|(_, t)| !t.is_overlay())
-            .map(|(i, t)| (i, t.entrypoint.as_str()))
-            .filter(|(_, e)| seen.insert(*e))
+            .filter(|(_, t)| !t.is_overlay() && (all || derives_arguments(&t.input_schema)))
+            .map(|(i, t)| (i, t.entrypoint.clone()))
+            .filter(|(_, e)| seen.insert(e.clone()))
             .collect();
         if targets.is_empty() {
             return Ok(Vec::new());
         }
         let (worker, limits) = scratch.get(venv).await?;
-        let mut result = Ok(Vec::new());
+        let mut warnings = Vec::new();
         for (i, entrypoint) in targets {
             let req = Request::Check {
                 id: crate::ids::new_id(),
-                entrypoint: entrypoint.to_owned(),
+                entrypoint: entrypoint.clone(),
             };
-            let checked = to_outcome(worker.request(&req, limits).await).result;
-            if let Ok(signature) = &checked
-                && !takes_workspace(signature)
-            {
+            let signature = match to_outcome(worker.request(&req, limits).await).result {
+                Ok(signature) => signature,
+                Err(f) => {
+                    let detail = f.traceback.map(|t| format!("\n{}", t.trim_end())).unwrap_or_default();
+                    // Paths as the author knows them: relative to the folder,
+                    // not to the scratch copy the check ran in.
+                    let scratch = format!("{}/", root.display());
+                    return Err(Error::Bundle {
+                        bundle: bundle.to_owned(),
+                        entry: Some(module_file(&entrypoint)),
+                        message: format!("tools[{i}].entrypoint ({entrypoint}): {}{detail}", f.message)
+                            .replace(&scratch, ""),
+                    });
+                }
+            };
+            if !takes_workspace(&signature) {
                 // Every call would fail: not a version to run.
-                result = Err(Error::Bundle {
+                return Err(Error::Bundle {
                     bundle: bundle.to_owned(),
-                    entry: Some(module_file(entrypoint)),
-                    message: format!("tools[{i}].entrypoint: {}", no_workspace(entrypoint)),
+                    entry: Some(module_file(&entrypoint)),
+                    message: format!("tools[{i}].entrypoint: {}", no_workspace(&entrypoint)),
                 });
-                break;
             }
-            if let (Ok(signature), Ok(warnings)) = (&checked, &mut result)
-                && let Some(why) = mismatch(signature, &manifest.tools[i].input_schema)
+            for (j, tool) in manifest
+                .tools
+                .iter_mut()
+                .enumerate()
+                .filter(|(_, t)| t.entrypoint == entrypoint)
             {
-                warnings.push(Problem::at(
-                    Severity::Warning,
-                    format!("tools[{i}].input_schema"),
-                    format!("{entrypoint}: {why}"),
-                ));
-            }
-            if let Err(f) = checked {
-                let detail = f.traceback.map(|t| format!("\n{}", t.trim_end())).unwrap_or_default();
-                // Paths as the author knows them: relative to the folder,
-                // not to the scratch copy the check ran in.
-                let scratch = format!("{}/", root.display());
-                result = Err(Error::Bundle {
-                    bundle: bundle.to_owned(),
-                    entry: Some(module_file(entrypoint)),
-                    message: format!("tools[{i}].entrypoint ({entrypoint}): {}{detail}", f.message)
-                        .replace(&scratch, ""),
-                });
-                break;
+                if derives_arguments(&tool.input_schema) {
+                    // As a `tools_from:` module's tool gets them.
+                    if let Some(made) = signature.get("tool") {
+                        tool.input_schema = made["input_schema"].clone();
+                        if tool.description.is_empty() {
+                            tool.description = made["description"].as_str().unwrap_or_default().to_owned();
+                        }
+                    }
+                } else if let Some(why) = mismatch(&signature, &tool.input_schema) {
+                    warnings.push(Problem::at(
+                        Severity::Warning,
+                        format!("tools[{j}].input_schema"),
+                        format!("{entrypoint}: {why}"),
+                    ));
+                }
             }
         }
-        result
+        Ok(warnings)
     }
+}
+
+/// Whether a tool's `input_schema` is the one a manifest gives a tool
+/// that declares none (`{"type": "object", "properties": {}}`): its
+/// arguments are then its function's, derived from the signature as a
+/// `tools_from:` module's tools' are.
+pub(crate) fn derives_arguments(schema: &serde_json::Value) -> bool {
+    *schema == serde_json::json!({"type": "object", "properties": {}})
 }
 
 /// How a function's signature (as the worker's check reports it) and the

@@ -1,13 +1,16 @@
 //! What `toolset validate` (and an import, before it installs any
 //! requirement) can say of a bundle's Python without running it: in a
 //! scratch worker with no venv, `inspect_static.py` compiles every module,
-//! looks up each `entrypoint:` function among its module's top-level
-//! definitions and compares its signature with the tool's `input_schema`,
-//! and derives the tools of each `tools_from:` module whose exports are
-//! written as a literal — so their schemas are shown, and a clash with
-//! `tools:` is reported, before anything is installed. What only the import
-//! can tell (a function bound by an import, a computed `TOOLS`) is left to
-//! the import's own checks ([`super::check`], `describe_exports`).
+//! finds the top-level imports that fail inside the bundle, looks up each
+//! `entrypoint:` function (following imports inside the bundle) and
+//! compares its signature with the tool's `input_schema` — or, for a tool
+//! without one, shows the arguments its signature gives — and derives the
+//! tools of each `tools_from:` module from its `TOOLS` / `__all__` — so
+//! their schemas are shown, and a clash with `tools:` or an export that
+//! cannot be a tool is reported, before anything is installed. What only
+//! the import can tell (a function from outside the bundle, a computed
+//! `TOOLS`) is a warning saying so, and left to the import's own checks
+//! ([`super::check`], `describe_exports`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -30,6 +33,13 @@ pub(crate) struct Inspection {
     pub problems: Vec<Problem>,
     /// The tools `tools_from:` modules export, where the source says.
     pub exported: Vec<ExportedTool>,
+    /// The `tools:` entries without an `input_schema`, with the arguments
+    /// their function's signature gives, where the source says.
+    pub derived: Vec<ExportedTool>,
+    /// What only the import can tell (a computed `TOOLS`, a function from
+    /// outside the bundle), said as warnings by `validate`; the import
+    /// itself finds out.
+    pub unread: Vec<Problem>,
 }
 
 #[derive(Deserialize)]
@@ -41,6 +51,9 @@ struct Answer {
     /// told (the import says the same).
     #[serde(default)]
     not_tools: BTreeMap<String, String>,
+    /// Modules whose tools only the import can tell, and why.
+    #[serde(default)]
+    computed: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -111,7 +124,7 @@ impl Atelier {
                     "",
                     format!("the Python modules were not checked: {why}"),
                 )],
-                exported: Vec::new(),
+                ..Default::default()
             },
         }
     }
@@ -169,6 +182,28 @@ fn judge(manifest: &ToolsetManifest, answer: Answer) -> Inspection {
                             tool.entrypoint
                         ),
                     ));
+                } else if super::check::derives_arguments(&tool.input_schema) {
+                    // Listed with its arguments when there are any.
+                    let made = &ep.signature["tool"];
+                    let has_arguments = made["input_schema"]["properties"]
+                        .as_object()
+                        .is_some_and(|p| !p.is_empty());
+                    if has_arguments {
+                        let (module, _) = tool.entrypoint.split_once(':').unwrap_or((&tool.entrypoint, ""));
+                        let description = match tool.description.as_str() {
+                            "" => made["description"].as_str().unwrap_or_default().to_owned(),
+                            given => given.to_owned(),
+                        };
+                        out.derived.push(ExportedTool {
+                            module: module.to_owned(),
+                            name: tool.id.clone(),
+                            entrypoint: tool.entrypoint.clone(),
+                            description,
+                            input_schema: made["input_schema"].clone(),
+                            adds: false,
+                            requires_confirmation: tool.requires_confirmation,
+                        });
+                    }
                 } else if let Some(why) = super::check::mismatch(&ep.signature, &tool.input_schema) {
                     out.problems.push(Problem::at(
                         Severity::Warning,
@@ -188,6 +223,10 @@ fn judge(manifest: &ToolsetManifest, answer: Answer) -> Inspection {
         if let Some(why) = answer.not_tools.get(module) {
             out.problems
                 .push(Problem::at(Severity::Error, format!("tools_from[{i}]"), why.clone()));
+        }
+        if let Some(why) = answer.computed.get(module) {
+            out.unread
+                .push(Problem::at(Severity::Warning, format!("tools_from[{i}]"), why.clone()));
         }
         let Some(Some(listed)) = answer.tools_from.get(module) else {
             all_known = false;

@@ -304,6 +304,6 @@ mod config;
 mod hints;
 mod limits;
 mod parts;
-mod requirement;
+pub(crate) mod requirement;
 mod root;
 pub mod text;

@@ -5,6 +5,16 @@
 //! it from source, running its `setup.py` with the person's rights, which
 //! `--only-binary` does not stop; so are pip options, which could name
 //! another index.
+//!
+//! A bundle whose manifest lists none may keep them where Python projects
+//! do, in a `requirements.txt` at its root: its lines are read as
+//! `python.requirements`, under the same rules ([`apply_requirements_txt`]).
+
+use super::{Checked, Problem, Severity};
+
+/// The file a bundle's requirements are read from when its manifest
+/// lists none.
+pub(crate) const REQUIREMENTS_TXT: &str = "requirements.txt";
 
 /// Why `line` is not a requirement Atelier installs; `None` when it is.
 pub(super) fn problem(line: &str) -> Option<String> {
@@ -81,9 +91,105 @@ pub(super) fn problem(line: &str) -> Option<String> {
     None
 }
 
+/// The requirements of a `requirements.txt`, one a line: comments (`#`
+/// at the start, or after a space) and blank lines skipped, a line ending
+/// in `\` continued on the next. A line that is not a release on the index
+/// (a URL, a path, `-e`, `--index-url` or any other option, `-r` another
+/// file) is a problem naming its line.
+fn read_lines(text: &str) -> (Vec<String>, Vec<Problem>) {
+    // Logical lines: (the line it starts on, its text).
+    let mut lines: Vec<(usize, String)> = Vec::new();
+    let mut continued = false;
+    for (i, raw) in text.lines().enumerate() {
+        match lines.last_mut() {
+            Some((_, line)) if continued => line.push_str(raw),
+            _ => lines.push((i + 1, raw.to_owned())),
+        }
+        let line = &mut lines.last_mut().expect("just pushed").1;
+        continued = line.ends_with('\\');
+        if continued {
+            line.pop();
+        }
+    }
+    let (mut out, mut problems) = (Vec::new(), Vec::new());
+    for (start, line) in lines {
+        let content = match line.find('#') {
+            Some(at) if at == 0 || line[..at].ends_with(char::is_whitespace) => &line[..at],
+            _ => line.as_str(),
+        }
+        .trim();
+        if content.is_empty() {
+            continue;
+        }
+        let why = if content.starts_with("-r")
+            || content.starts_with("--requirement")
+            || content.starts_with("-c")
+            || content.starts_with("--constraint")
+        {
+            Some(
+                "names another file, which is not read: list its requirements in requirements.txt itself (or under \
+                 python.requirements in toolset.yaml)"
+                    .to_owned(),
+            )
+        } else {
+            problem(content)
+        };
+        match why {
+            Some(why) => problems.push(Problem {
+                severity: Severity::Error,
+                file: Some(REQUIREMENTS_TXT.to_owned()),
+                path: "python.requirements".to_owned(),
+                line: Some(start),
+                column: Some(1),
+                message: format!("{content:?} {why}"),
+            }),
+            None => out.push(content.to_owned()),
+        }
+    }
+    (out, problems)
+}
+
+/// Reads a bundle's root `requirements.txt` (`bytes`, when it has one)
+/// into `checked`: as its `python.requirements` when the manifest lists
+/// none, each line checked as they are; when the manifest lists some, a
+/// warning that the file is not read. Returns whether the requirements came
+/// from the file.
+pub(crate) fn apply_requirements_txt(checked: &mut Checked, bytes: Option<&[u8]>) -> bool {
+    let (Some(bytes), Some(manifest)) = (bytes, checked.manifest.as_mut()) else {
+        return false;
+    };
+    if !manifest.python.requirements.is_empty() {
+        checked.problems.push(Problem::at(
+            Severity::Warning,
+            "python.requirements",
+            format!(
+                "{REQUIREMENTS_TXT} is not read: python.requirements lists what is installed (move its lines there, \
+                 or drop python.requirements to have the file read)"
+            ),
+        ));
+        return false;
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        checked.problems.push(Problem {
+            file: Some(REQUIREMENTS_TXT.to_owned()),
+            ..Problem::at(Severity::Error, "python.requirements", "is not UTF-8 text")
+        });
+        checked.manifest = None;
+        return false;
+    };
+    let (requirements, problems) = read_lines(text.strip_prefix('\u{feff}').unwrap_or(text));
+    if !problems.is_empty() {
+        checked.problems.extend(problems);
+        checked.manifest = None;
+        return false;
+    }
+    manifest.python.requirements = requirements;
+    !manifest.python.requirements.is_empty()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::problem;
+    use super::{problem, read_lines};
 
     #[test]
     fn releases_on_the_index_pass_and_what_pip_would_build_or_misread_does_not() {
@@ -111,5 +217,46 @@ mod tests {
             let why = problem(bad).unwrap_or_default();
             assert!(why.contains(says), "{bad}: {why}");
         }
+    }
+
+    #[test]
+    fn requirements_txt_lines_are_read_as_requirements_and_what_pip_alone_reads_is_named_by_line() {
+        let (ok, problems) = read_lines(
+            "# pinned\n\nhumanize==4.9.0  # sizes\nrequests[socks]>=2.31; python_version >= \"3.9\"\npandas>=2,\\\n  <3\n",
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            ok,
+            [
+                "humanize==4.9.0",
+                "requests[socks]>=2.31; python_version >= \"3.9\"",
+                "pandas>=2,  <3"
+            ]
+        );
+        let (_, problems) =
+            read_lines("ok==1\n-e .\n--index-url https://evil\n./pkg\n-r other.txt\nx @ https://a/x.whl\n");
+        let said: Vec<(Option<usize>, &str)> = problems.iter().map(|p| (p.line, p.message.as_str())).collect();
+        assert_eq!(said.len(), 5, "{said:?}");
+        assert!(said[0].0 == Some(2) && said[0].1.contains("pip options"), "{said:?}");
+        assert!(said[1].0 == Some(3) && said[1].1.contains("pip options"), "{said:?}");
+        assert!(
+            said[2].0 == Some(4) && said[2].1.contains("direct reference"),
+            "{said:?}"
+        );
+        assert!(
+            said[3].0 == Some(5) && said[3].1.contains("names another file"),
+            "{said:?}"
+        );
+        assert!(
+            said[4].0 == Some(6) && said[4].1.contains("direct reference"),
+            "{said:?}"
+        );
+        assert!(
+            problems[0]
+                .to_string()
+                .starts_with("requirements.txt:2:1 python.requirements: \"-e .\""),
+            "{}",
+            problems[0]
+        );
     }
 }
