@@ -79,6 +79,14 @@ fn print_exported(heading: &str, toolset: &str, exported: &[atelier_core::toolse
                                 a.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>().join("|")
                             }
                             _ if p["enum"].is_array() => "one of".into(),
+                            // `int | str`: each of its types.
+                            _ if p["anyOf"].is_array() => p["anyOf"]
+                                .as_array()
+                                .into_iter()
+                                .flatten()
+                                .map(|a| a["type"].as_str().unwrap_or("any"))
+                                .collect::<Vec<_>>()
+                                .join("|"),
                             _ => "any".into(),
                         };
                         let opt = if required.contains(&name.as_str()) { "" } else { "?" };
