@@ -243,7 +243,18 @@ export async function openTab(id) {
   await waitFor(async () => (await s.attr(await s.find(`#tab-${id}`), 'aria-selected')) === 'true', `tab ${id}`);
 }
 
+/** The Chat tab's tool list, shown (hidden by default once a model is set up). */
+export async function showToolList() {
+  if (!(await s.exec(`return document.getElementById('tool-list')?.hidden === true;`))) return;
+  await s.click(await s.find('#panel-tools button.tools-show'));
+  await waitFor(
+    () => s.exec(`return document.getElementById('tool-list')?.hidden === false;`),
+    'the tool list to show',
+  );
+}
+
 export async function pickTool(toolId) {
+  await showToolList();
   const item = await waitEl(
     `for (const b of document.querySelectorAll('#panel-tools button.picker-item'))
        if (b.querySelector('.picker-item-id')?.textContent === arguments[0]) return b;

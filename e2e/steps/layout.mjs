@@ -3,7 +3,7 @@
 // list and the map scroll in their own regions, the page itself never
 // scrolls, and every map node has a label on a row of its own.
 
-import { assert, cli, eq, log, openTab, s, shot, sleep, waitFor, xdotool } from '../lib.mjs';
+import { assert, cli, eq, log, openTab, s, shot, showToolList, sleep, waitFor, xdotool } from '../lib.mjs';
 
 const SECTIONS = ['toolsets', 'tools', 'workspace', 'settings'];
 
@@ -88,7 +88,7 @@ export function register(step) {
       `for (const b of document.querySelectorAll('ul[aria-label="Chat list"] .chat-title')) if (b.textContent === 'A chat with a branch') return b; return null;`,
       'a click on the chat with a branch',
     );
-    await s.waitText('section[aria-label="Conversation map"] .map-count', '12 steps');
+    await s.waitText('section[aria-label="Conversation map"] .map-count', '11 steps');
     // The straight part of the main line is folded ("⋯ 4 steps"): open it.
     await s.click(
       await s.execEl(`return document.querySelector('section[aria-label="Conversation map"] .map-run .map-shape');`),
@@ -145,6 +145,7 @@ export function register(step) {
       // Tools at 900×600: the list narrows and the results get the room; the
       // search picks like a command palette and the form takes the cursor.
       await openTab('tools');
+      await showToolList();
       const search = await s.find('#panel-tools input[type=search]');
       await s.click(search);
       await s.keys(search, 'write_file');

@@ -13,6 +13,7 @@ import {
   field,
   openTab,
   pickTool,
+  showToolList,
   runAndWait,
   s,
   scrollIntoView,
@@ -70,6 +71,7 @@ export function register(step) {
   step("MCP: everything's echo runs by hand from the tool picker", async () => {
     await openTab('tools');
     // An earlier step may have left a search in the picker: look for the tool.
+    await showToolList();
     await s.type(await s.find('#panel-tools input[type=search]'), 'everything:echo');
     // The group's title is shown in capitals (CSS): its section is named as written.
     await s.find('#panel-tools section.picker-group[aria-label="MCP · everything"]', { timeout: 15000 });

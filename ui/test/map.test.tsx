@@ -225,7 +225,7 @@ describe("conversation map", () => {
     mockCommands({ chat_tree: () => branched(), list_tool_calls: () => calls });
     render(<ConversationMap chats={chats()} />);
     const map = await shown();
-    expect(screen.getByText("7 steps")).toBeInTheDocument();
+    expect(screen.getByText("6 steps")).toBeInTheDocument();
     const nodes = within(map).getAllByRole("button");
     const labels = nodes.map((n) => n.getAttribute("aria-label"));
     expect(labels[0]).toMatch(/^Start: empty workspace, /);
@@ -346,7 +346,7 @@ describe("conversation map", () => {
     });
     const { rerender } = render(<ConversationMap chats={chats()} />);
     await shown();
-    expect(screen.getByText("7 steps")).toBeInTheDocument();
+    expect(screen.getByText("6 steps")).toBeInTheDocument();
 
     tree = [...branched(["root", "a", "b3", "e"])];
     tree.find((n) => n.id === "b3")!.children = ["e"];
@@ -359,7 +359,7 @@ describe("conversation map", () => {
     expect(screen.getByRole("button", { current: "step" })).toHaveAccessibleName(/^Step 3: csv_report/);
 
     await act(async () => next.resolve(tree));
-    expect(screen.getByText("8 steps")).toBeInTheDocument();
+    expect(screen.getByText("7 steps")).toBeInTheDocument();
     expect(screen.getByRole("button", { current: "step" })).toHaveAccessibleName(/^Step 3: Edit: 1 removed, /);
   });
 
@@ -367,7 +367,7 @@ describe("conversation map", () => {
     const ipc = mockCommands({ chat_tree: () => chain(2000), list_tool_calls: () => [] });
     render(<ConversationMap chats={chats()} />);
     const map = await shown();
-    expect(screen.getByText("2,001 steps")).toBeInTheDocument();
+    expect(screen.getByText("2,000 steps")).toBeInTheDocument();
     expect(within(map).getAllByRole("button").length).toBeLessThanOrEqual(8);
     expect(map.parentElement!.scrollTop).toBeGreaterThan(0);
     const run = within(map).getByRole("button", { name: /^1,996 steps folded \(steps 1–1,996\)/ });

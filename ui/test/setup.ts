@@ -16,4 +16,6 @@ if (typeof Range !== "undefined") {
 afterEach(() => {
   cleanup();
   clearMocks();
+  // What a test chose (the tool list shown or hidden) is not the next one's.
+  localStorage.clear();
 });

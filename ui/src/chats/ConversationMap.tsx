@@ -120,7 +120,8 @@ export function ConversationMap({ chats }: { chats: Chats }) {
         <span>Conversation</span>
         {data != null && (
           <span className="map-count">
-            {data.tree.length.toLocaleString()} {data.tree.length === 1 ? "step" : "steps"}
+            {/* The start is not a step. */}
+            {stepCount(data.tree.length - 1)}
           </span>
         )}
       </div>
@@ -327,4 +328,9 @@ function MapRun({ item, width, onUnfold }: { item: MapRunItem; width: number; on
       )}
     </g>
   );
+}
+
+/** "1 step", "2,000 steps", "no steps yet". */
+function stepCount(n: number): string {
+  return n <= 0 ? "no steps yet" : `${n.toLocaleString()} ${n === 1 ? "step" : "steps"}`;
 }

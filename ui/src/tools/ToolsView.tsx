@@ -19,6 +19,19 @@ type ChatCalls = { chatId: string | null; calls: ToolCallRecord[] };
 
 const NO_CALLS: ToolCallRecord[] = [];
 
+/** Where the tool list's shown/hidden choice is remembered (this computer, every chat). */
+export const TOOL_LIST_KEY = "atelier.toolList";
+
+/** The remembered choice: true shown, false hidden, null never chosen. */
+function rememberedList(): boolean | null {
+  try {
+    const v = localStorage.getItem(TOOL_LIST_KEY);
+    return v === "shown" ? true : v === "hidden" ? false : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The chat: the tool list (hideable) beside the conversation — the active
  * branch's messages and calls, the run streaming at its end — with the tool
@@ -50,9 +63,19 @@ export function ToolsView({
   const [picked, setPicked] = useState(0);
   const runColumn = useRef<HTMLDivElement>(null);
   useFocusChosenForm(runColumn, picked);
-  // The list can step aside so the results get the whole width (small
-  // windows); Ctrl+K brings it back with the cursor in the search.
-  const [listShown, setListShown] = useState(true);
+  // The list steps aside so the conversation gets the width; Show/Hide is
+  // remembered. Never chosen: hidden once a model is set up (a chat is for
+  // talking), shown without one (the tools are then the way to work).
+  // Ctrl+K and `/` bring it back with the cursor in the search.
+  const [listChoice, setListChoice] = useState<boolean | null>(rememberedList);
+  const setListShown = useCallback((shown: boolean) => {
+    setListChoice(shown);
+    try {
+      localStorage.setItem(TOOL_LIST_KEY, shown ? "shown" : "hidden");
+    } catch {
+      // Not remembered (storage refused): this window still follows it.
+    }
+  }, []);
   useShortcut("focus-picker", () => setListShown(true));
   const [lastRunId, setLastRunId] = useState<string | null>(null);
   // "Run again…": the tool and the arguments to start its form from.
@@ -73,11 +96,14 @@ export function ToolsView({
       () => runColumn.current?.closest(".tools-view")?.querySelector<HTMLInputElement>("input[type=search]")?.focus(),
       0,
     );
-  }, []);
+  }, [setListShown]);
   const [branch, setBranch] = useState<MessageNode[]>([]);
   const chatScroll = useRef<HTMLDivElement>(null);
   useStickToBottom(chatScroll, chatId);
   const pane = useChatPane({ chats, active, onOpenSettings, onRunEnd: reloadCalls, branch, openPicker });
+  const providersKnown = pane.info.load.data !== null;
+  const listShown = listChoice ?? (providersKnown && pane.info.providers.length === 0);
+  const title = chats.load.data?.find((c) => c.id === chatId)?.title ?? "New chat";
   // The calls a model run made, until the list is read again.
   const runCalls = pane.records ?? NO_CALLS;
   const shownCalls = useMemo(() => {
@@ -104,7 +130,7 @@ export function ToolsView({
     <div className={listShown ? "tools-view" : "tools-view tools-list-hidden"}>
       <div className="tools-column" id="tool-list" hidden={!listShown}>
         <header className="page-header">
-          <h1>Tools</h1>
+          <h2>Tools</h2>
           <button
             type="button"
             className="btn btn-small btn-ghost"
@@ -134,17 +160,21 @@ export function ToolsView({
       </div>
       <ConversationContext.Provider value={pane.runs.actions}>
         <div className="run-column chat-column" ref={runColumn}>
-          {!listShown && (
-            <button
-              type="button"
-              className="btn btn-small tools-show"
-              aria-expanded={false}
-              aria-controls="tool-list"
-              onClick={() => setListShown(true)}
-            >
-              ☰ Tools
-            </button>
-          )}
+          <header className="chat-header">
+            {!listShown && (
+              <button
+                type="button"
+                className="btn btn-small tools-show"
+                aria-expanded={false}
+                aria-controls="tool-list"
+                title="Show the tool list (Ctrl+K)"
+                onClick={() => setListShown(true)}
+              >
+                ☰ Tools
+              </button>
+            )}
+            <h1 title={title}>{title}</h1>
+          </header>
           <div className="chat-scroll" ref={chatScroll}>
             <section className="calls conversation" aria-label="Conversation">
               {calls.state === "error" && (
