@@ -60,6 +60,8 @@ describe("workspace browser", () => {
     expect(items[2]).toHaveClass("file-item-changed");
     expect(argsOf(calls, "get_workspace_manifest")).toEqual([{ chatId: "chat-1", manifestId: null }]);
     expect(screen.getByText(/3 files, 1\.2 KB · this step: a tool run/)).toBeInTheDocument();
+    // The key to the dot that marks a changed file.
+    expect(screen.getByText(/changed in this step/)).toHaveClass("tree-legend");
 
     await userEvent.click(items[2]!);
     await waitFor(() => expect(container.querySelector(".cm-content")?.textContent).toBe("print(1)"));

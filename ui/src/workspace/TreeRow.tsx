@@ -48,10 +48,7 @@ export const TreeRow = memo(function TreeRow({ id, row, start, height, selected,
       <span className={folder ? "tree-icon tree-icon-folder" : "tree-icon tree-icon-file"} aria-hidden="true" />
       <span className="tree-name">{node.name}</span>
       {node.changed && (
-        <span
-          className="tree-mark"
-          title={folder ? "Something in here changed in the last step" : "Changed by the last step"}
-        >
+        <span className="tree-mark" title={folder ? "Something in here changed in this step" : "Changed in this step"}>
           <span className="tree-hidden-text">{folder ? " (has changes)" : " (changed)"}</span>
         </span>
       )}

@@ -325,6 +325,14 @@ export function WorkspaceView({ chats, active }: { chats: Chats; active: boolean
         <p className="muted small">
           {manifest.file_count.toLocaleString()} {manifest.file_count === 1 ? "file" : "files"},{" "}
           {formatBytes(manifest.total_size)} · this step: {SOURCE[manifest.source]}
+          {Object.keys(manifest.changes).length > 0 && fileCount > 0 && (
+            <>
+              {" · "}
+              <span className="tree-legend">
+                <span className="tree-mark" aria-hidden="true" /> changed in this step
+              </span>
+            </>
+          )}
         </p>
       )}
     </div>
