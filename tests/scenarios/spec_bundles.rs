@@ -215,3 +215,49 @@ fn an_integer_setting_reaches_python_as_an_integer() {
     assert_eq!(c["result"]["range"], 4);
     assert_eq!(c["result"]["types"], serde_json::json!(["int", "float", "int"]));
 }
+
+/// Seed 004 §1.3's `tools.enabled`: `enabled: false` installs the tool
+/// turned off — not listed, not offered to a model, a call refused saying
+/// why. A server `type: sse` is refused, not spoken to as streamable HTTP;
+/// `cwd:` is said to be the chat's workspace.
+#[test]
+fn a_tool_turned_off_in_the_manifest_is_installed_but_not_offered_and_sse_is_refused() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let text = manifest("offs", "1.0.0", "") + "  - id: hidden\n    entrypoint: tools.hello:run\n    enabled: false\n";
+    let zip = bundle(t.path(), "offs.zip", &text);
+    let out = env.cli(&["toolset", "validate", path(&zip), "--strict"]);
+    assert_eq!(out.status.code(), Some(0), "`enabled` is a known key: {out:?}");
+    env.ok(&["toolset", "import", path(&zip), "--agent", "assistant"]);
+    let tools = env.json(&["tool", "list"]).to_string();
+    assert!(
+        tools.contains("offs:hello") && !tools.contains("offs:hidden"),
+        "{tools}"
+    );
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let out = env.cli(&["run", "offs:hidden", "--chat", &chat, "--quiet"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("disabled in the manifest of toolset \"offs\""), "{said}");
+    let c = env.json(&["run", "offs.hidden", "--agent", "assistant", "--chat", &chat, "--quiet"]);
+    assert_eq!(c["error_kind"], "not_found", "not offered to a model: {c}");
+    assert_eq!(
+        env.json(&["run", "offs.hello", "--agent", "assistant", "--chat", &chat, "--quiet"])["status"],
+        "success"
+    );
+
+    let servers = "mcp_servers:\n  - id: old\n    type: sse\n    url: https://example.com/sse\n  \
+                   - id: here\n    command: npx\n    cwd: /srv\n";
+    let zip = bundle(t.path(), "sse.zip", &manifest("sse", "1.0.0", servers));
+    let out = env.cli(&["toolset", "validate", path(&zip)]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("mcp_servers[0].type: the old SSE transport (`type: sse`) is not supported")
+            && said.contains("streamable HTTP at `/mcp`"),
+        "{said}"
+    );
+    assert!(
+        said.contains("mcp_servers[1].cwd: unknown key `cwd`") && said.contains("the chat's workspace folder"),
+        "{said}"
+    );
+}

@@ -161,6 +161,12 @@ pub struct ToolDecl {
 }
 
 impl ToolDecl {
+    /// `enabled: false` in the manifest (kept in `extra`, written back as
+    /// given): the tool is installed turned off.
+    pub fn enabled(&self) -> bool {
+        self.extra.get("enabled") != Some(&Value::Bool(false))
+    }
+
     /// An entry without `entrypoint`: it adds to a tool a `tools_from:`
     /// module exports.
     pub fn is_overlay(&self) -> bool {
@@ -184,6 +190,9 @@ impl ToolDecl {
         exported.requires_confirmation |= self.requires_confirmation;
         exported.timeout_s = self.timeout_s.or(exported.timeout_s);
         exported.renderer = self.renderer.clone().or(exported.renderer);
+        if !self.enabled() {
+            exported.extra.insert("enabled".to_owned(), Value::Bool(false));
+        }
         exported
     }
 }

@@ -136,7 +136,7 @@ impl Rows<'_> {
             sqlx::query(
                 "INSERT INTO tools (tool_id, toolset_id, name, description, category, input_schema, \
                  requires_confirmation, enabled, entrypoint, tags, timeout_s, extra, position, exported_from, overlay) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)",
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(&tid)
             .bind(id)
@@ -145,6 +145,7 @@ impl Rows<'_> {
             .bind(&t.category)
             .bind(to_json(&t.input_schema)?)
             .bind(t.requires_confirmation)
+            .bind(t.enabled())
             .bind(&t.entrypoint)
             .bind(to_json(&t.tags)?)
             .bind(t.timeout_s)

@@ -28,7 +28,29 @@ pub const MODELINE: &str = "# yaml-language-server: $schema=.toolset.schema.json
 pub fn manifest_schema() -> Value {
     let mut generator = SchemaSettings::draft07().for_deserialize().into_generator();
     let schema = generator.root_schema_for::<ToolsetManifest>();
-    schema.to_value()
+    let mut value = schema.to_value();
+    // `enabled: false` is kept in a tool's `extra` (so every decl made in
+    // code need not name it), and described here.
+    if let Some(props) = value
+        .pointer_mut("/definitions/McpServerDecl/properties")
+        .and_then(Value::as_object_mut)
+    {
+        props.insert(
+            "type".to_owned(),
+            json!({ "enum": ["stdio", "http", "streamable-http", "streamable_http", "streamableHttp"],
+                    "description": "How it is reached: `stdio` (a `command`) or streamable HTTP (a `url`); read from those when left out. The old SSE transport is not supported." }),
+        );
+    }
+    if let Some(props) = value
+        .pointer_mut("/definitions/ToolDecl/properties")
+        .and_then(Value::as_object_mut)
+    {
+        props.insert(
+            "enabled".to_owned(),
+            json!({ "type": "boolean", "description": "false: installed but turned off (not offered to models or in the tool picker, and a call is refused)." }),
+        );
+    }
+    value
 }
 
 /// The schema as the published file holds it: pretty, with a final newline.

@@ -77,7 +77,11 @@ pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<T
     if let Some(r) = &renderer {
         check_args_refs(c, &join(path, "renderer"), &r.config, &input_schema);
     }
-    let extra = c.warn_unknown(t, path, TOOL_KEYS);
+    let mut extra = c.warn_unknown(t, path, TOOL_KEYS);
+    if !c.bool(t, path, "enabled", true) {
+        // Seed 004 §1.3's `tools.enabled`: see `ToolDecl::enabled`.
+        extra.insert("enabled".to_owned(), Value::Bool(false));
+    }
     Some(ToolDecl {
         id: id?,
         name: name?,
@@ -216,10 +220,43 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "tags",
     "input_schema",
     "requires_confirmation",
+    "enabled",
     "timeout_s",
     "renderer",
 ];
-pub(crate) const SERVER_KEYS: &[&str] = &["id", "command", "args", "env", "url", "headers", "auto_enabled"];
+pub(crate) const SERVER_KEYS: &[&str] = &["id", "type", "command", "args", "env", "url", "headers", "auto_enabled"];
+
+/// A server's `type` (as Claude Desktop and MCPB configs write it), which
+/// must agree with `command` / `url`; the old SSE transport is refused, not
+/// spoken as streamable HTTP to an address that does not serve it.
+fn check_transport(c: &mut Checker<'_>, path: &str, s: &serde_json::Map<String, Value>, has_command: bool) {
+    let at = join(path, "type");
+    let kind = match s.get("type") {
+        None | Some(Value::Null) => return,
+        Some(Value::String(k)) => k.to_ascii_lowercase().replace(['-', '_'], ""),
+        Some(other) => {
+            c.error(&at, format!("expected \"stdio\" or \"http\", got {}", describe(other)));
+            return;
+        }
+    };
+    match kind.as_str() {
+        "sse" => c.error(
+            &at,
+            "the old SSE transport (`type: sse`) is not supported: Atelier speaks only stdio and streamable HTTP; \
+             many servers serve streamable HTTP at `/mcp` (then give that `url` and drop `type`)",
+        ),
+        "stdio" if !has_command => c.error(&at, "a `stdio` server needs a `command`"),
+        "http" | "streamablehttp" if has_command => c.error(&at, "an `http` server needs a `url`, not a `command`"),
+        "stdio" | "http" | "streamablehttp" => {}
+        _ => c.error(
+            &at,
+            format!(
+                "unknown server type {:?}: use \"stdio\" (with `command`) or \"http\" (streamable HTTP, with `url`)",
+                s["type"]
+            ),
+        ),
+    }
+}
 
 const JSON_TYPES: &[&str] = &["string", "number", "integer", "boolean", "object", "array", "null"];
 
@@ -381,7 +418,14 @@ pub(super) fn check_server(c: &mut Checker<'_>, path: &str, v: &Value) -> Option
     let env = string_map(c, s, path, "env", "variable names");
     let headers = string_map(c, s, path, "headers", "header names");
     let auto_enabled = c.bool(s, path, "auto_enabled", true);
+    check_transport(c, path, s, command.is_some());
     let extra = c.warn_unknown(s, path, SERVER_KEYS);
+    let cwd = join(path, "cwd");
+    if let Some(p) = c.problems.iter_mut().find(|p| p.path == cwd) {
+        p.message = "unknown key `cwd` (kept, but not used): a stdio server runs in the chat's workspace folder \
+                     (a `scope: shared` one in a folder of its own), so give it paths relative to that or absolute ones"
+            .to_owned();
+    }
     Some(McpServerDecl {
         id: id?,
         command,
