@@ -54,6 +54,16 @@ impl Tools<'_> {
             None => None,
         };
         let toolset_enabled = toolset.as_ref().is_none_or(|t| t.enabled);
+        if !tool.enabled
+            && !mcp
+            && let Some(ts) = &tool.toolset_id
+        {
+            return Err(Error::Conflict(format!(
+                "tool {} is disabled in the manifest of toolset {ts:?} (`enabled: false` in its toolset.yaml): \
+                 it is installed but not offered; a version that enables it must be imported",
+                tool.tool_id
+            )));
+        }
         if !tool.enabled || !toolset_enabled {
             return Err(Error::Conflict(format!(
                 "tool {} is disabled (enable its {} first)",
