@@ -7,6 +7,7 @@ import type { ContentPart, Message, MessageNode } from "../bindings";
 import type { Move, Step } from "../calls/StepItem";
 import { api, errorText } from "../api";
 import { clampAttrs, ClampToggle, useClamp } from "../components/Clamp";
+import { FormActions } from "../components/FormActions";
 import { turnOutcome } from "../chats/mapLabels";
 import { useLoad } from "../lib/useLoad";
 import { CopyButton } from "./CopyButton";
@@ -140,14 +141,14 @@ function UserBody({ message, locked }: { message: Message; locked: boolean }) {
           }}
         />
         <p className="muted small">The edited message starts a new branch; this one stays a branch away.</p>
-        <div className="panel-actions">
-          <button type="button" className="btn btn-small btn-primary" disabled={draft.trim() === ""} onClick={send}>
-            Send edit
-          </button>
-          <button type="button" className="btn btn-small" onClick={() => setEditing(false)}>
-            Cancel
-          </button>
-        </div>
+        <FormActions
+          small
+          submit="Send edit"
+          busy={false}
+          disabled={draft.trim() === ""}
+          onCancel={() => setEditing(false)}
+          onSubmit={send}
+        />
       </div>
     );
   return (

@@ -6,6 +6,7 @@
 
 import { useState } from "react";
 import { api, errorText } from "../api";
+import { FormActions } from "../components/FormActions";
 import type { Chat, ModelSettings } from "../bindings";
 import { draftOf, EMPTY_DRAFT, setCount, settingsOf, type DraftField, type SettingsDraft } from "./modelSettings";
 
@@ -162,26 +163,27 @@ export function ModelSettingsPanel({
           {problem.error}
         </p>
       )}
-      <div className="panel-actions">
-        <button
-          type="button"
-          className="btn btn-small btn-ghost"
-          disabled={saving || setCount(draft) === 0}
-          title="Empty every field: the agent's settings apply again"
-          onClick={() => {
-            setDraft(EMPTY_DRAFT);
-            save(EMPTY_DRAFT);
-          }}
-        >
-          Reset to the agent's defaults
-        </button>
-        <button type="button" className="btn btn-small" onClick={onClose}>
-          Close
-        </button>
-        <button type="submit" className="btn btn-small btn-primary" disabled={saving}>
-          {saving ? "Saving…" : "Save"}
-        </button>
-      </div>
+      <FormActions
+        small
+        submit={saving ? "Saving…" : "Save"}
+        busy={saving}
+        cancel="Close"
+        onCancel={onClose}
+        start={
+          <button
+            type="button"
+            className="btn btn-small btn-ghost"
+            disabled={saving || setCount(draft) === 0}
+            title="Empty every field: the agent's settings apply again"
+            onClick={() => {
+              setDraft(EMPTY_DRAFT);
+              save(EMPTY_DRAFT);
+            }}
+          >
+            Reset to the agent's defaults
+          </button>
+        }
+      />
     </form>
   );
 }

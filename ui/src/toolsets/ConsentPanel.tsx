@@ -1,5 +1,6 @@
 import type { BundleReport, ToolsetRecord } from "../bindings";
 import { ErrorBox, Notice } from "../components/feedback";
+import { FormActions } from "../components/FormActions";
 import { baseName, formatBytes } from "../lib/format";
 import { ProblemList } from "./ProblemList";
 import { blockingFields, type ConsentChoices } from "./settings/choices";
@@ -164,14 +165,13 @@ export function ConsentPanel({
               {blocking.map((f) => f.title).join(", ")} to install.
             </p>
           )}
-          <div className="panel-actions">
-            <button type="button" className="btn" onClick={onCancel}>
-              Cancel
-            </button>
-            <button type="button" className="btn btn-primary" disabled={blocking.length > 0} onClick={onInstall}>
-              {installLabel(report, existing)}
-            </button>
-          </div>
+          <FormActions
+            submit={installLabel(report, existing)}
+            busy={false}
+            disabled={blocking.length > 0}
+            onCancel={onCancel}
+            onSubmit={onInstall}
+          />
         </>
       ) : (
         <>
