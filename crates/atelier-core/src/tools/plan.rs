@@ -39,11 +39,15 @@ pub fn plan(
     let mut warnings = Vec::new();
     let (renderer, config) = match render {
         Some(r) => (r.renderer.clone(), interp::render(&r.config, ctx, &mut warnings)),
-        // No renderer: show the return value as JSON.
-        None => (
-            "code".to_owned(),
-            json!({"content": serde_json::to_string_pretty(ctx.ret).unwrap_or_default(), "language": "json"}),
-        ),
+        // No renderer: words (a reused function's `-> str`) as a document,
+        // as an MCP tool's text is shown; any other value as JSON.
+        None => match ctx.ret {
+            Value::String(s) => ("document".to_owned(), json!({"content": s})),
+            ret => (
+                "code".to_owned(),
+                json!({"content": serde_json::to_string_pretty(ret).unwrap_or_default(), "language": "json"}),
+            ),
+        },
     };
     finish(renderer, config, warnings, manifest_id, artifact_sha256)
 }
@@ -275,6 +279,27 @@ fn after_metas(html: &str, mut at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_a_renderer_words_are_a_document_and_values_are_json() {
+        fn ctx(ret: &Value) -> Context<'_> {
+            Context {
+                args: &Value::Null,
+                ret,
+                chat_id: "c",
+                workspace: "/w",
+                toolset: "t",
+            }
+        }
+        let words = plan(None, &ctx(&json!("HI **there**")), "m", None);
+        assert_eq!(words.renderer, "document");
+        assert_eq!(words.config["content"], "HI **there**");
+        let list = plan(None, &ctx(&json!([1, 2])), "m", None);
+        assert_eq!(
+            (list.renderer.as_str(), &list.config["language"]),
+            ("code", &json!("json"))
+        );
+    }
 
     #[test]
     fn the_frame_is_fitted_to_the_page_before_the_pages_own_scripts() {
