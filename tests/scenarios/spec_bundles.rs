@@ -261,3 +261,55 @@ fn a_tool_turned_off_in_the_manifest_is_installed_but_not_offered_and_sse_is_ref
         "{said}"
     );
 }
+
+/// Seed 004 §4.1 writes entry points relative to `tools/` (`hello:run`
+/// for tools/hello.py); Atelier's rule is the toolset's folder
+/// (`tools.hello:run`). A module found only under `tools/` is read as that
+/// one, with a warning; a file path gets the module path to write.
+#[test]
+fn an_entrypoint_relative_to_tools_runs_and_a_file_path_is_told_the_module_path() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let zip = bundle(
+        t.path(),
+        "rel.zip",
+        &manifest("rel", "1.0.0", "").replace("tools.hello:run", "hello:run"),
+    );
+    let out = env.cli(&["toolset", "validate", path(&zip)]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("tools[0].entrypoint: read as \"tools.hello:run\""),
+        "{said}"
+    );
+    env.ok(&["toolset", "import", path(&zip)]);
+    assert_eq!(
+        env.json(&["tool", "show", "rel:hello"])["entrypoint"],
+        "tools.hello:run"
+    );
+    let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
+    let c = env.json(&[
+        "run",
+        "rel:hello",
+        "--chat",
+        &chat,
+        "--args",
+        r#"{"name": "you"}"#,
+        "--quiet",
+    ]);
+    assert_eq!(
+        (c["status"].as_str(), c["result"]["text"].as_str()),
+        (Some("success"), Some("hi you")),
+        "{c}"
+    );
+
+    let zip = bundle(
+        t.path(),
+        "file.zip",
+        &manifest("file", "1.0.0", "").replace("tools.hello:run", "tools/hello.py:run"),
+    );
+    let out = env.cli(&["toolset", "validate", path(&zip)]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("did you mean \"tools.hello:run\"?"), "{said}");
+}

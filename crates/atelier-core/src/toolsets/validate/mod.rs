@@ -66,7 +66,9 @@ pub(crate) const PYTHON_KEYS: &[&str] = &["requirements"];
 #[cfg(test)]
 pub(crate) use config::CONFIG_KEYS;
 #[cfg(test)]
-pub(crate) use parts::{SERVER_KEYS, TOOL_KEYS};
+pub(crate) use parts::TOOL_KEYS;
+#[cfg(test)]
+pub(crate) use server::SERVER_KEYS;
 
 pub(crate) fn is_tool_id(s: &str) -> bool {
     !s.is_empty() && s.len() <= 64 && s.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
@@ -306,4 +308,5 @@ mod limits;
 mod parts;
 pub(crate) mod requirement;
 mod root;
+mod server;
 pub mod text;

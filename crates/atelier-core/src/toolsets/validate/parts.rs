@@ -1,5 +1,5 @@
-//! Checks of the nested parts of a manifest: tools (schema, renderer) and
-//! MCP servers.
+//! Checks of the nested parts of a manifest: tools (entry point, schema,
+//! renderer); MCP servers are [`super::server`]'s.
 
 use std::collections::BTreeMap;
 
@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{Checker, MAX_TIMEOUT_S, Severity, describe, entrypoint_module_files, is_tool_id, join};
 use crate::toolsets::interp;
-use crate::toolsets::manifest::{ATELIER_CONFIG, McpServerDecl, RendererDecl, RendererKind, ToolDecl};
+use crate::toolsets::manifest::{ATELIER_CONFIG, RendererDecl, RendererKind, ToolDecl};
 
 pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<ToolDecl> {
     let Value::Object(t) = v else {
@@ -34,23 +34,47 @@ pub(super) fn check_tool(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<T
     // Without one, the entry adds to a tool a `tools_from:` module exports
     // (checked against `tools_from` by the caller, against the exports at
     // import).
-    let entrypoint = c.string(t, path, "entrypoint", false);
+    let mut entrypoint = c.string(t, path, "entrypoint", false);
     // `entrypoint: ~` (or a blank `entrypoint:`) is no entrypoint, as a
     // missing key is: an error unless a `tools_from` export is named.
     let overlay = matches!(t.get("entrypoint"), None | Some(Value::Null));
     if let Some(ep) = &entrypoint {
+        let at = join(path, "entrypoint");
         match entrypoint_module_files(ep) {
-            None => c.error(
-                &join(path, "entrypoint"),
-                format!("expected \"module.path:function\", got {ep:?}"),
-            ),
-            Some(candidates) if !candidates.iter().any(|f| c.files.contains(f)) => c.error(
-                &join(path, "entrypoint"),
-                format!(
-                    "module file {:?} is not in the bundle (entry points are relative to the toolset root)",
-                    candidates[0]
-                ),
-            ),
+            None => {
+                let hint = path_like_entrypoint(ep)
+                    .map(|m| format!(": did you mean {m:?}?"))
+                    .unwrap_or_default();
+                c.error(&at, format!("expected \"module.path:function\", got {ep:?}{hint}"));
+            }
+            Some(candidates) if !candidates.iter().any(|f| c.files.contains(f)) => {
+                // Seed 004 §4.1 makes the module relative to `tools/`; this
+                // rule is the folder of toolset.yaml, but a module found
+                // only under `tools/` can only mean that one.
+                let under_tools = format!("tools.{ep}");
+                match entrypoint_module_files(&under_tools) {
+                    Some(in_tools) if in_tools.iter().any(|f| c.files.contains(f)) => {
+                        c.push(
+                            Severity::Warning,
+                            &at,
+                            format!(
+                                "read as {under_tools:?}: entry points are relative to the toolset's folder, and \
+                                 {:?} is in tools/ (write entrypoint: {under_tools})",
+                                candidates[0]
+                            ),
+                            false,
+                        );
+                        entrypoint = Some(under_tools);
+                    }
+                    _ => c.error(
+                        &at,
+                        format!(
+                            "module file {:?} is not in the bundle (entry points are relative to the toolset root)",
+                            candidates[0]
+                        ),
+                    ),
+                }
+            }
             Some(_) => {}
         }
     }
@@ -210,6 +234,17 @@ fn check_schema(c: &mut Checker<'_>, path: &str, v: Option<&Value>) -> Value {
     schema
 }
 
+/// `tools/analyze.py:run` (a file path where a module path belongs) as the
+/// entry point it stands for, `tools.analyze:run`.
+fn path_like_entrypoint(ep: &str) -> Option<String> {
+    let (file, func) = ep.rsplit_once(':')?;
+    let file = file.trim_start_matches("./");
+    let module = file.strip_suffix(".py").unwrap_or(file).replace(['/', '\\'], ".");
+    let module = module.strip_suffix(".__init__").unwrap_or(&module);
+    let fixed = format!("{module}:{func}");
+    (fixed != ep && entrypoint_module_files(&fixed).is_some()).then_some(fixed)
+}
+
 /// The types JSON Schema knows.
 pub(crate) const TOOL_KEYS: &[&str] = &[
     "id",
@@ -224,40 +259,6 @@ pub(crate) const TOOL_KEYS: &[&str] = &[
     "timeout_s",
     "renderer",
 ];
-pub(crate) const SERVER_KEYS: &[&str] = &["id", "type", "command", "args", "env", "url", "headers", "auto_enabled"];
-
-/// A server's `type` (as Claude Desktop and MCPB configs write it), which
-/// must agree with `command` / `url`; the old SSE transport is refused, not
-/// spoken as streamable HTTP to an address that does not serve it.
-fn check_transport(c: &mut Checker<'_>, path: &str, s: &serde_json::Map<String, Value>, has_command: bool) {
-    let at = join(path, "type");
-    let kind = match s.get("type") {
-        None | Some(Value::Null) => return,
-        Some(Value::String(k)) => k.to_ascii_lowercase().replace(['-', '_'], ""),
-        Some(other) => {
-            c.error(&at, format!("expected \"stdio\" or \"http\", got {}", describe(other)));
-            return;
-        }
-    };
-    match kind.as_str() {
-        "sse" => c.error(
-            &at,
-            "the old SSE transport (`type: sse`) is not supported: Atelier speaks only stdio and streamable HTTP; \
-             many servers serve streamable HTTP at `/mcp` (then give that `url` and drop `type`)",
-        ),
-        "stdio" if !has_command => c.error(&at, "a `stdio` server needs a `command`"),
-        "http" | "streamablehttp" if has_command => c.error(&at, "an `http` server needs a `url`, not a `command`"),
-        "stdio" | "http" | "streamablehttp" => {}
-        _ => c.error(
-            &at,
-            format!(
-                "unknown server type {:?}: use \"stdio\" (with `command`) or \"http\" (streamable HTTP, with `url`)",
-                s["type"]
-            ),
-        ),
-    }
-}
-
 const JSON_TYPES: &[&str] = &["string", "number", "integer", "boolean", "object", "array", "null"];
 
 /// Every `type` in `schema` (and its subschemas) that is not a JSON type:
@@ -375,106 +376,6 @@ fn check_renderer(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<Renderer
     }
     c.warn_unknown(r, path, known);
     Some(RendererDecl { kind, config })
-}
-
-pub(super) fn check_server(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<McpServerDecl> {
-    let Value::Object(s) = v else {
-        c.error(
-            path,
-            format!(
-                "expected an MCP server (a mapping with id and command or url), got {}",
-                describe(v)
-            ),
-        );
-        return None;
-    };
-    let id = c.string(s, path, "id", true);
-    if let Some(id) = &id
-        && !crate::ids::is_namespace_id(id)
-    {
-        c.error(
-            &join(path, "id"),
-            format!(
-                "{id:?} is not a valid server id (the rule of toolset ids): {}",
-                crate::ids::namespace_id_advice(id)
-            ),
-        );
-    }
-    let command = c.string(s, path, "command", false);
-    let url = c.string(s, path, "url", false);
-    match (&command, &url) {
-        (Some(_), Some(_)) => c.error(
-            path,
-            "give `command` (a local server) or `url` (a remote one), not both",
-        ),
-        (None, None) => c.error(path, "an MCP server needs a `command` or a `url`"),
-        (None, Some(u)) if !(u.starts_with("http://") || u.starts_with("https://")) => c.error(
-            &join(path, "url"),
-            format!("expected an http:// or https:// URL, got {u:?}"),
-        ),
-        _ => {}
-    }
-    let args = c.string_list(s, path, "args");
-    let env = string_map(c, s, path, "env", "variable names");
-    let headers = string_map(c, s, path, "headers", "header names");
-    let auto_enabled = c.bool(s, path, "auto_enabled", true);
-    check_transport(c, path, s, command.is_some());
-    let extra = c.warn_unknown(s, path, SERVER_KEYS);
-    let cwd = join(path, "cwd");
-    if let Some(p) = c.problems.iter_mut().find(|p| p.path == cwd) {
-        p.message = "unknown key `cwd` (kept, but not used): a stdio server runs in the chat's workspace folder \
-                     (a `scope: shared` one in a folder of its own), so give it paths relative to that or absolute ones"
-            .to_owned();
-    }
-    Some(McpServerDecl {
-        id: id?,
-        command,
-        args,
-        env,
-        url,
-        headers,
-        auto_enabled,
-        extra,
-    })
-}
-
-/// `env:` or `headers:`: names to string values (`${…}` references allowed).
-fn string_map(
-    c: &mut Checker<'_>,
-    s: &serde_json::Map<String, Value>,
-    path: &str,
-    key: &str,
-    names: &str,
-) -> BTreeMap<String, String> {
-    let p = join(path, key);
-    match s.get(key) {
-        None | Some(Value::Null) => BTreeMap::new(),
-        Some(Value::Object(m)) => {
-            let mut out = BTreeMap::new();
-            for (k, v) in m {
-                match v {
-                    Value::String(x) => {
-                        out.insert(k.clone(), x.clone());
-                    }
-                    other => c.error(
-                        &join(&p, k),
-                        format!(
-                            "expected a string (use \"${{NAME}}\" for a secret or environment variable), got {}",
-                            describe(other)
-                        ),
-                    ),
-                }
-            }
-            out
-        }
-        Some(other) => {
-            c.error(
-                &p,
-                format!("expected a mapping of {names} to values, got {}", describe(other)),
-            );
-            BTreeMap::new()
-        }
-    }
 }
 
 /// A tool's `timeout_s`: seconds, above 0 and at most [`MAX_TIMEOUT_S`].

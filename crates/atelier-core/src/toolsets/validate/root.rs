@@ -6,7 +6,8 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::parts::{check_server, check_tool};
+use super::parts::check_tool;
+use super::server::check_server;
 use super::{Checker, PYTHON_KEYS, Severity, TOP_KEYS, config, describe, entrypoint_module_files, join};
 use crate::ids::{is_namespace_id, namespace_id_advice};
 use crate::toolsets::manifest::{MANIFEST_VERSION, PythonSection, Scope, ToolsetManifest};
