@@ -208,6 +208,39 @@ async fn export_keeps_the_authors_manifest_bytes_when_the_rows_say_the_same() {
 }
 
 #[tokio::test]
+async fn export_keeps_the_authors_manifest_when_arguments_were_derived_from_a_signature() {
+    use atelier_core::toolsets::ImportOptions;
+    let env = Env::new();
+    let src = tempfile::tempdir().expect("src");
+    let dir = src.path().join("derived");
+    std::fs::create_dir_all(dir.join("tools")).expect("mkdir");
+    let authored = "# No input_schema: the arguments come from the function.\n\
+                    manifest_version: \"1\"\nid: derived\nname: Derived\nversion: 1.0.0\ntools:\n  \
+                    - id: greet\n    name: Greet\n    description: Says hello.\n    entrypoint: tools.greet:run\n";
+    std::fs::write(dir.join("toolset.yaml"), authored).expect("yaml");
+    std::fs::write(
+        dir.join("tools/greet.py"),
+        "def run(workspace, name: str, times: int = 1) -> dict:\n    return {'text': ('hi ' + name) * times}\n",
+    )
+    .expect("py");
+    let app = env.app().await;
+    app.toolsets()
+        .import(&dir, &ImportOptions::default())
+        .await
+        .expect("import");
+    let tool = app.tools().tool("derived:greet").await.expect("tool");
+    assert_eq!(
+        tool.input_schema["required"],
+        serde_json::json!(["name"]),
+        "{}",
+        tool.input_schema
+    );
+    let out = src.path().join("derived.zip");
+    app.toolsets().export("derived", &out).await.expect("export");
+    assert_eq!(crate::bundles::entry_text(&out, "toolset.yaml"), authored);
+}
+
+#[tokio::test]
 async fn a_timeout_is_a_day_at_most_and_an_old_huge_one_never_panics_a_call() {
     let env = Env::new();
     let src = tempfile::tempdir().expect("src");

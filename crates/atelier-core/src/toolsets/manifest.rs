@@ -139,8 +139,9 @@ pub struct ToolDecl {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
     /// A JSON Schema of the arguments (`type: object`, `properties`,
-    /// `required`); none: no arguments. Null in an entry that adds to an
-    /// exported tool (never given there).
+    /// `required`); none: the arguments are derived from the function's
+    /// signature at install. Null in an entry that adds to an exported
+    /// tool (never given there).
     #[serde(default, skip_serializing_if = "Value::is_null")]
     #[schemars(schema_with = "super::schema::input_schema")]
     pub input_schema: Value,
