@@ -216,11 +216,11 @@ async fn export_keeps_the_authors_manifest_when_arguments_were_derived_from_a_si
     std::fs::create_dir_all(dir.join("tools")).expect("mkdir");
     let authored = "# No input_schema: the arguments come from the function.\n\
                     manifest_version: \"1\"\nid: derived\nname: Derived\nversion: 1.0.0\ntools:\n  \
-                    - id: greet\n    name: Greet\n    description: Says hello.\n    entrypoint: tools.greet:run\n";
+                    - id: greet\n    name: Greet\n    entrypoint: tools.greet:run\n";
     std::fs::write(dir.join("toolset.yaml"), authored).expect("yaml");
     std::fs::write(
         dir.join("tools/greet.py"),
-        "def run(workspace, name: str, times: int = 1) -> dict:\n    return {'text': ('hi ' + name) * times}\n",
+        "def run(workspace, name: str, times: int = 1) -> dict:\n    \"\"\"Says hello.\"\"\"\n    return {'text': ('hi ' + name) * times}\n",
     )
     .expect("py");
     let app = env.app().await;

@@ -189,7 +189,9 @@ impl Toolsets<'_> {
             .filter(|text| {
                 let mut checked = validate::check(text, &names);
                 requirement::apply_requirements_txt(&mut checked, requirements_txt.as_deref());
-                checked.manifest.as_ref() == Some(&manifest)
+                checked
+                    .manifest
+                    .is_some_and(|m| with_derived_arguments(m, &manifest) == manifest)
             })
             .unwrap_or_else(|| manifest.to_yaml());
         contents.insert(MANIFEST_FILE.to_owned(), Content::Bytes(yaml.into_bytes()));
@@ -257,4 +259,23 @@ pub fn pack_folder(dir: &Path, out: &Path, observer: &Observer, allow_warnings: 
         },
         warnings: checked.problems,
     })
+}
+
+/// `authored` with what the install derived from each function (a tool
+/// written without `input_schema`: its signature's arguments, its
+/// docstring if it wrote no description) taken from `rows`, so what was
+/// derived is not a difference from what the author wrote.
+fn with_derived_arguments(mut authored: ToolsetManifest, rows: &ToolsetManifest) -> ToolsetManifest {
+    for tool in &mut authored.tools {
+        if super::manifest::no_arguments_written(&tool.input_schema)
+            && let Some(row) = rows.tools.iter().find(|r| r.id == tool.id)
+        {
+            tool.input_schema = row.input_schema.clone();
+            // And the docstring, where the entry wrote no description.
+            if tool.description.is_empty() {
+                tool.description = row.description.clone();
+            }
+        }
+    }
+    authored
 }

@@ -139,8 +139,8 @@ pub struct ToolDecl {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
     /// A JSON Schema of the arguments (`type: object`, `properties`,
-    /// `required`); none: the arguments are derived from the function's
-    /// signature at install. Null in an entry that adds to an exported
+    /// `required`); none (read as [`no_arguments_written`]): the arguments
+    /// are derived from the function's signature at install. Null in an entry that adds to an exported
     /// tool (never given there).
     #[serde(default, skip_serializing_if = "Value::is_null")]
     #[schemars(schema_with = "super::schema::input_schema")]
@@ -418,4 +418,12 @@ mod tests {
         assert_eq!(clean.env["HOME_DIR"], "${HOME}");
         assert!(is_env_reference("${A_1}") && !is_env_reference("${}") && !is_env_reference("x${A}"));
     }
+}
+
+/// Whether `schema` is what a tool entry that writes no `input_schema`
+/// holds once read (`{"type": "object", "properties": {}}`): its arguments
+/// are then its function's, derived from the signature as a `tools_from:`
+/// module's tools' are.
+pub fn no_arguments_written(schema: &Value) -> bool {
+    *schema == serde_json::json!({"type": "object", "properties": {}})
 }

@@ -114,7 +114,7 @@ impl Atelier {
 /// arguments are then its function's, derived from the signature as a
 /// `tools_from:` module's tools' are.
 pub(crate) fn derives_arguments(schema: &serde_json::Value) -> bool {
-    *schema == serde_json::json!({"type": "object", "properties": {}})
+    crate::toolsets::manifest::no_arguments_written(schema)
 }
 
 /// How a function's signature (as the worker's check reports it) and the
