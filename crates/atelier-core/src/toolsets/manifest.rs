@@ -392,6 +392,14 @@ pub fn is_env_reference(v: &str) -> bool {
         .is_some_and(|name| !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
 }
 
+/// Whether `schema` is what a tool entry that writes no `input_schema`
+/// holds once read (`{"type": "object", "properties": {}}`): its arguments
+/// are then its function's, derived from the signature as a `tools_from:`
+/// module's tools' are.
+pub fn no_arguments_written(schema: &Value) -> bool {
+    *schema == serde_json::json!({"type": "object", "properties": {}})
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,12 +426,4 @@ mod tests {
         assert_eq!(clean.env["HOME_DIR"], "${HOME}");
         assert!(is_env_reference("${A_1}") && !is_env_reference("${}") && !is_env_reference("x${A}"));
     }
-}
-
-/// Whether `schema` is what a tool entry that writes no `input_schema`
-/// holds once read (`{"type": "object", "properties": {}}`): its arguments
-/// are then its function's, derived from the signature as a `tools_from:`
-/// module's tools' are.
-pub fn no_arguments_written(schema: &Value) -> bool {
-    *schema == serde_json::json!({"type": "object", "properties": {}})
 }
