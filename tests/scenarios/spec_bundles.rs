@@ -313,3 +313,28 @@ fn an_entrypoint_relative_to_tools_runs_and_a_file_path_is_told_the_module_path(
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(said.contains("did you mean \"tools.hello:run\"?"), "{said}");
 }
+
+/// Without a keychain, a bundle with a plain-text `env` value is refused
+/// saying which values needed the secret store, and nothing else: no log
+/// line about putting back a secret that was never written.
+#[test]
+fn without_a_keychain_a_plain_env_value_is_named_and_no_log_line_leaks() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let servers =
+        "mcp_servers:\n  - id: lit-srv\n    command: npx\n    env:\n      API_KEY: sk-live-1234567890abcdef\n";
+    let zip = toolset_zip(t.path(), "lit.zip", "lit", "1.0.0", servers);
+    let out = env.cli_env(
+        &["toolset", "import", path(&zip)],
+        &[("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/bus")],
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("writes values in plain text in its manifest (mcp_servers \"lit-srv\" env.API_KEY)")
+            && said.contains("allow-file"),
+        "{said}"
+    );
+    assert!(!said.contains("WARN") && !said.contains("sk-live"), "{said}");
+    assert_eq!(said.lines().count(), 1, "one message: {said}");
+}

@@ -29,11 +29,14 @@ pub(crate) struct Undo {
 impl Undo {
     /// Stores `value` as `key` of `owner`, remembering what it replaces.
     pub(crate) async fn set_secret(&mut self, app: &Atelier, owner: &Owner, key: &str, value: Secret) -> Result<()> {
-        if !self.secrets.iter().any(|(o, k, _)| o == owner && k == key) {
-            let before = stored(app, owner, key).await?;
+        let first = !self.secrets.iter().any(|(o, k, _)| o == owner && k == key);
+        let before = if first { stored(app, owner, key).await? } else { None };
+        app.secrets().set(owner, key, value).await?;
+        // Only what was written is put back: a write the store refused (no
+        // keychain) changed nothing, and undoing it would fail the same way.
+        if first {
             self.secrets.push((owner.clone(), key.to_owned(), before));
         }
-        app.secrets().set(owner, key, value).await?;
         Ok(())
     }
 

@@ -102,7 +102,21 @@ pub(crate) async fn store(app: &Atelier, toolset: &str, literals: &[Literal], un
         if done.contains(&l.key.as_str()) {
             continue;
         }
-        undo.set_secret(app, &owner, &l.key, l.value.clone()).await?;
+        let stored = undo.set_secret(app, &owner, &l.key, l.value.clone()).await;
+        if let Err(crate::Error::SecretsUnavailable(why)) = stored {
+            // Say what needed the store: the person may not know the
+            // bundle holds values in plain text.
+            let values: Vec<String> = literals
+                .iter()
+                .map(|l| format!("mcp_servers {:?} {}.{}", l.server, l.field, l.name))
+                .collect();
+            return Err(crate::Error::SecretsUnavailable(format!(
+                "toolset {toolset:?} writes values in plain text in its manifest ({}), which an import moves to \
+                 the secret store: {why}",
+                values.join(", ")
+            )));
+        }
+        stored?;
         done.push(&l.key);
     }
     Ok(())
