@@ -38,7 +38,8 @@ pub struct CallOptions {
     /// cancel, the call ends [`McpError::Timeout`]. Each progress
     /// notification of the call starts it again.
     pub timeout: Option<Duration>,
-    /// The most a call may take however much progress it reports; `None`:
+    /// The most a call may take however much progress it reports, with or
+    /// without a timeout; `None`:
     /// [`ceiling`] of the timeout.
     pub max_total: Option<Duration>,
     /// Cancelled: the server is told, the call ends [`McpError::Cancelled`].
@@ -54,6 +55,15 @@ impl std::fmt::Debug for CallOptions {
             .field("max_total", &self.max_total)
             .field("cancelled", &self.cancel.is_cancelled())
             .finish_non_exhaustive()
+    }
+}
+
+impl CallOptions {
+    /// The most the call may take in all: `max_total` when set (with or
+    /// without a timeout), else the [`ceiling`] of the timeout; `None`:
+    /// no limit.
+    pub fn total_limit(&self) -> Option<Duration> {
+        self.max_total.or_else(|| self.timeout.map(ceiling))
     }
 }
 
@@ -134,8 +144,7 @@ impl Connection {
         };
         notices.watch_progress(token.clone(), sink);
         let ceiling_at = options
-            .timeout
-            .map(|t| options.max_total.unwrap_or_else(|| ceiling(t)))
+            .total_limit()
             .and_then(|c| began.checked_add(c).map(|at| (at, c)));
         let ended = loop {
             let (at, after) = deadline(options.timeout, ceiling_at);
@@ -190,7 +199,11 @@ impl Connection {
 /// from now, or the ceiling when that comes first. `None`: never.
 fn deadline(timeout: Option<Duration>, ceiling_at: Option<(Instant, Duration)>) -> (Option<Instant>, Duration) {
     let Some(timeout) = timeout else {
-        return (None, Duration::MAX);
+        // No time without news is too long, but the ceiling still holds.
+        return match ceiling_at {
+            Some((at, limit)) => (Some(at), limit),
+            None => (None, Duration::MAX),
+        };
     };
     match (Instant::now().checked_add(timeout), ceiling_at) {
         (Some(idle), Some((at, limit))) if at <= idle => (Some(at), limit),
@@ -218,5 +231,33 @@ mod tests {
         assert_eq!(ceiling(Duration::from_secs(600)), Duration::from_secs(3600));
         assert_eq!(ceiling(Duration::from_secs(7200)), Duration::from_secs(7200));
         assert_eq!(ceiling(Duration::MAX), Duration::MAX);
+    }
+
+    /// `max_total` without a timeout used to be ignored: such a call ran
+    /// for ever.
+    #[test]
+    fn max_total_limits_a_call_with_no_timeout() {
+        let minute = Duration::from_secs(60);
+        let only_total = CallOptions {
+            max_total: Some(minute),
+            ..CallOptions::default()
+        };
+        assert_eq!(only_total.total_limit(), Some(minute));
+        let at = Instant::now() + minute;
+        assert_eq!(deadline(None, Some((at, minute))), (Some(at), minute));
+        // Neither: no limit at all.
+        assert_eq!(CallOptions::default().total_limit(), None);
+        assert_eq!(deadline(None, None), (None, Duration::MAX));
+        // A timeout alone: its ceiling; both: max_total.
+        let timeout = CallOptions {
+            timeout: Some(minute),
+            ..CallOptions::default()
+        };
+        assert_eq!(timeout.total_limit(), Some(Duration::from_secs(600)));
+        let both = CallOptions {
+            max_total: Some(Duration::from_secs(90)),
+            ..timeout
+        };
+        assert_eq!(both.total_limit(), Some(Duration::from_secs(90)));
     }
 }
