@@ -199,3 +199,39 @@ async fn a_tool_whose_input_schema_is_odd_is_a_warning_naming_it() {
     assert_eq!(server.warnings.len(), 2, "{:?}", server.warnings);
     app.mcp().stop_everything().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_tools_list_of_typed_objects_is_its_data_not_mcp_content() {
+    // A reused Python function returning document blocks of its own shape
+    // (`type: text` with `content`, an image by `src`): data the model must
+    // read whole, not MCP content with its words dropped.
+    let env = Env::new();
+    let app = app(&env).await;
+    let src = tempfile::tempdir().expect("src");
+    let dir = src.path().join("docs");
+    std::fs::create_dir_all(dir.join("tools")).expect("mkdir");
+    std::fs::write(
+        dir.join("toolset.yaml"),
+        "manifest_version: \"1\"\nid: docs\nname: Docs\nversion: 1.0.0\ntools_from: [tools.cms]\n",
+    )
+    .expect("yaml");
+    std::fs::write(
+        dir.join("tools/cms.py"),
+        "def blocks() -> list:\n    \"\"\"The launch page's blocks.\"\"\"\n    return [\n        \
+         {'type': 'text', 'content': 'The launch is on March 3.'},\n        \
+         {'type': 'image', 'src': 'https://example.org/launch.png', 'alt': 'launch poster'},\n    ]\n\
+         TOOLS = [blocks]\n",
+    )
+    .expect("py");
+    app.toolsets()
+        .import(&dir, &atelier_core::toolsets::ImportOptions::default())
+        .await
+        .expect("import");
+    let model = calling_model(&app, ("docs__blocks", "{}"), &["Done."], ("editor", "docs")).await;
+    let requests = send(&app, "editor", &model).await;
+    let said = tool_result(&requests[1]);
+    assert!(
+        said.contains("The launch is on March 3.") && said.contains("https://example.org/launch.png"),
+        "{said}"
+    );
+}

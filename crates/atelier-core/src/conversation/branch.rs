@@ -243,8 +243,11 @@ impl Conversation<'_> {
             return Ok(HashMap::new());
         }
         let rows = sqlx::query(
-            "SELECT id, tool_id, args, result, status, error_kind, error, model_call_id, render_plan, post_manifest_id FROM tool_calls \
-             WHERE id IN (SELECT value FROM json_each(?))",
+            concat!(
+                "SELECT id, tool_id, args, result, status, error_kind, error, model_call_id, render_plan, post_manifest_id, ",
+                crate::mcp::content::is_mcp_tool_sql!(),
+                " AS mcp FROM tool_calls WHERE id IN (SELECT value FROM json_each(?))"
+            ),
         )
         .bind(serde_json::to_string(&ids).map_err(|e| Error::Internal(e.to_string()))?)
         .fetch_all(self.app.db())
@@ -266,6 +269,7 @@ impl Conversation<'_> {
                     .try_get::<Option<String>, _>("render_plan")?
                     .and_then(|x| serde_json::from_str(&x).ok()),
                 post_manifest_id: r.try_get("post_manifest_id")?,
+                mcp: r.try_get("mcp")?,
             };
             out.insert(row.id.clone(), row);
         }

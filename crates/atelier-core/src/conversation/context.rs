@@ -29,6 +29,9 @@ pub(crate) struct CallRow {
     pub model_call_id: Option<String>,
     pub render_plan: Option<Value>,
     pub post_manifest_id: Option<String>,
+    /// The tool is an MCP server's: a list result is its content blocks
+    /// (any other tool's list of `{"type": "text", …}` objects is data).
+    pub mcp: bool,
 }
 
 struct Builder {

@@ -30,8 +30,9 @@ pub(super) struct Question {
 
 /// The row a call the run just made wrote, from its record (which was read
 /// back from that row), so the next step need not read it again.
-/// `model_call_id` is the one the request carried, which the row stores.
-pub(super) fn call_row(record: &ToolCallRecord, model_call_id: &str) -> CallRow {
+/// `model_call_id` is the one the request carried, which the row stores;
+/// `mcp`, whether the tool is an MCP server's.
+pub(super) fn call_row(record: &ToolCallRecord, model_call_id: &str, mcp: bool) -> CallRow {
     CallRow {
         id: record.id.clone(),
         tool_id: record.tool_id.clone(),
@@ -43,6 +44,7 @@ pub(super) fn call_row(record: &ToolCallRecord, model_call_id: &str) -> CallRow 
         model_call_id: Some(model_call_id.to_owned()),
         render_plan: record.render_plan.as_ref().and_then(|p| serde_json::to_value(p).ok()),
         post_manifest_id: record.post_manifest_id.clone(),
+        mcp,
     }
 }
 

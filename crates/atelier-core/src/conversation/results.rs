@@ -17,7 +17,7 @@ pub(crate) fn result_text(row: &CallRow) -> (String, bool) {
         // as a quoted JSON string; MCP content of several kinds as words
         // (its images follow as images, see `images`).
         let text = match row.result.as_ref() {
-            Some(v @ Value::Array(blocks)) if crate::mcp::content::is_blocks(v) => {
+            Some(v @ Value::Array(blocks)) if row.mcp && crate::mcp::content::is_blocks(v) => {
                 crate::mcp::content::model_text(blocks)
             }
             Some(v) => match without_bytes(v) {
@@ -131,6 +131,7 @@ mod tests {
             model_call_id: Some("call_1".into()),
             render_plan: None,
             post_manifest_id: None,
+            mcp: true,
         }
     }
 

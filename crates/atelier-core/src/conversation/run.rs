@@ -362,7 +362,8 @@ impl Conversation<'_> {
                     follow(&mut known, &m);
                     match (&known, &mut rows) {
                         (Some(_), Some(rows)) => {
-                            rows.insert(record.id.clone(), super::persist::call_row(&record, &call.id));
+                            let mcp = self.app.mcp().is_server_tool(&record.tool_id).await?;
+                            rows.insert(record.id.clone(), super::persist::call_row(&record, &call.id, mcp));
                         }
                         _ => rows = None,
                     }

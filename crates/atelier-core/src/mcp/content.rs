@@ -12,6 +12,28 @@ use serde_json::Value;
 
 use crate::toolsets::bundle::human_bytes;
 
+/// SQL over a row with a `tool_id` column: whether its `tool_id` is an MCP server's
+/// tool (`<server>:<tool>`, the server still known). Toolset and MCP server
+/// ids share one namespace, and a toolset named like the server it wraps
+/// has no tools of its own, so the prefix says it.
+macro_rules! is_mcp_tool_sql {
+    () => {
+        "EXISTS (SELECT 1 FROM mcp_servers s \
+         WHERE instr(tool_id, ':') > 0 AND s.id = substr(tool_id, 1, instr(tool_id, ':') - 1))"
+    };
+}
+pub(crate) use is_mcp_tool_sql;
+
+impl super::Mcp<'_> {
+    /// Whether `tool_id` is an MCP server's tool (see [`is_mcp_tool_sql`]).
+    pub(crate) async fn is_server_tool(&self, tool_id: &str) -> crate::Result<bool> {
+        Ok(sqlx::query_scalar(concat!("SELECT ", is_mcp_tool_sql!(), " FROM (SELECT ? AS tool_id)"))
+            .bind(tool_id)
+            .fetch_one(self.app.db())
+            .await?)
+    }
+}
+
 /// The content block types of the MCP spec.
 const BLOCK_TYPES: [&str; 5] = ["text", "image", "audio", "resource", "resource_link"];
 
