@@ -259,6 +259,45 @@ mod tests {
         assert!(expose(&resolved, Exposure::Anthropic).warnings.is_empty());
     }
 
+    /// OpenAI refuses a whole request with an array schema that has no
+    /// `items` ("array schema missing items"): every exposure gives one.
+    #[test]
+    fn arrays_without_items_are_exposed_with_items_and_said() {
+        let schema = json!({"type": "object", "properties": {
+            "any": {"type": "array"},
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer", "format": "int32"}]},
+            "one": {"type": ["array", "null"], "prefixItems": [{"type": "number"}]},
+            "nested": {"type": "object", "properties": {
+                "deep": {"type": "array", "items": {"type": "object", "properties": {"tags": {"type": "array"}}}},
+                "tuple": {"prefixItems": [{"type": "boolean"}]}
+            }},
+            "kept": {"type": "array", "items": {"type": "string"}}
+        }});
+        let resolved: ResolvedTools = serde_json::from_value(json!({"generation": 0, "warnings": [], "tools": [
+            {"model_name": "t", "canonical_id": "t", "source_kind": "builtin", "source_id": null, "description": "",
+             "input_schema": schema, "requires_confirmation": false, "read_only": true}]}))
+        .expect("tools");
+        for exposure in [Exposure::Openai, Exposure::Anthropic, Exposure::Mcp] {
+            let exposed = expose(&resolved, exposure);
+            let p = &exposed.tools[0].input_schema["properties"];
+            assert_eq!(p["any"]["items"], json!({}), "{exposure:?}");
+            assert_eq!(
+                p["pair"]["items"],
+                json!({"anyOf": [{"type": "string"}, {"type": "integer", "description": "Format: int32."}]})
+            );
+            assert_eq!(p["one"]["items"], json!({"type": "number"}));
+            assert_eq!(
+                p["nested"]["properties"]["deep"]["items"]["properties"]["tags"]["items"],
+                json!({})
+            );
+            assert_eq!(p["nested"]["properties"]["tuple"]["items"], json!({"type": "boolean"}));
+            assert_eq!(p["kept"], schema["properties"]["kept"]);
+            let said: Vec<&String> = exposed.warnings.iter().filter(|w| w.contains("`items`")).collect();
+            assert_eq!(said.len(), 5, "{:?}", exposed.warnings);
+            assert!(said.iter().all(|w| w.starts_with("t: an array")), "{said:?}");
+        }
+    }
+
     /// 10,000 random names per seed (a small xorshift generator: the same
     /// names every run), many near-duplicates, long ones and odd characters.
     #[test]

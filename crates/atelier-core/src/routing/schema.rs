@@ -4,7 +4,9 @@
 //! `anyOf`/`allOf` has its branches' parameters merged into the one object
 //! the arguments must be, so the model is still told of every one; a
 //! `format` is said in the parameter's description instead, as the call
-//! still checks it. Only what holds schemas is walked: data (`default`,
+//! still checks it; an array without `items` (bare, or only
+//! `prefixItems`), which OpenAI refuses, is given one at any depth, for
+//! every provider. Only what holds schemas is walked: data (`default`,
 //! `enum`…) and the names of properties are never taken for keywords.
 
 use std::collections::BTreeSet;
@@ -155,6 +157,36 @@ fn walk(v: &mut Value, defs: &Map<String, Value>, lost: &mut Vec<String>, seen: 
                     | "oneOf" => walk(child, defs, lost, seen, depth + 1),
                     _ => {}
                 }
+            }
+            // An array without `items` (bare, or only `prefixItems`):
+            // OpenAI refuses the whole request ("array schema missing
+            // items"), so every array gets one — any item, or one of its
+            // positions' schemas (already adapted). Harmless for the
+            // others.
+            let is_array = match obj.get("type") {
+                Some(Value::String(t)) => t == "array",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
+                _ => false,
+            } || obj.contains_key("prefixItems");
+            if is_array && !obj.contains_key("items") {
+                let prefix: Vec<Value> = obj
+                    .get("prefixItems")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                let items = match prefix.len() {
+                    0 => json!({}),
+                    1 => prefix[0].clone(),
+                    _ => json!({ "anyOf": prefix }),
+                };
+                lost.push(if prefix.is_empty() {
+                    "an array without `items` given `items: {}` (any item; OpenAI refuses an array schema without items)"
+                        .to_owned()
+                } else {
+                    "an array with only `prefixItems` given `items`: any of its positions' schemas (OpenAI refuses an array schema without items)"
+                        .to_owned()
+                });
+                obj.insert("items".into(), items);
             }
         }
         Value::Array(items) => {
