@@ -390,3 +390,21 @@ tools:
         c.problems
     );
 }
+
+#[test]
+fn a_renderer_of_a_tool_that_derives_its_arguments_is_not_checked_against_none() {
+    // No input_schema: the arguments are the function's, known at install;
+    // `$args.name` must not be "not an argument" here.
+    let yaml = r#"manifest_version: "1"
+id: greet
+name: Greet
+version: 1.0.0
+tools:
+  - id: hello
+    name: Hello
+    entrypoint: tools.greet:run
+    renderer: {type: code, content: "$args.name"}
+"#;
+    let c = check(yaml, &files(&["tools/greet.py", "toolset.yaml"]));
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+}
