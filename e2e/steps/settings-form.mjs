@@ -90,7 +90,7 @@ export function register(step) {
     eq(await s.attr(await settingInput(CONSENT, 'Days ahead'), 'type'), 'number', 'the Days ahead input type');
     await s.waitText(CONSENT, 'Fill in the required setting City to install.');
     const install = await waitEl(
-      `for (const b of document.querySelectorAll('section.consent .panel-actions button'))
+      `for (const b of document.querySelectorAll('section.consent .form-actions button'))
          if (b.textContent.trim() === 'Install') return b;
        return null;`,
       [],
@@ -136,7 +136,7 @@ export function register(step) {
     await waitFor(() => s.exec('return !arguments[0].disabled;', [ref(install)]), 'Install to be enabled');
     await scrollIntoView(install, 'end');
     await shot('settings-consent-filled');
-    await clickButton(`${CONSENT} .panel-actions`, 'Install');
+    await clickButton(`${CONSENT} .form-actions`, 'Install');
     await s.waitText('section[aria-label="Installed"]', /Weather Settings\s+installed\s+0\.1\.0: 1 tool\b/, {
       timeout: 30000,
     });
