@@ -76,6 +76,17 @@ def not_tools(module, source, wrong):
     return f"{module}.{source} names what cannot be a tool: {listed} (a tool is a function, sync or async){hint}"
 
 
+def unnamed(index, what, name, example):
+    """A TOOLS list entry without a `__name__` (its tool's name): which
+    entry, and how to name it. As not_tools lists it: (entry, why)."""
+    return (f"TOOLS[{index}]", f'{what}, which has no name: give it a name: use a TOOLS dict ({{"{name}": {example}}})')
+
+
+def unnamed_partial(index, function):
+    function = function or "f"
+    return unnamed(index, "a functools.partial", function, f"partial({function}, ...)")
+
+
 def takes_workspace(sig):
     """Whether every call can give the function `workspace`."""
     return any(p.name == "workspace" or p.kind == p.VAR_KEYWORD for p in sig.parameters.values())
@@ -382,7 +393,7 @@ class _Bundle:
             base = self.type_of(mod, node.value)
             elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             if base is typing.Literal:
-                args = tuple(self._literal(e) for e in elts)
+                args = tuple(self._literal_arg(mod, e) for e in elts)
             elif base is typing.Annotated:
                 args = (self.type_of(mod, elts[0]), *(self._literal(e, strict=False) for e in elts[1:]))
             else:
@@ -407,6 +418,18 @@ class _Bundle:
         if found[0] == "missing" and isinstance(node, ast.Name) and node.id in _SCOPE:
             return _SCOPE[node.id]
         raise _Unknown(ast.unparse(node))
+
+    def _literal_arg(self, mod, node):
+        """A Literal's value: a literal, or a member of an Enum the source
+        defines (`Literal[Color.RED]`)."""
+        if isinstance(node, ast.Attribute):
+            try:
+                owner = self.type_of(mod, node.value)
+            except Exception:  # noqa: BLE001 - not an Enum of the bundle
+                owner = None
+            if isinstance(owner, type) and issubclass(owner, enum.Enum) and node.attr in owner.__members__:
+                return owner[node.attr]
+        return self._literal(node)
 
     @staticmethod
     def _literal(node, strict=True):
@@ -494,6 +517,11 @@ class _Bundle:
             hints = {name: typing.Any if t is inspect.Parameter.empty else t for name, t, _ in fields}
             parents = tuple(b for b in bases if b is not typing.TypedDict) or (typing.TypedDict,)
             return types.new_class(node.name, parents, {"total": total}, lambda ns: ns.update(__annotations__=hints))
+        if any(b is typing.NamedTuple for b in bases):
+            hints = {name: typing.Any if t is inspect.Parameter.empty else t for name, t, _ in fields}
+            defaults = {name: self.default(mod, value) for name, _, value in fields if value is not None}
+            body = {"__annotations__": hints, "__module__": mod.name, **defaults}
+            return types.new_class(node.name, (typing.NamedTuple,), {}, lambda ns: ns.update(body))
         if any(self._is_dataclass_decorator(mod, d) for d in node.decorator_list):
             if any(not dataclasses.is_dataclass(b) for b in bases):
                 raise _Unknown(f"{node.name}'s bases")
@@ -628,7 +656,15 @@ def _exports(bundle, module):
         entries = [(ast.Constant(n), ast.Name(n, ast.Load())) for n in names]
     tools, wrong, unknown, names = [], [], [], []
     unknown_import = False
-    for key, value in entries:
+    for index, (key, value) in enumerate(entries):
+        if key is None and isinstance(value, ast.Call) and value.args:
+            # `TOOLS = [partial(scale, factor=3)]`: a partial has no name.
+            made_by = bundle.resolve_expr(mod, value.func)
+            if made_by == ("outside", "functools", "partial"):
+                first = value.args[0]
+                fname = first.id if isinstance(first, ast.Name) else first.attr if isinstance(first, ast.Attribute) else None
+                wrong.append(unnamed_partial(index, fname))
+                continue
         found = bundle.resolve_expr(mod, value)
         if key is not None:
             name = key.value if isinstance(key, ast.Constant) else None

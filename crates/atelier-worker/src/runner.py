@@ -8,6 +8,7 @@ text of an `Outcome` of the atelier-protocol crate:
 {"status": "error", "kind": ..., "message": ..., "exception_type": ..., "traceback": ...}.
 """
 
+import functools
 import importlib
 import inspect
 import json
@@ -156,8 +157,21 @@ def _as_tool(obj):
 
 
 def _export_name(obj):
+    """The tool name a TOOLS list gives `obj`: its `__name__` (a pydantic_ai
+    Tool's `name`), or None when it has none (a `functools.partial`, an
+    instance with `__call__`)."""
     name = getattr(obj, "name", None) if not callable(obj) else None
-    return name if isinstance(name, str) else getattr(obj, "__name__", repr(obj))
+    name = name if isinstance(name, str) else getattr(obj, "__name__", None)
+    return name if isinstance(name, str) and name else None
+
+
+def _unnamed(index, obj):
+    """What a TOOLS list entry without a name is told: which it is, and
+    how to name it."""
+    if isinstance(obj, functools.partial):
+        return _static.unnamed_partial(index, getattr(obj.func, "__name__", None))
+    kind = type(obj).__name__
+    return _static.unnamed(index, f"{_static.kind_of(obj)} instance", kind.lower(), f"{kind}()")
 
 
 def _exports(module):
@@ -172,6 +186,10 @@ def _exports(module):
             items = list(table.items())
         elif isinstance(table, (list, tuple)):
             items = [(_export_name(f), f) for f in table]
+            unnamed = [_unnamed(i, f) for i, (n, f) in enumerate(items) if n is None and _as_tool(f)[0] is not None]
+            if unnamed:
+                raise _Fail("entrypoint", _static.not_tools(name, "TOOLS", unnamed))
+            items = [(n if n is not None else repr(f), f) for n, f in items]
         else:
             raise _Fail("entrypoint", _static.not_a_table(name, _type_name(type(table))))
         source = "TOOLS"
@@ -325,7 +343,7 @@ def _signature(fn):
             return inspect.signature(fn)
         except (TypeError, ValueError):
             return None
-    scope = getattr(inspect.unwrap(fn), "__globals__", None)
+    scope = getattr(inspect.unwrap(_function_of(fn)), "__globals__", None)
     if scope is None or not any(isinstance(p.annotation, str) for p in sig.parameters.values()):
         return sig
     params = []
@@ -339,11 +357,32 @@ def _signature(fn):
     return sig.replace(parameters=params)
 
 
+def _function_of(fn):
+    """The function that runs when `fn` is called: a partial's function, a
+    callable instance's `__call__`."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    if not inspect.isroutine(fn) and callable(getattr(type(fn), "__call__", None)) and not inspect.isclass(fn):
+        call = getattr(type(fn), "__call__")
+        return call if inspect.isfunction(call) else fn
+    return fn
+
+
+def _doc(fn):
+    """A tool's docstring: a partial's is its function's, not partial's own."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    doc = inspect.getdoc(fn)
+    if not doc and not inspect.isroutine(fn) and not inspect.isclass(fn):
+        doc = inspect.getdoc(getattr(type(fn), "__call__", None))  # an instance: its __call__'s
+    return doc or ""
+
+
 def _describe(req):
     module_name = req["module"]
     module = _import(module_name)
     return [
-        _schemas.tool(module_name, name, _signature(fn), inspect.getdoc(fn) or "", description)
+        _schemas.tool(module_name, name, _signature(fn), _doc(fn), description)
         for name, (fn, description) in _exports(module).items()
     ]
 

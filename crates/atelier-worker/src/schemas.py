@@ -74,6 +74,38 @@ def is_typeddict(t):
     return bool(is_td and is_td(t))
 
 
+def is_namedtuple(t):
+    """A `typing.NamedTuple` (or `collections.namedtuple`) class."""
+    return isinstance(t, type) and issubclass(t, tuple) and isinstance(getattr(t, "_fields", None), tuple)
+
+
+def _is_model(t):
+    """A type whose values JSON gives as an object of its fields."""
+    return isinstance(t, type) and (
+        dataclasses.is_dataclass(t) or is_typeddict(t) or callable(getattr(t, "model_validate", None))
+    )
+
+
+def _json_literal(v):
+    """A Literal's value as JSON gives it (an Enum member: its value), or
+    UNKNOWN when JSON has no such value (bytes, ...)."""
+    if isinstance(v, enum.Enum):
+        v = v.value
+    return v if v is None or isinstance(v, (str, int, float, bool)) else UNKNOWN
+
+
+def _one_of(schemas):
+    """What any of `schemas` accepts: the one, or their anyOf ({} when one
+    of them accepts anything)."""
+    unique = []
+    for s in schemas:
+        if not s:
+            return {}
+        if s not in unique:
+            unique.append(s)
+    return unique[0] if len(unique) == 1 else {"anyOf": unique}
+
+
 def _with_default(schema, default):
     if default is None:
         schema = nullable(schema)
@@ -96,6 +128,15 @@ def _fields_schema(cls, seen):
             elif f.default_factory is dataclasses.MISSING:
                 required.append(f.name)
             props[f.name] = schema
+    elif is_namedtuple(cls):
+        defaults = getattr(cls, "_field_defaults", {})
+        for name in cls._fields:
+            schema = schema_of(hints.get(name, inspect.Parameter.empty), seen)
+            if name in defaults:
+                schema = _with_default(schema, defaults[name])
+            else:
+                required.append(name)
+            props[name] = schema
     else:
         keys = getattr(cls, "__required_keys__", None)
         for name, hint in hints.items():
@@ -105,7 +146,7 @@ def _fields_schema(cls, seen):
     out = {"type": "object", "properties": props}
     if required:
         out["required"] = required
-    if dataclasses.is_dataclass(cls):
+    if dataclasses.is_dataclass(cls) or is_namedtuple(cls):
         # Its constructor takes no other key.
         out["additionalProperties"] = False
     return out
@@ -133,7 +174,9 @@ def schema_of(annotation, seen=frozenset()):
         schema = schema_of(inner[0], seen) if len(inner) == 1 else {"anyOf": [schema_of(a, seen) for a in inner]}
         return nullable(schema) if len(inner) < len(args) else schema
     if origin is typing.Literal:
-        return {"enum": list(args)}
+        # JSON has no bytes (Literal[b"r"]): such values are left out.
+        values = [v for v in map(_json_literal, args) if v is not UNKNOWN]
+        return {"enum": values} if values else {}
     if isinstance(annotation, type) and annotation in _SIMPLE:
         return {"type": _SIMPLE[annotation]}
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
@@ -144,23 +187,25 @@ def schema_of(annotation, seen=frozenset()):
         return {}
     if isinstance(annotation, type) and issubclass(annotation, os.PathLike):
         return {"type": "string"}
+    if is_namedtuple(annotation):
+        # An object of its fields (a call may also give them as an array).
+        if annotation in seen:
+            return {"type": "object"}
+        return _fields_schema(annotation, seen | {annotation})
+    # Every array says its `items` ({}: anything): OpenAI refuses an array
+    # schema without it, failing every turn that offers the tool.
     if annotation is tuple or origin is tuple:
-        out = {"type": "array"}
+        out = {"type": "array", "items": {}}
         if len(args) == 2 and args[1] is Ellipsis:
-            items = schema_of(args[0], seen)
-            if items:
-                out["items"] = items
+            out["items"] = schema_of(args[0], seen)
         elif args == ((),):
             out["maxItems"] = 0  # tuple[()]
         elif args:
-            out.update(prefixItems=[schema_of(a, seen) for a in args], minItems=len(args), maxItems=len(args))
+            prefix = [schema_of(a, seen) for a in args]
+            out.update(items=_one_of(prefix), prefixItems=prefix, minItems=len(args), maxItems=len(args))
         return out
     if annotation in _ARRAYS or origin in _ARRAYS:
-        out = {"type": "array"}
-        if args:
-            items = schema_of(args[0], seen)
-            if items:
-                out["items"] = items
+        out = {"type": "array", "items": schema_of(args[0], seen) if args else {}}
         if annotation in (set, frozenset) or origin in (set, frozenset, collections.abc.Set, collections.abc.MutableSet):
             out["uniqueItems"] = True
         return out
@@ -191,6 +236,59 @@ class Invalid(Exception):
     why, after the parameter's name)."""
 
 
+def _fits(t, keys):
+    """Whether the fields of `t` (a dataclass, a TypedDict, a NamedTuple)
+    take an object of `keys`: each is a field, and none it needs is
+    missing. A pydantic model: None (only validating it tells)."""
+    if dataclasses.is_dataclass(t):
+        fields = [f for f in dataclasses.fields(t) if f.init]
+        names = {f.name for f in fields}
+        needed = {f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+    elif is_namedtuple(t):
+        names = set(t._fields)
+        needed = names - set(getattr(t, "_field_defaults", {}))
+    elif is_typeddict(t):
+        names = set(_hints(t))
+        needed = set(getattr(t, "__required_keys__", names))
+    else:
+        return None
+    return keys <= names and needed <= keys
+
+
+def _union_member(members, value):
+    """An object given for a Union of records (`Union[A, B]`): the first
+    member whose fields take its keys (a pydantic model: that validates
+    it), converted; the value as it is when none does. When those that
+    fit all refuse it (a `__post_init__` raising), the first one's
+    refusal."""
+    refused = None
+    for t in members:
+        if not _is_model(t) and not is_namedtuple(t):
+            continue
+        fits = _fits(t, set(value))
+        if fits is False:
+            continue
+        try:
+            return convert(t, value)
+        except Invalid as e:
+            refused = refused or e
+    if refused is not None:
+        raise refused
+    return value
+
+
+def _built(annotation, make):
+    """`make()`, a record built from what the model sent; what its
+    constructor raises (a `__post_init__`'s ValueError, a pydantic
+    ValidationError) is the argument's fault: Invalid, saying it."""
+    try:
+        return make()
+    except Invalid:
+        raise
+    except Exception as e:  # noqa: BLE001 - whatever the class's own checks raise
+        raise Invalid(f"is not a valid {annotation.__name__}: {type(e).__name__}: {e}") from None
+
+
 def convert(annotation, value):
     """`value`, as JSON gives it, turned into what `annotation` asks for:
     a `Path` for a string, an `Enum`'s member for its value, a dataclass
@@ -204,36 +302,48 @@ def convert(annotation, value):
         return convert(args[0], value)
     if _is_union(origin):
         inner = [a for a in args if a is not type(None)]
-        return convert(inner[0], value) if len(inner) == 1 else value
+        if len(inner) == 1:
+            return convert(inner[0], value)
+        return _union_member(inner, value) if isinstance(value, dict) else value
+    if origin is typing.Literal:
+        # Literal[Color.RED] is sent as "red"; Literal[b"r"] as "r".
+        for a in args:
+            if isinstance(a, enum.Enum) and not isinstance(value, enum.Enum) and a.value == value:
+                return a
+            if isinstance(a, bytes) and isinstance(value, str) and a == value.encode("utf-8", "surrogateescape"):
+                return a
+        return value
     if isinstance(annotation, type):
         if issubclass(annotation, enum.Enum):
             if isinstance(value, annotation):
                 return value
             try:
                 return annotation(value)
-            except ValueError:
+            except Exception:  # noqa: BLE001 - ValueError, or what a _missing_ raises
                 allowed = ", ".join(repr(m.value) for m in annotation)
                 raise Invalid(f"must be one of {allowed}, not {value!r}") from None
         if issubclass(annotation, os.PathLike):
             if isinstance(value, str):
-                return Path(value) if annotation is os.PathLike else annotation(value)
+                return _built(annotation, lambda: Path(value) if annotation is os.PathLike else annotation(value))
             return value
+        if is_namedtuple(annotation) and isinstance(value, (list, dict)):
+            # Its schema is an object of its fields; an array of them is taken too.
+            hints = _hints(annotation)
+            if isinstance(value, dict):
+                fields = {k: convert(hints.get(k, inspect.Parameter.empty), v) for k, v in value.items()}
+                return _built(annotation, lambda: annotation(**fields))
+            items = [convert(hints.get(k, inspect.Parameter.empty), v) for k, v in zip(annotation._fields, value)]
+            return _built(annotation, lambda: annotation(*items, *value[len(items) :]))
         if isinstance(value, dict) and dataclasses.is_dataclass(annotation):
             hints = _hints(annotation)
             fields = {k: convert(hints.get(k, inspect.Parameter.empty), v) for k, v in value.items()}
-            try:
-                return annotation(**fields)
-            except TypeError as e:
-                raise Invalid(f"is not a {annotation.__name__}: {e}") from None
+            return _built(annotation, lambda: annotation(**fields))
         if isinstance(value, dict) and is_typeddict(annotation):
             hints = _hints(annotation)
             return {k: convert(hints.get(k, inspect.Parameter.empty), v) for k, v in value.items()}
         validate = getattr(annotation, "model_validate", None)
         if isinstance(value, dict) and callable(validate):
-            try:
-                return validate(value)
-            except Exception as e:  # noqa: BLE001 - pydantic's ValidationError
-                raise Invalid(f"is not a valid {annotation.__name__}: {e}") from None
+            return _built(annotation, lambda: validate(value))
         if annotation in (tuple, set, frozenset) and isinstance(value, list):
             try:
                 return annotation(value)

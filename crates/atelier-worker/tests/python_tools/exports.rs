@@ -4,7 +4,7 @@ use anyhow::{Result, ensure};
 use atelier_core::toolsets::ImportOptions;
 use serde_json::json;
 
-use crate::{Env, failed, succeeded, tool};
+use crate::{Env, failed, import_error, succeeded, tool};
 
 const TEXT_PY: &str = r#"
 def shout(workspace, text: str, times: int = 1):
@@ -199,14 +199,7 @@ async fn a_tools_from_module_without_explicit_exports_or_with_clashes_fails_the_
             ],
         )?;
         manifest_with(&dir, &["tools.mod"])?;
-        let err = env
-            .app
-            .toolsets()
-            .import(&dir, &ImportOptions::default())
-            .await
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
+        let err = import_error(&env, &dir).await;
         ensure!(
             err.contains("tools_from[0]") && err.contains("tools.mod") && err.contains(expected),
             "{id}: {err}"

@@ -47,6 +47,11 @@
 //! - `reuse::an_export_that_is_no_function_is_refused_by_name_before_and_at_import`
 //! - `reuse::an_entry_point_without_an_input_schema_takes_its_arguments_from_its_signature`:
 //!   also in a ZIP's import; an explicit schema is still checked.
+//! - `typed::every_array_schema_says_its_items_and_validate_derives_what_the_import_does`:
+//!   `tuple[int, str]`, bare `list`/`set`/`tuple`, `Literal[b"r"]`, `Literal[Color.RED]`, a NamedTuple.
+//! - `typed::records_in_unions_and_named_tuples_arrive_built_and_a_refusing_constructor_is_invalid_args`
+//! - `typed::a_callable_without_a_name_is_named_by_its_entry_and_works_in_a_tools_dict`:
+//!   a `functools.partial`, an instance with `__call__`.
 //! - `workers::toolsets_with_the_same_module_names_do_not_share_modules`
 //! - `workers::chats_run_in_parallel_while_calls_of_one_chat_take_turns`
 //! - `workers::module_state_stays_warm_per_chat`
@@ -63,6 +68,7 @@ mod exports;
 mod failures;
 mod returns;
 mod reuse;
+mod typed;
 mod workers;
 
 use std::path::PathBuf;
@@ -174,6 +180,37 @@ fn tool_with(id: &str, entrypoint: &str, props: Value, extra: Value) -> Value {
         t.extend(extra.clone());
     }
     t
+}
+
+/// Why importing the folder `dir` failed ("" when it did not).
+async fn import_error(env: &Env, dir: &std::path::Path) -> String {
+    env.app
+        .toolsets()
+        .import(dir, &ImportOptions::default())
+        .await
+        .err()
+        .map(|e| format!("{e:#}"))
+        .unwrap_or_default()
+}
+
+/// Each tool `validate` read from the source has the input schema the
+/// import of toolset `id` derived.
+async fn same_schemas_as_validate(
+    env: &Env,
+    id: &str,
+    report: &atelier_core::toolsets::records::BundleReport,
+) -> Result<()> {
+    for t in &report.exported {
+        let installed = env.app.toolsets().tool(&format!("{id}:{}", t.name)).await?;
+        ensure!(
+            installed.input_schema == t.input_schema,
+            "{}: validate said {}, the import made {}",
+            t.name,
+            t.input_schema,
+            installed.input_schema
+        );
+    }
+    Ok(())
 }
 
 fn succeeded(call: &ToolCallRecord) -> Result<&Value> {

@@ -9,7 +9,7 @@ use anyhow::{Result, ensure};
 use atelier_core::toolsets::ImportOptions;
 use serde_json::json;
 
-use crate::{Env, failed, succeeded, tool};
+use crate::{Env, failed, same_schemas_as_validate, succeeded, tool};
 
 const IMPL_PY: &str = r#"
 from __future__ import annotations
@@ -89,16 +89,7 @@ async fn plain_functions_exported_through_an_import_are_tools_returning_any_json
         "{names:?}"
     );
     env.app.toolsets().import(&dir, &ImportOptions::default()).await?;
-    for t in &report.exported {
-        let installed = env.app.toolsets().tool(&format!("reuse:{}", t.name)).await?;
-        ensure!(
-            installed.input_schema == t.input_schema,
-            "{}: validate said {}, the import made {}",
-            t.name,
-            t.input_schema,
-            installed.input_schema
-        );
-    }
+    same_schemas_as_validate(&env, "reuse", &report).await?;
 
     let add = env.app.toolsets().tool("reuse:add").await?;
     ensure!(add.description == "Adds two numbers.", "{}", add.description);
@@ -110,8 +101,8 @@ async fn plain_functions_exported_through_an_import_are_tools_returning_any_json
     let later = env.app.toolsets().tool("reuse:later").await?;
     ensure!(
         later.input_schema["properties"]["items"]
-            == json!({"type": "array", "prefixItems": [{"type": "integer"}, {"type": "integer"}],
-                "minItems": 2, "maxItems": 2}),
+            == json!({"type": "array", "items": {"type": "integer"},
+                "prefixItems": [{"type": "integer"}, {"type": "integer"}], "minItems": 2, "maxItems": 2}),
         "{}",
         later.input_schema
     );
