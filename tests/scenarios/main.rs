@@ -143,6 +143,7 @@ mod private_files;
 mod providers;
 mod python_checks;
 mod python_reuse;
+mod requirements_txt;
 mod round_trips;
 mod run_control;
 mod runs;

@@ -173,7 +173,8 @@ fn a_root_requirements_txt_is_read_when_the_manifest_lists_none() {
     );
     assert_eq!(report["will_run"]["requirements_file"], "requirements.txt");
 
-    // What pip alone reads is refused, naming the line.
+    // What pip alone reads is a warning naming the line, not installed
+    // (requirements_txt.rs has the rest).
     write(
         &dir,
         "requirements.txt",
@@ -181,13 +182,9 @@ fn a_root_requirements_txt_is_read_when_the_manifest_lists_none() {
     );
     let out = env.cli(&["toolset", "validate", d]);
     let text = said(&out);
-    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(out.status.success(), "{text}");
     assert!(
-        text.contains("requirements.txt:2:1 python.requirements: \"-r dev.txt\" names another file, which is not read"),
-        "{text}"
-    );
-    assert!(
-        text.contains("requirements.txt:3:1 python.requirements: \"--index-url https://example.com/simple\""),
+        text.contains("requirements.txt:2:1 warning python.requirements: `-r dev.txt` is not installed"),
         "{text}"
     );
 

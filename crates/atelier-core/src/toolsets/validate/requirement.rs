@@ -8,7 +8,12 @@
 //!
 //! A bundle whose manifest lists none may keep them where Python projects
 //! do, in a `requirements.txt` at its root: its lines are read as
-//! `python.requirements`, under the same rules ([`apply_requirements_txt`]).
+//! `python.requirements`, under the same rules ([`apply_requirements_txt`]),
+//! except that what a project's own file holds for pip alone (`-e .`,
+//! `-r dev.txt`, `--index-url …`, a direct reference) is a warning naming
+//! its line and is not installed, and `--hash=` pins (pip-compile
+//! `--generate-hashes`) are taken off with a warning that they are not
+//! checked.
 
 use super::{Checked, Problem, Severity};
 
@@ -27,7 +32,7 @@ pub(super) fn problem(line: &str) -> Option<String> {
         return Some(format!("{LIKE} (pip options are not allowed)"));
     }
     let spec = r.split_once(';').map_or(r, |(s, _)| s).trim();
-    if spec.contains("://") || spec.contains('@') || spec.starts_with(['.', '/', '~']) || spec.contains('\\') {
+    if is_direct_reference(r) {
         return Some(
             "is a direct reference (a URL or a path), which pip builds from source by running its code: \
              name a release on the package index instead, like \"pkg==1.2\""
@@ -91,11 +96,19 @@ pub(super) fn problem(line: &str) -> Option<String> {
     None
 }
 
+/// Whether `r` names a URL or a path rather than a release on the index.
+fn is_direct_reference(r: &str) -> bool {
+    let spec = r.split_once(';').map_or(r, |(s, _)| s).trim();
+    spec.contains("://") || spec.contains('@') || spec.starts_with(['.', '/', '~']) || spec.contains('\\')
+}
+
 /// The requirements of a `requirements.txt`, one a line: comments (`#`
 /// at the start, or after a space) and blank lines skipped, a line ending
-/// in `\` continued on the next. A line that is not a release on the index
-/// (a URL, a path, `-e`, `--index-url` or any other option, `-r` another
-/// file) is a problem naming its line.
+/// in `\` continued on the next, `--hash=` options taken off (one warning
+/// for the file: they are not checked). A line that is not a release on
+/// the index (a URL, a path, `-e`, `--index-url` or any other option, `-r`
+/// another file) is a warning naming its line, and is not installed; a
+/// line that names a release badly is an error.
 fn read_lines(text: &str) -> (Vec<String>, Vec<Problem>) {
     // Logical lines: (the line it starts on, its text).
     let mut lines: Vec<(usize, String)> = Vec::new();
@@ -112,6 +125,15 @@ fn read_lines(text: &str) -> (Vec<String>, Vec<Problem>) {
         }
     }
     let (mut out, mut problems) = (Vec::new(), Vec::new());
+    let mut hashed: Vec<usize> = Vec::new();
+    let at_line = |severity, start, message| Problem {
+        severity,
+        file: Some(REQUIREMENTS_TXT.to_owned()),
+        path: "python.requirements".to_owned(),
+        line: Some(start),
+        column: Some(1),
+        message,
+    };
     for (start, line) in lines {
         let content = match line.find('#') {
             Some(at) if at == 0 || line[..at].ends_with(char::is_whitespace) => &line[..at],
@@ -121,32 +143,58 @@ fn read_lines(text: &str) -> (Vec<String>, Vec<Problem>) {
         if content.is_empty() {
             continue;
         }
-        let why = if content.starts_with("-r")
-            || content.starts_with("--requirement")
-            || content.starts_with("-c")
-            || content.starts_with("--constraint")
-        {
-            Some(
-                "names another file, which is not read: list its requirements in requirements.txt itself (or under \
-                 python.requirements in toolset.yaml)"
-                    .to_owned(),
-            )
+        let (content, had_hashes) = without_hashes(content);
+        if had_hashes {
+            hashed.push(start);
+        }
+        if content.starts_with('-') || is_direct_reference(&content) {
+            problems.push(at_line(
+                Severity::Warning,
+                start,
+                format!(
+                    "`{content}` is not installed: Atelier installs named releases only; list what the tools need \
+                     under python.requirements in toolset.yaml"
+                ),
+            ));
+        } else if let Some(why) = problem(&content) {
+            problems.push(at_line(Severity::Error, start, format!("{content:?} {why}")));
         } else {
-            problem(content)
-        };
-        match why {
-            Some(why) => problems.push(Problem {
-                severity: Severity::Error,
-                file: Some(REQUIREMENTS_TXT.to_owned()),
-                path: "python.requirements".to_owned(),
-                line: Some(start),
-                column: Some(1),
-                message: format!("{content:?} {why}"),
-            }),
-            None => out.push(content.to_owned()),
+            out.push(content);
         }
     }
+    if let Some(first) = hashed.first() {
+        problems.push(at_line(
+            Severity::Warning,
+            *first,
+            format!(
+                "the --hash pins of {} requirement(s) are not checked: Atelier installs the pinned versions from \
+                 the index without comparing hashes",
+                hashed.len()
+            ),
+        ));
+    }
     (out, problems)
+}
+
+/// `line` without its `--hash=…` / `--hash …` options, and whether it had
+/// any.
+fn without_hashes(line: &str) -> (String, bool) {
+    let mut words = line.split_whitespace();
+    let (mut kept, mut had) = (Vec::new(), false);
+    while let Some(w) = words.next() {
+        if w.starts_with("--hash=") {
+            had = true;
+        } else if w == "--hash" {
+            had = true;
+            words.next();
+        } else {
+            kept.push(w);
+        }
+    }
+    if !had {
+        return (line.to_owned(), false);
+    }
+    (kept.join(" "), true)
 }
 
 /// Reads a bundle's root `requirements.txt` (`bytes`, when it has one)
@@ -178,8 +226,9 @@ pub(crate) fn apply_requirements_txt(checked: &mut Checked, bytes: Option<&[u8]>
         return false;
     };
     let (requirements, problems) = read_lines(text.strip_prefix('\u{feff}').unwrap_or(text));
-    if !problems.is_empty() {
-        checked.problems.extend(problems);
+    let refused = problems.iter().any(|p| p.severity == Severity::Error);
+    checked.problems.extend(problems);
+    if refused {
         checked.manifest = None;
         return false;
     }
@@ -189,7 +238,7 @@ pub(crate) fn apply_requirements_txt(checked: &mut Checked, bytes: Option<&[u8]>
 
 #[cfg(test)]
 mod tests {
-    use super::{problem, read_lines};
+    use super::{Severity, problem, read_lines};
 
     #[test]
     fn releases_on_the_index_pass_and_what_pip_would_build_or_misread_does_not() {
@@ -233,28 +282,61 @@ mod tests {
                 "pandas>=2,  <3"
             ]
         );
-        let (_, problems) =
-            read_lines("ok==1\n-e .\n--index-url https://evil\n./pkg\n-r other.txt\nx @ https://a/x.whl\n");
-        let said: Vec<(Option<usize>, &str)> = problems.iter().map(|p| (p.line, p.message.as_str())).collect();
-        assert_eq!(said.len(), 5, "{said:?}");
-        assert!(said[0].0 == Some(2) && said[0].1.contains("pip options"), "{said:?}");
-        assert!(said[1].0 == Some(3) && said[1].1.contains("pip options"), "{said:?}");
+        // A project's own file: what pip alone reads is a warning naming
+        // its line, not installed; the rest is.
+        let (ok, problems) = read_lines(
+            "ok==1\n-e .\n--index-url https://evil\n./pkg\n-r other.txt\nx @ https://a/x.whl\nrequests 2.0\n",
+        );
+        assert_eq!(ok, ["ok==1"]);
+        let said: Vec<(Severity, Option<usize>, &str)> = problems
+            .iter()
+            .map(|p| (p.severity, p.line, p.message.as_str()))
+            .collect();
+        assert_eq!(said.len(), 6, "{said:?}");
+        for (i, what) in [
+            "-e .",
+            "--index-url https://evil",
+            "./pkg",
+            "-r other.txt",
+            "x @ https://a/x.whl",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            assert_eq!(said[i].0, Severity::Warning, "{said:?}");
+            assert_eq!(said[i].1, Some(i + 2), "{said:?}");
+            assert!(said[i].2.starts_with(&format!("`{what}` is not installed")), "{said:?}");
+        }
         assert!(
-            said[2].0 == Some(4) && said[2].1.contains("direct reference"),
+            said[5] == (Severity::Error, Some(7), said[5].2) && said[5].2.contains("not a version clause"),
             "{said:?}"
         );
-        assert!(
-            said[3].0 == Some(5) && said[3].1.contains("names another file"),
-            "{said:?}"
+        assert_eq!(
+            problems[0].to_string(),
+            "requirements.txt:2:1 warning python.requirements: `-e .` is not installed: Atelier installs named releases \
+             only; list what the tools need under python.requirements in toolset.yaml"
         );
-        assert!(
-            said[4].0 == Some(6) && said[4].1.contains("direct reference"),
-            "{said:?}"
+    }
+
+    /// pip-compile --generate-hashes: each pin followed by its hashes on
+    /// continued lines; the whole file used to be refused.
+    #[test]
+    fn hash_pinned_requirements_are_read_with_one_warning_that_hashes_are_not_checked() {
+        let (ok, problems) = read_lines(
+            "humanize==4.9.0 \\\n    --hash=sha256:aaaa \\\n    --hash=sha256:bbbb\n    # via -r requirements.in\n\
+             six==1.16.0 ; python_version >= \"3\" \\\n    --hash sha256:cccc\nplain==1\n",
         );
+        assert_eq!(
+            ok,
+            ["humanize==4.9.0", "six==1.16.0 ; python_version >= \"3\"", "plain==1"]
+        );
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].severity, Severity::Warning);
+        assert_eq!(problems[0].line, Some(1));
         assert!(
             problems[0]
-                .to_string()
-                .starts_with("requirements.txt:2:1 python.requirements: \"-e .\""),
+                .message
+                .contains("--hash pins of 2 requirement(s) are not checked"),
             "{}",
             problems[0]
         );
