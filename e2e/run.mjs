@@ -133,6 +133,9 @@ async function main() {
   try {
     await waitDriver();
     setSession(await Session.start(DRIVER, APP));
+    // The webview keeps its storage outside the data dir (the tool list's
+    // remembered Show/Hide): a run starts from none, as a new install does.
+    await s.exec('localStorage.clear(); location.reload();');
     for (const [i, st] of steps.entries()) {
       const label = `${i + 1}. ${st.name}`;
       console.log(`\n── ${label}`);
