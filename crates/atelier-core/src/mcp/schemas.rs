@@ -28,10 +28,16 @@ fn problem(schema: &Value) -> Option<String> {
         Some(other) => return Some(format!("is not an object schema (its type is {other}, not \"object\")")),
         None => return Some("is not an object schema (it has no \"type\": \"object\")".to_owned()),
     }
-    jsonschema::options()
-        .build(schema)
-        .err()
-        .map(|e| format!("is not valid JSON Schema ({e})"))
+    // Checked against its meta-schema (a cached validator per draft, one
+    // walk of the schema), not built into a validator of its own: building
+    // one per listed tool (up to 10,000) was heavy on the runtime's thread,
+    // and failed on a remote `$ref` it does not fetch, which is valid.
+    match jsonschema::meta::options().validate(schema) {
+        Ok(()) => None,
+        // A `$schema` naming a meta-schema not known here: not checked.
+        Err(e) if matches!(e.kind(), jsonschema::error::ValidationErrorKind::Referencing(_)) => None,
+        Err(e) => Some(format!("is not valid JSON Schema ({e})")),
+    }
 }
 
 #[cfg(test)]
@@ -74,6 +80,32 @@ mod tests {
             w[2].contains("\"broken\"") && w[2].contains("is not valid JSON Schema"),
             "{}",
             w[2]
+        );
+    }
+
+    /// A remote `$ref` is valid JSON Schema: it was warned as not being one
+    /// (building a validator fails, as nothing is fetched).
+    #[test]
+    fn a_remote_ref_is_not_warned_and_an_invalid_type_still_is() {
+        let w = warnings(
+            "fx",
+            &[
+                tool(
+                    "remote",
+                    json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/schemas/a.json"}}}),
+                ),
+                tool(
+                    "unknown_meta",
+                    json!({"$schema": "https://example.com/meta", "type": "object"}),
+                ),
+                tool("bad", json!({"type": "object", "properties": {"n": {"type": 5}}})),
+            ],
+        );
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("MCP server fx lists the tool \"bad\" with an inputSchema that is not valid JSON Schema"),
+            "{}",
+            w[0]
         );
     }
 }
