@@ -43,6 +43,8 @@
 //!   as a Python project: tools imported inside the bundle, what only the
 //!   import can tell said so, entry points without `input_schema`, a root
 //!   `requirements.txt`.
+//! - [`requirements_txt`]: a root `requirements.txt` as Python projects
+//!   write it: hash pins, dev lines (`-e .`, `-r`) said and skipped.
 //! - [`runs`]: the run flow with builtin tools: records, plans, validation,
 //!   confirmation, confinement, branching.
 //! - [`builtins`]: builtin tools under hostile input: big files capped,
@@ -97,6 +99,10 @@
 //!   stopped with the chat, when idle or no longer needed; a root used.
 //! - [`mcp_content`]: MCP content of several blocks: every block shown in
 //!   order, every image a model takes sent, one it would refuse a note.
+//! - [`mcp_model_view`]: what a model is given of an MCP server: content
+//!   blocks as words (another tool's look-alike list as its data), a failure
+//!   as an error, the server's instructions framed in the system prompt of
+//!   runs offering its tools, progress outliving a timeout, odd schemas.
 //! - [`mcp_cli`]: `atelier mcp …` and `atelier run SERVER:TOOL` as a person
 //!   would type them.
 //! - [`mcp_cli_config`]: `atelier mcp` values from stdin never stored,
