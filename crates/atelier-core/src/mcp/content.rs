@@ -27,10 +27,12 @@ pub(crate) use is_mcp_tool_sql;
 impl super::Mcp<'_> {
     /// Whether `tool_id` is an MCP server's tool (see [`is_mcp_tool_sql`]).
     pub(crate) async fn is_server_tool(&self, tool_id: &str) -> crate::Result<bool> {
-        Ok(sqlx::query_scalar(concat!("SELECT ", is_mcp_tool_sql!(), " FROM (SELECT ? AS tool_id)"))
-            .bind(tool_id)
-            .fetch_one(self.app.db())
-            .await?)
+        Ok(
+            sqlx::query_scalar(concat!("SELECT ", is_mcp_tool_sql!(), " FROM (SELECT ? AS tool_id)"))
+                .bind(tool_id)
+                .fetch_one(self.app.db())
+                .await?,
+        )
     }
 }
 
