@@ -231,6 +231,15 @@ impl Env {
 }
 
 /// Writes a file (creating folders) under `root`.
+/// What a command printed: its standard output, then its standard error.
+pub(crate) fn said(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 pub(crate) fn write(root: &Path, rel: &str, content: impl AsRef<[u8]>) {
     let p = root.join(rel);
     std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");

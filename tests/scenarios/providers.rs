@@ -7,7 +7,7 @@ use std::process::Output;
 use atelier_llm::replay::{ReplayServer, Reply};
 use serde_json::json;
 
-use crate::Env;
+use crate::{Env, said};
 
 async fn cli(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Output {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_atelier"));
@@ -21,14 +21,6 @@ async fn cli(env: &Env, args: &[&str], vars: &[(&str, &str)]) -> Output {
         cmd.env(k, v);
     }
     cmd.output().await.expect("run atelier")
-}
-
-fn said(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 #[tokio::test]

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::{Env, write};
+use crate::{Env, said, write};
 
 /// A scaffold whose manifest also asks for a requirement no index has
 /// and a `tools_from` module that imports it: nothing may try to install
@@ -42,14 +42,6 @@ def shout(workspace, text: Annotated[str, "What to shout"], times: int = 2) -> d
 "#,
     );
     dir
-}
-
-fn said(out: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn no_venv_was_made(env: &Env) {

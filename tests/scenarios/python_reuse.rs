@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{Env, write};
+use crate::{Env, said, write};
 
 const MANIFEST: &str = "manifest_version: \"1\"\nid: reuse\nname: Reuse\nversion: \"1.0.0\"\n";
 
@@ -19,14 +19,6 @@ fn bundle(root: &Path, name: &str, manifest_tail: &str, files: &[(&str, &str)]) 
         write(&dir, path, *text);
     }
     dir
-}
-
-fn said(out: &std::process::Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 #[test]
