@@ -49,6 +49,18 @@ describe("a tool's document", () => {
 });
 
 describe("a long message", () => {
+  it("is cut while it is being sent too", async () => {
+    const b = chatBackend();
+    const box = await openChat();
+    await userEvent.click(box);
+    await userEvent.paste(lines(60));
+    await userEvent.keyboard("{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    const pending = await screen.findByRole("article", { name: "Your message" });
+    expect(await within(pending).findByRole("button", { name: "Show more" })).toBeInTheDocument();
+    expect(pending.querySelector(".user-text")).toHaveClass("clamp-cut");
+  });
+
   it("is cut with Show more, opened by it; a short one has no toggle", async () => {
     chatBackend({
       messages: [

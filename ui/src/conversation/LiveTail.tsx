@@ -11,7 +11,7 @@ import { LiveCallCard } from "../calls/LiveCallCard";
 import { baseName } from "../lib/format";
 import { useConversation } from "./context";
 import { CopyButton } from "./CopyButton";
-import { MessageArticle, StreamingArticle } from "./MessageView";
+import { MessageArticle, StreamingArticle, UserText } from "./MessageView";
 import { describeFailure, RunErrorView } from "./RunError";
 import { answerTool, clearRun, useRun, type LiveTool, type RunState } from "./runStore";
 import { isIpcError, errorText } from "../api";
@@ -72,7 +72,7 @@ function Tail({ run, known }: { run: RunState; known: Set<string> }) {
         aria-busy={live ? "true" : undefined}
         aria-label="Your message"
       >
-        <div className="message-body user-text">{run.pendingText}</div>
+        <UserText text={run.pendingText} />
         {!live && (
           <div className="message-actions">
             <span className="muted small">Not sent</span>

@@ -106,13 +106,25 @@ function Reasoning({ text, streaming }: { text: string; streaming: boolean }) {
 }
 
 /** The person's message: its text and attached images, Copy and Edit. */
+/** A person's message as typed, cut at about 12 lines with Show more (sent, or still sending). */
+export function UserText({ text }: { text: string }) {
+  const [box, clamp] = useClamp();
+  return (
+    <>
+      <div ref={box} {...clampAttrs(clamp, "message-body user-text clamp-message")}>
+        {text}
+      </div>
+      <ClampToggle clamp={clamp} more="Show more" less="Show less" />
+    </>
+  );
+}
+
 function UserBody({ message, locked }: { message: Message; locked: boolean }) {
   const conv = useConversation();
   const text = messageText(message.content);
   const images = message.content.filter((p) => p.type === "image");
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(text);
-  const [box, clamp] = useClamp();
   const send = () => {
     if (draft.trim() === "" || conv === null) return;
     setEditing(false);
@@ -153,10 +165,7 @@ function UserBody({ message, locked }: { message: Message; locked: boolean }) {
     );
   return (
     <>
-      <div ref={box} {...clampAttrs(clamp, "message-body user-text clamp-message")}>
-        {text}
-      </div>
-      <ClampToggle clamp={clamp} more="Show more" less="Show less" />
+      <UserText text={text} />
       {images.length > 0 && (
         <ul className="message-images" aria-label="Attached images">
           {images.map((p) => (
