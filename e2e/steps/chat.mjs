@@ -237,6 +237,19 @@ export function register(step) {
       await s.waitText('#title', 'The text: 13 words');
       await s.top();
       await scrollIntoView(counted);
+      // The frame is as tall as the report (its page posts no size of its
+      // own): not the 320 px box it starts as.
+      const fitted = await waitFor(async () => {
+        const h = await s.exec(
+          `const f = arguments[0].querySelector('iframe.sandboxed-frame');
+           // The page's viewport is the height it asked for (the border
+           // outside it), else it shows a scrollbar.
+           return f && f.clientHeight === parseFloat(f.style.height) ? f.clientHeight : 0;`,
+          [ref(counted)],
+        );
+        return h > 0 && h < 300 ? h : null;
+      }, 'the report frame fitted to its page, all of its height the page viewport');
+      log(`the word_count report frame: ${fitted}px`);
       await shot('chat-word-count-report');
       const code = await waitEl(
         `for (const m of document.querySelectorAll(arguments[0] + ' article.message[data-role="assistant"]'))
