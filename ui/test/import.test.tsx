@@ -111,7 +111,9 @@ describe("consent before install", () => {
         throw { kind: "unsafe_bundle", message: "entry ../evil.py: a path may not contain `..`" };
       },
     });
-    expect(await screen.findByRole("alert")).toHaveTextContent("entry ../evil.py: a path may not contain `..`");
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("entry ../evil.py: a path may not contain ..");
+    expect(within(alert).getByText("..").tagName).toBe("CODE");
   });
 
   it("imports a folder through the folder dialog", async () => {

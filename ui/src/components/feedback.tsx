@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { errorText } from "../api";
+import { CodeText } from "./CodeText";
 
 export function Spinner({ label }: { label: string }) {
   return (
@@ -26,7 +27,9 @@ export function ErrorBox({
     <div className="error-box" role="alert">
       <div className="error-box-text">
         {title !== undefined && <strong>{title} </strong>}
-        <span className="error-message">{errorText(error)}</span>
+        <span className="error-message">
+          <CodeText text={errorText(error)} />
+        </span>
       </div>
       {(onRetry !== undefined || onDismiss !== undefined) && (
         <div className="error-box-actions">

@@ -1,4 +1,5 @@
 import { Badge } from "../components/feedback";
+import { CodeText } from "../components/CodeText";
 
 export type ErrorInfo = {
   kind: string | null;
@@ -53,7 +54,9 @@ export function ErrorView({ info }: { info: ErrorInfo }) {
     <div className="error-view" role="group" aria-label="Tool error">
       <div className="error-view-head">
         <Badge tone="danger">{info.kind ?? "error"}</Badge>
-        <span className="error-view-message">{info.message ?? "The tool failed without a message."}</span>
+        <span className="error-view-message">
+          <CodeText text={info.message ?? "The tool failed without a message."} />
+        </span>
       </div>
       <Block title="Traceback" text={info.traceback} open />
       <Block title="Output (stdout)" text={info.stdout} open={false} />

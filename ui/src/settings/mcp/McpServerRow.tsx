@@ -4,6 +4,7 @@ import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorBox } from "../../components/feedback";
 import { Switch } from "../../components/Switch";
 import { shellLine } from "./shellWords";
+import { CodeText } from "../../components/CodeText";
 
 /** A status as words and a dot: the dot's colour never says it alone. */
 export function StatusDot({ status, enabled }: { status: string; enabled: boolean }) {
@@ -155,7 +156,7 @@ export function McpServerRow({
       {error !== null && <ErrorBox error={error} onDismiss={onDismiss} />}
       {problem !== null && (
         <p className="mcp-problem small" role="status">
-          <strong>Last error:</strong> {problem}
+          <strong>Last error:</strong> <CodeText text={problem} />
         </p>
       )}
       {(s.warnings ?? []).map((w) => (
@@ -234,7 +235,9 @@ function McpServerDetails({ d }: { d: ServerDetails }) {
         {s.last_error !== null && (
           <>
             <dt>Last error</dt>
-            <dd className="mcp-error-text">{s.last_error}</dd>
+            <dd className="mcp-error-text">
+              <CodeText text={s.last_error} />
+            </dd>
           </>
         )}
       </dl>
