@@ -125,7 +125,7 @@ fn an_entry_point_without_input_schema_is_listed_with_the_arguments_its_signatur
     assert!(!text.contains("does not require it"), "{text}");
     assert!(
         text.contains("Tools without an input_schema (arguments derived from their functions' signatures):")
-            && text.contains("reuse:typed(name: string, color?: one of) — Typed."),
+            && text.contains("reuse:typed(name: string, color?: \"red\"|\"blue\") — Typed."),
         "{text}"
     );
     // The module's own Enum under postponed annotations: the same schema

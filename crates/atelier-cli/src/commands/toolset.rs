@@ -78,7 +78,14 @@ fn print_exported(heading: &str, toolset: &str, exported: &[atelier_core::toolse
                             serde_json::Value::Array(a) => {
                                 a.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>().join("|")
                             }
-                            _ if p["enum"].is_array() => "one of".into(),
+                            // `Literal["m", "km"]`: its values, as JSON.
+                            _ if p["enum"].is_array() => p["enum"]
+                                .as_array()
+                                .into_iter()
+                                .flatten()
+                                .map(serde_json::Value::to_string)
+                                .collect::<Vec<_>>()
+                                .join("|"),
                             // `int | str`: each of its types.
                             _ if p["anyOf"].is_array() => p["anyOf"]
                                 .as_array()
