@@ -55,7 +55,7 @@ function readZip(file) {
 
 /** Registers these steps, in order. */
 export function register(step) {
-  step('Export ZIP… of a node through the native save dialog; the ZIP holds its files', async () => {
+  step('Export ZIP… of a step through the native save dialog; the ZIP holds its files', async () => {
     // Back to the edit node from the map: two files, one of them edited.
     await openTab('workspace');
     await jumpOnMap('Step 3: Edit: 1 changed,');

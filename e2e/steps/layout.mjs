@@ -65,7 +65,7 @@ function check(m, size) {
 
 /** Registers these steps, in order. */
 export function register(step) {
-  step('Layout: 20 chats and a 12-node map with a branch, at 1200×800 and 900×600', async () => {
+  step('Layout: 20 chats and a 12-step map with a branch, at 1200×800 and 900×600', async () => {
     // 19 more chats, then one whose tree has 12 nodes: root, 9 messages in a
     // line, and a 2-message branch off the 3rd (made last, so it is selected).
     for (let i = 1; i <= 19; i++) cli('chat', 'new', '--title', `Layout chat ${i}`);

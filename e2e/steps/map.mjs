@@ -39,7 +39,7 @@ async function pick(label, re) {
 
 /** Registers these steps, in order. */
 export function register(step) {
-  step('Conversation map: a click on the first step brings its workspace back; Compare… two nodes', async () => {
+  step('Conversation map: a click on the first step brings its workspace back; Compare… two steps', async () => {
     await openTab('workspace');
     await jumpOnMap('Step 1: write_file,');
     await workspaceIs(['hello.txt']);

@@ -5,7 +5,7 @@ import { FIXTURES, assert, chatIdNow, cli, dropFile, fileList, openTab, ref, s, 
 
 /** Registers these steps, in order. */
 export function register(step) {
-  step('Workspace: a dropped file becomes an upload node and shows in the browser', async () => {
+  step('Workspace: a dropped file becomes an upload step and shows in the browser', async () => {
     await openTab('workspace');
     await fileList('sales.csv');
     await dropFile(join(FIXTURES, 'dropped-notes.md'), {
