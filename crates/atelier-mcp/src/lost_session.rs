@@ -48,12 +48,20 @@ pub(crate) struct LostSession<C>(pub(crate) C);
 
 type Posted<E> = Result<StreamableHttpPostResponse, StreamableHttpError<E>>;
 
-/// A request sent within a session, answered with an error for no request.
-fn lost<E: std::error::Error + Send + Sync + 'static>(in_session: bool, request: bool, posted: Posted<E>) -> Posted<E> {
-    match posted {
-        Ok(StreamableHttpPostResponse::Json(JsonRpcMessage::Error(e), _))
-            if in_session && request && e.id.is_none() =>
-        {
+/// Whether `message` is a request sent within a session (the only post
+/// whose id-less error answer means the session was lost).
+fn in_session_request(session_id: &Option<Arc<str>>, message: &ClientJsonRpcMessage) -> bool {
+    session_id.is_some() && matches!(message, JsonRpcMessage::Request(_))
+}
+
+/// `posted` (a message's post, however rmcp asked for it), with an id-less
+/// error to a request in a session read as the session lost.
+async fn judged<E: std::error::Error + Send + Sync + 'static>(
+    in_session_request: bool,
+    posted: impl Future<Output = Posted<E>>,
+) -> Posted<E> {
+    match posted.await {
+        Ok(StreamableHttpPostResponse::Json(JsonRpcMessage::Error(e), _)) if in_session_request && e.id.is_none() => {
             tracing::debug!(message = %e.error.message, "an id-less error to a request in a session: the session is lost");
             Err(StreamableHttpError::SessionExpired)
         }
@@ -72,14 +80,12 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for LostSession<C> {
         auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> impl Future<Output = Posted<Self::Error>> + Send + '_ {
-        let (in_session, request) = (session_id.is_some(), matches!(message, JsonRpcMessage::Request(_)));
-        async move {
-            let posted = self
-                .0
-                .post_message(uri, message, session_id, auth_header, custom_headers)
-                .await;
-            lost(in_session, request, posted)
-        }
+        let watch = in_session_request(&session_id, &message);
+        judged(
+            watch,
+            self.0
+                .post_message(uri, message, session_id, auth_header, custom_headers),
+        )
     }
 
     fn post_message_with_max_sse_event_size(
@@ -91,21 +97,16 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for LostSession<C> {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         max_sse_event_size: usize,
     ) -> impl Future<Output = Posted<Self::Error>> + Send + '_ {
-        let (in_session, request) = (session_id.is_some(), matches!(message, JsonRpcMessage::Request(_)));
-        async move {
-            let posted = self
-                .0
-                .post_message_with_max_sse_event_size(
-                    uri,
-                    message,
-                    session_id,
-                    auth_header,
-                    custom_headers,
-                    max_sse_event_size,
-                )
-                .await;
-            lost(in_session, request, posted)
-        }
+        let watch = in_session_request(&session_id, &message);
+        let posted = self.0.post_message_with_max_sse_event_size(
+            uri,
+            message,
+            session_id,
+            auth_header,
+            custom_headers,
+            max_sse_event_size,
+        );
+        judged(watch, posted)
     }
 
     fn post_message_with_response_limits(
@@ -117,14 +118,12 @@ impl<C: StreamableHttpClient + Sync> StreamableHttpClient for LostSession<C> {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> impl Future<Output = Posted<Self::Error>> + Send + '_ {
-        let (in_session, request) = (session_id.is_some(), matches!(message, JsonRpcMessage::Request(_)));
-        async move {
-            let posted = self
-                .0
-                .post_message_with_response_limits(uri, message, session_id, auth_header, custom_headers, limits)
-                .await;
-            lost(in_session, request, posted)
-        }
+        let watch = in_session_request(&session_id, &message);
+        judged(
+            watch,
+            self.0
+                .post_message_with_response_limits(uri, message, session_id, auth_header, custom_headers, limits),
+        )
     }
 
     fn delete_session(
