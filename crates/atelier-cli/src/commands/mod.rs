@@ -13,6 +13,7 @@ mod settings;
 mod tool;
 mod toolset;
 mod toolset_dev;
+mod toolset_report;
 mod toolset_settings;
 mod workspace;
 

@@ -5,10 +5,11 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use atelier_core::toolsets::ImportOptions;
-use atelier_core::toolsets::records::{ToolRecord, WillRun};
+use atelier_core::toolsets::records::ToolRecord;
 use atelier_core::toolsets::validate::{Problem, Severity};
 use atelier_core::{Atelier, Observer};
 
+use super::toolset_report::{print_exported, print_will_run};
 use super::toolset_settings as settings;
 use crate::cli::ToolsetCommand;
 use crate::output;
@@ -51,107 +52,6 @@ fn progress(label: &'static str) -> (Observer, Option<indicatif::ProgressBar>) {
 pub(super) fn print_problems(problems: &[Problem]) {
     for p in problems {
         println!("  {}", output::shown_lines(&p.to_string()));
-    }
-}
-
-/// Tools with arguments derived from their signatures, under `heading`:
-/// `t:count_lines(path: string, top?: integer|null) — Counts lines.`
-fn print_exported(heading: &str, toolset: &str, exported: &[atelier_core::toolsets::records::ExportedTool]) {
-    if exported.is_empty() {
-        return;
-    }
-    println!("{heading}");
-    for t in exported {
-        let schema = &t.input_schema;
-        let required: Vec<&str> = schema["required"]
-            .as_array()
-            .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
-            .unwrap_or_default();
-        let args: Vec<String> = schema["properties"]
-            .as_object()
-            .map(|props| {
-                props
-                    .iter()
-                    .map(|(name, p)| {
-                        let ty = match &p["type"] {
-                            serde_json::Value::String(s) => s.clone(),
-                            serde_json::Value::Array(a) => {
-                                a.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>().join("|")
-                            }
-                            // `Literal["m", "km"]`: its values, as JSON.
-                            _ if p["enum"].is_array() => p["enum"]
-                                .as_array()
-                                .into_iter()
-                                .flatten()
-                                .map(serde_json::Value::to_string)
-                                .collect::<Vec<_>>()
-                                .join("|"),
-                            // `int | str`: each of its types.
-                            _ if p["anyOf"].is_array() => p["anyOf"]
-                                .as_array()
-                                .into_iter()
-                                .flatten()
-                                .map(|a| a["type"].as_str().unwrap_or("any"))
-                                .collect::<Vec<_>>()
-                                .join("|"),
-                            _ => "any".into(),
-                        };
-                        let opt = if required.contains(&name.as_str()) { "" } else { "?" };
-                        format!("{name}{opt}: {ty}")
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let about = if t.description.is_empty() {
-            String::new()
-        } else {
-            format!(" — {}", output::shown(t.description.lines().next().unwrap_or_default()))
-        };
-        println!(
-            "  {}:{}({}){about}",
-            output::shown(toolset),
-            output::shown(&t.name),
-            output::shown(&args.join(", "))
-        );
-    }
-}
-
-fn print_will_run(w: &WillRun) {
-    use output::shown;
-    println!("It will run, with your rights:");
-    if w.python_entrypoints.is_empty() && w.mcp_servers.is_empty() {
-        println!("  (nothing)");
-    }
-    for e in &w.python_entrypoints {
-        let asks = if e.requires_confirmation { "  (asks first)" } else { "" };
-        println!("  python  {:<32} {}{asks}", shown(&e.tool_id), shown(&e.entrypoint));
-    }
-    if let Some(file) = &w.requirements_file {
-        println!(
-            "  (its requirements, read from {}: the manifest lists none)",
-            shown(file)
-        );
-    }
-    for r in &w.requirements {
-        println!("  pip     {}", shown(r));
-    }
-    for s in &w.mcp_servers {
-        match (&s.command, &s.url) {
-            (Some(c), _) => {
-                let line: Vec<String> = std::iter::once(c).chain(&s.args).map(|a| output::arg(a)).collect();
-                println!("  mcp     {:<32} {}", shown(&s.id), line.join(" "));
-            }
-            (None, Some(u)) => println!("  mcp     {:<32} {}", shown(&s.id), shown(u)),
-            _ => {}
-        }
-        // Names, and only values made of references: a plain value may be
-        // a secret.
-        for (what, values) in [("env", &s.env), ("header", &s.headers)] {
-            for v in values {
-                let value = v.shown.as_deref().map_or("(a value is set; not shown)".into(), shown);
-                println!("            {what} {} = {value}", shown(&v.name));
-            }
-        }
     }
 }
 
