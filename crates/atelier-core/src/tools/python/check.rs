@@ -18,7 +18,7 @@ use atelier_protocol::Request;
 
 use super::scratch::Scratch;
 use super::to_outcome;
-use crate::toolsets::manifest::ToolsetManifest;
+use crate::toolsets::manifest::{ToolsetManifest, no_arguments_written};
 use crate::toolsets::validate::{Problem, Severity};
 use crate::{Atelier, Error, Result};
 
@@ -27,7 +27,7 @@ impl Atelier {
     /// (see the module docs): every one when `all` (a local folder, an
     /// author's work in progress), else only those whose tools give no
     /// `input_schema`, which take it from the imported function here (see
-    /// [`derives_arguments`]). `bundle` names the bundle in errors. What
+    /// [`no_arguments_written`]). `bundle` names the bundle in errors. What
     /// only may fail a call (a signature that disagrees with the tool's
     /// `input_schema`) comes back as warnings.
     pub(crate) async fn check_entrypoints(
@@ -45,7 +45,7 @@ impl Atelier {
             .tools
             .iter()
             .enumerate()
-            .filter(|(_, t)| !t.is_overlay() && (all || derives_arguments(&t.input_schema)))
+            .filter(|(_, t)| !t.is_overlay() && (all || no_arguments_written(&t.input_schema)))
             .map(|(i, t)| (i, t.entrypoint.clone()))
             .filter(|(_, e)| seen.insert(e.clone()))
             .collect();
@@ -88,7 +88,7 @@ impl Atelier {
                 .enumerate()
                 .filter(|(_, t)| t.entrypoint == entrypoint)
             {
-                if derives_arguments(&tool.input_schema) {
+                if no_arguments_written(&tool.input_schema) {
                     // As a `tools_from:` module's tool gets them.
                     if let Some(made) = signature.get("tool") {
                         tool.input_schema = made["input_schema"].clone();
@@ -107,14 +107,6 @@ impl Atelier {
         }
         Ok(warnings)
     }
-}
-
-/// Whether a tool's `input_schema` is the one a manifest gives a tool
-/// that declares none (`{"type": "object", "properties": {}}`): its
-/// arguments are then its function's, derived from the signature as a
-/// `tools_from:` module's tools' are.
-pub(crate) fn derives_arguments(schema: &serde_json::Value) -> bool {
-    crate::toolsets::manifest::no_arguments_written(schema)
 }
 
 /// How a function's signature (as the worker's check reports it) and the

@@ -182,7 +182,7 @@ fn judge(manifest: &ToolsetManifest, answer: Answer) -> Inspection {
                             tool.entrypoint
                         ),
                     ));
-                } else if super::check::derives_arguments(&tool.input_schema) {
+                } else if crate::toolsets::manifest::no_arguments_written(&tool.input_schema) {
                     // Listed with its arguments when there are any.
                     let made = &ep.signature["tool"];
                     let has_arguments = made["input_schema"]["properties"]
