@@ -64,6 +64,10 @@ pub struct McpServerRequest {
     /// Header name → value; values go to the secret store.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// Seconds a call may go without news; absent: the app's default.
+    #[serde(default)]
+    #[ts(optional)]
+    pub timeout_s: Option<f64>,
 }
 
 fn secrets(values: BTreeMap<String, String>) -> Vec<(String, Secret)> {
@@ -111,6 +115,7 @@ pub async fn add_mcp_server(
             url: server.url,
             env: secrets(server.env),
             headers: secrets(server.headers),
+            timeout_s: server.timeout_s,
         })
         .await?;
     if add_to_assistant {

@@ -100,6 +100,51 @@ async fn crashes_timeouts_and_cancels_end_calls_like_python_ones() {
     assert!(!alive(pid));
 }
 
+/// A server's `timeout_s` (set when it is added, or imported from a
+/// config's `"timeout"`) is the limit of its tools' calls; a server added
+/// without one, or with one that is no duration, keeps the app's default.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_timeout_limits_its_tools_calls() {
+    let env = Env::new();
+    let app = app(&env).await;
+    let (py, fx) = (python(), fixture());
+    app.mcp()
+        .add(NewServer {
+            timeout_s: Some(0.5),
+            ..stdio("quick", &py, &[&fx])
+        })
+        .await
+        .expect("add");
+    assert_eq!(app.mcp().get("quick").await.expect("get").timeout_s, Some(0.5));
+    app.mcp().refresh("quick").await.expect("lists");
+    let chat = app.chats().create(None).await.expect("chat").id;
+    let t0 = Instant::now();
+    let timed = run(
+        &app,
+        &chat,
+        "quick:stubborn",
+        json!({"seconds": 30}),
+        CallControl::default(),
+    )
+    .await;
+    assert_eq!(timed.error_kind.map(|k| k.as_str()), Some("timeout"), "{timed:?}");
+    assert_eq!(timed.error.as_deref(), Some("timed out after 0.5 s"));
+    assert!(t0.elapsed() < Duration::from_secs(10));
+
+    for bad in [0.0, -1.0, f64::NAN, 86_401.0] {
+        let refused = app
+            .mcp()
+            .add(NewServer {
+                timeout_s: Some(bad),
+                ..stdio("odd", &py, &[&fx])
+            })
+            .await
+            .expect_err("no duration");
+        assert!(refused.to_string().contains("timeout"), "{refused}");
+    }
+    assert!(app.mcp().get("odd").await.is_err(), "nothing was added");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn server_everything_over_streamable_http() {
     let env = Env::new();

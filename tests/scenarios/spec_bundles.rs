@@ -219,7 +219,8 @@ fn an_integer_setting_reaches_python_as_an_integer() {
 /// Seed 004 §1.3's `tools.enabled`: `enabled: false` installs the tool
 /// turned off — not listed, not offered to a model, a call refused saying
 /// why. A server `type: sse` is refused, not spoken to as streamable HTTP;
-/// `cwd:` is said to be the chat's workspace.
+/// `cwd:` is said to be the chat's workspace; a server's `timeout_s` is
+/// checked as a tool's is.
 #[test]
 fn a_tool_turned_off_in_the_manifest_is_installed_but_not_offered_and_sse_is_refused() {
     let env = Env::new();
@@ -246,7 +247,9 @@ fn a_tool_turned_off_in_the_manifest_is_installed_but_not_offered_and_sse_is_ref
     );
 
     let servers = "mcp_servers:\n  - id: old\n    type: sse\n    url: https://example.com/sse\n  \
-                   - id: here\n    command: npx\n    cwd: /srv\n";
+                   - id: here\n    command: npx\n    cwd: /srv\n  \
+                   - id: never\n    command: npx\n    timeout_s: 0\n  \
+                   - id: patient\n    command: npx\n    timeout_s: 300\n";
     let zip = bundle(t.path(), "sse.zip", &manifest("sse", "1.0.0", servers));
     let out = env.cli(&["toolset", "validate", path(&zip)]);
     let said = String::from_utf8_lossy(&out.stdout);
@@ -258,6 +261,12 @@ fn a_tool_turned_off_in_the_manifest_is_installed_but_not_offered_and_sse_is_ref
     );
     assert!(
         said.contains("mcp_servers[1].cwd: unknown key `cwd`") && said.contains("the chat's workspace folder"),
+        "{said}"
+    );
+    // A server's call timeout is a known key, held to a tool's rule.
+    assert!(
+        said.contains("mcp_servers[2].timeout_s: expected a number of seconds above 0")
+            && !said.contains("mcp_servers[3]"),
         "{said}"
     );
 }

@@ -639,9 +639,18 @@ env: { [key in string]: string },
 /**
  * Header name → value; values go to the secret store.
  */
-headers: { [key in string]: string }, };
+headers: { [key in string]: string }, 
+/**
+ * Seconds a call may go without news; absent: the app's default.
+ */
+timeout_s?: number, };
 
 export type ServerRecord = { id: string, transport: ServerTransport, command: string | null, args: Array<string>, url: string | null, env_keys: Array<string>, header_keys: Array<string>, 
+/**
+ * Seconds a call of its tools may go without news before it is
+ * stopped; `None`: the app's default.
+ */
+timeout_s?: number, 
 /**
  * The row's switch (`mcp enable|disable`).
  */

@@ -103,6 +103,10 @@ pub(crate) struct McpAddArgs {
     /// A streamable-HTTP server's address.
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
+    /// How long a call of its tools may go without news (a result or
+    /// progress), in seconds; 60 by default.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
     /// The command and its arguments, after `--`.
     #[arg(last = true, value_name = "CMD ARGS")]
     pub command: Vec<String>,

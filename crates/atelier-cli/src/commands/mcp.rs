@@ -166,6 +166,7 @@ async fn add(app: &Atelier, a: McpAddArgs, json: bool) -> anyhow::Result<()> {
         url: a.url,
         env,
         headers,
+        timeout_s: a.timeout,
     };
     let added = app.mcp().add(new).await?;
     for agent in &a.agents {
@@ -409,6 +410,9 @@ fn show(d: &ServerDetails) {
         declared_by(s)
     );
     println!("runs: {}", output::shown(&runs(s)));
+    if let Some(t) = s.timeout_s {
+        println!("calls may wait {t} s for news (its timeout)");
+    }
     for (what, keys) in [("env", &s.env_keys), ("header", &s.header_keys)] {
         for k in keys {
             println!("  {what} {k} = <set in the secret store>");

@@ -46,7 +46,8 @@ impl Mcp<'_> {
             enabled: server.active,
             entrypoint: None,
             tags: Vec::new(),
-            timeout_s: None,
+            // The server's own limit, when it has one, is its tools'.
+            timeout_s: server.timeout_s,
             render_config: None,
             exported_from: None,
         }))

@@ -8,7 +8,9 @@
 //! server is the one they would have run: `${VAR}` and `${VAR:-default}`
 //! are expanded from this environment (Claude Code, Cursor), a relative
 //! path in `command` or `args` is made absolute against the entry's `cwd`,
-//! and `"disabled": true` (Cline, Windsurf) adds the server turned off.
+//! `"disabled": true` (Cline, Windsurf) adds the server turned off, and a
+//! `"timeout"` (Cline's seconds, Claude Code's milliseconds) becomes the
+//! server's call timeout.
 //! What cannot be done (a variable that is not set, VS Code's
 //! `${input:…}` prompts, two names that make one id) is the entry's
 //! problem, said before anything is added.
@@ -293,6 +295,14 @@ pub fn parse_with(text: &str, var: &dyn Fn(&str) -> Option<String>) -> Result<Ve
             let names: Vec<String> = read.iter().map(|n| format!("${n}")).collect();
             notes.push(format!("reads {} from this environment", names.join(", ")));
         }
+        let timeout_s = entry.get("timeout").and_then(|t| {
+            let read = call_timeout(t);
+            notes.push(match read {
+                Some(s) => format!("calls may wait {s} s for news (its \"timeout\")"),
+                None => format!("its \"timeout\" {t} is not a number of seconds up to a day: the default is used"),
+            });
+            read
+        });
         let mut new = NewServer {
             id,
             command,
@@ -300,6 +310,7 @@ pub fn parse_with(text: &str, var: &dyn Fn(&str) -> Option<String>) -> Result<Ve
             url,
             env,
             headers,
+            timeout_s,
         };
         if let Some(why) = unexpandable {
             problem = problem.or(Some(why));
@@ -337,6 +348,15 @@ pub fn parse_with(text: &str, var: &dyn Fn(&str) -> Option<String>) -> Result<Ve
         });
     }
     Ok(out)
+}
+
+/// A config's per-server `"timeout"` in seconds. Cline and Roo Code write
+/// seconds (at most an hour), Claude Code milliseconds (at least a
+/// second): a value above 3600 can only be milliseconds.
+fn call_timeout(v: &Value) -> Option<f64> {
+    let t = v.as_f64().filter(|t| *t > 0.0)?;
+    let s = if t > 3600.0 { t / 1000.0 } else { t };
+    (s <= crate::toolsets::validate::MAX_TIMEOUT_S).then_some(s)
 }
 
 fn describe(s: &NewServer) -> String {

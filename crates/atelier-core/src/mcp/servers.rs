@@ -71,6 +71,11 @@ pub struct ServerRecord {
     pub url: Option<String>,
     pub env_keys: Vec<String>,
     pub header_keys: Vec<String>,
+    /// Seconds a call of its tools may go without news before it is
+    /// stopped; `None`: the app's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub timeout_s: Option<f64>,
     /// The row's switch (`mcp enable|disable`).
     pub enabled: bool,
     /// Enabled, and the person's or needed by an enabled toolset: its
@@ -130,6 +135,8 @@ pub struct NewServer {
     /// Values go to the secret store (owner `mcp:<id>`), never the row.
     pub env: Vec<(String, Secret)>,
     pub headers: Vec<(String, Secret)>,
+    /// Seconds a call may go without news (`None`: the app's default).
+    pub timeout_s: Option<f64>,
 }
 
 /// `mcp_servers.id`: what a model-facing name may start with.
@@ -208,6 +215,7 @@ impl Mcp<'_> {
             url: decl.url.clone(),
             env_keys: decl.env.keys().cloned().collect(),
             header_keys: decl.headers.keys().cloned().collect(),
+            timeout_s: decl.timeout_s,
             enabled: row.try_get("enabled")?,
             active: row.try_get("active")?,
             user_declared,
@@ -290,6 +298,17 @@ impl Mcp<'_> {
                 reason: "env applies to a command; an HTTP server takes headers".to_owned(),
             });
         }
+        if let Some(t) = new.timeout_s
+            && !(t > 0.0 && t <= crate::toolsets::validate::MAX_TIMEOUT_S)
+        {
+            return Err(Error::InvalidData {
+                what: "MCP server timeout",
+                reason: format!(
+                    "{t} s: give a number of seconds above 0 and at most {} (a day)",
+                    crate::toolsets::validate::MAX_TIMEOUT_S
+                ),
+            });
+        }
         let mut tx = db::begin_write(self.app.db()).await?;
         let clash: Option<String> = sqlx::query_scalar(
             "SELECT 'an MCP server' FROM mcp_servers WHERE id = ?1 \
@@ -320,6 +339,7 @@ impl Mcp<'_> {
             url: new.url.clone(),
             headers: refs(&new.headers),
             auto_enabled: true,
+            timeout_s: new.timeout_s,
             extra: Default::default(),
         };
         let now = ids::now();

@@ -289,6 +289,12 @@ pub struct McpServerDecl {
     /// Start using the server's tools without asking (default true).
     #[serde(default = "yes", skip_serializing_if = "Clone::clone")]
     pub auto_enabled: bool,
+    /// How long, in seconds, a call of one of its tools may go without
+    /// news (its result or a progress notification) before it is stopped;
+    /// above 0 and at most 86400 (a day). The app's default otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 86400))]
+    pub timeout_s: Option<f64>,
     #[serde(flatten)]
     #[schemars(skip)]
     pub extra: BTreeMap<String, Value>,
@@ -419,6 +425,7 @@ mod tests {
             url: None,
             headers: BTreeMap::new(),
             auto_enabled: true,
+            timeout_s: None,
             extra: BTreeMap::new(),
         };
         let clean = s.without_secrets();

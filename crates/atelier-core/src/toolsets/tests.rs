@@ -283,6 +283,7 @@ proptest! {
                 url: None,
                 headers: Default::default(),
                 auto_enabled: false,
+                timeout_s: Some(300.0),
                 extra: Default::default(),
             }],
             user_config: serde_norway::from_str(

@@ -118,3 +118,32 @@ fn what_the_writing_app_would_do_at_start_is_done_or_said() {
             .is_some_and(|p| p.contains("${workspaceFolder}, a variable of the editor"))
     );
 }
+
+/// Cline and Roo Code write `"timeout"` in seconds, Claude Code in
+/// milliseconds: each comes out as the seconds its app meant, and the
+/// preview says so; a timeout that is no duration is said and dropped.
+#[test]
+fn a_config_timeout_becomes_the_server_call_timeout_in_seconds() {
+    let text = r#"{"mcpServers": {
+        "cline": {"command": "x", "timeout": 300},
+        "claude-code": {"type": "http", "url": "https://h/mcp", "timeout": 120000},
+        "odd": {"command": "x", "timeout": "soon"},
+        "none": {"command": "x"}
+    }}"#;
+    let got = parse(text).expect("parses");
+    let by = |id: &str| got.iter().find(|e| e.server.id == id).expect(id);
+    assert_eq!(by("cline").server.timeout_s, Some(300.0));
+    assert!(by("cline").note.as_deref().is_some_and(|n| n.contains("300 s")));
+    assert_eq!(by("claude-code").server.timeout_s, Some(120.0));
+    assert_eq!(by("odd").server.timeout_s, None);
+    assert!(
+        by("odd")
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("\"soon\"") && n.contains("default")),
+        "{:?}",
+        by("odd").note
+    );
+    assert_eq!(by("none").server.timeout_s, None);
+    assert_eq!(by("none").note, None);
+}

@@ -250,6 +250,7 @@ mod tests {
             url: None,
             headers: Default::default(),
             auto_enabled: true,
+            timeout_s: None,
             extra: Default::default(),
         }
     }

@@ -383,10 +383,10 @@ fn check_renderer(c: &mut Checker<'_>, path: &str, v: &Value) -> Option<Renderer
     Some(RendererDecl { kind, config })
 }
 
-/// A tool's `timeout_s`: seconds, above 0 and at most [`MAX_TIMEOUT_S`].
+/// A tool's or an MCP server's `timeout_s`: seconds, above 0 and at most [`MAX_TIMEOUT_S`].
 /// YAML's `.inf` and `.nan` arrive as null (JSON holds neither): the
 /// document's own text says which it was.
-fn timeout(c: &mut Checker, path: &str, v: Option<&Value>) -> Option<f64> {
+pub(super) fn timeout(c: &mut Checker, path: &str, v: Option<&Value>) -> Option<f64> {
     let expected = format!("expected a number of seconds above 0 and at most {MAX_TIMEOUT_S} (a day)");
     match v {
         None => None,

@@ -9,7 +9,17 @@ use serde_json::Value;
 use super::{Checker, describe, join};
 use crate::toolsets::manifest::McpServerDecl;
 
-pub(crate) const SERVER_KEYS: &[&str] = &["id", "type", "command", "args", "env", "url", "headers", "auto_enabled"];
+pub(crate) const SERVER_KEYS: &[&str] = &[
+    "id",
+    "type",
+    "command",
+    "args",
+    "env",
+    "url",
+    "headers",
+    "auto_enabled",
+    "timeout_s",
+];
 
 /// A server's `type` (as Claude Desktop and MCPB configs write it), which
 /// must agree with `command` / `url`; the old SSE transport is refused, not
@@ -84,6 +94,7 @@ pub(super) fn check_server(c: &mut Checker<'_>, path: &str, v: &Value) -> Option
     let env = string_map(c, s, path, "env", "variable names");
     let headers = string_map(c, s, path, "headers", "header names");
     let auto_enabled = c.bool(s, path, "auto_enabled", true);
+    let timeout_s = super::parts::timeout(c, &join(path, "timeout_s"), s.get("timeout_s"));
     check_transport(c, path, s, command.is_some());
     let extra = c.warn_unknown(s, path, SERVER_KEYS);
     let cwd = join(path, "cwd");
@@ -100,6 +111,7 @@ pub(super) fn check_server(c: &mut Checker<'_>, path: &str, v: &Value) -> Option
         url,
         headers,
         auto_enabled,
+        timeout_s,
         extra,
     })
 }
