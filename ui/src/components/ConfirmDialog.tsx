@@ -1,8 +1,10 @@
-import { useEffect, useEffectEvent, useRef, type ReactNode } from "react";
+import { useId, useRef, type ReactNode } from "react";
+import { useModalFocus } from "../lib/focus";
 
 /**
  * An in-app confirmation (the webview's own `window.confirm` is not
- * dependable under Tauri). Escape cancels; the safe choice has the focus.
+ * dependable under Tauri). Escape cancels; the safe choice has the focus,
+ * Tab stays inside, and the focus goes back to the opener on close.
  */
 export function ConfirmDialog({
   title,
@@ -22,24 +24,26 @@ export function ConfirmDialog({
   onCancel: () => void;
 }) {
   const cancelRef = useRef<HTMLButtonElement>(null);
-  // The latest onCancel, without re-adding the listener when it changes.
-  const cancelNow = useEffectEvent(() => onCancel());
-  useEffect(() => {
-    cancelRef.current?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") cancelNow();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  const box = useRef<HTMLDivElement>(null);
+  useModalFocus(box, onCancel, cancelRef);
+  const id = useId();
 
   return (
     <div className="modal-backdrop">
-      <div className="modal" role="alertdialog" aria-modal="true" aria-labelledby="confirm-title">
-        <h2 id="confirm-title" className="modal-title">
+      <div
+        ref={box}
+        className="modal"
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby={`${id}-title`}
+        aria-describedby={`${id}-body`}
+      >
+        <h2 id={`${id}-title`} className="modal-title">
           {title}
         </h2>
-        <div className="modal-body">{children}</div>
+        <div id={`${id}-body`} className="modal-body">
+          {children}
+        </div>
         <div className="modal-actions">
           <button type="button" className="btn" ref={cancelRef} onClick={onCancel}>
             {cancelLabel}

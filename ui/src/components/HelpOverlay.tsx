@@ -1,22 +1,19 @@
-import { useEffect, useEffectEvent, useRef } from "react";
+import { useRef } from "react";
+import { useModalFocus } from "../lib/focus";
 import { COMPOSER_KEYS, SHORTCUTS } from "../lib/shortcuts";
 
-/** The keyboard shortcuts, from the one list. Escape or the button closes it. */
+/**
+ * The keyboard shortcuts, from the one list. Escape or the button closes
+ * it; Tab stays inside, and the focus goes back to the opener on close.
+ */
 export function HelpOverlay({ onClose }: { onClose: () => void }) {
   const close = useRef<HTMLButtonElement>(null);
-  // The latest onClose, without re-adding the listener when it changes.
-  const closeNow = useEffectEvent(() => onClose());
-  useEffect(() => {
-    close.current?.focus();
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === "Escape") closeNow();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  const box = useRef<HTMLDivElement>(null);
+  useModalFocus(box, onClose, close);
   return (
     <div className="modal-backdrop" onClick={onClose}>
       <div
+        ref={box}
         className="modal"
         role="dialog"
         aria-modal="true"

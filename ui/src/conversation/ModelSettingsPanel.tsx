@@ -4,9 +4,10 @@
 // setting (shown as its placeholder), else the model's default. Saved by
 // the core, which checks the ranges and says what is wrong.
 
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { api, errorText } from "../api";
 import { FormActions } from "../components/FormActions";
+import { usePanelFocus } from "../lib/focus";
 import type { Chat, ModelSettings } from "../bindings";
 import { draftOf, EMPTY_DRAFT, setCount, settingsOf, type DraftField, type SettingsDraft } from "./modelSettings";
 
@@ -101,8 +102,11 @@ export function ModelSettingsPanel({
     );
   };
   const invalid = (f: DraftField) => problem?.field === f;
+  const form = useRef<HTMLFormElement>(null);
+  usePanelFocus(form);
   return (
     <form
+      ref={form}
       id="model-settings"
       className="panel model-settings"
       aria-label="This chat's model settings"

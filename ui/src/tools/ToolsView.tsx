@@ -137,7 +137,11 @@ export function ToolsView({
             aria-expanded={true}
             aria-controls="tool-list"
             title="Give the results the whole width; Ctrl+K brings the list back"
-            onClick={() => setListShown(false)}
+            onClick={() => {
+              setListShown(false);
+              // The button goes with the list: the focus goes to the one that brings it back.
+              window.setTimeout(() => runColumn.current?.querySelector<HTMLElement>(".tools-show")?.focus(), 0);
+            }}
           >
             Hide list
           </button>
@@ -168,7 +172,7 @@ export function ToolsView({
                 aria-expanded={false}
                 aria-controls="tool-list"
                 title="Show the tool list (Ctrl+K)"
-                onClick={() => setListShown(true)}
+                onClick={openPicker}
               >
                 ☰ Tools
               </button>

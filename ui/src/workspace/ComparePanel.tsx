@@ -1,11 +1,12 @@
 // The Workspace tab's "Compare…": any two nodes of the chat, picked by a
 // readable label, and the files that differ between them with their diffs.
 
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { api } from "../api";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { ErrorBox, Spinner } from "../components/feedback";
 import { useMoved } from "../chats/moved";
+import { usePanelFocus } from "../lib/focus";
 import { useLoad } from "../lib/useLoad";
 import { DiffList, diffSize, diffSummary } from "./DiffList";
 import { currentNode, nodeChoices, type NodeChoice } from "./nodeLabels";
@@ -136,6 +137,8 @@ export function ComparePanel({ chatId, revision, onClose }: { chatId: string; re
     chatId,
   );
   const [picked, setPicked] = useState<Picked | null>(null);
+  const panel = useRef<HTMLElement>(null);
+  usePanelFocus(panel);
 
   let body;
   if (load.state === "error") {
@@ -190,6 +193,7 @@ export function ComparePanel({ chatId, revision, onClose }: { chatId: string; re
 
   return (
     <section
+      ref={panel}
       className="panel compare-panel"
       aria-label="Compare two steps"
       onKeyDown={(e) => {

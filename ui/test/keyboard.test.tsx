@@ -1,0 +1,89 @@
+// The keyboard contract of the app's dialogs and panels: the focus moves in
+// when one opens, Tab and Shift+Tab stay inside a modal one, Escape closes
+// it, and the focus goes back to the button that opened it — a person on
+// the keyboard never lands on <body> and starts again from the top.
+import { render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { App } from "../src/App";
+import { ChatSelector } from "../src/chats/ChatSelector";
+import { useChats } from "../src/chats/useChats";
+import { chatBackend, message, openChat, text } from "./chatBackend";
+import { chat, tool } from "./fixtures";
+import { mockCommands } from "./ipc";
+
+function Chats() {
+  return <ChatSelector chats={useChats()} />;
+}
+
+describe("a modal dialog from the keyboard", () => {
+  it("a confirmation: the safe choice has the focus, Tab goes round inside, Escape cancels and returns to the opener", async () => {
+    mockCommands({ list_chats: () => [chat({ id: "c1", title: "Budget" })] });
+    render(<Chats />);
+    const opener = await screen.findByRole("button", { name: "Delete Budget" });
+    opener.focus();
+    await userEvent.keyboard("{Enter}");
+    const dialog = screen.getByRole("alertdialog", { name: "Delete “Budget”?" });
+    const [cancel, del] = [
+      within(dialog).getByRole("button", { name: "Cancel" }),
+      within(dialog).getByRole("button", { name: "Delete" }),
+    ];
+    expect(cancel).toHaveFocus();
+    await userEvent.tab();
+    expect(del).toHaveFocus();
+    await userEvent.tab();
+    expect(cancel).toHaveFocus();
+    await userEvent.tab({ shift: true });
+    expect(del).toHaveFocus();
+    await userEvent.keyboard("{Escape}");
+    expect(screen.queryByRole("alertdialog")).toBeNull();
+    expect(opener).toHaveFocus();
+  });
+
+  it("the shortcuts: Close has the focus, Tab stays on it, Escape closes and returns to the opener", async () => {
+    mockCommands({
+      list_chats: () => [],
+      list_toolsets: () => [],
+      get_available_tools: () => [tool()],
+      get_settings: () => ({ saved: { frame_origins: [] }, frame_origins_in_effect: [] }),
+    });
+    render(<App />);
+    const opener = screen.getByRole("button", { name: "Keyboard shortcuts" });
+    await userEvent.click(opener);
+    const dialog = screen.getByRole("dialog", { name: "Keyboard shortcuts" });
+    const close = within(dialog).getByRole("button", { name: "Close" });
+    expect(close).toHaveFocus();
+    await userEvent.tab();
+    expect(close).toHaveFocus();
+    await userEvent.tab({ shift: true });
+    expect(close).toHaveFocus();
+    await userEvent.keyboard("{Escape}");
+    expect(screen.queryByRole("dialog")).toBeNull();
+    expect(opener).toHaveFocus();
+  });
+});
+
+describe("a panel that opens in place", () => {
+  it("a chat's model options: the first field has the focus, Escape closes and returns to the button", async () => {
+    chatBackend({ messages: [message("u1", "m0", "user", [text("Hi")])] });
+    await openChat();
+    const button = await screen.findByRole("button", { name: "Model options" });
+    await waitFor(() => expect(button).toBeEnabled());
+    await userEvent.click(button);
+    const panel = await screen.findByRole("form", { name: "This chat's model settings" });
+    expect(within(panel).getByRole("textbox", { name: "Temperature" })).toHaveFocus();
+    await userEvent.keyboard("{Escape}");
+    await waitFor(() => expect(screen.queryByRole("form", { name: "This chat's model settings" })).toBeNull());
+    expect(button).toHaveFocus();
+  });
+
+  it("the tool list: Hide list puts the focus on ☰ Tools, which brings the list back with the focus in its search", async () => {
+    chatBackend({ messages: [message("u1", "m0", "user", [text("Hi")])] });
+    await openChat();
+    const show = await screen.findByRole("button", { name: "☰ Tools" });
+    await userEvent.click(show);
+    await waitFor(() => expect(screen.getByRole("searchbox", { name: "Search tools" })).toHaveFocus());
+    await userEvent.click(screen.getByRole("button", { name: "Hide list" }));
+    await waitFor(() => expect(screen.getByRole("button", { name: "☰ Tools" })).toHaveFocus());
+  });
+});
