@@ -11,6 +11,7 @@ import { useFocusChosenForm } from "./focusForm";
 import { ToolPicker } from "./ToolPicker";
 import { rerunOrSay } from "./rerunOrSay";
 import { ToolRunner } from "./ToolRunner";
+import { RunAnnouncer } from "../conversation/RunAnnouncer";
 import { ChatDock, ChatEmpty, useChatPane } from "../conversation/ChatPane";
 import { ConversationContext } from "../conversation/context";
 import { useStickToBottom } from "../conversation/stickToBottom";
@@ -179,6 +180,7 @@ export function ToolsView({
             )}
             <h1 title={title}>{title}</h1>
           </header>
+          <RunAnnouncer chatId={chatId} />
           <div className="chat-scroll" ref={chatScroll}>
             <section className="calls conversation" aria-label="Conversation">
               {calls.state === "error" && (
