@@ -1,9 +1,9 @@
 // A run's failure said as a person would, in place, with the fix; and an
 // app without a model: the servers found on this computer, or an API key.
-import { act, screen, waitFor, within } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeRunError } from "../src/conversation/RunError";
+import { describeRunError, RunErrorView } from "../src/conversation/RunError";
 import { resetRuns } from "../src/conversation/runStore";
 import { forgetChoices } from "../src/conversation/Switchers";
 import { chatBackend, message, meta, openChat, PRESETS, provider, text } from "./chatBackend";
@@ -256,14 +256,38 @@ describe("errors in words", () => {
     expect(say("overloaded").text).toBe("Ollama is overloaded right now: retry in a moment.");
     expect(say("server").fix).toBe("retry");
     expect(say("bad_response").text).toContain("answered with something Atelier could not read");
+    // The same request would be cut at the same limit: the limit is the fix.
     expect(say("output_limit")).toMatchObject({
-      text: "The answer reached the model's output limit and was cut here: ask it to go on, or retry.",
-      fix: "retry",
+      text: "The answer reached the model's output limit and was cut here: raise “Max tokens of an answer” in Model options, then retry.",
+      fix: "options",
     });
+    // A message alone over the window: no earlier message to branch from.
+    expect(say("message_too_long")).toMatchObject({
+      text: "This message (with its tools' latest results) is more than the model's context window holds, even with every earlier message left out: shorten it, or raise “Context window” in Model options if the model takes more.",
+      fix: "options",
+    });
+    expect(say("context_length").fix).toBe("branch");
     expect(say("refused", openai)).toMatchObject({
       text: "OpenAI ended the answer here: the model declined, or a content filter stopped it. Rephrase your message, or retry.",
       fix: "retry",
     });
     expect(say("something_new")).toEqual({ text: "raw", fix: "retry", detail: null });
+  });
+
+  it("offers the chat's Model options, not the app's Settings, for a limit of the chat", async () => {
+    const opened: string[] = [];
+    render(
+      <RunErrorView
+        described={say("output_limit")}
+        onRetry={() => opened.push("retry")}
+        onOpenSettings={() => opened.push("settings")}
+        onOpenOptions={() => opened.push("options")}
+      />,
+    );
+    expect(screen.queryByRole("button", { name: "Open Settings" })).toBeNull();
+    await userEvent.click(screen.getByRole("button", { name: "Model options" }));
+    // Once the limit is raised, the same answer can be asked for again.
+    await userEvent.click(screen.getByRole("button", { name: "Retry" }));
+    expect(opened).toEqual(["options", "retry"]);
   });
 });

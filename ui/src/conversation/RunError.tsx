@@ -5,7 +5,8 @@
 import type { Preset, ProviderRecord } from "../bindings";
 import { hostOf, providerTitle } from "./useProviders";
 
-export type Fix = "settings" | "retry" | "branch" | "model";
+/** `options`: the chat's Model options (answer length, context window), not the app's Settings. */
+export type Fix = "settings" | "options" | "retry" | "branch" | "model";
 
 export type Described = { text: string; fix: Fix | null; detail: string | null };
 
@@ -43,10 +44,19 @@ export function describeRunError(
         fix: "branch",
         detail: message,
       };
-    case "output_limit":
+    case "message_too_long":
+      // The newest message alone is over the window: every earlier one
+      // was left out already, so a branch would fail the same way.
       return {
-        text: "The answer reached the model's output limit and was cut here: ask it to go on, or retry.",
-        fix: "retry",
+        text: "This message (with its tools' latest results) is more than the model's context window holds, even with every earlier message left out: shorten it, or raise “Context window” in Model options if the model takes more.",
+        fix: "options",
+        detail: message,
+      };
+    case "output_limit":
+      // "Go on" or a bare Retry would be cut at the same limit again.
+      return {
+        text: "The answer reached the model's output limit and was cut here: raise “Max tokens of an answer” in Model options, then retry.",
+        fix: "options",
         detail: message,
       };
     case "refused":
@@ -132,10 +142,13 @@ export function RunErrorView({
   described,
   onRetry,
   onOpenSettings,
+  onOpenOptions,
 }: {
   described: Described;
   onRetry?: () => void;
   onOpenSettings?: () => void;
+  /** Opens the chat's Model options (see ModelSettingsPanel). */
+  onOpenOptions?: () => void;
 }) {
   const { text, fix, detail } = described;
   return (
@@ -146,6 +159,11 @@ export function RunErrorView({
         {fix === "settings" && onOpenSettings !== undefined && (
           <button type="button" className="btn btn-small btn-primary" onClick={onOpenSettings}>
             Open Settings
+          </button>
+        )}
+        {fix === "options" && onOpenOptions !== undefined && (
+          <button type="button" className="btn btn-small btn-primary" onClick={onOpenOptions}>
+            Model options
           </button>
         )}
         {/* A full context or a missing model fails the same way again: no Retry there. */}
