@@ -4,6 +4,16 @@ import type { MessageNode } from "../src/bindings";
 import { call, node } from "./fixtures";
 
 describe("map labels", () => {
+  it("cut the drawn words after a whole word, so they start the node's name", async () => {
+    const { fit } = await import("../src/chats/mapLabels");
+    expect(fit("Summarize sales.csv per region", 26)).toBe("Summarize sales.csv per …");
+    expect(fit("Summarize sales.csv per region", 40)).toBe("Summarize sales.csv per region");
+    // A tool id is cut after one of its parts; one long word inside it, rather than show nothing.
+    expect(fit("data-pipeline-toolkit:normalize_records", 30)).toBe("data-pipeline-toolkit:…");
+    expect(fit("datapipelinetoolkitnormalize", 20)).toBe("datapipelinetoolkit…");
+    expect(fit("abc", 3)).toBe("");
+  });
+
   it("tell a failed call from one the person denied or cancelled", async () => {
     const { nodeLabel, outcome } = await import("../src/chats/mapLabels");
     const n = node("s", "root", { content: [{ type: "tool_call", tool_call_id: "c1" }] });

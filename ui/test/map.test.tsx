@@ -316,6 +316,34 @@ describe("conversation map", () => {
     expect(argsOf(ipc, "checkout").map((a) => a.messageId)).toEqual(["d", "d"]);
   });
 
+  it("is one Tab stop, on the current step; ↑ ↓ Home End move between the steps", async () => {
+    mockCommands({ chat_tree: () => branched(), list_tool_calls: () => calls, checkout: () => chat() });
+    render(<ConversationMap chats={chats()} />);
+    const map = await shown();
+    const steps = within(map).getAllByRole("button");
+    const names = (els: Element[]) => els.map((el) => el.getAttribute("data-node-id"));
+    // Drawn rows: root, a, b2, d, b3, b1, c (current).
+    expect(names(steps)).toEqual(["root", "a", "b2", "d", "b3", "b1", "c"]);
+    expect(names(steps.filter((el) => el.getAttribute("tabindex") === "0"))).toEqual(["c"]);
+    await userEvent.tab();
+    expect(steps[6]).toHaveFocus();
+    await userEvent.keyboard("{ArrowUp}{ArrowUp}");
+    expect(steps[4]).toHaveFocus();
+    await userEvent.keyboard("{Home}");
+    expect(steps[0]).toHaveFocus();
+    await userEvent.keyboard("{ArrowUp}{ArrowDown}");
+    expect(steps[1]).toHaveFocus();
+    await userEvent.keyboard("{End}");
+    expect(steps[6]).toHaveFocus();
+    await userEvent.keyboard("{ArrowUp}");
+    // Tab leaves the map from any step, and comes back to the one left.
+    await userEvent.tab();
+    expect(map).not.toContainElement(document.activeElement as HTMLElement);
+    await userEvent.tab({ shift: true });
+    expect(steps[5]).toHaveFocus();
+    expect(names(steps.filter((el) => el.getAttribute("tabindex") === "0"))).toEqual(["b1"]);
+  });
+
   it("shows a failed jump where it happened", async () => {
     mockCommands({
       chat_tree: () => branched(),
@@ -448,8 +476,8 @@ describe("conversation map of a chat with a model", () => {
     const name = (id: string) => at(id).getAttribute("aria-label");
 
     // Every node has words beside it, the branch point's children too.
-    // (Cut to the sidebar's width; the whole start is in the name.)
-    expect(words("q1")).toMatch(/^Summarize the sales figure/);
+    // (Cut to the sidebar's width after a whole word; the whole start is in the name.)
+    expect(words("q1")).toBe("Summarize the sales …");
     expect(words("t1")).toMatch(/^calls csv-report\.summ/);
     expect(words("k1")).toBe("csv-report:summarize");
     expect(words("a1")).toMatch(/^March sales rose 12%/);

@@ -168,11 +168,40 @@ function MapSvg(props: {
   onUnfold: (key: string) => void;
 }) {
   const { layout } = props;
+  // One stop for Tab (the step last focused, else the current one); ↑ ↓
+  // Home End move between the steps — a long chat is not a hundred Tabs.
+  const svg = useRef<SVGSVGElement>(null);
+  const [roving, setRoving] = useState<string | null>(null);
+  const keys = layout.items.map(navKey);
+  const pick = (k: string | null | undefined) => (k != null && keys.includes(k) ? k : null);
+  const tabStop = pick(roving) ?? pick(layout.currentId) ?? keys.at(-1);
+  const onArrows = (e: KeyboardEvent<SVGSVGElement>) => {
+    const at = keys.indexOf((e.target as Element).closest("[data-nav]")?.getAttribute("data-nav") ?? "");
+    if (at < 0) return;
+    const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: keys.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    const key = keys[Math.max(0, Math.min(keys.length - 1, to))]!;
+    const el = [...(svg.current?.querySelectorAll<SVGGElement>("[data-nav]") ?? [])].find(
+      (g) => g.getAttribute("data-nav") === key,
+    );
+    el?.focus();
+    setRoving(key);
+  };
   const widest = layout.items.reduce((m, it) => Math.max(m, it.textCol), 0);
   const width = Math.max(MIN_W, x(layout.cols - 1) + PAD, textX(widest) + MIN_LABEL_W);
   const height = y(layout.rows - 1) + PAD;
   return (
-    <svg className="map-svg" role="group" aria-label="Conversation tree" width={width} height={height}>
+    <svg
+      ref={svg}
+      className="map-svg"
+      role="group"
+      aria-label="Conversation tree"
+      width={width}
+      height={height}
+      onKeyDown={onArrows}
+      onFocus={(e) => setRoving((e.target as Element).closest("[data-nav]")?.getAttribute("data-nav") ?? null)}
+    >
       {layout.edges.map((e) => (
         <path
           key={`${e.from}-${e.to}`}
@@ -188,14 +217,26 @@ function MapSvg(props: {
             width={width}
             calls={props.calls}
             busy={props.busy}
+            tabStop={navKey(item) === tabStop}
             onJump={props.onJump}
           />
         ) : (
-          <MapRun key={`run-${item.key}`} item={item} width={width} onUnfold={props.onUnfold} />
+          <MapRun
+            key={navKey(item)}
+            item={item}
+            width={width}
+            tabStop={navKey(item) === tabStop}
+            onUnfold={props.onUnfold}
+          />
         ),
       )}
     </svg>
   );
+}
+
+/** An item's name for the keyboard's roving stop. */
+function navKey(item: MapItem): string {
+  return item.type === "node" ? item.node.id : `run-${item.key}`;
 }
 
 /**
@@ -254,9 +295,10 @@ function MapNode(props: {
   width: number;
   calls: ReadonlyMap<string, ToolCallRecord>;
   busy: string | null;
+  tabStop: boolean;
   onJump: (id: string) => void;
 }) {
-  const { item, width, calls, busy, onJump } = props;
+  const { item, width, calls, busy, tabStop, onJump } = props;
   const { node, current } = item;
   const call = callOf(node, calls);
   const kind = nodeKind(node);
@@ -280,11 +322,12 @@ function MapNode(props: {
     <g
       className={classes.join(" ")}
       role="button"
-      tabIndex={0}
+      tabIndex={tabStop ? 0 : -1}
       aria-label={label}
       aria-current={current ? "step" : undefined}
       aria-disabled={current || busy !== null ? true : undefined}
       data-node-id={node.id}
+      data-nav={node.id}
       onClick={() => onJump(node.id)}
       onKeyDown={onKeys(() => onJump(node.id))}
     >
@@ -302,7 +345,17 @@ function MapNode(props: {
   );
 }
 
-function MapRun({ item, width, onUnfold }: { item: MapRunItem; width: number; onUnfold: (key: string) => void }) {
+function MapRun({
+  item,
+  width,
+  tabStop,
+  onUnfold,
+}: {
+  item: MapRunItem;
+  width: number;
+  tabStop: boolean;
+  onUnfold: (key: string) => void;
+}) {
   const [cx, cy] = [x(item.col), y(item.row)];
   const n = item.count.toLocaleString();
   const label = `${n} steps folded (steps ${item.firstDepth.toLocaleString()}–${item.lastDepth.toLocaleString()}), show them`;
@@ -312,9 +365,10 @@ function MapRun({ item, width, onUnfold }: { item: MapRunItem; width: number; on
     <g
       className={item.active ? "map-node map-run map-node-active" : "map-node map-run"}
       role="button"
-      tabIndex={0}
+      tabIndex={tabStop ? 0 : -1}
       aria-label={label}
       aria-expanded={false}
+      data-nav={navKey(item)}
       onClick={() => onUnfold(item.key)}
       onKeyDown={onKeys(() => onUnfold(item.key))}
     >

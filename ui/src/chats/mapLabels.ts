@@ -75,7 +75,7 @@ export function editCounts(node: MessageNode): string {
 function text(node: MessageNode): string {
   const joined = node.content.map((p) => (p.type === "text" ? p.text : "")).join("\n\n");
   const all = node.role === "assistant" ? markdownWords(joined) : joined.replace(/\s+/g, " ").trim();
-  return all.length > 40 ? `${all.slice(0, 39)}…` : all;
+  return fit(all, 40);
 }
 
 /** "3 images" — what a message without text sent. */
@@ -159,8 +159,18 @@ export function shortLabel(node: MessageNode, call: ToolCallRecord | null): stri
   }
 }
 
-/** Cuts `s` to about `chars` characters. */
+/**
+ * Cuts `s` to about `chars` characters, after a whole word (or a tool id's
+ * part: `_`, `:`, `-`) when one ends in the second half: the words drawn
+ * are then the start of the node's accessible name (cut at 40), as a
+ * person using speech says them.
+ */
 export function fit(s: string, chars: number): string {
   if (chars < 4) return "";
-  return s.length <= chars ? s : `${s.slice(0, chars - 1)}…`;
+  if (s.length <= chars) return s;
+  const cut = s.slice(0, chars - 1);
+  if (/[^\p{L}\p{N}]/u.test(s[chars - 1]!)) return `${cut}…`;
+  const parts = [...cut.matchAll(/[^\p{L}\p{N}]/gu)];
+  const end = (parts.at(-1)?.index ?? -1) + 1;
+  return end > chars / 2 ? `${cut.slice(0, end)}…` : `${cut}…`;
 }
