@@ -1,5 +1,6 @@
 import { useCallback, useState } from "react";
 import { HelpOverlay } from "./components/HelpOverlay";
+import { onTablistKeys } from "./lib/focus";
 import { useShortcut, useShortcutKeys } from "./lib/shortcuts";
 import { useEvent } from "./lib/useEvent";
 import { ChatSelector } from "./chats/ChatSelector";
@@ -72,7 +73,19 @@ export function App() {
       <MovedContext.Provider value={chats.moved}>
         <RunsProvider>
           <div className="app">
-            <aside className="sidebar">
+            {/* The first Tab stop: past the sidebar to the open section. */}
+            <a
+              className="skip-link"
+              href="#main"
+              onClick={(e) => {
+                // Focus, not navigation: the window's URL stays as it is.
+                e.preventDefault();
+                document.getElementById("main")?.focus();
+              }}
+            >
+              Skip to the {TABS.find((t) => t.id === tab)!.label.toLowerCase()}
+            </a>
+            <aside className="sidebar" aria-label="Sidebar">
               <div className="brand">
                 <span className="brand-mark" aria-hidden="true">
                   ◆
@@ -88,7 +101,13 @@ export function App() {
                 </button>
               </div>
               {/* Fixed above the chats and the map, which scroll in their own regions. */}
-              <nav className="tabs" role="tablist" aria-label="Sections" aria-orientation="vertical">
+              <nav
+                className="tabs"
+                role="tablist"
+                aria-label="Sections"
+                aria-orientation="vertical"
+                onKeyDown={onTablistKeys}
+              >
                 {TABS.map((t) => (
                   <button
                     key={t.id}
@@ -97,6 +116,7 @@ export function App() {
                     id={`tab-${t.id}`}
                     aria-controls={`panel-${t.id}`}
                     aria-selected={tab === t.id}
+                    tabIndex={tab === t.id ? 0 : -1}
                     className={tab === t.id ? "tab tab-active" : "tab"}
                     onClick={() => setTab(t.id)}
                   >
@@ -110,7 +130,7 @@ export function App() {
                 Toolset code runs with your rights, like any app extension. Install only toolsets you trust.
               </p>
             </aside>
-            <main className="main">
+            <main className="main" id="main" tabIndex={-1}>
               {/* Both panels stay mounted so a half-filled form survives a tab switch. */}
               <div role="tabpanel" id="panel-toolsets" aria-labelledby="tab-toolsets" hidden={tab !== "toolsets"}>
                 <ToolsetManager active={tab === "toolsets"} onChanged={toolsetsChanged} />

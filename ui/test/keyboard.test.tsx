@@ -87,3 +87,44 @@ describe("a panel that opens in place", () => {
     await waitFor(() => expect(screen.getByRole("button", { name: "☰ Tools" })).toHaveFocus());
   });
 });
+
+describe("the sections and the skip link", () => {
+  const app = () => {
+    mockCommands({
+      list_chats: () => [],
+      list_toolsets: () => [],
+      get_available_tools: () => [tool()],
+      get_settings: () => ({ saved: { frame_origins: [] }, frame_origins_in_effect: [] }),
+    });
+    render(<App />);
+  };
+
+  it("the first Tab reaches Skip to…, which puts the focus on the open section", async () => {
+    app();
+    await userEvent.tab();
+    const skip = screen.getByRole("link", { name: "Skip to the chat" });
+    expect(skip).toHaveFocus();
+    await userEvent.keyboard("{Enter}");
+    expect(screen.getByRole("main")).toHaveFocus();
+  });
+
+  it("the section tabs are one Tab stop; ↓ ↑ Home End choose a section", async () => {
+    app();
+    const tab = (name: string) => screen.getByRole("tab", { name });
+    const chat = tab("Chat");
+    expect(screen.getAllByRole("tab").filter((t) => t.tabIndex === 0)).toEqual([chat]);
+    chat.focus();
+    await userEvent.keyboard("{ArrowDown}");
+    expect(tab("Workspace")).toHaveFocus();
+    expect(tab("Workspace")).toHaveAttribute("aria-selected", "true");
+    expect(screen.getByRole("tabpanel", { name: "Workspace" })).toBeVisible();
+    await userEvent.keyboard("{ArrowDown}{ArrowDown}");
+    // Round the end, to the first.
+    expect(tab("Toolsets")).toHaveFocus();
+    await userEvent.keyboard("{End}");
+    expect(tab("Settings")).toHaveAttribute("aria-selected", "true");
+    await userEvent.keyboard("{ArrowUp}{Home}");
+    expect(tab("Toolsets")).toHaveAttribute("aria-selected", "true");
+    expect(screen.getAllByRole("tab").filter((t) => t.tabIndex === 0)).toEqual([tab("Toolsets")]);
+  });
+});

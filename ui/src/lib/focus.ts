@@ -3,7 +3,7 @@
 // on the keyboard lands on <body> and starts again from the top), and, for
 // a modal dialog, round inside it with Tab and Shift+Tab until it closes.
 
-import { useEffect, useEffectEvent, type RefObject } from "react";
+import { useEffect, useEffectEvent, type KeyboardEvent as ReactKeyboardEvent, type RefObject } from "react";
 
 /** What Tab can reach inside `root`, in document order. */
 export function tabbables(root: HTMLElement): HTMLElement[] {
@@ -92,4 +92,25 @@ export function usePanelFocus(panel: RefObject<HTMLElement | null>): void {
     const box = panel.current;
     if (box !== null) tabbables(box)[0]?.focus();
   }, [panel]);
+}
+
+/**
+ * A tablist's arrows (WAI-ARIA tabs, activated on focus): ← → (↑ ↓ in a
+ * vertical one, either works) go to the next or previous tab, round the
+ * ends, Home and End to the first and last; the selected tab is the one
+ * Tab stop (give the others tabIndex -1). On the tablist's onKeyDown.
+ */
+export function onTablistKeys(e: ReactKeyboardEvent<HTMLElement>): void {
+  const tabs = [...e.currentTarget.querySelectorAll<HTMLElement>('[role="tab"]')].filter(
+    (t) => !(t as HTMLButtonElement).disabled,
+  );
+  const at = tabs.indexOf(e.target as HTMLElement);
+  if (at < 0) return;
+  const n = tabs.length;
+  const to = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: n - 1 }[e.key];
+  if (to === undefined) return;
+  e.preventDefault();
+  const tab = tabs[(to + n) % n]!;
+  tab.focus();
+  tab.click();
 }

@@ -1,5 +1,6 @@
 import { useMemo, useState, type MouseEvent } from "react";
 import { clampAttrs, ClampToggle, useClamp } from "../components/Clamp";
+import { onTablistKeys } from "../lib/focus";
 import { bool } from "../lib/json";
 import { CodeEditor } from "./CodeEditor";
 import { saverFor, useSaveControls, type Save } from "./SaveControls";
@@ -52,11 +53,28 @@ function DocumentBody({
       <div className="renderer-bar">
         {path !== null && <code className="renderer-path">{path}</code>}
         {editable && (
-          <div className="segmented segmented-small" role="tablist" aria-label="Document view">
-            <button type="button" role="tab" aria-selected={mode === "preview"} onClick={() => setMode("preview")}>
+          <div
+            className="segmented segmented-small"
+            role="tablist"
+            aria-label="Document view"
+            onKeyDown={onTablistKeys}
+          >
+            <button
+              type="button"
+              role="tab"
+              aria-selected={mode === "preview"}
+              tabIndex={mode === "preview" ? 0 : -1}
+              onClick={() => setMode("preview")}
+            >
               Preview
             </button>
-            <button type="button" role="tab" aria-selected={mode === "source"} onClick={() => setMode("source")}>
+            <button
+              type="button"
+              role="tab"
+              aria-selected={mode === "source"}
+              tabIndex={mode === "source" ? 0 : -1}
+              onClick={() => setMode("source")}
+            >
               Edit
             </button>
           </div>

@@ -1,5 +1,6 @@
 import { useMemo } from "react";
 import type { ArgProblem, JsonValue } from "../../bindings";
+import { onTablistKeys } from "../../lib/focus";
 import { isObject, pretty, type JsonObject } from "../../lib/json";
 import { placeProblems, problemText, ProblemsContext } from "./problems";
 import { formSupported } from "./schema";
@@ -67,18 +68,25 @@ export function ToolForm({
 
   return (
     <div className="tool-form">
-      <div className="segmented" role="tablist" aria-label="Arguments editor">
+      <div className="segmented" role="tablist" aria-label="Arguments editor" onKeyDown={onTablistKeys}>
         <button
           type="button"
           role="tab"
           aria-selected={state.tab === "form"}
+          tabIndex={state.tab === "form" ? 0 : -1}
           disabled={!canForm || (state.tab === "raw" && state.rawError !== null)}
           title={!canForm ? "This tool's schema is not an object: use raw JSON" : undefined}
           onClick={() => switchTo("form")}
         >
           Form
         </button>
-        <button type="button" role="tab" aria-selected={state.tab === "raw"} onClick={() => switchTo("raw")}>
+        <button
+          type="button"
+          role="tab"
+          aria-selected={state.tab === "raw"}
+          tabIndex={state.tab === "raw" ? 0 : -1}
+          onClick={() => switchTo("raw")}
+        >
           Raw JSON
         </button>
       </div>
