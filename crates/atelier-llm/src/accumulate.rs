@@ -5,8 +5,16 @@
 //! `arguments` key, empty arguments meaning `{}`, fields beside `function`
 //! kept for the call's way back; and `<think>…</think>` in the text kept
 //! apart from the answer ([`think`]).
+//!
+//! A call's id is fixed when the call opens, and is unique: a server that
+//! sends none (`call_{n}`, the same on every turn) or repeats one (in a turn,
+//! or one of the branch's, [`Request::ids_in_use`](crate::Request::ids_in_use))
+//! gets `{id}_2`, `_3`, …: the call's events, its record and the history
+//! then name one call, never an earlier one's card or result.
 
 mod think;
+
+use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
@@ -20,6 +28,10 @@ struct Open {
     key: usize,
     /// Our index: the order calls started in.
     index: usize,
+    /// The id as the provider streamed it (empty: none yet), which later
+    /// fragments of the call are matched by.
+    wire_id: String,
+    /// The id the call goes by, given when it opened.
     id: String,
     name: String,
     args: String,
@@ -40,6 +52,8 @@ pub(crate) struct Builder<'a> {
     pub(crate) streamed: bool,
     /// The model refused (OpenAI's `refusal`): the turn ends so.
     refused: bool,
+    /// Call ids a new call may not take: the branch's and this turn's.
+    taken: BTreeSet<String>,
 }
 
 impl<'a> Builder<'a> {
@@ -60,7 +74,28 @@ impl<'a> Builder<'a> {
             closed: Vec::new(),
             streamed: false,
             refused: false,
+            taken: BTreeSet::new(),
         }
+    }
+
+    /// The call ids a new call of this turn may not take (the branch's).
+    pub(crate) fn avoiding(mut self, ids: BTreeSet<String>) -> Self {
+        self.taken = ids;
+        self
+    }
+
+    /// `id` if no call has it yet, else `{id}_2`, `{id}_3`, …; taken.
+    fn fresh_id(&mut self, id: String) -> String {
+        let id = if self.taken.contains(&id) {
+            (2..)
+                .map(|n| format!("{id}_{n}"))
+                .find(|c| !self.taken.contains(c))
+                .unwrap_or_default()
+        } else {
+            id
+        };
+        self.taken.insert(id.clone());
+        id
     }
 
     fn send(&mut self, e: Event) {
@@ -165,14 +200,14 @@ impl<'a> Builder<'a> {
         let id = id.filter(|s| !s.is_empty());
         let name = name.filter(|s| !s.is_empty());
         let key = key.unwrap_or_else(|| match (id, self.open.last()) {
-            (Some(id), Some(last)) if last.id != id => last.key + 1,
+            (Some(id), Some(last)) if last.wire_id != id => last.key + 1,
             (_, Some(last)) => last.key,
             (_, None) => 0,
         });
         // A new id at an index in use starts a new call there.
         let pos = self.open.iter().position(|o| o.key == key);
         let pos = match (pos, id) {
-            (Some(p), Some(id)) if !self.open[p].id.is_empty() && self.open[p].id != id => {
+            (Some(p), Some(id)) if !self.open[p].wire_id.is_empty() && self.open[p].wire_id != id => {
                 let done = self.open.remove(p);
                 self.close(done);
                 None
@@ -184,10 +219,13 @@ impl<'a> Builder<'a> {
             None => {
                 let index = self.started;
                 self.started += 1;
+                // Fixed now: the call is announced under it.
+                let given = self.fresh_id(id.map_or_else(|| format!("call_{index}"), str::to_owned));
                 self.open.push(Open {
                     key,
                     index,
-                    id: id.unwrap_or_default().to_owned(),
+                    wire_id: id.unwrap_or_default().to_owned(),
+                    id: given,
                     name: name.unwrap_or_default().to_owned(),
                     args: String::new(),
                     extra: Map::new(),
@@ -200,10 +238,10 @@ impl<'a> Builder<'a> {
             }
         };
         let o = &mut self.open[p];
-        if o.id.is_empty()
+        if o.wire_id.is_empty()
             && let Some(id) = id
         {
-            id.clone_into(&mut o.id);
+            id.clone_into(&mut o.wire_id);
         }
         if o.name.is_empty()
             && let Some(name) = name
@@ -233,13 +271,8 @@ impl<'a> Builder<'a> {
 
     fn close(&mut self, o: Open) {
         let arguments = parse_arguments(&o.args);
-        let id = if o.id.is_empty() {
-            format!("call_{}", o.index)
-        } else {
-            o.id
-        };
         let call = ToolCall {
-            id,
+            id: o.id,
             name: o.name,
             arguments,
             raw_arguments: o.args,
@@ -399,5 +432,33 @@ mod tests {
                 .as_ref()
                 .is_err_and(|e| e.starts_with("arguments were not valid JSON"))
         );
+    }
+
+    #[test]
+    fn a_call_is_announced_under_the_id_it_keeps_and_no_id_is_given_twice() {
+        let mut events = Vec::new();
+        let mut emit = |e: &Event| events.push(e.clone());
+        let taken = ["call_0".to_owned(), "x".to_owned()].into_iter().collect();
+        let mut b = Builder::new(&mut emit).avoiding(taken);
+        // No id (a server that never sends one): `call_0`, which the branch has.
+        b.tool_delta(Some(0), None, Some("f"), Some("{}"), None);
+        // An id the branch has, then the same id twice in this turn; later
+        // fragments still find their call by the id as streamed.
+        b.tool_delta(Some(1), Some("x"), Some("g"), Some("{"), None);
+        b.tool_delta(Some(2), Some("y"), Some("h"), Some("{}"), None);
+        b.tool_delta(Some(3), Some("y"), Some("k"), Some("{}"), None);
+        b.tool_delta(Some(1), Some("x"), None, Some("}"), None);
+        let t = b.finish();
+        let announced: Vec<&str> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ToolCallStart { id, .. } => Some(id.as_str()),
+                _ => None,
+            })
+            .collect();
+        let kept: Vec<&str> = t.tool_calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(announced, ["call_0_2", "x_2", "y", "y_2"]);
+        assert_eq!(kept, announced, "the events and the turn name the same calls");
+        assert_eq!(t.tool_calls[1].arguments, Ok(serde_json::json!({})));
     }
 }

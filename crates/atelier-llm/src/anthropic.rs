@@ -127,7 +127,8 @@ pub(crate) fn stop_reason(r: &str) -> StopReason {
 
 /// A call id as Anthropic takes it (`^[a-zA-Z0-9_-]+$`): ids another
 /// provider made (a chat that switched providers) keep their letters and
-/// digits, anything else becomes `_` — the same for a call and its result.
+/// digits, anything else becomes `_` — the same for a call and its result
+/// (two ids made alike are told apart by [`crate::wire_ids`]).
 fn tool_id(id: &str) -> String {
     let cleaned: String = id
         .chars()

@@ -233,10 +233,11 @@ impl Client {
             Kind::Openai => "chat/completions",
             Kind::Anthropic => "messages",
         };
+        let taken = req.ids_in_use();
         let mut tries = 0;
         loop {
             tries += 1;
-            let mut b = Builder::new(on);
+            let mut b = Builder::new(on).avoiding(taken.clone());
             let result = self.once(path, &body, &req.model, cancel, &mut b).await;
             // A field the server does not take: once more without it (a
             // refusal costs nothing), and never again to this server.

@@ -10,7 +10,7 @@
 //!   events); `accumulate`: tool calls and `<think>` text put together from
 //!   deltas, tolerant of what real servers send; [`sse`]: server-sent
 //!   events from raw bytes; `whole`: a reply that came as one JSON body
-//!   instead of a stream.
+//!   instead of a stream; `wire_ids`: a request's call ids, unique in it.
 //! - [`error`]: [`Error`] with an [`ErrorKind`] a person can act on.
 //! - [`replay`]: a loopback server that replays recorded streams, for tests
 //!   and benchmarks.
@@ -30,6 +30,7 @@ pub mod replay;
 pub mod sse;
 pub mod types;
 mod whole;
+mod wire_ids;
 
 pub use client::{Client, Failed, Kind, Provider, Retry};
 pub use error::{Error, ErrorKind, Result};

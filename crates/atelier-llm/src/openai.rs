@@ -10,6 +10,7 @@ mod stream;
 use serde_json::{Value, json};
 
 use crate::types::{Message, Part, Request, Role, ToolChoice};
+use crate::wire_ids::WireIds;
 
 /// Fields this client adds that not every server takes: Mistral answers
 /// `stream_options` with 422 `extra_forbidden`, Azure AI Foundry with 400
@@ -54,8 +55,9 @@ pub(crate) fn body(req: &Request, openai_itself: bool) -> Value {
     if let Some(s) = &req.system {
         messages.push(json!({"role": "system", "content": s}));
     }
+    let mut ids = WireIds::new(call_id);
     for m in &req.messages {
-        messages.extend(message(m, req));
+        messages.extend(message(m, req, &mut ids));
     }
     let mut b = json!({
         "model": req.model,
@@ -110,7 +112,8 @@ pub(crate) fn body(req: &Request, openai_itself: bool) -> Value {
 /// message"), while the reasoning of a turn without calls "should not" be
 /// sent (its docs, guides/thinking_mode). A call carries back what the
 /// provider put on it (`req.call_extras`: Gemini 3's `extra_content`).
-fn message(m: &Message, req: &Request) -> Vec<Value> {
+/// Call ids are the request's ([`WireIds`]).
+fn message(m: &Message, req: &Request, ids: &mut WireIds) -> Vec<Value> {
     let mut out = Vec::new();
     match m.role {
         Role::Assistant => {
@@ -128,7 +131,7 @@ fn message(m: &Message, req: &Request) -> Vec<Value> {
                 .filter_map(|p| match p {
                     Part::ToolCall { id, name, arguments } => {
                         let mut call = json!({
-                            "id": call_id(id), "type": "function",
+                            "id": ids.call(id), "type": "function",
                             "function": {"name": crate::names::tool_name(name), "arguments": arguments.to_string()}});
                         if let (Some(extra), Some(c)) =
                             (req.call_extras.get(id).and_then(Value::as_object), call.as_object_mut())
@@ -174,7 +177,8 @@ fn message(m: &Message, req: &Request) -> Vec<Value> {
                         content: c,
                         is_error,
                     } => {
-                        after = Some(call_id);
+                        let sent = ids.result(call_id);
+                        after = Some(sent.clone());
                         // OpenAI's tool message has no error flag: a failed
                         // call says so in words, once (the core's own words
                         // may already open with "Error").
@@ -184,16 +188,16 @@ fn message(m: &Message, req: &Request) -> Vec<Value> {
                             c.clone()
                         };
                         out.push(json!({
-                        "role": "tool", "tool_call_id": self::call_id(call_id), "content": said}));
+                        "role": "tool", "tool_call_id": sent, "content": said}));
                     }
                     Part::Text { text } => {
                         after = None;
                         content.push(json!({"type": "text", "text": text}));
                     }
                     Part::Image { media_type, data } => {
-                        if let Some(id) = after.filter(|id| labelled != Some(*id)) {
+                        if let Some(id) = after.clone().filter(|id| labelled.as_ref() != Some(id)) {
+                            let label = format!("(The images below came from tool call {id}.)");
                             labelled = Some(id);
-                            let label = format!("(The images below came from tool call {}.)", self::call_id(id));
                             content.push(json!({"type": "text", "text": label}));
                         }
                         content.push(json!({

@@ -1,7 +1,7 @@
 //! What a request says and what a stream gives back, the same for every
 //! provider: the conversation engine speaks only these types.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -106,6 +106,29 @@ pub struct Request {
     /// its `thought_signature`). Beside the messages rather than in
     /// [`Part::ToolCall`]: only OpenAI-compatible servers send such fields.
     pub call_extras: BTreeMap<String, Value>,
+    /// Call ids the conversation already holds beyond [`Self::messages`]
+    /// (messages left out to fit the window): a call of the new turn takes
+    /// none of them ([`Self::ids_in_use`]).
+    pub call_ids_taken: BTreeSet<String>,
+}
+
+impl Request {
+    /// Every call id a call of the new turn must not repeat: those of the
+    /// messages' calls and results, and [`Self::call_ids_taken`]. A repeat
+    /// would make a front door that follows calls by id show the new call's
+    /// events on an earlier one, and Anthropic refuses a history with one.
+    pub fn ids_in_use(&self) -> BTreeSet<String> {
+        let mut ids = self.call_ids_taken.clone();
+        for p in self.messages.iter().flat_map(|m| &m.parts) {
+            match p {
+                Part::ToolCall { id, .. } | Part::ToolResult { call_id: id, .. } => {
+                    ids.insert(id.clone());
+                }
+                _ => {}
+            }
+        }
+        ids
+    }
 }
 
 /// The output limit sent when neither the agent nor the chat sets one.

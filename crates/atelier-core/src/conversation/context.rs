@@ -5,7 +5,7 @@
 //! by the user"), and a call a person ran by hand appears as a call and its
 //! result.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use atelier_llm::{Message as LlmMessage, Part, Role as LlmRole};
 use serde_json::Value;
@@ -114,6 +114,18 @@ pub(crate) fn call_extras(branch: &[Message], provider_id: &str) -> BTreeMap<Str
             } => Some((call_id.clone(), extra.clone())),
             _ => None,
         })
+        .collect()
+}
+
+/// Every call id `branch` holds (its turns' calls, its rows' model call
+/// ids): a new turn's calls take none of them, even those of messages a
+/// request leaves out to fit the window.
+pub(crate) fn call_ids(branch: &[Message], calls: &HashMap<String, CallRow>) -> BTreeSet<String> {
+    let made = branch.iter().flat_map(|m| &m.content).filter_map(|p| match p {
+        ContentPart::ModelCall { call_id, .. } => Some(call_id.clone()),
+        _ => None,
+    });
+    made.chain(calls.values().filter_map(|r| r.model_call_id.clone()))
         .collect()
 }
 
@@ -268,11 +280,17 @@ pub(crate) fn transcript(branch: &[Message], inputs: &Inputs<'_>) -> Vec<LlmMess
                 };
                 let (mut content, is_error) = result_text(row);
                 let shown = images.after_result(&row.id, &mut content);
-                match row.model_call_id.as_ref().filter(|c| b.pending.contains(c)) {
-                    Some(call_id) => {
-                        b.pending.retain(|c| c != call_id);
+                // The first call still waiting under that id: a turn that
+                // repeated an id (older data) has its results paired in order.
+                let waiting = row
+                    .model_call_id
+                    .as_ref()
+                    .and_then(|c| b.pending.iter().position(|p| p == c));
+                match waiting {
+                    Some(at) => {
+                        let call_id = b.pending.remove(at);
                         b.results.push(Part::ToolResult {
-                            call_id: call_id.clone(),
+                            call_id,
                             content,
                             is_error,
                         });
@@ -313,4 +331,84 @@ pub(crate) fn transcript(branch: &[Message], inputs: &Inputs<'_>) -> Vec<LlmMess
         );
     }
     b.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(id: &str, role: Role, content: Vec<ContentPart>) -> Message {
+        Message {
+            id: id.into(),
+            chat_id: "c".into(),
+            parent_id: None,
+            role,
+            content,
+            manifest_id: "m".into(),
+            created_at: String::new(),
+            meta: None,
+            thread_id: None,
+        }
+    }
+
+    fn row(id: &str, model_call_id: &str, said: &str) -> CallRow {
+        CallRow {
+            id: id.into(),
+            tool_id: "write_file".into(),
+            args: serde_json::json!({}),
+            result: Some(serde_json::json!(said)),
+            status: "success".into(),
+            error_kind: None,
+            error: None,
+            model_call_id: Some(model_call_id.into()),
+            render_plan: None,
+            post_manifest_id: None,
+            mcp: false,
+        }
+    }
+
+    /// A turn stored with one id twice (older data): each result answers
+    /// its own call, in order — the first result took both calls, and the
+    /// second was sent as a made-up `hand_…` call of its own.
+    #[test]
+    fn results_of_a_turn_that_repeated_an_id_pair_in_order() {
+        let call = |path: &str| ContentPart::ModelCall {
+            call_id: "dup".into(),
+            name: "write_file".into(),
+            arguments: serde_json::json!({"path": path}),
+            extra: None,
+        };
+        let ran = |row: &str| ContentPart::ToolCall {
+            tool_call_id: row.into(),
+        };
+        let branch = [
+            message("u", Role::User, vec![ContentPart::Text { text: "go".into() }]),
+            message("a", Role::Assistant, vec![call("b.txt"), call("c.txt")]),
+            message("t1", Role::Tool, vec![ran("r1")]),
+            message("t2", Role::Tool, vec![ran("r2")]),
+        ];
+        let calls = HashMap::from([
+            ("r1".to_owned(), row("r1", "dup", "first")),
+            ("r2".to_owned(), row("r2", "dup", "second")),
+        ]);
+        let wire_name = |id: &str| id.to_owned();
+        let inputs = Inputs {
+            calls: &calls,
+            wire_name: &wire_name,
+            images: &Images::default(),
+            provider_id: "p",
+            edits: &HashMap::new(),
+        };
+        let out = transcript(&branch, &inputs);
+        assert_eq!(out.len(), 3, "{out:#?}");
+        let results: Vec<(&str, &str)> = out[2]
+            .parts
+            .iter()
+            .filter_map(|p| match p {
+                Part::ToolResult { call_id, content, .. } => Some((call_id.as_str(), content.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(results, [("dup", "first"), ("dup", "second")]);
+    }
 }

@@ -210,6 +210,7 @@ impl Conversation<'_> {
                 max_tokens: settings.max_tokens,
                 reasoning_effort: settings.reasoning_effort.map(|e| e.as_str().to_owned()),
                 call_extras: context::call_extras(&branch, &choice.provider.id),
+                call_ids_taken: context::call_ids(&branch, &calls),
             };
             let journal = Journal::start(
                 self.app,

@@ -8,11 +8,13 @@ use serde_json::{Value, json};
 use super::thinking::{self, Ask};
 use super::tool_id;
 use crate::types::{Message, Part, Request, Role, ToolChoice};
+use crate::wire_ids::WireIds;
 
 /// The body of `POST {base}/v1/messages`.
 pub(crate) fn body(req: &Request) -> Value {
     // Consecutive messages of one role are one message for Anthropic.
     let mut messages: Vec<Value> = Vec::new();
+    let mut ids = WireIds::new(tool_id);
     for m in &req.messages {
         let role = match m.role {
             Role::User => "user",
@@ -20,7 +22,7 @@ pub(crate) fn body(req: &Request) -> Value {
         };
         // An empty content is refused: a message left with no block (all
         // whitespace, unsigned reasoning) is not sent.
-        let content = blocks(m);
+        let content = blocks(m, &mut ids);
         if content.is_empty() {
             continue;
         }
@@ -85,7 +87,8 @@ pub(crate) fn body(req: &Request) -> Value {
 /// One message's parts as content blocks. Whitespace-only text is
 /// dropped (the API refuses it: "text content blocks must contain
 /// non-whitespace text"); images right after a tool result go inside it.
-fn blocks(m: &Message) -> Vec<Value> {
+/// Call ids are the request's, unique in it ([`WireIds`]).
+fn blocks(m: &Message, ids: &mut WireIds) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     for p in &m.parts {
         let block = match p {
@@ -115,14 +118,14 @@ fn blocks(m: &Message) -> Vec<Value> {
             Part::Reasoning { signature: None, .. } => continue,
             Part::RedactedReasoning { data } => json!({"type": "redacted_thinking", "data": data}),
             Part::ToolCall { id, name, arguments } => {
-                json!({"type": "tool_use", "id": tool_id(id), "name": crate::names::tool_name(name), "input": arguments})
+                json!({"type": "tool_use", "id": ids.call(id), "name": crate::names::tool_name(name), "input": arguments})
             }
             Part::ToolResult {
                 call_id,
                 content,
                 is_error,
             } => {
-                json!({"type": "tool_result", "tool_use_id": tool_id(call_id), "content": content, "is_error": is_error})
+                json!({"type": "tool_result", "tool_use_id": ids.result(call_id), "content": content, "is_error": is_error})
             }
         };
         out.push(block);
@@ -328,6 +331,81 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(body(&req)["messages"][0]["content"][0]["content"], json!([png]));
+    }
+
+    fn turn(calls: &[&str]) -> [Message; 2] {
+        let call = |id: &&str| Part::ToolCall {
+            id: (*id).into(),
+            name: "read_file".into(),
+            arguments: json!({}),
+        };
+        [
+            Message {
+                role: Role::Assistant,
+                parts: calls.iter().map(call).collect(),
+            },
+            Message {
+                role: Role::User,
+                parts: calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, id)| result(id, &format!("r{i}")))
+                    .collect(),
+            },
+        ]
+    }
+
+    #[test]
+    fn repeated_call_ids_of_a_stored_history_go_out_unique_with_results_in_order() {
+        // A server without ids (`call_0` every turn), a turn that repeated
+        // an id, and two ids the API's alphabet makes alike.
+        let mut messages = vec![Message::user("go")];
+        messages.extend(turn(&["call_0"]));
+        messages.extend(turn(&["call_0", "call_0"]));
+        messages.extend(turn(&["a.b", "a_b"]));
+        let req = Request {
+            model: "claude".into(),
+            messages,
+            ..Default::default()
+        };
+        let b = body(&req);
+        let all = b["messages"].as_array().expect("messages");
+        let pairs: Vec<(String, String)> = all
+            .iter()
+            .flat_map(|m| m["content"].as_array().into_iter().flatten())
+            .filter_map(|block| match block["type"].as_str() {
+                Some("tool_use") => Some(("use".to_owned(), block["id"].as_str()?.to_owned())),
+                Some("tool_result") => Some((
+                    block["content"].as_str()?.to_owned(),
+                    block["tool_use_id"].as_str()?.to_owned(),
+                )),
+                _ => None,
+            })
+            .collect();
+        let ids = |what: &str| -> Vec<&str> {
+            pairs
+                .iter()
+                .filter(|(k, _)| k == what)
+                .map(|(_, id)| id.as_str())
+                .collect()
+        };
+        assert_eq!(ids("use"), ["call_0", "call_0_2", "call_0_3", "a_b", "a_b_2"], "{b}");
+        // Each result answers its own call, in order.
+        let results: Vec<(&str, &str)> = pairs
+            .iter()
+            .filter(|(k, _)| k != "use")
+            .map(|(k, id)| (k.as_str(), id.as_str()))
+            .collect();
+        assert_eq!(
+            results,
+            [
+                ("r0", "call_0"),
+                ("r0", "call_0_2"),
+                ("r1", "call_0_3"),
+                ("r0", "a_b"),
+                ("r1", "a_b_2")
+            ]
+        );
     }
 
     #[test]
