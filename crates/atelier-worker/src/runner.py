@@ -78,6 +78,15 @@ def _said(text):
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def _human_bytes(n):
+    """`n` bytes as the app says a size (`16 MiB`, `20.0 MiB`, `512 bytes`;
+    atelier_core::toolsets::bundle::human_bytes)."""
+    for size, unit in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if n >= size:
+            return f"{n // size} {unit}" if n % size == 0 else f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
 def _error(kind, message, exc=None, tb=None):
     out = {"status": "error", "kind": kind, "message": _said(message)}
     if exc is not None:
@@ -430,9 +439,11 @@ def handle(request_json):
         else:
             return _error("entrypoint", f"unknown request {op!r}")
         text = json.dumps({"status": "ok", "value": value}, allow_nan=False, default=_plain)
-        if len(text) > _config.get("return_cap", 16 << 20):
+        cap = _config.get("return_cap", 16 << 20)
+        if len(text) > cap:
             preview = json.dumps(value, default=_plain)[:200]
-            return _error("too_large", f"the return value is {len(text)} bytes of JSON, over the cap of {_config['return_cap']}; it starts {preview}")
+            size, cap = _human_bytes(len(text)), _human_bytes(cap)
+            return _error("too_large", f"the return value is {size} of JSON, over the {cap} cap; it starts {preview}")
         return text
     except _Fail as f:
         if f.exc is not None:

@@ -87,66 +87,108 @@ def json_problem(value, path):
     """The first thing json.dumps(value, allow_nan=False) would refuse, as
     (what, key path), or None: a type JSON has no word for, NaN, a key that
     is not a string or a number, a string JSON readers refuse (a lone
-    surrogate: a file name that is not UTF-8), or a value that holds
-    itself (json.dumps would refuse it; walking it would never end); and
-    what JSON would take but Atelier's reader could not keep as it was: an
-    integer past 64 bits (it would come back rounded), two keys that are
-    the same text (`1` and `"1"`: one would be lost), nesting deeper than
-    MAX_DEPTH levels."""
-    stack = [(value, path, False)]
+    surrogate: a file name that is not UTF-8, as a value or as a key), or a
+    value that holds itself (json.dumps would refuse it; walking it would
+    never end); and what JSON would take but Atelier's reader could not
+    keep as it was: an integer past 64 bits (it would come back rounded),
+    two keys that are the same text (`1` and `"1"`: one would be lost),
+    nesting deeper than MAX_DEPTH levels. "First" is in the order the JSON
+    would be written (a dict's keys as they come, each key before its
+    value), so the value named is the one a person reading it meets first;
+    a path past a few levels is shortened (see `short_path`)."""
+    # Work items, popped last-first, so each container's items are pushed
+    # in reverse: ("value", v, path), ("key", (k, seen), path) and
+    # ("leave", v, None) when a container's items are all done.
+    stack = [("value", value, path)]
     inside = set()  # the containers on the path being walked
     done = set()  # containers already checked (one shared twice is fine)
     while stack:
-        v, p, leaving = stack.pop()
-        if leaving:
+        what, v, p = stack.pop()
+        if what == "leave":
             inside.discard(id(v))
             done.add(id(v))
+            continue
+        if what == "key":
+            problem = _key_problem(*v)
+            if problem:
+                return problem, short_path(p)
             continue
         if v is None or isinstance(v, bool):
             continue
         if isinstance(v, int):
             if not -(1 << 63) <= v < (1 << 64):
-                return "an integer past 64 bits (it would be rounded; return it as a string)", p
+                return "an integer past 64 bits (it would be rounded; return it as a string)", short_path(p)
             continue
         if isinstance(v, os.PathLike):
             continue  # written as its path (see `plain`)
         if isinstance(v, enum.Enum):
-            stack.append((v.value, p, False))  # written as its value
+            stack.append(("value", v.value, p))  # written as its value
             continue
         if isinstance(v, str):
-            if not v.isascii():
-                try:
-                    v.encode("utf-8")
-                except UnicodeEncodeError:
-                    return "str with a lone surrogate (a name that is not UTF-8?)", p
+            if _lone_surrogate(v):
+                return "str with a lone surrogate (a name that is not UTF-8?)", short_path(p)
             continue
         if isinstance(v, float):
             if math.isnan(v) or math.isinf(v):
-                return f"float {v!r}", p
+                return f"float {v!r}", short_path(p)
             continue
         if isinstance(v, (dict, list, tuple)):
             if id(v) in inside:
-                return "a value that holds itself (a circular reference)", p
+                return "a value that holds itself (a circular reference)", short_path(p)
             if id(v) in done:
                 continue
             if len(inside) >= MAX_DEPTH:
-                return f"values nested deeper than {MAX_DEPTH} levels", p
+                return f"values nested deeper than {MAX_DEPTH} levels", short_path(p)
             inside.add(id(v))
-            stack.append((v, p, True))
+            stack.append(("leave", v, None))
             if isinstance(v, dict):
-                texts = set()
-                for k, item in v.items():
-                    if not isinstance(k, (str, int, float, bool)) and k is not None:
-                        return f"{type_name(type(k))} key {k!r}", p
-                    # The key as JSON writes it (True is "true", None "null").
-                    text = k if isinstance(k, str) else json.dumps(k)
-                    if text in texts:
-                        return f"two keys written {text!r} (one would be lost)", p
-                    texts.add(text)
-                    stack.append((item, f"{p}.{k}", False))
+                seen = set()  # the keys' texts so far, shared by this dict's key items
+                for k, item in reversed(list(v.items())):
+                    stack.append(("value", item, f"{p}.{k}"))
+                    stack.append(("key", (k, seen), p))
             else:
-                for i, item in enumerate(v):
-                    stack.append((item, f"{p}.{i}", False))
+                for i in reversed(range(len(v))):
+                    stack.append(("value", v[i], f"{p}.{i}"))
             continue
-        return type_name(type(v)), p
+        return type_name(type(v)), short_path(p)
     return None
+
+
+def _lone_surrogate(s):
+    if s.isascii():
+        return False
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _key_problem(k, seen):
+    """What is wrong with a dict's key `k` (its dict's other keys' texts so
+    far in `seen`, which it joins), or None."""
+    if not isinstance(k, (str, int, float, bool)) and k is not None:
+        return f"{type_name(type(k))} key {k!r}"
+    if isinstance(k, str) and _lone_surrogate(k):
+        return f"key {k!r} with a lone surrogate (a name that is not UTF-8?)"
+    # The key as JSON writes it (True is "true", None "null").
+    text = k if isinstance(k, str) else json.dumps(k)
+    if text in seen:
+        return f"two keys written {text!r} (one would be lost)"
+    seen.add(text)
+    return None
+
+
+# A path longer than this many steps is shown by its ends.
+_PATH_ENDS = 4
+
+
+def short_path(path):
+    """`path` (`$return.a.b.0…`) as a person can read it: past a few steps,
+    its first and last few with how many are left out between, so a value
+    nested 100 levels deep is not named by 100 steps."""
+    steps = path.split(".")
+    if len(steps) <= 2 * _PATH_ENDS + 1:
+        return path
+    left = len(steps) - 2 * _PATH_ENDS
+    return ".".join(steps[:_PATH_ENDS]) + f".…({left} more)…." + ".".join(steps[-_PATH_ENDS:])

@@ -29,6 +29,9 @@
 //! - `returns::python_values_json_cannot_carry_are_bad_returns_not_crashes`
 //! - `returns::a_circular_return_and_a_huge_odd_message_are_said_at_once`:
 //!   a cycle, ints past 64 bits, colliding keys, deep nesting, a capped message.
+//! - `returns::a_bad_return_is_named_where_the_json_first_meets_it_and_sizes_in_words`:
+//!   the first bad value in document order, a bad key with its dict, the
+//!   cap in KiB/MiB (a deep path is shortened: `a_circular_return…`).
 //! - `calls::an_async_tool_and_a_tool_importing_its_sibling_run_like_any_other`
 //! - `calls::what_a_call_leaves_that_the_workspace_cannot_keep_is_said_on_the_call`
 //! - `examples::csv_report_charts_a_column_as_a_png_the_image_renderer_shows`:

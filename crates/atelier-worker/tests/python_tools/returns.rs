@@ -134,11 +134,12 @@ async fn a_circular_return_and_a_huge_odd_message_are_said_at_once() -> Result<(
     for (what, says, at) in [
         ("big", "past 64 bits", "$return.id"),
         ("keys", "two keys written '1'", "$return.by"),
-        ("deep", "deeper than 100 levels", "$return.a.a"),
+        // 100 levels deep: the path by its ends, not 100 steps.
+        ("deep", "deeper than 100 levels", "at $return.a.a.a.…(93 more)….a.a.a.a"),
     ] {
         let call = env.run(&chat, "odd:kept_badly", json!({"what": what})).await?;
         let error = failed(&call, "bad_return")?;
-        assert!(error.contains(says) && error.contains(at), "{what}: {error}");
+        assert!(error.contains(says) && error.ends_with(at), "{what}: {error}");
     }
     // The exception is the tool's, its message kept (capped) with the odd character escaped.
     let call = env.run(&chat, "odd:loud", json!({})).await?;
@@ -153,6 +154,52 @@ async fn a_circular_return_and_a_huge_odd_message_are_said_at_once() -> Result<(
         error.len() < 200_000 && error.contains("[cut: "),
         "{} bytes",
         error.len()
+    );
+    Ok(())
+}
+
+const NAMED: &str = r#"
+import datetime
+
+
+def two_bad(workspace):
+    # The NaN is met first in the JSON; the date comes after it.
+    return {"first": {"x": float("nan")}, "second": datetime.date(2024, 1, 1)}
+
+
+def bad_key(workspace):
+    return {"files": {"ok.txt": 1, "caf\udce9.txt": 2}}
+
+
+def big(workspace):
+    return {"text": "x" * 20_000}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_return_is_named_where_the_json_first_meets_it_and_sizes_in_words() -> Result<()> {
+    let env = Env::with(|s| s.return_cap = 16 << 10).await?;
+    let tools = json!([
+        tool("two_bad", "tools.named:two_bad", json!({})),
+        tool("bad_key", "tools.named:bad_key", json!({})),
+        tool("big", "tools.named:big", json!({})),
+    ]);
+    env.install("named", tools, &[("tools/named.py", NAMED)]).await?;
+    let chat = env.chat().await?;
+    // The first bad value in document order, not the last one pushed.
+    let error = failed(&env.run(&chat, "named:two_bad", json!({})).await?, "bad_return")?.to_owned();
+    ensure!(error.contains("nan at $return.first.x"), "{error}");
+    // A key a JSON reader would refuse (a file name that is not UTF-8) is
+    // named with its dict, not "unexpected end of hex escape".
+    let error = failed(&env.run(&chat, "named:bad_key", json!({})).await?, "bad_return")?.to_owned();
+    ensure!(
+        error.contains("key 'caf\\udce9.txt' with a lone surrogate") && error.ends_with("at $return.files"),
+        "{error}"
+    );
+    // Over the cap: sizes a person reads.
+    let error = failed(&env.run(&chat, "named:big", json!({})).await?, "too_large")?.to_owned();
+    ensure!(
+        error.starts_with("the return value is 19.6 KiB of JSON, over the 16 KiB cap; it starts {\"text\": \"xxx"),
+        "{error}"
     );
     Ok(())
 }
