@@ -84,6 +84,8 @@
 //! - [`run_control`]: a run's call events on their way to the front door,
 //!   Stop while a tool runs, one run per chat, stopped by its id, an answer
 //!   cut at the output limit or stopped by a content filter.
+//! - [`run_advice`]: what a run that went wrong is told: a message alone
+//!   over the context window to be shortened, not branched.
 //! - [`turn_writes`]: a model's turn written while a person edits a file
 //!   or switches the branch under it: nothing lost, no half-state.
 //! - [`sub_agents`]: `spawn_agents` children in threads of their own, no
@@ -151,6 +153,7 @@ mod python_checks;
 mod python_reuse;
 mod requirements_txt;
 mod round_trips;
+mod run_advice;
 mod run_control;
 mod runs;
 mod schema;

@@ -84,12 +84,18 @@ pub struct Fit {
 /// given more than its window often just ends the stream (llama.cpp's
 /// "ended before the answer did") or answers 500. `estimate` and `room`
 /// are the request's and the window's tokens for the conversation.
+///
+/// The estimate is over the room only when [`fit`] left out all it could:
+/// what is left is the newest message with what must go with it (the
+/// newest step of its tools). A new branch from an earlier message cannot
+/// help then, so the provider's own `context_length` is said so too: the
+/// message is shortened, or the window raised where the model takes more.
 pub(crate) fn too_long(error: &mut atelier_llm::Error, estimate: u64, room: u64, window: u32) {
     use atelier_llm::ErrorKind as K;
-    if estimate > room && matches!(error.kind, K::Network | K::BadResponse | K::Server) {
+    if estimate > room && matches!(error.kind, K::Network | K::BadResponse | K::Server | K::ContextLength) {
         error.kind = K::ContextLength;
         error.message = format!(
-            "{} — the conversation sent is about {estimate} tokens, more than the {room} the model's context window ({window}) leaves for it: shorten the message, or start a new branch",
+            "{} — the newest message (with its tools' latest results, if any) is about {estimate} tokens, more than the {room} the model's context window ({window}) leaves for it even with every earlier message left out: shorten the message, or raise the context window (Model options) if the model takes more",
             error.message
         );
     }
@@ -318,6 +324,32 @@ mod tests {
         );
         assert!(matches!(&m[1].parts[0], Part::ToolCall { id, .. } if id == "c3"));
         assert!(matches!(&m[2].parts[0], Part::ToolResult { call_id, .. } if call_id == "c3"));
+    }
+
+    #[test]
+    fn a_refusal_is_said_to_need_a_shorter_message_only_when_history_cannot_help() {
+        use atelier_llm::{Error, ErrorKind as K};
+        let said = |kind, estimate| {
+            let mut e = Error::new(kind, "maximum context length is 4096 tokens");
+            too_long(&mut e, estimate, 2_888, 4096);
+            (e.kind, e.message)
+        };
+        // The newest message alone is over: no branch would help.
+        let (kind, text) = said(K::ContextLength, 9_000);
+        assert_eq!(kind, K::ContextLength);
+        assert!(
+            text.contains("shorten the message, or raise the context window"),
+            "{text}"
+        );
+        assert!(!text.contains("branch"), "{text}");
+        // A stream a server ended is said as the window too.
+        assert_eq!(said(K::Network, 9_000).0, K::ContextLength);
+        // It fit by the estimate: the provider's words, and the person may branch.
+        assert_eq!(
+            said(K::ContextLength, 2_000),
+            (K::ContextLength, "maximum context length is 4096 tokens".to_owned())
+        );
+        assert_eq!(said(K::Auth, 9_000).0, K::Auth);
     }
 
     #[test]
