@@ -17,6 +17,11 @@ pub(crate) fn result_text(row: &CallRow) -> (String, bool) {
         // as a quoted JSON string; MCP content of several kinds as words
         // (its images follow as images, see `images`).
         let text = match row.result.as_ref() {
+            // An MCP tool that answered with no content blocks: it ran and
+            // had nothing to say (`[]` read as data the model should parse).
+            Some(Value::Array(blocks)) if row.mcp && blocks.is_empty() => {
+                "(no output: the tool succeeded and returned no content)".to_owned()
+            }
             Some(v @ Value::Array(blocks)) if row.mcp && crate::mcp::content::is_blocks(v) => {
                 crate::mcp::content::model_text(blocks)
             }
@@ -28,18 +33,56 @@ pub(crate) fn result_text(row: &CallRow) -> (String, bool) {
         };
         return (cut_result(text), false);
     }
-    match row.error_kind.as_deref() {
-        Some("denied") => ("the user denied this call".to_owned(), true),
-        Some("cancelled") => ("cancelled by the user".to_owned(), true),
-        kind => (
-            cut_result(format!(
-                "Error ({}): {}",
-                kind.unwrap_or("error"),
-                row.error.as_deref().unwrap_or("the call failed")
-            )),
-            true,
-        ),
+    let text = match row.error_kind.as_deref() {
+        Some("denied") => return ("the user denied this call".to_owned(), true),
+        Some("cancelled") => "cancelled by the user".to_owned(),
+        kind => cut_result(format!(
+            "Error ({}): {}",
+            kind.unwrap_or("error"),
+            row.error.as_deref().unwrap_or("the call failed")
+        )),
+    };
+    match changed_before(row) {
+        Some(changed) => (format!("{text}\n({changed})"), true),
+        None => (text, true),
     }
+}
+
+/// The most changed paths named to a model; the rest are counted.
+const CHANGED_NAMED: usize = 10;
+
+/// What a call that failed or was cancelled changed in the workspace
+/// before it ended (kept: the workspace moved on), from its error plan —
+/// "before failing it changed: one.txt, sub/two.txt and 3 more" — or None
+/// when it changed nothing. Without it a model may take the failure to
+/// mean nothing was written, and write it all again or over.
+fn changed_before(row: &CallRow) -> Option<String> {
+    let config = row.render_plan.as_ref()?.get("config")?;
+    let listed: Vec<&str> = config
+        .get("changed")?
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let count = config
+        .get("changed_count")
+        .and_then(Value::as_u64)
+        .map_or(listed.len(), |n| usize::try_from(n).unwrap_or(usize::MAX))
+        .max(listed.len());
+    if count == 0 {
+        return None;
+    }
+    let named = listed[..listed.len().min(CHANGED_NAMED)].join(", ");
+    let rest = count - listed.len().min(CHANGED_NAMED);
+    let when = if row.error_kind.as_deref() == Some("cancelled") {
+        "before it was cancelled"
+    } else {
+        "before failing"
+    };
+    Some(match rest {
+        0 => format!("{when} it changed: {named}"),
+        n => format!("{when} it changed: {named} and {n} more"),
+    })
 }
 
 /// `text` cut to [`MAX_RESULT_CHARS`], saying so.
@@ -185,6 +228,61 @@ mod tests {
         assert_eq!(
             text,
             "Found it:\n\n[resource file:///a.txt (text/plain)]\nalpha\n\n[resource link file:///b.txt (\"b.txt\")]"
+        );
+    }
+
+    #[test]
+    fn an_empty_mcp_result_is_said_as_no_output_not_an_empty_list() {
+        let (text, error) = result_text(&row(json!([])));
+        assert!(!error);
+        assert_eq!(text, "(no output: the tool succeeded and returned no content)");
+        // Another tool's empty list is its data.
+        let mut data = row(json!([]));
+        data.mcp = false;
+        assert_eq!(result_text(&data).0, "[]");
+    }
+
+    #[test]
+    fn a_failed_call_says_what_it_changed_before_failing() {
+        let failed = |changed: Vec<String>| {
+            let mut r = row(Value::Null);
+            r.result = None;
+            r.status = "error".into();
+            r.error_kind = Some("exception".into());
+            r.error = Some("RuntimeError: disk on fire".into());
+            let details = crate::tools::plan::ErrorDetails {
+                changed,
+                ..Default::default()
+            };
+            let plan =
+                crate::tools::plan::error_plan_with("exception", "RuntimeError: disk on fire", &details, Some("m"));
+            r.render_plan = Some(serde_json::to_value(plan).expect("plan"));
+            r
+        };
+        let (text, error) = result_text(&failed(vec!["one.txt".into(), "sub/two.txt".into()]));
+        assert!(error);
+        assert_eq!(
+            text,
+            "Error (exception): RuntimeError: disk on fire\n(before failing it changed: one.txt, sub/two.txt)"
+        );
+        // Many: the first ten named, the rest counted (also past what the plan lists).
+        let many: Vec<String> = (0..80).map(|i| format!("out/{i:02}.csv")).collect();
+        let (text, _) = result_text(&failed(many));
+        assert!(
+            text.ends_with("it changed: out/00.csv, out/01.csv, out/02.csv, out/03.csv, out/04.csv, out/05.csv, out/06.csv, out/07.csv, out/08.csv, out/09.csv and 70 more)"),
+            "{text}"
+        );
+        // Nothing changed: the error alone.
+        assert_eq!(
+            result_text(&failed(Vec::new())).0,
+            "Error (exception): RuntimeError: disk on fire"
+        );
+        // Cancelled after writing: said so too.
+        let mut stopped = failed(vec!["half.txt".into()]);
+        stopped.error_kind = Some("cancelled".into());
+        assert_eq!(
+            result_text(&stopped).0,
+            "cancelled by the user\n(before it was cancelled it changed: half.txt)"
         );
     }
 

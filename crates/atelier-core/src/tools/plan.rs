@@ -40,16 +40,46 @@ pub fn plan(
     let (renderer, config) = match render {
         Some(r) => (r.renderer.clone(), interp::render(&r.config, ctx, &mut warnings)),
         // No renderer: words (a reused function's `-> str`) as a document,
-        // as an MCP tool's text is shown; any other value as JSON.
+        // as an MCP tool's text is shown; any other value as JSON. Either
+        // is the result again, so only its first SHOWN_MAX bytes.
         None => match ctx.ret {
-            Value::String(s) => ("document".to_owned(), json!({"content": s})),
-            ret => (
-                "code".to_owned(),
-                json!({"content": serde_json::to_string_pretty(ret).unwrap_or_default(), "language": "json"}),
-            ),
+            Value::String(s) => ("document".to_owned(), json!({"content": shown_part(s, &mut warnings)})),
+            ret => {
+                let text = serde_json::to_string_pretty(ret).unwrap_or_default();
+                (
+                    "code".to_owned(),
+                    json!({"content": shown_part(&text, &mut warnings), "language": "json"}),
+                )
+            }
         },
     };
     finish(renderer, config, warnings, manifest_id, artifact_sha256)
+}
+
+/// The most of a result a plan without a renderer copies: the plan rides
+/// with the call on every record, over IPC and into the code view, and a
+/// 10 MB result was stored and sent twice; an editor shows this much well.
+pub const SHOWN_MAX: usize = 256 << 10;
+
+/// `text`'s first [`SHOWN_MAX`] bytes, cut after a line where one is
+/// near, with a warning saying how much is shown; all of a shorter text.
+fn shown_part<'a>(text: &'a str, warnings: &mut Vec<String>) -> &'a str {
+    if text.len() <= SHOWN_MAX {
+        return text;
+    }
+    let mut end = SHOWN_MAX;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    if let Some(line) = text[..end].rfind('\n').filter(|&n| n >= end / 2) {
+        end = line + 1;
+    }
+    warnings.push(format!(
+        "the result is {}: the first {} are shown here",
+        crate::toolsets::bundle::human_bytes(text.len() as u64),
+        crate::toolsets::bundle::human_bytes(end as u64)
+    ));
+    &text[..end]
 }
 
 /// The plan of MCP content when its tool declares no renderer (see
@@ -120,19 +150,32 @@ pub struct ErrorDetails {
     pub traceback: Option<String>,
     pub stdout: Option<String>,
     pub stderr: Option<String>,
+    /// The workspace paths the call changed before it failed (they are
+    /// kept): the model is told, or it may think nothing was written.
+    pub changed: Vec<String>,
 }
 
-/// An error plan with the traceback and captured output.
+/// The most changed paths an error plan lists (`changed_count` says all).
+pub const CHANGED_LISTED: usize = 50;
+
+/// An error plan with the traceback and captured output, and the paths
+/// changed before the failure (`changed`, at most [`CHANGED_LISTED`], and
+/// `changed_count`; neither when nothing changed).
 pub fn error_plan_with(kind: &str, message: &str, details: &ErrorDetails, manifest_id: Option<&str>) -> RenderPlan {
+    let mut config = json!({
+        "kind": kind,
+        "message": message,
+        "traceback": details.traceback,
+        "stdout": details.stdout,
+        "stderr": details.stderr,
+    });
+    if !details.changed.is_empty() {
+        config["changed"] = json!(&details.changed[..details.changed.len().min(CHANGED_LISTED)]);
+        config["changed_count"] = json!(details.changed.len());
+    }
     RenderPlan {
         renderer: "error".to_owned(),
-        config: json!({
-            "kind": kind,
-            "message": message,
-            "traceback": details.traceback,
-            "stdout": details.stdout,
-            "stderr": details.stderr,
-        }),
+        config,
         manifest_id: manifest_id.map(str::to_owned),
         warnings: Vec::new(),
         artifact_sha256: None,
@@ -298,6 +341,37 @@ mod tests {
         assert_eq!(
             (list.renderer.as_str(), &list.config["language"]),
             ("code", &json!("json"))
+        );
+        assert!(list.warnings.is_empty());
+        // A big result is not copied whole into its plan: its first part,
+        // cut after a line, and a warning saying how much.
+        let rows: Vec<Value> = (0..40_000)
+            .map(|i| json!({"row": i, "name": "x".repeat(200)}))
+            .collect();
+        let big = plan(None, &ctx(&Value::Array(rows)), "m", None);
+        let shown = big.config["content"].as_str().expect("text");
+        assert!(
+            shown.len() <= SHOWN_MAX && shown.len() > SHOWN_MAX / 2,
+            "{}",
+            shown.len()
+        );
+        assert!(
+            shown.starts_with("[\n  {\n") && shown.ends_with('\n'),
+            "cut after a line"
+        );
+        assert_eq!(
+            big.warnings,
+            [format!(
+                "the result is 9.2 MiB: the first {} are shown here",
+                crate::toolsets::bundle::human_bytes(shown.len() as u64)
+            )]
+        );
+        let words = plan(None, &ctx(&json!("é".repeat(SHOWN_MAX))), "m", None);
+        let shown = words.config["content"].as_str().expect("text");
+        assert_eq!(shown.len(), SHOWN_MAX, "whole characters, no line to cut after");
+        assert_eq!(
+            words.warnings,
+            ["the result is 512 KiB: the first 256 KiB are shown here"]
         );
     }
 

@@ -268,6 +268,7 @@ impl Atelier {
                     traceback: f.traceback.clone(),
                     stdout: outcome.stdout.clone(),
                     stderr: outcome.stderr.clone(),
+                    changed: delta.changes.iter().map(|(path, _)| path.clone()).collect(),
                 };
                 let message = match &f.traceback {
                     Some(tb) => format!("{}\n\n{tb}", f.message),

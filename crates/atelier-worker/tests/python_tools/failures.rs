@@ -43,6 +43,10 @@ async fn an_exception_keeps_its_traceback_output_and_partial_files() -> Result<(
     let post = call.post_manifest_id.as_deref();
     assert_eq!(env.file_at(&chat, "partial.txt", post).await?, "half done");
     assert_ne!(call.pre_manifest_id, call.post_manifest_id);
+    // The plan names it, for the model told of the failure (it may
+    // otherwise think nothing was written).
+    assert_eq!(plan.config["changed"], json!(["partial.txt"]));
+    assert_eq!(plan.config["changed_count"], 1);
     Ok(())
 }
 
