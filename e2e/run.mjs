@@ -39,6 +39,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path';
 import { APP, APP_LOG, DRIVER, SHOTS, STEP_TIMEOUT_MS, log, s, setSession, shot, sleep } from './lib.mjs';
 import { Session } from './webdriver.mjs';
+import * as a11y from './steps/a11y.mjs';
 import * as approvals from './steps/approvals.mjs';
 import * as branches from './steps/branches.mjs';
 import * as chat from './steps/chat.mjs';
@@ -83,6 +84,7 @@ add('settings-form', settingsForm.registerRun); // 19 (a call of its own, after 
 add('layout', layout.register); // 20 (adds 20 chats)
 add('mcp', mcp.register); // 21-22 (an MCP server added in Settings, its tool run by hand)
 add('chat', chat.register); // a scripted model: stream, tools, branches, fork, stop, MCP, errors
+add('a11y', a11y.register); // axe on the main views (contrast too) and the skip link
 add('navigation', navigation.register); // the window refuses to leave the app
 add('dark', dark.register); // restarts the app with the dark look: must stay last
 
