@@ -135,3 +135,132 @@ async fn calls_without_an_id_or_repeating_one_are_each_followed_under_their_own(
     assert_eq!(calls, proposed);
     assert_eq!(results, proposed);
 }
+
+/// A chat whose agent has the builtins to write and read files and the
+/// fixture MCP server's tools (`fx.echo`, offered as `fx__echo`), with a
+/// scripted model replying `replies`.
+async fn with_server(env: &Env, replies: Vec<Reply>) -> (atelier_core::Atelier, String, ReplayServer) {
+    let server = ReplayServer::start(replies).await.expect("server");
+    let (app, chat) = setup(env, &server, 25).await;
+    let (py, fx) = (crate::mcp::python(), crate::mcp::fixture());
+    app.mcp().add(crate::mcp::stdio("fx", &py, &[&fx])).await.expect("add");
+    app.mcp().refresh("fx").await.expect("lists");
+    let mut spec = app.agents().get("writer").await.expect("agent").spec();
+    spec.toolsets = vec!["fx".into()];
+    app.agents().update(&spec).await.expect("update");
+    (app, chat, server)
+}
+
+/// The assistant message of `request` that made calls, and the results after it.
+fn sent_calls(request: &Value) -> (Vec<Value>, Vec<String>) {
+    let messages = request["messages"].as_array().expect("messages");
+    let calls = messages
+        .iter()
+        .flat_map(|m| m["tool_calls"].as_array().cloned().unwrap_or_default())
+        .collect();
+    let results = messages
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    (calls, results)
+}
+
+/// Arguments that are not JSON are kept as the model wrote them — in its
+/// turn, in the call's record, and in the history sent back — and the
+/// refusal shows them, under the tool's id like any other call (they were
+/// stored as `{}`, so neither the model nor the person could see what
+/// "line 1 column 13" was about, and the refusal named `fx.echo`).
+#[tokio::test]
+async fn arguments_that_are_not_json_are_kept_shown_and_sent_back_as_written() {
+    let env = Env::new();
+    let raw = r#"{"text": "hi"#;
+    let (app, chat, server) = with_server(&env, vec![turn(&[(Some("c1"), "fx__echo", raw)]), answer("Sorry.")]).await;
+    let (out, _) = run(&app, &chat, "echo hi").await;
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    assert_eq!(model_calls(&out)[0].2, json!(raw), "the turn keeps the text");
+    let record = &out.tool_calls[0];
+    assert_eq!(
+        (record.status.as_str(), record.error_kind.map(|k| k.as_str())),
+        ("error", Some("invalid_args"))
+    );
+    assert_eq!(record.tool_id, "fx:echo", "named by its tool id");
+    assert_eq!(record.args, json!(raw), "the record keeps the text");
+    let error = record.error.as_deref().unwrap_or_default();
+    assert!(error.contains("line 1 column") && error.contains(raw), "{error}");
+
+    let (calls, results) = sent_calls(&server.requests()[1].json());
+    assert_eq!(calls[0]["function"]["arguments"], json!(raw), "sent back as written");
+    assert!(results[0].contains(raw), "{results:?}");
+}
+
+/// A call by a name the router takes but that was not offered (`fx.echo`
+/// for `fx__echo`) runs, and the history sends it back under the name
+/// offered: it went back as `fx_echo`, a name that reaches nothing, which
+/// the model then called.
+#[tokio::test]
+async fn a_call_by_a_near_name_goes_back_under_the_name_offered() {
+    let env = Env::new();
+    let args = json!({"text": "hi"}).to_string();
+    let (app, chat, server) = with_server(
+        &env,
+        vec![turn(&[(Some("c1"), "fx.echo", &args)]), answer("It said hi.")],
+    )
+    .await;
+    let (out, events) = run(&app, &chat, "echo hi").await;
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    assert_eq!(out.tool_calls[0].status.as_str(), "success", "{:?}", out.tool_calls[0]);
+    let proposed = events.iter().find_map(|e| match e {
+        ChatEvent::ToolCallProposed { tool_id, .. } => Some(tool_id.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        proposed,
+        Some(Some("fx:echo".to_owned())),
+        "the live card knows its tool"
+    );
+    let (calls, _) = sent_calls(&server.requests()[1].json());
+    assert_eq!(calls[0]["function"]["name"], "fx__echo");
+}
+
+/// A name the run does not have is refused with the offered names near it,
+/// as the model was offered them; a call without a name says so.
+#[tokio::test]
+async fn a_name_not_offered_is_refused_with_the_offered_names_near_it() {
+    let env = Env::new();
+    let read = json!({"path": "a.txt"}).to_string();
+    let echo = json!({"text": "hi"}).to_string();
+    let (app, chat, _server) = with_server(
+        &env,
+        vec![
+            turn(&[
+                (Some("c1"), "Read_file", &read),
+                (Some("c2"), "echo", &echo),
+                (Some("c3"), "FX__ECHO", &echo),
+                (Some("c4"), "fx_echo", &echo),
+                (Some("c5"), "functions.read_file", &read),
+                (Some("c6"), "", &read),
+            ]),
+            answer("I will use the right names."),
+        ],
+    )
+    .await;
+    let (out, _) = run(&app, &chat, "go").await;
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    let told: Vec<&str> = out
+        .tool_calls
+        .iter()
+        .map(|r| r.error.as_deref().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        told,
+        [
+            "Tool not found: Read_file. Did you mean read_file?",
+            "Tool not found: echo. Did you mean fx__echo?",
+            "Tool not found: FX__ECHO. Did you mean fx__echo?",
+            "Tool not found: fx_echo. Did you mean fx__echo?",
+            "Toolset not found: functions. Did you mean read_file?",
+            "Tool not found: the model called a tool without a name",
+        ]
+    );
+}

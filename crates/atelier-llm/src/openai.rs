@@ -132,7 +132,7 @@ fn message(m: &Message, req: &Request, ids: &mut WireIds) -> Vec<Value> {
                     Part::ToolCall { id, name, arguments } => {
                         let mut call = json!({
                             "id": ids.call(id), "type": "function",
-                            "function": {"name": crate::names::tool_name(name), "arguments": arguments.to_string()}});
+                            "function": {"name": crate::names::tool_name(name), "arguments": arguments_text(arguments)}});
                         if let (Some(extra), Some(c)) =
                             (req.call_extras.get(id).and_then(Value::as_object), call.as_object_mut())
                         {
@@ -221,6 +221,16 @@ fn message(m: &Message, req: &Request, ids: &mut WireIds) -> Vec<Value> {
         }
     }
     out
+}
+
+/// A call's arguments as the API carries them, a string: the JSON of the
+/// object, or, for arguments that did not parse (kept as a JSON string),
+/// the text the model sent, as it sent it.
+fn arguments_text(arguments: &Value) -> String {
+    match arguments {
+        Value::String(raw) => raw.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// A call id as OpenAI takes it: at most 40 characters (a longer one is

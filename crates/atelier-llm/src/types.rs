@@ -38,7 +38,9 @@ pub enum Part {
     RedactedReasoning {
         data: String,
     },
-    /// A call the model made (assistant messages).
+    /// A call the model made (assistant messages). `arguments`: an object,
+    /// or a JSON string holding the text of arguments that did not parse
+    /// (sent back as the model wrote them).
     ToolCall {
         id: String,
         name: String,

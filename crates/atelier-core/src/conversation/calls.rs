@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::json;
+use serde_json::Value;
 
 use atelier_llm::{ToolCall, ToolSpec};
 
@@ -23,6 +23,17 @@ use crate::routing::exposure::{Exposed, Exposure, expose, wire_names};
 use crate::routing::pool::Snapshot;
 use crate::routing::{ResolvedTools, resolve};
 use crate::tools::{CallControl, ErrorKind, Known, RunRequest, ToolCallRecord};
+
+/// A call's arguments as they are kept (its turn, its record, the history
+/// sent back): the object, or, when they did not parse, the text the model
+/// sent as a JSON string — never `{}`, which would hide from the model and
+/// the person what the refusal's "line 1 column 19" is about.
+pub(super) fn kept_arguments(call: &ToolCall) -> Value {
+    match &call.arguments {
+        Ok(v) => v.clone(),
+        Err(_) => Value::String(call.raw_arguments.clone()),
+    }
+}
 
 /// A run's tools, fixed for the run.
 pub(super) struct RunTools {
@@ -87,9 +98,33 @@ impl RunTools {
             .unwrap_or_else(|| wire_names([id], self.exposure).remove(0))
     }
 
-    /// The canonical id a wire name stands for, if it is one of the run's.
-    pub(super) fn canonical_of(&self, wire: &str) -> Option<String> {
-        self.canonical_of_wire.get(wire).cloned()
+    /// The canonical id of the tool a call's name reaches: a wire name of
+    /// the run's, or a name the router takes (its model-facing name).
+    pub(super) fn canonical_of(&self, name: &str) -> Option<String> {
+        match self.canonical_of_wire.get(name) {
+            Some(id) => Some(id.clone()),
+            None => self.resolved.route(name).ok().map(|t| t.canonical_id.clone()),
+        }
+    }
+
+    /// The name a call is kept and sent back under: its tool's wire name
+    /// when the name reaches one — a model that called `bad.echo` (routed)
+    /// must not be taught `bad_echo` by its history, a name that reaches
+    /// nothing — else the name as the model used it.
+    pub(super) fn kept_name(&self, name: &str) -> String {
+        match self.canonical_of(name) {
+            Some(id) => self.wire_name(&id),
+            None => name.to_owned(),
+        }
+    }
+
+    /// The wire name of one of the run's tools by model-facing name.
+    fn wire_of_model(&self, model_name: &str) -> String {
+        self.exposed
+            .tools
+            .iter()
+            .find(|t| t.model_name == model_name)
+            .map_or_else(|| model_name.to_owned(), |t| t.wire_name.clone())
     }
 
     /// The wire name of the tool a forced first call names (by its
@@ -133,7 +168,7 @@ impl Conversation<'_> {
         let req = RunRequest {
             chat_id: parent.chat.id.clone(),
             tool_id: model_name,
-            args: call.arguments.clone().unwrap_or_else(|_| json!({})),
+            args: kept_arguments(call),
             parent_id: Some(leaf.to_owned()),
             approval: parent.opts.approval.clone(),
             control: CallControl {
@@ -145,9 +180,9 @@ impl Conversation<'_> {
             },
             model_call_id: Some(call.id.clone()),
         };
-        let coordination = tools
-            .resolved
-            .route(&req.tool_id)
+        let routed = tools.resolved.route(&req.tool_id);
+        let coordination = routed
+            .as_ref()
             .ok()
             .filter(|t| t.coordinates())
             .map(|t| t.model_name.clone());
@@ -156,15 +191,24 @@ impl Conversation<'_> {
             (Ok(_), Some(name)) => (self.coordinate(&name, req, parent, on).await?, None),
             (arguments, _) => {
                 let running = async {
-                    match arguments {
-                        Ok(_) => self.app.routing().run_full(&tools.resolved, req, known).await,
-                        Err(why) => self
-                            .app
-                            .tools()
-                            .refuse(req, ErrorKind::InvalidArgs, why.clone())
-                            .await
-                            .map(|r| (r, None)),
-                    }
+                    let mut req = req;
+                    let refusal = match (arguments, routed) {
+                        // Told in the names the provider was offered.
+                        (Ok(_), Err(e)) => (ErrorKind::NotFound, e.naming(|m| tools.wire_of_model(m)).to_string()),
+                        (Ok(_), Ok(_)) => return self.app.routing().run_full(&tools.resolved, req, known).await,
+                        // Recorded under its tool, as a call that ran is.
+                        (Err(why), routed) => {
+                            if let Ok(tool) = routed {
+                                req.tool_id = tool.canonical_id.clone();
+                            }
+                            (ErrorKind::InvalidArgs, why.clone())
+                        }
+                    };
+                    self.app
+                        .tools()
+                        .refuse(req, refusal.0, refusal.1)
+                        .await
+                        .map(|r| (r, None))
                 };
                 tokio::pin!(running);
                 loop {

@@ -278,8 +278,8 @@ impl Conversation<'_> {
             for c in turn.tool_calls.iter().filter(|_| !cut) {
                 parts.push(ContentPart::ModelCall {
                     call_id: c.id.clone(),
-                    name: c.name.clone(),
-                    arguments: c.arguments.clone().unwrap_or_else(|_| json!({})),
+                    name: tools.kept_name(&c.name),
+                    arguments: super::calls::kept_arguments(c),
                     extra: c.extra.clone(),
                 });
             }

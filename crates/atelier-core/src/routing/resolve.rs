@@ -10,7 +10,9 @@
 //! set. Names that match nothing are warnings, never errors; two tools under
 //! one model-facing name are an error naming both (never first-wins). The
 //! result is fixed for the run: [`ResolvedTools::route`] refuses anything
-//! outside it.
+//! outside it, naming the run's tools nearest the name ([`ResolvedTools::near`]:
+//! another case, `__`/`_`/`.` for one another, a bare name's prefixed form, the
+//! tail after a prefix no source has) so the model can call one of them next.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -130,6 +132,43 @@ pub enum RouteError {
     ToolsetNotFound(String),
     #[error("Tool not found: {0}")]
     ToolNotFound(String),
+    /// A call with an empty name.
+    #[error("Tool not found: the model called a tool without a name")]
+    NoName,
+    /// Not found, with the run's tools nearest the name, as the model is
+    /// to call them.
+    #[error("{missing}. Did you mean {}?", near.join(" or "))]
+    Near {
+        missing: Box<RouteError>,
+        near: Vec<String>,
+    },
+}
+
+impl RouteError {
+    /// The same refusal with the names it suggests as `name` gives them
+    /// (the wire names a provider was offered).
+    pub fn naming(self, name: impl Fn(&str) -> String) -> Self {
+        match self {
+            Self::Near { missing, near } => Self::Near {
+                missing,
+                near: near.iter().map(|n| name(n)).collect(),
+            },
+            other => other,
+        }
+    }
+}
+
+/// A name as a model may garble it: lower case, and `.`, `-` and runs of
+/// `_` all one `_` (`BAD__ECHO`, `bad_echo`, `bad.echo` are alike).
+fn loose(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars().flat_map(char::to_lowercase) {
+        let c = if matches!(c, '.' | '-') { '_' } else { c };
+        if !(c == '_' && out.ends_with('_')) {
+            out.push(c);
+        }
+    }
+    out
 }
 
 impl ResolvedTools {
@@ -138,11 +177,54 @@ impl ResolvedTools {
         if let Ok(i) = self.by_model_name(name) {
             return Ok(&self.tools[i]);
         }
-        match split(name) {
-            (Some(prefix), _) if !self.pool_prefixes.contains(prefix) => {
-                Err(RouteError::ToolsetNotFound(prefix.to_owned()))
+        let missing = match split(name) {
+            _ if name.trim().is_empty() => return Err(RouteError::NoName),
+            (Some(prefix), _) if !self.pool_prefixes.contains(prefix) => RouteError::ToolsetNotFound(prefix.to_owned()),
+            _ => RouteError::ToolNotFound(name.to_owned()),
+        };
+        let near: Vec<String> = self.near(name).into_iter().map(|t| t.model_name.clone()).collect();
+        if near.is_empty() {
+            return Err(missing);
+        }
+        Err(RouteError::Near {
+            missing: Box::new(missing),
+            near,
+        })
+    }
+
+    /// The run's tools a name not among them most likely meant (at most
+    /// three): the same name in another case or with `__`, `_` or `.` for
+    /// one another; for a bare name, the tools it names under their prefix
+    /// (`echo` → `bad.echo`); after a prefix no source has (`functions.`),
+    /// what the rest would be.
+    pub fn near(&self, name: &str) -> Vec<&ResolvedTool> {
+        const MAX: usize = 3;
+        let key = loose(name);
+        if key.is_empty() || key == "_" {
+            return Vec::new();
+        }
+        let same: Vec<&ResolvedTool> = self.tools.iter().filter(|t| loose(&t.model_name) == key).collect();
+        if !same.is_empty() {
+            return same.into_iter().take(MAX).collect();
+        }
+        if !name.contains('.') {
+            let tail = |t: &&ResolvedTool| split(&t.model_name).0.is_some() && loose(split(&t.model_name).1) == key;
+            let prefixed: Vec<&ResolvedTool> = self.tools.iter().filter(tail).collect();
+            if !prefixed.is_empty() {
+                return prefixed.into_iter().take(MAX).collect();
             }
-            _ => Err(RouteError::ToolNotFound(name.to_owned())),
+        }
+        match split(name) {
+            (Some(prefix), rest) if !self.pool_prefixes.contains(prefix) && !rest.is_empty() => self.near_exact(rest),
+            _ => Vec::new(),
+        }
+    }
+
+    /// `name` itself when the run has it, else what [`Self::near`] finds.
+    fn near_exact(&self, name: &str) -> Vec<&ResolvedTool> {
+        match self.by_model_name(name) {
+            Ok(i) => vec![&self.tools[i]],
+            Err(()) => self.near(name),
         }
     }
 
@@ -392,6 +474,55 @@ mod tests {
         assert_eq!(
             r.route("write_file").map(|_| ()),
             Err(RouteError::ToolNotFound("write_file".into()))
+        );
+    }
+
+    /// What a model that slipped is told: the run's tools nearest the name
+    /// it used, only ever those it is offered.
+    #[test]
+    fn a_name_not_found_is_told_the_offered_names_near_it() {
+        let snap = snapshot();
+        let r = resolve(&agent(&["csv-report"], &["write_file", "read_file"]), &snap, 0).expect("resolve");
+        let said = |name: &str| r.route(name).map(|_| ()).expect_err(name).to_string();
+        for (name, told) in [
+            ("Write_File", "Tool not found: Write_File. Did you mean write_file?"),
+            (
+                "summarize",
+                "Tool not found: summarize. Did you mean csv-report.summarize?",
+            ),
+            (
+                "CSV_REPORT__CHART",
+                "Tool not found: CSV_REPORT__CHART. Did you mean csv-report.chart?",
+            ),
+            (
+                "csv-report_chart",
+                "Tool not found: csv-report_chart. Did you mean csv-report.chart?",
+            ),
+            (
+                "functions.read_file",
+                "Toolset not found: functions. Did you mean read_file?",
+            ),
+            (
+                "functions.Summarize",
+                "Toolset not found: functions. Did you mean csv-report.summarize?",
+            ),
+            ("", "Tool not found: the model called a tool without a name"),
+            // In the pool but not offered: never suggested.
+            ("read_text_file", "Tool not found: read_text_file"),
+            ("files.read_text_file", "Tool not found: files.read_text_file"),
+            ("delete_everything", "Tool not found: delete_everything"),
+        ] {
+            assert_eq!(said(name), told, "{name:?}");
+        }
+        // Said in the names the provider was offered.
+        let wire = r
+            .route("summarize")
+            .map(|_| ())
+            .expect_err("near")
+            .naming(|n| n.replace('.', "__"));
+        assert_eq!(
+            wire.to_string(),
+            "Tool not found: summarize. Did you mean csv-report__summarize?"
         );
     }
 

@@ -118,7 +118,7 @@ fn blocks(m: &Message, ids: &mut WireIds) -> Vec<Value> {
             Part::Reasoning { signature: None, .. } => continue,
             Part::RedactedReasoning { data } => json!({"type": "redacted_thinking", "data": data}),
             Part::ToolCall { id, name, arguments } => {
-                json!({"type": "tool_use", "id": ids.call(id), "name": crate::names::tool_name(name), "input": arguments})
+                json!({"type": "tool_use", "id": ids.call(id), "name": crate::names::tool_name(name), "input": input(arguments)})
             }
             Part::ToolResult {
                 call_id,
@@ -131,6 +131,18 @@ fn blocks(m: &Message, ids: &mut WireIds) -> Vec<Value> {
         out.push(block);
     }
     out
+}
+
+/// A call's arguments as a tool_use `input`, which must be an object:
+/// arguments that did not parse (kept as a JSON string: the text the model
+/// sent) go back wrapped, under a key that says so, so the model sees what
+/// its error result is about.
+fn input(arguments: &Value) -> Value {
+    match arguments {
+        Value::Object(_) => arguments.clone(),
+        Value::String(raw) => json!({"unparsed_arguments": raw}),
+        other => json!({"unparsed_arguments": other.to_string()}),
+    }
 }
 
 /// Adds an image to a tool_result's content, turning a string content
@@ -405,6 +417,34 @@ mod tests {
                 ("r0", "a_b"),
                 ("r1", "a_b_2")
             ]
+        );
+    }
+
+    #[test]
+    fn arguments_that_did_not_parse_go_back_as_written_inside_an_object() {
+        let req = Request {
+            model: "claude".into(),
+            messages: vec![
+                Message::user("go"),
+                Message {
+                    role: Role::Assistant,
+                    parts: vec![Part::ToolCall {
+                        id: "toolu_1".into(),
+                        name: "echo".into(),
+                        arguments: json!("{\"text\": \"hi"),
+                    }],
+                },
+                Message {
+                    role: Role::User,
+                    parts: vec![result("toolu_1", "arguments were not valid JSON")],
+                },
+            ],
+            ..Default::default()
+        };
+        let b = body(&req);
+        assert_eq!(
+            b["messages"][1]["content"][0]["input"],
+            json!({"unparsed_arguments": "{\"text\": \"hi"})
         );
     }
 
