@@ -3,7 +3,7 @@
 // chosen, then the composer with the model and agent switchers and the
 // context meter), the empty chat's words, and the setup of a first model.
 
-import { useEffect, useMemo, useState, type ReactNode } from "react";
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
 import { api } from "../api";
 import type { MessageNode, TokenUsage } from "../bindings";
 import { useRuns } from "../calls/runs";
@@ -51,7 +51,17 @@ export function useChatPane({
   const [shown, setShown] = useState({ active, times: active ? 1 : 0 });
   if (shown.active !== active) setShown({ active, times: shown.times + (active ? 1 : 0) });
   const info = useProviders(`${added}-${shown.times}`);
-  const runs = useChatRuns({ chats, info, onOpenSettings, onRunEnd });
+  // The Model options panel: open for one chat (another chat opens with it
+  // closed); `asked` counts the openings from elsewhere (a run error's fix),
+  // each of which puts the focus in it, open already or not.
+  const [options, setOptions] = useState<{ chatId: string | null; asked: number }>({ chatId: null, asked: 0 });
+  const openOptions = useCallback((id: string) => setOptions((o) => ({ chatId: id, asked: o.asked + 1 })), []);
+  const setOptionsFor = useCallback(
+    (to: string | null | ((open: string | null) => string | null)) =>
+      setOptions((o) => ({ ...o, chatId: typeof to === "function" ? to(o.chatId) : to })),
+    [],
+  );
+  const runs = useChatRuns({ chats, info, onOpenSettings, onOpenOptions: openOptions, onRunEnd });
   const choice = useChoice(runs.chat, info);
   const agentId = useAgentChoice(runs.chat);
   // Retry and Edit answer with what the switchers say now, as Send does.
@@ -97,6 +107,8 @@ export function useChatPane({
     agents: agents.state === "error" ? null : agents.data,
     empty,
     openPicker,
+    options,
+    setOptionsFor,
     setup: noProvider ? <SetupModel presets={info.presets} onAdded={() => setAdded((n) => n + 1)} /> : null,
   };
 }
@@ -121,9 +133,8 @@ export function ChatEmpty({ pane }: { pane: ChatPaneState }) {
 /** The bottom of the chat: a tool's form when one is chosen, the chat's model settings when open, then the composer. */
 export function ChatDock({ pane, children }: { pane: ChatPaneState; children?: ReactNode }) {
   const { runs, info, choice, chats } = pane;
-  // Open for one chat: another chat opens with the panel closed.
-  const [settingsFor, setSettingsFor] = useState<string | null>(null);
-  const settingsOpen = runs.chat !== null && settingsFor === runs.chat.id;
+  const setSettingsFor = pane.setOptionsFor;
+  const settingsOpen = runs.chat !== null && pane.options.chatId === runs.chat.id;
   const agent = pane.agents?.find((a) => a.id === pane.agentId);
   return (
     <div className="chat-dock">
@@ -133,6 +144,7 @@ export function ChatDock({ pane, children }: { pane: ChatPaneState; children?: R
           key={runs.chat.id}
           chat={runs.chat}
           inherited={agent?.model_settings ?? {}}
+          asked={pane.options.asked}
           onClose={() => setSettingsFor(null)}
           onSaved={(saved) => {
             chats.reload();

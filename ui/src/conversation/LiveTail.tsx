@@ -115,7 +115,11 @@ function Tail({ run, known }: { run: RunState; known: Set<string> }) {
       {run.phase === "stopping" && <p className="turn-note muted small">Stopping…</p>}
       {described !== null && (
         <div className="live-failure">
-          <RunErrorView described={described} onOpenSettings={conv === null ? undefined : () => conv.openSettings()} />
+          <RunErrorView
+            described={described}
+            onOpenSettings={conv === null ? undefined : () => conv.openSettings()}
+            onOpenOptions={conv?.openOptions}
+          />
           <button type="button" className="btn btn-small btn-ghost" onClick={() => clearRun(run.chatId)}>
             Dismiss
           </button>

@@ -231,6 +231,7 @@ function TurnEnd({ message, locked }: { message: Message; locked: boolean }) {
         described={d}
         onRetry={conv === null || locked ? undefined : () => conv.retry(message.id)}
         onOpenSettings={conv === null ? undefined : () => conv.openSettings(meta.provider_id)}
+        onOpenOptions={conv === null || locked ? undefined : conv.openOptions}
       />
     );
   }

@@ -4,10 +4,10 @@
 // setting (shown as its placeholder), else the model's default. Saved by
 // the core, which checks the ranges and says what is wrong.
 
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api, errorText } from "../api";
 import { FormActions } from "../components/FormActions";
-import { usePanelFocus } from "../lib/focus";
+import { tabbables, usePanelFocus } from "../lib/focus";
 import type { Chat, ModelSettings } from "../bindings";
 import { draftOf, EMPTY_DRAFT, setCount, settingsOf, type DraftField, type SettingsDraft } from "./modelSettings";
 
@@ -66,12 +66,15 @@ function inheritedText(v: string, what: string): string {
 export function ModelSettingsPanel({
   chat,
   inherited,
+  asked = 0,
   onClose,
   onSaved,
 }: {
   chat: Chat;
   /** The agent's settings, which empty fields keep. */
   inherited: ModelSettings;
+  /** Counts the times it was asked for (a run error's Model options): each puts the focus in it again. */
+  asked?: number;
   onClose: () => void;
   onSaved: (chat: Chat) => void;
 }) {
@@ -104,6 +107,9 @@ export function ModelSettingsPanel({
   const invalid = (f: DraftField) => problem?.field === f;
   const form = useRef<HTMLFormElement>(null);
   usePanelFocus(form);
+  useEffect(() => {
+    if (form.current !== null) tabbables(form.current)[0]?.focus();
+  }, [asked]);
   return (
     <form
       ref={form}

@@ -1,5 +1,5 @@
 // What the messages of the conversation can do (retry, edit, fork, open
-// Settings) and what they need to know (the providers, for errors), given
+// Settings or the chat's Model options) and what they need to know (the providers, for errors), given
 // by the view that owns the chat so the branch list stays unaware of it.
 
 import { createContext, useContext } from "react";
@@ -13,6 +13,8 @@ export type ConversationActions = {
   fork: (messageId: string) => Promise<void>;
   /** Settings → Model providers, at the given provider's row (highlighted) when there is one. */
   openSettings: (providerId?: string | null) => void;
+  /** This chat's Model options (answer length, context window), docked above the composer, the focus in it. */
+  openOptions: () => void;
   providers: ProviderRecord[];
   presets: Preset[];
 };

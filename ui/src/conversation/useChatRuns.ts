@@ -28,11 +28,14 @@ export function useChatRuns({
   chats,
   info,
   onOpenSettings,
+  onOpenOptions,
   onRunEnd,
 }: {
   chats: Chats;
   info: ProviderInfo;
   onOpenSettings: (providerId?: string | null) => void;
+  /** Opens the Model options of the chat with this id. */
+  onOpenOptions: (chatId: string) => void;
   /** A run ended: its calls are recorded. */
   onRunEnd: (chatId: string) => void;
 }): ChatRuns {
@@ -141,10 +144,11 @@ export function useChatRuns({
               reload();
             },
             openSettings: onOpenSettings,
+            openOptions: () => onOpenOptions(chatId),
             providers: info.providers,
             presets: info.presets,
           },
-    [chatId, launch, runChoice, select, reload, onOpenSettings, info.providers, info.presets],
+    [chatId, launch, runChoice, select, reload, onOpenSettings, onOpenOptions, info.providers, info.presets],
   );
 
   const stop = useCallback(() => {
