@@ -43,6 +43,7 @@ const servers: ServerDetails[] = [
       command: "npx",
       args: ["-y", "@modelcontextprotocol/server-everything", "stdio"],
       env_keys: ["EVERYTHING_TOKEN"],
+      timeout_s: 300,
       tools: [
         tool("echo", "Echoes back the input string", true),
         tool("add", "Adds two numbers", true),
@@ -140,6 +141,7 @@ export const mcpHandlers: Record<string, (a: Args) => unknown> = {
       url: r.url,
       env_keys: Object.keys(r.env),
       header_keys: Object.keys(r.headers),
+      ...(r.timeout_s !== undefined ? { timeout_s: r.timeout_s } : {}),
     });
     servers.push({ server: s, status: "stopped", message: null, instances: [], stderr: [] });
     return s;

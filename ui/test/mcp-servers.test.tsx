@@ -308,6 +308,58 @@ describe("MCP servers in settings", () => {
     expect(screen.getByText(/mine could not connect/)).toBeInTheDocument();
   });
 
+  it("takes a call timeout in seconds, checked at its field, and the row says how long calls wait", async () => {
+    let servers: ServerDetails[] = [details(record({ id: "quick" }))];
+    const calls = mockCommands({
+      list_mcp_servers: () => servers,
+      add_mcp_server: (a) => {
+        const s = a.server as { id: string; timeout_s?: number };
+        const r = record({ id: s.id, command: "uvx", args: ["slow-server"], timeout_s: s.timeout_s });
+        servers = [...servers, details(r, { status: "connected" })];
+        return r;
+      },
+      restart_mcp_server: (a) => record({ id: String(a.id) }),
+    });
+    render(<McpServersSection active onChanged={() => {}} />);
+    const list = await screen.findByRole("list", { name: "MCP servers" });
+    // Without one, the app's default applies and nothing is said.
+    expect(within(list).getByRole("listitem", { name: "quick" })).not.toHaveTextContent("calls wait");
+    await userEvent.click(screen.getByRole("button", { name: "Add server" }));
+    const form = screen.getByRole("form", { name: "Add an MCP server" });
+    fireEvent.change(within(form).getByLabelText("Name"), { target: { value: "slow" } });
+    fireEvent.change(within(form).getByLabelText("Command line"), { target: { value: "uvx slow-server" } });
+    const timeout = within(form).getByRole("textbox", { name: "Call timeout" });
+    expect(timeout).toHaveAttribute("placeholder", "60");
+    const submit = within(form).getByRole("button", { name: "Add and connect" });
+    for (const [typed, said] of [
+      ["0", "The call timeout must be above 0 seconds."],
+      ["-5", "The call timeout must be above 0 seconds."],
+      ["90000", "The call timeout is at most 86400 seconds (a day)."],
+      ["2 min", "Give the call timeout as a number of seconds, like 120."],
+    ]) {
+      fireEvent.change(timeout, { target: { value: typed } });
+      await userEvent.click(submit);
+      expect(timeout).toHaveAccessibleDescription(said);
+      expect(timeout).toHaveAttribute("aria-invalid", "true");
+    }
+    expect(argsOf(calls, "add_mcp_server")).toEqual([]);
+
+    fireEvent.change(timeout, { target: { value: " 300 " } });
+    await userEvent.click(submit);
+    await waitFor(() => expect(argsOf(calls, "add_mcp_server")).toHaveLength(1));
+    expect((argsOf(calls, "add_mcp_server")[0] as { server: unknown }).server).toEqual({
+      id: "slow",
+      command: "uvx",
+      args: ["slow-server"],
+      url: null,
+      env: {},
+      headers: {},
+      timeout_s: 300,
+    });
+    const row = await within(list).findByRole("listitem", { name: "slow" });
+    expect(row).toHaveTextContent("stdio · 0 tools · calls wait up to 300 s for news");
+  });
+
   it("adds a URL server with headers and without the Assistant", async () => {
     const calls = mockCommands({
       add_mcp_server: (a) => record({ id: (a.server as { id: string }).id, transport: "http" }),

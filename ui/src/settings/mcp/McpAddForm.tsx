@@ -8,9 +8,23 @@ import { shellWords } from "./shellWords";
 type Pair = { key: number; name: string; value: string };
 
 /** What the form found wrong, by field; empty when it may be sent. */
-type Problems = Partial<Record<"id" | "command" | "url" | "pairs", string>>;
+type Problems = Partial<Record<"id" | "command" | "url" | "pairs" | "timeout", string>>;
 
-function check(id: string, stdio: boolean, line: string, url: string, pairs: Pair[]): Problems {
+/** The most seconds a call may wait without news: a day, as the core allows. */
+const MAX_TIMEOUT_S = 86_400;
+
+/** The call timeout as typed: seconds, or empty for the app's default. */
+function timeoutOf(text: string): { seconds: number | null } | { error: string } {
+  const t = text.trim();
+  if (t === "") return { seconds: null };
+  if (!/^-?(\d+\.?\d*|\.\d+)$/.test(t)) return { error: "Give the call timeout as a number of seconds, like 120." };
+  const seconds = Number(t);
+  if (seconds <= 0) return { error: "The call timeout must be above 0 seconds." };
+  if (seconds > MAX_TIMEOUT_S) return { error: `The call timeout is at most ${MAX_TIMEOUT_S} seconds (a day).` };
+  return { seconds };
+}
+
+function check(id: string, stdio: boolean, line: string, url: string, pairs: Pair[], timeout: string): Problems {
   const p: Problems = {};
   if (id.trim() === "") p.id = "Give the server a name.";
   if (stdio) {
@@ -23,6 +37,8 @@ function check(id: string, stdio: boolean, line: string, url: string, pairs: Pai
   if (pairs.some((r) => r.name.trim() === "")) p.pairs = `Every ${what} needs a name.`;
   else if (names.some((n, i) => names.indexOf(n) !== i)) p.pairs = `A ${what} is named twice.`;
   else if (pairs.some((r) => r.value === "")) p.pairs = `Every ${what} needs a value.`;
+  const wait = timeoutOf(timeout);
+  if ("error" in wait) p.timeout = wait.error;
   return p;
 }
 
@@ -30,8 +46,9 @@ function check(id: string, stdio: boolean, line: string, url: string, pairs: Pai
  * Adds a server of the person's: a command on this computer (one line,
  * split into words like a shell would) or a streamable-HTTP URL, with
  * environment variables or headers whose values go to the secret store,
- * and "Use in Assistant". `onAdded` gets the new id; connecting is the
- * caller's (the server stays even when it cannot connect).
+ * an optional call timeout, and "Use in Assistant". `onAdded` gets the
+ * new id; connecting is the caller's (the server stays even when it
+ * cannot connect).
  */
 export function McpAddForm({ onAdded, onCancel }: { onAdded: (id: string) => void; onCancel: () => void }) {
   const ids = useId();
@@ -41,6 +58,7 @@ export function McpAddForm({ onAdded, onCancel }: { onAdded: (id: string) => voi
   const [url, setUrl] = useState("");
   const [pairs, setPairs] = useState<Pair[]>([]);
   const [nextKey, setNextKey] = useState(1);
+  const [waitText, setWaitText] = useState("");
   const [assistant, setAssistant] = useState(true);
   const [shown, setShown] = useState<Problems>({});
   const [busy, setBusy] = useState(false);
@@ -55,10 +73,11 @@ export function McpAddForm({ onAdded, onCancel }: { onAdded: (id: string) => voi
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const problems = check(id, stdio, line, url, pairs);
+    const problems = check(id, stdio, line, url, pairs, waitText);
     setShown(problems);
     if (Object.keys(problems).length > 0) return;
     const values = Object.fromEntries(pairs.map((p) => [p.name.trim(), p.value]));
+    const wait = timeoutOf(waitText);
     const request: McpServerRequest = {
       id: id.trim(),
       command: stdio ? (words[0] ?? null) : null,
@@ -66,6 +85,8 @@ export function McpAddForm({ onAdded, onCancel }: { onAdded: (id: string) => voi
       url: stdio ? null : url.trim(),
       env: stdio ? values : {},
       headers: stdio ? {} : values,
+      // Absent: the app's default.
+      ...("seconds" in wait && wait.seconds !== null ? { timeout_s: wait.seconds } : {}),
     };
     setBusy(true);
     setError(null);
@@ -218,6 +239,28 @@ export function McpAddForm({ onAdded, onCancel }: { onAdded: (id: string) => voi
           Add {stdio ? "a variable" : "a header"}
         </button>
       </fieldset>
+      <div className="mcp-form-field">
+        <label htmlFor={`${ids}-timeout`}>Call timeout</label>
+        <p className="field-help" id={`${ids}-timeout-help`}>
+          Seconds a call of its tools may wait for news before it is stopped; a progress report starts the wait again.
+          Empty: 60.
+        </p>
+        <div className="mcp-timeout">
+          <input
+            id={`${ids}-timeout`}
+            className="input"
+            inputMode="decimal"
+            value={waitText}
+            autoComplete="off"
+            placeholder="60"
+            aria-invalid={shown.timeout !== undefined}
+            aria-describedby={shown.timeout !== undefined ? `${ids}-timeout-error` : `${ids}-timeout-help`}
+            onChange={(e) => setWaitText(e.target.value)}
+          />
+          <span className="muted small">seconds</span>
+        </div>
+        {fieldError("timeout")}
+      </div>
       <label className="mcp-check">
         <input type="checkbox" checked={assistant} onChange={(e) => setAssistant(e.target.checked)} /> Use in Assistant
         <span className="muted small"> (its tools join the Assistant agent’s)</span>

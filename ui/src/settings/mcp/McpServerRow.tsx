@@ -100,6 +100,7 @@ export function McpServerRow({
             {s.toolsets.length > 0 && ` · declared by toolset ${s.toolsets.join(", ")}`}
             {s.toolsets.length > 0 && s.user_declared && " and by you"}
             {s.enabled && !s.active && " · off while its toolset is disabled"}
+            {s.timeout_s !== undefined && ` · calls wait up to ${s.timeout_s} s for news`}
           </div>
         </div>
         <div className="row-actions">
