@@ -5,7 +5,7 @@ export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in
 
 export type IpcError = { kind: ErrorCode, message: string, };
 
-export type ErrorCode = "io" | "database" | "migration" | "no_data_dir" | "chat_not_found" | "ambiguous_id" | "message_not_found" | "manifest_not_found" | "file_not_found" | "invalid_path" | "missing_blob" | "corrupt_blob" | "corrupt_tree" | "invalid_data" | "invalid_bundle" | "invalid_manifest" | "toolset_not_found" | "agent_not_found" | "mcp_server_not_found" | "mcp" | "routing_conflict" | "tool_not_found" | "tool_call_not_found" | "already_installed" | "toolset_busy" | "conflict" | "invalid_setting" | "cancelled" | "python_unavailable" | "requirements_failed" | "internal" | "injected" | "secrets_unavailable" | "secret_not_set" | "config_invalid" | "config_missing" | "provider";
+export type ErrorCode = "io" | "database" | "disk_full" | "migration" | "no_data_dir" | "chat_not_found" | "ambiguous_id" | "message_not_found" | "manifest_not_found" | "file_not_found" | "invalid_path" | "missing_blob" | "corrupt_blob" | "corrupt_tree" | "invalid_data" | "invalid_bundle" | "invalid_manifest" | "toolset_not_found" | "agent_not_found" | "mcp_server_not_found" | "mcp" | "routing_conflict" | "tool_not_found" | "tool_call_not_found" | "already_installed" | "toolset_busy" | "conflict" | "invalid_setting" | "cancelled" | "python_unavailable" | "requirements_failed" | "internal" | "injected" | "secrets_unavailable" | "secret_not_set" | "config_invalid" | "config_missing" | "provider";
 
 export type ImportProgress = { bytes_done: number, bytes_total: number, files_done: number, files_total: number, 
 /**

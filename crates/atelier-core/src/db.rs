@@ -26,6 +26,9 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Opens (creating if needed) the database at `path` and brings its schema
 /// up to date.
 pub async fn open(path: &Path) -> Result<SqlitePool> {
+    if let Some(dir) = path.parent() {
+        crate::error::note_opened(dir);
+    }
     let options = SqliteConnectOptions::new()
         .filename(path)
         .create_if_missing(true)
@@ -58,8 +61,34 @@ async fn migrate(pool: &SqlitePool, db_path: &Path) -> Result<()> {
     let _lock = tokio::task::spawn_blocking(move || FileLock::acquire(&lock_path))
         .await
         .map_err(|e| Error::Internal(format!("the migration lock task failed: {e}")))??;
+    refuse_newer(pool, db_path).await?;
     MIGRATOR.run(pool).await?;
     Ok(())
+}
+
+/// Refuses a database a later version migrated: sqlx would only say that
+/// "migration N was previously applied but is missing", which tells a
+/// person neither what happened nor what to do.
+async fn refuse_newer(pool: &SqlitePool, db_path: &Path) -> Result<()> {
+    let known = MIGRATOR.iter().map(|m| m.version).max().unwrap_or(0);
+    let has_table: Option<String> =
+        sqlx::query_scalar("SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'")
+            .fetch_optional(pool)
+            .await?;
+    if has_table.is_none() {
+        return Ok(());
+    }
+    let schema: Option<i64> = sqlx::query_scalar("SELECT max(version) FROM _sqlx_migrations WHERE success")
+        .fetch_one(pool)
+        .await?;
+    match schema {
+        Some(schema) if schema > known => Err(Error::SchemaTooNew {
+            dir: db_path.parent().unwrap_or(db_path).to_owned(),
+            schema,
+            known,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Starts a write transaction that holds the write lock from its first

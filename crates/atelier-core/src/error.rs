@@ -23,11 +23,27 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// Any database failure but a full disk ([`Error::DiskFull`]): made by
+    /// `From<sqlx::Error>`, which tells them apart.
     #[error("database error: {0}")]
-    Db(#[from] sqlx::Error),
+    Db(#[source] sqlx::Error),
+
+    /// The disk refused a write (SQLite's SQLITE_FULL, an OS's ENOSPC):
+    /// `dir` is the data dir (or, for a file outside it, that file), so a
+    /// person knows which disk to free.
+    #[error("the disk holding {} is full: free space and retry", dir.display())]
+    DiskFull { dir: PathBuf },
 
     #[error("could not migrate the database: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+
+    /// The database was migrated by a later version than this binary: its
+    /// migrations would be refused as "previously applied but missing".
+    #[error(
+        "{}: this data dir was used by a newer Atelier (schema {schema}; this one knows up to {known}): use that version, or another data dir",
+        dir.display()
+    )]
+    SchemaTooNew { dir: PathBuf, schema: i64, known: i64 },
 
     #[error("no data directory: set --data-dir or ATELIER_DATA_DIR (the OS reports no user data folder)")]
     NoDataDir,
@@ -217,7 +233,15 @@ impl Error {
     /// Wraps an I/O error with the operation and the path it concerned.
     pub fn io(op: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Error {
         let path = path.into();
-        move |source| Error::Io { op, path, source }
+        move |source| {
+            if source.kind() == std::io::ErrorKind::StorageFull {
+                // A file inside the data dir names the data dir (the place a
+                // person frees); one outside it, itself.
+                let dir = opened_data_dir().filter(|d| path.starts_with(d)).unwrap_or(path);
+                return Error::DiskFull { dir };
+            }
+            Error::Io { op, path, source }
+        }
     }
 
     /// A stable, machine-readable name for the error's kind: the `kind` of
@@ -231,7 +255,8 @@ impl Error {
         match self {
             Error::Io { .. } => ErrorCode::Io,
             Error::Db(_) => ErrorCode::Database,
-            Error::Migrate(_) => ErrorCode::Migration,
+            Error::DiskFull { .. } => ErrorCode::DiskFull,
+            Error::Migrate(_) | Error::SchemaTooNew { .. } => ErrorCode::Migration,
             Error::NoDataDir => ErrorCode::NoDataDir,
             Error::ChatNotFound(_) => ErrorCode::ChatNotFound,
             Error::AmbiguousId { .. } => ErrorCode::AmbiguousId,
@@ -286,6 +311,56 @@ impl Error {
     }
 }
 
+/// Whether SQLite (or the file system under it) refused a write because
+/// the disk is full: SQLITE_FULL (13, whatever its extended bits) or ENOSPC.
+fn is_disk_full(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Database(db) => db
+            .code()
+            .and_then(|c| c.parse::<i32>().ok())
+            .is_some_and(|c| c & 0xff == 13),
+        sqlx::Error::Io(io) => io.kind() == std::io::ErrorKind::StorageFull,
+        _ => false,
+    }
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(e: sqlx::Error) -> Self {
+        if is_disk_full(&e) {
+            return Error::DiskFull {
+                dir: opened_data_dir().unwrap_or_else(|| PathBuf::from("the data dir")),
+            };
+        }
+        Error::Db(e)
+    }
+}
+
+/// The data dirs whose database this process opened ([`note_opened`]).
+static OPENED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Notes that this process opened the database of `dir`: a full disk is
+/// then said as the disk holding it. A database error does not say which
+/// file it came from, and an app or CLI opens one data dir.
+pub(crate) fn note_opened(dir: &std::path::Path) {
+    let mut opened = OPENED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !opened.iter().any(|d| d == dir) {
+        opened.push(dir.to_owned());
+    }
+}
+
+/// The one data dir this process opened; none when it opened several (a
+/// test process), as which one is full cannot be told.
+fn opened_data_dir() -> Option<PathBuf> {
+    match OPENED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .as_slice()
+    {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
 /// The stable, machine-readable part of an [`Error`]: the `kind` of the
 /// desktop app's `{kind, message}` errors, a string union in TypeScript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, ts_rs::TS)]
@@ -293,6 +368,7 @@ impl Error {
 pub enum ErrorCode {
     Io,
     Database,
+    DiskFull,
     Migration,
     NoDataDir,
     ChatNotFound,
@@ -333,6 +409,7 @@ pub enum ErrorCode {
 text_enum!(ErrorCode {
     Io = "io",
     Database = "database",
+    DiskFull = "disk_full",
     Migration = "migration",
     NoDataDir = "no_data_dir",
     ChatNotFound = "chat_not_found",
@@ -373,6 +450,49 @@ text_enum!(ErrorCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// SQLite refusing a write for want of room (a real database whose
+    /// page limit is reached returns SQLITE_FULL) is the disk-full error,
+    /// with its advice, as is an OS's ENOSPC on a file.
+    #[tokio::test]
+    async fn a_full_disk_is_said_as_one_error_naming_where_and_what_to_do() {
+        use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+        let dir = tempfile::tempdir().expect("tmp");
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(
+                SqliteConnectOptions::new()
+                    .filename(dir.path().join("full.db"))
+                    .create_if_missing(true),
+            )
+            .await
+            .expect("open");
+        sqlx::query("CREATE TABLE t (b BLOB)")
+            .execute(&pool)
+            .await
+            .expect("table");
+        sqlx::query("PRAGMA max_page_count = 8")
+            .execute(&pool)
+            .await
+            .expect("limit");
+        let refused = sqlx::query("INSERT INTO t VALUES (zeroblob(1000000))")
+            .execute(&pool)
+            .await
+            .expect_err("no room");
+        let e = Error::from(refused);
+        assert_eq!(e.kind(), "disk_full", "{e}");
+        assert!(e.to_string().ends_with("is full: free space and retry"), "{e}");
+
+        let file = dir.path().join("out.zip");
+        let e = Error::io("write", &file)(std::io::Error::from_raw_os_error(28));
+        assert_eq!(e.kind(), "disk_full");
+        assert_eq!(
+            e.to_string(),
+            format!("the disk holding {} is full: free space and retry", file.display())
+        );
+        let other = Error::io("write", &file)(std::io::Error::from_raw_os_error(13));
+        assert_eq!(other.kind(), "io");
+    }
 
     #[test]
     fn every_code_is_spelled_the_same_by_serde_and_as_str() {

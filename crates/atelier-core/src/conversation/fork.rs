@@ -11,16 +11,27 @@
 //! sub-agent threads its `spawn_agents` calls started come along (their
 //! messages, calls and states, and the threads those started), and a
 //! spawn's result names the fork's copies.
+//!
+//! A fork is all or nothing: its chat row is written in the transaction
+//! that copies its rows, and its folder is made as `chats/.trash-<id>` and
+//! moved into place after the commit. A crash before the commit leaves a
+//! trash folder without a chat, which the next start removes; one after it,
+//! a chat whose folder is in the trash, which the next start puts back
+//! (`chats::recover_deleted`) — never an empty "… (fork)" chat.
 
 use std::collections::{HashMap, HashSet};
 
 use sqlx::SqliteConnection;
 
 use super::Conversation;
+use crate::messages::set_active;
 use crate::model::{Chat, ContentPart, Role};
 use crate::store::tree::{self, EntryKind};
 use crate::store::{BlobStore, Hash};
 use crate::{Error, Result, blocking, db, ids};
+
+/// In a fork, after its rows are copied and before they are committed.
+pub(crate) const FORK_BEFORE_COMMIT: &str = "fork-before-commit";
 
 fn json_ids<'a>(ids: impl IntoIterator<Item = &'a String>) -> Result<String> {
     serde_json::to_string(&ids.into_iter().collect::<Vec<_>>()).map_err(|e| Error::Internal(e.to_string()))
@@ -68,6 +79,13 @@ async fn copy_rows(
     Ok(())
 }
 
+/// The chat a fork makes: its id, title and the folder it is staged in.
+struct Fork {
+    id: String,
+    title: String,
+    staged: std::path::PathBuf,
+}
+
 impl Conversation<'_> {
     /// Forks `chat_id` at `message_id` into a new chat (see the module
     /// docs), titled `title` or "<source> (fork)", with the source's agent,
@@ -86,31 +104,45 @@ impl Conversation<'_> {
         }
         let path = self.path_to(&source.id, &at.id).await?;
         let title = title
-            .map(str::to_owned)
-            .unwrap_or_else(|| format!("{} (fork)", source.title));
-        let fork = self.app.chats().create(Some(&title)).await?;
-        match self.fill(&source, &fork, &path).await {
-            Ok(leaf) => {
-                self.app.workspace().checkout(&fork.id, &leaf).await?;
-                self.app.chats().get(&fork.id).await
-            }
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map_or_else(|| format!("{} (fork)", source.title), str::to_owned);
+        let id = ids::new_id();
+        let fork = Fork {
+            staged: self.app.data_dir().chats_dir().join(format!(".trash-{id}")),
+            id,
+            title,
+        };
+        let leaf = match self.fill(&source, &fork, &path).await {
+            Ok(leaf) => leaf,
             Err(e) => {
-                // Nothing half-made stays behind.
-                let _ = self.app.chats().delete(&fork.id).await;
-                Err(e)
+                // Nothing half-made stays behind: no row was committed.
+                let staged = fork.staged.clone();
+                let _ = blocking(move || Ok(std::fs::remove_dir_all(&staged))).await;
+                return Err(e);
             }
+        };
+        let dir = self.app.data_dir().chat_dir(&fork.id);
+        if let Err(e) = tokio::fs::rename(&fork.staged, &dir).await {
+            let _ = self.app.chats().delete(&fork.id).await;
+            return Err(Error::io("create", &dir)(e));
         }
+        tracing::info!(chat = %fork.id, source = %source.id, "forked a chat");
+        self.app.workspace().checkout(&fork.id, &leaf).await?;
+        self.app.chats().get(&fork.id).await
     }
 
-    /// Copies the path into `fork`; the new id of its last message.
-    async fn fill(&self, source: &Chat, fork: &Chat, path: &[crate::model::Message]) -> Result<String> {
+    /// Writes the fork's chat with the path copied into it, its folder in
+    /// `fork.staged`; the new id of its last message.
+    async fn fill(&self, source: &Chat, fork: &Fork, path: &[crate::model::Message]) -> Result<String> {
         let db = self.app.db();
         let (root, rest) = path
             .split_first()
             .ok_or_else(|| Error::Internal("an empty path".into()))?;
         // The rows the path names.
         let mut call_ids: Vec<String> = super::branch::call_ids(rest).into_iter().cloned().collect();
-        let mut named: Vec<String> = rest.iter().map(|m| m.manifest_id.clone()).collect();
+        // The root's empty state too: a fork at the root names no other.
+        let mut named: Vec<String> = path.iter().map(|m| m.manifest_id.clone()).collect();
         // The threads its spawns started, and theirs in turn: their
         // messages and calls come too.
         let (mut thread_ids, mut thread_messages) = (Vec::<String>::new(), Vec::<(String, String)>::new());
@@ -168,12 +200,18 @@ impl Conversation<'_> {
             .reachable(&source.id, manifests.iter().map(|(_, _, r)| r.as_str()))
             .await?;
 
-        // Blobs first (as a snapshot writes them before its manifest).
+        // Blobs first (as a snapshot writes them before its manifest), in
+        // the staged folder with the empty workspace.
         let (from, to) = (
             BlobStore::new(self.app.data_dir().blobs_dir(&source.id)),
-            BlobStore::new(self.app.data_dir().blobs_dir(&fork.id)),
+            BlobStore::new(fork.staged.join("blobs")),
         );
-        blocking(move || link_blobs(&from, &to, &blobs)).await?;
+        let workspace = fork.staged.join("workspace");
+        blocking(move || {
+            std::fs::create_dir_all(&workspace).map_err(Error::io("create", &workspace))?;
+            link_blobs(&from, &to, &blobs)
+        })
+        .await?;
 
         let mut tx = db::begin_write(db).await?;
         // Threads name their spawn's call, which names a message, and a
@@ -184,11 +222,21 @@ impl Conversation<'_> {
             .execute(&mut *tx)
             .await?;
         sqlx::query("DELETE FROM fork_map").execute(&mut *tx).await?;
+        // The chat, with the source's agent, provider, model and settings.
+        let now = ids::now();
+        sqlx::query(
+            "INSERT INTO chats (id, title, created_at, updated_at, agent_id, provider_id, model, model_settings) \
+             SELECT ?, ?, ?, ?, agent_id, provider_id, model, model_settings FROM chats WHERE id = ?",
+        )
+        .bind(&fork.id)
+        .bind(&fork.title)
+        .bind(&now)
+        .bind(&now)
+        .bind(&source.id)
+        .execute(&mut *tx)
+        .await?;
         let mut map: HashMap<String, String> = HashMap::new();
-        // The source's root and its empty workspace are the fork's own.
-        map.insert(root.id.clone(), fork.root_message_id.clone());
-        map.insert(root.manifest_id.clone(), fork.active_manifest_id.clone());
-        for id in rest
+        for id in path
             .iter()
             .map(|m| &m.id)
             .chain(&call_ids)
@@ -214,11 +262,7 @@ impl Conversation<'_> {
         .bind(&fork.id)
         .execute(&mut *tx)
         .await?;
-        let copied: Vec<&String> = manifests
-            .iter()
-            .map(|(id, _, _)| id)
-            .filter(|id| **id != root.manifest_id)
-            .collect();
+        let copied: Vec<&String> = manifests.iter().map(|(id, _, _)| id).collect();
         copy_rows(
             &mut tx,
             "workspace_manifests",
@@ -252,7 +296,7 @@ impl Conversation<'_> {
             &source.id,
             &fork.id,
             &json_ids(
-                rest.iter()
+                path.iter()
                     .map(|m| &m.id)
                     .chain(thread_messages.iter().map(|(id, _)| id)),
             )?,
@@ -323,18 +367,10 @@ impl Conversation<'_> {
                 .execute(&mut *tx)
                 .await?;
         }
-        sqlx::query(
-            "UPDATE chats SET agent_id = ?, provider_id = ?, model = ?, model_settings = ?, updated_at = ? WHERE id = ?",
-        )
-        .bind(&source.agent_id)
-        .bind(&source.provider_id)
-        .bind(&source.model)
-        .bind(serde_json::to_string(&source.model_settings).map_err(|e| Error::Internal(e.to_string()))?)
-        .bind(ids::now())
-        .bind(&fork.id)
-        .execute(&mut *tx)
-        .await?;
+        // At its root, as a new chat is: the checkout moves it to the leaf.
+        set_active(&mut tx, &fork.id, &map[&root.id], &map[&root.manifest_id]).await?;
         sqlx::query("DELETE FROM fork_map").execute(&mut *tx).await?;
+        crate::store::failpoint::hit(FORK_BEFORE_COMMIT)?;
         tx.commit().await?;
         let last = path.last().map_or(&root.id, |m| &m.id);
         Ok(map[last].clone())

@@ -137,10 +137,13 @@ impl Atelier {
         Ok(())
     }
 
-    /// Ends a recorded call that we (not the tool) could not complete.
+    /// Ends a recorded call that we (not the tool) could not complete. When
+    /// that write fails too (the disk is full), the call is ended later, once
+    /// writes go through ([`super::recover::retry_later`]), and the caller
+    /// still reports `e`, the failure the person must know.
     pub(super) async fn end_failed(&self, call_id: &str, e: &Error) -> Result<()> {
         self.running_calls().remove(call_id);
-        sqlx::query(
+        let written = sqlx::query(
             "UPDATE tool_calls SET status = 'error', error_kind = 'internal', error = ?, finished_at = ? \
              WHERE id = ? AND status IN ('awaiting_approval', 'running')",
         )
@@ -148,7 +151,11 @@ impl Atelier {
         .bind(ids::now())
         .bind(call_id)
         .execute(self.db())
-        .await?;
+        .await;
+        if let Err(write) = written {
+            tracing::warn!(call = %call_id, error = %Error::from(write), "could not record a failed call's end");
+            super::recover::retry_later(self, call_id, format!("Atelier could not record how it ended: {e}"));
+        }
         Ok(())
     }
 }

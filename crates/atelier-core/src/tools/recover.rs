@@ -1,13 +1,25 @@
-//! Start-up recovery: calls that a crash or kill left `pending`,
-//! `awaiting_approval` or `running` are marked `interrupted`, and what they
-//! left in the workspace is recorded (a call that died waiting for a
-//! confirmation never ran, so it left nothing).
+//! Recovery of calls whose runner is gone: at start-up, calls that a crash
+//! or kill left `pending`, `awaiting_approval` or `running`; in a live
+//! app, a call whose end could not be written (a full disk), once writes
+//! go through again. Each becomes `interrupted` with its `tool` node, which
+//! holds what it left in the workspace — the call's own changes, not a
+//! person's edit (a call that died waiting for a confirmation never ran,
+//! so it left nothing and gets no node).
+
+use std::time::Duration;
 
 use sqlx::Row;
 
 use super::approval::waiting_lock_path;
+use super::plan;
+use super::status::{CallStatus, ErrorKind};
+use crate::messages::{NewMessage, insert_message, set_active};
+use crate::model::{ContentPart, ManifestSource, Role};
 use crate::store::Observer;
-use crate::{Atelier, Result, blocking, ids};
+use crate::{Atelier, Result, blocking, db, ids};
+
+/// Why a call found unfinished at start-up did not finish.
+const STOPPED: &str = "Atelier stopped while it ran";
 
 /// Marks calls that a crash or kill left unfinished as `interrupted` and
 /// records what they left in the workspace. A call is only taken as dead
@@ -27,7 +39,7 @@ pub(crate) async fn recover_interrupted(app: &Atelier) -> Result<usize> {
         let done = if status == "awaiting_approval" {
             recover_waiting(app, &id, &chat_id).await
         } else {
-            recover_one(app, &id, &chat_id).await
+            recover_one(app, &id, &chat_id, STOPPED).await
         };
         match done {
             Ok(true) => recovered += 1,
@@ -38,6 +50,39 @@ pub(crate) async fn recover_interrupted(app: &Atelier) -> Result<usize> {
         }
     }
     Ok(recovered)
+}
+
+/// Ends `call_id`, whose end could not be written (`why`), once a write
+/// goes through: tried again, less and less often, until its runner's lock
+/// is free and the database takes the write — else a live app would show it
+/// running until a restart. Stops when the call is finished some other way,
+/// or the app is gone.
+pub(super) fn retry_later(app: &Atelier, call_id: &str, why: String) {
+    let (weak, id) = (app.downgrade(), call_id.to_owned());
+    tokio::spawn(async move {
+        let mut wait = Duration::from_millis(500);
+        loop {
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(Duration::from_secs(30));
+            let Some(app) = weak.upgrade() else { return };
+            let row: std::result::Result<Option<(String, String)>, _> =
+                sqlx::query_as("SELECT chat_id, status FROM tool_calls WHERE id = ?")
+                    .bind(&id)
+                    .fetch_optional(app.db())
+                    .await;
+            let chat_id = match row {
+                Ok(Some((chat_id, status))) if matches!(status.as_str(), "pending" | "running") => chat_id,
+                Ok(_) => return,
+                Err(_) => continue,
+            };
+            match recover_one(&app, &id, &chat_id, &why).await {
+                Ok(true) => return,
+                Ok(false) => {}
+                Err(e) if e.is_not_found() => return,
+                Err(e) => tracing::debug!(call = %id, error = %e, "a call's end is still not written"),
+            }
+        }
+    });
 }
 
 /// Ends a call that died waiting for a confirmation, if its waiting lock
@@ -77,7 +122,7 @@ async fn recover_waiting(app: &Atelier, id: &str, chat_id: &str) -> Result<bool>
 }
 
 /// Recovers one call if its runner is gone; whether it did.
-async fn recover_one(app: &Atelier, id: &str, chat_id: &str) -> Result<bool> {
+async fn recover_one(app: &Atelier, id: &str, chat_id: &str, why: &str) -> Result<bool> {
     // A call the chat engine runs itself (sub-agents) holds its own lock,
     // not the chat's, while it works.
     let own = waiting_lock_path(app, chat_id, id);
@@ -86,33 +131,188 @@ async fn recover_one(app: &Atelier, id: &str, chat_id: &str) -> Result<bool> {
         crate::lock::Probe::Gone => None,
         crate::lock::Probe::Taken(lock) => Some(lock),
     };
-    {
+    let ended = {
         let lock_path = app.data_dir().chat_dir(chat_id).join("lock");
         let Some(_lock) = blocking(move || crate::lock::FileLock::try_acquire(&lock_path)).await? else {
             return Ok(false);
         };
-        let chat = app.chats().get(chat_id).await?;
-        let (current, _) = app.capture_pending(&chat, &Observer::default()).await?;
-        let ended = sqlx::query(
-            "UPDATE tool_calls SET status = 'interrupted', error_kind = 'interrupted', \
-             error = 'the app stopped while this call ran; what it changed in the workspace was recorded', \
-             finished_at = ?, post_manifest_id = ? WHERE id = ? AND status IN ('pending', 'awaiting_approval', 'running')",
-        )
-        .bind(ids::now())
-        .bind(&current.manifest_id)
-        .bind(id)
-        .execute(app.db())
-        .await?
-        .rows_affected()
-            > 0;
-        if ended {
-            tracing::warn!(call = %id, chat = %chat_id, "marked an unfinished tool call interrupted");
-        }
-    }
+        end_with_node(app, id, chat_id, why).await?
+    };
     // The dead call's own lock file goes while still held.
     if let Some(lock) = own {
         let _ = std::fs::remove_file(lock.path());
         drop(lock);
     }
+    Ok(ended)
+}
+
+/// Ends the dead call `id` as `interrupted` with its `tool` node, under
+/// the chat's place (where the call began: it held the chat lock from its
+/// start, so nothing moved the chat meanwhile). The node's state is the
+/// folder as the call left it, recorded as the call's own (source
+/// `tool_run`); its error tells the model the call was cut off and what it
+/// changed. The caller holds the chat lock. Whether the call was still
+/// unfinished.
+async fn end_with_node(app: &Atelier, id: &str, chat_id: &str, why: &str) -> Result<bool> {
+    let chat = app.chats().get(chat_id).await?;
+    let (leaf, pre) = (&chat.active_leaf_message_id, &chat.active_manifest_id);
+    let scanned = app.scan_against(chat_id, leaf, pre, &Observer::default()).await?;
+    let delta = app.scan_delta(&scanned).await?;
+    let changed: Vec<String> = delta.changes.iter().map(|(path, _)| path.clone()).collect();
+    let error = interrupted_words(why, &changed);
+    let message_id = ids::new_id();
+    let mut tx = db::begin_write(app.db()).await?;
+    let post = app
+        .record_scan(&mut tx, &scanned, &delta, ManifestSource::ToolRun, id)
+        .await?;
+    let details = plan::ErrorDetails {
+        changed,
+        ..Default::default()
+    };
+    let mut render_plan = plan::error_plan_with(ErrorKind::Interrupted.as_str(), &error, &details, Some(&post));
+    render_plan.warnings.extend(scanned.warnings.iter().cloned());
+    insert_message(
+        &mut tx,
+        NewMessage {
+            id: message_id.clone(),
+            chat_id,
+            parent_id: Some(leaf),
+            role: Role::Tool,
+            content: &[ContentPart::ToolCall {
+                tool_call_id: id.to_owned(),
+            }],
+            manifest_id: &post,
+            meta: None,
+            thread_id: None,
+        },
+    )
+    .await?;
+    let ended = sqlx::query(
+        "UPDATE tool_calls SET message_id = ?, status = ?, error_kind = ?, error = ?, render_plan = ?, \
+         finished_at = ?, pre_manifest_id = ?, post_manifest_id = ? \
+         WHERE id = ? AND status IN ('pending', 'awaiting_approval', 'running')",
+    )
+    .bind(&message_id)
+    .bind(CallStatus::Interrupted.as_str())
+    .bind(ErrorKind::Interrupted.as_str())
+    .bind(&error)
+    .bind(serde_json::to_string(&render_plan).map_err(|e| crate::Error::Internal(e.to_string()))?)
+    .bind(ids::now())
+    .bind(pre)
+    .bind(&post)
+    .bind(id)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected()
+        > 0;
+    if !ended {
+        // Finished meanwhile: the transaction (node, manifest) goes.
+        return Ok(false);
+    }
+    set_active(&mut tx, chat_id, &message_id, &post).await?;
+    tx.commit().await?;
+    let mut current = scanned.current;
+    current.manifest_id = post;
+    app.save_cache(&current);
+    tracing::warn!(call = %id, chat = %chat_id, "ended an unfinished tool call as interrupted, with its node");
     Ok(true)
+}
+
+/// What an interrupted call's result says (the model reads it as its
+/// result): that it was cut off and why, that it may have done part of its
+/// work, and the workspace files it changed, which are kept.
+fn interrupted_words(why: &str, changed: &[String]) -> String {
+    const LISTED: usize = 20;
+    let files = match changed {
+        [] => "no workspace file changed".to_owned(),
+        _ => {
+            let mut list = changed.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", ");
+            if changed.len() > LISTED {
+                list.push_str(&format!(" and {} more", changed.len() - LISTED));
+            }
+            format!("the workspace files it changed are kept: {list}")
+        }
+    };
+    format!("the call was interrupted ({why}); it may have changed files or done part of its work; {files}")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use crate::model::Role;
+    use crate::{Atelier, DataDir, Error};
+
+    /// Makes every connection of the app's pool refuse writes (`on`) or
+    /// take them again: SQLite itself refuses, as it does on a full disk.
+    async fn refuse_writes(app: &Atelier, on: bool) {
+        let mut held = Vec::new();
+        for _ in 0..4 {
+            let mut conn = app.db().acquire().await.expect("connection");
+            sqlx::query(if on {
+                "PRAGMA query_only = ON"
+            } else {
+                "PRAGMA query_only = OFF"
+            })
+            .execute(&mut *conn)
+            .await
+            .expect("pragma");
+            held.push(conn);
+        }
+    }
+
+    /// A live app whose failed call could not write its end (the disk was
+    /// full) ends it once writes go through again — with its node, saying
+    /// why — instead of showing it running until a restart.
+    #[tokio::test]
+    async fn a_call_whose_end_could_not_be_written_is_ended_once_writes_go_through() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let app = Atelier::open(DataDir::new(dir.path())).await.expect("open");
+        let chat = app.chats().create(Some("t")).await.expect("chat").id;
+        let call = crate::ids::new_id();
+        sqlx::query(
+            "INSERT INTO tool_calls (id, chat_id, tool_id, args, status, started_at) \
+             VALUES (?, ?, 'write_file', '{}', 'running', ?)",
+        )
+        .bind(&call)
+        .bind(&chat)
+        .bind(crate::ids::now())
+        .execute(app.db())
+        .await
+        .expect("a running call");
+        std::fs::write(app.workspace_dir(&chat).join("half.txt"), "written before").expect("write");
+        let full = Error::DiskFull {
+            dir: dir.path().to_owned(),
+        };
+        refuse_writes(&app, true).await;
+        let _ = app.end_failed(&call, &full).await;
+        let status: String = sqlx::query_scalar("SELECT status FROM tool_calls WHERE id = ?")
+            .bind(&call)
+            .fetch_one(app.db())
+            .await
+            .expect("status");
+        assert_eq!(status, "running", "the end could not be written");
+        refuse_writes(&app, false).await;
+
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let record = loop {
+            let record = app.tools().call(&call).await.expect("call");
+            if record.status.as_str() != "running" || Instant::now() > deadline {
+                break record;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        assert_eq!(record.status.as_str(), "interrupted", "{record:?}");
+        let error = record.error.unwrap_or_default();
+        assert!(
+            error.contains("Atelier could not record how it ended: the disk holding") && error.contains("half.txt"),
+            "{error}"
+        );
+        let node = app
+            .chats()
+            .message(&chat, record.message_id.as_deref().expect("its node"))
+            .await
+            .expect("node");
+        assert_eq!(node.role, Role::Tool);
+    }
 }

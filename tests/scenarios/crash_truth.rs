@@ -1,0 +1,236 @@
+//! After a crash the record tells the truth: a CLI killed while its tool
+//! runs leaves that call as its own `tool` node holding what the tool
+//! wrote (not a person's edit), and the model hears it was interrupted; a
+//! fork killed before its commit leaves no empty chat; an older binary on a
+//! data dir a newer one migrated says so.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use atelier_core::model::{ManifestSource, Role};
+use atelier_core::routing::exposure::{Exposure, wire_names};
+use atelier_llm::replay::{ReplayServer, Reply};
+use serde_json::json;
+
+use crate::Env;
+use crate::conversation::{answer, chunk, opts, send, setup};
+
+/// The CLI on `data`, with `env`, its output thrown away.
+fn spawn_cli(data: &Path, args: &[&str], env: &[(&str, &str)]) -> Child {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_atelier"));
+    cmd.arg("--data-dir")
+        .arg(data)
+        .args(args)
+        .env_remove("ATELIER_DATA_DIR")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(data.join("cli.err")).expect("stderr file"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.spawn().expect("spawn atelier")
+}
+
+/// Waits (at most `secs`) for `path` to exist; the test's loopback model
+/// server answers meanwhile.
+async fn appears(path: &Path, secs: u64) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !path.exists() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    path.exists()
+}
+
+fn sigkill(mut child: Child) {
+    child.kill().expect("SIGKILL the CLI");
+    child.wait().expect("reap");
+}
+
+#[tokio::test]
+async fn a_call_killed_mid_run_is_its_own_tool_node_and_the_model_hears_it_was_interrupted() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    let zip = crate::hostile_host::spin_toolset(t.path());
+    let wire = wire_names(["spin.spin"], Exposure::Openai).remove(0);
+    let server = ReplayServer::start(vec![
+        Reply::sse(&[
+            chunk(
+                json!({"tool_calls": [{"index": 0, "id": "call_spin", "type": "function",
+                    "function": {"name": wire, "arguments": "{}"}}]}),
+                None,
+            ),
+            chunk(json!({}), Some("tool_calls")),
+            "data: [DONE]".to_owned(),
+        ]),
+        answer("Noted."),
+    ])
+    .await
+    .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    app.toolsets().import(&zip, &Default::default()).await.expect("import");
+    app.agents().allow_toolset("writer", "spin").await.expect("allow");
+    drop(app);
+
+    // The CLI's run calls the tool, which writes count.txt until killed.
+    let cli = spawn_cli(
+        env.data(),
+        &["chat", "send", &chat, "spin", "--agent", "writer", "--yes"],
+        &[],
+    );
+    let count = env.data().join("chats").join(&chat).join("workspace/count.txt");
+    assert!(
+        appears(&count, 60).await,
+        "the tool never started: {}",
+        std::fs::read_to_string(env.data().join("cli.err")).unwrap_or_default()
+    );
+    sigkill(cli);
+
+    // The next start ends the call with its own node, under the model's
+    // turn — once the killed CLI's worker, which dies with it, let go of
+    // the chat lock (until then the call may be alive, and is left alone).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let app = loop {
+        let app = env.app().await;
+        let calls = app.tools().calls(&chat).await.expect("calls");
+        if calls.iter().all(|c| c.status.as_str() != "running") || Instant::now() > deadline {
+            break app;
+        }
+        drop(app);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let tree = app.chats().tree(&chat).await.expect("tree");
+    let roles: Vec<Role> = tree.iter().map(|n| n.message.role).collect();
+    assert!(
+        !roles.contains(&Role::Edit),
+        "the tool's writes are not the person's edit: {roles:?}"
+    );
+    let node = tree.last().expect("a node");
+    assert_eq!(node.message.role, Role::Tool, "{roles:?}");
+    assert_eq!(node.source, ManifestSource::ToolRun, "its state is the call's");
+    let chat_now = app.chats().get(&chat).await.expect("chat");
+    assert_eq!(
+        chat_now.active_leaf_message_id, node.message.id,
+        "the chat is at the call"
+    );
+    let calls = app.tools().calls(&chat).await.expect("calls");
+    let call = calls.first().expect("the call");
+    assert_eq!(call.status.as_str(), "interrupted");
+    assert_eq!(call.message_id.as_deref(), Some(node.message.id.as_str()));
+    let files = app
+        .workspace()
+        .list_files(&chat, Some(&node.message.id))
+        .await
+        .expect("files at the node");
+    assert!(
+        files.iter().any(|f| f.path == "count.txt"),
+        "what it wrote is its state"
+    );
+
+    // The model is told the call was cut off, not cancelled by the person,
+    // and no edit of the person's is made up.
+    let next = send(&app, &chat, "hello again", opts()).await;
+    assert!(next.error.is_none(), "{:?}", next.error);
+    let body = server.requests()[1].json();
+    let messages = body["messages"].as_array().expect("messages");
+    let result = messages
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "call_spin")
+        .expect("the call's result");
+    let said = result["content"].as_str().unwrap_or_default();
+    assert!(
+        said.contains("interrupted (Atelier stopped while it ran)")
+            && said.contains("may have changed files")
+            && said.contains("count.txt"),
+        "{said}"
+    );
+    let all = body.to_string();
+    assert!(!all.contains("cancelled by the user"), "{all}");
+    assert!(!all.contains("The user edited"), "{all}");
+}
+
+/// The chat ids in the list, and the entries of `chats/` on disk.
+async fn chats_and_folders(env: &Env) -> (Vec<String>, Vec<String>) {
+    let app = env.app().await;
+    let mut ids: Vec<String> = app
+        .chats()
+        .list()
+        .await
+        .expect("list")
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
+    ids.sort();
+    let mut dirs: Vec<String> = std::fs::read_dir(env.data().join("chats"))
+        .expect("chats dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    (ids, dirs)
+}
+
+#[tokio::test]
+async fn a_fork_killed_before_its_commit_leaves_no_empty_chat() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.chats().create(Some("Source")).await.expect("chat").id;
+    crate::write(&app.workspace_dir(&chat), "a.txt", "one");
+    let at = crate::snap(&app, &chat).await.message_id.expect("an edit node");
+    drop(app);
+
+    let flag: PathBuf = env.data().join("paused");
+    let cli = spawn_cli(
+        env.data(),
+        &["chat", "fork", &chat, &at],
+        &[
+            ("ATELIER_FAILPOINT", "fork-before-commit:pause"),
+            ("ATELIER_FAILPOINT_FLAG", flag.to_str().expect("utf-8")),
+        ],
+    );
+    assert!(appears(&flag, 30).await, "the fork never reached its commit");
+    sigkill(cli);
+    let _ = std::fs::remove_file(&flag);
+
+    let (ids, dirs) = chats_and_folders(&env).await;
+    assert_eq!(ids, [chat.as_str()], "no half-made fork in the list");
+    assert_eq!(dirs, [chat.as_str()], "nor its folder on disk");
+    // And a fork that is not killed is whole.
+    let fork = env.json(&["chat", "fork", &chat, &at]);
+    let fork_id = fork["id"].as_str().expect("id");
+    assert_eq!(fork["title"], "Source (fork)");
+    assert_eq!(
+        std::fs::read_to_string(env.data().join("chats").join(fork_id).join("workspace/a.txt")).expect("file"),
+        "one"
+    );
+}
+
+#[tokio::test]
+async fn an_older_atelier_on_a_data_dir_a_newer_one_migrated_says_so() {
+    let env = Env::new();
+    let app = env.app().await;
+    let known: i64 = sqlx::query_scalar("SELECT max(version) FROM _sqlx_migrations")
+        .fetch_one(app.db())
+        .await
+        .expect("schema");
+    // What a newer version's migration leaves.
+    sqlx::query(
+        "INSERT INTO _sqlx_migrations (version, description, installed_on, success, checksum, execution_time) \
+         VALUES (?, 'from a newer version', CURRENT_TIMESTAMP, 1, x'00', 1)",
+    )
+    .bind(known + 3)
+    .execute(app.db())
+    .await
+    .expect("a newer migration");
+    drop(app);
+    let out = env.cli(&["chat", "list"]);
+    assert!(!out.status.success());
+    let said = crate::said(&out);
+    assert!(
+        said.contains(&format!(
+            "this data dir was used by a newer Atelier (schema {}; this one knows up to {known}): use that version, or another data dir",
+            known + 3
+        )) && said.contains(&env.data().display().to_string()),
+        "{said}"
+    );
+    assert!(!said.contains("previously applied"), "{said}");
+}
