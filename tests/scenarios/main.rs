@@ -71,6 +71,10 @@
 //!   settings, a tool and a server launch receiving them, nothing on disk.
 //! - [`server_secrets`]: `run-server` with the app's environment, secrets in
 //!   an HTTP server's URL kept out of errors, status, database and log.
+//! - [`crash_truth`]: after a crash the record tells the truth: a call
+//!   killed mid-run is its own `tool` node (not a person's edit) and the
+//!   model hears it was interrupted; a fork killed before its commit leaves
+//!   no empty chat; an older binary on a newer data dir says so.
 //! - [`conversation`]: the chat engine against a loopback model server: a
 //!   tool loop, branch isolation, pairing after a stop, hand runs, the step
 //!   limit, a stopped or failed stream kept.
@@ -132,6 +136,7 @@ mod chat_engine;
 mod cli;
 mod consent;
 mod conversation;
+mod crash_truth;
 mod edits;
 mod foreign_bundles;
 mod hostile_host;
