@@ -9,6 +9,9 @@
 //!   workspaces, manifest storage cost.
 //! - [`integrity`]: missing and corrupt blobs, a crash between durable blobs
 //!   and the manifest row, two processes on one chat.
+//! - [`half_done`]: work a crash cut half-way: a checkout killed while it
+//!   moved the folder finished (not taken for the person's edit), and what
+//!   a killed uninstall, export or upload left put right by the next start.
 //! - [`hostile_host`]: a CLI killed mid-call (its worker and tool go too),
 //!   files the person cannot read, a new data dir only its owner reads.
 //! - [`branching`]: branches with different files, checkout back and forth,
@@ -139,6 +142,7 @@ mod conversation;
 mod crash_truth;
 mod edits;
 mod foreign_bundles;
+mod half_done;
 mod hostile_host;
 mod import_refusals;
 mod integrity;

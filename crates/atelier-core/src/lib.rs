@@ -174,6 +174,8 @@ impl Atelier {
             }),
         };
         chats::recover_deleted(&app).await?;
+        // Folder moves a crash cut short, staging folders it left.
+        workspace::recover_moves(&app).await?;
         tools::recover::recover_interrupted(&app).await?;
         // Model turns that were streaming when the process died.
         conversation::recover_turns(&app).await?;

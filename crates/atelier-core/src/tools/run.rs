@@ -184,9 +184,10 @@ impl Atelier {
                 }
                 Some(p) => {
                     if p.manifest_id != current.manifest_id {
-                        let (root, files) = self.manifest_state(&chat.id, &p.manifest_id).await?;
-                        self.materialize(&mut current, root, files, &walks).await?;
-                        current.manifest_id = p.manifest_id.clone();
+                        // Marked while the folder moves; done once moved (the
+                        // call's own changes are the call's, not the move's).
+                        let moving = self.move_folder(&mut current, &p.id, &p.manifest_id, None, &walks);
+                        moving.await?.done();
                     }
                     p.id
                 }

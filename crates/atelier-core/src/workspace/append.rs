@@ -124,7 +124,7 @@ impl Workspace<'_> {
             .as_ref()
             .is_none_or(|p| p.manifest_id == chat.active_manifest_id);
         let id = id.unwrap_or_else(ids::new_id);
-        let parent = if stays && self.app.edit_watch().is_clean(&chat.id).await {
+        let (parent, moving) = if stays && self.app.edit_watch().is_clean(&chat.id).await {
             // The folder is at the parent's state and the watcher saw
             // nothing since the last recorded walk: no edits made outside
             // to record first, nothing to put back (the run flow's own
@@ -142,7 +142,7 @@ impl Workspace<'_> {
             {
                 return Ok(message);
             }
-            parent
+            (parent, None)
         } else {
             let (mut current, _) = self.app.capture_pending(&chat, &Observer::default()).await?;
             let parent = match explicit_parent {
@@ -150,17 +150,28 @@ impl Workspace<'_> {
                 None => self.app.chats().message(&chat.id, &current.leaf).await?,
             };
             if parent.manifest_id != current.manifest_id {
-                let (root, files) = self.app.manifest_state(&chat.id, &parent.manifest_id).await?;
-                self.app
-                    .materialize(&mut current, root, files, &Observer::default())
+                let moving = self
+                    .app
+                    .move_folder(
+                        &mut current,
+                        &parent.id,
+                        &parent.manifest_id,
+                        None,
+                        &Observer::default(),
+                    )
                     .await?;
+                (parent, Some(moving))
+            } else {
+                (parent, None)
             }
-            parent
         };
         let mut tx = db::begin_write(self.app.db()).await?;
         let message = insert_message(&mut tx, under(&parent, &id, &chat.id, role, &content, meta.as_ref())).await?;
         crate::messages::advance(&mut tx, &message).await?;
         tx.commit().await?;
+        if let Some(moving) = moving {
+            moving.done();
+        }
         Ok(message)
     }
 

@@ -16,11 +16,13 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::lock_chat;
+use super::moves::Upload;
+use super::staging::Staged;
 use crate::model::{ManifestSource, SnapshotOutcome};
 use crate::store::confine::{resolve as confined, write_file as write_confined, write_file_as as write_confined_as};
 use crate::store::{Observer, Progress};
 use crate::workspace::Workspace;
-use crate::{Atelier, Error, Result, blocking, ids};
+use crate::{Atelier, Error, Result, blocking};
 
 /// One change an editor saves.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -46,6 +48,7 @@ impl Atelier {
         chat_id: &str,
         at: Option<&str>,
         source: ManifestSource,
+        upload: Option<Upload>,
         observer: &Observer,
         apply: Apply,
     ) -> Result<SnapshotOutcome> {
@@ -57,12 +60,23 @@ impl Atelier {
         let _lock = lock_chat(self, &chat.id).await?;
         let chat = self.chats().get(&chat.id).await?; // fresh, under the lock
         let (mut current, _) = self.capture_pending(&chat, observer).await?;
-        if let Some(at) = &at {
-            if at.manifest_id != current.manifest_id {
-                let (root, files) = self.manifest_state(&chat.id, &at.manifest_id).await?;
-                self.materialize(&mut current, root, files, observer).await?;
-                current.manifest_id = at.manifest_id.clone();
+        // A move to `at` or an upload is marked while it runs: a crash
+        // half-way is finished later, not taken for the person's edit.
+        let moving = match (&at, upload) {
+            (Some(at), upload) if at.manifest_id != current.manifest_id || upload.is_some() => Some(
+                self.move_folder(&mut current, &at.id, &at.manifest_id, upload, observer)
+                    .await?,
+            ),
+            (None, Some(upload)) => {
+                let (leaf, manifest) = (current.leaf.clone(), current.manifest_id.clone());
+                Some(
+                    self.move_folder(&mut current, &leaf, &manifest, Some(upload), observer)
+                        .await?,
+                )
             }
+            _ => None,
+        };
+        if let Some(at) = &at {
             current.leaf = at.id.clone();
         }
         let ws = self.workspace_dir(&chat.id);
@@ -71,6 +85,9 @@ impl Atelier {
             .scan_against(&chat.id, &current.leaf, &current.manifest_id, observer)
             .await?;
         let (_, mut outcome) = self.record_node(scanned, source, true).await?;
+        if let Some(moving) = moving {
+            moving.done();
+        }
         outcome.warnings.splice(0..0, warnings);
         Ok(outcome)
     }
@@ -105,7 +122,7 @@ impl Workspace<'_> {
             Ok(Vec::new())
         });
         self.app
-            .change_workspace(chat_id, at, ManifestSource::Edit, &Observer::default(), apply)
+            .change_workspace(chat_id, at, ManifestSource::Edit, None, &Observer::default(), apply)
             .await
     }
 
@@ -138,7 +155,7 @@ impl Workspace<'_> {
             Err(e) => return Err(e),
         };
         self.app
-            .change_workspace(chat_id, None, ManifestSource::Edit, &Observer::default(), change)
+            .change_workspace(chat_id, None, ManifestSource::Edit, None, &Observer::default(), change)
             .await
     }
 
@@ -165,48 +182,49 @@ impl Workspace<'_> {
         } else {
             crate::store::path::normalize(dest)?
         };
-        let staging = self
-            .app
-            .data_dir()
-            .chat_dir(chat_id)
-            .join(format!("upload-{}", ids::new_id()));
+        let chat_dir = self.app.data_dir().chat_dir(chat_id);
+        let staged = blocking(move || Staged::begin(&chat_dir, "upload")).await?;
+        let staging = staged.path().to_path_buf();
         // Copy first, outside the lock and the workspace: a failure here
-        // changes nothing.
+        // changes nothing (the staging folder goes when `staged` drops).
         let (stage, srcs, obs) = (staging.clone(), sources.clone(), observer.clone());
-        let copied = blocking(move || stage_upload(&srcs, &stage, &obs)).await;
-        let warnings = match copied {
-            Ok(w) => w,
-            Err(e) => {
-                let _ = fs::remove_dir_all(&staging);
-                return Err(e);
-            }
+        let warnings = blocking(move || stage_upload(&srcs, &stage, &obs)).await?;
+        let upload = Upload {
+            staging: staged.name(),
+            dest: dest.clone(),
         };
-        let stage = staging.clone();
         let apply: Apply = Box::new(move |ws: &Path| {
-            let target = if dest.is_empty() {
-                ws.to_path_buf()
-            } else {
-                // Folders on the way are checked by `confined`; the last one too.
-                let (rel, abs) = confined(ws, &dest)?;
-                if fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink()) {
-                    return Err(Error::InvalidPath {
-                        path: rel,
-                        reason: "the target folder is a symlink",
-                    });
-                }
-                abs
-            };
-            fs::create_dir_all(&target).map_err(Error::io("create", &target))?;
-            move_merge(&stage, &target)?;
+            place_upload(&staging, ws, &dest)?;
             Ok(warnings)
         });
         let result = self
             .app
-            .change_workspace(chat_id, None, ManifestSource::UserUpload, observer, apply)
+            .change_workspace(chat_id, None, ManifestSource::UserUpload, Some(upload), observer, apply)
             .await;
-        let _ = fs::remove_dir_all(&staging);
+        drop(staged);
         result
     }
+}
+
+/// Moves an upload's staged files into the folder `dest` of the workspace
+/// `ws` (`""`: its root). Used by the upload and by the end of one a
+/// crash cut short.
+pub(super) fn place_upload(stage: &Path, ws: &Path, dest: &str) -> Result<()> {
+    let target = if dest.is_empty() {
+        ws.to_path_buf()
+    } else {
+        // Folders on the way are checked by `confined`; the last one too.
+        let (rel, abs) = confined(ws, dest)?;
+        if fs::symlink_metadata(&abs).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::InvalidPath {
+                path: rel,
+                reason: "the target folder is a symlink",
+            });
+        }
+        abs
+    };
+    fs::create_dir_all(&target).map_err(Error::io("create", &target))?;
+    move_merge(stage, &target)
 }
 
 /// Copies each source (a file or a folder) into `stage` under its own

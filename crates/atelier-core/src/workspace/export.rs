@@ -52,11 +52,16 @@ impl Workspace<'_> {
                 reason: "a backslash in a name is a folder to ZIP tools on Windows: rename the file, or export a folder instead of a ZIP",
             });
         }
-        let staging = if zip {
-            self.app
-                .data_dir()
-                .chat_dir(&manifest.chat_id)
-                .join(format!("export-{}", ids::new_id()))
+        // A ZIP's staging folder is the chat's, locked while it is filled
+        // (a crash's is removed at start-up and by `gc`).
+        let held = if zip {
+            let chat_dir = self.app.data_dir().chat_dir(&manifest.chat_id);
+            Some(blocking(move || super::staging::Staged::begin(&chat_dir, "export")).await?)
+        } else {
+            None
+        };
+        let staging = if let Some(held) = &held {
+            held.path().to_path_buf()
         } else {
             if dest.exists() && fs::read_dir(dest).map_err(Error::io("read", dest))?.next().is_some() {
                 return Err(Error::Conflict(format!(
@@ -116,6 +121,7 @@ impl Workspace<'_> {
                 })
             })();
             let _ = fs::remove_dir_all(&staging);
+            drop(held);
             result
         })
         .await

@@ -88,6 +88,10 @@ impl Workspace<'_> {
             if tokio::fs::remove_dir_all(&staging).await.is_ok() {
                 swept.temp_files_removed += 1;
             }
+            // So do exports and uploads (each folder its own lock: a live
+            // one is filled outside the chat lock, and stays).
+            let chat_dir = self.app.data_dir().chat_dir(&chat.id);
+            swept.temp_files_removed += blocking(move || super::staging::sweep(&chat_dir)).await?;
             if swept.blobs_removed > 0 {
                 // The stat cache trusts that the blobs it names exist; after
                 // a collection it is rebuilt (one re-hash) rather than trusted.

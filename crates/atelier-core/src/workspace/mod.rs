@@ -15,9 +15,12 @@ pub mod edits;
 pub mod export;
 mod fence;
 mod gc;
+mod moves;
+mod staging;
 pub(crate) mod watch;
 pub use gc::GcReport;
 pub(crate) mod manifests;
+pub(crate) use moves::recover_moves;
 
 use std::path::PathBuf;
 
@@ -196,8 +199,15 @@ impl Atelier {
     }
 
     /// Records pending edits as an `edit` node under the active leaf; the
-    /// caller holds the chat lock.
+    /// caller holds the chat lock. A move a crash cut short is finished
+    /// first ([`Atelier::settle_move`]): only what matches neither of its
+    /// ends is recorded (an upload's rest as the upload).
     pub(crate) async fn capture_pending(&self, chat: &Chat, observer: &Observer) -> Result<(Current, SnapshotOutcome)> {
+        let settled = self.settle_move(chat, observer).await?;
+        let (chat, source) = match &settled {
+            Some((chat, source)) => (chat, *source),
+            None => (chat, ManifestSource::Edit),
+        };
         let scanned = self
             .scan_against(
                 &chat.id,
@@ -206,7 +216,7 @@ impl Atelier {
                 observer,
             )
             .await?;
-        self.record_node(scanned, ManifestSource::Edit, false).await
+        self.record_node(scanned, source, false).await
     }
 
     /// Records a scan that changed as a node (role `edit`, a
@@ -375,13 +385,20 @@ impl Workspace<'_> {
         let _lock = lock_chat(self.app, &chat.id).await?;
         let chat = self.app.chats().get(&chat.id).await?; // fresh, under the lock
         let (mut current, _) = self.app.capture_pending(&chat, observer).await?;
-        if target.manifest_id != current.manifest_id {
-            let (root, files) = self.app.manifest_state(&chat.id, &target.manifest_id).await?;
-            self.app.materialize(&mut current, root, files, observer).await?;
-        }
+        let moving = if target.manifest_id != current.manifest_id {
+            let m = self
+                .app
+                .move_folder(&mut current, &target.id, &target.manifest_id, None, observer);
+            Some(m.await?)
+        } else {
+            None
+        };
         let mut tx = db::begin_write(self.app.db()).await?;
         set_active(&mut tx, &chat.id, &target.id, &target.manifest_id).await?;
         tx.commit().await?;
+        if let Some(moving) = moving {
+            moving.done();
+        }
         self.app.chats().get(&chat.id).await
     }
 
