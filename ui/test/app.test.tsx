@@ -49,7 +49,7 @@ describe("the app", () => {
     render(<App />);
     expect(await screen.findByText(/No chat yet\. Create one/)).toBeInTheDocument();
     await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
-    await userEvent.click(await screen.findByRole("button", { name: /Write File/ }));
+    await userEvent.click(await screen.findByRole("option", { name: /Write File/ }));
     await userEvent.type(screen.getByLabelText(/^path/), "hello.py");
     await userEvent.type(screen.getByLabelText(/^content/), "print('hi')");
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
@@ -99,7 +99,7 @@ describe("the app", () => {
     render(<App />);
     await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
     await screen.findAllByRole("article");
-    await userEvent.click(await screen.findByRole("button", { name: /Write File/ }));
+    await userEvent.click(await screen.findByRole("option", { name: /Write File/ }));
     await userEvent.click(screen.getByRole("button", { name: "Run" }));
     await waitFor(() => expect(screen.getAllByRole("article")).toHaveLength(3));
     await waitFor(() =>
@@ -167,10 +167,10 @@ describe("the app", () => {
     });
     render(<App />);
     await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
-    expect(await screen.findByRole("button", { name: /Write File/ })).toBeInTheDocument();
-    expect(screen.queryByRole("button", { name: /fx:echo/ })).toBeNull();
+    expect(await screen.findByRole("option", { name: /Write File/ })).toBeInTheDocument();
+    expect(screen.queryByRole("option", { name: /fx:echo/ })).toBeNull();
     listed = true;
     await act(() => emit("mcp-tools-listed", ["fx"]));
-    expect(await screen.findByRole("button", { name: /fx:echo/ })).toBeInTheDocument();
+    expect(await screen.findByRole("option", { name: /fx:echo/ })).toBeInTheDocument();
   });
 });

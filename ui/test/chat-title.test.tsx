@@ -56,7 +56,7 @@ function mockApp(chats: Chat[]) {
 
 async function runWriteFile(path: string) {
   await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
-  await userEvent.click(await screen.findByRole("button", { name: /Write File/ }));
+  await userEvent.click(await screen.findByRole("option", { name: /Write File/ }));
   await userEvent.type(screen.getByLabelText(/^path/), path);
   await userEvent.click(screen.getByRole("button", { name: "Run" }));
 }

@@ -136,7 +136,7 @@ describe("the conversation", () => {
     // cursor in its search; the box stays empty.
     expect(screen.queryByRole("button", { name: "Hide list" })).toBeNull();
     await userEvent.type(box, "/");
-    await waitFor(() => expect(screen.getByRole("searchbox", { name: "Search tools" })).toHaveFocus());
+    await waitFor(() => expect(screen.getByRole("combobox", { name: "Search tools" })).toHaveFocus());
     expect(box).toHaveValue("");
   });
 

@@ -82,7 +82,7 @@ describe("a panel that opens in place", () => {
     await openChat();
     const show = await screen.findByRole("button", { name: "☰ Tools" });
     await userEvent.click(show);
-    await waitFor(() => expect(screen.getByRole("searchbox", { name: "Search tools" })).toHaveFocus());
+    await waitFor(() => expect(screen.getByRole("combobox", { name: "Search tools" })).toHaveFocus());
     await userEvent.click(screen.getByRole("button", { name: "Hide list" }));
     await waitFor(() => expect(screen.getByRole("button", { name: "☰ Tools" })).toHaveFocus());
   });

@@ -61,29 +61,32 @@ describe("ToolPicker", () => {
   it("shows groups with renderer and confirmation indicators, and filters", async () => {
     const onSelect = vi.fn();
     render(<ToolPicker tools={tools} toolsets={toolsets} selectedId={null} onSelect={onSelect} />);
-    expect(screen.getAllByRole("heading", { level: 3 }).map((h) => h.textContent)).toEqual([
-      "Builtin 2",
+    // Grouped by toolset, each group with its count.
+    const groups = () => screen.getAllByRole("group").map((g) => g.getAttribute("aria-label"));
+    expect(groups()).toEqual(["Builtin", "App Builder", "CSV Report", "MCP · everything"]);
+    expect(screen.getByRole("group", { name: "App Builder" }).querySelector(".picker-group-title")).toHaveTextContent(
       "App Builder 2",
-      "CSV Report 1",
-      "MCP · everything 1",
-    ]);
-    const csvGroup = screen.getByRole("region", { name: "CSV Report" });
+    );
+    const csvGroup = screen.getByRole("group", { name: "CSV Report" });
     expect(within(csvGroup).getByText("html")).toBeInTheDocument();
-    const builtin = screen.getByRole("region", { name: "Builtin" });
-    const del = within(builtin).getByRole("button", { name: /Delete File/ });
+    const builtin = screen.getByRole("group", { name: "Builtin" });
+    const del = within(builtin).getByRole("option", { name: /Delete File/ });
     expect(within(del).getByText("asks first")).toBeInTheDocument();
-    const write = within(builtin).getByRole("button", { name: /Write File/ });
+    const write = within(builtin).getByRole("option", { name: /Write File/ });
     expect(within(write).queryByText("asks first")).toBeNull();
-    expect(within(screen.getByRole("region", { name: "MCP · everything" })).getByText("json")).toBeInTheDocument();
+    expect(within(screen.getByRole("group", { name: "MCP · everything" })).getByText("json")).toBeInTheDocument();
 
-    await userEvent.type(screen.getByRole("searchbox", { name: "Search tools" }), "summarize");
-    expect(screen.getAllByRole("heading", { level: 3 }).map((h) => h.textContent)).toEqual(["CSV Report 1"]);
-    await userEvent.click(screen.getByRole("button", { name: /Summarize CSV/ }));
+    await userEvent.type(screen.getByRole("combobox", { name: "Search tools" }), "summarize");
+    expect(groups()).toEqual(["CSV Report"]);
+    await userEvent.click(screen.getByRole("option", { name: /Summarize CSV/ }));
     expect(onSelect).toHaveBeenCalledWith(tools[2]);
 
-    await userEvent.clear(screen.getByRole("searchbox"));
-    await userEvent.type(screen.getByRole("searchbox"), "zzz");
+    await userEvent.clear(screen.getByRole("combobox"));
+    await userEvent.type(screen.getByRole("combobox"), "zzz");
     expect(screen.getByText("Nothing matches “zzz”")).toBeInTheDocument();
+    // No list to point at: the combobox says it is collapsed.
+    expect(screen.getByRole("combobox")).toHaveAttribute("aria-expanded", "false");
+    expect(screen.queryByRole("listbox")).toBeNull();
   });
 
   it("says how to get tools when there are none", () => {

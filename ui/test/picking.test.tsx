@@ -31,6 +31,8 @@ const tools = [
   tool({ tool_id: LONG_ID, name: "Normalize and deduplicate customer records of every region", description: "" }),
 ];
 
+const item = (name: RegExp) => screen.getByRole("option", { name });
+
 let scrolled: Element[] = [];
 beforeEach(() => {
   scrolled = [];
@@ -47,13 +49,20 @@ describe("the tool search, like a command palette", () => {
   it("highlights the first result as one types; ↓/↑ move the highlight; Enter picks it", async () => {
     const onSelect = vi.fn();
     render(<ToolPicker tools={tools} toolsets={[]} selectedId={null} onSelect={onSelect} />);
-    const search = screen.getByRole("searchbox", { name: "Search tools" });
-    const item = (name: RegExp) => screen.getByRole("button", { name });
+    const search = screen.getByRole("combobox", { name: "Search tools" });
     await userEvent.type(search, "file");
     expect(search).toHaveAttribute("aria-activedescendant", item(/Delete File/).id);
     await userEvent.keyboard("{ArrowDown}");
     expect(search).toHaveAttribute("aria-activedescendant", item(/Write File/).id);
     expect(item(/Write File/)).toHaveClass("picker-item-highlight");
+    // Said by a screen reader: the highlighted tool is the selected option
+    // of the list the search controls, and the search keeps the focus.
+    const list = screen.getByRole("listbox", { name: "Tools" });
+    expect(search).toHaveAttribute("aria-expanded", "true");
+    expect(search).toHaveAttribute("aria-controls", list.id);
+    expect(list).toContainElement(item(/Write File/));
+    expect(within(list).getAllByRole("option", { selected: true })).toEqual([item(/Write File/)]);
+    expect(search).toHaveFocus();
     expect(scrolled).toContain(item(/Write File/));
     await userEvent.keyboard("{ArrowDown}{ArrowUp}{ArrowDown}");
     await userEvent.keyboard("{Enter}");
@@ -65,7 +74,7 @@ describe("the tool search, like a command palette", () => {
   it("picks the only result with Enter, and ↓ starts at the first tool when nothing is typed", async () => {
     const onSelect = vi.fn();
     render(<ToolPicker tools={tools} toolsets={[]} selectedId={null} onSelect={onSelect} />);
-    const search = screen.getByRole("searchbox", { name: "Search tools" });
+    const search = screen.getByRole("combobox", { name: "Search tools" });
     search.focus();
     await userEvent.keyboard("{Enter}");
     expect(onSelect).not.toHaveBeenCalled(); // nothing chosen yet
@@ -76,9 +85,25 @@ describe("the tool search, like a command palette", () => {
     expect(onSelect).toHaveBeenLastCalledWith(tools[2]);
   });
 
+  it("is one Tab stop: the tools are reached with the arrows, not with Tab", async () => {
+    render(
+      <>
+        <ToolPicker tools={tools} toolsets={[]} selectedId="write_file" onSelect={vi.fn()} />
+        <button type="button">After the list</button>
+      </>,
+    );
+    const search = screen.getByRole("combobox", { name: "Search tools" });
+    search.focus();
+    await userEvent.tab();
+    expect(screen.getByRole("button", { name: "After the list" })).toHaveFocus();
+    // The open tool is marked as the current one.
+    expect(item(/Write File/)).toHaveAttribute("aria-current", "true");
+    expect(item(/Delete File/)).not.toHaveAttribute("aria-current");
+  });
+
   it("keeps a long name and id whole in the item's tooltip", () => {
     render(<ToolPicker tools={tools} toolsets={[]} selectedId={null} onSelect={vi.fn()} />);
-    const long = screen.getByRole("button", { name: /Normalize and deduplicate/ });
+    const long = screen.getByRole("option", { name: /Normalize and deduplicate/ });
     expect(long.title).toContain(LONG_ID);
     expect(long.title).toContain("Normalize and deduplicate customer records of every region");
   });
@@ -103,7 +128,7 @@ describe("the chosen tool", () => {
     // The tool list (in the hidden Tools tab) has loaded.
     await waitFor(() => expect(document.querySelector("#panel-tools .picker")).not.toBeNull());
     await userEvent.keyboard("{Control>}k{/Control}");
-    const search = await screen.findByRole("searchbox", { name: "Search tools" });
+    const search = await screen.findByRole("combobox", { name: "Search tools" });
     await waitFor(() => expect(search).toHaveFocus());
     await userEvent.type(search, "write{Enter}");
     const form = await screen.findByRole("form", { name: "Run Write File" });
@@ -117,24 +142,44 @@ describe("the chosen tool", () => {
   it("puts the cursor on Run when the tool takes no arguments, after a click too", async () => {
     app();
     await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
-    await userEvent.click(await screen.findByRole("button", { name: /Delete File/ }));
+    await userEvent.click(await screen.findByRole("option", { name: /Delete File/ }));
     const form = await screen.findByRole("form", { name: "Run Delete File" });
     await waitFor(() => expect(within(form).getByRole("button", { name: "Run" })).toHaveFocus());
+  });
+
+  it("× closes the form and gives the focus back to what opened it", async () => {
+    app();
+    await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
+    // Opened with a click on the tool: back on the tool.
+    await userEvent.click(await screen.findByRole("option", { name: /Delete File/ }));
+    await screen.findByRole("form", { name: "Run Delete File" });
+    await userEvent.click(screen.getByRole("button", { name: "Close the tool form" }));
+    expect(screen.queryByRole("form", { name: "Run Delete File" })).toBeNull();
+    expect(item(/Delete File/)).toHaveFocus();
+    // Opened from the search with Enter: back in the search, to pick another.
+    const search = screen.getByRole("combobox", { name: "Search tools" });
+    await userEvent.type(search, "write{Enter}");
+    const form = await screen.findByRole("form", { name: "Run Write File" });
+    await waitFor(() => expect(within(form).getByLabelText(/^path/)).toHaveFocus());
+    screen.getByRole("button", { name: "Close the tool form" }).focus();
+    await userEvent.keyboard("{Enter}");
+    expect(screen.queryByRole("form", { name: "Run Write File" })).toBeNull();
+    expect(search).toHaveFocus();
   });
 
   it("hides the list so the results get the whole width; Ctrl+K brings it back with the cursor in the search", async () => {
     app();
     await userEvent.click(screen.getByRole("tab", { name: "Chat" }));
     await userEvent.click(await screen.findByRole("button", { name: "Hide list" }));
-    expect(screen.queryByRole("searchbox", { name: "Search tools" })).toBeNull(); // hidden
+    expect(screen.queryByRole("combobox", { name: "Search tools" })).toBeNull(); // hidden
     const show = screen.getByRole("button", { name: "☰ Tools" });
     expect(show).toHaveAttribute("aria-expanded", "false");
     await userEvent.click(show);
-    expect(screen.getByRole("searchbox", { name: "Search tools" })).toBeVisible();
+    expect(screen.getByRole("combobox", { name: "Search tools" })).toBeVisible();
 
     await userEvent.click(screen.getByRole("button", { name: "Hide list" }));
     await userEvent.keyboard("{Control>}k{/Control}");
-    const search = await screen.findByRole("searchbox", { name: "Search tools" });
+    const search = await screen.findByRole("combobox", { name: "Search tools" });
     await waitFor(() => expect(search).toHaveFocus());
   });
 

@@ -45,7 +45,7 @@ describe("shortcuts", () => {
     expect(screen.getByRole("tab", { name: "Settings" })).toHaveAttribute("aria-selected", "true");
     fireEvent.keyDown(window, { key: "k", ctrlKey: true });
     expect(screen.getByRole("tab", { name: "Chat" })).toHaveAttribute("aria-selected", "true");
-    await waitFor(() => expect(screen.getByRole("searchbox", { name: "Search tools" })).toHaveFocus());
+    await waitFor(() => expect(screen.getByRole("combobox", { name: "Search tools" })).toHaveFocus());
   });
 
   it("Alt+→ switches the last branch point to its next version", async () => {

@@ -1,9 +1,10 @@
-import { useCallback, useMemo, useRef, useState } from "react";
+import { useCallback, useMemo, useRef, useState, type ReactNode } from "react";
 import { api } from "../api";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { BranchView } from "../calls/BranchView";
 import { stepTitle, type Chats } from "../chats/useChats";
 import { ErrorBox, Spinner } from "../components/feedback";
+import { useReturnFocus } from "../lib/focus";
 import { isObject, type JsonObject } from "../lib/json";
 import { useShortcut } from "../lib/shortcuts";
 import { useLoad } from "../lib/useLoad";
@@ -60,10 +61,9 @@ export function ToolsView({
     `calls-${chatId ?? "none"}`,
   );
   const [selectedId, setSelectedId] = useState<string | null>(null);
-  // Picking a tool brings its form into view, the cursor in its first field.
+  // Picking a tool (or Run again…) brings its form into view, the cursor in its first field.
   const [picked, setPicked] = useState(0);
   const runColumn = useRef<HTMLDivElement>(null);
-  useFocusChosenForm(runColumn, picked);
   // The list steps aside so the conversation gets the width; Show/Hide is
   // remembered. Never chosen: hidden once a model is set up (a chat is for
   // talking), shown without one (the tools are then the way to work).
@@ -83,6 +83,7 @@ export function ToolsView({
   const [prefill, setPrefill] = useState<{ toolId: string; args: JsonObject; seq: number } | null>(null);
   const openForm = (call: ToolCallRecord) => {
     setSelectedId(call.tool_id);
+    setPicked((n) => n + 1);
     const args = isObject(call.args) ? call.args : {};
     setPrefill((p) => ({ toolId: call.tool_id, args, seq: (p?.seq ?? 0) + 1 }));
   };
@@ -208,16 +209,7 @@ export function ToolsView({
           </div>
           <ChatDock pane={pane}>
             {selected !== null && (
-              <div className="runner-dock">
-                <button
-                  type="button"
-                  className="btn btn-small btn-ghost runner-close"
-                  aria-label="Close the tool form"
-                  title="Close the form (the tool stays in the list)"
-                  onClick={() => setSelectedId(null)}
-                >
-                  ×
-                </button>
+              <RunnerDock picked={picked} onClose={() => setSelectedId(null)}>
                 <ToolRunner
                   key={`${selected.tool_id}:${prefill?.toolId === selected.tool_id ? prefill.seq : 0}`}
                   tool={selected}
@@ -226,11 +218,39 @@ export function ToolsView({
                   onCall={addCall}
                   prefill={prefill?.toolId === selected.tool_id ? prefill.args : null}
                 />
-              </div>
+              </RunnerDock>
             )}
           </ChatDock>
         </div>
       </ConversationContext.Provider>
+    </div>
+  );
+}
+
+/**
+ * The chosen tool's form, docked above the composer, with × to close it:
+ * the focus then goes back to what opened it (the tool in the list, the
+ * search, a call's Run again…), not to the page's start. `picked` counts
+ * the picks: each brings the form into view, the cursor in it.
+ */
+function RunnerDock({ picked, onClose, children }: { picked: number; onClose: () => void; children: ReactNode }) {
+  const dock = useRef<HTMLDivElement>(null);
+  // The opener is taken before the cursor moves into the form (in this
+  // order, also when React runs the effects twice in development).
+  useReturnFocus(dock);
+  useFocusChosenForm(dock, picked);
+  return (
+    <div className="runner-dock" ref={dock}>
+      <button
+        type="button"
+        className="btn btn-small btn-ghost runner-close"
+        aria-label="Close the tool form"
+        title="Close the form (the tool stays in the list)"
+        onClick={onClose}
+      >
+        ×
+      </button>
+      {children}
     </div>
   );
 }

@@ -87,9 +87,9 @@ export function ConsentPanel({
     <section className="panel consent" aria-label="Review bundle">
       <header className="panel-header">
         <div>
-          <h3 className="panel-title">
+          <h2 className="panel-title">
             {title} {report.version !== null && <span className="muted">{report.version}</span>}
-          </h3>
+          </h2>
           <p className="muted small mono" title={path}>
             {path} · {report.file_count} files · {formatBytes(report.total_size)}
           </p>
@@ -104,7 +104,7 @@ export function ConsentPanel({
           <WillRunList willRun={report.will_run} />
           {report.exported.length > 0 && (
             <section className="will-run" aria-label="Exported tools">
-              <h4>Tools its modules export ({report.exported.length})</h4>
+              <h3 className="subhead">Tools its modules export ({report.exported.length})</h3>
               <ul className="plain-list mono">
                 {report.exported.map((t) => (
                   <EntryLine
@@ -120,13 +120,13 @@ export function ConsentPanel({
           {existing !== null && <VersionNotice report={report} existing={existing} />}
           {warnings.length > 0 && (
             <>
-              <h4>Warnings ({warnings.length})</h4>
+              <h3 className="subhead">Warnings ({warnings.length})</h3>
               <ProblemList problems={warnings} label="Warnings" />
             </>
           )}
           {hasSettings && (
             <section className="consent-settings" aria-label="Settings">
-              <h4>Settings</h4>
+              <h3 className="subhead">Settings</h3>
               <SettingsFields
                 fields={settings?.fields ?? []}
                 draft={choices.draft}

@@ -148,7 +148,7 @@ export function ImportFlow({
     case "installing":
       return (
         <section className="panel" aria-label="Installing">
-          <h3 className="panel-title">Installing {phase.report.name ?? baseName(path)}</h3>
+          <h2 className="panel-title">Installing {phase.report.name ?? baseName(path)}</h2>
           <ImportProgressBar progress={phase.progress} />
         </section>
       );
@@ -173,11 +173,11 @@ export function ImportFlow({
       return (
         <section className={failed > 0 ? "panel panel-warning" : "panel panel-success"} aria-label="Installed">
           {failed > 0 && (
-            <h3 className="panel-title">
+            <h2 className="panel-title">
               {phase.servers.length === 1
                 ? "Installed, but its server didn't start"
                 : `Installed, but ${failed} of its ${phase.servers.length} servers didn't start`}
-            </h3>
+            </h2>
           )}
           <p role="status">
             <strong>{result.toolset.name}</strong> {verb} {result.toolset.version}: {result.tools.length}{" "}

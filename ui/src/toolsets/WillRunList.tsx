@@ -47,7 +47,7 @@ export function WillRunList({ willRun }: { willRun: WillRun }) {
     <div className="will-run">
       {py.length > 0 && (
         <section aria-label="Python entry points">
-          <h4>Python entry points ({py.length})</h4>
+          <h3 className="subhead">Python entry points ({py.length})</h3>
           <ul className="plain-list mono">
             {py.map((e) => (
               <EntryLine key={e.tool_id} toolId={e.tool_id} entrypoint={e.entrypoint} asks={e.requires_confirmation} />
@@ -57,7 +57,7 @@ export function WillRunList({ willRun }: { willRun: WillRun }) {
       )}
       {requirements.length > 0 && (
         <section aria-label="Python requirements">
-          <h4>Python packages installed from PyPI ({requirements.length})</h4>
+          <h3 className="subhead">Python packages installed from PyPI ({requirements.length})</h3>
           <ul className="plain-list mono">
             {requirements.map((r) => (
               <li key={r}>{shown(r)}</li>
@@ -67,7 +67,7 @@ export function WillRunList({ willRun }: { willRun: WillRun }) {
       )}
       {servers.length > 0 && (
         <section aria-label="MCP servers">
-          <h4>MCP servers ({servers.length})</h4>
+          <h3 className="subhead">MCP servers ({servers.length})</h3>
           <ul className="plain-list mono">
             {servers.map((s) => (
               <li key={s.id}>

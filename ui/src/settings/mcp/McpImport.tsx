@@ -134,7 +134,7 @@ export function McpImport({
       {preview !== null && preview.length === 0 && <p className="empty-inline">The config names no servers.</p>}
       {preview !== null && preview.length > 0 && (
         <div className="will-run mcp-preview">
-          <h4>What each server would run ({preview.length})</h4>
+          <h3 className="subhead">What each server would run ({preview.length})</h3>
           <Notice tone="warning">
             An MCP server runs on this computer with your rights, or reaches a server on the web with the headers given.
             Import only servers you trust.

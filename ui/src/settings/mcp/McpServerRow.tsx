@@ -242,7 +242,7 @@ function McpServerDetails({ d }: { d: ServerDetails }) {
           </>
         )}
       </dl>
-      <h4>Tools</h4>
+      <h3 className="subhead">Tools</h3>
       {s.tools === null ? (
         <p className="muted small">Not listed yet: Restart connects to it and lists them.</p>
       ) : s.tools.length === 0 ? (
@@ -259,7 +259,7 @@ function McpServerDetails({ d }: { d: ServerDetails }) {
           ))}
         </ul>
       )}
-      <h4>Its stderr (last lines)</h4>
+      <h3 className="subhead">Its stderr (last lines)</h3>
       {d.stderr.length === 0 ? (
         <p className="muted small">Nothing written to stderr by a running instance.</p>
       ) : (

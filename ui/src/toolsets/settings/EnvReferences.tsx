@@ -24,7 +24,7 @@ export function EnvReferences({
     onAllowed(on ? [...allowed.filter((n) => n !== name), name] : allowed.filter((n) => n !== name));
   return (
     <section className="consent-env" aria-label="Environment variables">
-      <h4>Values its servers read ({references.length})</h4>
+      <h3 className="subhead">Values its servers read ({references.length})</h3>
       <ul className="plain-list env-list">
         {references.map((r) => {
           if (r.stored || r.allowed) {

@@ -70,7 +70,7 @@ export function SecretsNotice({
   const kept = store === null ? null : storeWords(store);
   return (
     <section className="consent-secrets" aria-label="Secrets">
-      <h4>Secrets</h4>
+      <h3 className="subhead">Secrets</h3>
       {n > 0 &&
         (folder ? (
           <p>
