@@ -212,7 +212,15 @@ export function seedChat(
             provider_id: "openai",
             model: "gpt-4o-mini",
           }
-        : turn("failed", null, "error sending request for url (http://localhost:11434/v1/chat/completions)", "network"),
+        : new URLSearchParams(location.search).get("chat") === "cut"
+          ? // ?chat=cut: the answer was cut at the output limit (Model options opens the chat's).
+            turn("failed", null, "the answer reached max_tokens (512)", "output_limit")
+          : turn(
+              "failed",
+              null,
+              "error sending request for url (http://localhost:11434/v1/chat/completions)",
+              "network",
+            ),
     ),
   ];
   let leaf = "a3";
