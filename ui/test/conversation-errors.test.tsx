@@ -192,7 +192,7 @@ describe("an app without a model", () => {
         key: "sk-ant-123",
       }),
     );
-    expect(screen.getByRole("searchbox", { name: "Search tools" })).toBeInTheDocument();
+    expect(screen.getByRole("combobox", { name: "Search tools" })).toBeInTheDocument();
   });
 });
 
