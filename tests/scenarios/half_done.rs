@@ -269,3 +269,80 @@ async fn an_upload_killed_while_put_in_place_is_finished_as_the_upload() {
     assert!(!chat_dir.join("upload-01a0kill").exists(), "its staging folder is gone");
     assert!(!snap(&app, &chat).await.changed, "nothing left to record");
 }
+
+/// Imports toolset `gone` (a server whose plain-text token goes to the
+/// secrets file) with the CLI.
+fn import_gone(env: &Env, dir: &Path) {
+    let m = "manifest_version: \"1\"\nid: gone\nname: Gone\nversion: \"1.0.0\"\n\
+             tools:\n  - id: hello\n    entrypoint: tools.hello:run\n    \
+               input_schema: {type: object, properties: {}}\n\
+             mcp_servers:\n  - id: gone-srv\n    command: /bin/true\n    env:\n      TOKEN: \"tok-GONE-4242\"\n";
+    let zip = crate::bundles::zip_of(
+        dir,
+        "gone.zip",
+        &[
+            ("toolset.yaml", m.as_bytes()),
+            ("tools/hello.py", b"def run(workspace):\n    return {}\n"),
+        ],
+    );
+    let zip = zip.to_str().expect("utf-8");
+    let out = crate::secrets::on_bus_with(
+        env,
+        crate::toolset_secrets::DEAD_BUS,
+        &["toolset", "import", zip, "--allow-file-secrets"],
+        Some(""),
+        &[],
+    );
+    assert!(out.status.success(), "{}", crate::secrets::text(&out));
+}
+
+#[tokio::test]
+async fn an_uninstall_killed_after_its_commit_leaves_no_folder_after_a_start() {
+    let env = Env::new();
+    let t = tempfile::tempdir().expect("tmp");
+    import_gone(&env, t.path());
+    let installed = env.data().join("toolsets/gone");
+    let secrets_file = || std::fs::read_to_string(env.data().join("secrets.json")).unwrap_or_default();
+    assert!(installed.is_dir() && secrets_file().contains("tok-GONE-4242"));
+
+    // What an uninstall killed right after its commit left (before it
+    // moved the folder aside first): the row gone, the folder there.
+    {
+        let app = env.app().await;
+        sqlx::query("DELETE FROM toolsets WHERE id = 'gone'")
+            .execute(app.db())
+            .await
+            .expect("the uninstall's commit");
+    }
+    let app = env.app().await;
+    assert!(
+        !installed.exists(),
+        "the start removes the folder of an uninstalled toolset"
+    );
+    drop(app);
+
+    // Killed before its commit, the folder moved aside: it comes back.
+    import_gone(&env, t.path());
+    let aside = env
+        .data()
+        .join("toolsets/.trash-gone-01a22360-0000-7000-8000-000000000000");
+    std::fs::rename(&installed, &aside).expect("aside");
+    let app = env.app().await;
+    assert!(installed.join("toolset.yaml").exists(), "the folder is back");
+    assert!(!aside.exists());
+    assert!(
+        secrets_file().contains("tok-GONE-4242"),
+        "the installed toolset keeps its secret"
+    );
+
+    // A whole uninstall leaves nothing behind.
+    app.toolsets().uninstall("gone").await.expect("uninstall");
+    assert!(!secrets_file().contains("tok-GONE-4242"), "{}", secrets_file());
+    assert!(app.secrets().list(None).await.expect("names").is_empty());
+    let left: Vec<String> = std::fs::read_dir(env.data().join("toolsets"))
+        .expect("toolsets")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, Vec::<String>::new());
+}

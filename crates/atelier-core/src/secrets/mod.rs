@@ -235,6 +235,22 @@ impl<'a> Secrets<'a> {
         Ok(had || named.rows_affected() > 0)
     }
 
+    /// Deletes every value `owner` has in its store, leaving the names to
+    /// the caller's write transaction (an uninstall deletes them with its
+    /// rows, before its commit: a crash after the commit leaves no value
+    /// behind). A value its store cannot delete now (no keychain) is named
+    /// in the log, never a reason to keep the owner.
+    pub(crate) async fn delete_values_of(&self, owner: &Owner) -> Result<()> {
+        for name in self.list(Some(owner)).await? {
+            let store = self.store_of(name.store);
+            let (o, k) = (owner.clone(), name.key.clone());
+            if let Err(e) = blocking(move || store.delete(&o, &k)).await {
+                tracing::warn!(%owner, key = %name.key, error = %e, "could not remove a secret's value");
+            }
+        }
+        Ok(())
+    }
+
     /// The names of the stored secrets (of one owner), never their values.
     pub async fn list(&self, owner: Option<&Owner>) -> Result<Vec<SecretName>> {
         let rows: Vec<(String, String, String, String)> = sqlx::query_as(

@@ -9,7 +9,7 @@ use super::records::{
 };
 use super::servers::{ensure_idle, servers_declared_only_by};
 use crate::toolsets::Toolsets;
-use crate::{Atelier, Error, Result, db, ids};
+use crate::{Atelier, Error, Result, blocking, db, ids};
 
 impl Atelier {
     /// One toolset's own row, without its tools, files and servers (one
@@ -134,30 +134,39 @@ impl Toolsets<'_> {
                 .execute(&mut *tx)
                 .await?;
         }
-        // Its settings and allowances go with it; its secrets right after.
+        // Its settings and allowances go with it.
         for delete in [
             "DELETE FROM toolset_config_values WHERE toolset_id = ?",
             "DELETE FROM toolset_env_allowances WHERE toolset_id = ?",
         ] {
             sqlx::query(delete).bind(id).execute(&mut *tx).await?;
         }
-        tx.commit().await?;
-        self.app.mcp().forget_moved_sign_ins(&urls).await;
+        // Its secrets go before the commit (the values from their store,
+        // the names with the rows), so a crash after it leaves none; a
+        // failed commit leaves their names without values.
         let owner = crate::secrets::Owner::Toolset(id.to_owned());
-        for name in self.app.secrets().list(Some(&owner)).await? {
-            if let Err(e) = self.app.secrets().unset(&owner, &name.key).await {
-                tracing::warn!(toolset = %id, key = %name.key, error = %e, "could not remove a secret of the uninstalled toolset");
-            }
+        self.app.secrets().delete_values_of(&owner).await?;
+        sqlx::query("DELETE FROM secret_names WHERE owner = ?")
+            .bind(owner.to_string())
+            .execute(&mut *tx)
+            .await?;
+        // The folder goes aside before the commit (a chat delete's way): a
+        // crash after the commit leaves only the trash, which the next start
+        // removes (`swap::recover`); a failed commit puts it back.
+        let toolsets_dir = self.app.data_dir().toolsets_dir();
+        let trash = {
+            let id = id.to_owned();
+            blocking(move || super::swap::Trash::take(&toolsets_dir, &id)).await?
+        };
+        if let Err(e) = tx.commit().await {
+            trash.put_back();
+            return Err(e.into());
         }
+        self.app.mcp().forget_moved_sign_ins(&urls).await;
         self.app.toolset_changed(id).await;
         // Zips and local folders alike run from a copy here (the author's
         // folder itself is never touched).
-        let dir = self.app.data_dir().toolsets_dir().join(id);
-        if let Err(e) = tokio::fs::remove_dir_all(&dir).await
-            && e.kind() != std::io::ErrorKind::NotFound
-        {
-            return Err(Error::io("remove", dir)(e));
-        }
+        trash.empty().await?;
         tracing::info!(toolset = %id, "uninstalled toolset");
         Ok(())
     }

@@ -15,6 +15,13 @@
 //! and makes the folder agree with the database: committed, the old folder
 //! goes; not committed, the new folder goes and the old one comes back. Then
 //! the import's staging folder, journal and lock file are removed.
+//!
+//! An uninstall moves the installed folder to `.trash-<id>-<uuid>/` (its
+//! lock `.trash-<id>-<uuid>.lock` held meanwhile) before its commit and
+//! removes it after: recovery puts a dead uninstall's folder back when the
+//! row is still there, else removes it. An installed folder with no row
+//! (left by versions that removed the folder after the commit) is removed
+//! too, while no import runs.
 
 use std::path::{Path, PathBuf};
 
@@ -140,6 +147,140 @@ impl Swapped {
     }
 }
 
+/// An uninstall's installed folder, moved aside until the commit.
+#[derive(Debug)]
+pub(crate) struct Trash {
+    installed: PathBuf,
+    /// Where the folder went (none: there was none).
+    aside: Option<PathBuf>,
+    lock: Option<FileLock>,
+}
+
+impl Trash {
+    /// Moves `toolsets_dir/<id>` aside under the trash's lock.
+    pub(crate) fn take(toolsets_dir: &Path, id: &str) -> Result<Self> {
+        let installed = toolsets_dir.join(id);
+        if !installed.exists() {
+            return Ok(Self {
+                installed,
+                aside: None,
+                lock: None,
+            });
+        }
+        let aside = toolsets_dir.join(format!("{TRASH}{id}-{}", ids::new_id()));
+        let lock = FileLock::acquire(&lock_of(&aside))?;
+        std::fs::rename(&installed, &aside).map_err(Error::io("move aside", &installed))?;
+        Ok(Self {
+            installed,
+            aside: Some(aside),
+            lock: Some(lock),
+        })
+    }
+
+    /// The commit failed: the folder comes back.
+    pub(crate) fn put_back(mut self) {
+        if let Some(aside) = self.aside.take()
+            && let Err(e) = std::fs::rename(&aside, &self.installed)
+        {
+            tracing::warn!(path = %aside.display(), error = %e, "could not put a toolset's folder back");
+        }
+        self.release();
+    }
+
+    /// The commit went through: the folder goes.
+    pub(crate) async fn empty(mut self) -> Result<()> {
+        if let Some(aside) = self.aside.take()
+            && let Err(e) = tokio::fs::remove_dir_all(&aside).await
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            return Err(Error::io("remove", aside)(e));
+        }
+        self.release();
+        Ok(())
+    }
+
+    fn release(&mut self) {
+        if let Some(lock) = self.lock.take() {
+            let _ = std::fs::remove_file(lock.path());
+        }
+    }
+}
+
+/// What an uninstall's folder is named while it waits for the commit.
+const TRASH: &str = ".trash-";
+
+fn lock_of(dir: &Path) -> PathBuf {
+    let mut name = dir.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
+/// The toolset id in a trash folder's name (`.trash-<id>-<uuid>`).
+fn trashed_id(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix(TRASH)?;
+    let cut = rest.len().checked_sub(ids::new_id().len() + 1)?;
+    rest.get(..cut).filter(|id| !id.is_empty())
+}
+
+/// Whether an import or an uninstall runs now in some process.
+pub(crate) fn busy(toolsets_dir: &Path) -> Result<bool> {
+    let Ok(entries) = std::fs::read_dir(toolsets_dir) else {
+        return Ok(false);
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if (name.starts_with(".import-") || name.starts_with(TRASH))
+            && name.ends_with(".lock")
+            && matches!(FileLock::try_take_present(&e.path())?, crate::lock::Probe::Busy)
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Puts right what dead uninstalls left, and removes installed folders
+/// with no row while no import runs; how many it put right.
+async fn recover_uninstalls(toolsets_dir: &Path, db: &SqlitePool) -> Result<usize> {
+    let Ok(entries) = std::fs::read_dir(toolsets_dir) else {
+        return Ok(0);
+    };
+    let entries: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .collect();
+    let rows: std::collections::HashSet<String> = sqlx::query_scalar("SELECT id FROM toolsets")
+        .fetch_all(db)
+        .await?
+        .into_iter()
+        .collect();
+    let quiet = !busy(toolsets_dir)?;
+    let mut cleaned = 0;
+    for (name, path) in entries {
+        if let Some(id) = trashed_id(&name) {
+            let Some(lock) = FileLock::try_acquire(&lock_of(&path))? else {
+                continue; // a live uninstall
+            };
+            let installed = toolsets_dir.join(id);
+            if rows.contains(id) && !installed.exists() {
+                std::fs::rename(&path, &installed).map_err(Error::io("restore", &installed))?;
+                tracing::warn!(toolset = %id, "an uninstall was cut short before it happened: the folder is back");
+            } else {
+                let _ = std::fs::remove_dir_all(&path);
+                tracing::warn!(toolset = %id, "removed the folder of an uninstall a crash cut short");
+            }
+            let _ = std::fs::remove_file(lock.path());
+            cleaned += 1;
+        } else if quiet && !name.starts_with('.') && !rows.contains(&name) {
+            let _ = std::fs::remove_dir_all(&path);
+            tracing::warn!(toolset = %name, "removed an installed folder whose toolset is uninstalled");
+            cleaned += 1;
+        }
+    }
+    Ok(cleaned)
+}
+
 fn write_durably(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::io::Write;
     let mut f = std::fs::File::create(path).map_err(Error::io("write", path))?;
@@ -230,5 +371,5 @@ pub(crate) async fn recover(toolsets_dir: &Path, db: &SqlitePool) -> Result<usiz
             cleaned += 1;
         }
     }
-    Ok(cleaned)
+    Ok(cleaned + recover_uninstalls(toolsets_dir, db).await?)
 }
