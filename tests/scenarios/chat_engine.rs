@@ -308,6 +308,13 @@ async fn a_turn_cut_off_by_a_crash_is_kept_on_the_next_start() {
     assert!(kept.text().starts_with("w0 w1 "), "{}", kept.text());
     let meta = kept.meta.clone().expect("meta");
     assert_eq!(meta.status.as_deref(), Some("interrupted"));
+    assert_eq!(
+        meta.error.as_deref(),
+        Some(
+            "this answer was not saved whole (Atelier stopped, or could not write it, while it streamed); \
+             what had arrived is kept"
+        )
+    );
     assert_eq!(meta.model.as_deref(), Some("tiny"));
     let c = app.chats().get(&chat).await.expect("chat");
     assert_eq!(c.active_leaf_message_id, kept.id, "the chat is at the kept turn");

@@ -312,7 +312,12 @@ async fn recover_one(app: &Atelier, r: &sqlx::sqlite::SqliteRow) -> Result<bool>
     let content: Vec<ContentPart> = serde_json::from_str(&r.try_get::<String, _>("content")?).unwrap_or_default();
     let mut meta: serde_json::Value = serde_json::from_str(&r.try_get::<String, _>("meta")?).unwrap_or(json!({}));
     meta["status"] = json!("interrupted");
-    meta["error"] = json!("Atelier stopped while this answer was streaming; what had arrived is kept");
+    // The journal cannot tell a stop from a final write that failed (a
+    // full disk): the words are true of both.
+    meta["error"] = json!(
+        "this answer was not saved whole (Atelier stopped, or could not write it, while it streamed); \
+         what had arrived is kept"
+    );
     meta["error_kind"] = json!("interrupted");
     let mut tx = db::begin_write(app.db()).await?;
     let written: Option<String> = sqlx::query_scalar("SELECT id FROM messages WHERE id = ?")

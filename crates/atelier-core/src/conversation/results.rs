@@ -34,6 +34,12 @@ pub(crate) fn result_text(row: &CallRow) -> (String, bool) {
         return (cut_result(text), false);
     }
     let text = match row.error_kind.as_deref() {
+        Some("denied") if row.error.as_deref() == Some(crate::tools::run::NO_ONE_ASKED) => {
+            return (
+                "not run: this tool asks the user first, and no one was there to approve it".to_owned(),
+                true,
+            );
+        }
         Some("denied") => return ("the user denied this call".to_owned(), true),
         Some("cancelled") => "cancelled by the user".to_owned(),
         kind => cut_result(format!(
@@ -240,6 +246,23 @@ mod tests {
         let mut data = row(json!([]));
         data.mcp = false;
         assert_eq!(result_text(&data).0, "[]");
+    }
+
+    #[test]
+    fn a_call_no_one_could_approve_is_not_said_to_be_denied_by_the_user() {
+        let refused = |error: &str| {
+            let mut r = row(Value::Null);
+            r.result = None;
+            r.status = "error".into();
+            r.error_kind = Some("denied".into());
+            r.error = Some(error.into());
+            result_text(&r).0
+        };
+        assert_eq!(
+            refused(crate::tools::run::NO_ONE_ASKED),
+            "not run: this tool asks the user first, and no one was there to approve it"
+        );
+        assert_eq!(refused("denied"), "the user denied this call");
     }
 
     #[test]

@@ -31,6 +31,11 @@ use crate::toolsets::records::{ToolRecord, ToolsetRecord};
 use crate::workspace::lock_chat;
 use crate::{Atelier, Result, db, ids};
 
+/// A call that asks first, refused because no one could be asked (a
+/// script, no terminal): not the person's "no", and a model is told so.
+pub(crate) const NO_ONE_ASKED: &str =
+    "not run: it asks first, and no one could be asked (with the CLI: --yes allows it)";
+
 /// A call to make.
 #[derive(Debug, Clone, Default)]
 pub struct RunRequest {
@@ -401,10 +406,7 @@ impl Tools<'_> {
             Ok(()) => match req.approval {
                 Approval::Approved => Some(Decision::Run),
                 // Nobody could be asked (a script, no terminal): said so.
-                Approval::NotGiven => Some(Decision::Refuse(
-                    ErrorKind::Denied,
-                    "not run: it asks first, and no one could be asked (with the CLI: --yes allows it)".into(),
-                )),
+                Approval::NotGiven => Some(Decision::Refuse(ErrorKind::Denied, NO_ONE_ASKED.into())),
                 // Someone must answer first.
                 Approval::Ask(_) | Approval::Wait => None,
             },
