@@ -1,5 +1,6 @@
-import { useCallback, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { HelpOverlay } from "./components/HelpOverlay";
+import { afterFirstPaint } from "./lib/firstPaint";
 import { onTablistKeys } from "./lib/focus";
 import { useShortcut, useShortcutKeys } from "./lib/shortcuts";
 import { useEvent } from "./lib/useEvent";
@@ -27,6 +28,12 @@ const TABS: Array<{ id: Tab; label: string }> = [
 export function App() {
   const chats = useChats();
   const [tab, setTab] = useState<Tab>("tools");
+  // The other tabs are mounted once the Chat tab is drawn (their reads and
+  // their first render are not on the way to it), or when shown first.
+  const [warm, setWarm] = useState(false);
+  useEffect(() => afterFirstPaint(() => setWarm(true)), []);
+  if (!warm && tab !== "tools") setWarm(true);
+  const mounted = (t: Tab) => warm || tab === t;
   // Bumped whenever toolsets change, so the tool picker reloads.
   const [toolsVersion, setToolsVersion] = useState(0);
   const toolsetsChanged = useCallback(() => setToolsVersion((v) => v + 1), []);
@@ -131,9 +138,9 @@ export function App() {
               </p>
             </aside>
             <main className="main" id="main" tabIndex={-1}>
-              {/* Both panels stay mounted so a half-filled form survives a tab switch. */}
+              {/* Panels stay mounted so a half-filled form survives a tab switch. */}
               <div role="tabpanel" id="panel-toolsets" aria-labelledby="tab-toolsets" hidden={tab !== "toolsets"}>
-                <ToolsetManager active={tab === "toolsets"} onChanged={toolsetsChanged} />
+                {mounted("toolsets") && <ToolsetManager active={tab === "toolsets"} onChanged={toolsetsChanged} />}
               </div>
               <div role="tabpanel" id="panel-tools" aria-labelledby="tab-tools" hidden={tab !== "tools"}>
                 <ToolsView
@@ -144,14 +151,16 @@ export function App() {
                 />
               </div>
               <div role="tabpanel" id="panel-workspace" aria-labelledby="tab-workspace" hidden={tab !== "workspace"}>
-                <WorkspaceView chats={chats} active={tab === "workspace"} />
+                {mounted("workspace") && <WorkspaceView chats={chats} active={tab === "workspace"} />}
               </div>
               <div role="tabpanel" id="panel-settings" aria-labelledby="tab-settings" hidden={tab !== "settings"}>
-                <SettingsPanel
-                  active={tab === "settings"}
-                  onToolsChanged={toolsetsChanged}
-                  providerFocus={providerFocus}
-                />
+                {mounted("settings") && (
+                  <SettingsPanel
+                    active={tab === "settings"}
+                    onToolsChanged={toolsetsChanged}
+                    providerFocus={providerFocus}
+                  />
+                )}
               </div>
             </main>
             {help && <HelpOverlay onClose={() => setHelp(false)} />}

@@ -4,9 +4,36 @@
 import { api } from "../api";
 
 let reported = false;
+const waiting: Array<() => void> = [];
 
 export function reportFirstPaint(): void {
   if (reported) return;
   reported = true;
-  requestAnimationFrame(() => requestAnimationFrame(() => void api.firstPaint().catch(() => undefined)));
+  requestAnimationFrame(() =>
+    requestAnimationFrame(() => {
+      void api.firstPaint().catch(() => undefined);
+      for (const run of waiting.splice(0)) run();
+    }),
+  );
+}
+
+/**
+ * Runs `run` once the first screen is drawn (or after `latest` ms, should
+ * it never report): what the first screen does not show waits for it.
+ * Returns a cancel.
+ */
+export function afterFirstPaint(run: () => void, latest = 2000): () => void {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    run();
+  };
+  const timer = setTimeout(once, latest);
+  waiting.push(once);
+  return () => {
+    done = true;
+    clearTimeout(timer);
+  };
 }
