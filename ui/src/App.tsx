@@ -29,11 +29,12 @@ export function App() {
   const chats = useChats();
   const [tab, setTab] = useState<Tab>("tools");
   // The other tabs are mounted once the Chat tab is drawn (their reads and
-  // their first render are not on the way to it), or when shown first.
+  // their first render are not on the way to it), or each when shown first.
   const [warm, setWarm] = useState(false);
+  const [shown, setShown] = useState<ReadonlySet<Tab>>(() => new Set([tab]));
   useEffect(() => afterFirstPaint(() => setWarm(true)), []);
-  if (!warm && tab !== "tools") setWarm(true);
-  const mounted = (t: Tab) => warm || tab === t;
+  if (!shown.has(tab)) setShown(new Set(shown).add(tab));
+  const mounted = (t: Tab) => warm || shown.has(t) || tab === t;
   // Bumped whenever toolsets change, so the tool picker reloads.
   const [toolsVersion, setToolsVersion] = useState(0);
   const toolsetsChanged = useCallback(() => setToolsVersion((v) => v + 1), []);

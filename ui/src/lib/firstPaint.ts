@@ -4,6 +4,7 @@
 import { api } from "../api";
 
 let reported = false;
+let painted = false;
 const waiting: Array<() => void> = [];
 
 export function reportFirstPaint(): void {
@@ -12,6 +13,7 @@ export function reportFirstPaint(): void {
   requestAnimationFrame(() =>
     requestAnimationFrame(() => {
       void api.firstPaint().catch(() => undefined);
+      painted = true;
       for (const run of waiting.splice(0)) run();
     }),
   );
@@ -19,10 +21,11 @@ export function reportFirstPaint(): void {
 
 /**
  * Runs `run` once the first screen is drawn (or after `latest` ms, should
- * it never report): what the first screen does not show waits for it.
- * Returns a cancel.
+ * it never report; at once when it was drawn before): what the first
+ * screen does not show waits for it. Returns a cancel.
  */
 export function afterFirstPaint(run: () => void, latest = 2000): () => void {
+  if (painted) latest = 0;
   let done = false;
   const once = () => {
     if (done) return;
