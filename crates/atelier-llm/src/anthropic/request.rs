@@ -21,9 +21,12 @@ pub(crate) fn body(req: &Request) -> Value {
             Role::Assistant => "assistant",
         };
         // An empty content is refused: a message left with no block (all
-        // whitespace, unsigned reasoning) is not sent.
+        // whitespace, unsigned reasoning) is not sent. Nor is an assistant
+        // message of thinking alone (a turn stopped or cut after it): the
+        // API refuses one whose last block is thinking.
         let content = blocks(m, &mut ids);
-        if content.is_empty() {
+        let answers = |b: &Value| b["type"] == "text" || b["type"] == "tool_use";
+        if content.is_empty() || (m.role == Role::Assistant && !content.iter().any(answers)) {
             continue;
         }
         match messages.last_mut() {
@@ -446,6 +449,45 @@ mod tests {
             b["messages"][1]["content"][0]["input"],
             json!({"unparsed_arguments": "{\"text\": \"hi"})
         );
+    }
+
+    #[test]
+    fn a_turn_of_thinking_alone_is_not_sent_back() {
+        let thought = Part::Reasoning {
+            text: "Let me think".into(),
+            signature: Some("sig".into()),
+        };
+        let req = Request {
+            model: "claude-sonnet-4-5".into(),
+            messages: vec![
+                Message::user("hi"),
+                Message {
+                    role: Role::Assistant,
+                    parts: vec![thought.clone()],
+                },
+                Message::user("hello?"),
+                Message {
+                    role: Role::Assistant,
+                    parts: vec![thought, Part::Text { text: "Hello.".into() }],
+                },
+                Message::user("bye"),
+            ],
+            ..Default::default()
+        };
+        let b = body(&req);
+        let roles: Vec<&str> = b["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .filter_map(|m| m["role"].as_str())
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "user"], "{b}");
+        assert_eq!(
+            b["messages"][0]["content"],
+            json!([{"type": "text", "text": "hi"}, {"type": "text", "text": "hello?"}])
+        );
+        // Thinking before an answer still goes back, signed.
+        assert_eq!(b["messages"][1]["content"][0]["type"], "thinking");
     }
 
     #[test]
