@@ -264,3 +264,62 @@ async fn a_name_not_offered_is_refused_with_the_offered_names_near_it() {
         ]
     );
 }
+
+/// A reply of no text and no call — nothing, or a `<think>` never closed —
+/// ends the run failed with words a person reads (it was saved as a
+/// complete answer of nothing: `chat send` printed nothing and exited 0),
+/// and such a turn never goes back to the model as an empty message.
+// Multi-threaded: the scripted model answers the CLI while the test waits for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_empty_or_reasoning_only_answer_ends_the_run_saying_so() {
+    let env = Env::new();
+    let server = ReplayServer::start(vec![
+        answer(""),
+        answer("<think>never closed"),
+        answer("Hello."),
+        answer(""),
+    ])
+    .await
+    .expect("server");
+    let (app, chat) = setup(&env, &server, 25).await;
+    for (ask, what) in [("hi", "no text and no tool call"), ("hello?", "it only reasoned")] {
+        let (out, events) = run(&app, &chat, ask).await;
+        assert_eq!(out.status, RunStatus::Failed, "{ask}: {:?}", out.error);
+        assert_eq!(out.error_kind.as_deref(), Some("empty_answer"));
+        let error = out.error.as_deref().unwrap_or_default();
+        assert!(
+            error.starts_with("The model gave no answer") && error.contains(what) && error.contains("Retry"),
+            "{error}"
+        );
+        let finished = events
+            .iter()
+            .any(|e| matches!(e, ChatEvent::RunFinished { status: RunStatus::Failed, error: Some(e) } if e == error));
+        assert!(finished, "the front door is told: {events:#?}");
+        let turn = out.messages.last().expect("the turn is kept");
+        let meta = turn.meta.as_ref().expect("meta");
+        assert_eq!(
+            (meta.status.as_deref(), meta.error_kind.as_deref()),
+            (Some("failed"), Some("empty_answer"))
+        );
+    }
+    let (out, _) = run(&app, &chat, "are you there?").await;
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    let sent = server.requests()[2].json();
+    let roles: Vec<&str> = sent["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["role"].as_str())
+        .collect();
+    assert_eq!(
+        roles,
+        ["system", "user", "user", "user"],
+        "no empty turn sent back: {sent}"
+    );
+
+    // The command line says so and fails.
+    let cli = env.cli(&["chat", "send", &chat, "again", "--agent", "writer"]);
+    let said = crate::said(&cli);
+    assert_eq!(cli.status.code(), Some(1), "{said}");
+    assert!(said.contains("The model gave no answer"), "{said}");
+}

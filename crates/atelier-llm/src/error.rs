@@ -34,6 +34,10 @@ pub enum ErrorKind {
     /// The model declined to answer, or a content filter stopped the
     /// answer: the stream went well, the turn did not (see `Turn::stop`).
     Refused,
+    /// The stream went well but the turn holds no answer: no text and no
+    /// tool call (nothing, or reasoning alone). Told by the caller, which
+    /// judges a whole turn.
+    EmptyAnswer,
 }
 
 impl ErrorKind {
@@ -51,6 +55,7 @@ impl ErrorKind {
             Self::Cancelled => "cancelled",
             Self::OutputLimit => "output_limit",
             Self::Refused => "refused",
+            Self::EmptyAnswer => "empty_answer",
         }
     }
 

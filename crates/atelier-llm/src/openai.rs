@@ -153,6 +153,11 @@ fn message(m: &Message, req: &Request, ids: &mut WireIds) -> Vec<Value> {
                     _ => None,
                 })
                 .collect();
+            // A turn with no answer (nothing, or reasoning alone) is not
+            // sent: an empty assistant message teaches the model nothing.
+            if text.trim().is_empty() && calls.is_empty() {
+                return out;
+            }
             // Always a string: llama-cpp-python's server refuses `null`
             // (a 500 at the turn after a tool call), and OpenAI takes "".
             let mut a = json!({"role": "assistant", "content": text});

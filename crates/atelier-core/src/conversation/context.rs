@@ -264,7 +264,15 @@ pub(crate) fn transcript(branch: &[Message], inputs: &Inputs<'_>) -> Vec<LlmMess
                         | ContentPart::Image { .. } => {}
                     }
                 }
-                if !parts.is_empty() {
+                // A turn with no answer (nothing, or reasoning alone) is not
+                // sent: providers refuse an empty assistant message, or one
+                // that ends in a thinking block (Anthropic).
+                let answered = parts.iter().any(|p| match p {
+                    Part::Text { text } => !text.trim().is_empty(),
+                    Part::ToolCall { .. } => true,
+                    _ => false,
+                });
+                if answered {
                     b.out.push(LlmMessage {
                         role: LlmRole::Assistant,
                         parts,

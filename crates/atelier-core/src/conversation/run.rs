@@ -236,7 +236,10 @@ impl Conversation<'_> {
             };
             let streamed = client.stream(&request, &opts.cancel, &mut forward).await;
             let (turn, failure) = match streamed {
-                Ok(t) => match budget::cut(&t, settings.max_tokens).or_else(|| budget::refused(&t)) {
+                Ok(t) => match budget::cut(&t, settings.max_tokens)
+                    .or_else(|| budget::refused(&t))
+                    .or_else(|| no_answer(&t))
+                {
                     Some(cut) => (t, Some(cut)),
                     None => (t, None),
                 },
@@ -401,4 +404,24 @@ impl Conversation<'_> {
         });
         Ok(outcome)
     }
+}
+
+/// Why a turn that streamed well still ends the run: it holds no answer —
+/// no text and no call (nothing at all, or reasoning alone: a `<think>`
+/// never closed). Saved as complete it read as an answer of nothing (a
+/// blank line, a run that "worked") and went back to the model as an empty
+/// assistant message.
+fn no_answer(turn: &atelier_llm::Turn) -> Option<atelier_llm::Error> {
+    if !turn.text.trim().is_empty() || !turn.tool_calls.is_empty() {
+        return None;
+    }
+    let what = if turn.reasoning.trim().is_empty() {
+        "its reply held no text and no tool call"
+    } else {
+        "it only reasoned (kept with the turn), with no text and no tool call"
+    };
+    Some(atelier_llm::Error::new(
+        atelier_llm::ErrorKind::EmptyAnswer,
+        format!("The model gave no answer: {what}. Retry, or choose another model."),
+    ))
 }
