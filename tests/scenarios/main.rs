@@ -97,6 +97,9 @@
 //!   or switches the branch under it: nothing lost, no half-state.
 //! - [`sub_agents`]: `spawn_agents` children in threads of their own, no
 //!   deadlock on the chat lock, the depth limit.
+//! - [`model_slips`]: a model behaving badly: calls without an id or
+//!   repeating one, arguments that are not JSON, near or missing tool
+//!   names, an empty or reasoning-only answer.
 //! - [`model_inputs`]: images to a model that takes them (a note to one
 //!   that does not), a history converted for a new provider.
 //! - [`mcp`]: MCP servers through the core against real servers
@@ -156,6 +159,7 @@ mod mcp_oauth;
 mod mcp_scopes;
 mod mcp_signals;
 mod model_inputs;
+mod model_slips;
 mod private_files;
 mod providers;
 mod python_checks;

@@ -1,6 +1,6 @@
 //! A model behaving badly against the chat engine: calls without an id or
 //! repeating one, arguments that are not JSON, names near the offered ones
-//! or none, an empty answer, a turn of reasoning alone. Each is followed by
+//! or none, an empty or reasoning-only answer. Each is followed by
 //! what a person sees (the run's events, its records, how it ends) and by
 //! what the next request teaches the model.
 
