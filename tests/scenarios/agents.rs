@@ -338,7 +338,10 @@ fn a_prefix_names_the_tools_for_models_and_a_taken_prefix_fails_the_import() {
     let chat = env.json(&["chat", "new"])["id"].as_str().expect("id").to_owned();
     let run = |name: &str| env.json(&["run", name, "--agent", "assistant", "--chat", &chat, "--quiet"]);
     assert_eq!(run("csv.hello")["tool_id"], "csv-report:hello", "routed by prefix");
-    assert_eq!(run("csv-report.hello")["error"], "Toolset not found: csv-report");
+    assert_eq!(
+        run("csv-report.hello")["error"],
+        "Toolset not found: csv-report. Did you mean csv.hello?"
+    );
 
     // A toolset whose id is that prefix, and one declaring it: refused.
     for (file, id, extra) in [("a.zip", "csv", ""), ("b.zip", "other", "prefix: csv\n")] {

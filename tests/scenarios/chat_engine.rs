@@ -397,7 +397,7 @@ async fn a_message_too_long_for_the_window_that_the_server_drops_says_so_with_si
     };
     let out = send(&app, &chat, &"word ".repeat(40_000), o).await;
     assert_eq!(out.status, RunStatus::Failed);
-    assert_eq!(out.error_kind.as_deref(), Some("context_length"), "{:?}", out.error);
+    assert_eq!(out.error_kind.as_deref(), Some("message_too_long"), "{:?}", out.error);
     let said = out.error.as_deref().unwrap_or_default();
     assert!(
         said.contains("more than the") && said.contains("context window (4096)"),

@@ -39,7 +39,8 @@ async fn window_of_4096(app: &atelier_core::Atelier, chat: &str) {
 
 fn said_to_shorten(out: &atelier_core::conversation::RunOutcome) {
     assert_eq!(out.status, RunStatus::Failed);
-    assert_eq!(out.error_kind.as_deref(), Some("context_length"), "{:?}", out.error);
+    // Its own kind: the UI offers Model options, not a branch.
+    assert_eq!(out.error_kind.as_deref(), Some("message_too_long"), "{:?}", out.error);
     let said = out.error.as_deref().unwrap_or_default();
     assert!(
         said.contains("This model's maximum context length"),

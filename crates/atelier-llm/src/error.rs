@@ -19,6 +19,11 @@ pub enum ErrorKind {
     Server,
     /// The conversation does not fit the model.
     ContextLength,
+    /// The newest message alone (with its tools' latest results) does not
+    /// fit the window, every earlier one left out: a branch from an
+    /// earlier message would fail the same way (set by the caller that
+    /// fitted the request, never by a provider's answer).
+    MessageTooLong,
     /// The server could not be reached, or the connection dropped.
     Network,
     /// A reply this client cannot read (malformed SSE or JSON).
@@ -49,6 +54,7 @@ impl ErrorKind {
             Self::Overloaded => "overloaded",
             Self::Server => "server",
             Self::ContextLength => "context_length",
+            Self::MessageTooLong => "message_too_long",
             Self::Network => "network",
             Self::BadResponse => "bad_response",
             Self::InvalidRequest => "invalid_request",

@@ -93,7 +93,7 @@ pub struct Fit {
 pub(crate) fn too_long(error: &mut atelier_llm::Error, estimate: u64, room: u64, window: u32) {
     use atelier_llm::ErrorKind as K;
     if estimate > room && matches!(error.kind, K::Network | K::BadResponse | K::Server | K::ContextLength) {
-        error.kind = K::ContextLength;
+        error.kind = K::MessageTooLong;
         error.message = format!(
             "{} — the newest message (with its tools' latest results, if any) is about {estimate} tokens, more than the {room} the model's context window ({window}) leaves for it even with every earlier message left out: shorten the message, or raise the context window (Model options) if the model takes more",
             error.message
@@ -336,14 +336,14 @@ mod tests {
         };
         // The newest message alone is over: no branch would help.
         let (kind, text) = said(K::ContextLength, 9_000);
-        assert_eq!(kind, K::ContextLength);
+        assert_eq!(kind, K::MessageTooLong);
         assert!(
             text.contains("shorten the message, or raise the context window"),
             "{text}"
         );
         assert!(!text.contains("branch"), "{text}");
         // A stream a server ended is said as the window too.
-        assert_eq!(said(K::Network, 9_000).0, K::ContextLength);
+        assert_eq!(said(K::Network, 9_000).0, K::MessageTooLong);
         // It fit by the estimate: the provider's words, and the person may branch.
         assert_eq!(
             said(K::ContextLength, 2_000),
