@@ -73,8 +73,8 @@ export function register(step) {
     // An earlier step may have left a search in the picker: look for the tool.
     await showToolList();
     await s.type(await s.find('#panel-tools input[type=search]'), 'everything:echo');
-    // The group's title is shown in capitals (CSS): its section is named as written.
-    await s.find('#panel-tools section.picker-group[aria-label="MCP · everything"]', { timeout: 15000 });
+    // The group's title is shown in capitals (CSS): the group is named as written.
+    await s.find('#panel-tools .picker-group[role="group"][aria-label="MCP · everything"]', { timeout: 15000 });
     await pickTool('everything:echo');
     await s.type(await field('message'), 'Hello over MCP');
     const card = await runAndWait('everything:echo');
