@@ -314,6 +314,16 @@ async fn an_uninstall_killed_after_its_commit_leaves_no_folder_after_a_start() {
             .await
             .expect("the uninstall's commit");
     }
+    // While an import of that id runs in another process (its lock held),
+    // the folder may be its, not yet committed: a start leaves it.
+    let importing = atelier_core::lock::FileLock::acquire(&env.data().join("toolsets/.import-gone.lock"))
+        .expect("an import's lock");
+    drop(env.app().await);
+    assert!(
+        installed.is_dir(),
+        "a start never removes what a live import put in place"
+    );
+    drop(importing);
     let app = env.app().await;
     assert!(
         !installed.exists(),

@@ -48,7 +48,8 @@ pub(crate) fn result_text(row: &CallRow) -> (String, bool) {
             row.error.as_deref().unwrap_or("the call failed")
         )),
     };
-    match changed_before(row) {
+    // An interrupted call's own words already list what it changed.
+    match changed_before(row).filter(|_| row.error_kind.as_deref() != Some("interrupted")) {
         Some(changed) => (format!("{text}\n({changed})"), true),
         None => (text, true),
     }
@@ -307,6 +308,12 @@ mod tests {
             result_text(&stopped).0,
             "cancelled by the user\n(before it was cancelled it changed: half.txt)"
         );
+        // Interrupted: its own words list the files; not said twice.
+        let mut cut = failed(vec!["half.txt".into()]);
+        cut.error_kind = Some("interrupted".into());
+        cut.error = Some("the call was interrupted; the workspace files it changed are kept: half.txt".into());
+        let (text, _) = result_text(&cut);
+        assert_eq!(text.matches("half.txt").count(), 1, "{text}");
     }
 
     #[test]

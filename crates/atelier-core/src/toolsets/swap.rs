@@ -222,25 +222,8 @@ fn trashed_id(name: &str) -> Option<&str> {
     rest.get(..cut).filter(|id| !id.is_empty())
 }
 
-/// Whether an import or an uninstall runs now in some process.
-pub(crate) fn busy(toolsets_dir: &Path) -> Result<bool> {
-    let Ok(entries) = std::fs::read_dir(toolsets_dir) else {
-        return Ok(false);
-    };
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if (name.starts_with(".import-") || name.starts_with(TRASH))
-            && name.ends_with(".lock")
-            && matches!(FileLock::try_take_present(&e.path())?, crate::lock::Probe::Busy)
-        {
-            return Ok(true);
-        }
-    }
-    Ok(false)
-}
-
 /// Puts right what dead uninstalls left, and removes installed folders
-/// with no row while no import runs; how many it put right.
+/// with no row, each under its import lock; how many it put right.
 async fn recover_uninstalls(toolsets_dir: &Path, db: &SqlitePool) -> Result<usize> {
     let Ok(entries) = std::fs::read_dir(toolsets_dir) else {
         return Ok(0);
@@ -255,7 +238,6 @@ async fn recover_uninstalls(toolsets_dir: &Path, db: &SqlitePool) -> Result<usiz
         .await?
         .into_iter()
         .collect();
-    let quiet = !busy(toolsets_dir)?;
     let mut cleaned = 0;
     for (name, path) in entries {
         if let Some(id) = trashed_id(&name) {
@@ -272,10 +254,25 @@ async fn recover_uninstalls(toolsets_dir: &Path, db: &SqlitePool) -> Result<usiz
             }
             let _ = std::fs::remove_file(lock.path());
             cleaned += 1;
-        } else if quiet && !name.starts_with('.') && !rows.contains(&name) {
-            let _ = std::fs::remove_dir_all(&path);
-            tracing::warn!(toolset = %name, "removed an installed folder whose toolset is uninstalled");
-            cleaned += 1;
+        } else if !name.starts_with('.') && !rows.contains(&name) {
+            // An import of this id may have put the folder in place after
+            // the rows were read and be about to commit: only under its
+            // lock, with the row read again, is the folder known to be
+            // no toolset's.
+            let import_lock = toolsets_dir.join(format!(".import-{name}.lock"));
+            let Some(lock) = FileLock::try_acquire(&import_lock)? else {
+                continue; // an import of it runs now
+            };
+            let row: Option<String> = sqlx::query_scalar("SELECT id FROM toolsets WHERE id = ?")
+                .bind(&name)
+                .fetch_optional(db)
+                .await?;
+            if row.is_none() {
+                let _ = std::fs::remove_dir_all(&path);
+                tracing::warn!(toolset = %name, "removed an installed folder whose toolset is uninstalled");
+                cleaned += 1;
+            }
+            let _ = std::fs::remove_file(lock.path());
         }
     }
     Ok(cleaned)
