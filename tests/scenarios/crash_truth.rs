@@ -9,12 +9,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use atelier_core::model::{ManifestSource, Role};
-use atelier_core::routing::exposure::{Exposure, wire_names};
-use atelier_llm::replay::{ReplayServer, Reply};
-use serde_json::json;
 
 use crate::Env;
-use crate::conversation::{answer, chunk, opts, send, setup};
+use crate::conversation::{opts, send, setup};
 
 /// The CLI on `data`, with `env`, its output thrown away.
 fn spawn_cli(data: &Path, args: &[&str], env: &[(&str, &str)]) -> Child {
@@ -52,21 +49,7 @@ async fn a_call_killed_mid_run_is_its_own_tool_node_and_the_model_hears_it_was_i
     let env = Env::new();
     let t = tempfile::tempdir().expect("tmp");
     let zip = crate::hostile_host::spin_toolset(t.path());
-    let wire = wire_names(["spin.spin"], Exposure::Openai).remove(0);
-    let server = ReplayServer::start(vec![
-        Reply::sse(&[
-            chunk(
-                json!({"tool_calls": [{"index": 0, "id": "call_spin", "type": "function",
-                    "function": {"name": wire, "arguments": "{}"}}]}),
-                None,
-            ),
-            chunk(json!({}), Some("tool_calls")),
-            "data: [DONE]".to_owned(),
-        ]),
-        answer("Noted."),
-    ])
-    .await
-    .expect("server");
+    let server = crate::hostile_host::spin_call_server("Noted.").await;
     let (app, chat) = setup(&env, &server, 25).await;
     app.toolsets().import(&zip, &Default::default()).await.expect("import");
     app.agents().allow_toolset("writer", "spin").await.expect("allow");

@@ -35,6 +35,27 @@ pub(crate) fn spin_toolset(dir: &std::path::Path) -> std::path::PathBuf {
     )
 }
 
+/// A model that calls `spin.spin` once, then answers `then`.
+pub(crate) async fn spin_call_server(then: &str) -> atelier_llm::replay::ReplayServer {
+    use crate::conversation::{answer, chunk};
+    use atelier_core::routing::exposure::{Exposure, wire_names};
+    let wire = wire_names(["spin.spin"], Exposure::Openai).remove(0);
+    atelier_llm::replay::ReplayServer::start(vec![
+        atelier_llm::replay::Reply::sse(&[
+            chunk(
+                serde_json::json!({"tool_calls": [{"index": 0, "id": "call_spin", "type": "function",
+                    "function": {"name": wire, "arguments": "{}"}}]}),
+                None,
+            ),
+            chunk(serde_json::json!({}), Some("tool_calls")),
+            "data: [DONE]".to_owned(),
+        ]),
+        answer(then),
+    ])
+    .await
+    .expect("server")
+}
+
 #[test]
 fn a_killed_cli_takes_its_python_worker_and_the_tool_with_it() {
     let env = Env::new();

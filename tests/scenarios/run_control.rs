@@ -88,26 +88,11 @@ async fn a_calls_start_its_wait_for_confirmation_and_its_answer_reach_the_front_
 
 #[tokio::test]
 async fn stop_while_a_tool_runs_cancels_it_and_keeps_what_it_did() {
-    use atelier_core::routing::exposure::{Exposure, wire_names};
     use atelier_core::tools::RunEvent;
     let env = Env::new();
     let t = tempfile::tempdir().expect("tmp");
     let zip = crate::hostile_host::spin_toolset(t.path());
-    let wire = wire_names(["spin.spin"], Exposure::Openai).remove(0);
-    let server = ReplayServer::start(vec![
-        Reply::sse(&[
-            chunk(
-                json!({"tool_calls": [{"index": 0, "id": "call_spin", "type": "function",
-                    "function": {"name": wire, "arguments": "{}"}}]}),
-                None,
-            ),
-            chunk(json!({}), Some("tool_calls")),
-            "data: [DONE]".to_owned(),
-        ]),
-        answer("Stopped, then asked again."),
-    ])
-    .await
-    .expect("server");
+    let server = crate::hostile_host::spin_call_server("Stopped, then asked again.").await;
     let (app, chat) = setup(&env, &server, 25).await;
     app.toolsets().import(&zip, &Default::default()).await.expect("import");
     app.agents().allow_toolset("writer", "spin").await.expect("allow");
