@@ -13,10 +13,12 @@
 //! spawn's result names the fork's copies.
 //!
 //! A fork is all or nothing: its chat row is written in the transaction
-//! that copies its rows, and its folder is made as `chats/.trash-<id>` and
-//! moved into place after the commit. A crash before the commit leaves a
-//! trash folder without a chat, which the next start removes; one after it,
-//! a chat whose folder is in the trash, which the next start puts back
+//! that copies its rows, and its folder is made as `chats/.fork-<id>` (its
+//! lock `.fork-<id>.lock` held the whole time, `chats::ForkStaging`) and
+//! moved into place after the commit. A start in another process leaves a
+//! folder whose lock is held. A crash before the commit leaves a staging
+//! folder without a chat, which the next start removes; one after it, a
+//! chat whose folder is still staged, which the next start puts in place
 //! (`chats::recover_deleted`) — never an empty "… (fork)" chat.
 
 use std::collections::{HashMap, HashSet};
@@ -32,6 +34,8 @@ use crate::{Error, Result, blocking, db, ids};
 
 /// In a fork, after its rows are copied and before they are committed.
 pub(crate) const FORK_BEFORE_COMMIT: &str = "fork-before-commit";
+/// In a fork, after its commit and before its folder is put in place.
+pub(crate) const FORK_AFTER_COMMIT: &str = "fork-after-commit";
 
 fn json_ids<'a>(ids: impl IntoIterator<Item = &'a String>) -> Result<String> {
     serde_json::to_string(&ids.into_iter().collect::<Vec<_>>()).map_err(|e| Error::Internal(e.to_string()))
@@ -86,6 +90,16 @@ struct Fork {
     staged: std::path::PathBuf,
 }
 
+/// Drops a fork's staging (removing what is left of its folder) off the
+/// async workers.
+async fn end_staging(staging: crate::chats::ForkStaging) {
+    let _ = blocking(move || {
+        drop(staging);
+        Ok(())
+    })
+    .await;
+}
+
 impl Conversation<'_> {
     /// Forks `chat_id` at `message_id` into a new chat (see the module
     /// docs), titled `title` or "<source> (fork)", with the source's agent,
@@ -108,25 +122,37 @@ impl Conversation<'_> {
             .filter(|t| !t.is_empty())
             .map_or_else(|| format!("{} (fork)", source.title), str::to_owned);
         let id = ids::new_id();
+        let chats_dir = self.app.data_dir().chats_dir();
+        let staging = {
+            let id = id.clone();
+            blocking(move || crate::chats::ForkStaging::begin(&chats_dir, &id)).await?
+        };
         let fork = Fork {
-            staged: self.app.data_dir().chats_dir().join(format!(".trash-{id}")),
+            staged: staging.path().to_path_buf(),
             id,
             title,
         };
+        // Nothing half-made stays behind: no row was committed.
         let leaf = match self.fill(&source, &fork, &path).await {
             Ok(leaf) => leaf,
             Err(e) => {
-                // Nothing half-made stays behind: no row was committed.
-                let staged = fork.staged.clone();
-                let _ = blocking(move || Ok(std::fs::remove_dir_all(&staged))).await;
+                end_staging(staging).await;
                 return Err(e);
             }
         };
         let dir = self.app.data_dir().chat_dir(&fork.id);
-        if let Err(e) = tokio::fs::rename(&fork.staged, &dir).await {
+        let moved = match crate::store::failpoint::hit(FORK_AFTER_COMMIT) {
+            Ok(()) => tokio::fs::rename(&fork.staged, &dir)
+                .await
+                .map_err(Error::io("create", &dir)),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = moved {
             let _ = self.app.chats().delete(&fork.id).await;
-            return Err(Error::io("create", &dir)(e));
+            end_staging(staging).await;
+            return Err(e);
         }
+        end_staging(staging).await;
         tracing::info!(chat = %fork.id, source = %source.id, "forked a chat");
         self.app.workspace().checkout(&fork.id, &leaf).await?;
         self.app.chats().get(&fork.id).await
