@@ -160,6 +160,7 @@ mod mcp_scopes;
 mod mcp_signals;
 mod model_inputs;
 mod model_slips;
+mod open_calls;
 mod private_files;
 mod providers;
 mod python_checks;

@@ -235,21 +235,38 @@ impl Conversation<'_> {
     }
 
     /// The rows of every call on the branch, in one query (each step of a
-    /// run reads them again).
+    /// run reads them again); with those of the branch's model calls that
+    /// have no node yet because they have not ended (another process asks
+    /// about or runs them), so the model is told so, not that they were
+    /// cancelled.
     pub(super) async fn call_rows(&self, branch: &[Message]) -> Result<HashMap<String, CallRow>> {
         use sqlx::Row as _;
         let ids = call_ids(branch);
-        if ids.is_empty() {
+        let asked: Vec<&String> = branch
+            .iter()
+            .flat_map(|m| &m.content)
+            .filter_map(|p| match p {
+                ContentPart::ModelCall { call_id, .. } => Some(call_id),
+                _ => None,
+            })
+            .collect();
+        let Some(chat_id) = branch.first().map(|m| &m.chat_id) else {
+            return Ok(HashMap::new());
+        };
+        if ids.is_empty() && asked.is_empty() {
             return Ok(HashMap::new());
         }
-        let rows = sqlx::query(
-            concat!(
-                "SELECT id, tool_id, args, result, status, error_kind, error, model_call_id, render_plan, post_manifest_id, ",
-                crate::mcp::content::is_mcp_tool_sql!(),
-                " AS mcp FROM tool_calls WHERE id IN (SELECT value FROM json_each(?))"
-            ),
-        )
-        .bind(serde_json::to_string(&ids).map_err(|e| Error::Internal(e.to_string()))?)
+        let json = |ids: &[&String]| serde_json::to_string(ids).map_err(|e| Error::Internal(e.to_string()));
+        let rows = sqlx::query(concat!(
+            "SELECT id, tool_id, args, result, status, error_kind, error, model_call_id, render_plan, post_manifest_id, ",
+            crate::mcp::content::is_mcp_tool_sql!(),
+            " AS mcp FROM tool_calls WHERE id IN (SELECT value FROM json_each(?1)) OR (chat_id = ?2 ",
+            "AND message_id IS NULL AND status IN ('pending', 'awaiting_approval', 'running') ",
+            "AND model_call_id IN (SELECT value FROM json_each(?3)))"
+        ))
+        .bind(json(&ids)?)
+        .bind(chat_id)
+        .bind(json(&asked)?)
         .fetch_all(self.app.db())
         .await?;
         let mut out = HashMap::new();

@@ -34,7 +34,10 @@ pub(crate) struct CallRow {
     pub mcp: bool,
 }
 
-struct Builder {
+struct Builder<'a> {
+    /// The rows of the branch's calls, also those still without a node (a
+    /// call another process runs or asks about).
+    calls: &'a HashMap<String, CallRow>,
     out: Vec<LlmMessage>,
     /// Calls of the last model turn still without a result.
     pending: Vec<String>,
@@ -42,12 +45,13 @@ struct Builder {
     results: Vec<Part>,
 }
 
-impl Builder {
+impl Builder<'_> {
     fn flush(&mut self) {
         for call_id in self.pending.drain(..) {
+            let content = no_result(self.calls, &call_id).into();
             self.results.push(Part::ToolResult {
                 call_id,
-                content: "cancelled by the user: this call did not run".into(),
+                content,
                 is_error: true,
             });
         }
@@ -57,6 +61,23 @@ impl Builder {
                 parts: std::mem::take(&mut self.results),
             });
         }
+    }
+}
+
+/// What a model call with no result is answered: what its row says — a
+/// call another process still asks about or runs has not ended — else it
+/// was cut off before it ran (a stop, an edit).
+fn no_result(calls: &HashMap<String, CallRow>, call_id: &str) -> &'static str {
+    let open = calls
+        .values()
+        .filter(|r| r.model_call_id.as_deref() == Some(call_id))
+        .find(|r| matches!(r.status.as_str(), "awaiting_approval" | "running" | "pending"));
+    match open.map(|r| r.status.as_str()) {
+        Some("awaiting_approval") => {
+            "no result yet: this call waits for the user's approval (asked elsewhere); it has not run"
+        }
+        Some(_) => "no result yet: this call is still running elsewhere; it may be changing files",
+        None => "cancelled by the user: this call did not run",
     }
 }
 
@@ -182,6 +203,7 @@ pub(crate) fn transcript(branch: &[Message], inputs: &Inputs<'_>) -> Vec<LlmMess
         edits,
     } = *inputs;
     let mut b = Builder {
+        calls,
         out: Vec::new(),
         pending: Vec::new(),
         results: Vec::new(),
