@@ -11,7 +11,8 @@
 //!   and the manifest row, two processes on one chat.
 //! - [`half_done`]: work a crash cut half-way: a checkout killed while it
 //!   moved the folder finished (not taken for the person's edit), and what
-//!   a killed uninstall, export or upload left put right by the next start.
+//!   a killed uninstall, export, upload or fork left put right by the next
+//!   start, and a fork another process is copying left alone.
 //! - [`hostile_host`]: a CLI killed mid-call (its worker and tool go too),
 //!   files the person cannot read, a new data dir only its owner reads.
 //! - [`branching`]: branches with different files, checkout back and forth,
@@ -100,6 +101,9 @@
 //! - [`model_slips`]: a model behaving badly: calls without an id or
 //!   repeating one, arguments that are not JSON, near or missing tool
 //!   names, an empty or reasoning-only answer.
+//! - [`open_calls`]: a call still open elsewhere (waiting for approval, or
+//!   running in another process) is told to the model as not ended, not as
+//!   cancelled.
 //! - [`model_inputs`]: images to a model that takes them (a note to one
 //!   that does not), a history converted for a new provider.
 //! - [`mcp`]: MCP servers through the core against real servers
