@@ -1,14 +1,18 @@
 //! After a crash the record tells the truth: a CLI killed while its tool
 //! runs leaves that call as its own `tool` node holding what the tool
-//! wrote (not a person's edit), and the model hears it was interrupted; a
-//! fork killed before its commit leaves no empty chat; an older binary on a
-//! data dir a newer one migrated says so.
+//! wrote (not a person's edit), and the model hears it was interrupted —
+//! under the message it ran at, in its sub-agent thread, even when the
+//! person had checked out another message; a fork killed before its commit
+//! leaves no empty chat; an older binary on a data dir a newer one migrated
+//! says so.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use atelier_core::model::{ManifestSource, Role};
+use atelier_core::Atelier;
+use atelier_core::model::{ManifestSource, Message, Role};
+use atelier_core::tools::ToolCallRecord;
 
 use crate::Env;
 use crate::conversation::{opts, send, setup};
@@ -130,6 +134,146 @@ async fn a_call_killed_mid_run_is_its_own_tool_node_and_the_model_hears_it_was_i
     let all = body.to_string();
     assert!(!all.contains("cancelled by the user"), "{all}");
     assert!(!all.contains("The user edited"), "{all}");
+}
+
+/// A call a crash left `running`, as the run flow writes it before the
+/// call runs: placed under `parent` (in `thread`) from the state `pre`,
+/// while the chat stood where it stands now.
+async fn crashed_call(app: &Atelier, chat: &str, parent: &str, thread: Option<&str>, pre: &str) -> String {
+    let call = atelier_core::ids::new_id();
+    sqlx::query(
+        "INSERT INTO tool_calls (id, chat_id, tool_id, args, status, started_at, parent_id, thread_id, \
+         pre_manifest_id, chat_leaf_id, chat_manifest_id) \
+         SELECT ?, id, 'write_file', '{}', 'running', ?, ?, ?, ?, active_leaf_message_id, active_manifest_id \
+         FROM chats WHERE id = ?",
+    )
+    .bind(&call)
+    .bind(atelier_core::ids::now())
+    .bind(parent)
+    .bind(thread)
+    .bind(pre)
+    .bind(chat)
+    .execute(app.db())
+    .await
+    .expect("a running call");
+    call
+}
+
+/// The call as the next start ended it, and its node.
+async fn ended(app: &Atelier, chat: &str, call: &str) -> (ToolCallRecord, Message) {
+    let record = app.tools().call(call).await.expect("call");
+    assert_eq!(record.status.as_str(), "interrupted", "{record:?}");
+    let node = app
+        .chats()
+        .message(chat, record.message_id.as_deref().expect("its node"))
+        .await
+        .expect("node");
+    (record, node)
+}
+
+/// The person checked out an earlier message E while the model answered;
+/// the model's call then ran under its own message L, the folder put at
+/// L's state, and was killed. Its node goes under L, and only what it
+/// wrote is its change — not how L's files differ from E's.
+#[tokio::test]
+async fn a_call_killed_after_the_person_checked_out_an_earlier_message_ends_where_it_ran() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.chats().create(Some("t")).await.expect("chat").id;
+    let ws = app.workspace_dir(&chat);
+    crate::write(&ws, "a.txt", "one");
+    let earlier = crate::snap(&app, &chat).await.message_id.expect("E");
+    crate::write(&ws, "b.txt", "two");
+    let later = crate::snap(&app, &chat).await.message_id.expect("L");
+    let later_state = app.chats().message(&chat, &later).await.expect("L").manifest_id;
+    app.workspace().checkout(&chat, &earlier).await.expect("checkout E");
+    // What the crash leaves: the folder at L's state plus the call's write.
+    crate::write(&ws, "b.txt", "two");
+    crate::write(&ws, "c.txt", "by the call");
+    let call = crashed_call(&app, &chat, &later, None, &later_state).await;
+    drop(app);
+
+    let app = env.app().await;
+    let (record, node) = ended(&app, &chat, &call).await;
+    assert_eq!(
+        node.parent_id.as_deref(),
+        Some(later.as_str()),
+        "under the message it ran at"
+    );
+    assert_eq!(node.thread_id, None);
+    let chat_now = app.chats().get(&chat).await.expect("chat");
+    assert_eq!(
+        chat_now.active_leaf_message_id, node.id,
+        "the chat is at the call, as when a call ends"
+    );
+    let error = record.error.unwrap_or_default();
+    assert!(
+        error.contains("kept: c.txt") && !error.contains("b.txt"),
+        "only what the call wrote is its change: {error}"
+    );
+    let files = app.workspace().list_files(&chat, Some(&node.id)).await.expect("files");
+    let mut names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["a.txt", "b.txt", "c.txt"]);
+    let tree = app.chats().tree(&chat).await.expect("tree");
+    let edits = tree.iter().filter(|n| n.message.role == Role::Edit).count();
+    assert_eq!(edits, 2, "no edit of the person's is made up");
+}
+
+/// A sub-agent's call killed mid-run: its node stays in its thread, and
+/// the chat's main line stays where it was (only its folder state moves,
+/// as when a thread's call ends).
+#[tokio::test]
+async fn a_sub_agents_call_killed_mid_run_keeps_its_thread_and_leaves_the_main_line() {
+    let env = Env::new();
+    let app = env.app().await;
+    let chat = app.chats().create(Some("t")).await.expect("chat").id;
+    let ws = app.workspace_dir(&chat);
+    crate::write(&ws, "a.txt", "one");
+    let leaf = crate::snap(&app, &chat).await.message_id.expect("leaf");
+    let state = app.chats().message(&chat, &leaf).await.expect("leaf").manifest_id;
+    // A spawn_agents call under the leaf, its task's thread and its root.
+    let now = atelier_core::ids::now();
+    let (spawn, thread, root) = ("spawn-1", "thread-1", "thread-root-1");
+    for (sql, binds) in [
+        (
+            "INSERT INTO tool_calls (id, chat_id, tool_id, args, status, started_at) \
+             VALUES (?, ?, 'spawn_agents', '{}', 'success', ?)",
+            vec![spawn, chat.as_str(), now.as_str()],
+        ),
+        (
+            "INSERT INTO threads (id, chat_id, parent_call_id, agent_id, depth, task, created_at) \
+             VALUES (?, ?, ?, 'writer', 1, 'write t.txt', ?)",
+            vec![thread, chat.as_str(), spawn, now.as_str()],
+        ),
+        (
+            "INSERT INTO messages (id, chat_id, parent_id, role, content, manifest_id, created_at, thread_id) \
+             VALUES (?, ?, NULL, 'system', '[]', ?, ?, ?)",
+            vec![root, chat.as_str(), state.as_str(), now.as_str(), thread],
+        ),
+    ] {
+        let mut q = sqlx::query(sql);
+        for b in binds {
+            q = q.bind(b);
+        }
+        q.execute(app.db()).await.expect(sql);
+    }
+    crate::write(&ws, "t.txt", "by the sub-agent");
+    let call = crashed_call(&app, &chat, root, Some(thread), &state).await;
+    drop(app);
+
+    let app = env.app().await;
+    let (record, node) = ended(&app, &chat, &call).await;
+    assert_eq!(node.thread_id.as_deref(), Some(thread), "in its thread");
+    assert_eq!(node.parent_id.as_deref(), Some(root));
+    let chat_now = app.chats().get(&chat).await.expect("chat");
+    assert_eq!(chat_now.active_leaf_message_id, leaf, "the main line stays");
+    assert_eq!(
+        chat_now.active_manifest_id, node.manifest_id,
+        "the folder is the call's"
+    );
+    let error = record.error.unwrap_or_default();
+    assert!(error.contains("kept: t.txt"), "{error}");
 }
 
 /// The chat ids in the list, and the entries of `chats/` on disk.

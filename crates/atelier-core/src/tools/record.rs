@@ -33,7 +33,8 @@ impl Finish<'_> {
     pub(super) async fn write(self, conn: &mut SqliteConnection, call_id: &str) -> Result<()> {
         sqlx::query(
             "UPDATE tool_calls SET message_id = ?, status = ?, result = ?, render_plan = ?, error_kind = ?, error = ?, \
-             stdout = ?, stderr = ?, finished_at = ?, pre_manifest_id = ?, post_manifest_id = ? WHERE id = ?",
+             stdout = ?, stderr = ?, finished_at = ?, pre_manifest_id = ?, post_manifest_id = ?, \
+             parent_id = NULL, thread_id = NULL, chat_leaf_id = NULL, chat_manifest_id = NULL WHERE id = ?",
         )
         .bind(self.message_id)
         .bind(self.status.as_str())
@@ -137,6 +138,32 @@ impl Atelier {
         Ok(())
     }
 
+    /// Writes where the placed call `call_id` goes — its parent, thread and
+    /// pre-manifest — and where the chat stands now (the caller holds the
+    /// chat lock), so a call that dies is ended there
+    /// ([`super::recover`]), not at wherever the chat is by then.
+    pub(super) async fn place_call(
+        &self,
+        call_id: &str,
+        parent_id: &str,
+        thread_id: Option<&str>,
+        pre_manifest_id: &str,
+    ) -> Result<()> {
+        sqlx::query(
+            "UPDATE tool_calls SET parent_id = ?, thread_id = ?, pre_manifest_id = ?, \
+             chat_leaf_id = (SELECT active_leaf_message_id FROM chats WHERE id = tool_calls.chat_id), \
+             chat_manifest_id = (SELECT active_manifest_id FROM chats WHERE id = tool_calls.chat_id) \
+             WHERE id = ?",
+        )
+        .bind(parent_id)
+        .bind(thread_id)
+        .bind(pre_manifest_id)
+        .bind(call_id)
+        .execute(self.db())
+        .await?;
+        Ok(())
+    }
+
     /// Ends a recorded call that we (not the tool) could not complete. When
     /// that write fails too (the disk is full), the call is ended later, once
     /// writes go through ([`super::recover::retry_later`]), and the caller
@@ -144,7 +171,8 @@ impl Atelier {
     pub(super) async fn end_failed(&self, call_id: &str, e: &Error) -> Result<()> {
         self.running_calls().remove(call_id);
         let written = sqlx::query(
-            "UPDATE tool_calls SET status = 'error', error_kind = 'internal', error = ?, finished_at = ? \
+            "UPDATE tool_calls SET status = 'error', error_kind = 'internal', error = ?, finished_at = ?, \
+             parent_id = NULL, thread_id = NULL, chat_leaf_id = NULL, chat_manifest_id = NULL \
              WHERE id = ? AND status IN ('awaiting_approval', 'running')",
         )
         .bind(format!("the call could not be completed: {e}"))

@@ -14,7 +14,7 @@ use super::approval::waiting_lock_path;
 use super::plan;
 use super::status::{CallStatus, ErrorKind};
 use crate::messages::{NewMessage, insert_message, set_active};
-use crate::model::{ContentPart, ManifestSource, Role};
+use crate::model::{Chat, ContentPart, ManifestSource, Role};
 use crate::store::Observer;
 use crate::{Atelier, Result, blocking, db, ids};
 
@@ -28,7 +28,9 @@ const STOPPED: &str = "Atelier stopped while it ran";
 /// left alone.
 pub(crate) async fn recover_interrupted(app: &Atelier) -> Result<usize> {
     let rows = sqlx::query(
-        "SELECT id, chat_id, status FROM tool_calls WHERE status IN ('pending', 'awaiting_approval', 'running')",
+        // Latest first: a sub-agent's call before the call that started it.
+        "SELECT id, chat_id, status FROM tool_calls WHERE status IN ('pending', 'awaiting_approval', 'running') \
+         ORDER BY started_at DESC",
     )
     .fetch_all(app.db())
     .await?;
@@ -146,50 +148,119 @@ async fn recover_one(app: &Atelier, id: &str, chat_id: &str, why: &str) -> Resul
     Ok(ended)
 }
 
+/// Where a dead call goes: its parent, its thread, its pre-manifest, and
+/// whether the folder is still the call's (the chat still stands where it
+/// stood when the call was placed).
+struct Place {
+    parent: String,
+    thread: Option<String>,
+    pre: String,
+    folder_is_its: bool,
+}
+
+impl Place {
+    /// The place written on the call's row when it was placed. A row from
+    /// before that was written ends at the chat's place, as it did then.
+    async fn of(app: &Atelier, id: &str, chat: &Chat) -> Result<Place> {
+        type Row = (
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        );
+        let row: Option<Row> = sqlx::query_as(
+            "SELECT parent_id, thread_id, pre_manifest_id, chat_leaf_id, chat_manifest_id \
+             FROM tool_calls WHERE id = ?",
+        )
+        .bind(id)
+        .fetch_optional(app.db())
+        .await?;
+        let Some((Some(parent), thread, Some(pre), leaf, manifest)) = row else {
+            return Ok(Place {
+                parent: chat.active_leaf_message_id.clone(),
+                thread: None,
+                pre: chat.active_manifest_id.clone(),
+                folder_is_its: true,
+            });
+        };
+        // Whatever took the chat lock since (a new message, a checkout, a
+        // thread's next call) moved the chat: what the folder holds now is
+        // not the call's. A main-line call's own sub-agents move only the
+        // manifest, and their work is the call's.
+        let folder_is_its = leaf.as_deref() == Some(chat.active_leaf_message_id.as_str())
+            && (thread.is_none() || manifest.as_deref() == Some(chat.active_manifest_id.as_str()));
+        Ok(Place {
+            parent,
+            thread,
+            pre,
+            folder_is_its,
+        })
+    }
+}
+
 /// Ends the dead call `id` as `interrupted` with its `tool` node, under
-/// the chat's place (where the call began: it held the chat lock from its
-/// start, so nothing moved the chat meanwhile). The node's state is the
-/// folder as the call left it, recorded as the call's own (source
-/// `tool_run`); its error tells the model the call was cut off and what it
-/// changed. The caller holds the chat lock. Whether the call was still
+/// the parent it was placed at (in its thread, if any). While the chat
+/// still stands where it stood then, the node's state is the folder as the
+/// call left it, recorded as the call's own (source `tool_run`), and the
+/// chat moves as a finished call's end moves it; once the chat moved on,
+/// the node keeps the pre-manifest, the chat stays, and its words say what
+/// it changed is not known. Its error tells the model the call was cut
+/// off. The caller holds the chat lock. Whether the call was still
 /// unfinished.
 async fn end_with_node(app: &Atelier, id: &str, chat_id: &str, why: &str) -> Result<bool> {
     let chat = app.chats().get(chat_id).await?;
-    let (leaf, pre) = (&chat.active_leaf_message_id, &chat.active_manifest_id);
-    let scanned = app.scan_against(chat_id, leaf, pre, &Observer::default()).await?;
-    let delta = app.scan_delta(&scanned).await?;
-    let changed: Vec<String> = delta.changes.iter().map(|(path, _)| path.clone()).collect();
-    let error = interrupted_words(why, &changed);
+    let place = Place::of(app, id, &chat).await?;
+    // What the folder holds beyond the call's pre-manifest, while it is the call's.
+    let scan = match place.folder_is_its {
+        true => {
+            let observer = Observer::default();
+            let scanned = app
+                .scan_against(chat_id, &chat.active_leaf_message_id, &place.pre, &observer)
+                .await?;
+            let delta = app.scan_delta(&scanned).await?;
+            Some((scanned, delta))
+        }
+        false => None,
+    };
+    let changed: Option<Vec<String>> = scan
+        .as_ref()
+        .map(|(_, d)| d.changes.iter().map(|(path, _)| path.clone()).collect());
+    let error = interrupted_words(why, changed.as_deref());
     let message_id = ids::new_id();
     let mut tx = db::begin_write(app.db()).await?;
-    let post = app
-        .record_scan(&mut tx, &scanned, &delta, ManifestSource::ToolRun, id)
-        .await?;
+    let post = match &scan {
+        Some((s, d)) => app.record_scan(&mut tx, s, d, ManifestSource::ToolRun, id).await?,
+        None => place.pre.clone(),
+    };
     let details = plan::ErrorDetails {
-        changed,
+        changed: changed.unwrap_or_default(),
         ..Default::default()
     };
     let mut render_plan = plan::error_plan_with(ErrorKind::Interrupted.as_str(), &error, &details, Some(&post));
-    render_plan.warnings.extend(scanned.warnings.iter().cloned());
+    if let Some((s, _)) = &scan {
+        render_plan.warnings.extend(s.warnings.iter().cloned());
+    }
     insert_message(
         &mut tx,
         NewMessage {
             id: message_id.clone(),
             chat_id,
-            parent_id: Some(leaf),
+            parent_id: Some(&place.parent),
             role: Role::Tool,
             content: &[ContentPart::ToolCall {
                 tool_call_id: id.to_owned(),
             }],
             manifest_id: &post,
             meta: None,
-            thread_id: None,
+            thread_id: place.thread.as_deref(),
         },
     )
     .await?;
     let ended = sqlx::query(
         "UPDATE tool_calls SET message_id = ?, status = ?, error_kind = ?, error = ?, render_plan = ?, \
-         finished_at = ?, pre_manifest_id = ?, post_manifest_id = ? \
+         finished_at = ?, pre_manifest_id = ?, post_manifest_id = ?, \
+         parent_id = NULL, thread_id = NULL, chat_leaf_id = NULL, chat_manifest_id = NULL \
          WHERE id = ? AND status IN ('pending', 'awaiting_approval', 'running')",
     )
     .bind(&message_id)
@@ -198,7 +269,7 @@ async fn end_with_node(app: &Atelier, id: &str, chat_id: &str, why: &str) -> Res
     .bind(&error)
     .bind(serde_json::to_string(&render_plan).map_err(|e| crate::Error::Internal(e.to_string()))?)
     .bind(ids::now())
-    .bind(pre)
+    .bind(&place.pre)
     .bind(&post)
     .bind(id)
     .execute(&mut *tx)
@@ -209,23 +280,42 @@ async fn end_with_node(app: &Atelier, id: &str, chat_id: &str, why: &str) -> Res
         // Finished meanwhile: the transaction (node, manifest) goes.
         return Ok(false);
     }
-    set_active(&mut tx, chat_id, &message_id, &post).await?;
+    // As a finished call's end moves the chat (`finish_call`): a thread's
+    // call moves only the folder's state, a main-line call the chat to it.
+    match (&scan, &place.thread) {
+        (None, _) => {}
+        (Some(_), Some(_)) => {
+            sqlx::query("UPDATE chats SET active_manifest_id = ?, updated_at = ? WHERE id = ?")
+                .bind(&post)
+                .bind(ids::now())
+                .bind(chat_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        (Some(_), None) => set_active(&mut tx, chat_id, &message_id, &post).await?,
+    }
     tx.commit().await?;
-    let mut current = scanned.current;
-    current.manifest_id = post;
-    app.save_cache(&current);
+    if let Some((s, _)) = scan {
+        let mut current = s.current;
+        current.manifest_id = post;
+        app.save_cache(&current);
+    }
     tracing::warn!(call = %id, chat = %chat_id, "ended an unfinished tool call as interrupted, with its node");
     Ok(true)
 }
 
 /// What an interrupted call's result says (the model reads it as its
 /// result): that it was cut off and why, that it may have done part of its
-/// work, and the workspace files it changed, which are kept.
-fn interrupted_words(why: &str, changed: &[String]) -> String {
+/// work, and the workspace files it changed, which are kept — or that they
+/// are not known (`None`: the chat moved on before its end was written).
+fn interrupted_words(why: &str, changed: Option<&[String]>) -> String {
     const LISTED: usize = 20;
     let files = match changed {
-        [] => "no workspace file changed".to_owned(),
-        _ => {
+        None => {
+            "what it changed in the workspace is not known (the chat moved on before its end was recorded)".to_owned()
+        }
+        Some([]) => "no workspace file changed".to_owned(),
+        Some(changed) => {
             let mut list = changed.iter().take(LISTED).cloned().collect::<Vec<_>>().join(", ");
             if changed.len() > LISTED {
                 list.push_str(&format!(" and {} more", changed.len() - LISTED));
@@ -258,6 +348,19 @@ mod tests {
             .await
             .expect("pragma");
             held.push(conn);
+        }
+    }
+
+    /// The call once the live retry ended it (waiting at most 15 s).
+    async fn ended(app: &Atelier, call: &str) -> crate::tools::ToolCallRecord {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let record = app.tools().call(call).await.expect("call");
+            if record.status.as_str() != "running" || Instant::now() > deadline {
+                assert_eq!(record.status.as_str(), "interrupted", "{record:?}");
+                return record;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 
@@ -294,15 +397,7 @@ mod tests {
         assert_eq!(status, "running", "the end could not be written");
         refuse_writes(&app, false).await;
 
-        let deadline = Instant::now() + Duration::from_secs(15);
-        let record = loop {
-            let record = app.tools().call(&call).await.expect("call");
-            if record.status.as_str() != "running" || Instant::now() > deadline {
-                break record;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        };
-        assert_eq!(record.status.as_str(), "interrupted", "{record:?}");
+        let record = ended(&app, &call).await;
         let error = record.error.unwrap_or_default();
         assert!(
             error.contains("Atelier could not record how it ended: the disk holding") && error.contains("half.txt"),
@@ -314,5 +409,76 @@ mod tests {
             .await
             .expect("node");
         assert_eq!(node.role, Role::Tool);
+    }
+
+    /// A call whose end could not be written, then the person sent a new
+    /// message and edited a file by hand: when writes go through, the call
+    /// is ended under the message it ran at, the chat stays at the new
+    /// message, and neither the folder's state nor the person's edit is
+    /// taken for the call's change.
+    #[tokio::test]
+    async fn a_call_ended_after_the_chat_moved_on_stays_where_it_ran_and_claims_no_change() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let app = Atelier::open(DataDir::new(dir.path())).await.expect("open");
+        let chat = app.chats().create(Some("t")).await.expect("chat").id;
+        let ws = app.workspace_dir(&chat);
+        std::fs::write(ws.join("a.txt"), "one").expect("write");
+        let observer = crate::store::Observer::default();
+        let snap = app.workspace().snapshot(&chat, &observer).await.expect("snapshot");
+        let (at, state) = (snap.message_id.expect("a node"), snap.manifest_id);
+        let call = crate::ids::new_id();
+        sqlx::query(
+            "INSERT INTO tool_calls (id, chat_id, tool_id, args, status, started_at, parent_id, \
+             pre_manifest_id, chat_leaf_id, chat_manifest_id) \
+             SELECT ?, id, 'write_file', '{}', 'running', ?, ?, ?, active_leaf_message_id, active_manifest_id \
+             FROM chats WHERE id = ?",
+        )
+        .bind(&call)
+        .bind(crate::ids::now())
+        .bind(&at)
+        .bind(&state)
+        .bind(&chat)
+        .execute(app.db())
+        .await
+        .expect("a placed, running call");
+        std::fs::write(ws.join("half.txt"), "written by the call").expect("write");
+        // The chat moves on: a new message, then a hand edit not yet recorded.
+        let text = vec![crate::model::ContentPart::Text { text: "next".into() }];
+        let next = app
+            .workspace()
+            .append_message(&chat, None, Role::User, text)
+            .await
+            .expect("a new message")
+            .id;
+        std::fs::write(ws.join("notes.txt"), "the person's").expect("write");
+        refuse_writes(&app, true).await;
+        let full = Error::DiskFull {
+            dir: dir.path().to_owned(),
+        };
+        let _ = app.end_failed(&call, &full).await;
+        refuse_writes(&app, false).await;
+
+        let record = ended(&app, &call).await;
+        let node = app
+            .chats()
+            .message(&chat, record.message_id.as_deref().expect("its node"))
+            .await
+            .expect("node");
+        assert_eq!(
+            node.parent_id.as_deref(),
+            Some(at.as_str()),
+            "under the message it ran at"
+        );
+        assert_eq!(node.manifest_id, state, "no change is claimed for it");
+        let chat_now = app.chats().get(&chat).await.expect("chat");
+        assert_eq!(
+            chat_now.active_leaf_message_id, next,
+            "the chat stays at the new message"
+        );
+        let error = record.error.unwrap_or_default();
+        assert!(
+            error.contains("what it changed in the workspace is not known") && !error.contains("notes.txt"),
+            "{error}"
+        );
     }
 }

@@ -138,6 +138,9 @@ impl Atelier {
             decision,
         } = turn;
         let at = self.prepare_call(req, chat_id, parent).await?;
+        // Before it runs: where its node goes, should it die.
+        self.place_call(call_id, &at.parent_id, at.thread_id.as_deref(), &at.pre_manifest_id)
+            .await?;
         let outcome = match (decision, &target) {
             (Decision::Refuse(kind, message), _) => Outcome::failed(kind, message),
             (Decision::Deny, _) => Outcome::failed(ErrorKind::Denied, "denied by user"),
