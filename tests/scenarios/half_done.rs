@@ -476,3 +476,33 @@ async fn a_fork_killed_before_its_commit_goes_and_one_killed_after_it_is_put_in_
         vec![("a.txt".to_owned(), b"one".to_vec())]
     );
 }
+
+/// A delete moves the chat's folder to `chats/.trash-<id>` before its
+/// commit, holding the chat's lock (whose file goes with the folder). A
+/// start in another process in that window used to put the folder back
+/// (the row was still there), and the delete then committed: a folder no
+/// chat owns, for good. A delete under way is now left alone; one that
+/// died before its commit is still put right.
+#[tokio::test]
+async fn a_delete_under_way_in_another_process_is_left_alone_by_a_start() {
+    let env = Env::new();
+    let chat = {
+        let app = env.app().await;
+        app.chats().create(Some("going")).await.expect("chat").id
+    };
+    let chats = env.data().join("chats");
+    let (dir, trash) = (chats.join(&chat), chats.join(format!(".trash-{chat}")));
+    // What a live delete holds between its rename and its commit.
+    let lock = atelier_core::lock::FileLock::acquire(&dir.join("lock")).expect("the chat's lock");
+    std::fs::rename(&dir, &trash).expect("the delete's rename");
+    drop(env.app().await);
+    assert!(
+        trash.is_dir() && !dir.exists(),
+        "a live delete's folder stays in the trash"
+    );
+    // It died before its commit: the next start puts the folder back.
+    drop(lock);
+    let app = env.app().await;
+    assert!(dir.is_dir() && !trash.exists(), "a dead delete's folder is back");
+    assert_eq!(app.chats().get(&chat).await.expect("the chat").title, "going");
+}
