@@ -15,6 +15,7 @@ pub mod policy;
 pub mod python;
 mod record;
 pub(crate) mod recover;
+mod request;
 pub mod run;
 pub mod status;
 mod target;
