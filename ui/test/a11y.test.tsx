@@ -4,7 +4,7 @@
 // off, and the desktop E2E (e2e/steps/a11y.mjs) checks it in the real
 // webview. A few rules of lesser impact count too (MODERATE): a skipped
 // heading level leaves a screen reader's outline of the page with a hole.
-import { act, render, screen, waitFor, within } from "@testing-library/react";
+import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import axe from "axe-core";
 import { describe, expect, it, vi } from "vitest";
@@ -12,7 +12,7 @@ import { App } from "../src/App";
 import { ConversationMap } from "../src/chats/ConversationMap";
 import { McpServersSection } from "../src/settings/mcp/McpServersSection";
 import { ToolsetManager } from "../src/toolsets/ToolsetManager";
-import { chatBackend, message, meta, openChat, text } from "./chatBackend";
+import { chatBackend, deleteWaitsForApproval, message, meta, openChat, text } from "./chatBackend";
 import { bundle, call, chatsStub, details, mcpServer, node, plan, tool, toolset } from "./fixtures";
 import { mockCommands } from "./ipc";
 
@@ -75,20 +75,7 @@ describe("axe finds no serious or critical violation", () => {
     expect(screen.getByRole("option", { name: /Delete File/, selected: true })).toBeInTheDocument();
     expect(await violations()).toEqual([]);
 
-    await userEvent.type(box, "Delete old.txt{Enter}");
-    await waitFor(() => expect(b.runs).toHaveLength(1));
-    const run = b.run();
-    act(() => {
-      run.save("user", [text("Delete old.txt")]);
-      run.feed({ type: "tool_call_proposed", call_id: "mc1", name: "delete_file", tool_id: "delete_file" });
-      run.save("assistant", [
-        { type: "model_call", call_id: "mc1", name: "delete_file", arguments: { path: "old.txt" } },
-      ]);
-      run.feed(
-        { type: "tool_call_event", model_call_id: "mc1", event: { kind: "started", call_id: "call-9" } },
-        { type: "tool_call_event", model_call_id: "mc1", event: { kind: "awaiting_approval", call_id: "call-9" } },
-      );
-    });
+    await deleteWaitsForApproval(b, box);
     const card = await screen.findByRole("article", { name: "Call of delete_file" });
     await within(card).findByRole("button", { name: "Approve" });
     expect(await violations()).toEqual([]);

@@ -4,7 +4,7 @@
 import { act, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
-import { chatBackend, openChat, text } from "./chatBackend";
+import { chatBackend, deleteWaitsForApproval, openChat, text } from "./chatBackend";
 
 const region = () => screen.getByTestId("run-announcer");
 
@@ -38,20 +38,7 @@ describe("the run's live region", () => {
   it("says which tool waits for the person's approval", async () => {
     const b = chatBackend();
     const box = await openChat();
-    await userEvent.type(box, "Delete old.txt{Enter}");
-    await waitFor(() => expect(b.runs).toHaveLength(1));
-    const run = b.run();
-    act(() => {
-      run.save("user", [text("Delete old.txt")]);
-      run.feed({ type: "tool_call_proposed", call_id: "mc1", name: "delete_file", tool_id: "delete_file" });
-      run.save("assistant", [
-        { type: "model_call", call_id: "mc1", name: "delete_file", arguments: { path: "old.txt" } },
-      ]);
-      run.feed(
-        { type: "tool_call_event", model_call_id: "mc1", event: { kind: "started", call_id: "call-9" } },
-        { type: "tool_call_event", model_call_id: "mc1", event: { kind: "awaiting_approval", call_id: "call-9" } },
-      );
-    });
+    await deleteWaitsForApproval(b, box);
     await waitFor(() => expect(region()).toHaveTextContent(/^delete_file waits for your approval\.$/));
   });
 });

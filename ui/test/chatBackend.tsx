@@ -2,8 +2,9 @@
 // memory (sends, retries and edits add to it as the core does, switches
 // move its active leaf), providers, and each run's event channel held for
 // the test to feed, with the run's outcome resolved when the test says.
-import { render, screen } from "@testing-library/react";
+import { act, render, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { expect } from "vitest";
 import { App } from "../src/App";
 import type {
   Chat,
@@ -272,6 +273,28 @@ export async function openChat() {
   render(<App />);
   await userEvent.click(await screen.findByRole("tab", { name: "Chat" }));
   return screen.findByRole("textbox", { name: "Message" });
+}
+
+/**
+ * Sends "Delete old.txt" and has the model's `delete_file` call (model call
+ * `mc1`, recorded call `call-9`) wait for the person's approval; the run.
+ */
+export async function deleteWaitsForApproval(b: { runs: unknown[]; run: () => LiveRun }, box: HTMLElement) {
+  await userEvent.type(box, "Delete old.txt{Enter}");
+  await waitFor(() => expect(b.runs).toHaveLength(1));
+  const run = b.run();
+  act(() => {
+    run.save("user", [text("Delete old.txt")]);
+    run.feed({ type: "tool_call_proposed", call_id: "mc1", name: "delete_file", tool_id: "delete_file" });
+    run.save("assistant", [
+      { type: "model_call", call_id: "mc1", name: "delete_file", arguments: { path: "old.txt" } },
+    ]);
+    run.feed(
+      { type: "tool_call_event", model_call_id: "mc1", event: { kind: "started", call_id: "call-9" } },
+      { type: "tool_call_event", model_call_id: "mc1", event: { kind: "awaiting_approval", call_id: "call-9" } },
+    );
+  });
+  return run;
 }
 
 /** The conversation's section. */

@@ -6,7 +6,7 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { resetRuns } from "../src/conversation/runStore";
 import { forgetChoices } from "../src/conversation/Switchers";
-import { CHAT, chatBackend, conversation, message, openChat, text } from "./chatBackend";
+import { CHAT, chatBackend, conversation, deleteWaitsForApproval, message, openChat, text } from "./chatBackend";
 import { agent, call } from "./fixtures";
 import { argsOf } from "./ipc";
 
@@ -32,20 +32,7 @@ describe("a model's call", () => {
   it("waits inline for Approve, then the answer goes on", async () => {
     const b = chatBackend({ extra: { answer_approval: () => true, answer_approval_for_chat: () => true } });
     const box = await openChat();
-    await userEvent.type(box, "Delete old.txt{Enter}");
-    await waitFor(() => expect(b.runs).toHaveLength(1));
-    const run = b.run();
-    act(() => {
-      run.save("user", [text("Delete old.txt")]);
-      run.feed({ type: "tool_call_proposed", call_id: "mc1", name: "delete_file", tool_id: "delete_file" });
-      run.save("assistant", [
-        { type: "model_call", call_id: "mc1", name: "delete_file", arguments: { path: "old.txt" } },
-      ]);
-      run.feed(
-        { type: "tool_call_event", model_call_id: "mc1", event: { kind: "started", call_id: "call-9" } },
-        { type: "tool_call_event", model_call_id: "mc1", event: { kind: "awaiting_approval", call_id: "call-9" } },
-      );
-    });
+    const run = await deleteWaitsForApproval(b, box);
     const card = await screen.findByRole("article", { name: "Call of delete_file" });
     await waitFor(() => expect(card).toHaveTextContent("waiting for approval"));
     expect(card).toHaveTextContent('"path": "old.txt"');
