@@ -25,6 +25,7 @@ pub mod filters;
 pub mod names;
 pub mod pool;
 pub mod resolve;
+mod route;
 mod schema;
 
 use std::collections::BTreeMap;
