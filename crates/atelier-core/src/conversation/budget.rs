@@ -76,7 +76,7 @@ fn starts_exchange(m: &Message) -> bool {
 pub struct Fit {
     pub dropped: usize,
     /// The estimate of what is sent: over the budget when even the newest
-    /// message alone does not fit (see [`too_long`]).
+    /// message alone does not fit (see `too_long`).
     pub left: u64,
 }
 
