@@ -13,8 +13,12 @@ if (typeof Range !== "undefined") {
   Range.prototype.getBoundingClientRect = () => new DOMRect(0, 0, 0, 0);
 }
 
-afterEach(() => {
+afterEach(async () => {
   cleanup();
+  // A listener whose registration answers after its component went
+  // unregisters then: let it, while the mocked event plugin still exists
+  // (clearMocks removes it, and the late unregister threw past the test).
+  await new Promise((resolve) => setTimeout(resolve, 0));
   clearMocks();
   // What a test chose (the tool list shown or hidden) is not the next one's.
   localStorage.clear();
