@@ -81,6 +81,18 @@ describe("axe finds no serious or critical violation", () => {
     expect(await violations()).toEqual([]);
   });
 
+  it("on the Chat tab, the chat's title (h1) heads the outline, before the tool list's heading", async () => {
+    chatBackend({ messages: [message("u1", "m0", "user", [text("Hi")])] });
+    await openChat();
+    await userEvent.click(await screen.findByRole("button", { name: "☰ Tools" }));
+    const panel = await screen.findByRole("tabpanel", { name: "Chat" });
+    await within(panel).findByRole("heading", { name: "Tools", level: 2 });
+    const outline = [...panel.querySelectorAll("h1, h2, h3, h4, h5, h6")].map(
+      (h) => `${h.tagName} ${h.textContent ?? ""}`,
+    );
+    expect(outline.slice(0, 2)).toEqual(["H1 First chat", "H2 Tools"]);
+  });
+
   it("in a failed answer's error and a confirmation dialog", async () => {
     chatBackend({
       messages: [

@@ -332,6 +332,7 @@ function MapNode(props: {
       onKeyDown={onKeys(() => onJump(node.id))}
     >
       <title>{current ? `${label}\nYou are here.` : `${label}\nClick to go back to this step.`}</title>
+      <FocusBox cy={cy} width={width} />
       {/* A larger invisible target: 10px shapes are hard to hit. */}
       <circle className="map-hit" cx={cx} cy={cy} r={10} />
       {current && <circle className="map-ring" cx={cx} cy={cy} r={9} />}
@@ -343,6 +344,15 @@ function MapNode(props: {
       )}
     </g>
   );
+}
+
+/**
+ * The keyboard focus's ring: the step's whole row (shape and label) in the
+ * accent, shown by CSS only when the step has the focus — a shape of its
+ * own, so it is never taken for the current step's circle.
+ */
+function FocusBox({ cy, width }: { cy: number; width: number }) {
+  return <rect className="map-focus" x={1} y={cy - ROW_H / 2 + 1} width={width - 2} height={ROW_H - 2} rx={5} />;
 }
 
 function MapRun({
@@ -373,6 +383,7 @@ function MapRun({
       onKeyDown={onKeys(() => onUnfold(item.key))}
     >
       <title>{`${n} steps without branches, folded.\nClick to show them one by one.`}</title>
+      <FocusBox cy={cy} width={width} />
       <circle className="map-hit" cx={cx} cy={cy} r={10} />
       <rect className="map-shape" x={cx - 4} y={cy - 8} width={8} height={16} rx={4} />
       {words !== "" && (

@@ -130,6 +130,24 @@ export function ToolsView({
 
   return (
     <div className={listShown ? "tools-view" : "tools-view tools-list-hidden"}>
+      {/* The chat's title, the page's h1, comes first for a screen reader's
+          outline (before the list's "Tools"); the grid still shows it above
+          the conversation, right of the list. */}
+      <header className="chat-header">
+        {!listShown && (
+          <button
+            type="button"
+            className="btn btn-small tools-show"
+            aria-expanded={false}
+            aria-controls="tool-list"
+            title="Show the tool list (Ctrl+K)"
+            onClick={openPicker}
+          >
+            ☰ Tools
+          </button>
+        )}
+        <h1 title={title}>{title}</h1>
+      </header>
       <div className="tools-column" id="tool-list" hidden={!listShown}>
         <header className="page-header">
           <h2>Tools</h2>
@@ -142,7 +160,10 @@ export function ToolsView({
             onClick={() => {
               setListShown(false);
               // The button goes with the list: the focus goes to the one that brings it back.
-              window.setTimeout(() => runColumn.current?.querySelector<HTMLElement>(".tools-show")?.focus(), 0);
+              window.setTimeout(
+                () => runColumn.current?.closest(".tools-view")?.querySelector<HTMLElement>(".tools-show")?.focus(),
+                0,
+              );
             }}
           >
             Hide list
@@ -166,21 +187,6 @@ export function ToolsView({
       </div>
       <ConversationContext.Provider value={pane.runs.actions}>
         <div className="run-column chat-column" ref={runColumn}>
-          <header className="chat-header">
-            {!listShown && (
-              <button
-                type="button"
-                className="btn btn-small tools-show"
-                aria-expanded={false}
-                aria-controls="tool-list"
-                title="Show the tool list (Ctrl+K)"
-                onClick={openPicker}
-              >
-                ☰ Tools
-              </button>
-            )}
-            <h1 title={title}>{title}</h1>
-          </header>
           <RunAnnouncer chatId={chatId} />
           <div className="chat-scroll" ref={chatScroll}>
             <section className="calls conversation" aria-label="Conversation">
