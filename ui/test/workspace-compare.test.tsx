@@ -97,6 +97,30 @@ async function openCompare() {
 }
 
 describe("comparing two nodes", () => {
+  it("takes the focus when it opens, and gives it back to Compare… on Escape and on Close", async () => {
+    mock();
+    const panel = await openCompare();
+    const opener = screen.getByRole("button", { name: "Compare…" });
+    // Into the panel: its first control, not left on the button behind it.
+    await waitFor(() => expect(within(panel).getByRole("button", { name: "Close" })).toHaveFocus());
+    await userEvent.keyboard("{Escape}");
+    await waitFor(() => expect(screen.queryByRole("region", { name: "Compare two steps" })).toBeNull());
+    expect(opener).toHaveFocus();
+
+    await userEvent.click(opener);
+    const again = await screen.findByRole("region", { name: "Compare two steps" });
+    await waitFor(() => expect(within(again).getByRole("button", { name: "Close" })).toHaveFocus());
+    // Escape from deeper in the panel (a step's select) closes it too.
+    await userEvent.tab();
+    expect(again.contains(document.activeElement)).toBe(true);
+    await userEvent.keyboard("{Escape}");
+    await waitFor(() => expect(opener).toHaveFocus());
+    await userEvent.click(opener);
+    const third = await screen.findByRole("region", { name: "Compare two steps" });
+    await userEvent.click(within(third).getByRole("button", { name: "Close" }));
+    await waitFor(() => expect(opener).toHaveFocus());
+  });
+
   it("starts with what the last step did: the current node's parent against it, with each diff", async () => {
     const calls = mock();
     const panel = await openCompare();
