@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from "react";
 import { HelpOverlay } from "./components/HelpOverlay";
 import { afterFirstPaint } from "./lib/firstPaint";
 import { onTablistKeys } from "./lib/focus";
+import { preloadLazyModules } from "./lib/lazy";
 import { useShortcut, useShortcutKeys } from "./lib/shortcuts";
 import { useEvent } from "./lib/useEvent";
 import { ChatSelector } from "./chats/ChatSelector";
@@ -29,10 +30,19 @@ export function App() {
   const chats = useChats();
   const [tab, setTab] = useState<Tab>("tools");
   // The other tabs are mounted once the Chat tab is drawn (their reads and
-  // their first render are not on the way to it), or each when shown first.
+  // their first render are not on the way to it), or each when shown first;
+  // then, in idle time, the chunks the first screen did without (CodeMirror,
+  // markdown-it) are loaded before a view asks for them.
   const [warm, setWarm] = useState(false);
   const [shown, setShown] = useState<ReadonlySet<Tab>>(() => new Set([tab]));
-  useEffect(() => afterFirstPaint(() => setWarm(true)), []);
+  useEffect(
+    () =>
+      afterFirstPaint(() => {
+        setWarm(true);
+        preloadLazyModules();
+      }),
+    [],
+  );
   if (!shown.has(tab)) setShown(new Set(shown).add(tab));
   const mounted = (t: Tab) => warm || shown.has(t) || tab === t;
   // Bumped whenever toolsets change, so the tool picker reloads.

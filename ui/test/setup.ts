@@ -1,7 +1,8 @@
 import "@testing-library/jest-dom/vitest";
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { cleanup } from "@testing-library/react";
-import { afterEach } from "vitest";
+import { afterEach, beforeAll } from "vitest";
+import { loadLazyModules } from "../src/lib/lazy";
 
 // jsdom has no layout: CodeMirror measures text through these.
 function emptyRects(): DOMRectList {
@@ -12,6 +13,16 @@ if (typeof Range !== "undefined") {
   Range.prototype.getClientRects = emptyRects;
   Range.prototype.getBoundingClientRect = () => new DOMRect(0, 0, 0, 0);
 }
+
+// CodeMirror and markdown-it are chunks the app loads on first use or once
+// it is idle after its first paint; tests see the views as they are then
+// (lazy.test.tsx shows what comes before).
+beforeAll(async () => {
+  await import("../src/renderers/CodeEditor");
+  await import("../src/renderers/DocumentRenderer");
+  await import("../src/conversation/Markdown");
+  await loadLazyModules();
+});
 
 afterEach(async () => {
   cleanup();

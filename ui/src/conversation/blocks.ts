@@ -2,10 +2,14 @@
 // code fences, tables…). Appending text can only change the last block, so
 // a block is finished once another starts after it: finished blocks are
 // parsed and rendered once, and each frame of a stream parses only the
-// growing tail (not the whole answer, per token).
+// growing tail (not the whole answer, per token). With markdown-it,
+// DOMPurify and the fences' highlighter, a chunk of its own: Markdown.tsx
+// loads it (and shows the plain text until it is there).
 
+import type { LanguageSupport } from "@codemirror/language";
+import { classHighlighter, highlightCode } from "@lezer/highlight";
 import type { Token } from "markdown-it";
-import { md, sanitizeMarkdownHtml } from "../renderers/markdown";
+import { md, sanitizeMarkdownHtml } from "../renderers/markdownIt";
 
 export type Block = {
   /** Its place in the message: stable, a React key. */
@@ -131,4 +135,19 @@ export class BlockStream {
     this.tail = blocks.at(-1) ?? null;
     return { done: this.done, tail: this.tail };
   }
+}
+
+export type Piece = [text: string, classes: string];
+
+/** A code fence's text as pieces with the highlighter's classes ("" between tokens). */
+export function highlightedPieces(code: string, support: LanguageSupport): Piece[] {
+  const out: Piece[] = [];
+  highlightCode(
+    code,
+    support.language.parser.parse(code),
+    classHighlighter,
+    (text, classes) => out.push([text, classes]),
+    () => out.push(["\n", ""]),
+  );
+  return out;
 }

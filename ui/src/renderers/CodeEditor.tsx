@@ -1,98 +1,49 @@
-import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
-import { bracketMatching, syntaxHighlighting } from "@codemirror/language";
-import { Compartment, EditorState, type Extension } from "@codemirror/state";
-import {
-  EditorView,
-  drawSelection,
-  highlightActiveLine,
-  highlightActiveLineGutter,
-  keymap,
-  lineNumbers,
-} from "@codemirror/view";
-import { useEffect, useEffectEvent, useRef } from "react";
-import { highlight } from "./highlight";
+// A code view: CodeMirror once its chunk is loaded (CodeMirrorEditor), and
+// until then the same text drawn plainly with CodeMirror's metrics (font,
+// line height, padding, the line numbers' gutter, the 480px height), so
+// nothing moves when the editor takes its place — only the colours come.
+import { lazyModule, useLazyModule } from "../lib/lazy";
 import type { Lang } from "./languages";
+import "./plain.css";
 
-const theme = EditorView.theme({
-  "&": { backgroundColor: "var(--code-bg)", color: "var(--text)", fontSize: "13px" },
-  ".cm-content": { fontFamily: "var(--font-mono)", caretColor: "var(--accent)" },
-  ".cm-gutters": { backgroundColor: "var(--code-bg)", color: "var(--muted)", border: "none" },
-  ".cm-activeLine, .cm-activeLineGutter": { backgroundColor: "var(--hover)" },
-  "&.cm-focused": { outline: "2px solid var(--focus)" },
-  ".cm-scroller": { maxHeight: "480px", overflow: "auto" },
-});
-
-/** CodeMirror 6, read-only unless `editable`. */
-export function CodeEditor({
-  text,
-  language,
-  editable,
-  label,
-  onChange,
-}: {
+export type CodeEditorProps = {
   text: string;
   language: Lang | null;
   editable: boolean;
   label: string;
   onChange?: (text: string) => void;
-}) {
-  const host = useRef<HTMLDivElement>(null);
-  const view = useRef<EditorView | null>(null);
-  const grammar = useRef(new Compartment());
-  // The latest onChange, without rebuilding the editor when it changes.
-  const changed = useEffectEvent((text: string) => onChange?.(text));
+};
 
-  useEffect(() => {
-    if (host.current === null) return;
-    const extensions: Extension[] = [
-      lineNumbers(),
-      highlightActiveLineGutter(),
-      drawSelection(),
-      bracketMatching(),
-      syntaxHighlighting(highlight),
-      EditorView.lineWrapping,
-      theme,
-      EditorState.readOnly.of(!editable),
-      EditorView.editable.of(editable),
-      EditorView.contentAttributes.of({ "aria-label": label }),
-      EditorView.updateListener.of((u) => {
-        if (u.docChanged) changed(u.state.doc.toString());
-      }),
-    ];
-    if (editable) extensions.push(history(), highlightActiveLine(), keymap.of([...defaultKeymap, ...historyKeymap]));
-    extensions.push(grammar.current.of([]));
-    const v = new EditorView({ parent: host.current, state: EditorState.create({ doc: text, extensions }) });
-    view.current = v;
-    return () => {
-      v.destroy();
-      view.current = null;
-    };
-    // The document and the grammar are synced below; a new mode rebuilds the editor.
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- `text` is synced by the effect below, not by a rebuild
-  }, [editable, label]);
+const editor = lazyModule(() => import("./CodeMirrorEditor"));
 
-  useEffect(() => {
-    let live = true;
-    const v = view.current;
-    if (v === null) return;
-    if (language === null) v.dispatch({ effects: grammar.current.reconfigure([]) });
-    else {
-      language.load().then(
-        (support) => live && view.current === v && v.dispatch({ effects: grammar.current.reconfigure(support) }),
-        () => undefined, // plain text if a grammar fails to load
-      );
-    }
-    return () => {
-      live = false;
-    };
-  }, [language, editable, label]);
+/** Lines drawn before the editor is there: more than the 480px a view shows. */
+const PLAIN_LINES = 60;
 
-  useEffect(() => {
-    const v = view.current;
-    if (v !== null && v.state.doc.toString() !== text) {
-      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: text } });
-    }
-  }, [text]);
+/** CodeMirror 6, read-only unless `editable`; plain text for the moment its chunk loads. */
+export function CodeEditor(props: CodeEditorProps) {
+  const loaded = useLazyModule(editor);
+  if (loaded === null) return <PlainCode text={props.text} editable={props.editable} />;
+  const Editor = loaded.CodeMirrorEditor;
+  return <Editor {...props} />;
+}
 
-  return <div className="code-editor" ref={host} />;
+/** The text as CodeMirror lays it out (line numbers, wrapping), without colours. */
+export function PlainCode({ text, editable }: { text: string; editable: boolean }) {
+  const all = text.split("\n");
+  // CodeMirror's gutter is as wide as the last line's number (at least 20px with its padding).
+  const digits = String(all.length).length;
+  return (
+    <div className="code-editor">
+      <div className={editable ? "code-plain code-plain-editable" : "code-plain"} aria-busy="true">
+        {all.slice(0, PLAIN_LINES).map((line, i) => (
+          <div className="code-plain-row" key={i}>
+            <span className="code-plain-number" style={{ minWidth: `max(12px, ${digits}ch)` }} aria-hidden="true">
+              {i + 1}
+            </span>
+            <span className="code-plain-line">{line}</span>
+          </div>
+        ))}
+      </div>
+    </div>
+  );
 }

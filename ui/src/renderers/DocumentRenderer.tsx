@@ -2,11 +2,12 @@ import { useMemo, useState, type MouseEvent } from "react";
 import { clampAttrs, ClampToggle, useClamp } from "../components/Clamp";
 import { onTablistKeys } from "../lib/focus";
 import { bool } from "../lib/json";
+import { useLazyModule } from "../lib/lazy";
 import { CodeEditor } from "./CodeEditor";
 import { saverFor, useSaveControls, type Save } from "./SaveControls";
 import { ContentGate } from "./ContentGate";
 import { languageFor } from "./languages";
-import { renderMarkdown } from "./markdown";
+import { markdownIt } from "./markdown";
 import type { RendererProps } from "./types";
 import { useContent } from "./useContent";
 
@@ -15,18 +16,30 @@ function stayHere(e: MouseEvent<HTMLDivElement>) {
   if (e.target instanceof Element && e.target.closest("a") !== null) e.preventDefault();
 }
 
-/** A tool's document, cut at the code view's height (480px) with Expand/Collapse when longer. */
+/**
+ * A tool's document, cut at the code view's height (480px) with
+ * Expand/Collapse when longer; its source as written until markdown-it is
+ * loaded.
+ */
 export function MarkdownView({ source }: { source: string }) {
-  const html = useMemo(() => renderMarkdown(source), [source]);
+  const kit = useLazyModule(markdownIt);
+  const html = useMemo(() => (kit === null ? null : kit.renderMarkdown(source)), [kit, source]);
   const [box, clamp] = useClamp();
   return (
     <>
-      <div
-        ref={box}
-        {...clampAttrs(clamp, "markdown-body clamp-doc")}
-        onClick={stayHere}
-        dangerouslySetInnerHTML={{ __html: html }}
-      />
+      {html === null ? (
+        <div key="plain" ref={box} {...clampAttrs(clamp, "markdown-body clamp-doc markdown-plain")}>
+          {source}
+        </div>
+      ) : (
+        <div
+          key="html"
+          ref={box}
+          {...clampAttrs(clamp, "markdown-body clamp-doc")}
+          onClick={stayHere}
+          dangerouslySetInnerHTML={{ __html: html }}
+        />
+      )}
       <ClampToggle clamp={clamp} more="Expand" less="Collapse" />
     </>
   );
