@@ -14,6 +14,7 @@ import type {
   ChatEvent,
   ConnectionTest,
   Detected,
+  EnvReference,
   ImportCandidate,
   McpServerRequest,
   ServerDetails,
@@ -85,7 +86,87 @@ export function errorText(e: unknown): string {
   return "Something went wrong (no details were given).";
 }
 
-/** `invoke`, with a clear error when the page is not inside the app. */
+/**
+ * Reads several views make at the same moment (the first screen, the tabs
+ * mounted after it): a view asking while the same read is under way gets
+ * that read's answer instead of a second request.
+ */
+export const SHARED_READS: ReadonlySet<string> = new Set([
+  "list_providers",
+  "provider_presets",
+  "list_toolsets",
+  "list_agents",
+  "list_mcp_servers",
+  "list_tool_calls",
+  "secrets_status",
+]);
+
+/**
+ * Commands that change nothing (reads, dialogs, checks). Every other one
+ * may change what a read answers: reads under way when it is sent or when
+ * it answers are not shared with later ones, which read afresh.
+ */
+export const NEUTRAL: ReadonlySet<string> = new Set([
+  "first_paint",
+  "get_toolset",
+  "check_bundle",
+  "pick_bundle",
+  "pick_bundle_folder",
+  "pick_export_path",
+  "pick_setting_path",
+  "pick_workspace_export_path",
+  "toolset_config",
+  "toolset_allowed_env",
+  "toolset_env_references",
+  "list_tools",
+  "get_available_tools",
+  "get_tool",
+  "validate_tool_args",
+  "list_chats",
+  "toolset_reloads",
+  "tool_policy",
+  "get_workspace_files",
+  "get_workspace_file",
+  "get_workspace_manifest",
+  "render_url",
+  "workspace_file_url",
+  "diff_nodes",
+  "diff_text",
+  "chat_tree",
+  "get_settings",
+  "check_frame",
+  "detect_providers",
+  "get_mcp_server",
+  "preview_mcp_config",
+  "get_agent",
+  "agent_id_from_name",
+  "preview_agent_tools",
+]);
+
+const underWay = new Map<string, Promise<unknown>>();
+
+/**
+ * Reads asked for from now on are made afresh: something may have changed
+ * (a command that changes things was sent or answered, the shell sent an
+ * event, a run or a progress channel said something).
+ */
+export function forgetReads(): void {
+  underWay.clear();
+}
+
+/** A channel's handler that first forgets the reads under way (the message may say something changed). */
+function heard<T>(on: (message: T) => void): (message: T) => void {
+  return (message) => {
+    forgetReads();
+    on(message);
+  };
+}
+
+/**
+ * Tauri's `invoke`, with a clear error when the page is not inside the app;
+ * a read of SHARED_READS under way is shared, and reads under way are
+ * forgotten around a command that may change things.
+ */
 function invoke<T>(cmd: string, args?: InvokeArgs): Promise<T> {
   const internals = (window as { __TAURI_INTERNALS__?: { invoke?: unknown } }).__TAURI_INTERNALS__;
   if (typeof internals?.invoke !== "function") {
@@ -93,7 +174,19 @@ function invoke<T>(cmd: string, args?: InvokeArgs): Promise<T> {
       new Error("The Atelier backend is not available: this page works only inside the Atelier app."),
     );
   }
-  return tauriInvoke<T>(cmd, args);
+  if (SHARED_READS.has(cmd)) {
+    const key = args === undefined ? cmd : `${cmd} ${JSON.stringify(args)}`;
+    const known = underWay.get(key) as Promise<T> | undefined;
+    if (known !== undefined) return known;
+    const read: Promise<T> = tauriInvoke<T>(cmd, args).finally(() => {
+      if (underWay.get(key) === read) underWay.delete(key);
+    });
+    underWay.set(key, read);
+    return read;
+  }
+  if (NEUTRAL.has(cmd)) return tauriInvoke<T>(cmd, args);
+  forgetReads();
+  return tauriInvoke<T>(cmd, args).finally(forgetReads);
 }
 
 export const api = {
@@ -111,7 +204,7 @@ export const api = {
     onProgress: (p: ImportProgress) => void,
   ) => {
     const channel = new Channel<ImportProgress>();
-    channel.onmessage = onProgress;
+    channel.onmessage = heard(onProgress);
     const { config, secrets, allowEnv } = settings;
     return invoke<ImportReport>("import_toolset", {
       path,
@@ -139,6 +232,13 @@ export const api = {
   /** Lets a toolset read a variable of the environment (or not); the list after. */
   allowToolsetEnv: (id: string, name: string, allowed: boolean) =>
     invoke<string[]>("allow_toolset_env", { id, var: name, allowed }),
+  /** The `${NAME}`s an installed toolset's servers read, each set or not (never a value). */
+  toolsetEnvReferences: (id: string) => invoke<EnvReference[]>("toolset_env_references", { id }),
+  /** Stores the value of `${name}` for a toolset (where `atelier secrets set toolset:<id> NAME` does). */
+  setToolsetEnvSecret: (id: string, name: string, value: string) =>
+    invoke<EnvReference[]>("set_toolset_env_secret", { id, name, value }),
+  unsetToolsetEnvSecret: (id: string, name: string) =>
+    invoke<EnvReference[]>("unset_toolset_env_secret", { id, name }),
   /** A native open dialog for a folder (or a file) setting; null when cancelled. */
   pickSettingPath: (directory: boolean) => invoke<string | null>("pick_setting_path", { directory }),
   enableToolset: (id: string, enabled: boolean) => invoke<ToolsetRecord>("enable_toolset", { id, enabled }),
@@ -161,7 +261,7 @@ export const api = {
    */
   runTool: (chatId: string, toolId: string, args: JsonValue, onEvent: (e: RunEvent) => void = () => {}) => {
     const channel = new Channel<RunEvent>();
-    channel.onmessage = onEvent;
+    channel.onmessage = heard(onEvent);
     return afterMoves(chatId, "the tool did not run.").then(() =>
       invoke<ToolCallRecord>("run_tool", { chatId, toolId, args, onEvent: channel }),
     );
@@ -208,7 +308,7 @@ export const api = {
     invoke<SnapshotOutcome>("restore_file", { chatId, path, from }),
   uploadFiles: (chatId: string, paths: string[], dest: string, onProgress: (p: Progress) => void = () => {}) => {
     const channel = new Channel<Progress>();
-    channel.onmessage = onProgress;
+    channel.onmessage = heard(onProgress);
     return invoke<SnapshotOutcome>("upload_files", { chatId, paths, dest, onProgress: channel });
   },
   exportWorkspace: (
@@ -218,7 +318,7 @@ export const api = {
     onProgress: (p: Progress) => void = () => {},
   ) => {
     const channel = new Channel<Progress>();
-    channel.onmessage = onProgress;
+    channel.onmessage = heard(onProgress);
     return invoke<WorkspaceExport>("export_workspace", { chatId, node, path, onProgress: channel });
   },
   pickWorkspaceExportPath: (suggestedName: string, zip: boolean) =>
@@ -240,7 +340,7 @@ export const api = {
   /** Sends the person's message; the chat's agent answers (events as they happen). */
   sendMessage: (chatId: string, text: string, options: SendRequest, onEvent: (e: ChatEvent) => void = () => {}) => {
     const channel = new Channel<ChatEvent>();
-    channel.onmessage = onEvent;
+    channel.onmessage = heard(onEvent);
     const send = () => invoke<RunOutcome>("send_message", { chatId, text, options, onEvent: channel });
     // With no parent it goes wherever the chat is: after the moves under way.
     return options.parent_id !== null ? send() : afterMoves(chatId, "your message is back in the box.").then(send);
@@ -248,7 +348,7 @@ export const api = {
   /** Answers again from where a model's message started (a sibling branch). */
   retryMessage: (chatId: string, messageId: string, choice: RunChoice, onEvent: (e: ChatEvent) => void = () => {}) => {
     const channel = new Channel<ChatEvent>();
-    channel.onmessage = onEvent;
+    channel.onmessage = heard(onEvent);
     return invoke<RunOutcome>("retry_message", { chatId, messageId, choice, onEvent: channel });
   },
   /** The person's message rewritten (a sibling branch) and answered. */
@@ -260,7 +360,7 @@ export const api = {
     onEvent: (e: ChatEvent) => void = () => {},
   ) => {
     const channel = new Channel<ChatEvent>();
-    channel.onmessage = onEvent;
+    channel.onmessage = heard(onEvent);
     return invoke<RunOutcome>("edit_message", { chatId, messageId, text, choice, onEvent: channel });
   },
   /** A pasted image (base64 bytes) kept as a file a message can attach; its path. */

@@ -2,6 +2,7 @@ import "@testing-library/jest-dom/vitest";
 import { clearMocks } from "@tauri-apps/api/mocks";
 import { cleanup } from "@testing-library/react";
 import { afterEach, beforeAll } from "vitest";
+import { forgetReads } from "../src/api";
 import { loadLazyModules } from "../src/lib/lazy";
 
 // jsdom has no layout: CodeMirror measures text through these.
@@ -31,6 +32,8 @@ afterEach(async () => {
   // (clearMocks removes it, and the late unregister threw past the test).
   await new Promise((resolve) => setTimeout(resolve, 0));
   clearMocks();
+  // A read one test left unanswered is not the next test's.
+  forgetReads();
   // What a test chose (the tool list shown or hidden) is not the next one's.
   localStorage.clear();
 });
