@@ -237,8 +237,7 @@ export const api = {
   /** Stores the value of `${name}` for a toolset (where `atelier secrets set toolset:<id> NAME` does). */
   setToolsetEnvSecret: (id: string, name: string, value: string) =>
     invoke<EnvReference[]>("set_toolset_env_secret", { id, name, value }),
-  unsetToolsetEnvSecret: (id: string, name: string) =>
-    invoke<EnvReference[]>("unset_toolset_env_secret", { id, name }),
+  unsetToolsetEnvSecret: (id: string, name: string) => invoke<EnvReference[]>("unset_toolset_env_secret", { id, name }),
   /** A native open dialog for a folder (or a file) setting; null when cancelled. */
   pickSettingPath: (directory: boolean) => invoke<string | null>("pick_setting_path", { directory }),
   enableToolset: (id: string, enabled: boolean) => invoke<ToolsetRecord>("enable_toolset", { id, enabled }),
