@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import { HelpOverlay } from "./components/HelpOverlay";
+import { ViewBoundary } from "./components/ViewBoundary";
 import { afterFirstPaint } from "./lib/firstPaint";
 import { onTablistKeys } from "./lib/focus";
 import { preloadLazyModules } from "./lib/lazy";
@@ -142,8 +143,12 @@ export function App() {
                   </button>
                 ))}
               </nav>
-              <ChatSelector chats={chats} />
-              <ConversationMap chats={chats} />
+              <ViewBoundary name="the chat list">
+                <ChatSelector chats={chats} />
+              </ViewBoundary>
+              <ViewBoundary name="the conversation map">
+                <ConversationMap chats={chats} />
+              </ViewBoundary>
               <p className="sidebar-footnote">
                 Toolset code runs with your rights, like any app extension. Install only toolsets you trust.
               </p>
@@ -151,26 +156,38 @@ export function App() {
             <main className="main" id="main" tabIndex={-1}>
               {/* Panels stay mounted so a half-filled form survives a tab switch. */}
               <div role="tabpanel" id="panel-toolsets" aria-labelledby="tab-toolsets" hidden={tab !== "toolsets"}>
-                {mounted("toolsets") && <ToolsetManager active={tab === "toolsets"} onChanged={toolsetsChanged} />}
+                {mounted("toolsets") && (
+                  <ViewBoundary name="Toolsets">
+                    <ToolsetManager active={tab === "toolsets"} onChanged={toolsetsChanged} />
+                  </ViewBoundary>
+                )}
               </div>
               <div role="tabpanel" id="panel-tools" aria-labelledby="tab-tools" hidden={tab !== "tools"}>
-                <ToolsView
-                  chats={chats}
-                  toolsVersion={toolsVersion}
-                  active={tab === "tools"}
-                  onOpenSettings={openSettings}
-                />
+                <ViewBoundary name="Chat">
+                  <ToolsView
+                    chats={chats}
+                    toolsVersion={toolsVersion}
+                    active={tab === "tools"}
+                    onOpenSettings={openSettings}
+                  />
+                </ViewBoundary>
               </div>
               <div role="tabpanel" id="panel-workspace" aria-labelledby="tab-workspace" hidden={tab !== "workspace"}>
-                {mounted("workspace") && <WorkspaceView chats={chats} active={tab === "workspace"} />}
+                {mounted("workspace") && (
+                  <ViewBoundary name="Workspace">
+                    <WorkspaceView chats={chats} active={tab === "workspace"} />
+                  </ViewBoundary>
+                )}
               </div>
               <div role="tabpanel" id="panel-settings" aria-labelledby="tab-settings" hidden={tab !== "settings"}>
                 {mounted("settings") && (
-                  <SettingsPanel
-                    active={tab === "settings"}
-                    onToolsChanged={toolsetsChanged}
-                    providerFocus={providerFocus}
-                  />
+                  <ViewBoundary name="Settings">
+                    <SettingsPanel
+                      active={tab === "settings"}
+                      onToolsChanged={toolsetsChanged}
+                      providerFocus={providerFocus}
+                    />
+                  </ViewBoundary>
                 )}
               </div>
             </main>

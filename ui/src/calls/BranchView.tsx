@@ -2,6 +2,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, typ
 import { api } from "../api";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { EmptyState, ErrorBox, Spinner } from "../components/feedback";
+import { ViewBoundary } from "../components/ViewBoundary";
 import { useShortcut } from "../lib/shortcuts";
 import { useLoad } from "../lib/useLoad";
 import { LiveCalls } from "./LiveCallCard";
@@ -283,27 +284,33 @@ export function BranchView({
         <StepList
           steps={steps}
           focusId={focusId}
-          render={(step, deferBody) =>
-            step.node.role === "user" || step.node.role === "assistant" ? (
-              <MessageStep step={step} locked={running} lockedTitle={lockedTitle} move={move} />
-            ) : (
-              <StepItem
-                deferBody={deferBody}
-                step={step}
-                chatId={chatId}
-                isLeaf={step.node.id === leaf}
-                locked={locked}
-                lockedTitle={lockedTitle}
-                move={move}
-                onRerun={onRerun}
-                onRestored={restored}
-              />
-            )
-          }
+          render={(step, deferBody) => (
+            <ViewBoundary name="a step of the conversation">
+              {step.node.role === "user" || step.node.role === "assistant" ? (
+                <MessageStep step={step} locked={running} lockedTitle={lockedTitle} move={move} />
+              ) : (
+                <StepItem
+                  deferBody={deferBody}
+                  step={step}
+                  chatId={chatId}
+                  isLeaf={step.node.id === leaf}
+                  locked={locked}
+                  lockedTitle={lockedTitle}
+                  move={move}
+                  onRerun={onRerun}
+                  onRestored={restored}
+                />
+              )}
+            </ViewBoundary>
+          )}
         />
       )}
-      <LiveTail chatId={chatId} known={known} />
-      <LiveCalls chatId={chatId} />
+      <ViewBoundary name="the answer under way">
+        <LiveTail chatId={chatId} known={known} />
+      </ViewBoundary>
+      <ViewBoundary name="the calls in progress">
+        <LiveCalls chatId={chatId} />
+      </ViewBoundary>
     </div>
   );
 }

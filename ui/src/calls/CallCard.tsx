@@ -1,6 +1,7 @@
 import { lazy, Suspense, useLayoutEffect, useRef, type ReactNode } from "react";
 import type { ToolCallRecord } from "../bindings";
 import { Badge, Spinner } from "../components/feedback";
+import { ViewBoundary } from "../components/ViewBoundary";
 import { formatTime } from "../lib/format";
 import { pretty } from "../lib/json";
 import { shownStatus, type ShownStatus } from "../lib/callStatus";
@@ -81,9 +82,11 @@ export function CallCard({
         <div className="call-body call-body-deferred" style={{ height: bodyHeights.get(call.id) ?? 160 }} />
       ) : (
         <div className="call-body" ref={body}>
-          <Suspense fallback={<Spinner label="Loading the view…" />}>
-            <CallView call={call} />
-          </Suspense>
+          <ViewBoundary name={`the result of ${call.tool_id}`}>
+            <Suspense fallback={<Spinner label="Loading the view…" />}>
+              <CallView call={call} />
+            </Suspense>
+          </ViewBoundary>
         </div>
       )}
       {footer !== undefined && footer !== null && footer !== false && <footer className="call-footer">{footer}</footer>}

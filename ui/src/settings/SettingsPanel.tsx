@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from "react";
 import { ErrorBox, Notice, Spinner } from "../components/feedback";
+import { ViewBoundary } from "../components/ViewBoundary";
 import { RestartButton } from "../renderers/FrameRenderer";
 import { AgentsSection } from "./agents/AgentsSection";
 import { McpServersSection } from "./mcp/McpServersSection";
@@ -64,9 +65,15 @@ export function SettingsPanel({
           </p>
         </div>
       </header>
-      <ProvidersSection active={active} focus={providerFocus} />
-      <AgentsSection active={active} />
-      <McpServersSection active={active} onChanged={onToolsChanged ?? (() => {})} />
+      <ViewBoundary name="Settings: model providers">
+        <ProvidersSection active={active} focus={providerFocus} />
+      </ViewBoundary>
+      <ViewBoundary name="Settings: agents">
+        <AgentsSection active={active} />
+      </ViewBoundary>
+      <ViewBoundary name="Settings: MCP servers">
+        <McpServersSection active={active} onChanged={onToolsChanged ?? (() => {})} />
+      </ViewBoundary>
       <section className="settings-section" aria-labelledby="frame-origins-title">
         <h2 id="frame-origins-title">Pages tools may show</h2>
         <p className="muted">
@@ -121,7 +128,9 @@ export function SettingsPanel({
           </div>
         )}
       </section>
-      <SecretsSection active={active} />
+      <ViewBoundary name="Settings: secrets">
+        <SecretsSection active={active} />
+      </ViewBoundary>
     </div>
   );
 }

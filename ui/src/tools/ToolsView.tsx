@@ -4,6 +4,7 @@ import type { MessageNode, ToolCallRecord } from "../bindings";
 import { BranchView } from "../calls/BranchView";
 import { stepTitle, type Chats } from "../chats/useChats";
 import { ErrorBox, Spinner } from "../components/feedback";
+import { ViewBoundary } from "../components/ViewBoundary";
 import { useReturnFocus } from "../lib/focus";
 import { isObject, type JsonObject } from "../lib/json";
 import { useShortcut } from "../lib/shortcuts";
@@ -174,20 +175,24 @@ export function ToolsView({
         )}
         {catalog.data === null && catalog.state === "loading" && <Spinner label="Loading tools…" />}
         {catalog.data !== null && (
-          <ToolPicker
-            tools={tools}
-            toolsets={catalog.data.toolsets}
-            selectedId={selected?.tool_id ?? null}
-            onSelect={(t) => {
-              setSelectedId(t.tool_id);
-              setPicked((n) => n + 1);
-            }}
-          />
+          <ViewBoundary name="the tool list">
+            <ToolPicker
+              tools={tools}
+              toolsets={catalog.data.toolsets}
+              selectedId={selected?.tool_id ?? null}
+              onSelect={(t) => {
+                setSelectedId(t.tool_id);
+                setPicked((n) => n + 1);
+              }}
+            />
+          </ViewBoundary>
         )}
       </div>
       <ConversationContext.Provider value={pane.runs.actions}>
         <div className="run-column chat-column" ref={runColumn}>
-          <RunAnnouncer chatId={chatId} />
+          <ViewBoundary name="the run's announcements">
+            <RunAnnouncer chatId={chatId} />
+          </ViewBoundary>
           <div className="chat-scroll" ref={chatScroll}>
             <section className="calls conversation" aria-label="Conversation">
               {calls.state === "error" && (
@@ -198,17 +203,19 @@ export function ToolsView({
               )}
               {chatId === null && <ChatEmpty pane={pane} />}
               {chatId !== null && calls.data !== null && calls.data.chatId === chatId && (
-                <BranchView
-                  chatId={chatId}
-                  calls={shownCalls}
-                  version={`${shownCalls.length}:${lastRunId ?? ""}:${chats.revision}`}
-                  focusId={lastRunId}
-                  onSwitched={chats.moved}
-                  onRerun={rerun}
-                  empty={<ChatEmpty pane={pane} />}
-                  onBranch={setBranch}
-                  readTree={chats.readTree}
-                />
+                <ViewBoundary name="the conversation">
+                  <BranchView
+                    chatId={chatId}
+                    calls={shownCalls}
+                    version={`${shownCalls.length}:${lastRunId ?? ""}:${chats.revision}`}
+                    focusId={lastRunId}
+                    onSwitched={chats.moved}
+                    onRerun={rerun}
+                    empty={<ChatEmpty pane={pane} />}
+                    onBranch={setBranch}
+                    readTree={chats.readTree}
+                  />
+                </ViewBoundary>
               )}
             </section>
             {pane.setup}
@@ -216,14 +223,16 @@ export function ToolsView({
           <ChatDock pane={pane}>
             {selected !== null && (
               <RunnerDock picked={picked} onClose={() => setSelectedId(null)}>
-                <ToolRunner
-                  key={`${selected.tool_id}:${prefill?.toolId === selected.tool_id ? prefill.seq : 0}`}
-                  tool={selected}
-                  chatId={chatId}
-                  ensureChat={chats.ensure}
-                  onCall={addCall}
-                  prefill={prefill?.toolId === selected.tool_id ? prefill.args : null}
-                />
+                <ViewBoundary name="the tool form">
+                  <ToolRunner
+                    key={`${selected.tool_id}:${prefill?.toolId === selected.tool_id ? prefill.seq : 0}`}
+                    tool={selected}
+                    chatId={chatId}
+                    ensureChat={chats.ensure}
+                    onCall={addCall}
+                    prefill={prefill?.toolId === selected.tool_id ? prefill.args : null}
+                  />
+                </ViewBoundary>
               </RunnerDock>
             )}
           </ChatDock>
