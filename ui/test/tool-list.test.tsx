@@ -1,7 +1,7 @@
 // The Chat tab's tool list: hidden by default once a model is set up (the
 // conversation gets the width), shown without one (the tools are then the
 // way to work); Show/Hide is remembered. The heading is the chat's title.
-import { cleanup, screen, waitFor } from "@testing-library/react";
+import { cleanup, fireEvent, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it } from "vitest";
 import { resetRuns } from "../src/conversation/runStore";
@@ -50,5 +50,23 @@ describe("the tool list beside the chat", () => {
     chatBackend();
     await openChat();
     await waitFor(() => expect(list()).toBeVisible());
+  });
+});
+
+describe("Ctrl+K with the tool list hidden", () => {
+  it("shows the list with the cursor in its search: what one types next is the search", async () => {
+    localStorage.setItem(TOOL_LIST_KEY, "hidden");
+    chatBackend();
+    await openChat();
+    await screen.findByRole("button", { name: "☰ Tools" });
+    // The key press and React's drawing of the list, nothing later: the
+    // search must have the focus as soon as it is shown — a focus left for
+    // a timer ran, in the app, before the list was drawn, on a hidden input.
+    fireEvent.keyDown(document.activeElement ?? document.body, { key: "k", ctrlKey: true });
+    expect(list()).toBeVisible();
+    const search = screen.getByRole("combobox", { name: "Search tools" });
+    expect(search).toHaveFocus();
+    await userEvent.keyboard("write");
+    expect(search).toHaveValue("write");
   });
 });

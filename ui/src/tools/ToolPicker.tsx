@@ -1,7 +1,6 @@
 import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import type { ToolRecord, ToolsetRecord } from "../bindings";
 import { EmptyState } from "../components/feedback";
-import { useShortcut } from "../lib/shortcuts";
 import { groupTools } from "./groupTools";
 import { ToolBadges } from "./ToolBadges";
 
@@ -30,13 +29,6 @@ export function ToolPicker({
   const search = useRef<HTMLInputElement>(null);
   const list = useRef<HTMLDivElement>(null);
   const idBase = useId();
-  useShortcut("focus-picker", () => {
-    // After the Tools tab is shown (same event), focus and select.
-    window.setTimeout(() => {
-      search.current?.focus();
-      search.current?.select();
-    }, 0);
-  });
   const groups = useMemo(() => groupTools(tools, toolsets, query), [tools, toolsets, query]);
   const flat = useMemo(() => groups.flatMap((g) => g.tools), [groups]);
   const indexOf = useMemo(() => new Map(flat.map((t, i) => [t, i])), [flat]);

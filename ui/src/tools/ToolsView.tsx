@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useRef, useState, type ReactNode } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { api } from "../api";
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { BranchView } from "../calls/BranchView";
@@ -65,6 +65,7 @@ export function ToolsView({
   // Picking a tool (or Run again…) brings its form into view, the cursor in its first field.
   const [picked, setPicked] = useState(0);
   const runColumn = useRef<HTMLDivElement>(null);
+  const toolList = useRef<HTMLDivElement>(null);
   // The list steps aside so the conversation gets the width; Show/Hide is
   // remembered. Never chosen: hidden once a model is set up (a chat is for
   // talking), shown without one (the tools are then the way to work).
@@ -78,7 +79,18 @@ export function ToolsView({
       // Not remembered (storage refused): this window still follows it.
     }
   }, []);
-  useShortcut("focus-picker", () => setListShown(true));
+  // Ctrl+K and `/`: the list, the cursor in its search. The search is
+  // focused once the list (and the tab) are drawn — an input still hidden
+  // takes no focus, and a timer could run before React showed them (the
+  // first Ctrl+K only showed the list, and the typing went nowhere).
+  const [searchAsked, setSearchAsked] = useState(0);
+  const searchPending = useRef(false);
+  const askSearch = useCallback(() => {
+    setListShown(true);
+    searchPending.current = true;
+    setSearchAsked((n) => n + 1);
+  }, [setListShown]);
+  useShortcut("focus-picker", askSearch);
   const [lastRunId, setLastRunId] = useState<string | null>(null);
   // "Run again…": the tool and the arguments to start its form from.
   const [prefill, setPrefill] = useState<{ toolId: string; args: JsonObject; seq: number } | null>(null);
@@ -92,14 +104,18 @@ export function ToolsView({
   const rerun = (call: ToolCallRecord) => rerunOrSay(call, tools, openForm, reloadCatalog);
 
   const tools = catalog.data?.tools ?? [];
-  // `/` in the composer: the tool list, the cursor in its search.
-  const openPicker = useCallback(() => {
-    setListShown(true);
-    window.setTimeout(
-      () => runColumn.current?.closest(".tools-view")?.querySelector<HTMLInputElement>("input[type=search]")?.focus(),
-      0,
-    );
-  }, [setListShown]);
+  // `/` in the composer, ☰ Tools: the same.
+  const openPicker = askSearch;
+  const pickerDrawn = catalog.data !== null;
+  useEffect(() => {
+    if (!searchPending.current) return;
+    // Not drawn yet (the tools still loading): once they are.
+    const search = toolList.current?.querySelector<HTMLInputElement>("input[type=search]");
+    if (search == null) return;
+    searchPending.current = false;
+    search.focus();
+    search.select();
+  }, [searchAsked, pickerDrawn]);
   const [branch, setBranch] = useState<MessageNode[]>([]);
   const chatScroll = useRef<HTMLDivElement>(null);
   useStickToBottom(chatScroll, chatId);
@@ -149,7 +165,7 @@ export function ToolsView({
         )}
         <h1 title={title}>{title}</h1>
       </header>
-      <div className="tools-column" id="tool-list" hidden={!listShown}>
+      <div className="tools-column" id="tool-list" hidden={!listShown} ref={toolList}>
         <header className="page-header">
           <h2>Tools</h2>
           <button
