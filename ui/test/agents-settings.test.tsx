@@ -285,7 +285,7 @@ describe("Settings → Agents", () => {
     expect(argsOf(calls, "create_agent").map((a) => (a.spec as AgentSpec).id)).toEqual(["", "data"]);
   });
 
-  it("deletes an agent after asking, and says why the Assistant stays", async () => {
+  it("deletes an agent after asking; the Assistant has no Delete, and says why", async () => {
     const calls = backend();
     render(<AgentsSection active />);
     const [assistant, analyst] = await rows();
@@ -295,12 +295,11 @@ describe("Settings → Agents", () => {
     await waitFor(async () => expect(await rows()).toHaveLength(1));
     expect(argsOf(calls, "delete_agent")).toEqual([{ id: "analyst" }]);
 
-    await userEvent.click(within(assistant!).getByRole("button", { name: "Delete Assistant" }));
-    await userEvent.click(within(screen.getByRole("alertdialog")).getByRole("button", { name: "Delete" }));
-    const [row] = await rows();
-    const alert = await within(row!).findByRole("alert");
-    expect(alert).toHaveTextContent("Not deleted.");
-    expect(alert).toHaveTextContent("it cannot be deleted");
+    // The core refuses to delete it (its chats would have nobody to answer):
+    // no button offers what cannot be done, and its row says so.
+    expect(within(assistant!).queryByRole("button", { name: /Delete/ })).toBeNull();
+    expect(assistant).toHaveTextContent("Answers in every chat without another agent: it can be edited, not deleted.");
+    expect(within(assistant!).getByRole("button", { name: "Edit Assistant" })).toBeInTheDocument();
   });
 
   it("sets a tool's confirmation policy from the preview, and names an allowed toolset that is not installed", async () => {

@@ -2,8 +2,9 @@
  * Settings → Agents: who answers in chats. Every agent with its model and
  * what it is allowed in a few words; *Edit* opens its form in place, *New
  * agent* an empty one (a new agent has no tools until some are ticked);
- * *Delete* asks first, and what the core refuses (the Assistant, which
- * answers in every chat without an agent) is said on the agent's row. A
+ * *Delete* asks first, and what the core refuses is said on the agent's
+ * row; the Assistant, which answers in every chat without an agent and
+ * which the core never deletes, has no *Delete* but the reason. A
  * save is said below the list with what the core warns of about the saved
  * agent's tools (the form, and its live preview, are closed by then).
  * `active`: the page is shown (the lists are read again each time).
@@ -17,6 +18,9 @@ import { useLoad } from "../../lib/useLoad";
 import { AgentEditor, type EditorSources } from "./AgentEditor";
 import { FeatureLoss, ToolWarnings } from "./AgentToolsPreview";
 import { toolsSummary } from "./agentForm";
+
+/** The core's Assistant (`agents::ASSISTANT`): it answers where no agent is named, and stays. */
+const ASSISTANT_ID = "assistant";
 
 /** The agents and what the form offers (providers, toolsets, MCP servers), read together. */
 async function readAll(): Promise<{ agents: Agent[]; sources: EditorSources }> {
@@ -105,6 +109,11 @@ export function AgentsSection({ active }: { active: boolean }) {
                     {modelText(a)} · {toolsSummary(a)} · up to {a.max_steps} steps
                   </div>
                   {a.description !== "" && <div className="small agent-item-desc">{a.description}</div>}
+                  {a.id === ASSISTANT_ID && (
+                    <div className="small muted">
+                      Answers in every chat without another agent: it can be edited, not deleted.
+                    </div>
+                  )}
                 </div>
                 {editing !== a.id && (
                   <button
@@ -119,17 +128,19 @@ export function AgentsSection({ active }: { active: boolean }) {
                     Edit
                   </button>
                 )}
-                <button
-                  type="button"
-                  className="btn btn-small btn-ghost"
-                  aria-label={`Delete ${a.name}`}
-                  onClick={() => {
-                    dismiss(a.id);
-                    setDeleting(a);
-                  }}
-                >
-                  Delete
-                </button>
+                {a.id !== ASSISTANT_ID && (
+                  <button
+                    type="button"
+                    className="btn btn-small btn-ghost"
+                    aria-label={`Delete ${a.name}`}
+                    onClick={() => {
+                      dismiss(a.id);
+                      setDeleting(a);
+                    }}
+                  >
+                    Delete
+                  </button>
+                )}
               </div>
               {errors[a.id] !== undefined && (
                 <ErrorBox error={errors[a.id]} title="Not deleted." onDismiss={() => dismiss(a.id)} />
