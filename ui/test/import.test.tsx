@@ -48,7 +48,7 @@ describe("consent before install", () => {
       "npx -y @modelcontextprotocol/server-filesystem",
     );
     expect(within(panel).getByRole("list", { name: "Warnings" })).toHaveTextContent(
-      "toolset.yaml:12:1 warning x-extra: unknown key",
+      "toolset.yaml:12:1 x-extra: unknown key",
     );
     expect(within(panel).getByRole("button", { name: "Install" })).toBeEnabled();
     expect(argsOf(calls, "import_toolset")).toEqual([]);
@@ -99,7 +99,14 @@ describe("consent before install", () => {
       "toolset.yaml:14:7 tools[1].entrypoint: expected module.path:function",
       "toolset.yaml:3:10 version: expected a string",
       "toolset.yaml: toolset.yaml is missing",
-      "toolset.yaml:20:1 warning x: unknown key",
+      "toolset.yaml:20:1 x: unknown key",
+    ]);
+    // The badge says which it is, once ("Warning", not "… warning" again in the text).
+    expect(items.map((li) => li.textContent?.match(/warning|error/gi))).toEqual([
+      ["Error"],
+      ["Error"],
+      ["Error"],
+      ["Warning"],
     ]);
     expect(within(panel).queryByRole("button", { name: /install/i })).toBeNull();
     expect(panel).toHaveTextContent("can’t be installed");

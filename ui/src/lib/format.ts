@@ -14,12 +14,16 @@ export function formatBytes(n: number): string {
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
 }
 
-/** The core's printable form: `toolset.yaml:14:7 tools[1].entrypoint: message`. */
+/**
+ * Where and what, as the core prints a problem (`toolset.yaml:14:7
+ * tools[1].entrypoint: message`) but without its severity: the list that
+ * shows it says Error or Warning in a badge beside it (the core's form,
+ * which the CLI prints, has " warning" after the place instead).
+ */
 export function formatProblem(p: Problem): string {
   // A Python module's syntax error is located in that module.
   let out = p.file ?? "toolset.yaml";
   if (p.line !== null && p.column !== null) out += `:${p.line}:${p.column}`;
-  if (p.severity === "warning") out += " warning";
   out += p.path === "" ? `: ${p.message}` : ` ${p.path}: ${p.message}`;
   return out;
 }
