@@ -194,6 +194,20 @@ describe("branches", () => {
 });
 
 describe("the model switcher", () => {
+  it("shows the provider's default model once, marked, and chosen until another is", async () => {
+    chatBackend();
+    await openChat();
+    const select = screen.getByRole("combobox", { name: "Model" });
+    await waitFor(() =>
+      expect(within(select).getByRole("option", { name: "llama3.2:3b · ollama" })).toBeInTheDocument(),
+    );
+    const names = within(select)
+      .getAllByRole("option")
+      .map((o) => o.textContent);
+    expect(names).toEqual(["qwen2.5:7b · ollama (default)", "llama3.2:3b · ollama"]);
+    expect(select).toHaveValue("ollama/qwen2.5:7b");
+  });
+
   it("lists each provider's models and sends the choice with the next message", async () => {
     const b = chatBackend();
     const box = await openChat();

@@ -1,6 +1,8 @@
 // An app with no provider yet: the model servers found on this computer,
 // each a click away, or a short form for an API key. Tools still run by
-// hand meanwhile.
+// hand meanwhile. The default model is the core's choice: a found server's
+// first, or, for a key, the one `Providers::add_with_key` chooses from what
+// the provider lists.
 
 import { useState, type FormEvent } from "react";
 import { api, errorText } from "../api";
@@ -39,6 +41,7 @@ export function SetupModel({ presets, onAdded }: { presets: Preset[]; onAdded: (
         preset: d.preset,
         kind: null,
         base_url: d.base_url,
+        // The core lists the model it chooses first (`detect_at`, `choose_model`).
         default_model: d.models[0] ?? null,
         headers: {},
       });

@@ -31,8 +31,10 @@ export function useChoice(chat: Chat | null, info: ProviderInfo): Choice | null 
   const picked = useSyncExternalStore(subscribe, () => chosen.get(chat?.id ?? ""));
   if (picked !== undefined) return picked;
   if (chat?.provider_id != null && chat.model !== null) return { providerId: chat.provider_id, model: chat.model };
-  // The core falls back on a provider's default model; without one, the
-  // first model a provider offers is the sensible start.
+  // The core falls back on a provider's default model. Without one (a
+  // provider added from the CLI, or whose list did not come when it was
+  // added), the first model a provider offers is the one the core would
+  // choose: it lists that one first (`Providers::test`, `choose_model`).
   if (info.providers.some((p) => p.default_model !== null)) return null;
   for (const p of info.providers) {
     const m = info.models[p.id]?.[0];
@@ -59,9 +61,24 @@ export function ModelSwitcher({
 }) {
   const { providers, presets, models } = info;
   if (providers.length === 0) return null;
-  const value = choice === null ? "" : key(choice);
   const fallback = providers.find((p) => p.default_model !== null);
   const listed = new Set(providers.flatMap((p) => (models[p.id] ?? []).map((m) => `${p.id}/${m}`)));
+  // With no choice the core uses the agent's model, else the provider's
+  // default: shown as that model's own entry, marked, when it is listed.
+  const implicit: (Choice & { mark: string }) | null =
+    agentModel !== null
+      ? { providerId: agentModel.provider, model: agentModel.model, mark: "agent's" }
+      : fallback?.default_model != null
+        ? { providerId: fallback.id, model: fallback.default_model, mark: "default" }
+        : null;
+  const implicitListed = implicit !== null && listed.has(key(implicit)) ? implicit : null;
+  const value = choice !== null ? key(choice) : implicitListed !== null ? key(implicitListed) : "";
+  /** " (agent's)", " (default)": what the entry of model `m` of provider `p` stands for. */
+  const markOf = (p: string, m: string) => {
+    if (implicit !== null && implicit.providerId === p && implicit.model === m) return ` (${implicit.mark})`;
+    const d = providers.find((x) => x.id === p)?.default_model;
+    return d === m ? " (default)" : "";
+  };
   return (
     <select
       className="input input-small composer-select"
@@ -75,13 +92,9 @@ export function ModelSwitcher({
         if (slash > 0) choose(chat?.id ?? "", { providerId: v.slice(0, slash), model: v.slice(slash + 1) });
       }}
     >
-      {choice === null && (
+      {choice === null && implicitListed === null && (
         <option value="">
-          {agentModel !== null
-            ? `${agentModel.model} · ${agentModel.provider} (agent's)`
-            : fallback !== undefined
-              ? `${fallback.default_model} · ${fallback.id} (default)`
-              : "Choose a model"}
+          {implicit !== null ? `${implicit.model} · ${implicit.providerId} (${implicit.mark})` : "Choose a model"}
         </option>
       )}
       {choice !== null && !listed.has(value) && (
@@ -94,6 +107,7 @@ export function ModelSwitcher({
           {(models[p.id] ?? []).map((m) => (
             <option key={m} value={`${p.id}/${m}`}>
               {m} · {p.id}
+              {markOf(p.id, m)}
             </option>
           ))}
         </optgroup>
