@@ -51,6 +51,17 @@ Tools, and the client behaviour each one is there to test:
 - whereami() returns {"cwd": ..., "token": $FIXTURE_TOKEN or null} (as
   structured content and as JSON text). For the cwd and env a client spawns
   a server with.
+- roots() returns "roots: URI, URI…", the client's roots, asked for by the
+  SDK's `ListRoots` resolver: on protocol 2026-07-28 that is an
+  `InputRequiredResult` (SEP-2322) the client answers by calling again with
+  `inputResponses`; on older ones a `roots/list` request mid-call. A client
+  that did not declare roots gets the SDK's "did not declare" error. For
+  roots reaching a server of the newest protocol.
+- ask_anyway() asks for a name by an `InputRequiredResult` holding an
+  elicitation whatever the client declared (a hand-rolled tool, as the
+  guard pattern of some frameworks writes it), then returns "answer:
+  ACTION" with the action the client's retry gave (e.g. "decline"). For a
+  server asking for input a client does not offer.
 
 Flags:
 
@@ -66,6 +77,11 @@ Flags:
   {"type": "string"} (not an object schema) and a tool `broken` whose
   inputSchema is not valid JSON Schema (a property of type 5).
   For the warnings a listing gives.
+- --start-after SECONDS: sleep that long before serving, the first time
+  only (a file `.fixture-started` in the cwd marks it), as `uvx` or `npx -y`
+  fetch a server only the first time. Past rmcp's 10 s wait for an answer
+  to `server/discover` it reads the probe and the `initialize` sent
+  meanwhile together. For a slow start of a server of the newest protocol.
 - --sse PATH: serve the old HTTP+SSE transport (2024-11-05) instead of stdio:
   GET PATH opens the event stream (POST to it answers 405), messages go to
   /messages/. It listens on 127.0.0.1, on a free port, and prints
@@ -79,20 +95,25 @@ import argparse
 import base64
 import os
 import sys
+import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 from mcp.server import NotificationOptions
 from mcp.server import stdio as mcp_stdio
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
 from mcp.server.stdio import stdio_server
 from mcp.types import JSONRPCNotification, JSONRPCRequest
 from mcp_types import (
     BlobResourceContents,
     CallToolResult,
+    ElicitRequest,
+    ElicitRequestFormParams,
     EmbeddedResource,
     ImageContent,
+    InputRequiredResult,
+    ListRootsResult,
     ResourceLink,
     TextContent,
     TextResourceContents,
@@ -263,6 +284,29 @@ def whereami() -> dict[str, str | None]:
     return {"cwd": os.getcwd(), "token": os.environ.get("FIXTURE_TOKEN")}
 
 
+def _ask_roots() -> ListRoots:
+    return ListRoots()
+
+
+@server.tool()
+def roots(found: Annotated[ListRootsResult, Resolve(_ask_roots)]) -> str:
+    """The client's roots, asked for by a resolver (input_required on 2026-07-28)."""
+    return "roots: " + ", ".join(str(r.uri) for r in found.roots)
+
+
+@server.tool()
+async def ask_anyway(ctx: Context) -> InputRequiredResult | CallToolResult:
+    """Asks for a name (input_required) whatever the client declared; says what came back."""
+    answers = ctx.input_responses
+    if answers and "name" in answers:
+        answer = answers["name"]
+        action = answer.get("action") if isinstance(answer, dict) else getattr(answer, "action", answer)
+        return CallToolResult(content=[TextContent(type="text", text=f"answer: {action}")])
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    request = ElicitRequest(params=ElicitRequestFormParams(message="Your name?", requested_schema=schema))
+    return InputRequiredResult(input_requests={"name": request}, request_state="asked")
+
+
 class _IgnoreStubbornCancels:
     """Wraps the stdio read stream: notes stubborn calls, drops cancellations of them.
 
@@ -374,7 +418,12 @@ def main() -> None:
     parser.add_argument("--instructions", metavar="TEXT", help="the server's instructions (initialize)")
     parser.add_argument("--instructions-kib", type=int, default=0, metavar="N", help="instructions of N KiB")
     parser.add_argument("--odd-schemas", action="store_true", help="also list tools with odd input schemas")
+    parser.add_argument("--start-after", type=float, default=0, metavar="SECONDS", help="sleep first, the first time")
     args = parser.parse_args()
+    started = Path(".fixture-started")
+    if args.start_after > 0 and not started.exists():
+        started.touch()
+        time.sleep(args.start_after)
     if args.odd_schemas:
         server.add_tool(echo, name="scalar", description="scalar input schema")
         server.add_tool(echo, name="broken", description="broken input schema")

@@ -8,11 +8,16 @@
 //! ceiling ([`CallOptions::max_total`], by default ten times the timeout
 //! but at most an hour, never under the timeout) ends it anyway, as the
 //! spec says a client should.
+//!
+//! A server of the newest protocol that needs something of ours mid-call
+//! (roots, a person's answer) answers `input_required`; the call is made
+//! again with our answers (`input`), within the same limits, at most
+//! `input::MAX_ROUNDS` times.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
+use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ServerResult};
 use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -119,8 +124,74 @@ impl Connection {
         #[allow(deprecated)]
         meta.set_log_level(rmcp::model::LoggingLevel::Info);
         params.meta = Some(meta);
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let began = Instant::now();
+        let ceiling_at = options
+            .total_limit()
+            .and_then(|c| began.checked_add(c).map(|at| (at, c)));
+        let mut rounds = 0;
+        let result = loop {
+            match self.round(params.clone(), options, ceiling_at).await? {
+                ServerResult::CallToolResult(r) => break r,
+                // A result with nothing in it (`{}`), as rmcp's own helper
+                // takes it: the tool ran and had nothing to say.
+                ServerResult::EmptyResult(_) => break CallToolResult::default(),
+                // The newest protocol's way to ask us something mid-call
+                // (`input`): the call again, with our answers.
+                ServerResult::InputRequiredResult(asked) if rounds < crate::input::MAX_ROUNDS => {
+                    rounds += 1;
+                    let (responses, state) = crate::input::answer(&self.server, tool, &self.handler, asked)?;
+                    if responses.is_none() {
+                        // Only its state back: the server is still at it.
+                        let wait = 50u64 << rounds.min(3);
+                        tokio::time::sleep(Duration::from_millis(wait.min(250))).await;
+                    }
+                    params.input_responses = responses;
+                    params.request_state = state;
+                }
+                ServerResult::InputRequiredResult(_) => {
+                    return Err(McpError::Protocol {
+                        server: self.server.clone(),
+                        message: format!(
+                            "asked for input {} times in one call of {tool} without an answer; Atelier gave up",
+                            crate::input::MAX_ROUNDS
+                        ),
+                    });
+                }
+                _ => {
+                    return Err(McpError::Protocol {
+                        server: self.server.clone(),
+                        message: format!("answered tools/call for {tool} with something that is not a tool result"),
+                    });
+                }
+            }
+        };
+        let (stderr, _) = self.log.since(mark);
+        let content = result
+            .content
+            .iter()
+            .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
+            .collect();
+        Ok(CallResult {
+            content,
+            structured: result.structured_content.clone(),
+            is_error: result.is_error.unwrap_or(false),
+            stderr,
+        })
+    }
+}
+
+impl Connection {
+    /// One `tools/call` request and its answer, within the call's timeout
+    /// (each progress notification starts it again), its ceiling (from the
+    /// call's start, `ceiling_at`) and its cancel; a timeout or a cancel
+    /// tells the server.
+    async fn round(
+        &self,
+        params: CallToolRequestParams,
+        options: &CallOptions,
+        ceiling_at: Option<(Instant, Duration)>,
+    ) -> Result<ServerResult, McpError> {
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let mut handle = match self
             .peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
@@ -143,9 +214,6 @@ impl Connection {
             })
         };
         notices.watch_progress(token.clone(), sink);
-        let ceiling_at = options
-            .total_limit()
-            .and_then(|c| began.checked_add(c).map(|at| (at, c)));
         let ended = loop {
             let (at, after) = deadline(options.timeout, ceiling_at);
             tokio::select! {
@@ -159,39 +227,18 @@ impl Connection {
         // Progress is taken as the transport reads it, in order: what the
         // server sent before its answer has been delivered by now.
         notices.unwatch_progress(&token);
-        let answer = match ended {
-            Ok(answer) => answer,
+        match ended {
+            Ok(Ok(Ok(answer))) => Ok(answer),
+            Ok(Ok(Err(e))) => Err(self.failure(&e).await),
+            Ok(Err(_closed)) => Err(self.failure(&rmcp::ServiceError::TransportClosed).await),
             Err(stop) => {
                 let reason = stop.to_string();
                 // `notifications/cancelled`; the server may ignore it, but
                 // the call is over for us either way.
                 let _ = handle.cancel(Some(reason)).await;
-                return Err(stop);
+                Err(stop)
             }
-        };
-        let result = match answer {
-            Ok(Ok(ServerResult::CallToolResult(r))) => r,
-            Ok(Ok(_)) => {
-                return Err(McpError::Protocol {
-                    server: self.server.clone(),
-                    message: format!("answered tools/call for {tool} with something that is not a tool result"),
-                });
-            }
-            Ok(Err(e)) => return Err(self.failure(&e).await),
-            Err(_closed) => return Err(self.failure(&rmcp::ServiceError::TransportClosed).await),
-        };
-        let (stderr, _) = self.log.since(mark);
-        let content = result
-            .content
-            .iter()
-            .map(|c| serde_json::to_value(c).unwrap_or(Value::Null))
-            .collect();
-        Ok(CallResult {
-            content,
-            structured: result.structured_content.clone(),
-            is_error: result.is_error.unwrap_or(false),
-            stderr,
-        })
+        }
     }
 }
 

@@ -138,6 +138,19 @@ impl Connection {
                             Err(e) => return Err(e.into_error(server, options, &log).await),
                         }
                     }
+                    // A server of the newest protocol, slow to start (`uvx`
+                    // fetching it): a fresh process, discovery alone, with
+                    // the whole handshake time to answer.
+                    Err(StdioStart::LateModern(proc)) => {
+                        proc.stop(options.stop_grace).await;
+                        let modern = ClientLifecycleMode::Discover {
+                            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                        };
+                        match start_stdio(server, s, options, &log, &handler, modern).await {
+                            Ok(started) => started,
+                            Err(e) => return Err(e.into_error(server, options, &log).await),
+                        }
+                    }
                     Err(e) => return Err(e.into_error(server, options, &log).await),
                     Ok(started) => started,
                 }

@@ -75,8 +75,10 @@ pub(crate) fn file_uri(path: &std::path::Path) -> String {
     out
 }
 
-impl ClientHandler for Handler {
-    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, rmcp::ErrorData> {
+impl Handler {
+    /// Our roots as `roots/list` answers them (also inside a call's
+    /// `input_required` round, see `input`).
+    pub(crate) fn roots_result(&self) -> ListRootsResult {
         let roots = self
             .roots
             .iter()
@@ -90,9 +92,16 @@ impl ClientHandler for Handler {
                 }
             })
             .collect();
+        ListRootsResult::new(roots)
+    }
+}
+
+impl ClientHandler for Handler {
+    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, rmcp::ErrorData> {
+        let roots = self.roots_result();
         // rmcp sends it as we return: the first call may go (`roots_wait`).
         crate::roots_wait::mark(&self.notices.roots, crate::roots_wait::RootsAsked::Answered);
-        Ok(ListRootsResult::new(roots))
+        Ok(roots)
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {

@@ -9,8 +9,15 @@
 //! connected. This transport wrapper drops the probe's reply once
 //! `initialize` has been sent: nobody waits for it any more, and the
 //! handshake goes on with the answer to `initialize`, on the same process.
+//!
+//! A late reply that is a result, not an error, came from a server of the
+//! newest protocol, which then refuses `initialize` on that connection:
+//! the wrapper notes it ([`LateProbe::modern`]), and the start tries a
+//! fresh process with discovery alone (`start`).
 
 use std::borrow::Cow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rmcp::model::{ClientRequest, JsonRpcMessage, RequestId};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
@@ -24,6 +31,8 @@ pub(crate) struct LateProbe<T> {
     probe: Option<RequestId>,
     /// `initialize` was sent after the probe: its reply is nobody's.
     abandoned: bool,
+    /// The late reply was a result: the server speaks the newest protocol.
+    modern: Arc<AtomicBool>,
 }
 
 impl<T> LateProbe<T> {
@@ -32,7 +41,14 @@ impl<T> LateProbe<T> {
             inner,
             probe: None,
             abandoned: false,
+            modern: Arc::default(),
         }
+    }
+
+    /// Becomes true when the probe's late reply is a result (see the
+    /// module's words); shared, as rmcp owns the transport.
+    pub(crate) fn modern(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.modern)
     }
 
     /// A reply to the abandoned probe. Ids are compared as written: a
@@ -76,6 +92,9 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for LateProbe<T> {
             let message = self.inner.receive().await;
             match &message {
                 Some(m) if self.is_late_reply(m) => {
+                    if matches!(m, JsonRpcMessage::Response(_)) {
+                        self.modern.store(true, Ordering::Relaxed);
+                    }
                     tracing::debug!("dropped a reply to server/discover that came after initialize was sent");
                 }
                 _ => return message,

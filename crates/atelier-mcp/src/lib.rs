@@ -24,6 +24,7 @@ mod connection;
 mod error;
 mod handler;
 mod http;
+mod input;
 mod late_probe;
 mod listing;
 mod lost_session;

@@ -28,6 +28,10 @@ pub(crate) enum StdioStart {
     Refused(ServerProcess, Box<ClientInitializeError>),
     /// `server/discover` answered with an empty result: try `initialize`.
     EmptyDiscover(ServerProcess),
+    /// `server/discover` answered with a result after rmcp gave up on it
+    /// and sent `initialize`, which that server then refused (see
+    /// `late_probe`): try discovery alone.
+    LateModern(ServerProcess),
     TimedOut(ServerProcess),
 }
 
@@ -66,6 +70,10 @@ impl StdioStart {
                 proc.stop(options.stop_grace).await;
                 handshake("it answered the handshake with an empty result".to_owned())
             }
+            StdioStart::LateModern(proc) => {
+                proc.stop(options.stop_grace).await;
+                handshake("it answered the discovery probe too late and then refused initialize".to_owned())
+            }
             StdioStart::TimedOut(proc) => {
                 proc.stop(options.stop_grace).await;
                 McpError::HandshakeTimeout {
@@ -100,6 +108,7 @@ pub(crate) async fn start_stdio(
     // Our guard cuts a line over the limit before rmcp would drop it.
     let rw = AsyncRwTransport::new_client(stdout, stdin).with_max_line_length(RMCP_LIMIT);
     let transport = LateProbe::new(InOrder::new(rw, &handler.notices));
+    let late_modern = transport.modern();
     let started = Arc::clone(handler).serve_with_lifecycle(transport, mode);
     let mut exit = proc.exit.clone();
     let exited = async move { exit.wait_for(Option::is_some).await.is_ok() };
@@ -117,6 +126,7 @@ pub(crate) async fn start_stdio(
     match result {
         Ok(Ok(service)) => Ok((service, Some(proc))),
         Ok(Err(ClientInitializeError::ExpectedInitResult(_))) => Err(StdioStart::EmptyDiscover(proc)),
+        Ok(Err(_)) if late_modern.load(std::sync::atomic::Ordering::Relaxed) => Err(StdioStart::LateModern(proc)),
         Ok(Err(e)) => Err(StdioStart::Refused(proc, Box::new(e))),
         Err(_) => Err(StdioStart::TimedOut(proc)),
     }

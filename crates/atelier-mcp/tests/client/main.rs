@@ -6,6 +6,8 @@
 //!   stderr, `list_changed`, start errors.
 //! - [`legacy`]: servers of protocol 2024-11-05, hand-written.
 //! - [`listing`]: `tools/list` that never ends, never answers, or repeats.
+//! - [`modern`]: the newest protocol's own cases: a slow start, a call
+//!   answered `input_required`.
 //! - [`notifications`]: progress and logs in the order sent.
 //! - [`oversize`]: a message over 16 MiB fails its request at once.
 //! - [`http_restart`]: a streamable-HTTP server that lost the session.
@@ -19,6 +21,7 @@ mod conformance;
 mod http_restart;
 mod legacy;
 mod listing;
+mod modern;
 mod notifications;
 mod old_sse;
 mod oversize;

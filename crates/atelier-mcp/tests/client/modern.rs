@@ -1,0 +1,71 @@
+//! The client against a server of the newest protocol (2026-07-28, the
+//! PyPI SDK's fixture) where it differs from the older ones.
+//!
+//! - [`a_modern_server_slow_to_start_connects`]: `uvx` fetching it; the
+//!   probe answered after rmcp fell back on `initialize`, which such a
+//!   server refuses once it has answered the probe.
+//! - [`a_server_asking_for_roots_mid_call_gets_them`] and
+//!   [`a_server_asking_for_input_we_do_not_offer_is_declined`]: a call
+//!   answered `input_required` (SEP-2322) is called again with the answers.
+
+use std::sync::Arc;
+
+use atelier_mcp::{CallOptions, ConnectOptions, Connection};
+use serde_json::json;
+
+use crate::common::{fixture, quick, text};
+
+#[tokio::test]
+async fn a_modern_server_slow_to_start_connects() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    // Asleep past rmcp's 10 s probe wait, the first time only.
+    let spec = fixture(&["--start-after", "11"], dir.path());
+    let options = quick();
+    let conn = Connection::connect("slow", &spec, &options, Arc::default(), None)
+        .await
+        .unwrap_or_else(|e| panic!("the slow server starts: {e}"));
+    assert_eq!(conn.info().protocol_version, "2026-07-28");
+    let out = conn
+        .call("echo", &json!({"text": "late"}), &CallOptions::default())
+        .await
+        .expect("echo");
+    assert_eq!(text(&out), "late");
+    assert!(!options.handshake.initialize_only(), "a modern server, not an old one");
+    conn.stop().await;
+}
+
+#[tokio::test]
+async fn a_server_asking_for_roots_mid_call_gets_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ws = tempfile::tempdir().expect("workspace");
+    let options = ConnectOptions {
+        roots: Some(vec![ws.path().to_owned()]),
+        ..quick()
+    };
+    let spec = fixture(&[], dir.path());
+    let conn = Connection::connect("fixture", &spec, &options, Arc::default(), None)
+        .await
+        .expect("the server starts");
+    assert_eq!(conn.info().protocol_version, "2026-07-28");
+    let out = conn
+        .call("roots", &json!({}), &CallOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("roots: {e}"));
+    assert!(!out.is_error, "{out:?}");
+    let uri = format!("file://{}", ws.path().display());
+    assert_eq!(text(&out), format!("roots: {uri}"));
+    conn.stop().await;
+}
+
+#[tokio::test]
+async fn a_server_asking_for_input_we_do_not_offer_is_declined() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conn = crate::common::connect(&fixture(&[], dir.path())).await;
+    let out = conn
+        .call("ask_anyway", &json!({}), &CallOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("ask_anyway: {e}"));
+    // As an `elicitation/create` request of an older protocol is answered.
+    assert_eq!(text(&out), "answer: decline");
+    conn.stop().await;
+}
