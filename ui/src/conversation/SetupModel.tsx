@@ -9,10 +9,14 @@ import { api, errorText } from "../api";
 import type { Detected, Preset } from "../bindings";
 import { Spinner } from "../components/feedback";
 import { useLoad } from "../lib/useLoad";
+import { KeyDestination } from "../toolsets/settings/SecretsNotice";
 import { forgetModels, hostOf } from "./useProviders";
 
 export function SetupModel({ presets, onAdded }: { presets: Preset[]; onAdded: () => void }) {
   const [detected, redetect] = useLoad(() => api.detectProviders(), "detect");
+  // Where the key would go: with no keychain, the file only the person can read, once they agree.
+  const [secrets, recheckSecrets] = useLoad(() => api.secretsStatus(), "secrets-status");
+  const noStore = secrets.data?.store === null;
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const remote = presets.filter((p) => !p.local);
@@ -132,11 +136,15 @@ export function SetupModel({ presets, onAdded }: { presets: Preset[]; onAdded: (
               value={key}
               onChange={(e) => setKey(e.target.value)}
             />
-            <button type="submit" className="btn btn-small btn-primary" disabled={busy !== null || key.trim() === ""}>
+            <button
+              type="submit"
+              className="btn btn-small btn-primary"
+              disabled={busy !== null || key.trim() === "" || noStore}
+            >
               {busy === chosen?.title ? "Saving…" : "Save key"}
             </button>
           </div>
-          <p className="muted small">The key goes to your system keychain, never into Atelier's database.</p>
+          <KeyDestination status={secrets.data} onAllowed={recheckSecrets} />
         </form>
       )}
       {error !== null && (

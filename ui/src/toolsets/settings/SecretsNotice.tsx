@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { api } from "../../api";
-import type { Consent, StoreKind } from "../../bindings";
+import type { Consent, SecretsStatus, StoreKind } from "../../bindings";
 import { ErrorBox, Notice } from "../../components/feedback";
 import { useLoad } from "../../lib/useLoad";
 
@@ -48,24 +48,48 @@ export function NoKeychain({ onAllowed }: { onAllowed: () => void }) {
 }
 
 /**
+ * Where a key typed now goes, in words (`status`: `secrets_status`'s
+ * answer, null while it loads); where no keychain answers and the file is
+ * not allowed, why, with the button that allows it (then `onAllowed`).
+ */
+export function KeyDestination({ status, onAllowed }: { status: SecretsStatus | null; onAllowed: () => void }) {
+  if (status === null) return null;
+  if (status.store === null) return <NoKeychain onAllowed={onAllowed} />;
+  return (
+    <p className="muted small">
+      The key goes to{" "}
+      {status.store === "keychain" ? (
+        "your system keychain"
+      ) : (
+        <>a file only you can read{status.file !== null && <code> {status.file}</code>}</>
+      )}
+      , never into Atelier’s database.
+    </p>
+  );
+}
+
+/**
  * The secrets a bundle brings (names only: the report has no values) and
  * where they will be kept. A folder's values stay in the folder.
  */
 export function SecretsNotice({
   consent,
   folder,
+  typed = 0,
   onAllowed,
 }: {
   consent: Consent;
   /** A folder runs in place: its plain-text values are read from it, not moved. */
   folder: boolean;
+  /** How many values of `${NAME}`s were typed in the form: they too need a place. */
+  typed?: number;
   onAllowed: () => void;
 }) {
   const values = consent.secret_values;
   const n = values.length;
   const sensitive = consent.settings?.fields.filter((f) => f.sensitive === true) ?? [];
-  const needsStore = (n > 0 && !folder) || sensitive.length > 0;
-  if (n === 0 && sensitive.length === 0) return null;
+  const needsStore = (n > 0 && !folder) || sensitive.length > 0 || typed > 0;
+  if (!needsStore && n === 0) return null;
   const store = consent.secret_store;
   const kept = store === null ? null : storeWords(store);
   return (
