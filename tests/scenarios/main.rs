@@ -101,6 +101,9 @@
 //! - [`model_slips`]: a model behaving badly: calls without an id or
 //!   repeating one, arguments that are not JSON, near or missing tool
 //!   names, an empty or reasoning-only answer.
+//! - [`call_places`]: where a call belongs: a spawn cut off by a crash
+//!   after a checkout ends under its own turn; a sibling branch's open
+//!   call with the same model call id is not this branch's.
 //! - [`open_calls`]: a call still open elsewhere (waiting for approval, or
 //!   running in another process) is told to the model as not ended, not as
 //!   cancelled.
@@ -141,6 +144,7 @@ mod branching;
 mod builtins;
 mod bundle_words;
 mod bundles;
+mod call_places;
 mod chat_actions;
 mod chat_engine;
 mod cli;

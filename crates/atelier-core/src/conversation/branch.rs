@@ -238,7 +238,9 @@ impl Conversation<'_> {
     /// run reads them again); with those of the branch's model calls that
     /// have no node yet because they have not ended (another process asks
     /// about or runs them), so the model is told so, not that they were
-    /// cancelled.
+    /// cancelled. Such a row is the branch's only when its parent (the
+    /// message its caller named, the place once placed) is on the branch:
+    /// a retry's answer on a sibling branch may reuse the model call id.
     pub(super) async fn call_rows(&self, branch: &[Message]) -> Result<HashMap<String, CallRow>> {
         use sqlx::Row as _;
         let ids = call_ids(branch);
@@ -262,11 +264,14 @@ impl Conversation<'_> {
             crate::mcp::content::is_mcp_tool_sql!(),
             " AS mcp FROM tool_calls WHERE id IN (SELECT value FROM json_each(?1)) OR (chat_id = ?2 ",
             "AND message_id IS NULL AND status IN ('pending', 'awaiting_approval', 'running') ",
-            "AND model_call_id IN (SELECT value FROM json_each(?3)))"
+            "AND model_call_id IN (SELECT value FROM json_each(?3)) ",
+            // Rows from before parents were written: as they were read then.
+            "AND (parent_id IS NULL OR parent_id IN (SELECT value FROM json_each(?4))))"
         ))
         .bind(json(&ids)?)
         .bind(chat_id)
         .bind(json(&asked)?)
+        .bind(json(&branch.iter().map(|m| &m.id).collect::<Vec<_>>())?)
         .fetch_all(self.app.db())
         .await?;
         let mut out = HashMap::new();

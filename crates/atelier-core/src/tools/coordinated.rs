@@ -64,7 +64,7 @@ impl Tools<'_> {
             self.app
                 .record_call(&req, &req.tool_id, &chat.id, &call_id, CallStatus::Running)
                 .await?;
-            self.app.prepare_call(&req, &chat.id, parent).await
+            self.app.prepare_call(&req, &chat.id, &call_id, parent).await
         };
         let done = match prepared {
             Ok(at) => {

@@ -108,7 +108,10 @@ fn call_from_row(r: &sqlx::sqlite::SqliteRow) -> Result<ToolCallRecord> {
 
 impl Atelier {
     /// Inserts the call's row with `status`, and lets it be cancelled and
-    /// its caller know its id.
+    /// its caller know its id. The parent the caller named is its
+    /// `parent_id` until the call is placed ([`Self::place_call`]): a
+    /// model's call waiting for an answer is tied to its turn's branch
+    /// (another branch's turn may reuse its model call id).
     pub(super) async fn record_call(
         &self,
         req: &RunRequest,
@@ -118,8 +121,8 @@ impl Atelier {
         status: CallStatus,
     ) -> Result<()> {
         sqlx::query(
-            "INSERT INTO tool_calls (id, chat_id, tool_id, args, status, started_at, model_call_id) \
-             VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tool_calls (id, chat_id, tool_id, args, status, started_at, model_call_id, parent_id) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(call_id)
         .bind(chat_id)
@@ -128,6 +131,7 @@ impl Atelier {
         .bind(status.as_str())
         .bind(ids::now())
         .bind(&req.model_call_id)
+        .bind(&req.parent_id)
         .execute(self.db())
         .await?;
         self.running_calls()

@@ -107,7 +107,8 @@ async fn recover_waiting(app: &Atelier, id: &str, chat_id: &str) -> Result<bool>
     let ended = sqlx::query(
         "UPDATE tool_calls SET status = 'interrupted', error_kind = 'interrupted', \
          error = 'the app stopped while this call waited for confirmation; it did not run', \
-         finished_at = ? WHERE id = ? AND status = 'awaiting_approval'",
+         finished_at = ?, parent_id = NULL, thread_id = NULL, chat_leaf_id = NULL, chat_manifest_id = NULL \
+         WHERE id = ? AND status = 'awaiting_approval'",
     )
     .bind(ids::now())
     .bind(id)

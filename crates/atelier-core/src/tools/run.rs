@@ -95,10 +95,7 @@ impl Atelier {
             parent,
             decision,
         } = turn;
-        let at = self.prepare_call(req, chat_id, parent).await?;
-        // Before it runs: where its node goes, should it die.
-        self.place_call(call_id, &at.parent_id, at.thread_id.as_deref(), &at.pre_manifest_id)
-            .await?;
+        let at = self.prepare_call(req, chat_id, call_id, parent).await?;
         let outcome = match (decision, &target) {
             (Decision::Refuse(kind, message), _) => Outcome::failed(kind, message),
             (Decision::Deny, _) => Outcome::failed(ErrorKind::Denied, "denied by user"),
@@ -111,12 +108,16 @@ impl Atelier {
         self.finish_call(req, tool, toolset, call_id, at, &outcome).await
     }
 
-    /// Where a call goes, under the chat lock: edits made outside are
-    /// recorded first, and the folder is put at the parent's state.
+    /// Where the recorded call `call_id` goes, under the chat lock: edits
+    /// made outside are recorded first, the folder is put at the parent's
+    /// state, and that place is written on the call's row before anything
+    /// runs — here, so that no way of starting a call can leave it out (a
+    /// call that dies unplaced is ended wherever the chat is by then).
     pub(super) async fn prepare_call(
         &self,
         req: &RunRequest,
         chat_id: &str,
+        call_id: &str,
         parent: Option<crate::model::Message>,
     ) -> Result<Prepared> {
         let chat = self.chats().get(chat_id).await?; // fresh, under the lock
@@ -161,6 +162,9 @@ impl Atelier {
             };
             (parent_id, current.manifest_id, current.leaf)
         };
+        // Before it runs: where its node goes, should it die.
+        self.place_call(call_id, &parent_id, thread_id.as_deref(), &pre_manifest_id)
+            .await?;
         Ok(Prepared {
             chat,
             parent_id,
