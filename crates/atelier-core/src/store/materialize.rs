@@ -44,8 +44,10 @@ use super::statcache::{Stat, StatCache};
 use super::{BlobStore, FileEntry, Manifest, Observer, Progress, failpoint};
 use crate::{Error, Result};
 
-/// Files up to this size are verified into memory and written from there.
-const HOLD_FILE_LIMIT: u64 = 1 << 20;
+/// Files up to this size are verified into memory and written from there
+/// (so only these can be cut half-written by a crash: bigger ones are
+/// renamed into place whole, which `workspace::moves` relies on).
+pub(crate) const HOLD_FILE_LIMIT: u64 = 1 << 20;
 /// At most this much is held in memory at once; the rest is staged on disk.
 const HOLD_BUDGET: u64 = 256 << 20;
 

@@ -149,7 +149,7 @@ fn towards(
 /// checkout writes from memory can be cut so (bigger ones are renamed into
 /// place whole).
 fn cut_short(ws: &Path, store: &BlobStore, path: &str, now: &FileEntry, end: &FileEntry) -> bool {
-    if now.size >= end.size || end.size > HELD_LIMIT {
+    if now.size >= end.size || end.size > crate::store::materialize::HOLD_FILE_LIMIT {
         return false;
     }
     let Ok(bytes) = std::fs::read(ws.join(path)) else {
@@ -160,9 +160,6 @@ fn cut_short(ws: &Path, store: &BlobStore, path: &str, now: &FileEntry, end: &Fi
             .read_verified(&end.hash, path)
             .is_ok_and(|full| full.starts_with(&bytes))
 }
-
-/// The biggest file a checkout writes from memory (`store::materialize`).
-const HELD_LIMIT: u64 = 1 << 20;
 
 impl Atelier {
     /// Writes the marker of `m` (synced) before the folder changes.
