@@ -133,6 +133,9 @@
 //! - [`spec_bundles`]: bundles written from seed 004 by someone else: ids
 //!   with `_`, numeric versions, an MCP-only toolset named after its
 //!   server, entry points relative to `tools/`, tools turned off.
+//! - [`uninstall_cut`]: an uninstall killed before its commit loses
+//!   nothing (folder, secrets, sign-ins); one killed after it is finished
+//!   by the next start; lock files a crash left alone go at start.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
 
@@ -188,6 +191,7 @@ mod toolset_dev;
 mod toolset_lifecycle;
 mod toolset_secrets;
 mod turn_writes;
+mod uninstall_cut;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -174,6 +174,8 @@ impl Atelier {
             }),
         };
         chats::recover_deleted(&app).await?;
+        // Uninstalls a crash cut short: undone, or finished (secrets).
+        toolsets::recover_uninstalls(&app).await?;
         // Folder moves a crash cut short, staging folders it left.
         workspace::recover_moves(&app).await?;
         tools::recover::recover_interrupted(&app).await?;

@@ -235,20 +235,27 @@ impl<'a> Secrets<'a> {
         Ok(had || named.rows_affected() > 0)
     }
 
-    /// Deletes every value `owner` has in its store, leaving the names to
-    /// the caller's write transaction (an uninstall deletes them with its
-    /// rows, before its commit: a crash after the commit leaves no value
-    /// behind). A value its store cannot delete now (no keychain) is named
-    /// in the log, never a reason to keep the owner.
-    pub(crate) async fn delete_values_of(&self, owner: &Owner) -> Result<()> {
-        for name in self.list(Some(owner)).await? {
-            let store = self.store_of(name.store);
-            let (o, k) = (owner.clone(), name.key.clone());
+    /// Deletes the values `keys` of `owner` (each from the store its name
+    /// said) whose names are gone — deleted by the caller's transaction
+    /// that committed. Values go only after their names, never before: an
+    /// uninstall that does not commit (a failed commit, a crash) keeps both,
+    /// and the next start, handed the same keys, finds the names back and
+    /// deletes nothing. Whether every value that had to go went: one its
+    /// store cannot delete now (no keychain) is named in the log, and the
+    /// caller keeps the keys to try again later.
+    pub(crate) async fn delete_unnamed(&self, owner: &Owner, keys: &[(String, StoreKind)]) -> Result<bool> {
+        let named: std::collections::HashSet<String> =
+            self.list(Some(owner)).await?.into_iter().map(|n| n.key).collect();
+        let mut all = true;
+        for (key, kind) in keys.iter().filter(|(k, _)| !named.contains(k)) {
+            let store = self.store_of(*kind);
+            let (o, k) = (owner.clone(), key.clone());
             if let Err(e) = blocking(move || store.delete(&o, &k)).await {
-                tracing::warn!(%owner, key = %name.key, error = %e, "could not remove a secret's value");
+                tracing::warn!(%owner, %key, error = %e, "could not remove a secret's value");
+                all = false;
             }
         }
-        Ok(())
+        Ok(all)
     }
 
     /// The names of the stored secrets (of one owner), never their values.

@@ -11,6 +11,11 @@ use super::servers::{ensure_idle, servers_declared_only_by};
 use crate::toolsets::Toolsets;
 use crate::{Atelier, Error, Result, blocking, db, ids};
 
+/// Failpoints of an uninstall: before its commit (the folder aside, the
+/// journal of what is left to do written) and right after it.
+pub(crate) const UNINSTALL_BEFORE_COMMIT: &str = "uninstall-before-commit";
+pub(crate) const UNINSTALL_AFTER_COMMIT: &str = "uninstall-after-commit";
+
 impl Atelier {
     /// One toolset's own row, without its tools, files and servers (one
     /// query where [`crate::toolsets::Toolsets::get`] makes four: every tool call
@@ -141,28 +146,47 @@ impl Toolsets<'_> {
         ] {
             sqlx::query(delete).bind(id).execute(&mut *tx).await?;
         }
-        // Its secrets go before the commit (the values from their store,
-        // the names with the rows), so a crash after it leaves none; a
-        // failed commit leaves their names without values.
+        // Its secrets' names go with the rows; their values, in the keychain
+        // or the file, only once that commits (a failed commit, or a crash
+        // before it, must leave the toolset whole), and the sign-ins of the
+        // servers that went with them. What is left to do then is written
+        // beside the folder's trash first: a crash after the commit leaves
+        // it for the next start (`swap::recover_uninstalls`).
         let owner = crate::secrets::Owner::Toolset(id.to_owned());
-        self.app.secrets().delete_values_of(&owner).await?;
+        let names: Vec<(String, String)> = sqlx::query_as("SELECT key, store FROM secret_names WHERE owner = ?")
+            .bind(owner.to_string())
+            .fetch_all(&mut *tx)
+            .await?;
         sqlx::query("DELETE FROM secret_names WHERE owner = ?")
             .bind(owner.to_string())
             .execute(&mut *tx)
             .await?;
+        let leftovers = super::swap::Leftovers {
+            secrets: names
+                .into_iter()
+                .filter_map(|(key, store)| Some((key, crate::secrets::StoreKind::parse(&store)?)))
+                .collect(),
+            servers: urls,
+        };
         // The folder goes aside before the commit (a chat delete's way): a
         // crash after the commit leaves only the trash, which the next start
-        // removes (`swap::recover`); a failed commit puts it back.
+        // removes; a failed commit puts it back.
         let toolsets_dir = self.app.data_dir().toolsets_dir();
         let trash = {
             let id = id.to_owned();
-            blocking(move || super::swap::Trash::take(&toolsets_dir, &id)).await?
+            blocking(move || super::swap::Trash::take(&toolsets_dir, &id, leftovers)).await?
         };
-        if let Err(e) = tx.commit().await {
+        let committed = match crate::store::failpoint::hit(UNINSTALL_BEFORE_COMMIT) {
+            Ok(()) => tx.commit().await.map_err(Error::from),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = committed {
             trash.put_back();
-            return Err(e.into());
+            return Err(e);
         }
-        self.app.mcp().forget_moved_sign_ins(&urls).await;
+        crate::store::failpoint::hit(UNINSTALL_AFTER_COMMIT)?;
+        let mut trash = trash;
+        trash.forget(self.app).await;
         self.app.toolset_changed(id).await;
         // Zips and local folders alike run from a copy here (the author's
         // folder itself is never touched).

@@ -41,6 +41,7 @@ mod swap;
 mod undo;
 pub mod validate;
 pub(crate) use swap::recover as recover_imports;
+pub(crate) use swap::recover_uninstalls;
 pub mod watch;
 mod zipdir;
 mod zipnames;

@@ -16,20 +16,28 @@
 //! goes; not committed, the new folder goes and the old one comes back. Then
 //! the import's staging folder, journal and lock file are removed.
 //!
-//! An uninstall moves the installed folder to `.trash-<id>-<uuid>/` (its
-//! lock `.trash-<id>-<uuid>.lock` held meanwhile) before its commit and
-//! removes it after: recovery puts a dead uninstall's folder back when the
-//! row is still there, else removes it. An installed folder with no row
-//! (left by versions that removed the folder after the commit) is removed
-//! too, while no import runs.
+//! An uninstall, under its lock `.trash-<id>-<uuid>.lock`, writes what it
+//! leaves to do after its commit (`.trash-<id>-<uuid>.json`: the secrets
+//! whose values go, the servers whose sign-ins may go) and moves the
+//! installed folder to `.trash-<id>-<uuid>/` before its commit; after it,
+//! the values and sign-ins go, then the folder. Nothing outside the
+//! database is deleted before the commit, so a crash before it loses
+//! nothing. [`recover_uninstalls`] (at start, with the handle) puts a dead
+//! uninstall's folder back when the row is still there, else finishes it.
+//! An installed folder with no row (left by versions that removed the
+//! folder after the commit) is removed too, while no import runs.
+//!
+//! Every lock file here has a fresh id's name, taken so that a start
+//! removing it meanwhile makes us take it again ([`lock_fresh`]).
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sqlx::SqlitePool;
 
-use crate::lock::FileLock;
-use crate::{Error, Result, ids};
+use crate::lock::{FileLock, Probe};
+use crate::secrets::StoreKind;
+use crate::{Atelier, Error, Result, ids};
 
 /// What recovery needs to finish or undo a swap.
 #[derive(Debug, Serialize, Deserialize)]
@@ -55,7 +63,7 @@ impl ImportDir {
     pub(crate) fn begin(toolsets_dir: &Path) -> Result<Self> {
         std::fs::create_dir_all(toolsets_dir).map_err(Error::io("create", toolsets_dir))?;
         let id = ids::new_id();
-        let lock = FileLock::acquire(&toolsets_dir.join(format!(".import-{id}.lock")))?;
+        let lock = lock_fresh(&toolsets_dir.join(format!(".import-{id}.lock")))?;
         Ok(Self {
             dir: toolsets_dir.to_path_buf(),
             id,
@@ -147,71 +155,140 @@ impl Swapped {
     }
 }
 
-/// An uninstall's installed folder, moved aside until the commit.
+/// What an uninstall leaves to do once its transaction commits, written
+/// (`.trash-<id>-<uuid>.json`) before the commit: a crash after the commit
+/// leaves it for the next start to finish; one before, for the next start
+/// to find nothing to do (see [`recover_uninstalls`]).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Leftovers {
+    /// The toolset's secrets and the store each is in: their values go
+    /// once their names are gone (deleted in the transaction).
+    pub(crate) secrets: Vec<(String, StoreKind)>,
+    /// Its servers and their URLs before: the sign-in of one that went
+    /// (or whose URL changed) is forgotten.
+    pub(crate) servers: Vec<(String, Option<String>)>,
+}
+
+/// An uninstall's installed folder, moved aside until the commit, and what
+/// is left to do after it, under the trash's lock.
 #[derive(Debug)]
 pub(crate) struct Trash {
+    id: String,
     installed: PathBuf,
-    /// Where the folder went (none: there was none).
-    aside: Option<PathBuf>,
+    aside: PathBuf,
+    /// Whether the installed folder went aside (there may be none).
+    moved: bool,
+    leftovers: Leftovers,
+    /// Something is left to do: the journal stays for the next start.
+    keep: bool,
     lock: Option<FileLock>,
 }
 
 impl Trash {
-    /// Moves `toolsets_dir/<id>` aside under the trash's lock.
-    pub(crate) fn take(toolsets_dir: &Path, id: &str) -> Result<Self> {
+    /// Takes the trash's lock, writes `leftovers` durably, and moves
+    /// `toolsets_dir/<id>` aside.
+    pub(crate) fn take(toolsets_dir: &Path, id: &str, leftovers: Leftovers) -> Result<Self> {
+        std::fs::create_dir_all(toolsets_dir).map_err(Error::io("create", toolsets_dir))?;
         let installed = toolsets_dir.join(id);
-        if !installed.exists() {
-            return Ok(Self {
-                installed,
-                aside: None,
-                lock: None,
-            });
-        }
         let aside = toolsets_dir.join(format!("{TRASH}{id}-{}", ids::new_id()));
-        let lock = FileLock::acquire(&lock_of(&aside))?;
-        std::fs::rename(&installed, &aside).map_err(Error::io("move aside", &installed))?;
-        Ok(Self {
+        let lock = lock_fresh(&with_suffix(&aside, ".lock"))?;
+        let text = serde_json::to_vec(&leftovers).map_err(|e| Error::Internal(e.to_string()))?;
+        write_durably(&with_suffix(&aside, ".json"), &text)?;
+        let mut trash = Self {
+            id: id.to_owned(),
             installed,
-            aside: Some(aside),
+            aside,
+            moved: false,
+            leftovers,
+            keep: false,
             lock: Some(lock),
-        })
+        };
+        if trash.installed.exists() {
+            std::fs::rename(&trash.installed, &trash.aside).map_err(Error::io("move aside", &trash.installed))?;
+            trash.moved = true;
+        }
+        Ok(trash)
     }
 
-    /// The commit failed: the folder comes back.
+    /// The commit failed: the folder comes back, nothing else is done.
     pub(crate) fn put_back(mut self) {
-        if let Some(aside) = self.aside.take()
-            && let Err(e) = std::fs::rename(&aside, &self.installed)
+        if self.moved
+            && let Err(e) = std::fs::rename(&self.aside, &self.installed)
         {
-            tracing::warn!(path = %aside.display(), error = %e, "could not put a toolset's folder back");
+            tracing::warn!(path = %self.aside.display(), error = %e, "could not put a toolset's folder back");
         }
         self.release();
     }
 
+    /// The commit went through: the secrets' values go, and the sign-ins of
+    /// servers that went. What could not go now (no keychain) is left to
+    /// the next start: the journal and its lock file stay.
+    pub(crate) async fn forget(&mut self, app: &Atelier) {
+        match finish_leftovers(app, &self.id, &self.leftovers).await {
+            Ok(all) => self.keep = !all,
+            Err(e) => {
+                tracing::warn!(toolset = %self.id, error = %e, "could not remove an uninstalled toolset's secrets: the next start will");
+                self.keep = true;
+            }
+        }
+    }
+
     /// The commit went through: the folder goes.
     pub(crate) async fn empty(mut self) -> Result<()> {
-        if let Some(aside) = self.aside.take()
-            && let Err(e) = tokio::fs::remove_dir_all(&aside).await
+        if self.moved
+            && let Err(e) = tokio::fs::remove_dir_all(&self.aside).await
             && e.kind() != std::io::ErrorKind::NotFound
         {
-            return Err(Error::io("remove", aside)(e));
+            return Err(Error::io("remove", &self.aside)(e));
         }
         self.release();
         Ok(())
     }
 
+    /// The journal, then the lock file, then the lock (the lock alone
+    /// while something is left to do).
     fn release(&mut self) {
-        if let Some(lock) = self.lock.take() {
+        let lock = self.lock.take();
+        if self.keep {
+            return;
+        }
+        let _ = std::fs::remove_file(with_suffix(&self.aside, ".json"));
+        if let Some(lock) = lock {
             let _ = std::fs::remove_file(lock.path());
         }
     }
 }
 
+/// Does what a committed uninstall leaves to do (nothing where it did not
+/// commit: the names and servers are still there); whether it all went.
+async fn finish_leftovers(app: &Atelier, id: &str, left: &Leftovers) -> Result<bool> {
+    let owner = crate::secrets::Owner::Toolset(id.to_owned());
+    let all = app.secrets().delete_unnamed(&owner, &left.secrets).await?;
+    app.mcp().forget_moved_sign_ins(&left.servers).await;
+    Ok(all)
+}
+
+/// Takes the lock of a new name (a fresh id's) in a folder that exists. A
+/// start removes a lock file that is free and names nothing left; if it
+/// removed this one between its making and our lock, it is made again.
+fn lock_fresh(path: &Path) -> Result<FileLock> {
+    for _ in 0..3 {
+        if let Some(lock) = FileLock::acquire_present(path)? {
+            return Ok(lock);
+        }
+    }
+    Err(Error::io("lock", path)(std::io::Error::other(
+        "another process removed it each time",
+    )))
+}
+
 /// What an uninstall's folder is named while it waits for the commit.
 const TRASH: &str = ".trash-";
 
-fn lock_of(dir: &Path) -> PathBuf {
-    let mut name = dir.as_os_str().to_owned();
-    name.push(".lock");
+/// `path` with `suffix` added to its name (`.trash-x-1` → `.trash-x-1.lock`).
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
     PathBuf::from(name)
 }
 
@@ -223,56 +300,104 @@ fn trashed_id(name: &str) -> Option<&str> {
 }
 
 /// Puts right what dead uninstalls left, and removes installed folders
-/// with no row, each under its import lock; how many it put right.
-async fn recover_uninstalls(toolsets_dir: &Path, db: &SqlitePool) -> Result<usize> {
-    let Ok(entries) = std::fs::read_dir(toolsets_dir) else {
+/// with no row while no import runs; how many it put right. Run when a
+/// data dir is opened (with the handle: a committed uninstall's secrets
+/// and sign-ins go through their stores).
+///
+/// A dead uninstall (its trash's lock free) is finished when its row is
+/// gone — the folder removed, the secrets whose names are gone deleted,
+/// the sign-ins of servers that went forgotten — and undone when the row
+/// is there: the folder comes back and its secrets, names and values, were
+/// never touched. A lock file with nothing beside it (a crash between the
+/// lock and the journal) goes too.
+pub(crate) async fn recover_uninstalls(app: &Atelier) -> Result<usize> {
+    let toolsets_dir = app.data_dir().toolsets_dir();
+    let Ok(entries) = std::fs::read_dir(&toolsets_dir) else {
         return Ok(0);
     };
-    let entries: Vec<(String, PathBuf)> = entries
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .collect();
+    let mut trashes = std::collections::BTreeSet::new();
+    let mut folders: Vec<(String, PathBuf)> = Vec::new();
+    let mut imports: Vec<PathBuf> = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with(TRASH) {
+            let stem = name.strip_suffix(".lock").or_else(|| name.strip_suffix(".json"));
+            trashes.insert(stem.unwrap_or(&name).to_owned());
+        } else if name.starts_with(".import-") && name.ends_with(".lock") {
+            imports.push(e.path());
+        } else if !name.starts_with('.') && e.file_type().is_ok_and(|t| t.is_dir()) {
+            folders.push((name, e.path()));
+        }
+    }
+    let mut cleaned = 0;
+    for stem in trashes {
+        let Some(id) = trashed_id(&stem) else { continue };
+        let aside = toolsets_dir.join(&stem);
+        let lock = match FileLock::try_take_present(&with_suffix(&aside, ".lock"))? {
+            Probe::Busy => continue, // a live uninstall
+            Probe::Taken(lock) => lock,
+            // From before trashes had a journal, or its lock file went:
+            // no live uninstall is without one.
+            Probe::Gone => match FileLock::try_acquire(&with_suffix(&aside, ".lock"))? {
+                Some(lock) => lock,
+                None => continue,
+            },
+        };
+        let row: Option<String> = sqlx::query_scalar("SELECT id FROM toolsets WHERE id = ?")
+            .bind(id)
+            .fetch_optional(app.db())
+            .await?;
+        let installed = toolsets_dir.join(id);
+        if aside.is_dir() {
+            if row.is_some() && !installed.exists() {
+                std::fs::rename(&aside, &installed).map_err(Error::io("restore", &installed))?;
+                tracing::warn!(toolset = %id, "an uninstall was cut short before it happened: the folder is back");
+            } else {
+                let _ = std::fs::remove_dir_all(&aside);
+                tracing::warn!(toolset = %id, "removed the folder of an uninstall a crash cut short");
+            }
+        }
+        let journal = with_suffix(&aside, ".json");
+        let left = match std::fs::read(&journal) {
+            Ok(text) => serde_json::from_slice::<Leftovers>(&text).ok(),
+            Err(_) => None,
+        };
+        // Kept for the next start while a value could not be deleted now.
+        let done = match &left {
+            Some(left) => finish_leftovers(app, id, left).await?,
+            None => true,
+        };
+        if done {
+            let _ = std::fs::remove_file(&journal);
+            let _ = std::fs::remove_file(lock.path());
+        }
+        drop(lock);
+        cleaned += 1;
+    }
     let rows: std::collections::HashSet<String> = sqlx::query_scalar("SELECT id FROM toolsets")
-        .fetch_all(db)
+        .fetch_all(app.db())
         .await?
         .into_iter()
         .collect();
-    let mut cleaned = 0;
-    for (name, path) in entries {
-        if let Some(id) = trashed_id(&name) {
-            let Some(lock) = FileLock::try_acquire(&lock_of(&path))? else {
-                continue; // a live uninstall
-            };
-            let installed = toolsets_dir.join(id);
-            if rows.contains(id) && !installed.exists() {
-                std::fs::rename(&path, &installed).map_err(Error::io("restore", &installed))?;
-                tracing::warn!(toolset = %id, "an uninstall was cut short before it happened: the folder is back");
-            } else {
-                let _ = std::fs::remove_dir_all(&path);
-                tracing::warn!(toolset = %id, "removed the folder of an uninstall a crash cut short");
-            }
-            let _ = std::fs::remove_file(lock.path());
+    // An import may have put a folder of an id in place after the rows
+    // were read and be about to commit (or have committed since): while
+    // any import runs, no folder is known to be no toolset's, and a folder
+    // goes only with its row read again. (An import's lock is named by the
+    // import, not by the toolset, which it learns only from the bundle.)
+    for path in imports {
+        if matches!(FileLock::try_take_present(&path)?, Probe::Busy) {
+            return Ok(cleaned);
+        }
+    }
+    for (name, path) in folders.into_iter().filter(|(name, _)| !rows.contains(name)) {
+        let row: Option<String> = sqlx::query_scalar("SELECT id FROM toolsets WHERE id = ?")
+            .bind(&name)
+            .fetch_optional(app.db())
+            .await?;
+        if row.is_none() {
+            let _ = std::fs::remove_dir_all(&path);
+            tracing::warn!(toolset = %name, "removed an installed folder whose toolset is uninstalled");
             cleaned += 1;
-        } else if !name.starts_with('.') && !rows.contains(&name) {
-            // An import of this id may have put the folder in place after
-            // the rows were read and be about to commit: only under its
-            // lock, with the row read again, is the folder known to be
-            // no toolset's.
-            let import_lock = toolsets_dir.join(format!(".import-{name}.lock"));
-            let Some(lock) = FileLock::try_acquire(&import_lock)? else {
-                continue; // an import of it runs now
-            };
-            let row: Option<String> = sqlx::query_scalar("SELECT id FROM toolsets WHERE id = ?")
-                .bind(&name)
-                .fetch_optional(db)
-                .await?;
-            if row.is_none() {
-                let _ = std::fs::remove_dir_all(&path);
-                tracing::warn!(toolset = %name, "removed an installed folder whose toolset is uninstalled");
-                cleaned += 1;
-            }
-            let _ = std::fs::remove_file(lock.path());
         }
     }
     Ok(cleaned)
@@ -368,5 +493,5 @@ pub(crate) async fn recover(toolsets_dir: &Path, db: &SqlitePool) -> Result<usiz
             cleaned += 1;
         }
     }
-    Ok(cleaned + recover_uninstalls(toolsets_dir, db).await?)
+    Ok(cleaned)
 }

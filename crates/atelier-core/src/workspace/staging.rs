@@ -7,7 +7,9 @@
 //! Each has its own lock instead, `<name>.lock` beside it, taken before the
 //! folder is made and held for the folder's whole life; a folder whose
 //! lock can be taken belongs to no live process. [`sweep`] (start-up and
-//! `gc`) removes those.
+//! `gc`) removes those, and a free lock file with no folder (a crash
+//! between the lock and the folder); a new lock is taken so that such a
+//! removal in between makes it taken again, never held on a removed file.
 
 use std::path::{Path, PathBuf};
 
@@ -28,12 +30,24 @@ impl Staged {
     /// Takes a new staging folder's lock in `chat_dir`; the folder itself
     /// is made by whoever fills it. `kind` is `export` or `upload`.
     pub(crate) fn begin(chat_dir: &Path, kind: &str) -> Result<Self> {
-        let name = format!("{kind}-{}", ids::new_id());
-        let lock = FileLock::acquire(&lock_of(&chat_dir.join(&name)))?;
-        Ok(Self {
-            dir: chat_dir.join(name),
-            lock: Some(lock),
-        })
+        let dir = chat_dir.join(format!("{kind}-{}", ids::new_id()));
+        let path = lock_of(&dir);
+        // A sweep may remove the lock file between its making and our lock
+        // (free, no folder yet): held on a removed file, it would exclude
+        // no one. Taken again then (`None`, also when the chat's folder is
+        // gone: the chat was deleted, and is not made again here).
+        for _ in 0..3 {
+            if let Some(lock) = FileLock::acquire_present(&path)? {
+                return Ok(Self { dir, lock: Some(lock) });
+            }
+            if !chat_dir.is_dir() {
+                break;
+            }
+        }
+        Err(crate::Error::io("lock", &path)(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "the chat's folder is gone, or another process removed the lock each time",
+        )))
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -74,7 +88,8 @@ pub(crate) fn remove(dir: &Path) {
 }
 
 /// Removes the staging folders in `chat_dir` that no live process holds
-/// and no unfinished move needs; how many it removed.
+/// and no unfinished move needs, and free lock files with no folder; how
+/// many folders it removed.
 pub(crate) fn sweep(chat_dir: &Path) -> Result<u64> {
     let Ok(entries) = std::fs::read_dir(chat_dir) else {
         return Ok(0);
@@ -85,7 +100,16 @@ pub(crate) fn sweep(chat_dir: &Path) -> Result<u64> {
     let mut removed = 0;
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        if !KINDS.iter().any(|k| name.starts_with(k)) || name.ends_with(".lock") || marked.as_ref() == Some(&name) {
+        if !KINDS.iter().any(|k| name.starts_with(k)) {
+            continue;
+        }
+        if let Some(folder) = name.strip_suffix(".lock") {
+            if marked.as_deref() != Some(folder) {
+                sweep_lone_lock(&chat_dir.join(folder), &e.path())?;
+            }
+            continue;
+        }
+        if marked.as_ref() == Some(&name) {
             continue;
         }
         let dir = e.path();
@@ -102,4 +126,24 @@ pub(crate) fn sweep(chat_dir: &Path) -> Result<u64> {
         drop(lock);
     }
     Ok(removed)
+}
+
+/// Removes `lock`, the lock file of the staging folder `dir`, when it is
+/// free and `dir` does not exist: left by a crash between the lock and the
+/// folder. One a live process holds stays (its folder may come next); one
+/// whose folder exists is the folder's pass's.
+fn sweep_lone_lock(dir: &Path, lock: &Path) -> Result<()> {
+    if dir.exists() {
+        return Ok(());
+    }
+    if let crate::lock::Probe::Taken(held) = FileLock::try_take_present(lock)? {
+        // Held, no one can make the folder now (its maker takes the lock
+        // first, and takes it again if this removes the file meanwhile).
+        if !dir.exists() {
+            let _ = std::fs::remove_file(held.path());
+            tracing::info!(path = %lock.display(), "removed a staging lock file a crash left");
+        }
+        drop(held);
+    }
+    Ok(())
 }
