@@ -109,7 +109,9 @@ const find = (id: unknown) => {
 };
 
 function candidates(text: string): ImportCandidate[] {
-  let root: { mcpServers?: Record<string, { command?: string; args?: string[]; url?: string; env?: object }> };
+  let root: {
+    mcpServers?: Record<string, { command?: string; args?: string[]; url?: string; env?: object; timeout?: number }>;
+  };
   try {
     root = JSON.parse(text) as typeof root;
   } catch (e) {
@@ -122,6 +124,9 @@ function candidates(text: string): ImportCandidate[] {
     header_keys: [],
     problem: servers.some((d) => d.server.id === id) ? `an MCP server "${id}" already exists` : null,
     note: null,
+    // As the core reads it: above an hour it can only be Claude Code's milliseconds.
+    timeout_s:
+      typeof s.timeout === "number" && s.timeout > 0 ? (s.timeout > 3600 ? s.timeout / 1000 : s.timeout) : null,
   }));
 }
 

@@ -733,7 +733,12 @@ problem: string | null,
  * What adding it does beyond the above (added turned off, paths made
  * absolute against its `cwd`).
  */
-note: string | null, };
+note: string | null, 
+/**
+ * Its call timeout in seconds, read from the config's `"timeout"`
+ * (Cline's seconds or Claude Code's milliseconds); `None`: the default.
+ */
+timeout_s: number | null, };
 
 export type ProviderChanges = { base_url: string, 
 /**

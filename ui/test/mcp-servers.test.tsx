@@ -400,6 +400,7 @@ describe("MCP servers in settings", () => {
         header_keys: [],
         problem: null,
         note: null,
+        timeout_s: null,
       },
       {
         id: "github",
@@ -407,7 +408,8 @@ describe("MCP servers in settings", () => {
         env_keys: ["GITHUB_TOKEN"],
         header_keys: [],
         problem: null,
-        note: null,
+        note: 'calls may wait 120 s for news (its "timeout")',
+        timeout_s: 120,
       },
       {
         id: "off",
@@ -416,6 +418,7 @@ describe("MCP servers in settings", () => {
         header_keys: [],
         problem: null,
         note: "turned off in the config: added turned off",
+        timeout_s: null,
       },
       {
         id: "old",
@@ -424,6 +427,7 @@ describe("MCP servers in settings", () => {
         header_keys: [],
         problem: "SSE servers are not supported: use streamable HTTP",
         note: null,
+        timeout_s: null,
       },
     ];
     const calls = mockCommands({
@@ -447,6 +451,17 @@ describe("MCP servers in settings", () => {
     const listed = await within(panel).findByRole("list", { name: "Servers in the config" });
     expect(listed).toHaveTextContent("npx -y @modelcontextprotocol/server-filesystem /tmp");
     expect(listed).toHaveTextContent("GITHUB_TOKEN — a value is set");
+    // A server's timeout is in its own row, not only in the note under it.
+    const rowOf = (id: string) =>
+      within(listed)
+        .getByRole("checkbox", { name: `Import ${id}` })
+        .closest("li");
+    const github = rowOf("github");
+    expect(github).not.toBeNull();
+    expect(within(github as HTMLElement).getByText("call timeout").parentElement).toHaveTextContent(
+      /^call timeout 120 s$/,
+    );
+    expect(rowOf("files")).not.toHaveTextContent("call timeout");
     expect(listed).toHaveTextContent("Cannot be added: SSE servers are not supported");
     expect(within(listed).getByRole("checkbox", { name: "Import old" })).toBeDisabled();
     expect(within(panel).getByRole("alert")).toHaveTextContent("Import only servers you trust");

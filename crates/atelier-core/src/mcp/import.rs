@@ -37,6 +37,9 @@ pub struct ImportCandidate {
     /// What adding it does beyond the above (added turned off, paths made
     /// absolute against its `cwd`).
     pub note: Option<String>,
+    /// Its call timeout in seconds, read from the config's `"timeout"`
+    /// (Cline's seconds or Claude Code's milliseconds); `None`: the default.
+    pub timeout_s: Option<f64>,
 }
 
 /// One entry of a config, as it would be added.
@@ -383,6 +386,7 @@ impl Mcp<'_> {
                         .then(|| format!("an MCP server {:?} already exists", e.server.id))
                 }),
                 note: e.note,
+                timeout_s: e.server.timeout_s,
                 runs: describe(&e.server),
                 env_keys: e.server.env.iter().map(|(k, _)| k.clone()).collect(),
                 header_keys: e.server.headers.iter().map(|(k, _)| k.clone()).collect(),

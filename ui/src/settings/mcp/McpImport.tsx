@@ -13,10 +13,15 @@ function fileText(file: File): Promise<string> {
   });
 }
 
+/** A timeout as read from a config (Claude Code's milliseconds already made seconds): "300 s", "1.5 s". */
+function seconds(s: number): string {
+  return `${Number.isInteger(s) ? s : Number(s.toFixed(3))} s`;
+}
+
 /**
  * "Import from config…": the `mcpServers` JSON of Claude Desktop, Cursor
  * or VS Code, pasted or read from a file, previewed (what each server
- * would run, the names of its secret values, why one cannot be added)
+ * would run, the names of its secret values, its call timeout, why one cannot be added)
  * before the chosen ones are added. `onImported` gets the added ids to
  * connect, then those added turned off;
  * connecting them is the caller's.
@@ -163,6 +168,11 @@ export function McpImport({
                     <span className="muted"> — a value is set (goes to the secret store, not shown)</span>
                   </div>
                 ))}
+                {c.timeout_s !== null && (
+                  <div className="small launch-values">
+                    <span className="muted">call timeout</span> <code>{seconds(c.timeout_s)}</code>
+                  </div>
+                )}
                 {c.note !== null && <p className="small muted">{c.note}</p>}
                 {c.problem !== null && <p className="field-error">Cannot be added: {c.problem}</p>}
               </li>
