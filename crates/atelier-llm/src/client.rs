@@ -382,13 +382,18 @@ impl Client {
         Ok(false)
     }
 
-    /// The models the provider lists (`GET …/models`). Anthropic pages
-    /// its list (20 a page unless `limit`, at most 1000, is asked; the
-    /// next page is `after_id` the last id while `has_more`): pages are
-    /// followed, at most `MAX_MODEL_PAGES`.
+    /// The models the provider lists (`GET …/models`) that can chat, in
+    /// its order ([`crate::model_list`]: an embedding, speech or image
+    /// model is left out). Anthropic pages its list (20 a page unless
+    /// `limit`, at most 1000, is asked; the next page is `after_id` the last
+    /// id while `has_more`): pages are followed, at most `MAX_MODEL_PAGES`.
     pub async fn models(&self) -> Result<Vec<String>> {
         if self.provider.kind == Kind::Openai {
-            return Ok(openai::models(&self.get_json("models").await?));
+            let listed = openai::models(&self.get_json("models").await?);
+            return Ok(crate::model_list::chat_first(
+                listed,
+                openai::is_openai_itself(&self.provider.base_url),
+            ));
         }
         let mut all = Vec::new();
         let mut path = "models?limit=1000".to_owned();
@@ -404,7 +409,7 @@ impl Client {
                 None => break,
             }
         }
-        Ok(all)
+        Ok(crate::model_list::chat_first(all, false))
     }
 
     /// `GET {path}` read as JSON.

@@ -10,7 +10,8 @@
 //!   events); `accumulate`: tool calls and `<think>` text put together from
 //!   deltas, tolerant of what real servers send; [`sse`]: server-sent
 //!   events from raw bytes; `whole`: a reply that came as one JSON body
-//!   instead of a stream; `wire_ids`: a request's call ids, unique in it.
+//!   instead of a stream; `wire_ids`: a request's call ids, unique in it;
+//!   `model_list`: which of a provider's models can chat.
 //! - [`error`]: [`Error`] with an [`ErrorKind`] a person can act on.
 //! - [`replay`]: a loopback server that replays recorded streams, for tests
 //!   and benchmarks.
@@ -24,6 +25,7 @@ mod accumulate;
 mod anthropic;
 pub mod client;
 pub mod error;
+mod model_list;
 mod names;
 mod openai;
 pub mod replay;

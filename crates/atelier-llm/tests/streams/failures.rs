@@ -171,11 +171,12 @@ async fn stop_mid_stream_keeps_the_text_so_far() -> Result<()> {
 async fn models_are_listed() -> Result<()> {
     let server = ReplayServer::start(vec![Reply::json(
         200,
-        &json!({"object": "list", "data": [{"id": "qwen2.5:0.5b"}, {"id": "llama3.2"}]}),
+        &json!({"object": "list", "data": [{"id": "nomic-embed-text:latest"}, {"id": "qwen2.5:0.5b"}, {"id": "llama3.2"}]}),
     )])
     .await?;
+    // An embedding model cannot chat: it is not offered.
     let models = provider(&server, Kind::Openai).models().await?;
-    ensure!(models == ["qwen2.5:0.5b", "llama3.2"]);
+    ensure!(models == ["qwen2.5:0.5b", "llama3.2"], "{models:?}");
     ensure!(server.requests()[0].path == "/v1/models");
     Ok(())
 }
