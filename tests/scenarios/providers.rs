@@ -309,9 +309,12 @@ async fn a_provider_whose_key_cannot_be_stored_is_not_left_half_added() {
     let env = Env::new();
     let app = env.app().await;
     let p = app.providers();
+    // A default model given: an add without one would ask api.openai.com
+    // for its models to choose one.
     let spec = ProviderSpec {
         id: "openai".into(),
         preset: Some("openai".into()),
+        default_model: Some("gpt-4.1-mini".into()),
         ..Default::default()
     };
     let err = p

@@ -1,12 +1,14 @@
 //! Talking to a provider: a client with its key and secret headers resolved
-//! for that provider only, its model list, a connection test, and the model
-//! servers found running on this computer.
+//! for that provider only, its model list (chat models only, the one a chat
+//! uses when it names none first), the default model a new provider is
+//! given, a connection test, and the model servers found running on this
+//! computer.
 
 use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{API_KEY, PRESETS, Preset, ProviderRecord, Providers, kind_of};
+use super::{API_KEY, PRESETS, Preset, ProviderRecord, Providers, choose_model, kind_of};
 use crate::secrets::Owner;
 use crate::{Error, Result};
 
@@ -15,6 +17,8 @@ use crate::{Error, Result};
 pub struct ConnectionTest {
     pub provider_id: String,
     pub ok: bool,
+    /// The models it offers for chats; the first is the one a chat uses
+    /// when it names none (its default model, else [`choose_model`]'s).
     pub models: Vec<String>,
     /// The error kind (`auth`, `network`…) and sentence, when it failed.
     pub error_kind: Option<String>,
@@ -27,6 +31,7 @@ pub struct Detected {
     pub preset: String,
     pub title: String,
     pub base_url: String,
+    /// Its chat models, the one it would start with first ([`choose_model`]).
     pub models: Vec<String>,
 }
 
@@ -80,7 +85,8 @@ impl Providers<'_> {
         })
     }
 
-    /// The models the provider lists.
+    /// The models the provider offers for chats, the one a chat uses when
+    /// it names none first.
     pub async fn models(&self, id: &str) -> Result<Vec<String>> {
         self.listing(id).await?.map_err(|e| Error::Provider {
             kind: e.kind.as_str(),
@@ -120,9 +126,12 @@ impl Providers<'_> {
             base_url: format!("{base}/v1"),
             ..rec.clone()
         });
+        let current = rec.default_model.clone();
+        let preset = rec.preset.as_deref().and_then(super::preset);
         let client = self.client_for(rec).await?;
         let e = match client.models().await {
             Err(e) if e.kind == atelier_llm::ErrorKind::ModelNotFound => e,
+            Ok(models) => return Ok(Ok(first_choice(models, current.as_deref(), preset))),
             other => return Ok(other),
         };
         let mut message = format!("{id} has no model list at {base} (404): check the base URL");
@@ -136,10 +145,61 @@ impl Providers<'_> {
         Ok(Err(atelier_llm::Error { message, ..e }))
     }
 
+    /// The model a provider added with none is given: [`choose_model`] of
+    /// what it lists now, saved as its default model. None when it has one,
+    /// lists nothing, or cannot be asked within `LIST_WAIT` (it stays
+    /// without, and a chat names its model); the add stands either way.
+    pub(crate) async fn give_default_model(&self, id: &str) -> Result<Option<String>> {
+        let rec = self.get(id).await?;
+        if rec.default_model.is_some() {
+            return Ok(None);
+        }
+        let listed = tokio::time::timeout(LIST_WAIT, self.listing(id)).await;
+        let models = match listed {
+            Ok(Ok(Ok(models))) => models,
+            Ok(Ok(Err(e))) => {
+                tracing::info!(provider = %id, error = %e.message, "no default model given: its models could not be listed");
+                return Ok(None);
+            }
+            Ok(Err(e)) => {
+                tracing::info!(provider = %id, error = %e, "no default model given: its models could not be listed");
+                return Ok(None);
+            }
+            Err(_) => {
+                tracing::info!(provider = %id, "no default model given: its model list did not come in time");
+                return Ok(None);
+            }
+        };
+        // `listing` put the choice first.
+        let Some(model) = models.into_iter().next() else {
+            return Ok(None);
+        };
+        self.write_fields(id, &rec.base_url, Some(&model), &rec.headers).await?;
+        tracing::info!(provider = %id, %model, "default model chosen");
+        Ok(Some(model))
+    }
+
     /// Local servers at the presets' default ports that answer now.
     pub async fn detect(&self) -> Vec<Detected> {
         detect_at(PRESETS.iter().filter(|p| p.local).map(|p| (p, p.base_url.to_owned()))).await
     }
+}
+
+/// How long an add waits for the model list it chooses a default from.
+const LIST_WAIT: Duration = Duration::from_secs(15);
+
+/// `models` with the one a chat uses when it names none first: the
+/// provider's default model when it is listed, else [`choose_model`]'s.
+fn first_choice(mut models: Vec<String>, default: Option<&str>, preset: Option<&Preset>) -> Vec<String> {
+    let chosen = default
+        .filter(|d| models.iter().any(|m| m == d))
+        .map(str::to_owned)
+        .or_else(|| choose_model(preset, &models));
+    if let Some(at) = chosen.and_then(|c| models.iter().position(|m| *m == c)) {
+        let first = models.remove(at);
+        models.insert(0, first);
+    }
+    models
 }
 
 /// Whether `url` (no trailing `/`) is an origin alone, with no path.
@@ -171,7 +231,7 @@ pub async fn detect_at(candidates: impl Iterator<Item = (&'static Preset, String
                     preset: p.name.to_owned(),
                     title: p.title.to_owned(),
                     base_url: url,
-                    models,
+                    models: first_choice(models, None, Some(p)),
                 },
             ))
         });

@@ -4,7 +4,9 @@
 //! `provider:<id>` — resolved only when a request is made, only for that
 //! provider (no toolset, tool or MCP server can read them). From a record
 //! it makes an [`atelier_llm::Client`]; it lists models, tests a
-//! connection, and finds servers running on this computer ([`presets`]).
+//! connection, and finds servers running on this computer ([`presets`]). A
+//! provider the app's forms add without a default model is given one
+//! ([`choose_model`]: the one rule for the model a chat starts with).
 
 mod connect;
 pub mod presets;
@@ -15,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::Row;
 
 pub use connect::{ConnectionTest, Detected, detect_at};
-pub use presets::{PRESETS, Preset, preset};
+pub use presets::{PRESETS, Preset, choose_model, preset};
 
 use crate::secrets::{Owner, Secret};
 use crate::{Atelier, Error, Result, db, ids};
@@ -223,7 +225,7 @@ impl Providers<'_> {
         .bind(&kind)
         .bind(p.map(|p| p.name))
         .bind(base_url.trim_end_matches('/'))
-        .bind(&spec.default_model)
+        .bind(spec.default_model.as_deref().map(str::trim).filter(|m| !m.is_empty()))
         .bind(serde_json::to_string(&spec.headers).map_err(|e| Error::Internal(e.to_string()))?)
         .bind(&now)
         .execute(&mut *tx)
@@ -236,20 +238,25 @@ impl Providers<'_> {
     /// [`Providers::add`] and its API key in one step (the app's add forms):
     /// when the key cannot be stored (no keychain answers, no file allowed)
     /// a provider this added is removed again, so the form can be sent
-    /// again as it is; the error says why the key was not kept.
+    /// again as it is; the error says why the key was not kept. Given no
+    /// default model, it is given the one [`choose_model`] picks from what
+    /// it lists now (a chat that names none must not go to whatever model
+    /// its server lists first: OpenAI's may be an image model).
     pub async fn add_with_key(&self, spec: &ProviderSpec, key: Option<Secret>) -> Result<ProviderRecord> {
         let existed = self.get(&spec.id).await.is_ok();
         let added = self.add(spec).await?;
-        let Some(key) = key else { return Ok(added) };
-        match self.set_secret(&spec.id, None, key).await {
-            Ok(record) => Ok(record),
-            Err(e) => {
-                if !existed && let Err(undo) = self.remove(&spec.id).await {
-                    tracing::warn!(provider = %spec.id, error = %undo, "could not remove a provider whose key was not stored");
-                }
-                Err(e)
+        if let Some(key) = key
+            && let Err(e) = self.set_secret(&spec.id, None, key).await
+        {
+            if !existed && let Err(undo) = self.remove(&spec.id).await {
+                tracing::warn!(provider = %spec.id, error = %undo, "could not remove a provider whose key was not stored");
             }
+            return Err(e);
         }
+        if added.default_model.is_none() {
+            self.give_default_model(&spec.id).await?;
+        }
+        self.get(&spec.id).await
     }
 
     /// Changes a provider's base URL, default model and plain headers, and
@@ -387,3 +394,6 @@ impl Providers<'_> {
         self.get(id).await
     }
 }
+
+#[cfg(test)]
+mod tests;

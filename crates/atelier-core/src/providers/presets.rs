@@ -1,6 +1,7 @@
 //! The providers Atelier knows by name: their wire format, default URL,
-//! the environment variable their users already set, and whether they run
-//! on this computer (then `detect` probes them).
+//! the environment variable their users already set, whether they run on
+//! this computer (then `detect` probes them), and the chat model a new one
+//! starts with when it lists it ([`choose_model`]).
 
 use serde::Serialize;
 
@@ -18,6 +19,13 @@ pub struct Preset {
     pub key_env: Option<&'static str>,
     /// A server on this computer: probed by `detect`, needs no key.
     pub local: bool,
+    /// The chat models a new provider of this preset starts with, best
+    /// first: the first the provider lists (itself or as a dated snapshot,
+    /// `claude-sonnet-4-5-20250929`) becomes its default model. A local
+    /// server has none: its models are whatever was downloaded.
+    #[serde(skip)]
+    #[ts(skip)]
+    pub default_models: &'static [&'static str],
 }
 
 /// Every preset; `detect` probes the local ones.
@@ -29,6 +37,7 @@ pub const PRESETS: &[Preset] = &[
         base_url: "https://api.openai.com/v1",
         key_env: Some("OPENAI_API_KEY"),
         local: false,
+        default_models: &["gpt-4.1-mini", "gpt-4o-mini"],
     },
     Preset {
         name: "anthropic",
@@ -37,6 +46,7 @@ pub const PRESETS: &[Preset] = &[
         base_url: "https://api.anthropic.com",
         key_env: Some("ANTHROPIC_API_KEY"),
         local: false,
+        default_models: &["claude-sonnet-4-6", "claude-sonnet-4-5", "claude-sonnet-4"],
     },
     Preset {
         name: "openrouter",
@@ -45,6 +55,7 @@ pub const PRESETS: &[Preset] = &[
         base_url: "https://openrouter.ai/api/v1",
         key_env: Some("OPENROUTER_API_KEY"),
         local: false,
+        default_models: &["openai/gpt-4.1-mini", "openai/gpt-4o-mini"],
     },
     Preset {
         name: "ollama",
@@ -53,6 +64,7 @@ pub const PRESETS: &[Preset] = &[
         base_url: "http://localhost:11434/v1",
         key_env: None,
         local: true,
+        default_models: &[],
     },
     Preset {
         name: "lmstudio",
@@ -61,6 +73,7 @@ pub const PRESETS: &[Preset] = &[
         base_url: "http://localhost:1234/v1",
         key_env: None,
         local: true,
+        default_models: &[],
     },
     Preset {
         name: "llamacpp",
@@ -69,6 +82,7 @@ pub const PRESETS: &[Preset] = &[
         base_url: "http://localhost:8080/v1",
         key_env: None,
         local: true,
+        default_models: &[],
     },
     Preset {
         name: "vllm",
@@ -77,10 +91,34 @@ pub const PRESETS: &[Preset] = &[
         base_url: "http://localhost:8000/v1",
         key_env: None,
         local: true,
+        default_models: &[],
     },
 ];
 
 /// A preset by name.
 pub fn preset(name: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.name == name)
+}
+
+/// The model a provider with no default model chats with, of those it
+/// lists (`models`: chat models first, as `atelier_llm::Client::models`
+/// gives them): its preset's first default model that is listed, itself
+/// or as a dated snapshot of it (Anthropic lists `claude-sonnet-4-5-20250929`
+/// for the alias `claude-sonnet-4-5`); else the first listed. The one rule:
+/// the app's forms save it as the default, and the model list a provider
+/// gives puts it first.
+pub fn choose_model(preset: Option<&Preset>, models: &[String]) -> Option<String> {
+    let wanted = preset.map_or(&[][..], |p| p.default_models);
+    wanted
+        .iter()
+        .find_map(|w| {
+            models.iter().find(|m| {
+                m.as_str() == *w
+                    || m.strip_prefix(w)
+                        .and_then(|rest| rest.strip_prefix('-'))
+                        .is_some_and(|date| date.len() == 8 && date.bytes().all(|b| b.is_ascii_digit()))
+            })
+        })
+        .or_else(|| models.first())
+        .cloned()
 }
