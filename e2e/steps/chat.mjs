@@ -121,9 +121,11 @@ export function register(step) {
   step('Chat: a new chat with no provider offers the model server found here; one click uses it', async () => {
     llm = await startServer();
     log(`scripted model at ${llm.base}`);
-    // The tools the model is given: word-tools (allowed at its install), App Builder's, everything's.
+    // The tools the model is given: word-tools (allowed at its install), App Builder's (a fresh data dir's
+    // examples are the Assistant's from the start), everything's.
     const assistant = JSON.parse(cli('agent', 'show', 'assistant', '--json'));
-    for (const id of ['app-builder', 'everything'].filter((t) => !assistant.toolsets.includes(t))) {
+    assert(assistant.toolsets.includes('app-builder'), `the examples are not the Assistant's: ${assistant.toolsets}`);
+    for (const id of ['everything'].filter((t) => !assistant.toolsets.includes(t))) {
       log(`allowing ${id} to the Assistant`);
       cli('agent', 'edit', 'assistant', '--add-toolset', id);
     }

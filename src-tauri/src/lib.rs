@@ -151,12 +151,12 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
 }
 
 /// Opens the data dir (the CLI's: `ATELIER_DATA_DIR`, else the OS data
-/// dir), installing the bundled examples into a fresh one. The saved frame
-/// origins become the ones in effect: pass them to [`frames::allow_in_csp`]
-/// before the app is built.
+/// dir), installing the bundled examples into a fresh one, on the
+/// Assistant's allowlist. The saved frame origins become the ones in
+/// effect: pass them to [`frames::allow_in_csp`] before the app is built.
 pub async fn open_state(data: DataDir) -> atelier_core::Result<AppState> {
     let app = Atelier::open(data).await?;
-    app.toolsets().seed_if_fresh().await?;
+    app.agents().seed_if_fresh().await?;
     let frame_origins_in_effect = app.settings().get().await?.frame_origins;
     Ok(AppState {
         app,

@@ -472,7 +472,7 @@ fn the_examples_install_from_the_binary() {
 async fn only_a_fresh_data_dir_is_seeded_with_the_examples() {
     let env = Env::new();
     let app = env.app().await;
-    let seeded = app.toolsets().seed_if_fresh().await.expect("seed");
+    let seeded = app.agents().seed_if_fresh().await.expect("seed");
     assert!(!seeded.is_empty(), "a fresh data dir gets the examples");
     let installed = app.toolsets().list().await.expect("list").len();
     assert_eq!(installed, seeded.len());
@@ -482,6 +482,6 @@ async fn only_a_fresh_data_dir_is_seeded_with_the_examples() {
         app.toolsets().uninstall(&t.id).await.expect("uninstall");
     }
     app.chats().create(None).await.expect("chat");
-    assert!(app.toolsets().seed_if_fresh().await.expect("seed again").is_empty());
+    assert!(app.agents().seed_if_fresh().await.expect("seed again").is_empty());
     assert!(app.toolsets().list().await.expect("list").is_empty());
 }

@@ -7,17 +7,19 @@
 //! and policies, with run limits (`max_depth`, `max_steps`). A new agent
 //! has no tools: nothing is allowed until someone allows it. A data dir
 //! starts with one agent, *Assistant*, allowed the builtin workspace tools
-//! (the migration that adds agents creates it).
+//! (the migration that adds agents creates it) and, when the app opens it
+//! fresh, the bundled example toolsets ([`seed`]).
 //!
 //! Agents live in the database and travel as YAML files ([`file`]). Their
 //! tools for a run come from [`crate::routing::resolve`]; [`preview`] says
 //! what an unsaved definition's rules would give, as it is being edited,
 //! and what a save has to tell about them; [`id`] holds the id rule and
-//! the id a name gives.
+//! the id a name gives; [`seed`] a fresh data dir's examples.
 
 pub mod file;
 mod id;
 pub mod preview;
+mod seed;
 
 pub use id::{id_from_name, is_agent_id};
 pub use preview::SavedAgent;

@@ -46,11 +46,12 @@ fn write_files(dir: &Path, files: &[(&str, &[u8])]) -> Result<()> {
 }
 
 impl Toolsets<'_> {
-    /// Gives a fresh data dir (no toolset, no chat) the bundled examples, as
-    /// the desktop app does when it opens one; a data dir someone has used
-    /// is left as it is (examples they uninstalled stay uninstalled).
-    /// Returns what was installed.
-    pub async fn seed_if_fresh(&self) -> Result<Vec<ImportReport>> {
+    /// Gives a fresh data dir (no toolset, no chat) the bundled examples; a
+    /// data dir someone has used is left as it is (examples they
+    /// uninstalled stay uninstalled). Returns what was installed. The app
+    /// calls `Agents::seed_if_fresh`, which also puts them on the
+    /// Assistant's allowlist.
+    pub(crate) async fn seed_if_fresh(&self) -> Result<Vec<ImportReport>> {
         if self.list().await?.is_empty() && self.app.chats().list().await?.is_empty() {
             self.install_examples().await
         } else {

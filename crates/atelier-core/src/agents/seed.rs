@@ -1,0 +1,55 @@
+//! A fresh data dir's start: the bundled example toolsets installed and put
+//! on the Assistant's allowlist, as importing a toolset with "Let the
+//! Assistant use its tools" ticked does (PRODUCT.md: checked for the
+//! Assistant) — else the tool list shows tools the Assistant cannot call.
+//! Only on that first start: a data dir someone has used keeps its
+//! allowlists, so an example removed from the Assistant stays removed.
+
+use super::{ASSISTANT, Agents};
+use crate::Result;
+use crate::toolsets::records::ImportReport;
+
+impl Agents<'_> {
+    /// Gives a fresh data dir (no toolset, no chat) the bundled examples,
+    /// each on the Assistant's allowlist, as the desktop app does when it
+    /// opens one; a data dir someone has used is left as it is. Returns
+    /// what was installed.
+    pub async fn seed_if_fresh(&self) -> Result<Vec<ImportReport>> {
+        let installed = self.app.toolsets().seed_if_fresh().await?;
+        for report in &installed {
+            self.allow_toolset(ASSISTANT, &report.toolset.id).await?;
+        }
+        Ok(installed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::agents::ASSISTANT;
+    use crate::{Atelier, DataDir};
+
+    /// A fresh data dir's Assistant is given the examples' tools; a second
+    /// start does not put back an example the person took off it.
+    #[tokio::test]
+    async fn a_fresh_data_dirs_assistant_can_call_the_example_tools() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let app = Atelier::open(DataDir::new(dir.path().join("data"))).await.expect("app");
+        let installed = app.agents().seed_if_fresh().await.expect("seed");
+        let ids: Vec<&str> = installed.iter().map(|r| r.toolset.id.as_str()).collect();
+        assert_eq!(ids, ["app-builder", "csv-report"]);
+
+        let tools = app.agents().resolve(ASSISTANT, 0).await.expect("resolve");
+        let names: Vec<&str> = tools.tools.iter().map(|t| t.canonical_id.as_str()).collect();
+        for tool in ["app-builder:run_command", "csv-report:analyze_csv"] {
+            assert!(names.contains(&tool), "the Assistant cannot call {tool}: {names:?}");
+        }
+
+        let mut spec = app.agents().get(ASSISTANT).await.expect("assistant").spec();
+        spec.toolsets.retain(|t| t != "app-builder");
+        app.agents().update(&spec).await.expect("take app-builder off");
+        assert!(app.agents().seed_if_fresh().await.expect("second start").is_empty());
+        let toolsets = app.agents().get(ASSISTANT).await.expect("assistant").toolsets;
+        assert!(!toolsets.contains(&"app-builder".to_owned()), "{toolsets:?}");
+        assert!(toolsets.contains(&"csv-report".to_owned()), "{toolsets:?}");
+    }
+}
