@@ -6,7 +6,16 @@ import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { resetRuns } from "../src/conversation/runStore";
 import { forgetChoices } from "../src/conversation/Switchers";
-import { CHAT, chatBackend, conversation, deleteWaitsForApproval, message, openChat, text } from "./chatBackend";
+import {
+  CHAT,
+  chatBackend,
+  conversation,
+  deleteWaitsForApproval,
+  message,
+  openChat,
+  provider,
+  text,
+} from "./chatBackend";
 import { agent, call } from "./fixtures";
 import { argsOf } from "./ipc";
 
@@ -206,6 +215,24 @@ describe("the model switcher", () => {
       .map((o) => o.textContent);
     expect(names).toEqual(["qwen2.5:7b · ollama (default)", "llama3.2:3b · ollama"]);
     expect(select).toHaveValue("ollama/qwen2.5:7b");
+  });
+
+  it("of several providers asks for a model (the core would), and the entry picked is sent", async () => {
+    const b = chatBackend({
+      providers: [provider(), provider({ id: "custom", base_url: "http://localhost:9/v1", default_model: "tiny" })],
+      models: { ollama: ["qwen2.5:7b"], custom: ["tiny"] },
+    });
+    const box = await openChat();
+    const select = screen.getByRole("combobox", { name: "Model" });
+    await waitFor(() =>
+      expect(within(select).getByRole("option", { name: "tiny · custom (default)" })).toBeInTheDocument(),
+    );
+    expect(select).toHaveValue("");
+    expect(within(select).getByRole("option", { name: "Choose a model" })).toBeInTheDocument();
+    await userEvent.selectOptions(select, "custom/tiny");
+    await userEvent.type(box, "hi{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    expect(b.run().args.options).toMatchObject({ provider_id: "custom", model: "tiny" });
   });
 
   it("lists each provider's models and sends the choice with the next message", async () => {

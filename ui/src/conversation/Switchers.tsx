@@ -61,15 +61,16 @@ export function ModelSwitcher({
 }) {
   const { providers, presets, models } = info;
   if (providers.length === 0) return null;
-  const fallback = providers.find((p) => p.default_model !== null);
   const listed = new Set(providers.flatMap((p) => (models[p.id] ?? []).map((m) => `${p.id}/${m}`)));
-  // With no choice the core uses the agent's model, else the provider's
-  // default: shown as that model's own entry, marked, when it is listed.
+  // With no choice the core uses the agent's model, else the only
+  // provider's default (of several, it asks for a choice): shown as that
+  // model's own entry, marked, when it is listed.
+  const only = providers.length === 1 ? providers[0] : undefined;
   const implicit: (Choice & { mark: string }) | null =
     agentModel !== null
       ? { providerId: agentModel.provider, model: agentModel.model, mark: "agent's" }
-      : fallback?.default_model != null
-        ? { providerId: fallback.id, model: fallback.default_model, mark: "default" }
+      : only?.default_model != null
+        ? { providerId: only.id, model: only.default_model, mark: "default" }
         : null;
   const implicitListed = implicit !== null && listed.has(key(implicit)) ? implicit : null;
   const value = choice !== null ? key(choice) : implicitListed !== null ? key(implicitListed) : "";
