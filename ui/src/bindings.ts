@@ -147,13 +147,22 @@ export type ProviderSpec = { id: string,
  */
 preset: string | null, kind: string | null, base_url: string | null, default_model: string | null, headers: { [key in string]: string }, };
 
-export type ConnectionTest = { provider_id: string, ok: boolean, models: Array<string>, 
+export type ConnectionTest = { provider_id: string, ok: boolean, 
+/**
+ * The models it offers for chats; the first is the one a chat uses
+ * when it names none (its default model, else [`choose_model`]'s).
+ */
+models: Array<string>, 
 /**
  * The error kind (`auth`, `network`…) and sentence, when it failed.
  */
 error_kind: string | null, error: string | null, };
 
-export type Detected = { preset: string, title: string, base_url: string, models: Array<string>, };
+export type Detected = { preset: string, title: string, base_url: string, 
+/**
+ * Its chat models, the one it would start with first ([`choose_model`]).
+ */
+models: Array<string>, };
 
 export type Preset = { name: string, title: string, kind: "openai" | "anthropic", base_url: string, 
 /**

@@ -336,8 +336,8 @@ fn a_local_folder_imported_in_the_app_reloads_on_every_edit() {
     let assistant = tauri::async_runtime::block_on(core.agents().get("assistant")).expect("assistant");
     assert_eq!(
         assistant.toolsets,
-        ["live"],
-        "the consent step's checkbox put it on the Assistant's allowlist"
+        ["app-builder", "csv-report", "live"],
+        "the consent step's checkbox put it on the Assistant's allowlist, beside the examples a fresh data dir gives it"
     );
 
     let reloads_until = |what: &str, done: &dyn Fn(&Value) -> bool| {
