@@ -138,6 +138,11 @@
 //!   by the next start; lock files a crash left alone go at start.
 //! - [`cli`]: the `atelier` command as a new user would try it, `--json`
 //!   shapes, exit codes.
+//! - [`lock_waits`]: a wait for a chat another process or task holds says
+//!   what it waits for, in the holder's words; Ctrl+C, a dropped future or
+//!   a token end it; a dead holder's description is not believed.
+//! - [`read_only`]: a data dir this process cannot write is read, and every
+//!   change refused in one line naming it.
 
 mod agent_allowlists;
 mod agents;
@@ -160,6 +165,7 @@ mod half_done;
 mod hostile_host;
 mod import_refusals;
 mod integrity;
+mod lock_waits;
 mod mcp;
 mod mcp_calls;
 mod mcp_cli;
@@ -176,6 +182,7 @@ mod private_files;
 mod providers;
 mod python_checks;
 mod python_reuse;
+mod read_only;
 mod requirements_txt;
 mod round_trips;
 mod run_advice;

@@ -10,14 +10,17 @@ mod cli;
 mod commands;
 mod interrupt;
 mod output;
+mod waits;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 fn main() -> ExitCode {
     quiet_on_closed_stdout();
-    let args = cli::Cli::parse();
+    let matches = cli::Cli::command().get_matches();
+    let args = cli::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    waits::install(&args, &matches);
     init_logging(args.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,

@@ -4,6 +4,11 @@
 //! `chats/<chat_id>/{workspace,blobs}`. Only this module knows the layout;
 //! everything else asks it for paths. Paths stored in the database are
 //! relative to the root, so the folder can be moved.
+//!
+//! A data dir this process cannot write (a folder mode, a read-only mount,
+//! an immutable flag: [`DataDir::probe_read_only`]) is opened read-only:
+//! what only reads works, anything that would change it is refused with
+//! [`crate::Error::ReadOnly`].
 
 use std::path::{Path, PathBuf};
 
@@ -16,6 +21,8 @@ pub const ENV_VAR: &str = "ATELIER_DATA_DIR";
 #[derive(Debug, Clone)]
 pub struct DataDir {
     root: PathBuf,
+    /// Opened read-only ([`crate::Atelier::open`] decides).
+    read_only: bool,
 }
 
 impl DataDir {
@@ -27,6 +34,7 @@ impl DataDir {
         let root = root.into();
         Self {
             root: std::path::absolute(&root).unwrap_or(root),
+            read_only: false,
         }
     }
 
@@ -43,6 +51,30 @@ impl DataDir {
         dirs::data_dir()
             .map(|d| Self::new(d.join("atelier")))
             .ok_or(Error::NoDataDir)
+    }
+
+    /// Whether this process can write the data dir, asked of the kernel
+    /// (`access(2)`, which knows modes, read-only mounts and immutable
+    /// files, and that root may write where modes say no): the folder, and
+    /// the database file if there is one. A folder that does not exist yet
+    /// is not read-only: making it says whether it can be.
+    pub fn probe_read_only(&self) -> bool {
+        use rustix::fs::{Access, access};
+        let refused = |path: &Path| match access(path, Access::WRITE_OK) {
+            Ok(()) => false,
+            Err(rustix::io::Errno::NOENT) => false,
+            Err(_) => true,
+        };
+        self.root.is_dir() && (refused(&self.root) || refused(&self.db_path()))
+    }
+
+    /// Whether the data dir was opened read-only (see the module docs).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    pub(crate) fn set_read_only(&mut self, read_only: bool) {
+        self.read_only = read_only;
     }
 
     pub fn root(&self) -> &Path {

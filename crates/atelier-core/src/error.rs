@@ -34,6 +34,12 @@ pub enum Error {
     #[error("the disk holding {} is full: free space and retry", dir.display())]
     DiskFull { dir: PathBuf },
 
+    /// The data dir cannot be written by this process (a folder mode, a
+    /// read-only mount, an immutable flag): reading works; `reason` says
+    /// what could not be done.
+    #[error("the data dir {} is read-only: {reason}", dir.display())]
+    ReadOnly { dir: PathBuf, reason: String },
+
     #[error("could not migrate the database: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
 
@@ -240,7 +246,22 @@ impl Error {
                 let dir = opened_data_dir().filter(|d| path.starts_with(d)).unwrap_or(path);
                 return Error::DiskFull { dir };
             }
+            if matches!(
+                source.kind(),
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            ) && let Some(dir) = read_only_data_dir().filter(|d| path.starts_with(d))
+            {
+                return Error::read_only(dir);
+            }
             Error::Io { op, path, source }
+        }
+    }
+
+    /// A change refused because the data dir `dir` is read-only.
+    pub(crate) fn read_only(dir: PathBuf) -> Error {
+        Error::ReadOnly {
+            dir,
+            reason: "Atelier can show what it holds but not change it; make it writable (or use another data dir) to do that".into(),
         }
     }
 
@@ -256,6 +277,9 @@ impl Error {
             Error::Io { .. } => ErrorCode::Io,
             Error::Db(_) => ErrorCode::Database,
             Error::DiskFull { .. } => ErrorCode::DiskFull,
+            // A refusal by the file system, as for any other file; a code
+            // of its own would change the IPC's union (and the UI with it).
+            Error::ReadOnly { .. } => ErrorCode::Io,
             Error::Migrate(_) | Error::SchemaTooNew { .. } => ErrorCode::Migration,
             Error::NoDataDir => ErrorCode::NoDataDir,
             Error::ChatNotFound(_) => ErrorCode::ChatNotFound,
@@ -331,7 +355,48 @@ impl From<sqlx::Error> for Error {
                 dir: opened_data_dir().unwrap_or_else(|| PathBuf::from("the data dir")),
             };
         }
+        if is_read_only(&e)
+            && let Some(dir) = read_only_data_dir()
+        {
+            return Error::read_only(dir);
+        }
         Error::Db(e)
+    }
+}
+
+/// Whether SQLite refused a write to a database opened read-only
+/// (SQLITE_READONLY, 8, whatever its extended bits).
+fn is_read_only(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Database(db) => db
+            .code()
+            .and_then(|c| c.parse::<i32>().ok())
+            .is_some_and(|c| c & 0xff == 8),
+        _ => false,
+    }
+}
+
+/// The data dirs this process opened read-only ([`note_read_only`]).
+static READ_ONLY: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Notes that this process opened `dir` read-only: a write SQLite or the
+/// file system refuses there is then said as that.
+pub(crate) fn note_read_only(dir: &std::path::Path) {
+    let mut dirs = READ_ONLY.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if !dirs.iter().any(|d| d == dir) {
+        dirs.push(dir.to_owned());
+    }
+}
+
+/// The one data dir this process opened read-only.
+fn read_only_data_dir() -> Option<PathBuf> {
+    match READ_ONLY
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .as_slice()
+    {
+        [one] => Some(one.clone()),
+        _ => None,
     }
 }
 

@@ -127,14 +127,15 @@ struct Inner {
 
 impl Atelier {
     /// Opens the data directory, creating it and the database if needed and
-    /// applying pending migrations. Python tools run with
+    /// applying pending migrations; one this process cannot write is opened
+    /// read-only (see [`data_dir`]). Python tools run with
     /// [`PythonSettings::from_env`].
     pub async fn open(data: DataDir) -> Result<Self> {
         Self::open_with(data, PythonSettings::from_env()).await
     }
 
     /// [`Atelier::open`] with explicit Python settings.
-    pub async fn open_with(data: DataDir, python: PythonSettings) -> Result<Self> {
+    pub async fn open_with(mut data: DataDir, python: PythonSettings) -> Result<Self> {
         let root = data.root().to_path_buf();
         // Owner-only when Atelier makes it: chats' files, blobs and the
         // database are the person's, not every local user's (blobs are
@@ -155,10 +156,21 @@ impl Atelier {
             }
         })
         .await?;
-        let db = db::open(&data.db_path()).await?;
-        tools::sync_builtins(&db).await?;
-        // Imports a crash interrupted: the folders follow the database.
-        toolsets::recover_imports(&data.toolsets_dir(), &db).await?;
+        // One this process cannot write is only read: nothing below that
+        // writes runs (what a crash left is put right by a writable start).
+        let read_only = data.probe_read_only();
+        data.set_read_only(read_only);
+        let access = if read_only {
+            db::Access::ReadOnly
+        } else {
+            db::Access::ReadWrite
+        };
+        let db = db::open_with(&data.db_path(), access).await?;
+        if !read_only {
+            tools::sync_builtins(&db).await?;
+            // Imports a crash interrupted: the folders follow the database.
+            toolsets::recover_imports(&data.toolsets_dir(), &db).await?;
+        }
         let app = Self {
             inner: Arc::new(Inner {
                 data,
@@ -173,16 +185,18 @@ impl Atelier {
                 allow_file_secrets: Default::default(),
             }),
         };
-        chats::recover_deleted(&app).await?;
-        // Uninstalls a crash cut short: undone, or finished (secrets).
-        toolsets::recover_uninstalls(&app).await?;
-        // Folder moves a crash cut short, staging folders it left.
-        workspace::recover_moves(&app).await?;
-        tools::recover::recover_interrupted(&app).await?;
-        // Model turns that were streaming when the process died.
-        conversation::recover_turns(&app).await?;
-        // Plain-text secrets an older version left: into the secret store.
-        toolsets::config::literals::migrate(&app).await?;
+        if !read_only {
+            chats::recover_deleted(&app).await?;
+            // Uninstalls a crash cut short: undone, or finished (secrets).
+            toolsets::recover_uninstalls(&app).await?;
+            // Folder moves a crash cut short, staging folders it left.
+            workspace::recover_moves(&app).await?;
+            tools::recover::recover_interrupted(&app).await?;
+            // Model turns that were streaming when the process died.
+            conversation::recover_turns(&app).await?;
+            // Plain-text secrets an older version left: into the secret store.
+            toolsets::config::literals::migrate(&app).await?;
+        }
         app.spawn_idle_reaper();
         Ok(app)
     }

@@ -100,13 +100,19 @@ pub(crate) async fn run(app: &Atelier, a: RunArgs, json: bool) -> anyhow::Result
         control,
         model_call_id: None,
     };
-    let call = match &a.agent {
-        Some(agent) => {
-            let resolved = app.agents().resolve(agent, a.depth).await?;
-            app.routing().run(&resolved, req).await?
-        }
-        None => app.tools().run(req).await?,
-    };
+    // Ctrl-C also ends a wait for the chat's lock (nothing is recorded then).
+    let waits = atelier_core::lock::LockContext::default().cancel_on(req.control.cancel.clone());
+    let call = waits
+        .scope(async {
+            match &a.agent {
+                Some(agent) => {
+                    let resolved = app.agents().resolve(agent, a.depth).await?;
+                    app.routing().run(&resolved, req).await
+                }
+                None => app.tools().run(req).await,
+            }
+        })
+        .await?;
     if json {
         output::json(&call)
     } else {

@@ -145,11 +145,17 @@ pub(crate) async fn run(
         }
     };
     let conversation = app.conversation();
-    let outcome = match what {
-        What::Send(text) => conversation.send(chat_id, text, opts, &mut on).await?,
-        What::Retry(message) => conversation.retry(chat_id, message, opts, &mut on).await?,
-        What::Edit(message, text) => conversation.edit(chat_id, message, text, opts, &mut on).await?,
-    };
+    // Ctrl-C also ends a wait for the chat's lock.
+    let waits = atelier_core::lock::LockContext::default().cancel_on(opts.cancel.clone());
+    let outcome = waits
+        .scope(async {
+            match what {
+                What::Send(text) => conversation.send(chat_id, text, opts, &mut on).await,
+                What::Retry(message) => conversation.retry(chat_id, message, opts, &mut on).await,
+                What::Edit(message, text) => conversation.edit(chat_id, message, text, opts, &mut on).await,
+            }
+        })
+        .await?;
     if json {
         output::json(&outcome)?;
     }

@@ -1,39 +1,69 @@
-//! Cross-process file locks.
+//! Cross-process file locks, and waits for them that say what they wait for.
 //!
 //! The CLI and the desktop app may work on one data dir at the same time.
 //! Operations that move a chat's workspace hold an exclusive `flock` on
 //! `chats/<id>/lock`; as flock locks belong to the open file description,
 //! two opens in one process exclude each other too, so the lock also
-//! serializes tasks inside one process. Acquiring blocks: call it from
-//! blocking code. The lock is released when the guard drops (or the
-//! process dies).
+//! serializes tasks inside one process. The lock is released when the guard
+//! drops (or the process dies), never by a timeout.
+//!
+//! A holder writes who it is into the lock file (`holder`), so a wait can
+//! tell a person what it waits for (`wait`): the front door says who hears
+//! of waits, what stops them and what its own locks are held for
+//! (`context`). The blocking constructors wait on the calling thread (call
+//! them from blocking code); [`FileLock::acquire_async`] waits on the
+//! runtime and stops when dropped.
+
+mod context;
+mod holder;
+mod wait;
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{FlockOperation, flock};
+pub use context::LockContext;
+pub use holder::Holder;
+pub use wait::{GRACE, Waiting};
 
 use crate::{Error, Result};
 
 /// An exclusive lock held on a file until dropped.
 #[derive(Debug)]
 pub struct FileLock {
-    _file: File,
+    /// Always `Some` until dropped.
+    file: Option<File>,
     path: PathBuf,
 }
 
+/// Where [`FileLock::acquire_async`] may make its lock file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// Made, with the folders above it, if missing.
+    Create,
+    /// Only a file that exists: `None` when it is missing or was removed
+    /// while this waited (see [`FileLock::acquire_present`]).
+    Present,
+}
+
 impl FileLock {
+    /// The lock, held: `file` is locked; its holder's line is written now.
+    fn held(file: File, path: &Path, context: &LockContext) -> Self {
+        Holder::this_process(context).write_into(&file);
+        Self {
+            file: Some(file),
+            path: path.to_path_buf(),
+        }
+    }
+
     /// Opens (creating) `path` and waits for an exclusive lock on it.
     pub fn acquire(path: &Path) -> Result<Self> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
         }
         let file = open(path).map_err(Error::io("open lock file", path))?;
-        flock(&file, FlockOperation::LockExclusive).map_err(|e| Error::io("lock", path)(e.into()))?;
-        Ok(Self {
-            _file: file,
-            path: path.to_path_buf(),
-        })
+        let context = LockContext::current();
+        wait::blocking(&file, path, &describe(path), &context)?;
+        Ok(Self::held(file, path, &context))
     }
 
     /// Like [`FileLock::acquire`], but only in a folder that exists, and
@@ -41,20 +71,59 @@ impl FileLock {
     /// while this waited for it: whoever removed it meant its folder to be
     /// gone, and holding a lock on a removed file excludes no one.
     pub fn acquire_present(path: &Path) -> Result<Option<Self>> {
-        let file = match open(path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::io("open lock file", path)(e)),
+        let Some(file) = open_present(path)? else {
+            return Ok(None);
         };
-        flock(&file, FlockOperation::LockExclusive).map_err(|e| Error::io("lock", path)(e.into()))?;
-        let stat = rustix::fs::fstat(&file).map_err(|e| Error::io("stat", path)(e.into()))?;
-        if stat.st_nlink == 0 {
+        let context = LockContext::current();
+        wait::blocking(&file, path, &describe(path), &context)?;
+        if is_removed(&file, path)? {
             return Ok(None);
         }
-        Ok(Some(Self {
-            _file: file,
-            path: path.to_path_buf(),
-        }))
+        Ok(Some(Self::held(file, path, &context)))
+    }
+
+    /// Waits for the lock at `path` without holding a thread: the wait ends
+    /// when this future is dropped (or the context's token is cancelled).
+    /// `what` names what is waited for, in the words of
+    /// [`Waiting::what`]; it is awaited only if the lock is busy. `None`
+    /// only for [`Place::Present`] (see there).
+    pub async fn acquire_async(path: &Path, place: Place, what: impl Future<Output = String>) -> Result<Option<Self>> {
+        let context = LockContext::current();
+        let first = {
+            let path = path.to_path_buf();
+            crate::blocking(move || {
+                let file = match place {
+                    Place::Create => {
+                        if let Some(dir) = path.parent() {
+                            std::fs::create_dir_all(dir).map_err(Error::io("create", dir))?;
+                        }
+                        open(&path).map_err(Error::io("open lock file", &path))?
+                    }
+                    Place::Present => match open_present(&path)? {
+                        Some(file) => file,
+                        None => return Ok(None),
+                    },
+                };
+                let taken = wait::try_lock(&file, &path)?;
+                Ok(Some((file, taken)))
+            })
+            .await?
+        };
+        let Some((file, taken)) = first else {
+            return Ok(None);
+        };
+        if !taken {
+            let what = what.await;
+            wait::polled(&file, path, &what, &context).await?;
+        }
+        let path = path.to_path_buf();
+        crate::blocking(move || {
+            if place == Place::Present && is_removed(&file, &path)? {
+                return Ok(None);
+            }
+            Ok(Some(Self::held(file, &path, &context)))
+        })
+        .await
     }
 
     /// Like [`FileLock::acquire`] for a lock inside `root` (a chat's
@@ -85,14 +154,10 @@ impl FileLock {
     /// Takes the lock only if it is free right now.
     pub fn try_acquire(path: &Path) -> Result<Option<Self>> {
         let file = open(path).map_err(Error::io("open lock file", path))?;
-        match flock(&file, FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => Ok(Some(Self {
-                _file: file,
-                path: path.to_path_buf(),
-            })),
-            Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
-            Err(e) => Err(Error::io("lock", path)(e.into())),
+        if !wait::try_lock(&file, path)? {
+            return Ok(None);
         }
+        Ok(Some(Self::held(file, path, &LockContext::current())))
     }
 
     /// Probes a lock file someone else made, never creating it: whether a
@@ -104,23 +169,29 @@ impl FileLock {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Probe::Gone),
             Err(e) => return Err(Error::io("open lock file", path)(e)),
         };
-        match flock(&file, FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => {}
-            Err(rustix::io::Errno::WOULDBLOCK) => return Ok(Probe::Busy),
-            Err(e) => return Err(Error::io("lock", path)(e.into())),
+        if !wait::try_lock(&file, path)? {
+            return Ok(Probe::Busy);
         }
-        let stat = rustix::fs::fstat(&file).map_err(|e| Error::io("stat", path)(e.into()))?;
-        if stat.st_nlink == 0 {
+        if is_removed(&file, path)? {
             return Ok(Probe::Gone);
         }
-        Ok(Probe::Taken(Self {
-            _file: file,
-            path: path.to_path_buf(),
-        }))
+        Ok(Probe::Taken(Self::held(file, path, &LockContext::current())))
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        if let Some(file) = self.file.take() {
+            holder::clear(&file);
+            // Closing the file releases the lock; then this process's
+            // waiters try again at once.
+            drop(file);
+            wait::released();
+        }
     }
 }
 
@@ -143,6 +214,45 @@ fn open(path: &Path) -> std::io::Result<File> {
         .read(true)
         .write(true)
         .open(path)
+}
+
+/// Opens a lock file that exists; `None` when it (or its folder) does not.
+fn open_present(path: &Path) -> Result<Option<File>> {
+    match open(path) {
+        Ok(file) => Ok(Some(file)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io("open lock file", path)(e)),
+    }
+}
+
+/// Whether the locked file was unlinked (its owner removed it meanwhile).
+fn is_removed(file: &File, path: &Path) -> Result<bool> {
+    let stat = rustix::fs::fstat(file).map_err(|e| Error::io("stat", path)(e.into()))?;
+    Ok(stat.st_nlink == 0)
+}
+
+/// What a lock file guards, in a person's words, from where it lies in
+/// the data dir's layout (see [`crate::data_dir`]).
+pub fn describe(path: &Path) -> String {
+    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let parent = path.parent();
+    let grandparent = parent.and_then(Path::parent);
+    if name == "lock"
+        && grandparent.and_then(Path::file_name).is_some_and(|n| n == "chats")
+        && let Some(chat) = parent.and_then(Path::file_name)
+    {
+        return format!("chat {}", chat.to_string_lossy());
+    }
+    if let Some(id) = name.strip_prefix(".import-").and_then(|n| n.strip_suffix(".lock")) {
+        return format!("the import of toolset {id}");
+    }
+    if name.ends_with(".migrate-lock") {
+        return format!(
+            "the database upgrade in {}",
+            parent.map(Path::display).map(|d| d.to_string()).unwrap_or_default()
+        );
+    }
+    format!("the lock {}", path.display())
 }
 
 #[cfg(test)]
