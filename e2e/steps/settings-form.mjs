@@ -104,9 +104,11 @@ export function register(step) {
     assert(!text.includes(PLAIN), 'the consent step shows a secret value');
     const env = await s.text(await s.find(`${CONSENT} section[aria-label="Environment variables"]`));
     assert(env.includes('Let it read $NO_AT_BRIDGE from your environment'), `no checkbox for $NO_AT_BRIDGE: ${env}`);
-    assert(
-      env.includes(`$FORECAST_REGION not set`) && env.includes(`atelier secrets set toolset:${ID} FORECAST_REGION`),
-      `no note for $FORECAST_REGION: ${env}`,
+    assert(env.includes(`$FORECAST_REGION not set`), `no note for $FORECAST_REGION: ${env}`);
+    eq(
+      await s.attr(await s.find(`${CONSENT} input[aria-label="Value of FORECAST_REGION"]`), 'type'),
+      'password',
+      'the field for $FORECAST_REGION',
     );
     await scrollIntoView(form);
     await shot('settings-consent');

@@ -4,8 +4,8 @@
 //! plugin, the state) for any runtime, so tests drive it on Tauri's mock
 //! runtime without a window; [`run`] opens the data dir and starts it on
 //! the real one. Commands live in [`commands`], [`chat_commands`],
-//! [`config_commands`], [`llm_commands`], [`mcp_commands`] and
-//! [`agent_commands`] (typed arguments, one core call,
+//! [`config_commands`], [`toolset_secret_commands`], [`llm_commands`],
+//! [`mcp_commands`] and [`agent_commands`] (typed arguments, one core call,
 //! [`error::IpcError`]); tool HTML is served by [`render`]; paths from the
 //! webview are re-checked by [`paths`]; the window never leaves the app's
 //! own pages ([`navigation`]).
@@ -28,6 +28,7 @@ pub mod paths;
 pub mod render;
 pub mod run_events;
 pub mod startup;
+pub mod toolset_secret_commands;
 
 pub use command_names::COMMANDS;
 
@@ -115,6 +116,9 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             config_commands::secrets_status,
             config_commands::allow_file_secrets,
             config_commands::pick_setting_path,
+            toolset_secret_commands::toolset_env_references,
+            toolset_secret_commands::set_toolset_env_secret,
+            toolset_secret_commands::unset_toolset_env_secret,
             llm_commands::send_message,
             llm_commands::retry_message,
             llm_commands::edit_message,

@@ -20,6 +20,7 @@ import { seedHistory } from "./history";
 import { mcpHandlers } from "./mcp";
 import { agentHandlers } from "./agents";
 import { bundles, picks } from "./bundles";
+import { envSecretHandlers } from "./envSecrets";
 
 const now = () => new Date().toISOString();
 
@@ -228,15 +229,6 @@ const handlers: Record<string, (a: Args) => unknown> = {
       secrets_moved: 1,
     };
   },
-  // An installed toolset's server is started once to list its tools: the
-  // preview's fails the way one with an unset secret does.
-  list_mcp_server: async (a) => {
-    await new Promise((r) => setTimeout(r, 400));
-    throw {
-      kind: "mcp",
-      message: `\${GITEA_TOKEN} in env.GITEA_TOKEN of MCP server "${String(a.id)}" has no value for toolset:git-tools: set it with \`atelier secrets set toolset:git-tools GITEA_TOKEN\`, or the environment variable ATELIER_SECRET_TOOLSET_GIT_TOOLS__GITEA_TOKEN`,
-    };
-  },
   pick_export_path: (a) => `/home/me/${String(a.suggestedName)}`,
   export_toolset: () => null,
   uninstall_toolset: (a) => {
@@ -403,6 +395,7 @@ if (new URLSearchParams(location.search).has("chat")) {
 }
 
 mockWindows("main");
+Object.assign(handlers, envSecretHandlers({ ...handlers }));
 mockIPC(async (cmd, payload) => {
   await new Promise((r) => setTimeout(r, 120)); // let loading states show
   const h = handlers[cmd];

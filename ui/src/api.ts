@@ -14,6 +14,7 @@ import type {
   ChatEvent,
   ConnectionTest,
   Detected,
+  EnvReference,
   ImportCandidate,
   McpServerRequest,
   ServerDetails,
@@ -116,6 +117,7 @@ export const NEUTRAL: ReadonlySet<string> = new Set([
   "pick_workspace_export_path",
   "toolset_config",
   "toolset_allowed_env",
+  "toolset_env_references",
   "list_tools",
   "get_available_tools",
   "get_tool",
@@ -230,6 +232,12 @@ export const api = {
   /** Lets a toolset read a variable of the environment (or not); the list after. */
   allowToolsetEnv: (id: string, name: string, allowed: boolean) =>
     invoke<string[]>("allow_toolset_env", { id, var: name, allowed }),
+  /** The `${NAME}`s an installed toolset's servers read, each set or not (never a value). */
+  toolsetEnvReferences: (id: string) => invoke<EnvReference[]>("toolset_env_references", { id }),
+  /** Stores the value of `${name}` for a toolset (where `atelier secrets set toolset:<id> NAME` does). */
+  setToolsetEnvSecret: (id: string, name: string, value: string) =>
+    invoke<EnvReference[]>("set_toolset_env_secret", { id, name, value }),
+  unsetToolsetEnvSecret: (id: string, name: string) => invoke<EnvReference[]>("unset_toolset_env_secret", { id, name }),
   /** A native open dialog for a folder (or a file) setting; null when cancelled. */
   pickSettingPath: (directory: boolean) => invoke<string | null>("pick_setting_path", { directory }),
   enableToolset: (id: string, enabled: boolean) => invoke<ToolsetRecord>("enable_toolset", { id, enabled }),

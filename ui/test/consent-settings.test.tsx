@@ -4,9 +4,8 @@ import { describe, expect, it, vi } from "vitest";
 import type { ConfigField } from "../src/bindings";
 import { ToolsetManager } from "../src/toolsets/ToolsetManager";
 import { bundle, bundleWithSettings, configField, consent, importReport, secretsStatus, toolset } from "./fixtures";
-import { argsOf, mockCommands, type Handlers } from "./ipc";
-
-const csv = toolset({ id: "csv-report", name: "CSV Report", version: "0.2.0" });
+import { argsOf, mockCommands } from "./ipc";
+import { csv, reviewZip } from "./toolsetReview";
 
 const fields: ConfigField[] = [
   configField("city", { title: "City", description: "Where the forecast is for.", required: true }),
@@ -17,28 +16,13 @@ const fields: ConfigField[] = [
   configField("extra", { type: "file", title: "Extra files", multiple: true }),
 ];
 
-/** The consent step of a picked ZIP, with `handlers` for the rest. */
-async function review(handlers: Handlers) {
-  const calls = mockCommands({
-    list_toolsets: () => [],
-    pick_bundle: () => "/home/me/csv-report.zip",
-    import_toolset: () => importReport(csv),
-    ...handlers,
-  });
-  render(<ToolsetManager active onChanged={vi.fn()} />);
-  await screen.findByText("No toolsets installed yet");
-  await userEvent.click(screen.getByRole("button", { name: "Import…" }));
-  await screen.findByRole("button", { name: "Install" });
-  return { calls, panel: screen.getByRole("region", { name: "Review bundle" }) };
-}
-
 /** import_toolset's arguments without the progress channel. */
 const importArgs = (calls: ReturnType<typeof mockCommands>) =>
   argsOf(calls, "import_toolset").map(({ onProgress: _channel, ...rest }) => rest);
 
 describe("the consent step's settings form", () => {
   it("generates a field per setting by type, with titles, descriptions, defaults and bounds", async () => {
-    const { panel } = await review({ check_bundle: () => bundleWithSettings(fields) });
+    const { panel } = await reviewZip({ check_bundle: () => bundleWithSettings(fields) });
     const form = within(panel).getByRole("region", { name: "Settings" });
     const city = within(form).getByLabelText(/^City/);
     expect(city).toHaveAttribute("type", "text");
@@ -59,7 +43,7 @@ describe("the consent step's settings form", () => {
   });
 
   it("blocks Install until the required settings have a value, naming them", async () => {
-    const { panel } = await review({ check_bundle: () => bundleWithSettings(fields) });
+    const { panel } = await reviewZip({ check_bundle: () => bundleWithSettings(fields) });
     const install = within(panel).getByRole("button", { name: "Install" });
     expect(install).toBeDisabled();
     expect(panel).toHaveTextContent("Fill in the required settings City, API key to install.");
@@ -74,7 +58,7 @@ describe("the consent step's settings form", () => {
   });
 
   it("sends plain values as config and the sensitive one only as a secret; unchanged defaults stay defaults", async () => {
-    const { calls, panel } = await review({
+    const { calls, panel } = await reviewZip({
       check_bundle: () => bundleWithSettings(fields),
       pick_setting_path: (a) => (a.directory === true ? "/home/me/.cache/weather" : "/home/me/cities.csv"),
     });
@@ -128,7 +112,7 @@ describe("the consent step's settings form", () => {
   });
 
   it("sends a changed number as a number and a changed box as a boolean", async () => {
-    const { calls, panel } = await review({
+    const { calls, panel } = await reviewZip({
       check_bundle: () => bundleWithSettings(fields.filter((f) => f.key === "days" || f.key === "metric")),
     });
     const days = within(panel).getByLabelText("Days");
@@ -142,7 +126,7 @@ describe("the consent step's settings form", () => {
 
   it("returns to the form as filled when the core refuses a value, marking the setting it names", async () => {
     let attempts = 0;
-    const { calls, panel } = await review({
+    const { calls, panel } = await reviewZip({
       check_bundle: () => bundleWithSettings(fields.slice(0, 2)),
       import_toolset: () => {
         attempts += 1;
@@ -180,7 +164,7 @@ describe("the consent step's settings form", () => {
 
 describe("the consent step's secrets and variables", () => {
   it("says how many secret values the bundle holds, by name, and where they will be kept", async () => {
-    const { panel } = await review({
+    const { panel } = await reviewZip({
       check_bundle: () =>
         bundle({
           consent: consent({
@@ -200,7 +184,7 @@ describe("the consent step's secrets and variables", () => {
 
   it("offers the file where no keychain is reachable, then checks the bundle again", async () => {
     let store: "file" | null = null;
-    const { calls, panel } = await review({
+    const { calls, panel } = await reviewZip({
       check_bundle: () =>
         bundle({
           consent: consent({
@@ -235,8 +219,8 @@ describe("the consent step's secrets and variables", () => {
     expect(within(panel).queryByRole("button", { name: "Keep secrets in a file only I can read" })).toBeNull();
   });
 
-  it("lets it read a variable of the environment only when ticked, and says how to set the others", async () => {
-    const { calls, panel } = await review({
+  it("lets it read a variable of the environment only when ticked, and offers a field for the others", async () => {
+    const { calls, panel } = await reviewZip({
       check_bundle: () =>
         bundle({
           consent: consent({
@@ -252,10 +236,11 @@ describe("the consent step's secrets and variables", () => {
     const tick = within(env).getByRole("checkbox", { name: /Let it read \$GITHUB_TOKEN from your environment/ });
     expect(tick).not.toBeChecked();
     expect(within(env).queryByRole("checkbox", { name: /SLACK_TOKEN/ })).toBeNull();
-    expect(env).toHaveTextContent(
-      "$SLACK_TOKEN not set: server chat will need it. Set it later with atelier secrets set toolset:csv-report SLACK_TOKEN",
-    );
+    expect(env).toHaveTextContent("$SLACK_TOKEN not set: server chat will need it.");
+    expect(within(env).getByLabelText("Value of SLACK_TOKEN")).toHaveAttribute("type", "password");
+    expect(env).not.toHaveTextContent("atelier secrets set");
     expect(env).toHaveTextContent("$OLD_KEY set for this toolset");
+    expect(within(env).queryByLabelText("Value of OLD_KEY")).toBeNull();
 
     await userEvent.click(within(panel).getByRole("button", { name: "Install" }));
     await screen.findByRole("region", { name: "Installed" });
@@ -263,7 +248,7 @@ describe("the consent step's secrets and variables", () => {
   });
 
   it("sends a ticked variable as allowEnv", async () => {
-    const { calls, panel } = await review({
+    const { calls, panel } = await reviewZip({
       check_bundle: () =>
         bundle({
           consent: consent({

@@ -10,6 +10,7 @@ import type {
   ImportReport,
   SecretsStatus,
   JsonValue,
+  McpTool,
   MessageNode,
   RenderPlan,
   ServerRecord,
@@ -285,4 +286,9 @@ export function mcpServer(over: Partial<ServerRecord> = {}): ServerRecord {
     last_error: null,
     ...over,
   };
+}
+
+/** A tool an MCP server lists: `name`, nothing else said about it. */
+export function mcpTool(name: string, over: Partial<McpTool> = {}): McpTool {
+  return { name, title: null, description: "", input_schema: {}, read_only: false, destructive: false, ...over };
 }

@@ -4,9 +4,9 @@ import { act, render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import type { ImportProgress } from "../src/api";
-import type { ImportReport, McpTool, ServerRecord } from "../src/bindings";
+import type { ImportReport, ServerRecord } from "../src/bindings";
 import { ToolsetManager } from "../src/toolsets/ToolsetManager";
-import { bundle, importReport, mcpServer, toolset } from "./fixtures";
+import { bundle, importReport, mcpServer, mcpTool, toolset } from "./fixtures";
 import { argsOf, deferred, mockCommands, sendOnChannel } from "./ipc";
 
 /** Lets pending promise chains (listener registration, IPC) run. */
@@ -15,15 +15,6 @@ async function settle() {
 }
 
 const csv = toolset({ id: "csv-report", name: "CSV Report", version: "0.2.0" });
-
-const mcpTool = (name: string): McpTool => ({
-  name,
-  title: null,
-  description: "",
-  input_schema: {},
-  read_only: false,
-  destructive: false,
-});
 
 async function reviewPicked(handlers: Parameters<typeof mockCommands>[0]) {
   const calls = mockCommands({ list_toolsets: () => [], pick_bundle: () => "/home/me/csv-report.zip", ...handlers });

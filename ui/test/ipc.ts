@@ -68,6 +68,9 @@ export type CommandAnswers = {
   set_toolset_config: Answer<"setToolsetConfig">;
   toolset_allowed_env: Answer<"toolsetAllowedEnv">;
   allow_toolset_env: Answer<"allowToolsetEnv">;
+  toolset_env_references: Answer<"toolsetEnvReferences">;
+  set_toolset_env_secret: Answer<"setToolsetEnvSecret">;
+  unset_toolset_env_secret: Answer<"unsetToolsetEnvSecret">;
   secrets_status: Answer<"secretsStatus">;
   allow_file_secrets: Answer<"allowFileSecrets">;
   pick_setting_path: Answer<"pickSettingPath">;
@@ -125,13 +128,14 @@ export const KEYCHAIN_STATUS: CommandAnswers["secrets_status"] = {
 
 /**
  * Status queries every screen of a kind makes, answered "nothing to report"
- * unless a test says otherwise: no reloads, a toolset without settings or
- * allowed variables, a reachable keychain.
+ * unless a test says otherwise: no reloads, a toolset without settings,
+ * allowed variables or values its servers read, a reachable keychain.
  */
 const PASSIVE: Handlers = {
   toolset_reloads: () => [],
   toolset_config: (a) => ({ toolset_id: String(a.id), fields: [], missing: [] }),
   toolset_allowed_env: () => [],
+  toolset_env_references: () => [],
   secrets_status: () => KEYCHAIN_STATUS,
   list_providers: () => [],
   provider_presets: () => [],

@@ -12,6 +12,8 @@
 //! - [`settings`]: agents, a provider's settings, a toolset's settings and
 //!   secrets.
 //! - [`mcp`]: MCP servers added, listed, restarted, disabled, imported.
+//! - [`toolset_secrets`]: a value a toolset's server reads, set without a
+//!   terminal; the server starts once it is.
 //! - [`common`]: the harness and `invoke`.
 
 mod bindings;
@@ -20,3 +22,4 @@ mod commands;
 mod common;
 mod mcp;
 mod settings;
+mod toolset_secrets;

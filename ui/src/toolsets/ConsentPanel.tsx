@@ -3,7 +3,7 @@ import { ErrorBox, Notice } from "../components/feedback";
 import { FormActions } from "../components/FormActions";
 import { baseName, formatBytes } from "../lib/format";
 import { ProblemList } from "./ProblemList";
-import { blockingFields, type ConsentChoices } from "./settings/choices";
+import { blockingFields, typedEnvSecrets, type ConsentChoices } from "./settings/choices";
 import { EnvReferences } from "./settings/EnvReferences";
 import { SecretsNotice } from "./settings/SecretsNotice";
 import { SettingsFields } from "./settings/SettingsFields";
@@ -82,6 +82,9 @@ export function ConsentPanel({
   const settings = report.consent.settings;
   const hasSettings = settings !== null && settings.fields.length > 0;
   const blocking = blockingFields(report, choices);
+  // Values typed for its servers with no secret store to keep them: the
+  // install would succeed and every one of them be refused after it.
+  const nowhere = report.consent.secret_store === null && typedEnvSecrets(report, choices).length > 0;
   const folder = !/\.zip$/i.test(path);
   return (
     <section className="panel consent" aria-label="Review bundle">
@@ -142,12 +145,19 @@ export function ConsentPanel({
           {!hasSettings && error !== null && (
             <ErrorBox error={error} title="Not installed:" onDismiss={onDismissError} />
           )}
-          <SecretsNotice consent={report.consent} folder={folder} onAllowed={onRecheck} />
+          <SecretsNotice
+            consent={report.consent}
+            folder={folder}
+            typed={typedEnvSecrets(report, choices).length}
+            onAllowed={onRecheck}
+          />
           <EnvReferences
-            toolsetId={report.id ?? ""}
             references={report.consent.env_references}
             allowed={choices.allowEnv}
             onAllowed={(allowEnv) => onChoices({ ...choices, allowEnv })}
+            values={choices.envSecrets}
+            onValues={(envSecrets) => onChoices({ ...choices, envSecrets })}
+            store={report.consent.secret_store}
           />
           {offer && (
             <label className="check-row">
@@ -165,10 +175,15 @@ export function ConsentPanel({
               {blocking.map((f) => f.title).join(", ")} to install.
             </p>
           )}
+          {nowhere && (
+            <p className="install-blocked" role="status">
+              Choose where to keep the values you typed (above) to install, or clear them.
+            </p>
+          )}
           <FormActions
             submit={installLabel(report, existing)}
             busy={false}
-            disabled={blocking.length > 0}
+            disabled={blocking.length > 0 || nowhere}
             onCancel={onCancel}
             onSubmit={onInstall}
           />

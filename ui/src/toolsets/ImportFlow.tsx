@@ -7,7 +7,8 @@ import { ConsentPanel } from "./ConsentPanel";
 import { ImportProgressBar } from "./ImportProgressBar";
 import { ProblemList } from "./ProblemList";
 import { failedCount, listServers, ServerListing, type Listing } from "./ServerListing";
-import { importSettings, initialChoices, type ConsentChoices } from "./settings/choices";
+import { importSettings, initialChoices, typedEnvSecrets, type ConsentChoices } from "./settings/choices";
+import { ToolsetEnvSecrets } from "./settings/ToolsetEnvSecrets";
 
 type Phase =
   | { step: "checking" }
@@ -16,8 +17,15 @@ type Phase =
   | { step: "review"; report: BundleReport; choices: ConsentChoices; error: unknown }
   | { step: "installing"; report: BundleReport; choices: ConsentChoices; progress: ImportProgress | null }
   | { step: "install-failed"; report: BundleReport; choices: ConsentChoices; error: unknown }
-  /** `servers`: its MCP servers, in the order declared, each being listed or done. */
-  | { step: "done"; result: ImportReport; servers: [string, Listing][] };
+  /**
+   * `servers`: its MCP servers, in the order declared, each being listed or done;
+   * `unstored`: why the values typed for its servers could not be kept (right after the install), if so;
+   * `offered`: the fields for those values are shown (a server failed, or a value was not kept), and stay.
+   */
+  | { step: "done"; result: ImportReport; servers: [string, Listing][]; unstored: Unstored | null; offered: boolean };
+
+/** The values typed for its servers that could not be kept after the install, and the last refusal. */
+type Unstored = { names: string[]; error: unknown };
 
 /** Refusals the consent form can put right: a setting's value, a missing one, no place for secrets. */
 const FORM_ERRORS = new Set(["config_invalid", "config_missing", "secrets_unavailable", "secret_not_set"]);
@@ -86,6 +94,18 @@ export function ImportFlow({
     }
   };
 
+  // A server listed (after the install, or again once a value it reads was set).
+  const listed = (id: string, listing: Listing) =>
+    setPhase((p) =>
+      p.step === "done"
+        ? {
+            ...p,
+            servers: p.servers.map((s) => (s[0] === id ? [id, listing] : s)),
+            offered: p.offered || listing.state === "failed",
+          }
+        : p,
+    );
+
   const existingFor = (report: BundleReport) => installed.find((t) => t.id === report.id) ?? null;
 
   const install = async (report: BundleReport, choices: ConsentChoices) => {
@@ -98,17 +118,24 @@ export function ImportFlow({
       const result = await api.importToolset(path, force, agents, importSettings(report, choices), (update) =>
         setPhase((p) => (p.step === "installing" ? { ...p, progress: mergeProgress(p.progress, update) } : p)),
       );
+      // The values typed for its servers, kept before any of them starts.
+      const refused: string[] = [];
+      let last: unknown = null;
+      for (const [name, value] of typedEnvSecrets(report, choices)) {
+        try {
+          await api.setToolsetEnvSecret(result.toolset.id, name, value);
+        } catch (error) {
+          refused.push(name);
+          last = error;
+        }
+      }
+      const unstored: Unstored | null = refused.length > 0 ? { names: refused, error: last } : null;
       // A disabled toolset's servers do not run: nothing to list.
       const ids = result.toolset.enabled ? result.will_run.mcp_servers.map((s) => s.id) : [];
-      setPhase({ step: "done", result, servers: ids.map((id) => [id, { state: "listing" }]) });
+      const servers = ids.map((id): [string, Listing] => [id, { state: "listing" }]);
+      setPhase({ step: "done", result, servers, unstored, offered: unstored !== null });
       onInstalled(result);
-      if (ids.length > 0) {
-        void listServers(ids, (id, listing) =>
-          setPhase((p) =>
-            p.step === "done" ? { ...p, servers: p.servers.map((s) => (s[0] === id ? [id, listing] : s)) } : p,
-          ),
-        ).then(onToolsListed);
-      }
+      if (ids.length > 0) void listServers(ids, listed).then(onToolsListed);
     } catch (error) {
       const back = isIpcError(error) && FORM_ERRORS.has(error.kind);
       setPhase(back ? { step: "review", report, choices, error } : { step: "install-failed", report, choices, error });
@@ -192,6 +219,22 @@ export function ImportFlow({
             </p>
           )}
           <ServerListing servers={phase.servers} />
+          {phase.unstored !== null && (
+            <ErrorBox
+              error={phase.unstored.error}
+              title={`Installed, but ${phase.unstored.names.map((n) => "$" + n).join(", ")} could not be kept: type ${phase.unstored.names.length === 1 ? "it" : "them"} again below.`}
+            />
+          )}
+          {phase.offered && (
+            <ToolsetEnvSecrets
+              id={result.toolset.id}
+              enabled={result.toolset.enabled}
+              onListed={(id, listing) => {
+                listed(id, listing);
+                if (listing.state === "listed") onToolsListed();
+              }}
+            />
+          )}
           {result.warnings.length > 0 && <ProblemList problems={result.warnings} label="Warnings" />}
           <div className="panel-actions">
             <button type="button" className="btn" onClick={onClose}>

@@ -3,6 +3,7 @@ import { ErrorBox, Spinner } from "../components/feedback";
 import { useLoad } from "../lib/useLoad";
 import { ToolBadges } from "../tools/ToolBadges";
 import { EnvAllowances } from "./settings/EnvAllowances";
+import { ToolsetEnvSecrets } from "./settings/ToolsetEnvSecrets";
 import { ToolsetSettings } from "./settings/ToolsetSettings";
 
 /** The tools (and MCP servers) a toolset brings, and its settings, loaded when expanded. */
@@ -39,6 +40,7 @@ export function ToolsetDetailsView({ id }: { id: string }) {
         {d.scope === "shared" ? " · one instance shared by every chat" : ""}
       </p>
       <ToolsetSettings id={id} name={d.name} />
+      {d.mcp_servers.length > 0 && <ToolsetEnvSecrets id={id} enabled={d.enabled} />}
       <EnvAllowances id={id} />
     </div>
   );

@@ -1,30 +1,57 @@
-import type { EnvReference } from "../../bindings";
+import type { EnvReference, StoreKind } from "../../bindings";
+import { storeWords } from "./SecretsNotice";
 
-const servers = (r: EnvReference) => `${r.server_ids.length === 1 ? "server" : "servers"} ${r.server_ids.join(", ")}`;
+/** "server a" / "servers a, b": the servers that read a `${NAME}`. */
+export const servers = (r: EnvReference) =>
+  `${r.server_ids.length === 1 ? "server" : "servers"} ${r.server_ids.join(", ")}`;
 
 /**
  * The `${NAME}`s its servers read that the bundle does not bring: a
  * variable of your environment it may read only if you tick it (unticked by
- * default), or a secret to set later.
+ * default), or a value to type here (a password field: stored for this
+ * toolset right after the install, never shown again).
  */
 export function EnvReferences({
-  toolsetId,
   references,
   allowed,
   onAllowed,
+  values,
+  onValues,
+  store,
 }: {
-  toolsetId: string;
   references: EnvReference[];
   /** The names ticked so far. */
   allowed: string[];
   onAllowed: (names: string[]) => void;
+  /** The values typed so far, by name. */
+  values: Record<string, string>;
+  onValues: (values: Record<string, string>) => void;
+  /** Where a value typed now would be kept; none: nowhere yet (the secrets notice says how to allow the file). */
+  store: StoreKind | null;
 }) {
   if (references.length === 0) return null;
   const toggle = (name: string, on: boolean) =>
     onAllowed(on ? [...allowed.filter((n) => n !== name), name] : allowed.filter((n) => n !== name));
+  const typed = (r: EnvReference) => (
+    <input
+      className="input env-value"
+      type="password"
+      autoComplete="off"
+      aria-label={`Value of ${r.name}`}
+      placeholder={r.in_environment ? "Or type its value" : "Type its value"}
+      value={values[r.name] ?? ""}
+      onChange={(e) => onValues({ ...values, [r.name]: e.target.value })}
+    />
+  );
   return (
     <section className="consent-env" aria-label="Environment variables">
       <h3 className="subhead">Values its servers read ({references.length})</h3>
+      {references.some((r) => !r.stored && !r.allowed) && (
+        <p className="muted small">
+          A value typed here is kept{store !== null ? ` in ${storeWords(store)}` : ""} for this toolset only, and never
+          shown again. Left empty, its server will not start until you set it in the toolset’s details.
+        </p>
+      )}
       <ul className="plain-list env-list">
         {references.map((r) => {
           if (r.stored || r.allowed) {
@@ -37,32 +64,24 @@ export function EnvReferences({
               </li>
             );
           }
-          if (r.in_environment) {
-            return (
-              <li key={r.name}>
+          const ticked = allowed.includes(r.name);
+          return (
+            <li key={r.name} className="env-reference">
+              <span>
+                <code>${r.name}</code>{" "}
+                <span className="muted small">
+                  {ticked ? "read from your environment" : "not set"}: {servers(r)} will need it.
+                </span>
+              </span>
+              {r.in_environment && (
                 <label className="check-row env-check">
-                  <input
-                    type="checkbox"
-                    checked={allowed.includes(r.name)}
-                    onChange={(e) => toggle(r.name, e.target.checked)}
-                  />
+                  <input type="checkbox" checked={ticked} onChange={(e) => toggle(r.name, e.target.checked)} />
                   <span>
-                    Let it read <code>${r.name}</code> from your environment{" "}
-                    <span className="muted small">· {servers(r)}</span>
+                    Let it read <code>${r.name}</code> from your environment
                   </span>
                 </label>
-              </li>
-            );
-          }
-          return (
-            <li key={r.name}>
-              <code>${r.name}</code>{" "}
-              <span className="muted small">
-                not set: {servers(r)} will need it. Set it later with{" "}
-                <code>
-                  atelier secrets set toolset:{toolsetId} {r.name}
-                </code>
-              </span>
+              )}
+              {!ticked && typed(r)}
             </li>
           );
         })}

@@ -9,12 +9,19 @@ export type ConsentChoices = {
   draft: Draft;
   /** Variables of the environment ticked for it to read. */
   allowEnv: string[];
+  /** Values typed for the `${NAME}`s its servers read (stored right after the install, never shown again). */
+  envSecrets: Record<string, string>;
   /** "Let the Assistant use its tools" (offered for a new toolset). */
   forAssistant: boolean;
 };
 
 export function initialChoices(report: BundleReport): ConsentChoices {
-  return { draft: initialDraft(report.consent.settings?.fields ?? []), allowEnv: [], forAssistant: true };
+  return {
+    draft: initialDraft(report.consent.settings?.fields ?? []),
+    allowEnv: [],
+    envSecrets: {},
+    forAssistant: true,
+  };
 }
 
 /** Required settings still without a value: the install waits for them. */
@@ -32,4 +39,16 @@ export function importSettings(report: BundleReport, choices: ConsentChoices): I
     secrets: c?.secrets ?? {},
     allowEnv: choices.allowEnv.filter((n) => offered.has(n)),
   };
+}
+
+/**
+ * The values typed for `${NAME}`s the install stores right after it: only
+ * names the bundle's servers read, not stored already, not read from the
+ * environment (allowed before or ticked now), and not empty.
+ */
+export function typedEnvSecrets(report: BundleReport, choices: ConsentChoices): [string, string][] {
+  return report.consent.env_references
+    .filter((r) => !r.stored && !r.allowed && !choices.allowEnv.includes(r.name))
+    .map((r): [string, string] => [r.name, choices.envSecrets[r.name] ?? ""])
+    .filter(([, v]) => v !== "");
 }

@@ -14,7 +14,7 @@ use super::refs::{self, BUILTINS, Piece};
 use super::values::{Planned, ToolsetConfig, check_value, form, plan, secret_key, set_allowance, write_values};
 use crate::diagnostics::{Problem, Severity};
 use crate::secrets::{Owner, StoreKind};
-use crate::toolsets::manifest::ToolsetManifest;
+use crate::toolsets::manifest::{McpServerDecl, ToolsetManifest};
 use crate::toolsets::undo::Undo;
 use crate::{Atelier, Error, Result};
 
@@ -58,9 +58,11 @@ pub(crate) struct Prepared {
     pub warnings: Vec<Problem>,
 }
 
-fn env_references(m: &ToolsetManifest) -> BTreeMap<String, Vec<String>> {
+/// Each `${NAME}` the servers read (not a path helper), with the ids of the
+/// servers that read it.
+pub(super) fn env_references(servers: &[McpServerDecl]) -> BTreeMap<String, Vec<String>> {
     let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for s in &m.mcp_servers {
+    for s in servers {
         let fields = s
             .command
             .iter()
@@ -110,7 +112,7 @@ pub(crate) async fn consent(app: &Atelier, manifest: &ToolsetManifest) -> Result
         .into_iter()
         .map(|n| n.key)
         .collect();
-    let env_references = env_references(&m)
+    let env_references = env_references(&m.mcp_servers)
         .into_iter()
         .filter(|(name, _)| !literals.iter().any(|l| &l.key == name))
         .map(|(name, server_ids)| EnvReference {
