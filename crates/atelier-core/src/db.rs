@@ -63,17 +63,20 @@ pub async fn open_with(path: &Path, access: Access) -> Result<SqlitePool> {
         // `toolsets::config::literals`) leaves no copy once it moves.
         .pragma("secure_delete", "on")
         .busy_timeout(BUSY_TIMEOUT);
-    let pool = SqlitePoolOptions::new()
+    let pool = pool_options().connect_with(options).await?;
+    migrate(&pool, path).await?;
+    Ok(pool)
+}
+
+/// The pool both openings use.
+fn pool_options() -> SqlitePoolOptions {
+    SqlitePoolOptions::new()
         .max_connections(4)
         // A ping before every acquire guards against connections a network
         // server dropped; a SQLite connection is a file handle in this
         // process that cannot go stale, and the ping is a round trip to its
         // worker thread that doubled the cost of every short query.
         .test_before_acquire(false)
-        .connect_with(options)
-        .await?;
-    migrate(&pool, path).await?;
-    Ok(pool)
 }
 
 /// Opens a database this process cannot write, as it is.
@@ -99,11 +102,7 @@ async fn open_read_only(path: &Path) -> Result<SqlitePool> {
         .immutable(!live_writer)
         .foreign_keys(true)
         .busy_timeout(BUSY_TIMEOUT);
-    let pool = SqlitePoolOptions::new()
-        .max_connections(4)
-        .test_before_acquire(false)
-        .connect_with(options)
-        .await?;
+    let pool = pool_options().connect_with(options).await?;
     refuse_newer(&pool, path).await?;
     let applied: Vec<i64> = if has_migrations_table(&pool).await? {
         sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success")

@@ -335,97 +335,6 @@ impl Error {
     }
 }
 
-/// Whether SQLite (or the file system under it) refused a write because
-/// the disk is full: SQLITE_FULL (13, whatever its extended bits) or ENOSPC.
-fn is_disk_full(e: &sqlx::Error) -> bool {
-    match e {
-        sqlx::Error::Database(db) => db
-            .code()
-            .and_then(|c| c.parse::<i32>().ok())
-            .is_some_and(|c| c & 0xff == 13),
-        sqlx::Error::Io(io) => io.kind() == std::io::ErrorKind::StorageFull,
-        _ => false,
-    }
-}
-
-impl From<sqlx::Error> for Error {
-    fn from(e: sqlx::Error) -> Self {
-        if is_disk_full(&e) {
-            return Error::DiskFull {
-                dir: opened_data_dir().unwrap_or_else(|| PathBuf::from("the data dir")),
-            };
-        }
-        if is_read_only(&e)
-            && let Some(dir) = read_only_data_dir()
-        {
-            return Error::read_only(dir);
-        }
-        Error::Db(e)
-    }
-}
-
-/// Whether SQLite refused a write to a database opened read-only
-/// (SQLITE_READONLY, 8, whatever its extended bits).
-fn is_read_only(e: &sqlx::Error) -> bool {
-    match e {
-        sqlx::Error::Database(db) => db
-            .code()
-            .and_then(|c| c.parse::<i32>().ok())
-            .is_some_and(|c| c & 0xff == 8),
-        _ => false,
-    }
-}
-
-/// The data dirs this process opened read-only ([`note_read_only`]).
-static READ_ONLY: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-
-/// Notes that this process opened `dir` read-only: a write SQLite or the
-/// file system refuses there is then said as that.
-pub(crate) fn note_read_only(dir: &std::path::Path) {
-    let mut dirs = READ_ONLY.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if !dirs.iter().any(|d| d == dir) {
-        dirs.push(dir.to_owned());
-    }
-}
-
-/// The one data dir this process opened read-only.
-fn read_only_data_dir() -> Option<PathBuf> {
-    match READ_ONLY
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .as_slice()
-    {
-        [one] => Some(one.clone()),
-        _ => None,
-    }
-}
-
-/// The data dirs whose database this process opened ([`note_opened`]).
-static OPENED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-
-/// Notes that this process opened the database of `dir`: a full disk is
-/// then said as the disk holding it. A database error does not say which
-/// file it came from, and an app or CLI opens one data dir.
-pub(crate) fn note_opened(dir: &std::path::Path) {
-    let mut opened = OPENED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    if !opened.iter().any(|d| d == dir) {
-        opened.push(dir.to_owned());
-    }
-}
-
-/// The one data dir this process opened; none when it opened several (a
-/// test process), as which one is full cannot be told.
-fn opened_data_dir() -> Option<PathBuf> {
-    match OPENED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .as_slice()
-    {
-        [one] => Some(one.clone()),
-        _ => None,
-    }
-}
-
 /// The stable, machine-readable part of an [`Error`]: the `kind` of the
 /// desktop app's `{kind, message}` errors, a string union in TypeScript.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, ts_rs::TS)]
@@ -511,6 +420,10 @@ text_enum!(ErrorCode {
     Provider = "provider",
     ConfigMissing = "config_missing",
 });
+
+mod dirs;
+pub(crate) use dirs::{note_opened, note_read_only};
+use dirs::{opened_data_dir, read_only_data_dir};
 
 #[cfg(test)]
 mod tests;
