@@ -62,6 +62,9 @@ Tools, and the client behaviour each one is there to test:
   guard pattern of some frameworks writes it), then returns "answer:
   ACTION" with the action the client's retry gave (e.g. "decline"). For a
   server asking for input a client does not offer.
+- ponder(polls) answers `InputRequiredResult` with only its `request_state`
+  (nothing asked: "still at it") `polls` times, then "pondered N". For a
+  slow tool of the newest protocol polled past the rounds that ask.
 
 Flags:
 
@@ -305,6 +308,15 @@ async def ask_anyway(ctx: Context) -> InputRequiredResult | CallToolResult:
     schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
     request = ElicitRequest(params=ElicitRequestFormParams(message="Your name?", requested_schema=schema))
     return InputRequiredResult(input_requests={"name": request}, request_state="asked")
+
+
+@server.tool()
+async def ponder(ctx: Context, polls: int) -> InputRequiredResult | CallToolResult:
+    """Answers only its state (input_required, nothing asked) `polls` times, then "pondered N"."""
+    done = int(ctx.request_state or 0)
+    if done >= polls:
+        return CallToolResult(content=[TextContent(type="text", text=f"pondered {done}")])
+    return InputRequiredResult(request_state=str(done + 1))
 
 
 class _IgnoreStubbornCancels:

@@ -128,7 +128,10 @@ impl Connection {
         let ceiling_at = options
             .total_limit()
             .and_then(|c| began.checked_add(c).map(|at| (at, c)));
-        let mut rounds = 0;
+        // Rounds in which the server asked us something, and when it began
+        // answering only "still at it" (its state back, nothing asked).
+        let (mut rounds, mut polls) = (0, 0u32);
+        let mut polling_since: Option<Instant> = None;
         let result = loop {
             match self.round(params.clone(), options, ceiling_at).await? {
                 ServerResult::CallToolResult(r) => break r,
@@ -137,25 +140,33 @@ impl Connection {
                 ServerResult::EmptyResult(_) => break CallToolResult::default(),
                 // The newest protocol's way to ask us something mid-call
                 // (`input`): the call again, with our answers.
-                ServerResult::InputRequiredResult(asked) if rounds < crate::input::MAX_ROUNDS => {
-                    rounds += 1;
+                ServerResult::InputRequiredResult(asked) => {
+                    let asks = asked.input_requests.as_ref().is_some_and(|r| !r.is_empty());
                     let (responses, state) = crate::input::answer(&self.server, tool, &self.handler, asked)?;
-                    if responses.is_none() {
-                        // Only its state back: the server is still at it.
-                        let wait = 50u64 << rounds.min(3);
-                        tokio::time::sleep(Duration::from_millis(wait.min(250))).await;
+                    if asks {
+                        rounds += 1;
+                        if rounds > crate::input::MAX_ROUNDS {
+                            return Err(McpError::Protocol {
+                                server: self.server.clone(),
+                                message: format!(
+                                    "asked for input {} times in one call of {tool}; Atelier gave up",
+                                    crate::input::MAX_ROUNDS
+                                ),
+                            });
+                        }
+                        (polls, polling_since) = (0, None);
+                    } else {
+                        // Only its state back: the server is still at it. A
+                        // slow tool is asked again, not counted as a round;
+                        // being still at it is no news, so the call's timeout
+                        // runs from the first such answer (and its ceiling).
+                        polls += 1;
+                        let since = *polling_since.get_or_insert_with(Instant::now);
+                        let wait = Duration::from_millis((50u64 << polls.min(3)).min(250));
+                        pause(wait, since, options, ceiling_at).await?;
                     }
                     params.input_responses = responses;
                     params.request_state = state;
-                }
-                ServerResult::InputRequiredResult(_) => {
-                    return Err(McpError::Protocol {
-                        server: self.server.clone(),
-                        message: format!(
-                            "asked for input {} times in one call of {tool} without an answer; Atelier gave up",
-                            crate::input::MAX_ROUNDS
-                        ),
-                    });
                 }
                 _ => {
                     return Err(McpError::Protocol {
@@ -239,6 +250,30 @@ impl Connection {
                 Err(stop)
             }
         }
+    }
+}
+
+/// Waits `wait` before a server still at its call is asked again, or less:
+/// until the call's timeout counted from `since` (its first "still at it")
+/// or its ceiling, which end the call, or its cancel.
+async fn pause(
+    wait: Duration,
+    since: Instant,
+    options: &CallOptions,
+    ceiling_at: Option<(Instant, Duration)>,
+) -> Result<(), McpError> {
+    let mut at = Instant::now() + wait;
+    let mut over = None;
+    let idle = options.timeout.and_then(|t| since.checked_add(t).map(|at| (at, t)));
+    for (end, limit) in [idle, ceiling_at].into_iter().flatten() {
+        if end <= at {
+            (at, over) = (end, Some(limit));
+        }
+    }
+    tokio::select! {
+        biased;
+        () = options.cancel.cancelled() => Err(McpError::Cancelled),
+        () = tokio::time::sleep_until(at) => over.map_or(Ok(()), |after| Err(McpError::Timeout { after })),
     }
 }
 

@@ -16,8 +16,10 @@ use serde_json::Value;
 use crate::error::McpError;
 use crate::handler::Handler;
 
-/// The most `input_required` answers one call takes before it gives up (as
-/// rmcp's own helper: a server that keeps asking is not heard for ever).
+/// The most `input_required` answers asking for something that one call
+/// takes before it gives up (as rmcp's own helper: a server that keeps
+/// asking is not heard for ever). Answers that ask nothing — the server's
+/// state back, "still at it" — are not counted: the call's timeout bounds them.
 pub(crate) const MAX_ROUNDS: usize = 10;
 
 /// The answers to `asked`, and the state to echo, for the call's next round.

@@ -6,7 +6,10 @@
 //!   server refuses once it has answered the probe.
 //! - [`a_server_asking_for_roots_mid_call_gets_them`] and
 //!   [`a_server_asking_for_input_we_do_not_offer_is_declined`]: a call
-//!   answered `input_required` (SEP-2322) is called again with the answers.
+//!   answered `input_required` (SEP-2322) is called again with the answers;
+//!   [`a_slow_tool_answering_still_at_it_is_asked_again_until_done`] and
+//!   [`a_tool_still_at_it_for_ever_times_out`]: one answering only its state
+//!   is asked again, within the call's timeout, not its rounds.
 
 use std::sync::Arc;
 
@@ -67,5 +70,47 @@ async fn a_server_asking_for_input_we_do_not_offer_is_declined() {
         .unwrap_or_else(|e| panic!("ask_anyway: {e}"));
     // As an `elicitation/create` request of an older protocol is answered.
     assert_eq!(text(&out), "answer: decline");
+    conn.stop().await;
+}
+
+/// A slow tool of the newest protocol answers only its state ("still at
+/// it") until it is done: more times than the rounds a call takes of a
+/// server asking for something. Such answers used to count as rounds, and
+/// the call failed after ten (about two seconds) as "asked for input".
+#[tokio::test]
+async fn a_slow_tool_answering_still_at_it_is_asked_again_until_done() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conn = crate::common::connect(&fixture(&[], dir.path())).await;
+    let out = conn
+        .call("ponder", &json!({"polls": 14}), &CallOptions::default())
+        .await
+        .unwrap_or_else(|e| panic!("ponder: {e}"));
+    assert_eq!(text(&out), "pondered 14");
+    conn.stop().await;
+}
+
+/// Still at it for ever: the call's timeout ends it (counted from the first
+/// such answer), as for a server that says nothing.
+#[tokio::test]
+async fn a_tool_still_at_it_for_ever_times_out() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conn = crate::common::connect(&fixture(&[], dir.path())).await;
+    let options = CallOptions {
+        timeout: Some(std::time::Duration::from_secs(2)),
+        ..CallOptions::default()
+    };
+    let began = std::time::Instant::now();
+    let err = conn
+        .call("ponder", &json!({"polls": 1_000_000}), &options)
+        .await
+        .expect_err("never done");
+    assert!(
+        matches!(err, atelier_mcp::McpError::Timeout { .. }),
+        "a timeout, not {err:?}"
+    );
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(30),
+        "ended by the timeout"
+    );
     conn.stop().await;
 }
