@@ -12,7 +12,8 @@ if [ "${CI:-}" = "true" ]; then
   export CARGO_INCREMENTAL=0
 fi
 
-say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each step says when it began (seconds since the start): where the time goes.
+say() { printf '\033[1m==> [%4d s] %s\033[0m\n' "$SECONDS" "$*" >&2; }
 
 # The desktop app embeds the built UI (tauri.conf.json: ../ui/dist), so
 # the UI is installed, type-checked, built and tested before cargo runs.
@@ -45,3 +46,4 @@ cargo test --locked --workspace --doc
 # The desktop app end to end, under Xvfb (screenshots in target/e2e-screenshots).
 say "end-to-end (the desktop app under Xvfb)"
 bash scripts/e2e.sh
+say "all tests passed"
