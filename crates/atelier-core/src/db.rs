@@ -133,12 +133,7 @@ async fn open_read_only(path: &Path) -> Result<SqlitePool> {
 /// serializes that (a wait for it is told, see [`crate::lock`]).
 async fn migrate(pool: &SqlitePool, db_path: &Path) -> Result<()> {
     let lock_path = db_path.with_extension("db.migrate-lock");
-    let what = async {
-        format!(
-            "the database upgrade in {}",
-            db_path.parent().unwrap_or(db_path).display()
-        )
-    };
+    let what = async { crate::lock::describe(&lock_path) };
     let _lock = FileLock::acquire_async(&lock_path, Place::Create, what).await?;
     refuse_newer(pool, db_path).await?;
     MIGRATOR.run(pool).await?;

@@ -11,9 +11,7 @@ const FORK_STAGING: &str = ".fork-";
 
 /// `<dir>.lock`: the lock of a fork's staging folder, beside it.
 fn lock_of(dir: &std::path::Path) -> std::path::PathBuf {
-    let mut name = dir.as_os_str().to_owned();
-    name.push(".lock");
-    std::path::PathBuf::from(name)
+    crate::lock::beside(dir, ".lock")
 }
 
 /// The folder a fork fills before its commit, `chats/.fork-<id>/`, with its
@@ -37,14 +35,13 @@ impl ForkStaging {
         // A start removes a free lock file with no folder (one a crash left
         // after its fork was put in place): if that was ours, between our
         // open and our lock, it is taken again.
-        for _ in 0..3 {
-            if let Some(lock) = crate::lock::FileLock::acquire_present(&lock)? {
-                return Ok(Self { dir, lock });
-            }
+        match crate::lock::FileLock::acquire_fresh(&lock)? {
+            Some(lock) => Ok(Self { dir, lock }),
+            None => Err(Error::io("lock", &lock)(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "the chats folder is gone",
+            ))),
         }
-        Err(Error::io("lock", &lock)(std::io::Error::other(
-            "another process removed it each time",
-        )))
     }
 
     pub(crate) fn path(&self) -> &std::path::Path {

@@ -82,6 +82,26 @@ impl FileLock {
         Ok(Some(Self::held(file, path, &context)))
     }
 
+    /// The lock of a name just made up (a fresh id's) in a folder that
+    /// exists, for a folder or file to be made beside it. A start or `gc`
+    /// removes a lock file that is free and guards nothing; one that did
+    /// so between this making the file and locking it is beaten by taking
+    /// it again. `None` when `path`'s folder is gone (its owner was
+    /// deleted: it is not made again here).
+    pub fn acquire_fresh(path: &Path) -> Result<Option<Self>> {
+        for _ in 0..3 {
+            if let Some(lock) = Self::acquire_present(path)? {
+                return Ok(Some(lock));
+            }
+            if path.parent().is_some_and(|dir| !dir.is_dir()) {
+                return Ok(None);
+            }
+        }
+        Err(Error::io("lock", path)(std::io::Error::other(
+            "another process removed it each time it was made",
+        )))
+    }
+
     /// Waits for the lock at `path` without holding a thread: the wait ends
     /// when this future is dropped (or the context's token is cancelled).
     /// `what` names what is waited for, in the words of
@@ -229,6 +249,14 @@ fn open_present(path: &Path) -> Result<Option<File>> {
 fn is_removed(file: &File, path: &Path) -> Result<bool> {
     let stat = rustix::fs::fstat(file).map_err(|e| Error::io("stat", path)(e.into()))?;
     Ok(stat.st_nlink == 0)
+}
+
+/// `path` with `suffix` added to its name: `beside(dir, ".lock")` is the
+/// lock file of a folder, next to it (`export-1` → `export-1.lock`).
+pub(crate) fn beside(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
 }
 
 /// What a lock file guards, in a person's words, from where it lies in

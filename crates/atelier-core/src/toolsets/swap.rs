@@ -268,18 +268,11 @@ async fn finish_leftovers(app: &Atelier, id: &str, left: &Leftovers) -> Result<b
     Ok(all)
 }
 
-/// Takes the lock of a new name (a fresh id's) in a folder that exists. A
-/// start removes a lock file that is free and names nothing left; if it
-/// removed this one between its making and our lock, it is made again.
+/// Takes the lock of a new name (a fresh id's) in the toolsets folder,
+/// which exists ([`FileLock::acquire_fresh`]).
 fn lock_fresh(path: &Path) -> Result<FileLock> {
-    for _ in 0..3 {
-        if let Some(lock) = FileLock::acquire_present(path)? {
-            return Ok(lock);
-        }
-    }
-    Err(Error::io("lock", path)(std::io::Error::other(
-        "another process removed it each time",
-    )))
+    FileLock::acquire_fresh(path)?
+        .ok_or_else(|| Error::io("lock", path)(std::io::Error::new(std::io::ErrorKind::NotFound, "its folder is gone")))
 }
 
 /// What an uninstall's folder is named while it waits for the commit.
@@ -287,11 +280,8 @@ const TRASH: &str = ".trash-";
 
 /// `path` with `suffix` added to its name (`.trash-x-1` → `.trash-x-1.lock`).
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
+    crate::lock::beside(path, suffix)
 }
-
 /// The toolset id in a trash folder's name (`.trash-<id>-<uuid>`).
 fn trashed_id(name: &str) -> Option<&str> {
     let rest = name.strip_prefix(TRASH)?;

@@ -31,23 +31,17 @@ impl Staged {
     /// is made by whoever fills it. `kind` is `export` or `upload`.
     pub(crate) fn begin(chat_dir: &Path, kind: &str) -> Result<Self> {
         let dir = chat_dir.join(format!("{kind}-{}", ids::new_id()));
-        let path = lock_of(&dir);
         // A sweep may remove the lock file between its making and our lock
-        // (free, no folder yet): held on a removed file, it would exclude
-        // no one. Taken again then (`None`, also when the chat's folder is
-        // gone: the chat was deleted, and is not made again here).
-        for _ in 0..3 {
-            if let Some(lock) = FileLock::acquire_present(&path)? {
-                return Ok(Self { dir, lock: Some(lock) });
-            }
-            if !chat_dir.is_dir() {
-                break;
+        // (free, no folder yet): `acquire_fresh` takes it again.
+        match FileLock::acquire_fresh(&lock_of(&dir))? {
+            Some(lock) => Ok(Self { dir, lock: Some(lock) }),
+            // The chat was deleted meanwhile: said as the chat being gone,
+            // not as a lock file that could not be made.
+            None => {
+                let id = chat_dir.file_name().map(|n| n.to_string_lossy().into_owned());
+                Err(crate::Error::ChatNotFound(id.unwrap_or_default()))
             }
         }
-        Err(crate::Error::io("lock", &path)(std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            "the chat's folder is gone, or another process removed the lock each time",
-        )))
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -76,9 +70,7 @@ impl Drop for Staged {
 }
 
 fn lock_of(dir: &Path) -> PathBuf {
-    let mut name = dir.as_os_str().to_owned();
-    name.push(".lock");
-    PathBuf::from(name)
+    crate::lock::beside(dir, ".lock")
 }
 
 /// Removes a dead process's staging folder and its lock file.
@@ -146,4 +138,22 @@ fn sweep_lone_lock(dir: &Path, lock: &Path) -> Result<()> {
         drop(held);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Staged;
+
+    /// An export or upload into a chat deleted meanwhile says the chat is
+    /// gone (it said a lock file could not be made, naming its path).
+    #[test]
+    fn a_deleted_chats_staging_says_the_chat_is_gone() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let gone = dir.path().join("chats").join("0199-deleted");
+        match Staged::begin(&gone, "export") {
+            Err(crate::Error::ChatNotFound(id)) => assert_eq!(id, "0199-deleted"),
+            other => panic!("not ChatNotFound: {other:?}"),
+        }
+        assert!(!gone.exists(), "the chat's folder is not made again");
+    }
 }
