@@ -84,14 +84,22 @@ async fn keys_reach_only_their_provider_and_errors_say_what_to_fix() {
     )
     .await;
     assert!(oa.status.success(), "{}", said(&oa));
+    // Added with no --model: it asked for its list to choose one.
+    let rec: serde_json::Value =
+        serde_json::from_slice(&cli(&env, &["--json", "provider", "show", "oa"], &[]).await.stdout).expect("json");
+    assert_eq!(rec["default_model"], "tiny", "{rec}");
     let only_openai = [("OPENAI_API_KEY", "sk-openai-9")];
+    let asked = server.requests().len();
     assert!(
         cli(&env, &["provider", "test", "oa"], &only_openai)
             .await
             .status
             .success()
     );
-    assert_eq!(server.requests()[1].header("authorization"), Some("Bearer sk-openai-9"));
+    assert_eq!(
+        server.requests()[asked].header("authorization"),
+        Some("Bearer sk-openai-9")
+    );
     assert!(
         cli(&env, &["provider", "test", "local"], &only_openai)
             .await
@@ -99,7 +107,7 @@ async fn keys_reach_only_their_provider_and_errors_say_what_to_fix() {
             .success()
     );
     assert_eq!(
-        server.requests()[2].header("authorization"),
+        server.requests()[asked + 1].header("authorization"),
         None,
         "provider local never gets OpenAI's key"
     );
@@ -452,6 +460,53 @@ async fn the_only_provider_answers_unnamed_and_a_second_one_must_be_chosen() {
     assert_eq!(server.requests()[3].json()["model"], "big");
 }
 
+/// A provider saved with no default model (its server was down when it
+/// was added, or `provider add` had no `--model`) gets one at its first
+/// message, chosen as an add chooses: the message is not refused with
+/// "has no default model".
+#[tokio::test]
+async fn a_provider_without_a_default_model_chooses_one_at_the_first_message() {
+    use crate::conversation::{answer, opts, send};
+    use atelier_core::agents::AgentSpec;
+    use atelier_core::conversation::RunStatus;
+    use atelier_core::providers::ProviderSpec;
+
+    let env = Env::new();
+    let models = json!({"data": [{"id": "nomic-embed-text:latest"}, {"id": "llama3.2:latest"}]});
+    let server = ReplayServer::start(vec![Reply::json(200, &models), answer("Hi.")])
+        .await
+        .expect("server");
+    let app = env.app().await;
+    app.providers()
+        .add(&ProviderSpec {
+            id: "local".into(),
+            base_url: Some(server.url("/v1")),
+            ..Default::default()
+        })
+        .await
+        .expect("provider");
+    let mut spec = AgentSpec::new("writer", "Writer");
+    spec.max_steps = 2;
+    app.agents().create(&spec).await.expect("agent");
+    let chat = app.chats().create(Some("Test")).await.expect("chat").id;
+
+    let out = send(&app, &chat, "hello", opts()).await;
+    assert_eq!(out.status, RunStatus::Complete, "{:?}", out.error);
+    let asked = server.requests();
+    assert_eq!(asked[0].path, "/v1/models");
+    assert_eq!(
+        asked[1].json()["model"],
+        "llama3.2:latest",
+        "a chat model, not the embedding one listed first"
+    );
+    let saved = app.providers().get("local").await.expect("provider");
+    assert_eq!(
+        saved.default_model.as_deref(),
+        Some("llama3.2:latest"),
+        "kept as its default"
+    );
+}
+
 /// Ollama's address as people type it, without `/v1`: the model list is
 /// not found there, and the test says where the server does answer
 /// rather than "no model \"\"".
@@ -469,7 +524,21 @@ async fn a_base_url_without_v1_is_named_as_the_fix() {
     .await
     .expect("server");
     let origin = server.url("");
-    let added = cli(&env, &["provider", "add", "ollama", "--base-url", &origin], &[]).await;
+    // With its model named, the add asks the server nothing.
+    let added = cli(
+        &env,
+        &[
+            "provider",
+            "add",
+            "ollama",
+            "--base-url",
+            &origin,
+            "--model",
+            "qwen2.5:0.5b",
+        ],
+        &[],
+    )
+    .await;
     assert!(added.status.success(), "{}", said(&added));
 
     let listed = cli(&env, &["provider", "models", "ollama"], &[]).await;

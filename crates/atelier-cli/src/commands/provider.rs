@@ -46,11 +46,13 @@ pub(crate) async fn run(app: &Atelier, cmd: ProviderCommand, json: bool) -> anyh
                     .with_context(|| format!("--header {h:?}: expected NAME=VALUE"))?;
                 spec.headers.insert(k.trim().to_owned(), v.trim().to_owned());
             }
-            let mut rec = providers.add(&spec).await?;
-            if key {
-                let value = super::secrets::read_value(&format!("the API key of provider {id}"))?;
-                rec = providers.set_secret(&id, None, value).await?;
-            }
+            let key = match key {
+                true => Some(super::secrets::read_value(&format!("the API key of provider {id}"))?),
+                false => None,
+            };
+            // As the app's add forms: a key that cannot be kept undoes the
+            // add, and with no --model its chat model is chosen now.
+            let rec = providers.add_with_key(&spec, key).await?;
             if json {
                 output::json(&rec)?;
             } else {

@@ -153,16 +153,36 @@ impl Conversation<'_> {
         // The chat's model is its provider's: another provider named for
         // this message brings its own (its default, the agent's for it).
         let same_provider = chat.provider_id.as_deref() == Some(provider_id.as_str());
-        let model = opts
+        let named = opts
             .model
             .clone()
-            .or_else(|| chat.model.clone().filter(|_| same_provider || chat.provider_id.is_none()))
-            .or_else(|| agent_model.filter(|m| m.provider == provider_id).map(|m| m.model.clone()))
-            .or_else(|| provider.default_model.clone())
-            .ok_or_else(|| Error::InvalidData {
-                what: "model",
-                reason: format!("provider {provider_id:?} has no default model: give --model (see `atelier provider models {provider_id}`)"),
-            })?;
+            .or_else(|| {
+                chat.model
+                    .clone()
+                    .filter(|_| same_provider || chat.provider_id.is_none())
+            })
+            .or_else(|| {
+                agent_model
+                    .filter(|m| m.provider == provider_id)
+                    .map(|m| m.model.clone())
+            })
+            .or_else(|| provider.default_model.clone());
+        let model = match named {
+            Some(model) => model,
+            // Added while its server was down (or before it had a model):
+            // given one now, as an add would have.
+            None => self
+                .app
+                .providers()
+                .give_default_model(&provider_id)
+                .await?
+                .ok_or_else(|| Error::InvalidData {
+                    what: "model",
+                    reason: format!(
+                        "provider {provider_id:?} has no default model, and none could be chosen from its model list (`atelier provider test {provider_id}` says why): give --model"
+                    ),
+                })?,
+        };
         // The switcher sends its choice with every message: written only
         // when it changes the chat's.
         let changed = chat.provider_id.as_deref() != Some(&provider_id) || chat.model.as_deref() != Some(&model);
