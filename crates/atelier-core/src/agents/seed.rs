@@ -52,4 +52,50 @@ mod tests {
         assert!(!toolsets.contains(&"app-builder".to_owned()), "{toolsets:?}");
         assert!(toolsets.contains(&"csv-report".to_owned()), "{toolsets:?}");
     }
+
+    /// An empty data dir opened read-only (a copy, a mount) is shown empty:
+    /// installing the examples into it failed, and the app did not start.
+    #[tokio::test]
+    async fn an_empty_read_only_data_dir_is_not_seeded() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let data = dir.path().join("data");
+        Atelier::open(DataDir::new(data.clone()))
+            .await
+            .expect("made")
+            .close()
+            .await;
+        let locked = ReadOnly::make(&data);
+        let app = Atelier::open(DataDir::new(data.clone()))
+            .await
+            .expect("opened read-only");
+        assert!(app.data_dir().is_read_only());
+        assert!(app.agents().seed_if_fresh().await.expect("seed").is_empty());
+        assert!(app.toolsets().list().await.expect("list").is_empty());
+        app.close().await;
+        drop(locked);
+    }
+
+    /// Makes a folder read-only for this process until dropped: as root
+    /// (who writes through modes) immutable, else without write modes.
+    struct ReadOnly(std::path::PathBuf, bool);
+
+    impl ReadOnly {
+        fn make(dir: &std::path::Path) -> Self {
+            let root = rustix::process::geteuid().is_root();
+            let (tool, flag) = if root { ("chattr", "+i") } else { ("chmod", "a-w") };
+            let status = std::process::Command::new(tool).args(["-R", flag]).arg(dir).status();
+            assert!(status.is_ok_and(|s| s.success()), "{tool} -R {flag} {}", dir.display());
+            Self(dir.to_owned(), root)
+        }
+    }
+
+    impl Drop for ReadOnly {
+        fn drop(&mut self) {
+            let (tool, flag) = if self.1 { ("chattr", "-i") } else { ("chmod", "u+w") };
+            let _ = std::process::Command::new(tool)
+                .args(["-R", flag])
+                .arg(&self.0)
+                .status();
+        }
+    }
 }

@@ -52,6 +52,10 @@ impl Toolsets<'_> {
     /// calls `Agents::seed_if_fresh`, which also puts them on the
     /// Assistant's allowlist.
     pub(crate) async fn seed_if_fresh(&self) -> Result<Vec<ImportReport>> {
+        // A read-only data dir (a copy, a mount) is shown as it is.
+        if self.app.data_dir().is_read_only() {
+            return Ok(Vec::new());
+        }
         if self.list().await?.is_empty() && self.app.chats().list().await?.is_empty() {
             self.install_examples().await
         } else {
