@@ -122,16 +122,45 @@ impl Notices {
     }
 
     fn log(&self, params: &LoggingMessageNotificationParam) {
-        let data = match &params.data {
-            serde_json::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        let level = serde_json::to_value(params.level)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
-        self.log.push(&format!("[{level}] {data}"));
+        self.log.push(&log_line(params));
     }
+}
+
+/// A log notification as the line a person reads among the call's
+/// output: "[info] words". A record with a `msg` or `message` (FastMCP
+/// sends `{"msg": …, "extra": …}`) gives its words first and whatever
+/// else it holds after them, as JSON; other data is JSON as sent.
+fn log_line(params: &LoggingMessageNotificationParam) -> String {
+    use serde_json::Value;
+    let data = match &params.data {
+        Value::String(s) => s.clone(),
+        Value::Object(fields) => {
+            let words = ["msg", "message"]
+                .into_iter()
+                .find_map(|k| fields.get(k).and_then(Value::as_str).map(|w| (k, w)));
+            match words {
+                Some((key, words)) => {
+                    let said = |v: &Value| !(v.is_null() || v.as_object().is_some_and(|o| o.is_empty()));
+                    let rest: serde_json::Map<String, Value> = fields
+                        .iter()
+                        .filter(|(k, v)| k.as_str() != key && said(v))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
+                    match rest.is_empty() {
+                        true => words.to_owned(),
+                        false => format!("{words} {}", Value::Object(rest)),
+                    }
+                }
+                None => params.data.to_string(),
+            }
+        }
+        other => other.to_string(),
+    };
+    let level = serde_json::to_value(params.level)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    format!("[{level}] {data}")
 }
 
 impl Watch {
@@ -195,5 +224,33 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrder<T> {
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         self.inner.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+    use serde_json::json;
+
+    fn line(data: serde_json::Value) -> String {
+        super::log_line(&LoggingMessageNotificationParam::new(LoggingLevel::Info, data))
+    }
+
+    /// FastMCP's `ctx.info("…")` came out as `{"msg":"…","extra":null}`.
+    #[test]
+    fn a_log_record_says_its_words_first() {
+        assert_eq!(line(json!("plain words")), "[info] plain words");
+        assert_eq!(
+            line(json!({"msg": "Reading 3 files", "extra": null})),
+            "[info] Reading 3 files"
+        );
+        assert_eq!(line(json!({"msg": "Read", "extra": {}})), "[info] Read");
+        assert_eq!(
+            line(json!({"msg": "Read", "extra": {"files": 3}})),
+            r#"[info] Read {"extra":{"files":3}}"#
+        );
+        assert_eq!(line(json!({"message": "done", "ms": 12})), r#"[info] done {"ms":12}"#);
+        assert_eq!(line(json!({"count": 1})), r#"[info] {"count":1}"#);
+        assert_eq!(line(json!(42)), "[info] 42");
     }
 }

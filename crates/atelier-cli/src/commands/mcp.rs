@@ -351,7 +351,7 @@ fn state(s: &ServerRecord) -> &'static str {
 fn tool_count(s: &ServerRecord) -> String {
     s.tools
         .as_ref()
-        .map_or_else(|| "- tools".to_owned(), |t| format!("{} tools", t.len()))
+        .map_or_else(|| "- tools".to_owned(), |t| tools_word(t.len()))
 }
 
 fn declared_by(s: &ServerRecord) -> String {
@@ -370,9 +370,15 @@ pub(super) fn connected(s: &ServerRecord) -> String {
     // What a server says of itself (its name, its tools' names) reaches
     // the terminal escaped.
     let names: Vec<String> = tools.iter().map(|t| output::shown(&t.name).into_owned()).collect();
-    let who = match (&s.server_name, &s.server_version) {
-        (Some(n), Some(v)) => format!("{} {}", output::shown(n), output::shown(v)),
-        (Some(n), None) => output::shown(n).into_owned(),
+    // A name or version a server leaves empty is no word.
+    fn said(v: Option<&str>) -> Option<String> {
+        v.map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(|v| output::shown(v).into_owned())
+    }
+    let who = match (said(s.server_name.as_deref()), said(s.server_version.as_deref())) {
+        (Some(n), Some(v)) => format!("{n} {v}"),
+        (Some(n), None) => n,
         _ => "it".to_owned(),
     };
     let protocol = s
@@ -385,11 +391,20 @@ pub(super) fn connected(s: &ServerRecord) -> String {
         .iter()
         .map(|w| format!("\nwarning: {}", output::shown_lines(w)))
         .collect();
-    format!(
-        "connected to {who}{protocol}, {} tools: {}{warnings}",
-        tools.len(),
-        names.join(", ")
-    )
+    let listed = match names.is_empty() {
+        true => tools_word(0),
+        false => format!("{}: {}", tools_word(names.len()), names.join(", ")),
+    };
+    format!("connected to {who}{protocol}, {listed}{warnings}")
+}
+
+/// "1 tool", "3 tools", "no tools".
+fn tools_word(n: usize) -> String {
+    match n {
+        0 => "no tools".to_owned(),
+        1 => "1 tool".to_owned(),
+        n => format!("{n} tools"),
+    }
 }
 
 fn runs(s: &ServerRecord) -> String {
@@ -486,5 +501,43 @@ fn print_stderr_tail(lines: &[String]) {
     // as everything else it says.
     for l in tail {
         println!("  | {}", output::shown(l));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use atelier_core::mcp::ServerRecord;
+    use serde_json::json;
+
+    fn server(version: &str, tools: &[&str]) -> ServerRecord {
+        let tools: Vec<_> = tools
+            .iter()
+            .map(|n| json!({"name": n, "title": null, "description": "", "input_schema": {}, "read_only": false, "destructive": false}))
+            .collect();
+        serde_json::from_value(json!({
+            "id": "files", "transport": "stdio", "command": "files-mcp", "args": [], "url": null,
+            "env_keys": [], "header_keys": [], "enabled": true, "active": true, "user_declared": true,
+            "toolsets": [], "scope": "shared", "tools": tools, "server_name": "files", "server_version": version,
+            "protocol_version": "2025-06-18", "listed_at": null, "last_error": null
+        }))
+        .expect("a server record")
+    }
+
+    /// `mcp add` said "connected to files  (protocol …), 1 tools: read"
+    /// for a server with an empty version.
+    #[test]
+    fn the_connection_line_counts_its_tools_in_words() {
+        assert_eq!(
+            super::connected(&server("", &["read"])),
+            "connected to files (protocol 2025-06-18), 1 tool: read"
+        );
+        assert_eq!(
+            super::connected(&server("1.2.0", &["read", "write"])),
+            "connected to files 1.2.0 (protocol 2025-06-18), 2 tools: read, write"
+        );
+        assert_eq!(
+            super::connected(&server("1.2.0", &[])),
+            "connected to files 1.2.0 (protocol 2025-06-18), no tools"
+        );
     }
 }
