@@ -81,11 +81,11 @@ impl Toolsets<'_> {
             .collect())
     }
 
-    /// Fails unless the servers of toolset `id` read `${name}`.
-    async fn check_reference(&self, id: &str, name: &str) -> Result<()> {
+    /// The references of toolset `id`; fails unless its servers read `${name}`.
+    async fn check_reference(&self, id: &str, name: &str) -> Result<Vec<EnvReference>> {
         let refs = self.env_references(id).await?;
         if refs.iter().any(|r| r.name == name) {
-            return Ok(());
+            return Ok(refs);
         }
         let read: Vec<String> = refs.iter().map(|r| format!("${{{}}}", r.name)).collect();
         Err(Error::InvalidData {
@@ -106,7 +106,7 @@ impl Toolsets<'_> {
     /// server already running keeps the value it started with until it
     /// starts again.
     pub async fn set_env_secret(&self, id: &str, name: &str, value: Secret) -> Result<Vec<EnvReference>> {
-        self.check_reference(id, name).await?;
+        let refs = self.check_reference(id, name).await?;
         if value.expose().is_empty() {
             return Err(Error::InvalidData {
                 what: "toolset secret",
@@ -118,17 +118,25 @@ impl Toolsets<'_> {
             .set(&Owner::Toolset(id.to_owned()), name, value)
             .await?;
         tracing::info!(toolset = %id, key = %name, "stored a value its servers read");
-        self.env_references(id).await
+        Ok(with_stored(refs, name, true))
     }
 
     /// Removes the stored value of `${name}` for toolset `id`; the
     /// references afterwards.
     pub async fn unset_env_secret(&self, id: &str, name: &str) -> Result<Vec<EnvReference>> {
-        self.check_reference(id, name).await?;
+        let refs = self.check_reference(id, name).await?;
         self.app.secrets().unset(&Owner::Toolset(id.to_owned()), name).await?;
         tracing::info!(toolset = %id, key = %name, "removed a value its servers read");
-        self.env_references(id).await
+        Ok(with_stored(refs, name, false))
     }
+}
+
+/// `refs` after `${name}`'s value was stored or removed (not read again).
+fn with_stored(mut refs: Vec<EnvReference>, name: &str, stored: bool) -> Vec<EnvReference> {
+    for r in refs.iter_mut().filter(|r| r.name == name) {
+        r.stored = stored;
+    }
+    refs
 }
 
 #[cfg(test)]
