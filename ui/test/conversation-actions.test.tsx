@@ -271,6 +271,24 @@ describe("the agent switcher", () => {
     await waitFor(() => expect(b.runs).toHaveLength(1));
     expect(b.run().args.options).toMatchObject({ agent_id: "researcher", provider_id: null, model: null });
   });
+
+  it("leaves the model to the agent's own when no provider has a default (no guess sent for it)", async () => {
+    const b = chatBackend({
+      providers: [provider({ default_model: null })],
+      extra: {
+        list_agents: () => [
+          agent({ id: "assistant", name: "Assistant", model: { provider: "ollama", model: "llama3.2:3b" } }),
+        ],
+      },
+    });
+    const box = await openChat();
+    const model = screen.getByRole("combobox", { name: "Model" });
+    await waitFor(() => expect(model).toHaveTextContent("llama3.2:3b · ollama (agent's)"));
+    await userEvent.type(box, "hi{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    // Before, the provider's first model went with the message and became the chat's.
+    expect(b.run().args.options).toMatchObject({ provider_id: null, model: null });
+  });
 });
 
 describe("a chat's model settings", () => {

@@ -14,6 +14,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { NEUTRAL, SHARED_READS } from "../src/api";
+import { ASSISTANT_ID } from "../src/lib/assistant";
 
 import {
   ROOT,
@@ -126,6 +128,27 @@ describe("the IPC contract", () => {
   it("holds between command_names.rs, the Rust functions, api.ts and test/ipc.ts", () => {
     const problems = contractProblems(registered, commands, invokes, answers);
     expect(problems, `\n${problems.join("\n")}\n`).toEqual([]);
+  });
+
+  it("knows the Assistant by the core's id for it", () => {
+    const agents = readFileSync(join(ROOT, "crates", "atelier-core", "src", "agents", "mod.rs"), "utf8");
+    expect(/pub const ASSISTANT: &str = "([^"]+)";/.exec(agents)?.[1]).toBe(ASSISTANT_ID);
+  });
+
+  // api.ts's hand lists of commands that change nothing (NEUTRAL) and of
+  // reads shared while under way: a name that is no command (renamed) is
+  // a read that silently stopped being shared, or a change that forgets
+  // no read; a new list_/get_ read left out is fetched again after it.
+  it("names only real commands in api.ts's NEUTRAL and SHARED_READS, and every list_/get_ read in one", () => {
+    const known = new Set(registered);
+    const stray = [...NEUTRAL, ...SHARED_READS].filter((name) => !known.has(name));
+    expect(stray).toEqual([]);
+    // Named as reads, but they change what other reads answer.
+    const changing = new Set(["list_mcp_server"]); // connects, saves what the server lists
+    const unsorted = registered.filter(
+      (name) => /^(list|get)_/.test(name) && !NEUTRAL.has(name) && !SHARED_READS.has(name) && !changing.has(name),
+    );
+    expect(unsorted).toEqual([]);
   });
 });
 

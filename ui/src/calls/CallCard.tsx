@@ -61,7 +61,7 @@ export function CallCard({
           {call.tool_id}
         </code>
         <Badge tone={STATUS_TONE[status]}>{status.replace(/_/g, " ")}</Badge>
-        <span className="muted small">{formatTime(call.started_at)}</span>
+        <span className="muted small">{formatTime(call.started_at, { seconds: true })}</span>
         {onRerun !== undefined && (
           <button
             type="button"

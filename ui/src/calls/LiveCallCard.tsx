@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from "react";
 import { api } from "../api";
 import { Badge, ErrorBox } from "../components/feedback";
-import { formatBytes } from "../lib/format";
+import { formatBytes, formatTime } from "../lib/format";
 import { pretty } from "../lib/json";
 import { useRuns, type Decision, type LiveCall } from "./runs";
 
@@ -146,7 +146,7 @@ function LiveProgress({ call }: { call: LiveCall }) {
     <section className="live-run" aria-label="Running" aria-live="polite">
       <div className="live-status">
         <p className="muted small">
-          Started {new Date(call.startedAt).toLocaleTimeString()}
+          Started {formatTime(call.startedAt, { seconds: true })}
           {walking && (
             <>
               {" · recording the workspace: "}

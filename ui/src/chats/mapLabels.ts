@@ -9,6 +9,7 @@
  */
 import type { MessageNode, ToolCallRecord } from "../bindings";
 import { shownStatus } from "../lib/callStatus";
+import { formatTime } from "../lib/format";
 import { markdownWords } from "../renderers/markdown";
 
 /**
@@ -100,18 +101,6 @@ function answerWords(node: MessageNode): string {
     : "answer";
 }
 
-// One formatter for all nodes: toLocaleDateString builds a new one per call.
-const DAY = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
-
-/** Local wall-clock time ("12:04"), with the day when it is not today. */
-export function clock(iso: string, now: Date = new Date()): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return "";
-  const time = `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
-  if (d.toDateString() === now.toDateString()) return time;
-  return `${DAY.format(d)} ${time}`;
-}
-
 /** What the node is, without its position: "csv_report.summarize", "Edit: 2 changed". */
 function what(node: MessageNode, call: ToolCallRecord | null): string {
   switch (nodeKind(node)) {
@@ -136,7 +125,7 @@ function what(node: MessageNode, call: ToolCallRecord | null): string {
 
 /** "Step 3: csv_report.summarize, 12:04" — the node's accessible name. */
 export function nodeLabel(node: MessageNode, depth: number, call: ToolCallRecord | null): string {
-  const when = clock(node.created_at);
+  const when = formatTime(node.created_at);
   const body = depth === 0 ? what(node, call) : `Step ${depth}: ${what(node, call)}`;
   return when === "" ? body : `${body}, ${when}`;
 }

@@ -62,13 +62,14 @@ export function useChatPane({
     [],
   );
   const runs = useChatRuns({ chats, info, onOpenSettings, onOpenOptions: openOptions, onRunEnd });
-  const choice = useChoice(runs.chat, info);
   const agentId = useAgentChoice(runs.chat);
+  // Null: they cannot be listed (the chat's agent is shown as it is).
+  const [agents] = useLoad(() => api.listAgents(), `agents-${shown.times}`);
+  const agentModel = agents.data?.find((a) => a.id === agentId)?.model ?? null;
+  const choice = useChoice(runs.chat, info, agentModel);
   // Retry and Edit answer with what the switchers say now, as Send does.
   const { remember } = runs;
   useEffect(() => remember(choice, agentId), [remember, choice, agentId]);
-  // Null: they cannot be listed (the chat's agent is shown as it is).
-  const [agents] = useLoad(() => api.listAgents(), `agents-${shown.times}`);
   const records = useRunField(chatId, (r) => r?.records ?? null);
   const handRun = useRuns().live.some((l) => l.chatId === chatId);
   const runWindow = useRunField(chatId, (r) => r?.contextWindow ?? null);

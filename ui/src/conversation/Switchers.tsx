@@ -5,6 +5,7 @@
 
 import { useSyncExternalStore } from "react";
 import type { Agent, AgentModel, Chat } from "../bindings";
+import { ASSISTANT_ID } from "../lib/assistant";
 import type { ProviderInfo } from "./useProviders";
 import { providerTitle } from "./useProviders";
 
@@ -26,11 +27,14 @@ export function choose(chatId: string, c: Choice) {
 }
 
 /** The model a chat talks to next: chosen here, else the chat's, else null (its agent's or the only provider's default). */
-export function useChoice(chat: Chat | null, info: ProviderInfo): Choice | null {
+export function useChoice(chat: Chat | null, info: ProviderInfo, agentModel: AgentModel | null): Choice | null {
   // Before the first message there is no chat yet: its choice waits under "".
   const picked = useSyncExternalStore(subscribe, () => chosen.get(chat?.id ?? ""));
   if (picked !== undefined) return picked;
   if (chat?.provider_id != null && chat.model !== null) return { providerId: chat.provider_id, model: chat.model };
+  // The core answers with the agent's own model: a guess sent with the
+  // message would become the chat's choice instead of it.
+  if (agentModel !== null) return null;
   // The core falls back on a provider's default model. Without one (a
   // provider added from the CLI, or whose list did not come when it was
   // added), the first model a provider offers is the one the core would
@@ -134,7 +138,7 @@ export function chooseAgent(chatId: string, agentId: string) {
 /** The agent a chat talks to next: chosen here, else the chat's, else the Assistant. */
 export function useAgentChoice(chat: Chat | null): string {
   const picked = useSyncExternalStore(subscribe, () => agentChosen.get(chat?.id ?? ""));
-  return picked ?? chat?.agent_id ?? "assistant";
+  return picked ?? chat?.agent_id ?? ASSISTANT_ID;
 }
 
 /**

@@ -7,6 +7,7 @@ import { useCallback, useEffect, useMemo, useRef } from "react";
 import { api } from "../api";
 import type { Chat, ChatEvent, RunChoice, RunOutcome } from "../bindings";
 import type { Chats } from "../chats/useChats";
+import { ASSISTANT_ID } from "../lib/assistant";
 import type { ConversationActions } from "./context";
 import type { Choice } from "./Switchers";
 import { startRun, stopRun, useRunField, type RunKind } from "./runStore";
@@ -87,7 +88,7 @@ export function useChatRuns({
     (id: string, choice: Choice | null, agentId: string | null): RunChoice => ({
       // Sent only when it changes the chat's (it becomes the chat's).
       agent_id:
-        agentId === null || agentId === (chats.load.data?.find((c) => c.id === id)?.agent_id ?? "assistant")
+        agentId === null || agentId === (chats.load.data?.find((c) => c.id === id)?.agent_id ?? ASSISTANT_ID)
           ? null
           : agentId,
       provider_id: choice?.providerId ?? null,

@@ -28,15 +28,26 @@ export function formatProblem(p: Problem): string {
   return out;
 }
 
-/** `14:03:22` for today, else a short date and time. */
-export function formatTime(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const now = new Date();
-  const sameDay = d.toDateString() === now.toDateString();
-  return sameDay
-    ? d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" })
-    : d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+// One set of formatters for every view (building one per call is slow):
+// the person's locale, with its 12 or 24 hours.
+const TIME = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+const TIME_SECONDS = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+const DAY = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric" });
+const DAY_YEAR = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
+
+/**
+ * When something happened, said the same way in every view: the time
+ * ("14:03", or "02:03 PM" where the locale says so), with seconds when
+ * `seconds`, after the day when it is not today ("Nov 19 14:03") and the
+ * year when it is not this year. `when`: an ISO timestamp or epoch ms.
+ */
+export function formatTime(when: string | number, { seconds = false, now = new Date() } = {}): string {
+  const d = new Date(when);
+  if (Number.isNaN(d.getTime())) return typeof when === "string" ? when : "";
+  const time = (seconds ? TIME_SECONDS : TIME).format(d);
+  if (d.toDateString() === now.toDateString()) return time;
+  const day = d.getFullYear() === now.getFullYear() ? DAY : DAY_YEAR;
+  return `${day.format(d)} ${time}`;
 }
 
 /** The last path segment, for either separator. */

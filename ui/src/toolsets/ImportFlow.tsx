@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { api, isIpcError, type ImportProgress } from "../api";
 import type { BundleReport, ImportReport, ToolsetRecord } from "../bindings";
 import { ErrorBox, Spinner } from "../components/feedback";
+import { ASSISTANT_ID } from "../lib/assistant";
 import { baseName } from "../lib/format";
 import { ConsentPanel } from "./ConsentPanel";
 import { ImportProgressBar } from "./ImportProgressBar";
@@ -111,7 +112,7 @@ export function ImportFlow({
   const install = async (report: BundleReport, choices: ConsentChoices) => {
     const existing = existingFor(report);
     const force = existing !== null && existing.version === report.version;
-    const agents = existing === null && choices.forAssistant ? ["assistant"] : [];
+    const agents = existing === null && choices.forAssistant ? [ASSISTANT_ID] : [];
     setPhase({ step: "installing", report, choices, progress: null });
     onBusy(true);
     try {

@@ -64,7 +64,7 @@ export function nodeChoices(
     const where = depth === 0 ? "Start" : `Step ${depth}`;
     const version = siblings.length > 1 ? ` (${siblings.indexOf(node.id) + 1}/${siblings.length})` : "";
     const now = node.id === current ? " · current" : "";
-    const label = `${where}${version} · ${nodeKind(node, toolOf)} · ${formatTime(node.created_at)}${now}`;
+    const label = `${where}${version} · ${nodeKind(node, toolOf)} · ${formatTime(node.created_at, { seconds: true })}${now}`;
     (node.on_active_branch ? active : other).push({ id: node.id, label });
     for (let i = node.children.length - 1; i >= 0; i--) {
       const child = byId.get(node.children[i]!);

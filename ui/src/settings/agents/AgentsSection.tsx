@@ -14,13 +14,11 @@ import { api } from "../../api";
 import type { Agent, SavedAgent } from "../../bindings";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorBox, Spinner } from "../../components/feedback";
+import { ASSISTANT_ID } from "../../lib/assistant";
 import { useLoad } from "../../lib/useLoad";
 import { AgentEditor, type EditorSources } from "./AgentEditor";
 import { FeatureLoss, ToolWarnings } from "./AgentToolsPreview";
 import { toolsSummary } from "./agentForm";
-
-/** The core's Assistant (`agents::ASSISTANT`): it answers where no agent is named, and stays. */
-const ASSISTANT_ID = "assistant";
 
 /** The agents and what the form offers (providers, toolsets, MCP servers), read together. */
 async function readAll(): Promise<{ agents: Agent[]; sources: EditorSources }> {
