@@ -62,8 +62,9 @@ Tools, and the client behaviour each one is there to test:
   guard pattern of some frameworks writes it), then returns "answer:
   ACTION" with the action the client's retry gave (e.g. "decline"). For a
   server asking for input a client does not offer.
-- ponder(polls) answers `InputRequiredResult` with only its `request_state`
-  (nothing asked: "still at it") `polls` times, then "pondered N". For a
+- ponder(polls, progress=False) answers `InputRequiredResult` with only its
+  `request_state` (nothing asked: "still at it") `polls` times, then
+  "pondered N"; with `progress`, each answer reports progress first. For a
   slow tool of the newest protocol polled past the rounds that ask.
 
 Flags:
@@ -311,9 +312,13 @@ async def ask_anyway(ctx: Context) -> InputRequiredResult | CallToolResult:
 
 
 @server.tool()
-async def ponder(ctx: Context, polls: int) -> InputRequiredResult | CallToolResult:
-    """Answers only its state (input_required, nothing asked) `polls` times, then "pondered N"."""
+async def ponder(ctx: Context, polls: int, progress: bool = False) -> InputRequiredResult | CallToolResult:
+    """Answers only its state (input_required, nothing asked) `polls` times, then "pondered N".
+
+    With `progress`, each answer also reports progress (done of polls)."""
     done = int(ctx.request_state or 0)
+    if progress:
+        await ctx.report_progress(done, polls, "pondering")
     if done >= polls:
         return CallToolResult(content=[TextContent(type="text", text=f"pondered {done}")])
     return InputRequiredResult(request_state=str(done + 1))

@@ -15,6 +15,7 @@
 //! `input::MAX_ROUNDS` times.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ServerResult};
@@ -132,8 +133,11 @@ impl Connection {
         // answering only "still at it" (its state back, nothing asked).
         let (mut rounds, mut polls) = (0, 0u32);
         let mut polling_since: Option<Instant> = None;
+        // Set by any progress of the call's rounds: news, which starts the
+        // timeout of a server still at it again, as it does within a round.
+        let heard = Arc::new(AtomicBool::new(false));
         let result = loop {
-            match self.round(params.clone(), options, ceiling_at).await? {
+            match self.round(params.clone(), options, ceiling_at, &heard).await? {
                 ServerResult::CallToolResult(r) => break r,
                 // A result with nothing in it (`{}`), as rmcp's own helper
                 // takes it: the tool ran and had nothing to say.
@@ -159,8 +163,12 @@ impl Connection {
                         // Only its state back: the server is still at it. A
                         // slow tool is asked again, not counted as a round;
                         // being still at it is no news, so the call's timeout
-                        // runs from the first such answer (and its ceiling).
+                        // runs from the first such answer, or from its last
+                        // progress (and its ceiling holds).
                         polls += 1;
+                        if heard.swap(false, Ordering::Relaxed) {
+                            polling_since = None;
+                        }
                         let since = *polling_since.get_or_insert_with(Instant::now);
                         let wait = Duration::from_millis((50u64 << polls.min(3)).min(250));
                         pause(wait, since, options, ceiling_at).await?;
@@ -193,14 +201,15 @@ impl Connection {
 
 impl Connection {
     /// One `tools/call` request and its answer, within the call's timeout
-    /// (each progress notification starts it again), its ceiling (from the
-    /// call's start, `ceiling_at`) and its cancel; a timeout or a cancel
-    /// tells the server.
+    /// (each progress notification starts it again, and sets `heard`), its
+    /// ceiling (from the call's start, `ceiling_at`) and its cancel; a
+    /// timeout or a cancel tells the server.
     async fn round(
         &self,
         params: CallToolRequestParams,
         options: &CallOptions,
         ceiling_at: Option<(Instant, Duration)>,
+        heard: &Arc<AtomicBool>,
     ) -> Result<ServerResult, McpError> {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let mut handle = match self
@@ -216,9 +225,10 @@ impl Connection {
         // Every progress of the call is news: it starts the timeout again.
         let news = Arc::new(Notify::new());
         let sink: ProgressSink = {
-            let (news, caller) = (Arc::clone(&news), options.progress.clone());
+            let (news, heard, caller) = (Arc::clone(&news), Arc::clone(heard), options.progress.clone());
             Arc::new(move |p| {
                 news.notify_one();
+                heard.store(true, Ordering::Relaxed);
                 if let Some(caller) = &caller {
                     caller(p);
                 }

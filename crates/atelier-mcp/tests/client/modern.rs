@@ -9,7 +9,9 @@
 //!   answered `input_required` (SEP-2322) is called again with the answers;
 //!   [`a_slow_tool_answering_still_at_it_is_asked_again_until_done`] and
 //!   [`a_tool_still_at_it_for_ever_times_out`]: one answering only its state
-//!   is asked again, within the call's timeout, not its rounds.
+//!   is asked again, within the call's timeout, not its rounds, and
+//!   [`a_tool_still_at_it_with_progress_runs_past_its_timeout`]: progress is
+//!   news for it too.
 
 use std::sync::Arc;
 
@@ -104,13 +106,39 @@ async fn a_tool_still_at_it_for_ever_times_out() {
         .call("ponder", &json!({"polls": 1_000_000}), &options)
         .await
         .expect_err("never done");
+    // The timeout's, not the ceiling's (ten timeouts).
     assert!(
-        matches!(err, atelier_mcp::McpError::Timeout { .. }),
-        "a timeout, not {err:?}"
+        matches!(err, atelier_mcp::McpError::Timeout { after } if after == std::time::Duration::from_secs(2)),
+        "a timeout after 2 s, not {err:?}"
     );
     assert!(
-        began.elapsed() < std::time::Duration::from_secs(30),
+        began.elapsed() < std::time::Duration::from_secs(8),
         "ended by the timeout"
+    );
+    conn.stop().await;
+}
+
+/// Still at it, but reporting progress with each answer: news, so it is
+/// polled past its timeout (as a call reporting progress runs past it),
+/// within the ceiling. Before, the clock of the answers that ask nothing
+/// never started again.
+#[tokio::test]
+async fn a_tool_still_at_it_with_progress_runs_past_its_timeout() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let conn = crate::common::connect(&fixture(&[], dir.path())).await;
+    let options = CallOptions {
+        timeout: Some(std::time::Duration::from_secs(1)),
+        ..CallOptions::default()
+    };
+    let began = std::time::Instant::now();
+    let out = conn
+        .call("ponder", &json!({"polls": 12, "progress": true}), &options)
+        .await
+        .unwrap_or_else(|e| panic!("ponder with progress: {e}"));
+    assert_eq!(text(&out), "pondered 12");
+    assert!(
+        began.elapsed() > std::time::Duration::from_secs(1),
+        "it did take longer than the timeout"
     );
     conn.stop().await;
 }
