@@ -179,7 +179,7 @@ impl Conversation<'_> {
                 .ok_or_else(|| Error::InvalidData {
                     what: "model",
                     reason: format!(
-                        "provider {provider_id:?} has no default model, and none could be chosen from its model list (`atelier provider test {provider_id}` says why): give --model"
+                        "provider {provider_id:?} has no default model, and none could be chosen from its model list (Test connection in Settings, or `atelier provider test {provider_id}`, says why): choose a model"
                     ),
                 })?,
         };

@@ -145,14 +145,15 @@ impl Providers<'_> {
         Ok(Err(atelier_llm::Error { message, ..e }))
     }
 
-    /// The model a provider added with none is given: [`choose_model`] of
-    /// what it lists now, saved as its default model. None when it has one,
-    /// lists nothing, or cannot be asked within `LIST_WAIT` (it stays
-    /// without, and a chat names its model); the add stands either way.
+    /// The provider's default model: the one it has (another process may
+    /// have given it one meanwhile), else [`choose_model`] of what it lists
+    /// now, saved as its default. None when it lists nothing or cannot be
+    /// asked within `LIST_WAIT` (it stays without, and a chat names its
+    /// model); an add stands either way.
     pub(crate) async fn give_default_model(&self, id: &str) -> Result<Option<String>> {
         let rec = self.get(id).await?;
         if rec.default_model.is_some() {
-            return Ok(None);
+            return Ok(rec.default_model);
         }
         let listed = tokio::time::timeout(LIST_WAIT, self.listing(id)).await;
         let models = match listed {
