@@ -200,7 +200,15 @@ describe("a value its servers read, in the toolset's details", () => {
     await userEvent.click(within(section).getByRole("button", { name: "Replace SLACK_TOKEN" }));
     expect(within(section).getByLabelText("Value of SLACK_TOKEN")).toHaveAttribute("type", "password");
     await userEvent.click(within(section).getByRole("button", { name: "Keep the stored SLACK_TOKEN" }));
+    // Removing asks first: the servers stop starting, and a value the
+    // bundle brought cannot be typed back.
     await userEvent.click(within(section).getByRole("button", { name: "Remove SLACK_TOKEN" }));
+    const ask = await screen.findByRole("alertdialog", { name: "Remove $SLACK_TOKEN?" });
+    expect(ask).toHaveTextContent("Its servers (server files) will not start until it is set again.");
+    await userEvent.click(within(ask).getByRole("button", { name: "Cancel" }));
+    expect(argsOf(calls, "unset_toolset_env_secret")).toEqual([]);
+    await userEvent.click(within(section).getByRole("button", { name: "Remove SLACK_TOKEN" }));
+    await userEvent.click(within(await screen.findByRole("alertdialog")).getByRole("button", { name: "Remove" }));
     await waitFor(() => expect(within(section).getAllByText("not set")).toHaveLength(2));
     expect(argsOf(calls, "unset_toolset_env_secret")).toEqual([{ id: "csv-report", name: "SLACK_TOKEN" }]);
   });
@@ -217,6 +225,26 @@ describe("a value its servers read, in the toolset's details", () => {
     expect(argsOf(calls, "list_mcp_server")).toEqual([{ id: "files" }]);
     expect(within(section).getByRole("button", { name: "Replace REGION" })).toBeInTheDocument();
     expect(document.body.innerHTML).not.toContain(SECRET);
+  });
+
+  it("does not start a server the person turned off when a value it reads is saved", async () => {
+    const { calls, section } = await open([ref("REGION", { server_ids: ["files", "off"] })], {
+      set_toolset_env_secret: () => [ref("REGION", { server_ids: ["files", "off"], stored: true })],
+      list_mcp_servers: () =>
+        [mcpServer({ id: "files" }), mcpServer({ id: "off", enabled: false, active: false })].map((server) => ({
+          server,
+          status: "stopped",
+          message: null,
+          instances: [],
+          stderr: [],
+        })),
+      list_mcp_server: () => mcpServer({ id: "files", tools: [mcpTool("forecast")] }),
+    });
+    await userEvent.type(within(section).getByLabelText("Value of REGION"), SECRET);
+    await userEvent.click(within(section).getByRole("button", { name: "Save REGION" }));
+    await waitFor(() => expect(section).toHaveTextContent("MCP server files: 1 tool listed."));
+    expect(argsOf(calls, "list_mcp_server")).toEqual([{ id: "files" }]);
+    expect(section).not.toHaveTextContent("MCP server off");
   });
 
   it("shows why a value was not kept, without the value, keeps it typed to try again, and starts nothing", async () => {

@@ -1,9 +1,11 @@
 import { useState } from "react";
 import { api } from "../../api";
 import type { EnvReference } from "../../bindings";
+import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorBox, Notice } from "../../components/feedback";
 import { useLoad } from "../../lib/useLoad";
 import { listServers, ServerListing, type Listing } from "../ServerListing";
+import { servers } from "./EnvReferences";
 import { EnvSecretField } from "./EnvSecretField";
 import { NoKeychain, storeWords } from "./SecretsNotice";
 
@@ -32,15 +34,25 @@ export function ToolsetEnvSecrets({
   const [error, setError] = useState<{ title: string; error: unknown } | null>(null);
   const [listing, setListing] = useState<[string, Listing][]>([]);
   const [replaced, setReplaced] = useState<string | null>(null);
+  // A Remove waiting for its confirmation.
+  const [removing, setRemoving] = useState<EnvReference | null>(null);
 
   if (load.state === "error")
     return <ErrorBox error={load.error} title="The values its servers read could not be loaded." onRetry={reload} />;
   const refs = load.data ?? [];
   if (refs.length === 0) return null;
 
-  const relist = async (serverIds: string[]) => {
+  const relist = async (all: string[]) => {
     if (!enabled) return;
+    // A server the person turned off stays off (listing it would fail,
+    // "is disabled", right after a value was saved).
+    const off = await api.listMcpServers().then(
+      (servers) => new Set(servers.filter((d) => !d.server.enabled || !d.server.active).map((d) => d.server.id)),
+      () => new Set<string>(),
+    );
+    const serverIds = all.filter((s) => !off.has(s));
     if (onListed === undefined) setListing(serverIds.map((s) => [s, { state: "listing" }]));
+    else for (const s of serverIds) onListed(s, { state: "listing" });
     await listServers(serverIds, (sid, l) => {
       if (onListed !== undefined) onListed(sid, l);
       else setListing((prev) => prev.map((e) => (e[0] === sid ? [sid, l] : e)));
@@ -53,7 +65,6 @@ export function ToolsetEnvSecrets({
     try {
       set(await api.setToolsetEnvSecret(id, r.name, value));
       setReplaced(r.stored ? r.name : null);
-      if (onListed !== undefined) for (const s of r.server_ids) onListed(s, { state: "listing" });
       void relist(r.server_ids);
       return true;
     } catch (e) {
@@ -95,7 +106,7 @@ export function ToolsetEnvSecrets({
             reference={r}
             busy={busy}
             onSave={(value) => save(r, value)}
-            onRemove={() => void remove(r)}
+            onRemove={() => setRemoving(r)}
           />
         ))}
       </ul>
@@ -107,6 +118,24 @@ export function ToolsetEnvSecrets({
         </Notice>
       )}
       {onListed === undefined && <ServerListing servers={listing} />}
+      {removing !== null && (
+        <ConfirmDialog
+          title={`Remove $${removing.name}?`}
+          confirmLabel="Remove"
+          danger
+          onCancel={() => setRemoving(null)}
+          onConfirm={() => {
+            const r = removing;
+            setRemoving(null);
+            void remove(r);
+          }}
+        >
+          <p>
+            Its servers ({servers(removing)}) will not start until it is set again. If the bundle brought this value,
+            only installing it again puts it back.
+          </p>
+        </ConfirmDialog>
+      )}
     </section>
   );
 }
