@@ -29,7 +29,7 @@ describe("formatTime", () => {
     expect(lastYear.endsWith(today)).toBe(true);
   });
 
-  it("takes epoch milliseconds (a live call's start) and says nothing for a bad date", () => {
+  it("takes epoch milliseconds (a live call's start); a text it cannot read is given back as it is", () => {
     const ms = new Date(2026, 10, 24, 20, 21, 30).getTime();
     expect(formatTime(ms, { seconds: true, now })).toBe(formatTime(new Date(ms).toISOString(), { seconds: true, now }));
     expect(formatTime("not a date")).toBe("not a date");

@@ -125,9 +125,8 @@ function what(node: MessageNode, call: ToolCallRecord | null): string {
 
 /** "Step 3: csv_report.summarize, 12:04" — the node's accessible name. */
 export function nodeLabel(node: MessageNode, depth: number, call: ToolCallRecord | null): string {
-  const when = formatTime(node.created_at);
   const body = depth === 0 ? what(node, call) : `Step ${depth}: ${what(node, call)}`;
-  return when === "" ? body : `${body}, ${when}`;
+  return `${body}, ${formatTime(node.created_at)}`;
 }
 
 /** The few words drawn beside a node. */

@@ -35,10 +35,11 @@ export function useChoice(chat: Chat | null, info: ProviderInfo, agentModel: Age
   // The core answers with the agent's own model: a guess sent with the
   // message would become the chat's choice instead of it.
   if (agentModel !== null) return null;
-  // The core falls back on a provider's default model. Without one (a
-  // provider added from the CLI, or whose list did not come when it was
-  // added), the first model a provider offers is the one the core would
-  // choose: it lists that one first (`Providers::test`, `choose_model`).
+  // The core falls back on a provider's default model. Without one (its
+  // list did not come when it was added), the first model a provider
+  // offers is the one the core would choose at the first message: it lists
+  // that one first (`Providers::test`, `choose_model`). Shown and sent as
+  // the choice, so the switcher never stands empty.
   if (info.providers.some((p) => p.default_model !== null)) return null;
   for (const p of info.providers) {
     const m = info.models[p.id]?.[0];

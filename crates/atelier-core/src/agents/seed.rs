@@ -84,7 +84,13 @@ mod tests {
             let root = rustix::process::geteuid().is_root();
             let (tool, flag) = if root { ("chattr", "+i") } else { ("chmod", "a-w") };
             let status = std::process::Command::new(tool).args(["-R", flag]).arg(dir).status();
-            assert!(status.is_ok_and(|s| s.success()), "{tool} -R {flag} {}", dir.display());
+            // As root this needs `chattr +i`, which the temp folder's file
+            // system must support (tmpfs does not).
+            assert!(
+                status.is_ok_and(|s| s.success()),
+                "{tool} -R {flag} {} failed",
+                dir.display()
+            );
             Self(dir.to_owned(), root)
         }
     }
