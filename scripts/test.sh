@@ -39,7 +39,9 @@ cargo fmt --all -- --check
 # stay set, so nextest and the doc tests find this build fresh. By hand:
 # `cargo clippy --workspace --all-targets -- -D warnings`.
 say "build every target, linted by clippy"
-export RUSTC_WORKSPACE_WRAPPER="$(rustc --print sysroot)/bin/clippy-driver"
+# (Assigned apart from its export, so that a failing `rustc` stops the run.)
+sysroot="$(rustc --print sysroot)"
+export RUSTC_WORKSPACE_WRAPPER="$sysroot/bin/clippy-driver"
 export CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__"
 cargo build --locked --workspace --all-targets
 say "tests (nextest)"
@@ -58,6 +60,9 @@ cargo test --locked --workspace --doc
 # The UI and every binary it runs were built above: its own build of three
 # packages would unify their dependencies' features otherwise than the
 # workspace's and compile a dozen crates again (1.5 minutes on a fresh clone).
+# The app it drives is the same code; the workspace's build adds only
+# features the tests' dev-dependencies ask for (tauri's `test`, unused by
+# the app's runtime).
 say "end-to-end (the desktop app under Xvfb)"
 E2E_SKIP_BUILD=1 bash scripts/e2e.sh
 say "all tests passed"
