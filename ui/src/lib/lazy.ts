@@ -69,6 +69,9 @@ type IdleWindow = { requestIdleCallback?: (run: () => void, options?: { timeout:
  */
 export function preloadLazyModules(): void {
   const idle = (run: () => void) => {
+    // A page torn down meanwhile (a test's window closed) has no idle time
+    // left: the chain stops rather than throw where nothing catches it.
+    if (typeof window === "undefined") return;
     const w = window as IdleWindow;
     if (typeof w.requestIdleCallback === "function") w.requestIdleCallback(run, { timeout: 1000 });
     else setTimeout(run, 50);
