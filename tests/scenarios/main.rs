@@ -11,8 +11,10 @@
 //!   and the manifest row, two processes on one chat.
 //! - [`half_done`]: work a crash cut half-way: a checkout killed while it
 //!   moved the folder finished (not taken for the person's edit), and what
-//!   a killed uninstall, export, upload or fork left put right by the next
-//!   start, and a fork another process is copying left alone.
+//!   a killed uninstall, export or upload left put right by the next start.
+//! - [`half_done_forks`]: a fork another process is copying left alone by
+//!   a start, a killed fork gone or put in place, a delete under way in
+//!   another process left alone.
 //! - [`hostile_host`]: a CLI killed mid-call (its worker and tool go too),
 //!   files the person cannot read, a new data dir only its owner reads.
 //! - [`branching`]: branches with different files, checkout back and forth,
@@ -66,6 +68,9 @@
 //! - [`providers`]: LLM providers against a loopback server: presets,
 //!   keys from the store or the environment (each provider its own), typed
 //!   errors, model lists, servers found running on this computer.
+//! - [`provider_models`]: which provider and model a message goes to: the
+//!   only one unnamed, a second one chosen, a default model given at the
+//!   first message, a base URL without `/v1` named as the fix.
 //! - [`settings`]: app settings (allowed frame origins) survive a restart
 //!   and refuse values wider than one origin.
 //! - [`secrets`]: secrets in a real (private) Secret Service, bound to their
@@ -162,6 +167,7 @@ mod crash_truth;
 mod edits;
 mod foreign_bundles;
 mod half_done;
+mod half_done_forks;
 mod hostile_host;
 mod import_refusals;
 mod integrity;
@@ -179,6 +185,7 @@ mod model_inputs;
 mod model_slips;
 mod open_calls;
 mod private_files;
+mod provider_models;
 mod providers;
 mod python_checks;
 mod python_reuse;

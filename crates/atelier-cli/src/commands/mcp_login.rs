@@ -30,7 +30,7 @@ pub(super) async fn login(app: &Atelier, id: &str, timeout: u64, json: bool) -> 
     if json {
         output::json(&s)?;
     } else if s.active {
-        println!("Signed in to {id}: {}", super::mcp::connected(&s));
+        println!("Signed in to {id}: {}", super::mcp_show::connected(&s));
     } else {
         println!("Signed in to {id} (it is disabled: enable it to use its tools).");
     }

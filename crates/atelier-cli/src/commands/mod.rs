@@ -6,6 +6,7 @@ mod chat;
 mod demo;
 mod mcp;
 mod mcp_login;
+mod mcp_show;
 mod provider;
 mod secrets;
 mod send;
