@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use atelier_core::Atelier;
 
-use crate::{Env, snap, write};
+use crate::{Env, snap, tree_of, write};
 
 /// `atelier chat fork <chat> <at>` held at failpoint `at_point` while the
 /// file `flag` exists.
