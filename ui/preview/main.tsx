@@ -261,6 +261,15 @@ const handlers: Record<string, (a: Args) => unknown> = {
     chats.push(c);
     return c;
   },
+  // ?deleteFails: a deletion the backend refuses (the chat comes back with the error).
+  delete_chat: (a) => {
+    if (new URLSearchParams(location.search).has("deleteFails")) {
+      throw { kind: "io", message: `could not remove chats/${String(a.chatId)}: permission denied` };
+    }
+    const at = chats.findIndex((c) => c.id === a.chatId);
+    if (at >= 0) chats.splice(at, 1);
+    return null;
+  },
   run_tool: (a) => {
     const c = record(String(a.chatId), String(a.toolId), a.args as { [k: string]: JsonValue });
     calls.push(c);

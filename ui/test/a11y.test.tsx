@@ -93,7 +93,7 @@ describe("axe finds no serious or critical violation", () => {
     expect(outline.slice(0, 2)).toEqual(["H1 First chat", "H2 Tools"]);
   });
 
-  it("in a failed answer's error and a confirmation dialog", async () => {
+  it("in a failed answer's error and a deleted chat's Undo", async () => {
     chatBackend({
       messages: [
         message("u1", "m0", "user", [text("Hi")]),
@@ -106,7 +106,7 @@ describe("axe finds no serious or critical violation", () => {
     await screen.findByText("error sending request");
     expect(await violations()).toEqual([]);
     await userEvent.click(screen.getByRole("button", { name: "Delete First chat" }));
-    screen.getByRole("alertdialog");
+    screen.getByRole("button", { name: "Undo deleting “First chat”" });
     expect(await violations()).toEqual([]);
   });
 
@@ -128,7 +128,7 @@ describe("axe finds no serious or critical violation", () => {
     expect(await violations()).toEqual([]);
   });
 
-  it("in Toolsets and a bundle's review before install", async () => {
+  it("in Toolsets, a confirmation dialog and a bundle's review before install", async () => {
     const app = toolset({ id: "app-builder", name: "App Builder" });
     mockCommands({
       list_toolsets: () => [app],
@@ -145,6 +145,12 @@ describe("axe finds no serious or critical violation", () => {
     );
     await screen.findByText("app-builder:read_file");
     expect(await violations()).toEqual([]);
+    await userEvent.click(
+      within(screen.getByRole("listitem", { name: "App Builder" })).getByRole("button", { name: "Uninstall" }),
+    );
+    const confirm = screen.getByRole("alertdialog", { name: "Uninstall App Builder?" });
+    expect(await violations()).toEqual([]);
+    await userEvent.click(within(confirm).getByRole("button", { name: "Cancel" }));
     await userEvent.click(screen.getByRole("button", { name: "Import…" }));
     await screen.findByRole("button", { name: "Install" });
     expect(await violations()).toEqual([]);

@@ -1,4 +1,4 @@
-import { render, screen, waitFor, within } from "@testing-library/react";
+import { render, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 import type { Chat } from "../src/bindings";
@@ -41,7 +41,7 @@ describe("chat list", () => {
     expect(within(list).getByText(/No chat matches/)).toBeInTheDocument();
   });
 
-  it("renames the current chat in place and deletes it after confirmation", async () => {
+  it("renames the current chat in place and deletes it, with Undo offered before it is deleted for good", async () => {
     let chats = four.slice(0, 2);
     const calls = mockCommands({
       list_chats: () => chats,
@@ -59,14 +59,14 @@ describe("chat list", () => {
     expect(await screen.findByRole("button", { name: "Landing page v2" })).toBeInTheDocument();
     expect(argsOf(calls, "rename_chat")).toEqual([{ chatId: "c2", title: "Landing page v2" }]);
 
+    // No question first: the chat goes at once, and Undo can bring it back
+    // (chat-delete.test.tsx follows it to its deletion for good).
     await userEvent.click(screen.getByRole("button", { name: "Delete Landing page v2" }));
-    const dialog = screen.getByRole("alertdialog", { name: "Delete “Landing page v2”?" });
-    await userEvent.click(within(dialog).getByRole("button", { name: "Cancel" }));
-    expect(argsOf(calls, "delete_chat")).toEqual([]);
-    await userEvent.click(screen.getByRole("button", { name: "Delete Landing page v2" }));
-    await userEvent.click(within(screen.getByRole("alertdialog")).getByRole("button", { name: "Delete" }));
-    await waitFor(() => expect(screen.queryByRole("button", { name: "Landing page v2" })).toBeNull());
-    expect(argsOf(calls, "delete_chat")).toEqual([{ chatId: "c2" }]);
+    expect(screen.queryByRole("alertdialog")).toBeNull();
+    expect(screen.queryByRole("button", { name: "Landing page v2" })).toBeNull();
     expect(screen.getByRole("button", { name: "CSV cleanup" })).toHaveAttribute("aria-current", "true");
+    expect(screen.getByRole("status")).toHaveTextContent("Deleted “Landing page v2”");
+    expect(screen.getByRole("button", { name: "Undo deleting “Landing page v2”" })).toBeInTheDocument();
+    expect(argsOf(calls, "delete_chat")).toEqual([]);
   });
 });

@@ -252,6 +252,7 @@ export function chatsStub(over: Partial<Chats> = {}): Chats {
     ensure: vi.fn(() => Promise.resolve("chat-1")),
     rename: vi.fn(),
     remove: vi.fn(),
+    deletion: { pending: null, undo: vi.fn(), failed: null, dismiss: vi.fn() },
     revision: 0,
     moved: vi.fn(),
     activeManifest: null,

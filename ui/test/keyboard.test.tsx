@@ -4,12 +4,13 @@
 // the keyboard never lands on <body> and starts again from the top.
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { App } from "../src/App";
 import { ChatSelector } from "../src/chats/ChatSelector";
 import { useChats } from "../src/chats/useChats";
+import { ToolsetManager } from "../src/toolsets/ToolsetManager";
 import { chatBackend, message, openChat, text } from "./chatBackend";
-import { chat, tool } from "./fixtures";
+import { chat, tool, toolset } from "./fixtures";
 import { mockCommands } from "./ipc";
 
 function Chats() {
@@ -18,15 +19,16 @@ function Chats() {
 
 describe("a modal dialog from the keyboard", () => {
   it("a confirmation: the safe choice has the focus, Tab goes round inside, Escape cancels and returns to the opener", async () => {
-    mockCommands({ list_chats: () => [chat({ id: "c1", title: "Budget" })] });
-    render(<Chats />);
-    const opener = await screen.findByRole("button", { name: "Delete Budget" });
+    mockCommands({ list_toolsets: () => [toolset({ id: "app-builder", name: "App Builder" })] });
+    render(<ToolsetManager active onChanged={vi.fn()} />);
+    const row = await screen.findByRole("listitem", { name: "App Builder" });
+    const opener = within(row).getByRole("button", { name: "Uninstall" });
     opener.focus();
     await userEvent.keyboard("{Enter}");
-    const dialog = screen.getByRole("alertdialog", { name: "Delete “Budget”?" });
+    const dialog = screen.getByRole("alertdialog", { name: "Uninstall App Builder?" });
     const [cancel, del] = [
       within(dialog).getByRole("button", { name: "Cancel" }),
-      within(dialog).getByRole("button", { name: "Delete" }),
+      within(dialog).getByRole("button", { name: "Uninstall" }),
     ];
     expect(cancel).toHaveFocus();
     await userEvent.tab();
@@ -85,6 +87,17 @@ describe("a panel that opens in place", () => {
     await waitFor(() => expect(screen.getByRole("combobox", { name: "Search tools" })).toHaveFocus());
     await userEvent.click(screen.getByRole("button", { name: "Hide list" }));
     await waitFor(() => expect(screen.getByRole("button", { name: "☰ Tools" })).toHaveFocus());
+  });
+
+  it("a deleted chat's Undo: Delete puts the focus on Undo, which gives it to the chat it brings back", async () => {
+    mockCommands({ list_chats: () => [chat({ id: "c1", title: "Budget" }), chat({ id: "c2", title: "Notes" })] });
+    render(<Chats />);
+    const del = await screen.findByRole("button", { name: "Delete Budget" });
+    del.focus();
+    await userEvent.keyboard("{Enter}");
+    expect(screen.getByRole("button", { name: "Undo deleting “Budget”" })).toHaveFocus();
+    await userEvent.keyboard("{Enter}");
+    expect(screen.getByRole("button", { name: "Budget" })).toHaveFocus();
   });
 });
 

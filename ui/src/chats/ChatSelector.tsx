@@ -1,17 +1,18 @@
 import { useLayoutEffect, useRef, useState, type FormEvent } from "react";
-import { ConfirmDialog } from "../components/ConfirmDialog";
 import { ErrorBox } from "../components/feedback";
-import type { Chat } from "../bindings";
 import type { Chats } from "./useChats";
 
-/** The chats: search, choose, create, rename and delete. */
+/**
+ * The chats: search, choose, create, rename and delete. Delete asks
+ * nothing: the chat goes at once and Undo brings it back for a while
+ * (`deletion.ts`).
+ */
 export function ChatSelector({ chats }: { chats: Chats }) {
   const { load } = chats;
   const list = [...(load.data ?? [])].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
   const [query, setQuery] = useState("");
   const [renaming, setRenaming] = useState<string | null>(null);
   const [draft, setDraft] = useState("");
-  const [deleting, setDeleting] = useState<Chat | null>(null);
   const [error, setError] = useState<unknown>(null);
   const q = query.trim().toLowerCase();
   const shown = q === "" ? list : list.filter((c) => c.title.toLowerCase().includes(q));
@@ -31,6 +32,27 @@ export function ChatSelector({ chats }: { chats: Chats }) {
     }
   }, [selectedId, count]);
 
+  // Delete takes its own button away: the focus goes to Undo, and when
+  // the offer ends with the focus on it, to the chat selected then.
+  const { pending, undo, failed, dismiss } = chats.deletion;
+  const section = useRef<HTMLElement>(null);
+  const undoButton = useRef<HTMLButtonElement>(null);
+  const focusUndo = useRef(false);
+  const undoFocused = useRef(false);
+  const pendingId = pending?.id ?? null;
+  useLayoutEffect(() => {
+    if (pendingId !== null && focusUndo.current) undoButton.current?.focus();
+    focusUndo.current = false;
+    // Removing a focused button may blur it or not: the focus is on the body.
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (pendingId === null && undoFocused.current && lost) {
+      undoFocused.current = false;
+      const box = section.current;
+      const chat = box?.querySelector<HTMLElement>(".chat-item-current .chat-title");
+      (chat ?? box?.querySelector<HTMLElement>(".btn"))?.focus(); // no chat left: New chat
+    }
+  }, [pendingId]);
+
   const newChat = () => {
     chats.create().catch(() => undefined); // shown below through createError
   };
@@ -43,7 +65,7 @@ export function ChatSelector({ chats }: { chats: Chats }) {
   };
 
   return (
-    <section className="chat-selector" aria-label="Chats">
+    <section ref={section} className="chat-selector" aria-label="Chats">
       <div className="sidebar-heading">
         <span>Chats</span>
         <button type="button" className="btn btn-small" onClick={newChat} disabled={chats.creating}>
@@ -116,7 +138,10 @@ export function ChatSelector({ chats }: { chats: Chats }) {
                       type="button"
                       className="btn btn-small btn-ghost"
                       aria-label={`Delete ${c.title}`}
-                      onClick={() => setDeleting(c)}
+                      onClick={() => {
+                        focusUndo.current = true;
+                        chats.remove(c.id);
+                      }}
                     >
                       Delete
                     </button>
@@ -130,21 +155,32 @@ export function ChatSelector({ chats }: { chats: Chats }) {
       )}
       {chats.createError !== null && <ErrorBox error={chats.createError} title="The chat was not created." />}
       {error !== null && <ErrorBox error={error} title="That did not work." onDismiss={() => setError(null)} />}
-      {deleting !== null && (
-        <ConfirmDialog
-          title={`Delete “${deleting.title}”?`}
-          confirmLabel="Delete"
-          danger
-          onCancel={() => setDeleting(null)}
-          onConfirm={() => {
-            const id = deleting.id;
-            setDeleting(null);
-            chats.remove(id).catch(setError);
-          }}
-        >
-          <p>Its messages, tool calls and every version of its workspace files are removed. This cannot be undone.</p>
-        </ConfirmDialog>
+      {failed !== null && (
+        <ErrorBox error={failed.error} title={`“${failed.chat.title}” was not deleted.`} onDismiss={dismiss} />
       )}
+      {/* Always on the page (a polite live region), so what appears in it is said. */}
+      <div className="chat-undo" role="status">
+        {pending !== null && (
+          <div className="chat-undo-strip">
+            <span className="chat-undo-text" title={pending.title}>
+              Deleted “{pending.title}”
+            </span>
+            <button
+              ref={undoButton}
+              type="button"
+              className="btn btn-small"
+              aria-label={`Undo deleting “${pending.title}”`}
+              onFocus={() => (undoFocused.current = true)}
+              onBlur={(e) => {
+                if (e.relatedTarget !== null) undoFocused.current = false;
+              }}
+              onClick={undo}
+            >
+              Undo
+            </button>
+          </div>
+        )}
+      </div>
     </section>
   );
 }

@@ -3,6 +3,7 @@ import { api } from "../api";
 import type { Chat, JsonValue, MessageNode } from "../bindings";
 import { isObject } from "../lib/json";
 import { useLoad, type Load } from "../lib/useLoad";
+import { useDeletion, type Deletion } from "./deletion";
 
 export type Chats = {
   load: Load<Chat[]>;
@@ -16,7 +17,13 @@ export type Chats = {
   /** The selected chat's id, creating a chat first when there is none. */
   ensure: () => Promise<string>;
   rename: (id: string, title: string) => Promise<Chat>;
-  remove: (id: string) => Promise<void>;
+  /**
+   * Takes a chat out of the list at once; it is deleted for good after
+   * `UNDO_MS`, unless `deletion.undo` comes first (another `remove`
+   * deletes the one waiting at once).
+   */
+  remove: (id: string) => void;
+  deletion: Deletion;
   /**
    * Bumped whenever the selected chat's tree or workspace moved (a run, a
    * branch switch, an edit, an upload): views that show either read again.
@@ -75,7 +82,23 @@ export function useChats(): Chats {
   const [revision, setRevision] = useState(0);
   const [activeManifest, setActiveManifest] = useState<Chats["activeManifest"]>(null);
   const [showing, setShowing] = useState<Chats["showing"]>(null);
-  const list = useMemo(() => load.data ?? [], [load.data]);
+  // Every chat read, the ones waiting for their deletion too (`all`), and
+  // the ones shown (`list`).
+  const all = useMemo(() => load.data ?? [], [load.data]);
+  // All of them as they are now: a step a run reports before the chat the
+  // run made is even drawn (the first run makes it) still finds the chat.
+  const latest = useRef(all);
+  useEffect(() => {
+    latest.current = all;
+  }, [all]);
+  const drop = useCallback((id: string) => setChats(latest.current.filter((c) => c.id !== id)), [setChats]);
+  const loaded = load.state === "ok";
+  const { hidden, deletion, remove: hide } = useDeletion({ chats: all, loaded, drop, select: setPicked });
+  const list = useMemo(() => (hidden.size === 0 ? all : all.filter((c) => !hidden.has(c.id))), [all, hidden]);
+  const shown = useMemo(
+    (): Load<Chat[]> => (load.data === null || list === all ? load : { ...load, data: list }),
+    [load, list, all],
+  );
   // The picked chat if it still exists, else the most recently updated one.
   const selectedId =
     list.find((c) => c.id === picked)?.id ??
@@ -120,20 +143,13 @@ export function useChats(): Chats {
     [revision],
   );
 
-  // The list as it is now: a step a run reports before the chat the run
-  // made is even drawn (the first run makes it) still finds the chat.
-  const latest = useRef(list);
-  useEffect(() => {
-    latest.current = list;
-  }, [list]);
-
   const create = useCallback(async () => {
     setCreating(true);
     setCreateError(null);
     try {
-      const chat = await api.createChat(newTitle(list.length));
+      const chat = await api.createChat(newTitle(all.length));
       latest.current = [...latest.current.filter((c) => c.id !== chat.id), chat];
-      setChats([...list.filter((c) => c.id !== chat.id), chat]);
+      setChats([...all.filter((c) => c.id !== chat.id), chat]);
       setPicked(chat.id);
       return chat;
     } catch (e) {
@@ -142,7 +158,7 @@ export function useChats(): Chats {
     } finally {
       setCreating(false);
     }
-  }, [list, setChats]);
+  }, [all, setChats]);
 
   const ensure = useCallback(async () => {
     if (selectedId !== null) return selectedId;
@@ -152,19 +168,20 @@ export function useChats(): Chats {
   const rename = useCallback(
     async (id: string, title: string) => {
       const chat = await api.renameChat(id, title);
-      setChats(list.map((c) => (c.id === id ? chat : c)));
+      setChats(all.map((c) => (c.id === id ? chat : c)));
       return chat;
     },
-    [list, setChats],
+    [all, setChats],
   );
 
   const remove = useCallback(
-    async (id: string) => {
-      await api.deleteChat(id);
-      setChats(list.filter((c) => c.id !== id));
+    (id: string) => {
+      const chat = list.find((c) => c.id === id);
+      if (chat === undefined) return;
+      hide(chat, id === selectedId);
       if (picked === id) setPicked(null);
     },
-    [list, setChats, picked],
+    [list, hide, selectedId, picked],
   );
 
   const nameAfter = useCallback(
@@ -181,7 +198,7 @@ export function useChats(): Chats {
   );
 
   return {
-    load,
+    load: shown,
     reload,
     nameAfter,
     selectedId,
@@ -192,6 +209,7 @@ export function useChats(): Chats {
     ensure,
     rename,
     remove,
+    deletion,
     revision,
     moved,
     readTree,
