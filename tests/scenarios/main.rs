@@ -15,6 +15,8 @@
 //! - [`half_done_forks`]: a fork another process is copying left alone by
 //!   a start, a killed fork gone or put in place, a delete under way in
 //!   another process left alone.
+//! - [`html_pages`]: an html renderer's page gets all of a big result while
+//!   the plan keeps its first part.
 //! - [`hostile_host`]: a CLI killed mid-call (its worker and tool go too),
 //!   files the person cannot read, a new data dir only its owner reads.
 //! - [`branching`]: branches with different files, checkout back and forth,
@@ -169,6 +171,7 @@ mod foreign_bundles;
 mod half_done;
 mod half_done_forks;
 mod hostile_host;
+mod html_pages;
 mod import_refusals;
 mod integrity;
 mod lock_waits;

@@ -526,7 +526,15 @@ manifest_id: string | null,
 /**
  * Expressions that did not resolve, and similar.
  */
-warnings: Array<string>, artifact_sha256?: string | null, };
+warnings: Array<string>, artifact_sha256?: string | null, 
+/**
+ * An `html` plan whose `data` had to be cut: the render config's
+ * `data` as the tool wrote it (`"$return"`, `{"rows": "$return.rows"}`).
+ * The page's document resolves it again against the call's whole
+ * result, so the page gets all of its data; the plan, which rides on
+ * every record, keeps only the first part.
+ */
+data_expr?: JsonValue | null, };
 
 export type PackReport = { path: string, file_count: number, size: number, 
 /**

@@ -34,6 +34,13 @@ pub struct RenderPlan {
     pub warnings: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub artifact_sha256: Option<String>,
+    /// An `html` plan whose `data` had to be cut: the render config's
+    /// `data` as the tool wrote it (`"$return"`, `{"rows": "$return.rows"}`).
+    /// The page's document resolves it again against the call's whole
+    /// result, so the page gets all of its data; the plan, which rides on
+    /// every record, keeps only the first part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_expr: Option<Value>,
 }
 
 /// The plan of a successful call.
@@ -44,8 +51,22 @@ pub fn plan(
     artifact_sha256: Option<String>,
 ) -> RenderPlan {
     let mut warnings = Vec::new();
+    let mut data_expr = None;
     let (renderer, config) = match render {
-        Some(r) => (r.renderer.clone(), interp::render(&r.config, ctx, &mut warnings)),
+        Some(r) => {
+            let mut config = interp::render(&r.config, ctx, &mut warnings);
+            if r.renderer == "html"
+                && let Some(data) = config.get_mut("data")
+            {
+                // The page is served whole on demand (`html_document`): its
+                // data is cut here, for the plan, without a warning, and the
+                // expression kept to resolve it again there.
+                if shown::cap(data, &mut Vec::new()) {
+                    data_expr = r.config.get("data").cloned();
+                }
+            }
+            (r.renderer.clone(), config)
+        }
         // No renderer: words (a reused function's `-> str`) as a document,
         // as an MCP tool's text is shown; any other value as JSON (held to
         // its first part, like every plan, by `finish`).
@@ -57,7 +78,10 @@ pub fn plan(
             }
         },
     };
-    finish(renderer, config, warnings, manifest_id, artifact_sha256)
+    RenderPlan {
+        data_expr,
+        ..finish(renderer, config, warnings, manifest_id, artifact_sha256)
+    }
 }
 
 /// The plan of MCP content when its tool declares no renderer (see
@@ -96,6 +120,7 @@ fn finish(
         manifest_id: Some(manifest_id.to_owned()),
         warnings,
         artifact_sha256,
+        data_expr: None,
     }
 }
 
@@ -160,6 +185,7 @@ pub fn error_plan_with(kind: &str, message: &str, details: &ErrorDetails, manife
         manifest_id: manifest_id.map(str::to_owned),
         warnings: Vec::new(),
         artifact_sha256: None,
+        data_expr: None,
     }
 }
 
@@ -262,7 +288,9 @@ mod tests {
         assert_eq!(p.config["content"].as_str().map(str::len), Some(SHOWN_MAX));
         assert_eq!(p.config["language"], "text");
         assert_eq!(p.warnings, ["the result is 512 KiB: the first 256 KiB are shown here"]);
-        // An html page's data: the title whole, the first rows.
+        // An html page's data: the plan keeps the title whole and the first
+        // rows, and the expression its page resolves again against the whole
+        // result; no warning, as the page gets all of it.
         let html = RenderConfigRecord {
             renderer: "html".into(),
             config: json!({"artifact": "./a.html", "data": {"title": "$return.title", "rows": "$return.rows"}}),
@@ -274,17 +302,12 @@ mod tests {
         assert!(rows.len() > 100 && rows.len() < 4_000, "{}", rows.len());
         assert_eq!(rows[0], ret["rows"][0]);
         assert!(serde_json::to_string(&p.config).map(|s| s.len()).unwrap_or(0) <= SHOWN_MAX + 100);
-        assert_eq!(p.warnings.len(), 1);
-        let whole = json!({"title": "Rows", "rows": ret["rows"]}).to_string().len();
-        let kept = p.config["data"].to_string().len();
-        assert_eq!(
-            p.warnings,
-            [format!(
-                "the result is {}: the first {} are shown here",
-                crate::toolsets::bundle::human_bytes(whole as u64),
-                crate::toolsets::bundle::human_bytes(kept as u64)
-            )]
-        );
+        assert_eq!(p.warnings, Vec::<String>::new());
+        assert_eq!(p.data_expr, Some(html.config["data"].clone()));
+        // Data that fits needs no second resolving.
+        let small = json!({"title": "Rows", "rows": [], "text": ""});
+        let p = plan(Some(&html), &Context { ret: &small, ..ctx }, "m", Some("sha".into()));
+        assert_eq!((p.data_expr, p.config["data"]["title"].as_str()), (None, Some("Rows")));
     }
 
     #[test]

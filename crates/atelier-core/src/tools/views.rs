@@ -136,16 +136,26 @@ impl Tools<'_> {
     /// A call's `html` render plan; a conflict error naming the call when
     /// it has none.
     pub async fn html_plan(&self, call_id: &str) -> Result<plan::RenderPlan> {
-        let call = self.call(call_id).await?;
-        call.render_plan
-            .filter(|p| p.renderer == "html")
-            .ok_or_else(|| Error::Conflict(format!("tool call {call_id} has no html render plan")))
+        Ok(self.html_call(call_id).await?.1)
     }
 
-    /// The complete HTML document of a call's `html` plan.
+    /// A call with its `html` render plan (see [`Self::html_plan`]).
+    async fn html_call(&self, call_id: &str) -> Result<(ToolCallRecord, plan::RenderPlan)> {
+        let mut call = self.call(call_id).await?;
+        let plan = call
+            .render_plan
+            .take()
+            .filter(|p| p.renderer == "html")
+            .ok_or_else(|| Error::Conflict(format!("tool call {call_id} has no html render plan")))?;
+        Ok((call, plan))
+    }
+
+    /// The complete HTML document of a call's `html` plan, with all of its
+    /// data: what the plan had to cut is resolved again against the call's
+    /// whole result (see [`plan::RenderPlan::data_expr`]).
     pub async fn render_html(&self, call_id: &str) -> Result<String> {
-        let plan = self.html_plan(call_id).await?;
-        let sha = plan.artifact_sha256.ok_or_else(|| Error::InvalidData {
+        let (call, plan) = self.html_call(call_id).await?;
+        let sha = plan.artifact_sha256.as_deref().ok_or_else(|| Error::InvalidData {
             what: "html plan",
             reason: "no artifact hash".into(),
         })?;
@@ -155,13 +165,42 @@ impl Tools<'_> {
             .root()
             .join("artifacts")
             .join(&sha[..2.min(sha.len())])
-            .join(&sha);
+            .join(sha);
         let html = tokio::fs::read_to_string(&path)
             .await
             .map_err(Error::io("read artifact", &path))?;
-        Ok(plan::html_document(
-            &html,
-            plan.config.get("data").unwrap_or(&Value::Null),
-        ))
+        let data = match (&plan.data_expr, &call.result) {
+            (Some(expr), Some(ret)) => {
+                // A toolset uninstalled since has no folder to name.
+                let toolset = match self
+                    .app
+                    .toolsets()
+                    .tool(&call.tool_id)
+                    .await
+                    .ok()
+                    .and_then(|t| t.toolset_id)
+                {
+                    Some(id) => self
+                        .app
+                        .toolset_record(&id)
+                        .await
+                        .map(|t| self.app.toolset_root(&t))
+                        .ok(),
+                    None => None,
+                }
+                .unwrap_or_default();
+                let ctx = crate::toolsets::interp::Context {
+                    args: &call.args,
+                    ret,
+                    chat_id: &call.chat_id,
+                    workspace: &self.app.workspace_dir(&call.chat_id).display().to_string(),
+                    toolset: &toolset.display().to_string(),
+                };
+                // Its warnings were the plan's when it was made.
+                crate::toolsets::interp::render(expr, &ctx, &mut Vec::new())
+            }
+            _ => plan.config.get("data").cloned().unwrap_or(Value::Null),
+        };
+        Ok(plan::html_document(&html, &data))
     }
 }

@@ -44,12 +44,15 @@ pub(super) fn cap_fields(renderer: &str, config: &mut Value, warnings: &mut Vec<
                 }
             }
         }
-        None => cap(config, warnings),
+        None => {
+            cap(config, warnings);
+        }
     }
 }
 
-/// `value` held to [`SHOWN_MAX`], with a warning when it was cut.
-fn cap(value: &mut Value, warnings: &mut Vec<String>) {
+/// `value` held to [`SHOWN_MAX`], with a warning when it was cut; whether
+/// it was.
+pub(super) fn cap(value: &mut Value, warnings: &mut Vec<String>) -> bool {
     let (total, kept) = match value {
         // Text is counted as the person reads it, not as JSON.
         Value::String(s) if s.len() > SHOWN_MAX => {
@@ -60,17 +63,18 @@ fn cap(value: &mut Value, warnings: &mut Vec<String>) {
         Value::Array(_) | Value::Object(_) => {
             let total = json_len(value);
             if total <= SHOWN_MAX {
-                return;
+                return false;
             }
             (total, cut(value, SHOWN_MAX))
         }
-        _ => return,
+        _ => return false,
     };
     warnings.push(format!(
         "the result is {}: the first {} are shown here",
         human_bytes(total as u64),
         human_bytes(kept as u64)
     ));
+    true
 }
 
 /// Cuts `value` to about `budget` bytes of JSON and returns its length
