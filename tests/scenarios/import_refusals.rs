@@ -1,8 +1,8 @@
 //! An upgrade refused after its secrets were written — a call of the
 //! toolset running, a failure just before the commit — leaves nothing: the
-//! installed version keeps its secrets (a value it had comes back, a key
-//! it did not have is gone again) and no artifact of the refused version
-//! is left in `artifacts/`.
+//! installed version keeps its secrets (a value it had comes back with the
+//! origin it had, a key it did not have is gone again) and no artifact of
+//! the refused version is left in `artifacts/`.
 
 use std::path::{Path, PathBuf};
 
@@ -113,10 +113,27 @@ async fn a_refused_upgrade_keeps_the_installed_versions_secrets_and_leaves_no_ar
         );
         assert_eq!(artifacts(&env), kept, "{refused}: no artifact of the refused version");
     };
+    // Which of them the bundle brought: put back as they were, not as the
+    // refused import wrote them (its token) nor as the person's.
+    let origins = || async {
+        sqlx::query_as::<_, (String, String)>("SELECT key, origin FROM secret_names ORDER BY key")
+            .fetch_all(app.db())
+            .await
+            .expect("origins")
+    };
+    let before = origins().await;
+    assert_eq!(
+        before,
+        [
+            ("TOKEN".to_owned(), "bundle".to_owned()),
+            ("user_config.api_key".to_owned(), "person".to_owned())
+        ]
+    );
     let busy = import(&env, &v2, "sec-TWO-2222\n", &[]);
     assert!(!busy.status.success(), "{}", text(&busy));
     assert!(text(&busy).contains(&chat.id), "{}", text(&busy));
     unchanged("busy");
+    assert_eq!(origins().await, before, "busy");
     drop(running);
     // And failing just before its commit (the busy check passed).
     sqlx::query("DELETE FROM tool_calls")
@@ -132,6 +149,7 @@ async fn a_refused_upgrade_keeps_the_installed_versions_secrets_and_leaves_no_ar
     assert!(!failed.status.success(), "{}", text(&failed));
     assert!(text(&failed).contains("import-before-commit"), "{}", text(&failed));
     unchanged("failpoint");
+    assert_eq!(origins().await, before, "failpoint");
     let names: Vec<String> = sqlx::query_scalar("SELECT key FROM secret_names ORDER BY key")
         .fetch_all(app.db())
         .await

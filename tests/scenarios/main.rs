@@ -80,6 +80,9 @@
 //! - [`toolset_secrets`]: a toolset's plain-text secrets moved to the
 //!   keychain (at import, and by the first start of an old data dir), its
 //!   settings, a tool and a server launch receiving them, nothing on disk.
+//! - [`secret_origin`]: a value a toolset's ZIP brought is said to be the
+//!   bundle's (details, `secrets list`) until the person replaces it; an
+//!   upgrade keeps each value's origin right.
 //! - [`server_secrets`]: `run-server` with the app's environment, secrets in
 //!   an HTTP server's URL kept out of errors, status, database and log.
 //! - [`crash_truth`]: after a crash the record tells the truth: a call
@@ -199,6 +202,7 @@ mod run_advice;
 mod run_control;
 mod runs;
 mod schema;
+mod secret_origin;
 mod secrets;
 mod server_secrets;
 mod settings;

@@ -307,6 +307,14 @@ async fn an_old_data_dir_moves_its_plain_secrets_into_the_keychain_once() {
             .execute(&mut conn)
             .await
             .expect("load the dump");
+        // A key the person had stored then (0013 knew no origin).
+        sqlx::query(
+            "INSERT INTO secret_names (owner, key, store, updated_at) \
+             VALUES ('provider:openai', 'api_key', 'keychain', '2025-01-01T00:00:00Z')",
+        )
+        .execute(&mut conn)
+        .await
+        .expect("an older name");
     }
     crate::write(
         env.data(),
@@ -326,10 +334,24 @@ async fn an_old_data_dir_moves_its_plain_secrets_into_the_keychain_once() {
 
     let first = on_bus(&env, &keyring.address, &["--json", "secrets", "list"], None);
     let names: serde_json::Value = serde_json::from_slice(&first.stdout).expect("json");
-    assert_eq!(names.as_array().map(Vec::len), Some(1), "{names}");
+    assert_eq!(names.as_array().map(Vec::len), Some(2), "{names}");
+    // The older name becomes the person's (nothing said a bundle brought
+    // it); the value moved out of the bundle's rows is the bundle's.
     assert_eq!(
-        (names[0]["owner"].as_str(), names[0]["key"].as_str()),
-        (Some("toolset:weather"), Some("FORECAST_TOKEN"))
+        (
+            names[0]["owner"].as_str(),
+            names[0]["key"].as_str(),
+            names[0]["origin"].as_str()
+        ),
+        (Some("provider:openai"), Some("api_key"), Some("person"))
+    );
+    assert_eq!(
+        (
+            names[1]["owner"].as_str(),
+            names[1]["key"].as_str(),
+            names[1]["origin"].as_str()
+        ),
+        (Some("toolset:weather"), Some("FORECAST_TOKEN"), Some("bundle"))
     );
     assert_eq!(lookup(&keyring.address, "toolset:weather/FORECAST_TOKEN"), OLD);
     assert_eq!(files_holding(env.data(), OLD.as_bytes()), Vec::<String>::new());

@@ -2,19 +2,24 @@
 // memory: typed in the install screen, in the result when its server did not
 // start, or in the toolset's details. Its server "starts" once
 // `$GITHUB_TOKEN` is set, and fails the way one with an unset secret does
-// until then.
-import type { EnvReference, ServerRecord } from "../src/bindings";
+// until then. `$GITEA_TOKEN` came with the bundle (moved to the keychain at
+// import): "from the bundle" until replaced.
+import type { EnvReference, SecretOrigin, ServerRecord } from "../src/bindings";
 
 type Args = { [k: string]: unknown };
 type Handlers = Record<string, (a: Args) => unknown>;
 
-const stored = new Set<string>();
+const stored = new Map<string, SecretOrigin>([["GITEA_TOKEN", "bundle"]]);
 
 const references = (): EnvReference[] =>
-  [
-    { name: "GIT_AUTHOR_EMAIL", server_ids: ["git"], in_environment: true, allowed: false, stored: false },
-    { name: "GITHUB_TOKEN", server_ids: ["git"], in_environment: false, allowed: false, stored: false },
-  ].map((r) => ({ ...r, stored: stored.has(r.name) }));
+  ["GITEA_TOKEN", "GIT_AUTHOR_EMAIL", "GITHUB_TOKEN"].map((name) => ({
+    name,
+    server_ids: ["git"],
+    in_environment: name === "GIT_AUTHOR_EMAIL",
+    allowed: false,
+    stored: stored.has(name),
+    origin: stored.get(name) ?? null,
+  }));
 
 function listed(id: string): ServerRecord {
   return {
@@ -57,7 +62,7 @@ export function envSecretHandlers(base: Handlers): Handlers {
     },
     toolset_env_references: (a) => (a.id === "git-tools" ? references() : []),
     set_toolset_env_secret: (a) => {
-      stored.add(String(a.name));
+      stored.set(String(a.name), "person");
       return references();
     },
     unset_toolset_env_secret: (a) => {

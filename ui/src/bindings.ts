@@ -576,7 +576,13 @@ allowed: boolean,
 /**
  * Whether the secret store already holds it for this toolset.
  */
-stored: boolean, };
+stored: boolean, 
+/**
+ * Where the stored value came from: the person, or the bundle (a
+ * value its ZIP held in plain text, moved to the secret store when it
+ * was imported); none while nothing is stored.
+ */
+origin: SecretOrigin | null, };
 
 export type ToolsetConfig = { toolset_id: string, fields: Array<ConfigField>, missing: Array<string>, };
 
@@ -647,6 +653,8 @@ file: string | null,
 count: number, };
 
 export type StoreKind = "keychain" | "file";
+
+export type SecretOrigin = "person" | "bundle";
 
 export type McpServerRequest = { id: string, command: string | null, args: Array<string>, url: string | null, 
 /**

@@ -225,9 +225,30 @@ describe("the consent step's secrets and variables", () => {
         bundle({
           consent: consent({
             env_references: [
-              { name: "GITHUB_TOKEN", server_ids: ["gh"], in_environment: true, allowed: false, stored: false },
-              { name: "SLACK_TOKEN", server_ids: ["chat"], in_environment: false, allowed: false, stored: false },
-              { name: "OLD_KEY", server_ids: ["gh"], in_environment: false, allowed: false, stored: true },
+              {
+                name: "GITHUB_TOKEN",
+                server_ids: ["gh"],
+                in_environment: true,
+                allowed: false,
+                stored: false,
+                origin: null,
+              },
+              {
+                name: "SLACK_TOKEN",
+                server_ids: ["chat"],
+                in_environment: false,
+                allowed: false,
+                stored: false,
+                origin: null,
+              },
+              {
+                name: "OLD_KEY",
+                server_ids: ["gh"],
+                in_environment: false,
+                allowed: false,
+                stored: true,
+                origin: "person",
+              },
             ],
           }),
         }),
@@ -253,7 +274,14 @@ describe("the consent step's secrets and variables", () => {
         bundle({
           consent: consent({
             env_references: [
-              { name: "GITHUB_TOKEN", server_ids: ["gh"], in_environment: true, allowed: false, stored: false },
+              {
+                name: "GITHUB_TOKEN",
+                server_ids: ["gh"],
+                in_environment: true,
+                allowed: false,
+                stored: false,
+                origin: null,
+              },
             ],
           }),
         }),

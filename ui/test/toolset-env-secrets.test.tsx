@@ -2,7 +2,8 @@
 // not bring, typed without a terminal: in the install screen (kept right
 // after the install, before its servers start), in the result when a server
 // did not start, and in the toolset's details (set / not set, Replace,
-// Remove). A value is sent once and never shown again.
+// Remove; one the bundle brought said so). A value is sent once and never
+// shown again.
 import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import axe from "axe-core";
@@ -21,6 +22,8 @@ const ref = (name: string, over: Partial<EnvReference> = {}): EnvReference => ({
   in_environment: false,
   allowed: false,
   stored: false,
+  // A stored value is the person's unless a test says the bundle brought it.
+  origin: over.stored === true ? "person" : null,
   ...over,
 });
 
@@ -200,17 +203,48 @@ describe("a value its servers read, in the toolset's details", () => {
     await userEvent.click(within(section).getByRole("button", { name: "Replace SLACK_TOKEN" }));
     expect(within(section).getByLabelText("Value of SLACK_TOKEN")).toHaveAttribute("type", "password");
     await userEvent.click(within(section).getByRole("button", { name: "Keep the stored SLACK_TOKEN" }));
-    // Removing asks first: the servers stop starting, and a value the
-    // bundle brought cannot be typed back.
+    // Removing asks first: the servers stop starting. A value the person
+    // typed can be typed again: no word of a bundle.
     await userEvent.click(within(section).getByRole("button", { name: "Remove SLACK_TOKEN" }));
     const ask = await screen.findByRole("alertdialog", { name: "Remove $SLACK_TOKEN?" });
     expect(ask).toHaveTextContent("Its servers (server files) will not start until it is set again.");
+    expect(ask).not.toHaveTextContent(/bundle|install/i);
+    expect(section).not.toHaveTextContent("from the bundle");
     await userEvent.click(within(ask).getByRole("button", { name: "Cancel" }));
     expect(argsOf(calls, "unset_toolset_env_secret")).toEqual([]);
     await userEvent.click(within(section).getByRole("button", { name: "Remove SLACK_TOKEN" }));
     await userEvent.click(within(await screen.findByRole("alertdialog")).getByRole("button", { name: "Remove" }));
     await waitFor(() => expect(within(section).getAllByText("not set")).toHaveLength(2));
     expect(argsOf(calls, "unset_toolset_env_secret")).toEqual([{ id: "csv-report", name: "SLACK_TOKEN" }]);
+  });
+
+  it("says a value the bundle brought is from the bundle, and that only a reinstall brings it back", async () => {
+    const { calls, section } = await open([ref("API_KEY", { stored: true, origin: "bundle" })], {
+      set_toolset_env_secret: () => [ref("API_KEY", { stored: true })],
+      list_mcp_server: () => mcpServer({ id: "files" }),
+    });
+    expect(within(section).getByText("set · from the bundle", { selector: ".badge" })).toBeInTheDocument();
+    expect(await violations(section)).toEqual([]);
+    await userEvent.click(within(section).getByRole("button", { name: "Remove API_KEY" }));
+    const ask = await screen.findByRole("alertdialog", { name: "Remove $API_KEY?" });
+    expect(ask).toHaveTextContent("Its servers (server files) will not start until it is set again.");
+    expect(ask).toHaveTextContent(
+      "This value came with the toolset’s bundle: once removed, only installing the toolset again brings it back.",
+    );
+    await userEvent.click(within(ask).getByRole("button", { name: "Cancel" }));
+    expect(argsOf(calls, "unset_toolset_env_secret")).toEqual([]);
+
+    // Still from the bundle while a replacement is typed; the person's once saved.
+    await userEvent.click(within(section).getByRole("button", { name: "Replace API_KEY" }));
+    expect(within(section).getByText("set · from the bundle", { selector: ".badge" })).toBeInTheDocument();
+    await userEvent.type(within(section).getByLabelText("Value of API_KEY"), SECRET);
+    await userEvent.click(within(section).getByRole("button", { name: "Save API_KEY" }));
+    await waitFor(() => expect(within(section).getByText("set", { selector: ".badge" })).toBeInTheDocument());
+    expect(section).not.toHaveTextContent("from the bundle");
+    await userEvent.click(within(section).getByRole("button", { name: "Remove API_KEY" }));
+    const again = await screen.findByRole("alertdialog", { name: "Remove $API_KEY?" });
+    expect(again).not.toHaveTextContent(/bundle|install/i);
+    expect(document.body.innerHTML).not.toContain(SECRET);
   });
 
   it("saves a typed value, empties the field and starts the server that reads it", async () => {

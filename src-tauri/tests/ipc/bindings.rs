@@ -99,6 +99,7 @@ fn generate() -> String {
         atelier_core::toolsets::manifest::ConfigType,
         atelier_core::secrets::SecretsStatus,
         atelier_core::secrets::StoreKind,
+        atelier_core::secrets::SecretOrigin,
         atelier_app::mcp_commands::McpServerRequest,
         atelier_core::mcp::ServerRecord,
         atelier_core::mcp::ServerDetails,

@@ -60,7 +60,13 @@ pub(crate) async fn run(app: &Atelier, command: SecretsCommand, json: bool) -> a
                 println!("No secrets stored.");
             } else {
                 for n in names {
-                    println!("{}  {}  ({}, {})", n.owner, n.key, where_(n.store), n.updated_at);
+                    // A bundle's value is said so: removed, only reinstalling
+                    // its toolset brings it back.
+                    let from = match n.origin {
+                        atelier_core::secrets::SecretOrigin::Bundle => ", from the bundle",
+                        atelier_core::secrets::SecretOrigin::Person => "",
+                    };
+                    println!("{}  {}  ({}{from}, {})", n.owner, n.key, where_(n.store), n.updated_at);
                 }
             }
         }

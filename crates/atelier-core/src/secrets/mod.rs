@@ -22,7 +22,7 @@ pub mod stores;
 
 use serde::Serialize;
 
-pub use owner::{Owner, Secret, StoreKind, check_key};
+pub use owner::{Owner, Secret, SecretOrigin, StoreKind, check_key};
 use stores::{FileStore, Keychain, SecretStore};
 
 use crate::{Atelier, Error, Result, blocking, db, ids};
@@ -61,6 +61,8 @@ pub struct SecretName {
     pub owner: String,
     pub key: String,
     pub store: StoreKind,
+    /// Whether the person typed it or a toolset's bundle brought it.
+    pub origin: SecretOrigin,
     pub updated_at: String,
 }
 
@@ -176,8 +178,21 @@ impl<'a> Secrets<'a> {
         }
     }
 
-    /// Stores a secret for its owner.
+    /// Stores a secret the person gave for its owner (the origin a bundle
+    /// import records is [`Self::set_from`]'s): a value replacing one a
+    /// bundle brought is the person's from then on.
     pub async fn set(&self, owner: &Owner, key: &str, value: Secret) -> Result<SecretName> {
+        self.set_from(owner, key, value, SecretOrigin::Person).await
+    }
+
+    /// Stores a secret for its owner, recording where the value came from.
+    pub(crate) async fn set_from(
+        &self,
+        owner: &Owner,
+        key: &str,
+        value: Secret,
+        origin: SecretOrigin,
+    ) -> Result<SecretName> {
         check_key(key)?;
         let store = self.store().await?;
         let kind = store.kind();
@@ -199,16 +214,19 @@ impl<'a> Secrets<'a> {
             owner: owner.to_string(),
             key: key.to_owned(),
             store: kind,
+            origin,
             updated_at: ids::now(),
         };
         let mut tx = db::begin_write(self.app.db()).await?;
         sqlx::query(
-            "INSERT INTO secret_names (owner, key, store, updated_at) VALUES (?, ?, ?, ?) \
-             ON CONFLICT (owner, key) DO UPDATE SET store = excluded.store, updated_at = excluded.updated_at",
+            "INSERT INTO secret_names (owner, key, store, origin, updated_at) VALUES (?, ?, ?, ?, ?) \
+             ON CONFLICT (owner, key) DO UPDATE SET store = excluded.store, origin = excluded.origin, \
+             updated_at = excluded.updated_at",
         )
         .bind(&name.owner)
         .bind(&name.key)
         .bind(kind.as_str())
+        .bind(origin.as_str())
         .bind(&name.updated_at)
         .execute(&mut *tx)
         .await?;
@@ -260,18 +278,23 @@ impl<'a> Secrets<'a> {
 
     /// The names of the stored secrets (of one owner), never their values.
     pub async fn list(&self, owner: Option<&Owner>) -> Result<Vec<SecretName>> {
-        let rows: Vec<(String, String, String, String)> = sqlx::query_as(
-            "SELECT owner, key, store, updated_at FROM secret_names WHERE ?1 IS NULL OR owner = ?1 ORDER BY owner, key",
+        let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(
+            "SELECT owner, key, store, origin, updated_at FROM secret_names WHERE ?1 IS NULL OR owner = ?1 \
+             ORDER BY owner, key",
         )
         .bind(owner.map(ToString::to_string))
         .fetch_all(self.app.db())
         .await?;
         rows.into_iter()
-            .map(|(owner, key, store, updated_at)| {
+            .map(|(owner, key, store, origin, updated_at)| {
                 Ok(SecretName {
                     store: StoreKind::parse(&store).ok_or(Error::InvalidData {
                         what: "secret store",
                         reason: store,
+                    })?,
+                    origin: SecretOrigin::parse(&origin).ok_or(Error::InvalidData {
+                        what: "secret origin",
+                        reason: origin,
                     })?,
                     owner,
                     key,

@@ -155,6 +155,25 @@ text_enum!(StoreKind {
     File = "file",
 });
 
+/// Where a stored value came from (`secret_names.origin`): whether
+/// removing it loses something the person cannot type back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SecretOrigin {
+    /// Typed by the person (a toolset's details, `atelier secrets set`, a
+    /// provider's key, a sign-in): every write but a bundle import's.
+    Person,
+    /// Written in plain text in a toolset ZIP and moved to the secret store
+    /// when it was imported: only installing the toolset again brings it
+    /// back once removed.
+    Bundle,
+}
+
+text_enum!(SecretOrigin {
+    Person = "person",
+    Bundle = "bundle",
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,6 +258,9 @@ mod tests {
         assert_eq!(s.expose(), "sk-live-123");
         for &k in StoreKind::ALL {
             assert_eq!(serde_json::to_value(k).expect("json"), k.as_str());
+        }
+        for &o in SecretOrigin::ALL {
+            assert_eq!(serde_json::to_value(o).expect("json"), o.as_str());
         }
     }
 }

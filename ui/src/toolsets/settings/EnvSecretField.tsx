@@ -5,9 +5,11 @@ import { servers } from "./EnvReferences";
 
 /**
  * One `${NAME}` an installed toolset's servers read: a password field when
- * nothing is stored; once stored, only "set" with Replace and Remove. The
- * typed value is sent once (`onSave`) and dropped from the field once
- * stored (kept after a refusal, to try again): it is never shown again.
+ * nothing is stored; once stored, only "set" with Replace and Remove — "set
+ * · from the bundle" for a value its ZIP brought (moved to the secret store
+ * at import), which a Replace makes the person's. The typed value is sent
+ * once (`onSave`) and dropped from the field once stored (kept after a
+ * refusal, to try again): it is never shown again.
  */
 export function EnvSecretField({
   reference,
@@ -36,6 +38,7 @@ export function EnvSecretField({
     }
   };
 
+  const set = <Badge tone="success">{r.origin === "bundle" ? "set · from the bundle" : "set"}</Badge>;
   const name = (
     <>
       <code>${r.name}</code> <span className="muted small">· {servers(r)}</span>
@@ -46,7 +49,7 @@ export function EnvSecretField({
       <li className="env-secret">
         <span>{name}</span>
         <div className="secret-row">
-          <Badge tone="success">set</Badge>
+          {set}
           <button
             type="button"
             className="btn btn-small"
@@ -84,7 +87,7 @@ export function EnvSecretField({
             placeholder={r.allowed ? "Read from your environment now" : undefined}
             onChange={(e) => setText(e.target.value)}
           />
-          {r.stored ? <Badge tone="success">set</Badge> : <Badge>not set</Badge>}
+          {r.stored ? set : <Badge>not set</Badge>}
           <button
             type="submit"
             className="btn btn-small btn-primary"

@@ -10,9 +10,10 @@ import { EnvSecretField } from "./EnvSecretField";
 import { NoKeychain, storeWords } from "./SecretsNotice";
 
 /**
- * The values an installed toolset's MCP servers read (`${NAME}`) that its
- * bundle does not bring, each set or not, typed here instead of with
- * `atelier secrets set`. Once one is saved, the servers that read it are
+ * The values an installed toolset's MCP servers read (`${NAME}`), each set
+ * or not, typed here instead of with `atelier secrets set`; a value its ZIP
+ * brought (moved to the secret store at import) is "from the bundle", and
+ * removing it says that only installing the toolset again brings it back. Once one is saved, the servers that read it are
  * listed again (a server that failed for want of it starts; one already
  * running is left alone and keeps the value it started with). `onListed`:
  * the install screen shows those outcomes in its own list; otherwise they
@@ -130,10 +131,12 @@ export function ToolsetEnvSecrets({
             void remove(r);
           }}
         >
-          <p>
-            Its servers ({servers(removing)}) will not start until it is set again. If the bundle brought this value,
-            only installing it again puts it back.
-          </p>
+          <p>Its servers ({servers(removing)}) will not start until it is set again.</p>
+          {removing.origin === "bundle" && (
+            <p>
+              This value came with the toolset’s bundle: once removed, only installing the toolset again brings it back.
+            </p>
+          )}
         </ConfirmDialog>
       )}
     </section>

@@ -1,7 +1,10 @@
 //! The `${NAME}`s an installed toolset's MCP servers read that its bundle
 //! does not bring, and their values set by the person: what the install
 //! screen and the toolset's details offer as password fields, so that a
-//! desktop user needs no terminal. A value goes where `atelier secrets set
+//! desktop user needs no terminal. A ZIP's plain-text values, moved to the
+//! secret store at import, are listed too, their `origin` saying so (one
+//! removed comes back only by installing the toolset again); a value set
+//! here is the person's. A value goes where `atelier secrets set
 //! toolset:<id> NAME` puts it (the secret store, owner `toolset:<id>`, key
 //! `NAME`: [`crate::secrets::Secrets::set`]), so the server's next start
 //! resolves it ([`super::launch`]). Only a name its servers read can be set
@@ -9,13 +12,13 @@
 //! refused rather than stored where nothing reads it.
 
 use crate::Result;
-use crate::secrets::{Owner, Secret};
+use crate::secrets::{Owner, Secret, SecretOrigin};
 use crate::toolsets::Toolsets;
 use crate::toolsets::manifest::{McpServerDecl, ToolsetManifest};
 use crate::toolsets::validate::MANIFEST_FILE;
 use crate::{Error, toolsets::config::EnvReference};
 
-use super::import::env_references;
+use super::import::{env_references, reference};
 use super::literals;
 
 impl Toolsets<'_> {
@@ -60,24 +63,11 @@ impl Toolsets<'_> {
                 .collect();
         }
         let allowed = self.allowed_env(id).await?;
-        let stored: Vec<String> = self
-            .app
-            .secrets()
-            .list(Some(&Owner::Toolset(id.to_owned())))
-            .await?
-            .into_iter()
-            .map(|n| n.key)
-            .collect();
+        let stored = self.app.secrets().list(Some(&Owner::Toolset(id.to_owned()))).await?;
         Ok(env_references(&servers)
             .into_iter()
             .filter(|(name, _)| !plain.contains(name))
-            .map(|(name, server_ids)| EnvReference {
-                in_environment: std::env::var_os(&name).is_some(),
-                allowed: allowed.contains(&name),
-                stored: stored.contains(&name),
-                name,
-                server_ids,
-            })
+            .map(|(name, server_ids)| reference(name, server_ids, &allowed, &stored))
             .collect())
     }
 
@@ -104,7 +94,8 @@ impl Toolsets<'_> {
     /// Stores the value of `${name}` for toolset `id`, where `atelier
     /// secrets set toolset:<id> NAME` does; the references afterwards. A
     /// server already running keeps the value it started with until it
-    /// starts again.
+    /// starts again. The value is the person's from then on, even where it
+    /// replaced one the bundle brought.
     pub async fn set_env_secret(&self, id: &str, name: &str, value: Secret) -> Result<Vec<EnvReference>> {
         let refs = self.check_reference(id, name).await?;
         if value.expose().is_empty() {
@@ -118,7 +109,7 @@ impl Toolsets<'_> {
             .set(&Owner::Toolset(id.to_owned()), name, value)
             .await?;
         tracing::info!(toolset = %id, key = %name, "stored a value its servers read");
-        Ok(with_stored(refs, name, true))
+        Ok(with_stored(refs, name, Some(SecretOrigin::Person)))
     }
 
     /// Removes the stored value of `${name}` for toolset `id`; the
@@ -127,14 +118,16 @@ impl Toolsets<'_> {
         let refs = self.check_reference(id, name).await?;
         self.app.secrets().unset(&Owner::Toolset(id.to_owned()), name).await?;
         tracing::info!(toolset = %id, key = %name, "removed a value its servers read");
-        Ok(with_stored(refs, name, false))
+        Ok(with_stored(refs, name, None))
     }
 }
 
-/// `refs` after `${name}`'s value was stored or removed (not read again).
-fn with_stored(mut refs: Vec<EnvReference>, name: &str, stored: bool) -> Vec<EnvReference> {
+/// `refs` after `${name}`'s value was stored (from `origin`) or removed
+/// (none), not read again.
+fn with_stored(mut refs: Vec<EnvReference>, name: &str, origin: Option<SecretOrigin>) -> Vec<EnvReference> {
     for r in refs.iter_mut().filter(|r| r.name == name) {
-        r.stored = stored;
+        r.stored = origin.is_some();
+        r.origin = origin;
     }
     refs
 }

@@ -13,7 +13,7 @@ use super::literals::{self, Literal, SecretValue};
 use super::refs::{self, BUILTINS, Piece};
 use super::values::{Planned, ToolsetConfig, check_value, form, plan, secret_key, set_allowance, write_values};
 use crate::diagnostics::{Problem, Severity};
-use crate::secrets::{Owner, StoreKind};
+use crate::secrets::{Owner, SecretOrigin, StoreKind};
 use crate::toolsets::manifest::{McpServerDecl, ToolsetManifest};
 use crate::toolsets::undo::Undo;
 use crate::{Atelier, Error, Result};
@@ -31,6 +31,10 @@ pub struct EnvReference {
     pub allowed: bool,
     /// Whether the secret store already holds it for this toolset.
     pub stored: bool,
+    /// Where the stored value came from: the person, or the bundle (a
+    /// value its ZIP held in plain text, moved to the secret store when it
+    /// was imported); none while nothing is stored.
+    pub origin: Option<SecretOrigin>,
 }
 
 /// What the consent step shows about settings and secrets.
@@ -86,6 +90,26 @@ pub(super) fn env_references(servers: &[McpServerDecl]) -> BTreeMap<String, Vec<
     out
 }
 
+/// `${name}`, read by `server_ids`, as the person is shown it: whether the
+/// environment has it, whether they allowed it, whether (and from where)
+/// the secret store holds it (`stored`: the toolset's stored names).
+pub(super) fn reference(
+    name: String,
+    server_ids: Vec<String>,
+    allowed: &[String],
+    stored: &[crate::secrets::SecretName],
+) -> EnvReference {
+    let origin = stored.iter().find(|n| n.key == name).map(|n| n.origin);
+    EnvReference {
+        in_environment: std::env::var_os(&name).is_some(),
+        allowed: allowed.contains(&name),
+        stored: origin.is_some(),
+        origin,
+        name,
+        server_ids,
+    }
+}
+
 /// What the consent step shows for a checked manifest.
 pub(crate) async fn consent(app: &Atelier, manifest: &ToolsetManifest) -> Result<Consent> {
     let mut m = manifest.clone();
@@ -105,23 +129,11 @@ pub(crate) async fn consent(app: &Atelier, manifest: &ToolsetManifest) -> Result
     } else {
         Vec::new()
     };
-    let stored_names: Vec<String> = app
-        .secrets()
-        .list(Some(&Owner::Toolset(id.clone())))
-        .await?
-        .into_iter()
-        .map(|n| n.key)
-        .collect();
+    let stored_names = app.secrets().list(Some(&Owner::Toolset(id.clone()))).await?;
     let env_references = env_references(&m.mcp_servers)
         .into_iter()
         .filter(|(name, _)| !literals.iter().any(|l| &l.key == name))
-        .map(|(name, server_ids)| EnvReference {
-            in_environment: std::env::var_os(&name).is_some(),
-            allowed: allowed.contains(&name),
-            stored: stored_names.contains(&name),
-            name,
-            server_ids,
-        })
+        .map(|(name, server_ids)| reference(name, server_ids, &allowed, &stored_names))
         .collect();
     Ok(Consent {
         secret_values: literals.iter().map(SecretValue::from).collect(),
@@ -222,7 +234,9 @@ impl Prepared {
         literals::store(app, id, &self.literals, undo).await?;
         let owner = Owner::Toolset(id.to_owned());
         for (key, secret) in &self.planned.secrets {
-            undo.set_secret(app, &owner, &secret_key(key), secret.clone()).await?;
+            // Typed in the install form (or given on stdin): the person's.
+            undo.set_secret(app, &owner, &secret_key(key), secret.clone(), SecretOrigin::Person)
+                .await?;
         }
         Ok(())
     }

@@ -11,7 +11,7 @@
 use serde::Serialize;
 use sqlx::Row;
 
-use crate::secrets::{Owner, Secret};
+use crate::secrets::{Owner, Secret, SecretOrigin};
 use crate::store::Hash;
 use crate::toolsets::manifest::{McpServerDecl, ToolsetManifest, is_literal, reference_name};
 use crate::toolsets::undo::Undo;
@@ -93,8 +93,9 @@ pub(crate) fn extract(servers: &mut [McpServerDecl]) -> Vec<Literal> {
     out
 }
 
-/// Stores extracted values for their toolset (one per key), each value it
-/// replaces kept in `undo`.
+/// Stores extracted values for their toolset (one per key), recorded as
+/// the bundle's (removing one warns that only a reinstall brings it back),
+/// each value it replaces kept in `undo`.
 pub(crate) async fn store(app: &Atelier, toolset: &str, literals: &[Literal], undo: &mut Undo) -> Result<()> {
     let owner = Owner::Toolset(toolset.to_owned());
     let mut done: Vec<&str> = Vec::new();
@@ -102,7 +103,9 @@ pub(crate) async fn store(app: &Atelier, toolset: &str, literals: &[Literal], un
         if done.contains(&l.key.as_str()) {
             continue;
         }
-        let stored = undo.set_secret(app, &owner, &l.key, l.value.clone()).await;
+        let stored = undo
+            .set_secret(app, &owner, &l.key, l.value.clone(), SecretOrigin::Bundle)
+            .await;
         if let Err(crate::Error::SecretsUnavailable(why)) = stored {
             // Say what needed the store: the person may not know the
             // bundle holds values in plain text.
