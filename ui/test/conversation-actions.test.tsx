@@ -4,6 +4,7 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Agent } from "../src/bindings";
 import { resetRuns } from "../src/conversation/runStore";
 import { forgetChoices } from "../src/conversation/Switchers";
 import {
@@ -17,7 +18,7 @@ import {
   text,
 } from "./chatBackend";
 import { agent, call } from "./fixtures";
-import { argsOf } from "./ipc";
+import { argsOf, deferred } from "./ipc";
 
 afterEach(() => {
   resetRuns();
@@ -288,6 +289,20 @@ describe("the agent switcher", () => {
     await waitFor(() => expect(b.runs).toHaveLength(1));
     // Before, the provider's first model went with the message and became the chat's.
     expect(b.run().args.options).toMatchObject({ provider_id: null, model: null });
+  });
+
+  it("sends no guessed model while the agents are still being read (the agent may have its own)", async () => {
+    const agents = deferred<Agent[]>();
+    const b = chatBackend({
+      providers: [provider({ default_model: null })],
+      extra: { list_agents: () => agents.promise },
+    });
+    const box = await openChat();
+    await userEvent.type(box, "hi{Enter}");
+    await waitFor(() => expect(b.runs).toHaveLength(1));
+    // Before, the provider's first model went with it, over the agent's own.
+    expect(b.run().args.options).toMatchObject({ provider_id: null, model: null });
+    await act(async () => agents.resolve([agent({ id: "assistant", name: "Assistant" })]));
   });
 });
 

@@ -65,7 +65,9 @@ export function useChatPane({
   const agentId = useAgentChoice(runs.chat);
   // Null: they cannot be listed (the chat's agent is shown as it is).
   const [agents] = useLoad(() => api.listAgents(), `agents-${shown.times}`);
-  const agentModel = agents.data?.find((a) => a.id === agentId)?.model ?? null;
+  // Undefined until the agents are read (or when they cannot be): the
+  // switcher makes no guess that might stand in for the agent's model.
+  const agentModel = agents.data === null ? undefined : (agents.data.find((a) => a.id === agentId)?.model ?? null);
   const choice = useChoice(runs.chat, info, agentModel);
   // Retry and Edit answer with what the switchers say now, as Send does.
   const { remember } = runs;

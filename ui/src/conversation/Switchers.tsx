@@ -26,14 +26,24 @@ export function choose(chatId: string, c: Choice) {
   for (const l of listeners) l();
 }
 
-/** The model a chat talks to next: chosen here, else the chat's, else null (its agent's or the only provider's default). */
-export function useChoice(chat: Chat | null, info: ProviderInfo, agentModel: AgentModel | null): Choice | null {
+/**
+ * The model a chat talks to next: chosen here, else the chat's, else null
+ * (its agent's or the only provider's default). `agentModel`: the chat's
+ * agent's own model, `undefined` while the agents are not read yet.
+ */
+export function useChoice(
+  chat: Chat | null,
+  info: ProviderInfo,
+  agentModel: AgentModel | null | undefined,
+): Choice | null {
   // Before the first message there is no chat yet: its choice waits under "".
   const picked = useSyncExternalStore(subscribe, () => chosen.get(chat?.id ?? ""));
   if (picked !== undefined) return picked;
   if (chat?.provider_id != null && chat.model !== null) return { providerId: chat.provider_id, model: chat.model };
   // The core answers with the agent's own model: a guess sent with the
-  // message would become the chat's choice instead of it.
+  // message would become the chat's choice instead of it. Nor is one made
+  // before the agents are read (a message sent that soon), as the agent
+  // may have a model: the core then chooses as the guess would.
   if (agentModel !== null) return null;
   // The core falls back on a provider's default model. Without one (its
   // list did not come when it was added), the first model a provider
