@@ -162,3 +162,33 @@ async fn a_lock_file_a_crash_left_alone_goes_at_start_and_a_held_one_stays() {
     assert!(!fork.exists(), "a dead fork's goes");
     drop((held, uploading));
 }
+
+/// A journal past its commit (no row) that this version cannot read — a
+/// later version's — stays with its lock file: the secret values it names
+/// would otherwise be left in the store for good. One beside a row (an
+/// uninstall that never committed: nothing to do) goes.
+#[tokio::test]
+async fn an_unreadable_journal_of_a_committed_uninstall_stays_for_a_version_that_can_read_it() {
+    let env = Env::new();
+    drop(env.app().await);
+    let toolsets = env.data().join("toolsets");
+    std::fs::create_dir_all(&toolsets).expect("toolsets");
+    let stem = toolsets.join(".trash-gone-01a22360-0000-7000-8000-000000000002");
+    let journal = stem.with_extension("json");
+    std::fs::write(&journal, r#"{"format": 9, "values": ["toolset:gone/TOKEN"]}"#).expect("journal");
+    std::fs::write(stem.with_extension("lock"), "").expect("its lock file");
+    drop(env.app().await);
+    drop(env.app().await);
+    assert!(journal.exists(), "kept at every start");
+
+    // The same beside an installed toolset's row: an uninstall that never
+    // committed, and nothing is left to do.
+    let src = tempfile::tempdir().expect("src");
+    let dir = crate::authoring::scaffold_with(src.path(), "here", |y| y);
+    env.ok(&["toolset", "import", dir.to_str().expect("utf-8")]);
+    let here = toolsets.join(".trash-here-01a22360-0000-7000-8000-000000000003.json");
+    std::fs::write(&here, "{\"secrets\": [[").expect("a journal cut short");
+    drop(env.app().await);
+    assert!(!here.exists(), "gone: its uninstall never happened");
+    assert!(journal.exists());
+}

@@ -299,7 +299,8 @@ fn trashed_id(name: &str) -> Option<&str> {
 /// the sign-ins of servers that went forgotten — and undone when the row
 /// is there: the folder comes back and its secrets, names and values, were
 /// never touched. A lock file with nothing beside it (a crash between the
-/// lock and the journal) goes too.
+/// lock and the journal) goes too. A journal past its commit that this
+/// version cannot read stays (its values would be lost with it).
 pub(crate) async fn recover_uninstalls(app: &Atelier) -> Result<usize> {
     let toolsets_dir = app.data_dir().toolsets_dir();
     let Ok(entries) = std::fs::read_dir(&toolsets_dir) else {
@@ -348,13 +349,29 @@ pub(crate) async fn recover_uninstalls(app: &Atelier) -> Result<usize> {
             }
         }
         let journal = with_suffix(&aside, ".json");
-        let left = match std::fs::read(&journal) {
-            Ok(text) => serde_json::from_slice::<Leftovers>(&text).ok(),
-            Err(_) => None,
+        let (left, unreadable) = match std::fs::read(&journal) {
+            Ok(text) => match serde_json::from_slice::<Leftovers>(&text) {
+                Ok(left) => (Some(left), false),
+                Err(_) => (None, true),
+            },
+            Err(_) => (None, false),
         };
         // Kept for the next start while a value could not be deleted now.
         let done = match &left {
             Some(left) => finish_leftovers(app, id, left).await?,
+            // Written whole before the commit, so one cut short belongs to
+            // an uninstall that never committed (the row is there: nothing
+            // to do). Past a commit it is one this version cannot read (a
+            // later version's): the values it names would be lost with it,
+            // so it stays for a version that can, and says so.
+            None if unreadable && row.is_none() => {
+                tracing::warn!(
+                    toolset = %id,
+                    journal = %journal.display(),
+                    "an uninstall left a journal this version cannot read: kept, with the secret values it names, for a version that can"
+                );
+                false
+            }
             None => true,
         };
         if done {
