@@ -249,6 +249,14 @@ describe("the consent step's secrets and variables", () => {
                 stored: true,
                 origin: "person",
               },
+              {
+                name: "SHIPPED_KEY",
+                server_ids: ["gh"],
+                in_environment: false,
+                allowed: false,
+                stored: true,
+                origin: "bundle",
+              },
             ],
           }),
         }),
@@ -260,7 +268,8 @@ describe("the consent step's secrets and variables", () => {
     expect(env).toHaveTextContent("$SLACK_TOKEN not set: server chat will need it.");
     expect(within(env).getByLabelText("Value of SLACK_TOKEN")).toHaveAttribute("type", "password");
     expect(env).not.toHaveTextContent("atelier secrets set");
-    expect(env).toHaveTextContent("$OLD_KEY set for this toolset");
+    expect(env).toHaveTextContent("$OLD_KEY set for this toolset · server gh");
+    expect(env).toHaveTextContent("$SHIPPED_KEY set for this toolset, by the version installed before · server gh");
     expect(within(env).queryByLabelText("Value of OLD_KEY")).toBeNull();
 
     await userEvent.click(within(panel).getByRole("button", { name: "Install" }));

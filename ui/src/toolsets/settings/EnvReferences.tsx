@@ -59,7 +59,12 @@ export function EnvReferences({
               <li key={r.name}>
                 <code>${r.name}</code>{" "}
                 <span className="muted small">
-                  {r.stored ? "set for this toolset" : "read from your environment (allowed before)"} · {servers(r)}
+                  {r.stored
+                    ? r.origin === "bundle"
+                      ? "set for this toolset, by the version installed before"
+                      : "set for this toolset"
+                    : "read from your environment (allowed before)"}{" "}
+                  · {servers(r)}
                 </span>
               </li>
             );
