@@ -30,7 +30,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "crates" / "atelier-core
 # Lowest first. Same layer: may import each other (but not in a cycle).
 LAYERS = [
     # Foundations: no knowledge of chats, toolsets or tools.
-    ["ids", "error", "diagnostics", "data_dir", "lock", "zipfile", "environment"],
+    ["ids", "error", "diagnostics", "data_dir", "lock", "zipfile", "environment", "logging"],
     # The database and the records it hands out.
     ["db", "model"],
     # The content-addressed store (blocking code).

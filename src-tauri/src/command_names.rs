@@ -93,4 +93,7 @@ pub const COMMANDS: &[&str] = &[
     "delete_agent",
     "preview_agent_tools",
     "agent_id_from_name",
+    "log_ui_error",
+    "log_location",
+    "open_log_folder",
 ];

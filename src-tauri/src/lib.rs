@@ -5,10 +5,11 @@
 //! runtime without a window; [`run`] opens the data dir and starts it on
 //! the real one. Commands live in [`commands`], [`chat_commands`],
 //! [`config_commands`], [`toolset_secret_commands`], [`llm_commands`],
-//! [`mcp_commands`] and [`agent_commands`] (typed arguments, one core call,
-//! [`error::IpcError`]); tool HTML is served by [`render`]; paths from the
-//! webview are re-checked by [`paths`]; the window never leaves the app's
-//! own pages ([`navigation`]).
+//! [`mcp_commands`], [`agent_commands`] and [`logs`] (typed arguments, one
+//! core call, [`error::IpcError`]; `logs` also starts the log at `main`);
+//! tool HTML is served by [`render`]; paths from the webview are re-checked
+//! by [`paths`]; the window never leaves the app's own pages
+//! ([`navigation`]).
 
 pub mod agent_commands;
 pub mod chat_commands;
@@ -22,6 +23,7 @@ pub mod error;
 pub mod frames;
 pub mod live_reload;
 pub mod llm_commands;
+pub mod logs;
 pub mod mcp_commands;
 pub mod navigation;
 pub mod paths;
@@ -151,6 +153,9 @@ pub fn setup<R: Runtime>(builder: tauri::Builder<R>, state: AppState) -> tauri::
             agent_commands::delete_agent,
             agent_commands::preview_agent_tools,
             agent_commands::agent_id_from_name,
+            logs::log_ui_error,
+            logs::log_location,
+            logs::open_log_folder,
         ])
 }
 

@@ -1,24 +1,18 @@
-//! `atelier-app`: the desktop app. Logs go to stderr (`ATELIER_LOG`), never
-//! to tool output, which the core captures from the tools' own pipes.
+//! `atelier-app`: the desktop app. Logs go to stderr and the data dir's
+//! `logs/atelier.log` (`ATELIER_LOG`; [`atelier_app::logs`]), never to tool
+//! output, which the core captures from the tools' own pipes.
 
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     atelier_app::display::prefer_software_friendly_renderer();
     atelier_app::startup::mark_start();
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        // rmcp stays off unless ATELIER_LOG names it (its lines may carry a
-        // server URL's token; see atelier_core::logging).
-        .with_env_filter(tracing_subscriber::EnvFilter::new(
-            atelier_core::logging::filter_directives(std::env::var("ATELIER_LOG").ok().as_deref(), "warn"),
-        ))
-        .init();
-    let state = match atelier_core::DataDir::resolve(None)
-        .map(|data| tauri::async_runtime::block_on(atelier_app::open_state(data)))
-    {
-        Ok(Ok(state)) => state,
-        Ok(Err(e)) | Err(e) => {
+    // The log's file is in the data dir the app opens; stderr only without one.
+    let data = atelier_core::DataDir::resolve(None);
+    atelier_app::logs::init(data.as_ref().ok());
+    let state = match data.and_then(|data| tauri::async_runtime::block_on(atelier_app::open_state(data))) {
+        Ok(state) => state,
+        Err(e) => {
             tracing::error!("Atelier could not open its data directory: {e}");
             return ExitCode::FAILURE;
         }

@@ -34,6 +34,7 @@ import type {
   FileChange,
   FrameCheck,
   JsonValue,
+  LogLocation,
   MessageNode,
   Policy,
   Progress,
@@ -141,6 +142,9 @@ export const NEUTRAL: ReadonlySet<string> = new Set([
   "get_agent",
   "agent_id_from_name",
   "preview_agent_tools",
+  "log_ui_error",
+  "log_location",
+  "open_log_folder",
 ]);
 
 const underWay = new Map<string, Promise<unknown>>();
@@ -332,6 +336,13 @@ export const api = {
   /** What a frame renderer may do with a page (the core decides). */
   checkFrame: (url: string) => invoke<FrameCheck>("check_frame", { url }),
   forbidFrameOrigin: (origin: string) => invoke<SettingsView>("forbid_frame_origin", { origin }),
+  /** An error the UI met, into the app's log (lib/uiErrors.ts reports them; never call it elsewhere). */
+  logUiError: (message: string, context: string, stack: string | null) =>
+    invoke<null>("log_ui_error", { message, context, stack }),
+  /** Where the app's log file is (Settings). */
+  logLocation: () => invoke<LogLocation>("log_location"),
+  /** Opens the log's folder in the file manager. */
+  openLogFolder: () => invoke<null>("open_log_folder"),
   /** Whether a keychain answers, where secrets go, how many are stored. */
   secretsStatus: () => invoke<SecretsStatus>("secrets_status"),
   /** Consent (or not) to keep secrets in a file only you can read where no keychain answers. */

@@ -652,6 +652,20 @@ file: string | null,
  */
 count: number, };
 
+export type LogLocation = { 
+/**
+ * The file (`<data dir>/logs/atelier.log`).
+ */
+file: string, 
+/**
+ * Its folder, where the previous file (`atelier.log.1`) is too.
+ */
+folder: string, 
+/**
+ * Whether the app writes it: not in a read-only data dir.
+ */
+written: boolean, };
+
 export type StoreKind = "keychain" | "file";
 
 export type SecretOrigin = "person" | "bundle";

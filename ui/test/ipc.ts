@@ -106,6 +106,9 @@ export type CommandAnswers = {
   delete_agent: Answer<"deleteAgent">;
   preview_agent_tools: Answer<"previewAgentTools">;
   agent_id_from_name: Answer<"agentIdFromName">;
+  log_ui_error: Answer<"logUiError">;
+  log_location: Answer<"logLocation">;
+  open_log_folder: Answer<"openLogFolder">;
 };
 
 export type Command = keyof CommandAnswers;
@@ -126,10 +129,18 @@ export const KEYCHAIN_STATUS: CommandAnswers["secrets_status"] = {
   count: 0,
 };
 
+/** Where the log is on a machine where the data dir is writable (the passive answer of `log_location`). */
+export const LOG_LOCATION: CommandAnswers["log_location"] = {
+  file: "/home/ada/.local/share/atelier/logs/atelier.log",
+  folder: "/home/ada/.local/share/atelier/logs",
+  written: true,
+};
+
 /**
  * Status queries every screen of a kind makes, answered "nothing to report"
  * unless a test says otherwise: no reloads, a toolset without settings,
- * allowed variables or values its servers read, a reachable keychain.
+ * allowed variables or values its servers read, a reachable keychain, the
+ * log's place; a UI error reported to the log is taken.
  */
 const PASSIVE: Handlers = {
   toolset_reloads: () => [],
@@ -142,6 +153,8 @@ const PASSIVE: Handlers = {
   detect_providers: () => [],
   list_mcp_servers: () => [],
   list_agents: () => [],
+  log_location: () => LOG_LOCATION,
+  log_ui_error: () => null,
 };
 
 /**

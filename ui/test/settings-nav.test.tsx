@@ -7,7 +7,7 @@ import { SettingsPanel } from "../src/settings/SettingsPanel";
 import { SettingsProvider } from "../src/settings/useSettings";
 import { mockCommands } from "./ipc";
 
-const NAMES = ["Model providers", "Agents", "MCP servers", "Pages tools may show", "Secrets"];
+const NAMES = ["Model providers", "Agents", "MCP servers", "Pages tools may show", "Secrets", "Logs"];
 
 async function showPanel() {
   mockCommands({ get_settings: () => ({ saved: { frame_origins: [] }, frame_origins_in_effect: [] }) });
@@ -41,7 +41,7 @@ afterEach(() => {
 });
 
 describe("settings section links", () => {
-  it("name the five sections in page order, each a link to its heading", async () => {
+  it("name the six sections in page order, each a link to its heading", async () => {
     const nav = await showPanel();
     const links = within(nav).getAllByRole("link");
     expect(links.map((l) => l.textContent)).toEqual(NAMES);
@@ -82,7 +82,7 @@ describe("settings section links", () => {
     );
     const nav = await showPanel();
     const sections = NAMES.map((name) => screen.getByRole("heading", { level: 2, name }).closest("section")!);
-    const end = sections[4]!.parentElement!.lastElementChild!;
+    const end = sections[5]!.parentElement!.lastElementChild!;
     /** Lays the page out with these section tops (and the page's end), then lets the observers see it. */
     const layOut = (tops: number[], endTop: number) => {
       sections.forEach((s, i) => {
@@ -93,12 +93,12 @@ describe("settings section links", () => {
     };
     const h = window.innerHeight;
 
-    layOut([-900, -100, h * 0.6, h * 1.2, h * 1.6], h * 2);
+    layOut([-900, -100, h * 0.6, h * 1.2, h * 1.6, h * 2], h * 2.4);
     expect(marked(nav)).toEqual(["Agents"]);
-    layOut([-1600, -800, h * 0.2, h * 0.8, h * 1.2], h * 1.5);
+    layOut([-1600, -800, h * 0.2, h * 0.8, h * 1.2, h * 1.6], h * 1.9);
     expect(marked(nav)).toEqual(["MCP servers"]);
     // Scrolled to the end: the short last section never reaches the top.
-    layOut([-2400, -1600, -700, h * 0.1, h * 0.6], h);
-    expect(marked(nav)).toEqual(["Secrets"]);
+    layOut([-3000, -2200, -1300, -400, h * 0.1, h * 0.6], h);
+    expect(marked(nav)).toEqual(["Logs"]);
   });
 });

@@ -1,7 +1,7 @@
 //! The data directory: one folder shared by the CLI and the desktop app.
 //!
 //! Layout: `atelier.db`, `toolsets/<toolset_id>/`,
-//! `chats/<chat_id>/{workspace,blobs}`. Only this module knows the layout;
+//! `chats/<chat_id>/{workspace,blobs}`, `logs/atelier.log`. Only this module knows the layout;
 //! everything else asks it for paths. Paths stored in the database are
 //! relative to the root, so the folder can be moved.
 //!
@@ -81,6 +81,25 @@ impl DataDir {
         &self.root
     }
 
+    /// Makes the root if it is missing (blocking): owner-only, since chats'
+    /// files, blobs, the database and the log are the person's, not every
+    /// local user's. A folder that exists is left as it is, and folders made
+    /// on the way to it get the usual mode (a shared
+    /// `/srv/team/atelier/<name>` stays open to the team).
+    pub fn create_root(&self) -> Result<()> {
+        let root = &self.root;
+        if let Some(parent) = root.parent() {
+            std::fs::create_dir_all(parent).map_err(Error::io("create", parent))?;
+        }
+        let mut dir = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut dir, 0o700);
+        match dir.create(root) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(Error::io("create", root)(e)),
+            _ => Ok(()),
+        }
+    }
+
     pub fn db_path(&self) -> PathBuf {
         self.root.join("atelier.db")
     }
@@ -118,6 +137,16 @@ impl DataDir {
     /// works, with its private `tmp/`).
     pub fn mcp_server_dir(&self, server_id: &str) -> PathBuf {
         self.root.join("mcp").join(server_id)
+    }
+
+    /// `logs/`: the desktop app's log, owner-only like the root.
+    pub fn logs_dir(&self) -> PathBuf {
+        self.root.join("logs")
+    }
+
+    /// `logs/atelier.log`: the desktop app's log ([`crate::logging`]).
+    pub fn log_path(&self) -> PathBuf {
+        self.logs_dir().join("atelier.log")
     }
 
     /// Makes `path` relative to the root for storage in the database.

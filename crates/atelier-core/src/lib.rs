@@ -136,26 +136,9 @@ impl Atelier {
 
     /// [`Atelier::open`] with explicit Python settings.
     pub async fn open_with(mut data: DataDir, python: PythonSettings) -> Result<Self> {
-        let root = data.root().to_path_buf();
-        // Owner-only when Atelier makes it: chats' files, blobs and the
-        // database are the person's, not every local user's (blobs are
-        // written 0644 inside). A folder that exists is left as it is, and
-        // folders made on the way to it get the usual mode (a shared
-        // `/srv/team/atelier/<name>` stays open to the team).
-        let made = root.clone();
-        blocking(move || {
-            if let Some(parent) = made.parent() {
-                std::fs::create_dir_all(parent).map_err(Error::io("create", parent))?;
-            }
-            let mut dir = std::fs::DirBuilder::new();
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut dir, 0o700);
-            match dir.create(&made) {
-                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(Error::io("create", &made)(e)),
-                _ => Ok(()),
-            }
-        })
-        .await?;
+        // Owner-only when Atelier makes it (blobs are written 0644 inside).
+        let made = data.clone();
+        blocking(move || made.create_root()).await?;
         // One this process cannot write is only read: nothing below that
         // writes runs (what a crash left is put right by a writable start).
         let read_only = data.probe_read_only();

@@ -98,6 +98,7 @@ fn generate() -> String {
         atelier_core::toolsets::manifest::UserConfigDecl,
         atelier_core::toolsets::manifest::ConfigType,
         atelier_core::secrets::SecretsStatus,
+        atelier_core::logging::LogLocation,
         atelier_core::secrets::StoreKind,
         atelier_core::secrets::SecretOrigin,
         atelier_app::mcp_commands::McpServerRequest,

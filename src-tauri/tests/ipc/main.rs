@@ -14,12 +14,14 @@
 //! - [`mcp`]: MCP servers added, listed, restarted, disabled, imported.
 //! - [`toolset_secrets`]: a value a toolset's server reads, set without a
 //!   terminal; the server starts once it is.
+//! - [`logs`]: the log file, and the UI's errors written into it.
 //! - [`common`]: the harness and `invoke`.
 
 mod bindings;
 mod chat;
 mod commands;
 mod common;
+mod logs;
 mod mcp;
 mod settings;
 mod toolset_secrets;

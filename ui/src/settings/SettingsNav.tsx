@@ -7,6 +7,7 @@ export const SETTINGS_SECTIONS = [
   { id: "mcp-title", label: "MCP servers" },
   { id: "frame-origins-title", label: "Pages tools may show" },
   { id: "secrets-title", label: "Secrets" },
+  { id: "logs-title", label: "Logs" },
 ] as const;
 
 type SectionId = (typeof SETTINGS_SECTIONS)[number]["id"];

@@ -3,6 +3,7 @@ import { ErrorBox, Notice, Spinner } from "../components/feedback";
 import { ViewBoundary } from "../components/ViewBoundary";
 import { RestartButton } from "../renderers/FrameRenderer";
 import { AgentsSection } from "./agents/AgentsSection";
+import { LogsSection } from "./LogsSection";
 import { McpServersSection } from "./mcp/McpServersSection";
 import { ProvidersSection, type ProviderFocus } from "./ProvidersSection";
 import { SecretsSection } from "./SecretsSection";
@@ -11,9 +12,10 @@ import { useSettings } from "./useSettings";
 
 /**
  * App settings: model providers first (what a chat needs), agents, MCP
- * servers, the web origins frame renderers may show, and where secrets are
- * kept, with links to each beside them (`SettingsNav`). `active`: the page
- * is shown; `onToolsChanged`: MCP servers changed the tools on offer.
+ * servers, the web origins frame renderers may show, where secrets are
+ * kept and where the log is, with links to each beside them
+ * (`SettingsNav`). `active`: the page is shown; `onToolsChanged`: MCP
+ * servers changed the tools on offer.
  */
 export function SettingsPanel({
   active = true,
@@ -135,6 +137,9 @@ export function SettingsPanel({
           </section>
           <ViewBoundary name="Settings: secrets">
             <SecretsSection active={active} />
+          </ViewBoundary>
+          <ViewBoundary name="Settings: logs">
+            <LogsSection />
           </ViewBoundary>
           <div ref={end} />
         </div>
