@@ -44,8 +44,9 @@ Tools, and the client behaviour each one is there to test:
   image/svg+xml image, the text "after the charts", an embedded text
   resource (file:///data.json, application/json), an embedded blob resource
   that is the PNG again (demo://pixel.png, image/png), a resource link
-  (demo://more, "more") and, when big_kib > 0, a PNG of that many KiB. For
-  showing every block in order and sending a model every image it takes.
+  (demo://more, "more"), a short audio/wav sound and, when big_kib > 0, a
+  PNG of that many KiB. For showing every block in order and sending a
+  model every image it takes.
 - fails(text) returns `text` as a tool error (isError: true). For a
   failure reaching a model as an error result with its words.
 - whereami() returns {"cwd": ..., "token": $FIXTURE_TOKEN or null} (as
@@ -110,6 +111,7 @@ from mcp.server.mcpserver import Context, ListRoots, MCPServer, Resolve
 from mcp.server.stdio import stdio_server
 from mcp.types import JSONRPCNotification, JSONRPCRequest
 from mcp_types import (
+    AudioContent,
     BlobResourceContents,
     CallToolResult,
     ElicitRequest,
@@ -248,11 +250,17 @@ async def garbage(megabytes: float = 17) -> str:
 PIXEL = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQAY3Y2wAAAAAElFTkSuQmCC"
 )
+# A tenth of a second of 8 kHz mono WAV: a sound a player accepts.
+BEEP = (
+    "UklGRnQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YVAAAACAoIBggKCAYICggGCAoIBg"
+    "gKCAYICggGCAoIBggKCAYICggGCAoIBggKCAYICggGCAoIBggKCAYICggGCAoIBggKCAYICggGCAoIBg"
+    "gKCAYA=="
+)
 
 
 @server.tool()
 def mixed(big_kib: int = 0) -> CallToolResult:
-    """Text, images (one twice, one SVG), resources and a link, in order."""
+    """Text, images (one twice, one SVG), resources, a link and a sound, in order."""
     svg = base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg"/>').decode()
     content: list[Any] = [
         TextContent(type="text", text="two charts"),
@@ -269,6 +277,7 @@ def mixed(big_kib: int = 0) -> CallToolResult:
             resource=BlobResourceContents(uri="demo://pixel.png", mime_type="image/png", blob=PIXEL),
         ),
         ResourceLink(type="resource_link", uri="demo://more", name="more"),
+        AudioContent(type="audio", data=BEEP, mime_type="audio/wav"),
     ]
     if big_kib > 0:
         big = b"\x89PNG\r\n\x1a\n" + b"\0" * (big_kib * 1024 - 8)

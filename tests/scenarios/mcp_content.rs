@@ -1,5 +1,6 @@
 //! MCP content of several blocks (the fixture's `mixed`): the person sees
-//! every block in order, and a model every text and every image it takes —
+//! every block in order (a sound among them, to play), and a model every
+//! text and every image it takes —
 //! an image it would refuse (SVG, too big) becomes a note saying why, so
 //! one image never fails the request and every later turn of the chat.
 
@@ -80,6 +81,7 @@ async fn every_block_is_shown_and_every_image_a_model_takes_is_sent() {
             "code {\"n\": 1}",
             "image data:image/png;base64,iVBORw0K",
             "document [more](demo://more)",
+            "audio data:audio/wav;base64,UklGRnQA",
             "image data:image/png;base64,iVBORw0K",
         ]
     );
@@ -94,6 +96,7 @@ async fn every_block_is_shown_and_every_image_a_model_takes_is_sent() {
         "two charts",
         "after the charts",
         "demo://more",
+        "[audio (audio/wav, 124 bytes)]",
         "is image/svg+xml, not a PNG, JPEG, GIF or WebP image",
         "is 4 MiB; images up to 3.75 MiB are sent to models",
     ] {

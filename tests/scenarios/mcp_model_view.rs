@@ -75,11 +75,12 @@ async fn mixed_content_reaches_the_model_as_words_and_a_failure_as_an_error() {
         "two charts",
         "[image (image/png, 69 bytes)]",
         "[image (image/png, 69 bytes)]",
-        "[image (image/svg+xml, 42 bytes)]",
+        "[image (image/svg+xml, 41 bytes)]",
         "after the charts",
         "[resource file:///data.json (application/json)]\n{\"n\": 1}",
         "[binary resource demo://pixel.png (image/png, 69 bytes), not shown]",
         "[resource link demo://more (\"more\")]",
+        "[audio (audio/wav, 124 bytes)]",
     ]
     .join("\n\n");
     assert!(text.starts_with(&expected), "{text}");

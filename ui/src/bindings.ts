@@ -514,8 +514,9 @@ node_id: string | null, tool_id: string, args: JsonValue, result: JsonValue | nu
 
 export type RenderPlan = { 
 /**
- * `code`, `document`, `html`, `frame`, `image`, `error`, or `blocks`
- * (MCP content of several parts: `{"blocks": [{renderer, config}, …]}`,
+ * `code`, `document`, `html`, `frame`, `image`, `audio` (MCP audio
+ * content: `{"url": "data:audio/…"}`), `error`, or `blocks` (MCP
+ * content of several parts: `{"blocks": [{renderer, config}, …]}`,
  * each one of the others but `html`, `frame` and `blocks`).
  */
 renderer: string, config: JsonValue, 

@@ -1,4 +1,4 @@
-import { render, screen, waitFor } from "@testing-library/react";
+import { fireEvent, render, screen, waitFor } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import type { ToolCallRecord } from "../src/bindings";
 import { CallView } from "../src/renderers/CallView";
@@ -60,5 +60,34 @@ describe("blocks renderer (MCP content of several parts)", () => {
     );
     expect(screen.getByText(/Part 1 is shown by “html”/)).toBeInTheDocument();
     expect(await screen.findByText("still here")).toBeInTheDocument();
+  });
+
+  it("plays a sound the tool returned where it is, and says when it cannot", async () => {
+    mockCommands({});
+    const beep = "data:audio/wav;base64,UklGRnQAAABXQVZF";
+    const { container } = show(
+      call({
+        render_plan: plan("blocks", {
+          blocks: [
+            { renderer: "document", config: { content: "the alarm:" } },
+            { renderer: "audio", config: { url: beep, label: "demo://alarm.wav" } },
+            { renderer: "audio", config: { url: "https://example.com/a.mp3" } },
+          ],
+        }),
+      }),
+    );
+    const player = container.querySelector("audio");
+    expect(player).toHaveAttribute("src", beep);
+    expect(player).toHaveAttribute("controls");
+    expect(player).toHaveAccessibleName("demo://alarm.wav");
+    expect(container.querySelector(".audio-renderer")).toHaveTextContent("demo://alarm.wav · audio/wav");
+    // Only data: audio is played: no address elsewhere is fetched.
+    expect(container.querySelectorAll("audio")).toHaveLength(1);
+    expect(screen.getByText("This tool gave no audio to play.")).toBeInTheDocument();
+    // A format the webview cannot play says so instead of a dead player.
+    fireEvent.error(player as HTMLAudioElement);
+    expect(
+      await screen.findByText("The tool’s audio (audio/wav) is not a format this app can play."),
+    ).toBeInTheDocument();
   });
 });

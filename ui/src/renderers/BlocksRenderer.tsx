@@ -5,11 +5,11 @@ import { asObject, str } from "../lib/json";
 import type { RendererProps } from "./types";
 
 /** The renderers a part may use: a page or a nested list has no place in a list. */
-const PART_RENDERERS = new Set(["code", "document", "image"]);
+const PART_RENDERERS = new Set(["code", "document", "image", "audio"]);
 
 /**
  * MCP content of several blocks (the core's `blocks` plan): each part —
- * text, an image, an embedded resource — shown by its own renderer, in the
+ * text, an image, a sound, an embedded resource — shown by its own renderer, in the
  * order the server gave them, so no block is hidden behind another.
  */
 export function BlocksRenderer({ plan, config, part }: RendererProps & { part: (plan: RenderPlan) => ReactNode }) {

@@ -1,6 +1,7 @@
 import type { JsonValue, RenderPlan, ToolCallRecord } from "../bindings";
 import { Notice } from "../components/feedback";
 import { asObject, pretty, str, type JsonObject } from "../lib/json";
+import { AudioRenderer } from "./AudioRenderer";
 import { BlocksRenderer } from "./BlocksRenderer";
 import { CodeRenderer } from "./CodeRenderer";
 import { DocumentRenderer } from "./DocumentRenderer";
@@ -43,6 +44,8 @@ function PlanBody({ call, plan }: { call: ToolCallRecord; plan: RenderPlan }) {
       return <FrameRenderer {...props} />;
     case "image":
       return <ImageRenderer {...props} />;
+    case "audio":
+      return <AudioRenderer {...props} />;
     case "blocks":
       return <BlocksRenderer {...props} part={(p) => <PlanBody call={call} plan={p} />} />;
     case "error":

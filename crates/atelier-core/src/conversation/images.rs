@@ -186,7 +186,7 @@ fn tool_images(plan: &Value) -> Vec<Found> {
 }
 
 /// How many bytes `data` (base64) decodes to.
-fn decoded_len(data: &str) -> u64 {
+pub(crate) fn decoded_len(data: &str) -> u64 {
     let digits = data
         .bytes()
         .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))

@@ -121,21 +121,20 @@ pub(crate) fn without_bytes(v: &Value) -> Value {
             if let Some(Value::String(data)) = m.get("data") {
                 let note = format!(
                     "[{} of base64 data, not sent as text]",
-                    crate::toolsets::bundle::human_bytes(data.len() as u64 * 3 / 4)
+                    crate::toolsets::bundle::human_bytes(super::images::decoded_len(data))
                 );
                 m.insert("data".into(), Value::String(note));
             }
             Value::Object(m)
         }
         Value::String(s) if s.len() >= BYTES_FROM && looks_like_bytes(s) => {
-            let media = s
+            let (media, data) = s
                 .strip_prefix("data:")
                 .and_then(|r| r.split_once(";base64,"))
-                .map(|(m, _)| format!("{m}, "))
-                .unwrap_or_default();
+                .map_or((String::new(), s.as_str()), |(m, d)| (format!("{m}, "), d));
             Value::String(format!(
                 "[{media}{} of base64 data, not sent as text]",
-                crate::toolsets::bundle::human_bytes(s.len() as u64 * 3 / 4)
+                crate::toolsets::bundle::human_bytes(super::images::decoded_len(data))
             ))
         }
         Value::Array(a) => Value::Array(a.iter().map(without_bytes).collect()),
@@ -207,11 +206,12 @@ mod tests {
         ] {
             assert_eq!(result_text(&row(json!({"x": kept}))).0, json!({"x": kept}).to_string());
         }
-        // A small MCP image is still bytes.
+        // A small MCP image is still bytes, counted as it decodes (the
+        // padding is none: a PNG's 8-byte signature).
         let (text, _) = result_text(&row(
             json!([{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]),
         ));
-        assert_eq!(text, "[image (image/png, 9 bytes)]");
+        assert_eq!(text, "[image (image/png, 8 bytes)]");
         // Bytes anywhere else in a result are a note.
         let (text, _) = result_text(&row(json!({"blocks": [{"type": "image", "data": "iVBORw0KGgo="}]})));
         assert!(text.contains("of base64 data, not sent as text"), "{text}");

@@ -160,8 +160,9 @@ fn content_text(content: &[Value]) -> String {
 
 /// The renderer and config of MCP content with no declared renderer:
 /// every block in order — text and links as a document (neighbours
-/// joined), an image as an image, an embedded resource as code (language
-/// by MIME type) or, a binary one, as the image or a note among the text.
+/// joined), an image as an image, audio as audio to play, an embedded
+/// resource as code (language by MIME type) or, a binary one, as the image,
+/// the audio or a note among the text.
 /// One such part is its own plan; several are a `blocks` plan
 /// (`{"blocks": [{renderer, config}, …]}`), so nothing a server said is
 /// hidden in an image's `alt`.
@@ -181,6 +182,13 @@ pub fn default_plan(content: &[Value]) -> (String, Value) {
                 flush(&mut words, &mut parts);
                 let url = format!("data:{};base64,{}", str_of(c, "mimeType"), str_of(c, "data"));
                 parts.push(("image".to_owned(), json!({"url": url})));
+            }
+            // Played where it is, as an image is shown: "[audio]" among the
+            // words left a person nothing to listen to.
+            "audio" => {
+                flush(&mut words, &mut parts);
+                let url = format!("data:{};base64,{}", str_of(c, "mimeType"), str_of(c, "data"));
+                parts.push(("audio".to_owned(), json!({"url": url})));
             }
             "resource" => match resource_plan(&c.get("resource").cloned().unwrap_or_default()) {
                 // A binary's note reads with the text around it.
@@ -220,7 +228,8 @@ pub fn default_plan(content: &[Value]) -> (String, Value) {
 }
 
 /// An embedded resource's plan: its text as code, a binary image as the
-/// image, another binary as a note of what it is.
+/// image, binary audio as the audio, another binary as a note of what it
+/// is.
 fn resource_plan(r: &Value) -> (String, Value) {
     let str_of = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or_default().to_owned();
     let (uri, mime) = (str_of("uri"), str_of("mimeType"));
@@ -237,7 +246,13 @@ fn resource_plan(r: &Value) -> (String, Value) {
             json!({"url": format!("data:{mime};base64,{blob}"), "alt": uri}),
         );
     }
-    let size = crate::toolsets::bundle::human_bytes(blob.len() as u64 * 3 / 4);
+    if mime.starts_with("audio/") && !blob.is_empty() {
+        return (
+            "audio".to_owned(),
+            json!({"url": format!("data:{mime};base64,{blob}"), "label": uri}),
+        );
+    }
+    let size = super::content::base64_size(&blob);
     let kind = if mime.is_empty() {
         String::new()
     } else {
@@ -312,6 +327,19 @@ mod tests {
         ]);
         assert_eq!((r.as_str(), c["content"].as_str()), ("document", Some("a\n\nb")));
         assert_eq!(default_plan(&[]).1["content"], "(no content)");
+        // Audio is played, not "[audio]" among words; an audio resource too.
+        let (r, c) = default_plan(&[json!({"type": "audio", "data": "UklG", "mimeType": "audio/wav"})]);
+        assert_eq!(
+            (r.as_str(), c["url"].as_str()),
+            ("audio", Some("data:audio/wav;base64,UklG"))
+        );
+        let (r, c) = default_plan(&[
+            json!({"type": "resource", "resource": {"uri": "demo://a.ogg", "mimeType": "audio/ogg", "blob": "T2dn"}}),
+        ]);
+        assert_eq!(
+            (r.as_str(), c["url"].as_str(), c["label"].as_str()),
+            ("audio", Some("data:audio/ogg;base64,T2dn"), Some("demo://a.ogg"))
+        );
     }
 
     #[test]
@@ -346,7 +374,7 @@ mod tests {
             (
                 "document",
                 Some(
-                    "Here it is:\n\n(binary resource `demo://b`, application/zip, 6 bytes, not shown)\n\nRead it with unzip."
+                    "Here it is:\n\n(binary resource `demo://b`, application/zip, 4 bytes, not shown)\n\nRead it with unzip."
                 )
             )
         );

@@ -74,9 +74,14 @@ fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
 }
 
-/// The size of base64 `data`, in words.
-fn base64_size(data: &str) -> String {
-    human_bytes(data.len() as u64 * 3 / 4)
+/// The size base64 `data` decodes to, in words (its padding and line
+/// breaks are no bytes).
+pub(super) fn base64_size(data: &str) -> String {
+    let digits = data
+        .bytes()
+        .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
+        .count();
+    human_bytes(digits as u64 * 3 / 4)
 }
 
 /// `(a, b, c)` of the parts there are, or nothing.
@@ -146,8 +151,8 @@ mod tests {
             "Two files:\n\n\
              [image (image/png, 4.8 KiB)]\n\n\
              [resource file:///notes.md (text/markdown)]\n# Notes\nhi\n\n\
-             [binary resource demo://b.zip (application/zip, 6 bytes), not shown]\n\n\
-             [audio (audio/wav, 6 bytes)]\n\n\
+             [binary resource demo://b.zip (application/zip, 4 bytes), not shown]\n\n\
+             [audio (audio/wav, 4 bytes)]\n\n\
              [resource link file:///big.csv (\"big.csv\", text/csv, 2 KiB)]\n\n\
              Done."
         );

@@ -23,8 +23,9 @@ pub use shown::SHOWN_MAX;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct RenderPlan {
-    /// `code`, `document`, `html`, `frame`, `image`, `error`, or `blocks`
-    /// (MCP content of several parts: `{"blocks": [{renderer, config}, …]}`,
+    /// `code`, `document`, `html`, `frame`, `image`, `audio` (MCP audio
+    /// content: `{"url": "data:audio/…"}`), `error`, or `blocks` (MCP
+    /// content of several parts: `{"blocks": [{renderer, config}, …]}`,
     /// each one of the others but `html`, `frame` and `blocks`).
     pub renderer: String,
     pub config: Value,

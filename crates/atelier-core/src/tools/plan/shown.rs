@@ -19,8 +19,8 @@ use crate::toolsets::bundle::human_bytes;
 pub const SHOWN_MAX: usize = 256 << 10;
 
 /// Cuts each field of `config` (of each block's config, for `blocks`)
-/// to [`SHOWN_MAX`], a warning for each one cut. An image's `url` is never
-/// cut: part of an image is no image.
+/// to [`SHOWN_MAX`], a warning for each one cut. An image's or audio's
+/// `url` is never cut: part of one is none.
 pub(super) fn cap_fields(renderer: &str, config: &mut Value, warnings: &mut Vec<String>) {
     if renderer == "blocks" {
         for block in config
@@ -39,7 +39,7 @@ pub(super) fn cap_fields(renderer: &str, config: &mut Value, warnings: &mut Vec<
     match config.as_object_mut() {
         Some(fields) => {
             for (key, value) in fields.iter_mut() {
-                if !(renderer == "image" && key == "url") {
+                if !(matches!(renderer, "image" | "audio") && key == "url") {
                     cap(value, warnings);
                 }
             }
