@@ -261,6 +261,13 @@ const handlers: Record<string, (a: Args) => unknown> = {
     chats.push(c);
     return c;
   },
+  log_location: () => ({
+    file: "/home/ada/.local/share/atelier/logs/atelier.log",
+    folder: "/home/ada/.local/share/atelier/logs",
+    written: true,
+  }),
+  open_log_folder: () => null,
+  log_ui_error: () => null,
   // ?deleteFails: a deletion the backend refuses (the chat comes back with the error).
   delete_chat: (a) => {
     if (new URLSearchParams(location.search).has("deleteFails")) {
