@@ -1,9 +1,9 @@
 //! A bundle laid out as a Python project keeps its requirements in a root
 //! `requirements.txt` that pip-compile may have hash-pinned and that may
 //! hold what pip alone reads (`-e .`, `-r dev.txt`, `--index-url`): the
-//! release lines are installed, the hashes are said not to be checked, and
-//! the other lines are warnings naming their line — in `python.requirements`
-//! they stay errors.
+//! release lines are installed, checking their hashes (every one has some),
+//! and the other lines are warnings naming their line — in
+//! `python.requirements` they stay errors.
 
 use std::path::Path;
 
@@ -30,9 +30,16 @@ with zipfile.ZipFile(sys.argv[1] + "/tinyfmt-1.0.0-py3-none-any.whl", "w") as z:
 const MANIFEST: &str = "manifest_version: \"1\"\nid: proj\nname: Project\nversion: \"1.0.0\"\n\
     tools:\n  - id: shout\n    name: Shout\n    entrypoint: tools.loud:shout\n";
 
-const REQUIREMENTS: &str = "-e .\n-r dev.txt\n--index-url https://example.com/simple\n\
-    tinyfmt==1.0.0 \\\n    --hash=sha256:0000000000000000000000000000000000000000000000000000000000000000 \\\n    \
-    --hash=sha256:1111111111111111111111111111111111111111111111111111111111111111\n    # via -r requirements.in\n";
+/// pip-compile's output: the release, then the hashes of its files (one
+/// per wheel; the one this machine downloads matches one of them).
+fn requirements(sha: &str) -> String {
+    format!(
+        "-e .\n-r dev.txt\n--index-url https://example.com/simple\n\
+         tinyfmt==1.0.0 \\\n    --hash=sha256:{} \\\n    --hash=sha256:{sha}\n    \
+         # via -r requirements.in\n",
+        "0".repeat(64)
+    )
+}
 
 #[test]
 fn a_projects_hash_pinned_requirements_txt_with_dev_lines_validates_and_imports_with_warnings() {
@@ -48,7 +55,10 @@ fn a_projects_hash_pinned_requirements_txt_with_dev_lines_validates_and_imports_
         "tools/loud.py",
         "import tinyfmt\n\ndef shout(workspace, text: str) -> dict:\n    return {'said': tinyfmt.shout(text)}\n",
     );
-    write(&dir, "requirements.txt", REQUIREMENTS);
+    let whl = std::fs::read(wheels.join("tinyfmt-1.0.0-py3-none-any.whl")).expect("wheel");
+    let sha = atelier_core::store::Hash::of(&whl).to_hex();
+    write(&dir, "requirements.txt", requirements(&sha));
+    let pinned = format!("tinyfmt==1.0.0 --hash=sha256:{} --hash=sha256:{sha}", "0".repeat(64));
     let d = dir.to_str().expect("utf-8");
 
     let out = env.cli(&["toolset", "validate", d]);
@@ -69,19 +79,16 @@ fn a_projects_hash_pinned_requirements_txt_with_dev_lines_validates_and_imports_
         );
         assert!(text.contains(&said), "{said}\n{text}");
     }
+    assert!(!text.contains("not checked"), "{text}");
     assert!(
-        text.contains(
-            "requirements.txt:4:1 warning python.requirements: the --hash pins of 1 requirement(s) are not checked"
-        ),
-        "{text}"
+        text.contains("pip     tinyfmt==1.0.0  (hash-checked)") && !text.contains(&sha),
+        "the release is shown, not its hashes: {text}"
     );
     let report = env.json(&["toolset", "validate", d]);
-    assert_eq!(
-        report["will_run"]["requirements"],
-        serde_json::json!(["tinyfmt==1.0.0"])
-    );
+    assert_eq!(report["will_run"]["requirements"], serde_json::json!([pinned]));
 
-    // The import installs the release line from the local wheel.
+    // The import installs the release line from the local wheel, checking
+    // its hash.
     let wheels = wheels.to_str().expect("utf-8");
     let local = [("ATELIER_FIND_LINKS", wheels), ("ATELIER_NO_INDEX", "1")];
     let out = env.cli_env(&["toolset", "import", d, "--json"], &local);
@@ -89,7 +96,7 @@ fn a_projects_hash_pinned_requirements_txt_with_dev_lines_validates_and_imports_
     let imported: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(
         imported["toolset"]["python_requirements"],
-        serde_json::json!(["tinyfmt==1.0.0"]),
+        serde_json::json!([pinned]),
         "{imported}"
     );
 

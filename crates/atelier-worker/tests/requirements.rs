@@ -272,3 +272,173 @@ async fn a_root_requirements_txt_is_installed_when_the_manifest_lists_none() {
     let call = app.tools().run(run("fromtxt:shout")).await.expect("run");
     assert_eq!(call.result.expect("the last good version still runs")["said"], "HI!");
 }
+
+/// The toolset of [`toolset`] with no `python.requirements` and this root
+/// `requirements.txt`.
+fn txt_toolset(dir: &Path, id: &str, requirements_txt: &str) -> PathBuf {
+    let src = toolset(dir, id, "x");
+    let manifest = std::fs::read_to_string(src.join("toolset.yaml")).expect("read");
+    let without = manifest.replace("python:\n  requirements: [\"x\"]\n", "");
+    assert_ne!(without, manifest);
+    std::fs::write(src.join("toolset.yaml"), without).expect("write");
+    std::fs::write(src.join("requirements.txt"), requirements_txt).expect("write");
+    src
+}
+
+/// The wheels folder with tinyfmt's wheel, and that wheel's SHA-256.
+fn wheels(tmp: &Path) -> (PathBuf, String) {
+    let wheels = tmp.join("wheels");
+    std::fs::create_dir_all(&wheels).expect("mkdir");
+    build_wheel(&wheels);
+    let bytes = std::fs::read(wheels.join("tinyfmt-1.0.0-py3-none-any.whl")).expect("wheel");
+    (wheels, atelier_core::store::Hash::of(&bytes).to_hex())
+}
+
+/// pip-compile --generate-hashes output: every line pinned with the hash
+/// of the wheel it installs. The hashes are checked (installed in pip's
+/// hash-checking mode), and stay with the toolset through an export, also
+/// one whose manifest is regenerated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hash_locked_requirements_txt_is_installed_checking_its_hashes() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (wheels, sha) = wheels(tmp.path());
+    let app = app(&tmp.path().join("data"), &wheels).await;
+    let src = txt_toolset(
+        tmp.path(),
+        "locked",
+        &format!("tinyfmt==1.0.0 \\\n    --hash=sha256:{sha}\n    # via -r requirements.in\n"),
+    );
+    let pinned = format!("tinyfmt==1.0.0 --hash=sha256:{sha}");
+    let report = app
+        .toolsets()
+        .check_bundle(&src, &Observer::default())
+        .await
+        .expect("validate");
+    assert!(report.valid && report.problems.is_empty(), "{:?}", report.problems);
+    assert_eq!(report.will_run.requirements, std::slice::from_ref(&pinned));
+
+    let steps = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = steps.clone();
+    let options = ImportOptions {
+        observer: Observer::default().with_steps(move |s| seen.lock().expect("lock").push(s.to_owned())),
+        ..Default::default()
+    };
+    let imported = app.toolsets().import(&src, &options).await.expect("import");
+    assert_eq!(imported.toolset.python_requirements, std::slice::from_ref(&pinned));
+    assert!(
+        steps
+            .lock()
+            .expect("lock")
+            .iter()
+            .any(|s| s == "installing tinyfmt==1.0.0 (hash-checked)"),
+        "{steps:?}"
+    );
+    let chat = app.chats().create(None).await.expect("chat");
+    let call = app
+        .tools()
+        .run(RunRequest {
+            chat_id: chat.id.clone(),
+            tool_id: "locked:shout".into(),
+            args: json!({"text": "hi"}),
+            ..Default::default()
+        })
+        .await
+        .expect("run");
+    let result = call.result.expect("result");
+    assert_eq!(result["said"], "HI!");
+    // Installed from the requirements file the installer was given.
+    let from = PathBuf::from(result["from"].as_str().expect("path"));
+    let venv = from
+        .ancestors()
+        .find(|p| p.parent() == Some(&tmp.path().join("data/venvs")))
+        .expect("in a venv");
+    assert_eq!(
+        std::fs::read_to_string(venv.join(".atelier-requirements.txt")).expect("requirements file"),
+        format!("{pinned}\n")
+    );
+
+    // An edit since the import makes the export regenerate toolset.yaml
+    // from the rows: the requirements stay the file's, hashes and all.
+    let yaml = std::fs::read_to_string(src.join("toolset.yaml")).expect("read");
+    std::fs::write(src.join("toolset.yaml"), yaml.replace("Requirements test", "Edited")).expect("write");
+    let zip = tmp.path().join("locked.zip");
+    app.toolsets().export("locked", &zip).await.expect("export");
+    let other = app_with(&tmp.path().join("other"), &wheels, false).await;
+    let again = other
+        .toolsets()
+        .import(&zip, &ImportOptions::default())
+        .await
+        .expect("import the export");
+    assert_eq!(again.toolset.python_requirements, [pinned]);
+    assert_eq!(again.will_run.requirements_file.as_deref(), Some("requirements.txt"));
+    assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+    assert_eq!(
+        again.toolset.name, "Requirements test",
+        "regenerated from the rows, not the edited file"
+    );
+}
+
+/// A wheel that is not the file the bundle locked fails the install,
+/// under uv and under pip, naming the requirement and what is wrong.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_download_that_does_not_match_its_pinned_hash_fails_the_import_saying_so() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (wheels, sha) = wheels(tmp.path());
+    let wrong: String = sha.chars().rev().collect();
+    assert_ne!(wrong, sha);
+    for (pip_only, id) in [(false, "tampered-uv"), (true, "tampered-pip")] {
+        let data = tmp.path().join(id);
+        let app = app_with(&data, &wheels, pip_only).await;
+        let src = txt_toolset(tmp.path(), id, &format!("tinyfmt==1.0.0 --hash=sha256:{wrong}\n"));
+        let err = app
+            .toolsets()
+            .import(&src, &ImportOptions::default())
+            .await
+            .expect_err("the hash does not match");
+        assert_eq!(err.kind(), "requirements_failed", "{err}");
+        let message = err.to_string();
+        assert!(
+            message.contains(
+                "(python.requirements[0] `tinyfmt==1.0.0`): the downloaded file does not match the hash the \
+                 bundle pinned"
+            ),
+            "{message}"
+        );
+        assert!(message.contains(&wrong), "what was pinned is shown: {message}");
+        assert!(app.toolsets().get(id).await.is_err(), "nothing was installed");
+        let venvs: Vec<_> = std::fs::read_dir(data.join("venvs"))
+            .map(|d| d.flatten().filter(|e| e.path().is_dir()).collect())
+            .unwrap_or_default();
+        assert!(venvs.is_empty(), "no half-made venv is left: {venvs:?}");
+    }
+}
+
+/// pip checks hashes only when every requirement has one: a file where
+/// some lines have none installs without them, and the warning says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hashes_on_only_some_lines_are_not_checked_and_the_warning_says_why() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (wheels, sha) = wheels(tmp.path());
+    let app = app(&tmp.path().join("data"), &wheels).await;
+    let src = txt_toolset(
+        tmp.path(),
+        "partly",
+        &format!("tinyfmt==1.0.0 --hash=sha256:{sha}\nsix>=1\n"),
+    );
+    let report = app
+        .toolsets()
+        .check_bundle(&src, &Observer::default())
+        .await
+        .expect("validate");
+    assert!(report.valid, "{:?}", report.problems);
+    assert_eq!(report.will_run.requirements, ["tinyfmt==1.0.0", "six>=1"]);
+    let said: Vec<String> = report.problems.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        said,
+        [
+            "requirements.txt:1:1 warning python.requirements: the --hash pins of 1 requirement(s) are not checked: \
+          pip checks hashes only when every requirement carries one, and line 2 (`six>=1`) has none; Atelier \
+          installs the pinned versions without comparing hashes"
+        ]
+    );
+}

@@ -5,6 +5,7 @@ import { ToolBadges } from "../tools/ToolBadges";
 import { EnvAllowances } from "./settings/EnvAllowances";
 import { ToolsetEnvSecrets } from "./settings/ToolsetEnvSecrets";
 import { ToolsetSettings } from "./settings/ToolsetSettings";
+import { requirementShown } from "./WillRunList";
 
 /** The tools (and MCP servers) a toolset brings, and its settings, loaded when expanded. */
 export function ToolsetDetailsView({ id }: { id: string }) {
@@ -33,7 +34,9 @@ export function ToolsetDetailsView({ id }: { id: string }) {
       )}
       <p className="muted small">
         {d.files.length} files{d.source_ref !== null ? ` · from ${d.source_ref}` : ""}
-        {d.python_requirements.length > 0 ? ` · requires ${d.python_requirements.join(", ")}` : ""}
+        {d.python_requirements.length > 0
+          ? ` · requires ${d.python_requirements.map(requirementShown).join(", ")}`
+          : ""}
       </p>
       <p className="muted small">
         Models call its tools <code>{d.prefix}.&lt;tool&gt;</code>

@@ -38,6 +38,16 @@ function LaunchValues({ label, values }: { label: string; values: LaunchValue[] 
   );
 }
 
+/**
+ * A stored requirement as a person reads it: its release, marked when a
+ * hash-locked requirements.txt pinned it (`six==1.16 --hash=sha256:…`, often
+ * dozens of hashes, one per wheel: the file has them; the installer checks them).
+ */
+export function requirementShown(r: string): string {
+  const at = r.indexOf(" --hash=");
+  return at < 0 ? shown(r) : `${shown(r.slice(0, at).trim())} (hash-checked)`;
+}
+
 /** What a bundle will run on this computer: Python entry points, packages, MCP servers. */
 export function WillRunList({ willRun }: { willRun: WillRun }) {
   const { python_entrypoints: py, requirements, mcp_servers: servers } = willRun;
@@ -60,7 +70,7 @@ export function WillRunList({ willRun }: { willRun: WillRun }) {
           <h3 className="subhead">Python packages installed from PyPI ({requirements.length})</h3>
           <ul className="plain-list mono">
             {requirements.map((r) => (
-              <li key={r}>{shown(r)}</li>
+              <li key={r}>{requirementShown(r)}</li>
             ))}
           </ul>
         </section>

@@ -3,6 +3,7 @@
 #![allow(clippy::print_stdout)]
 
 use atelier_core::toolsets::records::{ExportedTool, WillRun};
+use atelier_core::toolsets::validate::requirement;
 use serde_json::Value;
 
 use crate::output;
@@ -64,7 +65,14 @@ pub(super) fn print_will_run(w: &WillRun) {
         );
     }
     for r in &w.requirements {
-        println!("  pip     {}", shown(r));
+        // Its release; the hashes (often dozens, one per wheel) are in the
+        // bundle's requirements.txt.
+        let checked = if requirement::is_hash_pinned(r) {
+            "  (hash-checked)"
+        } else {
+            ""
+        };
+        println!("  pip     {}{checked}", shown(requirement::spec(r)));
     }
     for s in &w.mcp_servers {
         match (&s.command, &s.url) {

@@ -18,7 +18,7 @@ use sqlx::Row;
 use super::bundle;
 use super::manifest::{McpServerDecl, PythonSection, RendererDecl, RendererKind, ToolDecl, ToolsetManifest};
 use super::records::json_col;
-use super::validate::requirement::{self, REQUIREMENTS_TXT};
+use super::validate::requirements_txt::{self, REQUIREMENTS_TXT};
 use super::validate::{self, MANIFEST_FILE};
 use crate::store::Observer;
 use crate::toolsets::Toolsets;
@@ -188,12 +188,23 @@ impl Toolsets<'_> {
         let yaml = original
             .filter(|text| {
                 let mut checked = validate::check(text, &names);
-                requirement::apply_requirements_txt(&mut checked, requirements_txt.as_deref());
+                requirements_txt::apply_requirements_txt(&mut checked, requirements_txt.as_deref());
                 checked
                     .manifest
                     .is_some_and(|m| with_derived_arguments(m, &manifest) == manifest)
             })
-            .unwrap_or_else(|| manifest.to_yaml());
+            .unwrap_or_else(|| {
+                // Requirements the file gives stay the file's: listed in
+                // the manifest too, the file would not be read, and a hash
+                // pin, which only a requirements.txt may carry, would make
+                // the manifest invalid.
+                let mut regenerated = manifest.clone();
+                let from_file = requirements_txt.as_deref().and_then(requirements_txt::requirements_of);
+                if from_file.as_ref() == Some(&regenerated.python.requirements) {
+                    regenerated.python.requirements.clear();
+                }
+                regenerated.to_yaml()
+            });
         contents.insert(MANIFEST_FILE.to_owned(), Content::Bytes(yaml.into_bytes()));
         let out = out.to_path_buf();
         blocking(move || write(&out, &contents)).await
@@ -240,7 +251,7 @@ pub fn pack_folder(dir: &Path, out: &Path, observer: &Observer, allow_warnings: 
     } else {
         None
     };
-    let from_file = requirement::apply_requirements_txt(&mut checked, requirements_txt.as_deref());
+    let from_file = requirements_txt::apply_requirements_txt(&mut checked, requirements_txt.as_deref());
     if !allow_warnings {
         validate::strict(&mut checked.problems);
     }

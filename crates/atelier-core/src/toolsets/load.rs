@@ -10,7 +10,7 @@ use super::bundle::{self, Files};
 use super::install::will_run;
 use super::records::{BundleReport, SourceType, VersionChange};
 use super::swap::ImportDir;
-use super::validate::requirement::{self, REQUIREMENTS_TXT};
+use super::validate::requirements_txt::{self, REQUIREMENTS_TXT};
 use super::validate::{self, Checked, MANIFEST_FILE, Severity};
 use crate::store::Observer;
 use crate::toolsets::Toolsets;
@@ -225,7 +225,7 @@ async fn read_manifest(root: &Path, files: &Files, bundle: &Path) -> Result<(Che
     Ok((checked, from_file))
 }
 
-/// [`requirement::apply_requirements_txt`] with the bundle's file, if it
+/// [`requirements_txt::apply_requirements_txt`] with the bundle's file, if it
 /// has one; the file's name when its requirements are the bundle's.
 async fn with_requirements_txt(checked: &mut Checked, root: &Path, files: &Files) -> Result<Option<String>> {
     if !files.contains_key(REQUIREMENTS_TXT) {
@@ -233,7 +233,7 @@ async fn with_requirements_txt(checked: &mut Checked, root: &Path, files: &Files
     }
     let path = root.join(REQUIREMENTS_TXT);
     let bytes = tokio::fs::read(&path).await.map_err(Error::io("read", &path))?;
-    Ok(requirement::apply_requirements_txt(checked, Some(&bytes)).then(|| REQUIREMENTS_TXT.to_owned()))
+    Ok(requirements_txt::apply_requirements_txt(checked, Some(&bytes)).then(|| REQUIREMENTS_TXT.to_owned()))
 }
 
 /// How `version` stands to the `installed` one: semantic versions compared

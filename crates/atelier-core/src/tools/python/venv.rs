@@ -7,7 +7,11 @@
 //! is used only once its `.atelier-complete` marker exists; a failed install
 //! removes what it made. Installs use `uv` when found (`ATELIER_UV`, else on
 //! PATH), else the interpreter's own `venv` and `pip`; binary wheels only
-//! unless [`InstallerSettings::allow_source`].
+//! unless [`InstallerSettings::allow_source`]. Requirements that carry
+//! `--hash` pins (a bundle's hash-locked `requirements.txt`) are written to
+//! a requirements file in the venv and installed with `--require-hashes`:
+//! pip and uv read hashes only from such a file, and then install nothing
+//! whose download matches none of its pins.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -16,9 +20,14 @@ use sha2::{Digest, Sha256};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::store::Observer;
+use crate::toolsets::validate::requirement::{is_hash_pinned, spec};
 use crate::{Error, Result};
 
+mod failure;
+
 const COMPLETE: &str = ".atelier-complete";
+/// The requirements file of a hash-checked install, kept in the venv.
+const REQUIREMENTS: &str = ".atelier-requirements.txt";
 
 /// Where packages come from and how they may be built.
 #[derive(Debug, Clone, Default)]
@@ -65,7 +74,8 @@ impl InstallerSettings {
     }
 }
 
-/// The venv folder for these requirements.
+/// The venv folder for these requirements, their `--hash` pins included:
+/// a venv made from other pins is not one these would have made.
 pub fn venv_dir(venvs: &Path, toolset_id: &str, python_version: &str, requirements: &[String]) -> PathBuf {
     let mut h = Sha256::new();
     h.update(python_version.as_bytes());
@@ -157,8 +167,20 @@ async fn install(
     for dir in &settings.find_links {
         install_args.extend(["--find-links".into(), dir.display().to_string()]);
     }
-    install_args.push("--".into());
-    install_args.extend(requirements.iter().cloned());
+    // Validation lets hashes in only when every requirement has them; any
+    // one pinned asks for the mode, and pip refuses a list only half pinned.
+    let hash_checked = requirements.iter().any(|r| is_hash_pinned(r));
+    let requirements_file = venv.join(REQUIREMENTS);
+    if hash_checked {
+        install_args.extend([
+            "--require-hashes".into(),
+            "-r".into(),
+            requirements_file.display().to_string(),
+        ]);
+    } else {
+        install_args.push("--".into());
+        install_args.extend(requirements.iter().cloned());
+    }
 
     let (create, add): (Vec<String>, (PathBuf, Vec<String>)) = match settings.uv() {
         Some(uv) => (
@@ -203,17 +225,21 @@ async fn install(
             format!("could not create the virtual environment {}: {m}", venv.display()),
         )
     })?;
-    observer.step(&format!("installing {}", requirements.join(", ")));
+    if hash_checked {
+        let mut lines = requirements.join("\n");
+        lines.push('\n');
+        tokio::fs::write(&requirements_file, lines)
+            .await
+            .map_err(Error::io("write", &requirements_file))?;
+    }
+    let shown: Vec<&str> = requirements.iter().map(|r| spec(r)).collect();
+    let checked = if hash_checked { " (hash-checked)" } else { "" };
+    observer.step(&format!("installing {}{checked}", shown.join(", ")));
     let mut cmd = vec![add.0.display().to_string()];
     cmd.extend(add.1);
     run_step(&cmd, observer).await.map_err(|m| {
-        let said = what_failed(&m);
-        let mut message = said.clone();
-        if let Some(hint) = install_hint(&m, settings.allow_source) {
-            message.push('\n');
-            message.push_str(hint);
-        }
-        fail(failed_requirement(requirements, &said), message)
+        let (requirement, message) = failure::explain(&m, requirements, settings.allow_source);
+        fail(requirement, message)
     })?;
     tokio::fs::write(venv.join(COMPLETE), requirements.join("\n"))
         .await
@@ -266,91 +292,6 @@ async fn run_step(cmd: &[String], observer: &Observer) -> std::result::Result<()
     }
 }
 
-/// The lines of an installer's output that say what went wrong: from its
-/// first error line on (pip's `ERROR:`, uv's `×`/`error:`), else the last
-/// few. Every line already went by as a progress step; the error repeats
-/// only these.
-fn what_failed(output: &str) -> String {
-    let mut lines = output.lines();
-    let head = lines.next().unwrap_or_default();
-    let rest: Vec<&str> = lines.collect();
-    let is_error = |l: &str| {
-        let t = l.trim_start();
-        t.starts_with("ERROR") || t.starts_with("error:") || t.starts_with('×') || t.starts_with("╰─▶")
-    };
-    let picked: Vec<&str> = match rest.iter().position(|l| is_error(l)) {
-        Some(i) => rest[i..].iter().take(20).copied().collect(),
-        None => rest.iter().rev().take(10).rev().copied().collect(),
-    };
-    format!("{head}\n{}", picked.join("\n"))
-}
-
-/// What to do about an installer's failure, when its output says.
-fn install_hint(output: &str, allow_source: bool) -> Option<&'static str> {
-    if looks_offline(output) {
-        return Some(
-            "(no network? put the wheels in a folder and set ATELIER_FIND_LINKS to it, with \
-             ATELIER_NO_INDEX=1 to use only that folder)",
-        );
-    }
-    // pip says "from versions: none" of a release published as source
-    // only; uv explains it, pip does not.
-    (!allow_source && output.contains("No matching distribution found")).then_some(
-        "(Atelier installs binary wheels only: this release may exist only as source; \
-         ATELIER_ALLOW_SOURCE=1 allows building it, which runs its setup code)",
-    )
-}
-
-/// Whether an installer failed for want of a network.
-fn looks_offline(output: &str) -> bool {
-    let o = output.to_ascii_lowercase();
-    [
-        "failed to establish a new connection",
-        "network is unreachable",
-        "temporary failure in name resolution",
-        "name or service not known",
-        "dns error",
-        "failed to fetch",
-        "connection refused",
-        "could not connect",
-    ]
-    .iter()
-    .any(|p| o.contains(p))
-}
-
-/// The requirement an installer's message names, if any.
-/// The requirement the error lines name: the one named last (installers
-/// end with the package that failed), matched as a whole name (`six` is
-/// not in `sixteen`).
-fn failed_requirement(requirements: &[String], message: &str) -> Option<String> {
-    let norm = |s: &str| s.to_ascii_lowercase().replace(['_', '.'], "-");
-    let text = norm(message);
-    let is_name = |c: char| c.is_ascii_alphanumeric() || c == '-';
-    let last_at = |name: &str| -> Option<usize> {
-        text.match_indices(name)
-            .filter(|(at, _)| {
-                let before = text[..*at].chars().next_back();
-                let after = text[at + name.len()..].chars().next();
-                !before.is_some_and(is_name) && !after.is_some_and(is_name)
-            })
-            .map(|(at, _)| at)
-            .last()
-    };
-    requirements
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let name: String = r
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-                .collect();
-            (!name.is_empty()).then_some(())?;
-            last_at(&norm(&name)).map(|at| (at, i, r))
-        })
-        .max_by_key(|(at, _, _)| *at)
-        .map(|(_, i, r)| format!("python.requirements[{i}] `{r}`"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,63 +303,16 @@ mod tests {
         assert_eq!(a, venv_dir(v, "ts", "3.11.2", &["six==1.16".into()]));
         assert_ne!(a, venv_dir(v, "ts", "3.11.2", &["six==1.17".into()]));
         assert_ne!(a, venv_dir(v, "ts", "3.12.0", &["six==1.16".into()]));
+        let pinned = |h: &str| vec![format!("six==1.16 --hash=sha256:{h}")];
+        assert_ne!(
+            venv_dir(v, "ts", "3.11.2", &pinned("aa")),
+            a,
+            "a pin is part of the name"
+        );
+        assert_ne!(
+            venv_dir(v, "ts", "3.11.2", &pinned("aa")),
+            venv_dir(v, "ts", "3.11.2", &pinned("bb"))
+        );
         assert!(a.file_name().is_some_and(|n| n.to_string_lossy().starts_with("ts-")));
-    }
-
-    #[test]
-    fn a_source_only_release_under_pip_says_why_and_the_way_out() {
-        let pip = "ERROR: Could not find a version that satisfies the requirement docopt==0.6.2 (from versions: none)\n\
-                   ERROR: No matching distribution found for docopt==0.6.2";
-        let hint = install_hint(pip, false).unwrap_or_default();
-        assert!(
-            hint.contains("binary wheels only") && hint.contains("ATELIER_ALLOW_SOURCE=1"),
-            "{hint}"
-        );
-        assert_eq!(install_hint(pip, true), None, "source allowed: it was not that");
-        assert!(install_hint("Failed to establish a new connection", false).is_some_and(|h| h.contains("FIND_LINKS")));
-    }
-
-    #[test]
-    fn a_failure_names_the_requirement_it_mentions() {
-        let reqs = vec!["requests>=2".to_owned(), "No_Such_Pkg==1".to_owned()];
-        let msg = "error: Because no-such-pkg was not found in the package registry";
-        assert_eq!(
-            failed_requirement(&reqs, msg).as_deref(),
-            Some("python.requirements[1] `No_Such_Pkg==1`")
-        );
-        assert_eq!(failed_requirement(&reqs, "network down"), None);
-    }
-
-    #[test]
-    fn the_requirement_that_failed_is_named_not_the_first_one_listed() {
-        let reqs = vec!["six==1.16".to_owned(), "requests>=2".to_owned(), "nosuch==1".to_owned()];
-        // pip lists what it collected before saying what failed.
-        let pip = "pip failed (exit status: 1):\nCollecting six==1.16\n  Using cached six-1.16.0-py2.py3-none-any.whl\n\
-                   Collecting requests>=2\nERROR: Could not find a version that satisfies the requirement nosuch==1 \
-                   (from versions: none)\nERROR: No matching distribution found for nosuch==1";
-        let said = what_failed(pip);
-        assert!(!said.contains("Collecting"), "only the error lines: {said}");
-        assert!(said.contains("No matching distribution found for nosuch==1"), "{said}");
-        assert_eq!(
-            failed_requirement(&reqs, &said).as_deref(),
-            Some("python.requirements[2] `nosuch==1`")
-        );
-        // A name inside a longer one is not that name.
-        let reqs = vec!["six".to_owned(), "sixteen==2".to_owned()];
-        assert_eq!(
-            failed_requirement(&reqs, "error: sixteen==2 was not found").as_deref(),
-            Some("python.requirements[1] `sixteen==2`")
-        );
-    }
-
-    #[test]
-    fn an_offline_failure_is_recognized() {
-        assert!(looks_offline(
-            "WARNING: Retrying … Failed to establish a new connection: [Errno 101] Network is unreachable"
-        ));
-        assert!(looks_offline(
-            "error: Failed to fetch: `https://x/simple/six/`\n  Caused by: dns error"
-        ));
-        assert!(!looks_offline("ERROR: No matching distribution found for nosuch==1"));
     }
 }
