@@ -185,15 +185,6 @@ fn tool_images(plan: &Value) -> Vec<Found> {
     }
 }
 
-/// How many bytes `data` (base64) decodes to.
-pub(crate) fn decoded_len(data: &str) -> u64 {
-    let digits = data
-        .bytes()
-        .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
-        .count();
-    digits as u64 * 3 / 4
-}
-
 impl Atelier {
     /// Reads one workspace image for a request.
     async fn load_image(&self, chat_id: &str, path: &str, at: &str) -> Loaded {
@@ -240,10 +231,12 @@ impl Atelier {
             for f in found {
                 loaded.push(match (f, send) {
                     (_, false) => Err(String::new()),
-                    (Found::Data { media_type, data }, true) => {
-                        check_image("an image the tool returned", &media_type, decoded_len(&data))
-                            .map(|()| (media_type, data))
-                    }
+                    (Found::Data { media_type, data }, true) => check_image(
+                        "an image the tool returned",
+                        &media_type,
+                        crate::mcp::content::decoded_len(&data),
+                    )
+                    .map(|()| (media_type, data)),
                     (Found::File(path), true) => match &row.post_manifest_id {
                         Some(at) => self.load_image(chat_id, &path, at).await,
                         None => Err(format!("{path}: the call left no workspace state")),
@@ -408,7 +401,7 @@ mod tests {
         assert!(big.contains("is 4 MiB; images up to 3.75 MiB"), "{big}");
         assert_eq!(check_image("a.png", "image/png", MAX_IMAGE_BYTES), Ok(()));
         assert!(MAX_IMAGE_BYTES.div_ceil(3) * 4 <= 5 * 1024 * 1024);
-        assert_eq!(decoded_len("iVBORw0KGgo="), 8);
+        assert_eq!(crate::mcp::content::decoded_len("iVBORw0KGgo="), 8);
     }
 
     #[test]

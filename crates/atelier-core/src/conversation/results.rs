@@ -121,7 +121,7 @@ pub(crate) fn without_bytes(v: &Value) -> Value {
             if let Some(Value::String(data)) = m.get("data") {
                 let note = format!(
                     "[{} of base64 data, not sent as text]",
-                    crate::toolsets::bundle::human_bytes(super::images::decoded_len(data))
+                    crate::toolsets::bundle::human_bytes(crate::mcp::content::decoded_len(data))
                 );
                 m.insert("data".into(), Value::String(note));
             }
@@ -134,7 +134,7 @@ pub(crate) fn without_bytes(v: &Value) -> Value {
                 .map_or((String::new(), s.as_str()), |(m, d)| (format!("{m}, "), d));
             Value::String(format!(
                 "[{media}{} of base64 data, not sent as text]",
-                crate::toolsets::bundle::human_bytes(super::images::decoded_len(data))
+                crate::toolsets::bundle::human_bytes(crate::mcp::content::decoded_len(data))
             ))
         }
         Value::Array(a) => Value::Array(a.iter().map(without_bytes).collect()),

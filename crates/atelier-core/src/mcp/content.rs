@@ -74,14 +74,19 @@ fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
 }
 
-/// The size base64 `data` decodes to, in words (its padding and line
-/// breaks are no bytes).
-pub(super) fn base64_size(data: &str) -> String {
+/// How many bytes base64 `data` decodes to (its padding and line breaks
+/// are no bytes).
+pub(crate) fn decoded_len(data: &str) -> u64 {
     let digits = data
         .bytes()
         .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
         .count();
-    human_bytes(digits as u64 * 3 / 4)
+    digits as u64 * 3 / 4
+}
+
+/// The size base64 `data` decodes to, in words.
+pub(super) fn base64_size(data: &str) -> String {
+    human_bytes(decoded_len(data))
 }
 
 /// `(a, b, c)` of the parts there are, or nothing.
